@@ -1,0 +1,2 @@
+//! The PTC agent loop: ask the model for a program, run it in the sandbox, record the turn,
+//! render the history, repeat until the program returns or fails.

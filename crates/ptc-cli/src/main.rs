@@ -1,0 +1,3 @@
+//! The `ptc` command.
+
+fn main() {}

@@ -1,0 +1,365 @@
+//! Rendering values as text.
+//!
+//! - [`pr_str`]: exactly what Clojure's `pr-str` prints (readable; maps with `, `).
+//! - [`to_clojure`]: the compact form used in prompts: the same reader syntax without the commas
+//!   between map entries (commas are whitespace to the reader, so it reads back to the same
+//!   value), optionally truncated (TRN-001..005): collections over `limit` items end with
+//!   `... (N items, showing first M)` and strings over `printable_limit` characters end with `...`.
+//! - [`print_str`]: what `println` shows (strings and characters unquoted at every depth).
+//! - [`str_of`]: what `str` makes of one value (`nil` is empty, a string is itself).
+
+use crate::value::{FnRepr, Value};
+use std::fmt::Write;
+
+/// Clojure's `pr-str` of one value.
+pub fn pr_str(value: &Value) -> String {
+    let mut p = Printer::new(Style::Readable);
+    p.value(value);
+    p.out
+}
+
+/// The compact Clojure rendering used in prompts, and whether anything was truncated.
+///
+/// ```
+/// use ptc_lisp::{Value, format::to_clojure};
+/// let v = Value::vector((1..=5).map(Value::Int));
+/// assert_eq!(to_clojure(&v, Some(3), None), ("[1 2 3 ...] (5 items, showing first 3)".to_string(), true));
+/// let m = Value::map([(Value::keyword("a"), Value::string("hello world"))]);
+/// assert_eq!(to_clojure(&m, None, Some(5)), (r#"{:a "hello..."}"#.to_string(), true));
+/// ```
+pub fn to_clojure(
+    value: &Value,
+    limit: Option<usize>,
+    printable_limit: Option<usize>,
+) -> (String, bool) {
+    let mut p = Printer::new(Style::Compact);
+    p.limit = limit;
+    p.printable_limit = printable_limit;
+    p.value(value);
+    (p.out, p.truncated)
+}
+
+/// What `print`/`println` show for one value.
+pub fn print_str(value: &Value) -> String {
+    let mut p = Printer::new(Style::Human);
+    p.value(value);
+    p.out
+}
+
+/// What `str` makes of one value.
+pub fn str_of(value: &Value) -> String {
+    match value {
+        Value::Nil => String::new(),
+        Value::Str(s) => s.to_string(),
+        Value::Char(c) => c.to_string(),
+        Value::Float(f) if !f.is_finite() => {
+            if f.is_nan() {
+                "NaN".into()
+            } else if *f > 0.0 {
+                "Infinity".into()
+            } else {
+                "-Infinity".into()
+            }
+        }
+        other => pr_str(other),
+    }
+}
+
+/// Java's `Double.toString` with shortest round-trip digits: `2.5`, `3.0`, `1.0E10`, `1.0E-4`.
+pub fn format_float(f: f64) -> String {
+    if f.is_nan() {
+        return "##NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            "##Inf".into()
+        } else {
+            "##-Inf".into()
+        };
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
+    }
+    let abs = f.abs();
+    if (1e-3..1e7).contains(&abs) {
+        let s = format!("{f}");
+        if s.contains('.') { s } else { s + ".0" }
+    } else {
+        // `{:e}` gives the shortest digits, e.g. `1.2345e-5` or `1e10`.
+        let s = format!("{f:e}");
+        let (mantissa, exp) = s.split_once('e').expect("`{:e}` always has an exponent");
+        let mantissa = if mantissa.contains('.') {
+            mantissa.to_string()
+        } else {
+            format!("{mantissa}.0")
+        };
+        format!("{mantissa}E{exp}")
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    /// `pr-str`: quoted strings, `, ` between map entries.
+    Readable,
+    /// Prompt form: quoted strings, no commas.
+    Compact,
+    /// `print`: unquoted strings and characters, `, ` between map entries.
+    Human,
+}
+
+struct Printer {
+    style: Style,
+    limit: Option<usize>,
+    printable_limit: Option<usize>,
+    truncated: bool,
+    out: String,
+}
+
+impl Printer {
+    fn new(style: Style) -> Printer {
+        Printer {
+            style,
+            limit: None,
+            printable_limit: None,
+            truncated: false,
+            out: String::new(),
+        }
+    }
+
+    fn value(&mut self, value: &Value) {
+        match value {
+            Value::Nil => self.out.push_str("nil"),
+            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(i) => {
+                let _ = write!(self.out, "{i}");
+            }
+            Value::Float(f) => self.out.push_str(&format_float(*f)),
+            Value::Str(s) => self.string(s),
+            Value::Char(c) => self.char(*c),
+            Value::Keyword(k) => {
+                self.out.push(':');
+                self.out.push_str(k.as_str());
+            }
+            Value::Symbol(s) => self.out.push_str(s.as_str()),
+            Value::List(items) => self.items("(", ")", items.len(), items.iter()),
+            Value::Vector(items) => self.items("[", "]", items.len(), items.iter()),
+            Value::Set(items) => self.items("#{", "}", items.len(), items.iter()),
+            Value::Map(m) => self.map(m),
+            Value::Fn(f) => {
+                let _ = match f.repr() {
+                    FnRepr::Opaque(text) => write!(self.out, "{text}"),
+                    _ => write!(self.out, "#fn[{}]", f.name()),
+                };
+            }
+            Value::Regex(r) => {
+                self.out.push_str("#\"");
+                self.out.push_str(r.as_str());
+                self.out.push('"');
+            }
+            Value::Var(s) => {
+                self.out.push_str("#'");
+                if s.namespace().is_none() {
+                    self.out.push_str("user/");
+                }
+                self.out.push_str(s.as_str());
+            }
+            Value::Lazy(l) => {
+                let _ = write!(self.out, "#lazy-seq[{}]", l.describe());
+            }
+        }
+    }
+
+    fn string(&mut self, s: &str) {
+        let (text, cut) = match self.printable_limit {
+            Some(n) => match s.char_indices().nth(n) {
+                Some((byte, _)) => (&s[..byte], true),
+                None => (s, false),
+            },
+            None => (s, false),
+        };
+        if self.style == Style::Human {
+            self.out.push_str(text);
+        } else {
+            self.out.push('"');
+            for c in text.chars() {
+                match c {
+                    '"' => self.out.push_str("\\\""),
+                    '\\' => self.out.push_str("\\\\"),
+                    '\n' => self.out.push_str("\\n"),
+                    '\t' => self.out.push_str("\\t"),
+                    '\r' => self.out.push_str("\\r"),
+                    '\u{8}' => self.out.push_str("\\b"),
+                    '\u{c}' => self.out.push_str("\\f"),
+                    c => self.out.push(c),
+                }
+            }
+        }
+        if cut {
+            self.out.push_str("...");
+            self.truncated = true;
+        }
+        if self.style != Style::Human {
+            self.out.push('"');
+        }
+    }
+
+    fn char(&mut self, c: char) {
+        if self.style == Style::Human {
+            self.out.push(c);
+            return;
+        }
+        self.out.push('\\');
+        match c {
+            '\n' => self.out.push_str("newline"),
+            ' ' => self.out.push_str("space"),
+            '\t' => self.out.push_str("tab"),
+            '\r' => self.out.push_str("return"),
+            '\u{8}' => self.out.push_str("backspace"),
+            '\u{c}' => self.out.push_str("formfeed"),
+            c if c.is_control() => {
+                let _ = write!(self.out, "u{:04X}", c as u32);
+            }
+            c => self.out.push(c),
+        }
+    }
+
+    fn shown(&self, len: usize) -> usize {
+        self.limit.map_or(len, |limit| limit.min(len))
+    }
+
+    fn items<'a>(
+        &mut self,
+        open: &str,
+        close: &str,
+        len: usize,
+        items: impl Iterator<Item = &'a Value>,
+    ) {
+        let shown = self.shown(len);
+        self.out.push_str(open);
+        for (i, item) in items.take(shown).enumerate() {
+            if i > 0 {
+                self.out.push(' ');
+            }
+            self.value(item);
+        }
+        self.close(close, len, shown);
+    }
+
+    fn map(&mut self, m: &crate::value::Map) {
+        let len = m.len();
+        let shown = self.shown(len);
+        let separator = if self.style == Style::Compact {
+            " "
+        } else {
+            ", "
+        };
+        self.out.push('{');
+        for (i, (k, v)) in m.iter().take(shown).enumerate() {
+            if i > 0 {
+                self.out.push_str(separator);
+            }
+            self.value(k);
+            self.out.push(' ');
+            self.value(v);
+        }
+        self.close("}", len, shown);
+    }
+
+    fn close(&mut self, close: &str, len: usize, shown: usize) {
+        if shown < len {
+            self.truncated = true;
+            if shown > 0 {
+                self.out.push(' ');
+            }
+            self.out.push_str("...");
+            self.out.push_str(close);
+            let _ = write!(self.out, " ({len} items, showing first {shown})");
+        } else {
+            self.out.push_str(close);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn kw(s: &str) -> Value {
+        Value::keyword(s)
+    }
+
+    #[test]
+    fn pr_str_matches_clojure() {
+        let cases: Vec<(Value, &str)> = vec![
+            (Value::Nil, "nil"),
+            (Value::Float(2.5), "2.5"),
+            (Value::Float(3.0), "3.0"),
+            (Value::Float(-0.0), "-0.0"),
+            (Value::Float(1e10), "1.0E10"),
+            (Value::Float(1.5e-7), "1.5E-7"),
+            (Value::Float(1234567.0), "1234567.0"),
+            (Value::Float(0.001), "0.001"),
+            (Value::Float(f64::NAN), "##NaN"),
+            (Value::Float(f64::NEG_INFINITY), "##-Inf"),
+            (Value::string("a\"b\n\\"), r#""a\"b\n\\""#),
+            (Value::Char('a'), "\\a"),
+            (Value::Char('\n'), "\\newline"),
+            (Value::Char(' '), "\\space"),
+            (kw("user/id"), ":user/id"),
+            (Value::empty_list(), "()"),
+            (
+                Value::list([1.into(), Value::vector([2.into()])]),
+                "(1 [2])",
+            ),
+            (
+                Value::map([(kw("a"), 1.into()), (kw("b"), Value::string("x"))]),
+                r#"{:a 1, :b "x"}"#,
+            ),
+            (Value::set([1.into()]), "#{1}"),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(pr_str(&value), expected);
+        }
+    }
+
+    #[test]
+    fn print_and_str_leave_strings_unquoted() {
+        let v = Value::vector([Value::string("a"), Value::Char('b'), Value::Nil]);
+        assert_eq!(print_str(&v), "[a b nil]");
+        assert_eq!(str_of(&v), r#"["a" \b nil]"#);
+        assert_eq!(str_of(&Value::Nil), "");
+        assert_eq!(str_of(&Value::Float(f64::INFINITY)), "Infinity");
+    }
+
+    // TRN-001..TRN-005, SAM-003
+    #[test]
+    fn to_clojure_truncates_collections_and_strings() {
+        let v = Value::vector((1..=10).map(Value::Int));
+        assert_eq!(
+            to_clojure(&v, Some(3), Some(80)),
+            ("[1 2 3 ...] (10 items, showing first 3)".to_string(), true)
+        );
+        let m = Value::map([(kw("name"), Value::string("Alice")), (kw("age"), 30.into())]);
+        assert_eq!(
+            to_clojure(&m, Some(3), Some(80)),
+            (r#"{:name "Alice" :age 30}"#.into(), false)
+        );
+        let long = Value::string("x".repeat(100));
+        let (text, truncated) = to_clojure(&long, Some(3), Some(80));
+        assert_eq!(text, format!("\"{}...\"", "x".repeat(80)));
+        assert!(truncated);
+        assert_eq!(
+            to_clojure(&Value::vector([]), Some(0), None),
+            ("[]".to_string(), false)
+        );
+        assert_eq!(
+            to_clojure(&Value::vector([1.into()]), Some(0), None),
+            ("[...] (1 items, showing first 0)".to_string(), true)
+        );
+    }
+}

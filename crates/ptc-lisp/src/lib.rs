@@ -1,0 +1,17 @@
+//! PTC-Lisp: a safe, sandboxed subset of Clojure for programmatic tool calling.
+
+// Values hash and compare by content, never through the interior mutability some functions hold
+// (memoization caches), so using them as map keys is sound.
+#![allow(clippy::mutable_key_type)]
+
+pub mod builtins;
+pub mod error;
+pub mod eval;
+pub mod format;
+pub mod reader;
+pub mod span;
+pub mod value;
+
+pub use error::{Error, ErrorKind, Result};
+pub use span::{Pos, Span};
+pub use value::Value;

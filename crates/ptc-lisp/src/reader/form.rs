@@ -1,0 +1,83 @@
+//! Forms: program text as data, before any meaning is given to it.
+
+use crate::span::Span;
+
+/// One form of the source with the byte span it was read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Form {
+    pub kind: FormKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormKind {
+    Nil,
+    Bool(bool),
+    /// An integer literal that fits in 64 bits (`42`, `-7`, `0xFF`).
+    Int(i64),
+    /// A float literal (`2.5`, `1e3`, `##NaN`, `##Inf`, `##-Inf`).
+    Float(f64),
+    /// A string literal with escapes resolved.
+    Str(String),
+    /// A character literal (`\a`, `\newline`, `\space`, `\tab`, `\u00e9`).
+    Char(char),
+    /// A keyword without its leading colon (`:a` is `"a"`, `:a/b` is `"a/b"`).
+    Keyword(String),
+    /// A symbol, possibly namespaced (`x`, `tool/fetch-users`, `clojure.string/join`, `Math/floor`).
+    Symbol(String),
+    /// `#"regex"`: the pattern text exactly as written between the quotes.
+    Regex(String),
+    List(Vec<Form>),
+    Vector(Vec<Form>),
+    /// `{k v ...}`: keys and values alternating (the parser checks the count is even).
+    Map(Vec<Form>),
+    /// `#{...}`.
+    Set(Vec<Form>),
+    /// `#(...)`: the forms inside the parentheses.
+    AnonFn(Vec<Form>),
+    /// `'form`.
+    Quote(Box<Form>),
+    /// `#'name`.
+    Var(String),
+    /// `@form`, read as `(deref form)`.
+    Deref(Box<Form>),
+    /// A tagged literal `#tag form` (`#inst "2024-01-01"`, `#fn[inc]`).
+    Tagged(String, Box<Form>),
+}
+
+impl Form {
+    pub fn new(kind: FormKind, span: Span) -> Form {
+        Form { kind, span }
+    }
+
+    pub fn as_symbol(&self) -> Option<&str> {
+        match &self.kind {
+            FormKind::Symbol(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A short description for error messages: "symbol", "vector", "integer" ...
+    pub fn describe(&self) -> &'static str {
+        match self.kind {
+            FormKind::Nil => "nil",
+            FormKind::Bool(_) => "boolean",
+            FormKind::Int(_) => "integer",
+            FormKind::Float(_) => "float",
+            FormKind::Str(_) => "string",
+            FormKind::Char(_) => "character",
+            FormKind::Keyword(_) => "keyword",
+            FormKind::Symbol(_) => "symbol",
+            FormKind::Regex(_) => "regex",
+            FormKind::List(_) => "list",
+            FormKind::Vector(_) => "vector",
+            FormKind::Map(_) => "map",
+            FormKind::Set(_) => "set",
+            FormKind::AnonFn(_) => "#(...) function",
+            FormKind::Quote(_) => "quoted form",
+            FormKind::Var(_) => "var",
+            FormKind::Deref(_) => "@ form",
+            FormKind::Tagged(..) => "tagged literal",
+        }
+    }
+}

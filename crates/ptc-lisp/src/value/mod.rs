@@ -1,0 +1,591 @@
+//! Runtime values.
+//!
+//! A [`Value`] is 16 bytes, cheap to clone (at most one atomic increment) and `Send + Sync`, so tool
+//! calls and `pmap` workers can run on other threads. Collections are persistent: `assoc` and `conj`
+//! share structure with the collection they extend, so building a collection in a loop is not
+//! quadratic. Map and set iteration order never depends on a random seed: small maps and sets keep
+//! insertion order (like Clojure's array maps), larger ones use a fixed hash function.
+
+mod intern;
+mod lazy;
+mod map;
+mod seq;
+mod set;
+
+pub use intern::intern;
+pub use lazy::{LazyKind, LazySeq};
+pub use map::{Map, MapBuilder, SMALL_MAP_MAX};
+pub use seq::Seq;
+pub use set::Set;
+
+use crate::builtins::Builtin;
+use crate::eval::{Closure, NativeFn};
+use arcstr::ArcStr;
+use std::cmp::Ordering;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// The persistent vector behind lists and vectors.
+pub type Vector = imbl::Vector<Value>;
+
+/// A PTC-Lisp value.
+#[derive(Clone, Default)]
+pub enum Value {
+    #[default]
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(ArcStr),
+    Char(char),
+    Keyword(Keyword),
+    Symbol(Symbol),
+    /// A list or realized sequence, printed `(1 2 3)`.
+    List(Seq),
+    /// A vector, printed `[1 2 3]`.
+    Vector(Seq),
+    Map(Map),
+    Set(Set),
+    Fn(Function),
+    Regex(Regex),
+    /// `#'name`: a reference to a user definition.
+    Var(Symbol),
+    /// An unbounded sequence (`(range)`, `(iterate f x)`, ...), realized only as far as consumed.
+    Lazy(LazySeq),
+}
+
+/// A keyword such as `:name` or `:user/id`; the text excludes the leading colon.
+#[derive(Clone)]
+pub struct Keyword(ArcStr);
+
+/// A symbol such as `x` or `tool/fetch`.
+#[derive(Clone)]
+pub struct Symbol(ArcStr);
+
+macro_rules! name_type {
+    ($ty:ident) => {
+        impl $ty {
+            pub fn new(text: &str) -> $ty {
+                $ty(intern(text))
+            }
+            /// The full text, `ns/name` or `name`.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+            pub fn arc(&self) -> &ArcStr {
+                &self.0
+            }
+            /// The part before the first `/`, if any (`nil` namespace otherwise).
+            pub fn namespace(&self) -> Option<&str> {
+                match self.0.find('/') {
+                    Some(i) if i > 0 && i + 1 < self.0.len() => Some(&self.0[..i]),
+                    _ => None,
+                }
+            }
+            /// The part after the namespace.
+            pub fn name(&self) -> &str {
+                match self.namespace() {
+                    Some(ns) => &self.0[ns.len() + 1..],
+                    None => &self.0,
+                }
+            }
+        }
+        impl PartialEq for $ty {
+            fn eq(&self, other: &$ty) -> bool {
+                ArcStr::ptr_eq(&self.0, &other.0) || *self.0 == *other.0
+            }
+        }
+        impl Eq for $ty {}
+        impl Hash for $ty {
+            fn hash<H: Hasher>(&self, state: &mut H) {
+                self.0.as_str().hash(state)
+            }
+        }
+        impl PartialOrd for $ty {
+            fn partial_cmp(&self, other: &$ty) -> Option<Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl Ord for $ty {
+            fn cmp(&self, other: &$ty) -> Ordering {
+                // Clojure orders by namespace first (no namespace sorts first), then name.
+                (self.namespace(), self.name()).cmp(&(other.namespace(), other.name()))
+            }
+        }
+        impl std::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({:?})", stringify!($ty), self.as_str())
+            }
+        }
+    };
+}
+name_type!(Keyword);
+name_type!(Symbol);
+
+/// A compiled regular expression (linear-time engine; no backtracking blow-up).
+#[derive(Clone)]
+pub struct Regex(pub Arc<regex::Regex>);
+
+impl Regex {
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+}
+
+/// Any callable value.
+#[derive(Clone)]
+pub struct Function(pub Arc<FnRepr>);
+
+pub enum FnRepr {
+    /// A function from the builtin registry.
+    Builtin(&'static Builtin),
+    /// A `fn`/`defn` closure.
+    Closure(Closure),
+    /// A function built by a builtin (`comp`, `partial`, `memoize`, ...).
+    Native(NativeFn),
+    /// A function read back from its printed form (`#fn[...]`): it can be shown, not called.
+    Opaque(ArcStr),
+}
+
+impl Function {
+    pub fn repr(&self) -> &FnRepr {
+        &self.0
+    }
+    /// A name for messages: the builtin or `defn` name, or `fn`.
+    pub fn name(&self) -> &str {
+        match &*self.0 {
+            FnRepr::Builtin(b) => b.name,
+            FnRepr::Closure(c) => c.name().unwrap_or("fn"),
+            FnRepr::Native(n) => &n.name,
+            FnRepr::Opaque(text) => text,
+        }
+    }
+    pub fn ptr_eq(&self, other: &Function) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Value {
+    pub fn keyword(text: &str) -> Value {
+        Value::Keyword(Keyword::new(text))
+    }
+    pub fn symbol(text: &str) -> Value {
+        Value::Symbol(Symbol::new(text))
+    }
+    pub fn string(text: impl AsRef<str>) -> Value {
+        Value::Str(ArcStr::from(text.as_ref()))
+    }
+    pub fn list(items: impl IntoIterator<Item = Value>) -> Value {
+        Value::List(Seq::from_iter(items))
+    }
+    pub fn vector(items: impl IntoIterator<Item = Value>) -> Value {
+        Value::Vector(Seq::from_iter(items))
+    }
+    pub fn empty_list() -> Value {
+        Value::List(Seq::new())
+    }
+    pub fn map(pairs: impl IntoIterator<Item = (Value, Value)>) -> Value {
+        Value::Map(Map::from_pairs(pairs))
+    }
+    pub fn set(items: impl IntoIterator<Item = Value>) -> Value {
+        Value::Set(Set::from_items(items))
+    }
+
+    /// Clojure truthiness: everything except `nil` and `false` is true.
+    #[inline]
+    pub fn truthy(&self) -> bool {
+        !matches!(self, Value::Nil | Value::Bool(false))
+    }
+
+    pub fn is_nil(&self) -> bool {
+        matches!(self, Value::Nil)
+    }
+
+    /// The type name used in error messages ("integer", "vector", ...).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Nil => "nil",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) => "integer",
+            Value::Float(_) => "float",
+            Value::Str(_) => "string",
+            Value::Char(_) => "char",
+            Value::Keyword(_) => "keyword",
+            Value::Symbol(_) => "symbol",
+            Value::List(_) => "list",
+            Value::Vector(_) => "vector",
+            Value::Map(_) => "map",
+            Value::Set(_) => "set",
+            Value::Fn(_) => "function",
+            Value::Regex(_) => "regex",
+            Value::Var(_) => "var",
+            Value::Lazy(_) => "lazy sequence",
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// The items of a list or vector.
+    pub fn as_seq(&self) -> Option<&Seq> {
+        match self {
+            Value::List(v) | Value::Vector(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// How deeply collections nest inside this value: 0 for scalars, 1 for a flat collection.
+    /// Kept up to date in O(1) as collections are built, so the evaluator can refuse values too
+    /// deep to print, compare or drop without exhausting the stack.
+    #[inline]
+    pub fn depth(&self) -> u32 {
+        match self {
+            Value::List(s) | Value::Vector(s) => s.depth(),
+            Value::Map(m) => m.depth(),
+            Value::Set(s) => s.depth(),
+            _ => 0,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Whether the value is a list, vector or lazy sequence (Clojure's `sequential?`).
+    pub fn is_sequential(&self) -> bool {
+        matches!(self, Value::List(_) | Value::Vector(_) | Value::Lazy(_))
+    }
+
+    /// Number of elements of a finite collection or string; `None` for other values.
+    pub fn count(&self) -> Option<usize> {
+        match self {
+            Value::Nil => Some(0),
+            Value::Str(s) => Some(s.chars().count()),
+            Value::List(v) | Value::Vector(v) => Some(v.len()),
+            Value::Map(m) => Some(m.len()),
+            Value::Set(s) => Some(s.len()),
+            _ => None,
+        }
+    }
+
+    /// A rough count of the bytes this value occupies, used by the memory budget. Shared structure
+    /// is counted at every place it is reachable from, so this is an upper bound.
+    pub fn estimated_size(&self) -> usize {
+        const SLOT: usize = std::mem::size_of::<Value>();
+        match self {
+            Value::Str(s) => SLOT + s.len(),
+            Value::List(v) | Value::Vector(v) => {
+                SLOT + v.iter().map(Value::estimated_size).sum::<usize>()
+            }
+            Value::Map(m) => {
+                SLOT + m
+                    .iter()
+                    .map(|(k, v)| k.estimated_size() + v.estimated_size())
+                    .sum::<usize>()
+            }
+            Value::Set(s) => SLOT + s.iter().map(Value::estimated_size).sum::<usize>(),
+            _ => SLOT,
+        }
+    }
+}
+
+impl std::fmt::Debug for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::format::pr_str(self))
+    }
+}
+
+impl std::fmt::Display for Value {
+    /// The `str` rendering: strings without quotes, `nil` as the empty string.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::format::str_of(self))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Equality, hashing and ordering
+// ---------------------------------------------------------------------------------------------
+
+impl PartialEq for Value {
+    /// Clojure's `=`: lists and vectors with equal elements are equal, `1` and `1.0` are not.
+    fn eq(&self, other: &Value) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Nil, Nil) => true,
+            (Bool(a), Bool(b)) => a == b,
+            (Int(a), Int(b)) => a == b,
+            (Float(a), Float(b)) => a == b,
+            (Str(a), Str(b)) => a == b,
+            (Char(a), Char(b)) => a == b,
+            (Keyword(a), Keyword(b)) => a == b,
+            (Symbol(a), Symbol(b)) => a == b,
+            (List(a) | Vector(a), List(b) | Vector(b)) => {
+                a.ptr_eq(b) || (a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y))
+            }
+            (Map(a), Map(b)) => a == b,
+            (Set(a), Set(b)) => a == b,
+            (Fn(a), Fn(b)) => a.ptr_eq(b),
+            (Regex(a), Regex(b)) => Arc::ptr_eq(&a.0, &b.0),
+            (Var(a), Var(b)) => a == b,
+            (Lazy(a), Lazy(b)) => a.ptr_eq(b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Value {}
+
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(hash_value(self));
+    }
+}
+
+fn fx(bytes_or_word: impl Hash) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    bytes_or_word.hash(&mut h);
+    h.finish()
+}
+
+/// A hash consistent with [`PartialEq`] and independent of the process (no random seed).
+pub fn hash_value(value: &Value) -> u64 {
+    use Value::*;
+    match value {
+        Nil => 0x6e69_6c00,
+        Bool(b) => fx((1u8, *b)),
+        Int(i) => fx((2u8, *i)),
+        // -0.0 == 0.0, so both hash alike.
+        Float(f) => fx((3u8, if *f == 0.0 { 0u64 } else { f.to_bits() })),
+        Str(s) => fx((4u8, s.as_str())),
+        Char(c) => fx((5u8, *c)),
+        Keyword(k) => fx((6u8, k.as_str())),
+        Symbol(s) => fx((7u8, s.as_str())),
+        List(v) | Vector(v) => v.iter().fold(0x7365_7100u64, |acc, x| {
+            acc.wrapping_mul(31).wrapping_add(hash_value(x))
+        }),
+        Map(m) => m.iter().fold(0x6d61_7000u64, |acc, (k, v)| {
+            acc.wrapping_add(hash_value(k).rotate_left(17) ^ hash_value(v))
+        }),
+        Set(s) => s
+            .iter()
+            .fold(0x7365_7400u64, |acc, x| acc.wrapping_add(hash_value(x))),
+        Fn(f) => fx((8u8, Arc::as_ptr(&f.0) as *const () as usize)),
+        Regex(r) => fx((9u8, r.as_str())),
+        Var(s) => fx((10u8, s.as_str())),
+        Lazy(l) => fx((11u8, l.addr())),
+    }
+}
+
+impl Value {
+    /// Rank of each type in the total order used by sorted collections.
+    fn type_rank(&self) -> u8 {
+        use Value::*;
+        match self {
+            Nil => 0,
+            Bool(_) => 1,
+            Int(_) | Float(_) => 2,
+            Char(_) => 3,
+            Str(_) => 4,
+            Symbol(_) => 5,
+            Keyword(_) => 6,
+            List(_) | Vector(_) => 7,
+            Map(_) => 8,
+            Set(_) => 9,
+            Regex(_) => 10,
+            Var(_) => 11,
+            Fn(_) => 12,
+            Lazy(_) => 13,
+        }
+    }
+}
+
+/// Compare two numbers numerically (an integer and a float compare by value).
+pub fn compare_numbers(a: &Value, b: &Value) -> Option<Ordering> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
+        (Value::Float(x), Value::Float(y)) => x.partial_cmp(y),
+        (Value::Int(x), Value::Float(y)) => (*x as f64).partial_cmp(y),
+        (Value::Float(x), Value::Int(y)) => x.partial_cmp(&(*y as f64)),
+        _ => None,
+    }
+}
+
+impl Ord for Value {
+    /// A total order over all values, used by sorted maps and sets and as a deterministic
+    /// tie-breaker. Within one type it agrees with Clojure's `compare` (vectors by length, then
+    /// element by element). Numbers compare by value; an integer sorts before an equal float.
+    fn cmp(&self, other: &Value) -> Ordering {
+        use Value::*;
+        let rank = self.type_rank().cmp(&other.type_rank());
+        if rank != Ordering::Equal {
+            return rank;
+        }
+        match (self, other) {
+            (Nil, Nil) => Ordering::Equal,
+            (Bool(a), Bool(b)) => a.cmp(b),
+            (Int(_) | Float(_), Int(_) | Float(_)) => match compare_numbers(self, other) {
+                Some(Ordering::Equal) | None => {
+                    let float_rank = |v: &Value| matches!(v, Float(_)) as u8;
+                    float_rank(self)
+                        .cmp(&float_rank(other))
+                        .then_with(|| match (self, other) {
+                            (Float(a), Float(b)) => a.total_cmp(b),
+                            _ => Ordering::Equal,
+                        })
+                }
+                Some(ord) => ord,
+            },
+            (Char(a), Char(b)) => a.cmp(b),
+            (Str(a), Str(b)) => a.cmp(b),
+            (Symbol(a), Symbol(b)) => a.cmp(b),
+            (Keyword(a), Keyword(b)) => a.cmp(b),
+            (List(a) | Vector(a), List(b) | Vector(b)) => {
+                a.len().cmp(&b.len()).then_with(|| a.iter().cmp(b.iter()))
+            }
+            (Map(a), Map(b)) => a.len().cmp(&b.len()).then_with(|| {
+                let mut x: Vec<_> = a.iter().collect();
+                let mut y: Vec<_> = b.iter().collect();
+                x.sort();
+                y.sort();
+                x.cmp(&y)
+            }),
+            (Set(a), Set(b)) => a.len().cmp(&b.len()).then_with(|| {
+                let mut x: Vec<_> = a.iter().collect();
+                let mut y: Vec<_> = b.iter().collect();
+                x.sort();
+                y.sort();
+                x.cmp(&y)
+            }),
+            (Regex(a), Regex(b)) => a.as_str().cmp(b.as_str()),
+            (Var(a), Var(b)) => a.cmp(b),
+            (Fn(a), Fn(b)) => (Arc::as_ptr(&a.0) as *const () as usize)
+                .cmp(&(Arc::as_ptr(&b.0) as *const () as usize)),
+            (Lazy(a), Lazy(b)) => a.addr().cmp(&b.addr()),
+            _ => Ordering::Equal,
+        }
+    }
+}
+
+impl PartialOrd for Value {
+    fn partial_cmp(&self, other: &Value) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversions
+// ---------------------------------------------------------------------------------------------
+
+impl From<i64> for Value {
+    fn from(i: i64) -> Value {
+        Value::Int(i)
+    }
+}
+impl From<i32> for Value {
+    fn from(i: i32) -> Value {
+        Value::Int(i as i64)
+    }
+}
+impl From<usize> for Value {
+    fn from(i: usize) -> Value {
+        Value::Int(i64::try_from(i).unwrap_or(i64::MAX))
+    }
+}
+impl From<f64> for Value {
+    fn from(f: f64) -> Value {
+        Value::Float(f)
+    }
+}
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::string(s)
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::Str(ArcStr::from(s))
+    }
+}
+impl From<Keyword> for Value {
+    fn from(k: Keyword) -> Value {
+        Value::Keyword(k)
+    }
+}
+impl From<Map> for Value {
+    fn from(m: Map) -> Value {
+        Value::Map(m)
+    }
+}
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(o: Option<T>) -> Value {
+        o.map_or(Value::Nil, Into::into)
+    }
+}
+impl<T: Into<Value>> From<Vec<T>> for Value {
+    fn from(items: Vec<T>) -> Value {
+        Value::vector(items.into_iter().map(Into::into))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_is_two_words_and_thread_safe() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Value>();
+        assert_eq!(std::mem::size_of::<Value>(), 16);
+    }
+
+    #[test]
+    fn equality_follows_clojure() {
+        assert_eq!(
+            Value::vector([1.into(), 2.into()]),
+            Value::list([1.into(), 2.into()])
+        );
+        assert_ne!(Value::Int(1), Value::Float(1.0));
+        assert_eq!(Value::Float(0.0), Value::Float(-0.0));
+        assert_eq!(
+            hash_value(&Value::Float(0.0)),
+            hash_value(&Value::Float(-0.0))
+        );
+        let a = Value::map([
+            (Value::keyword("a"), 1.into()),
+            (Value::keyword("b"), 2.into()),
+        ]);
+        let b = Value::map([
+            (Value::keyword("b"), 2.into()),
+            (Value::keyword("a"), 1.into()),
+        ]);
+        assert_eq!(a, b);
+        assert_eq!(hash_value(&a), hash_value(&b));
+    }
+
+    #[test]
+    fn keyword_parts() {
+        let k = Keyword::new("user/id");
+        assert_eq!(k.namespace(), Some("user"));
+        assert_eq!(k.name(), "id");
+        assert_eq!(Keyword::new("/").name(), "/");
+    }
+}

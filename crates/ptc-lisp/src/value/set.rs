@@ -1,0 +1,211 @@
+//! Persistent sets with deterministic iteration order (see the map module for the scheme).
+
+use super::{Value, hash_value};
+use imbl::shared_ptr::DefaultSharedPtr;
+use std::hash::BuildHasherDefault;
+use std::sync::Arc;
+
+const SMALL_SET_MAX: usize = 16;
+
+type FxBuild = BuildHasherDefault<rustc_hash::FxHasher>;
+type HashRepr = imbl::GenericHashMap<Value, (), FxBuild, DefaultSharedPtr>;
+type SortedRepr = imbl::OrdSet<Value>;
+
+#[derive(Clone)]
+pub struct Set(Arc<SetInner>);
+
+#[derive(Clone)]
+struct SetInner {
+    depth: u32,
+    repr: SetRepr,
+}
+
+impl Set {
+    fn of(repr: SetRepr) -> Set {
+        let depth = 1 + match &repr {
+            SetRepr::Small(v) => v.iter().map(Value::depth).max(),
+            SetRepr::Hash(s) => s.keys().map(Value::depth).max(),
+            SetRepr::Sorted(s) => s.iter().map(Value::depth).max(),
+        }
+        .unwrap_or(0);
+        Set(Arc::new(SetInner { depth, repr }))
+    }
+
+    pub fn depth(&self) -> u32 {
+        self.0.depth
+    }
+}
+
+#[derive(Clone)]
+enum SetRepr {
+    Small(Vec<Value>),
+    Hash(HashRepr),
+    Sorted(SortedRepr),
+}
+
+impl Default for Set {
+    fn default() -> Set {
+        Set::new()
+    }
+}
+
+impl Set {
+    pub fn new() -> Set {
+        Set::of(SetRepr::Small(Vec::new()))
+    }
+
+    pub fn new_sorted() -> Set {
+        Set::of(SetRepr::Sorted(SortedRepr::new()))
+    }
+
+    pub fn from_items(items: impl IntoIterator<Item = Value>) -> Set {
+        let mut set = Set::new();
+        for item in items {
+            set.insert_mut(item);
+        }
+        set
+    }
+
+    pub fn sorted_from_items(items: impl IntoIterator<Item = Value>) -> Set {
+        Set::of(SetRepr::Sorted(items.into_iter().collect()))
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.0.repr {
+            SetRepr::Small(v) => v.len(),
+            SetRepr::Hash(s) => s.len(),
+            SetRepr::Sorted(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn is_sorted(&self) -> bool {
+        matches!(&self.0.repr, SetRepr::Sorted(_))
+    }
+
+    pub fn contains(&self, item: &Value) -> bool {
+        self.get(item).is_some()
+    }
+
+    /// The stored element equal to `item`.
+    pub fn get(&self, item: &Value) -> Option<&Value> {
+        match &self.0.repr {
+            SetRepr::Small(v) => v.iter().find(|x| *x == item),
+            SetRepr::Hash(s) => s.get_key_value(item).map(|(k, _)| k),
+            SetRepr::Sorted(s) => s.get(item),
+        }
+    }
+
+    pub fn insert(&self, item: Value) -> Set {
+        if self.contains(&item) {
+            return self.clone();
+        }
+        let mut out = self.clone();
+        out.insert_mut(item);
+        out
+    }
+
+    pub fn insert_mut(&mut self, item: Value) {
+        if self.contains(&item) {
+            return;
+        }
+        let inner = Arc::make_mut(&mut self.0);
+        inner.depth = inner.depth.max(item.depth() + 1);
+        let repr = &mut inner.repr;
+        match repr {
+            SetRepr::Small(v) if v.len() < SMALL_SET_MAX => v.push(item),
+            SetRepr::Small(v) => {
+                let mut s: HashRepr = std::mem::take(v).into_iter().map(|x| (x, ())).collect();
+                s.insert(item, ());
+                *repr = SetRepr::Hash(s);
+            }
+            SetRepr::Hash(s) => {
+                s.insert(item, ());
+            }
+            SetRepr::Sorted(s) => {
+                s.insert(item);
+            }
+        }
+    }
+
+    pub fn remove(&self, item: &Value) -> Set {
+        if !self.contains(item) {
+            return self.clone();
+        }
+        let mut out = self.clone();
+        match &mut Arc::make_mut(&mut out.0).repr {
+            SetRepr::Small(v) => v.retain(|x| x != item),
+            SetRepr::Hash(s) => {
+                s.remove(item);
+            }
+            SetRepr::Sorted(s) => {
+                s.remove(item);
+            }
+        }
+        out
+    }
+
+    pub fn empty_like(&self) -> Set {
+        if self.is_sorted() {
+            Set::new_sorted()
+        } else {
+            Set::new()
+        }
+    }
+
+    pub fn iter(&self) -> SetIter<'_> {
+        match &self.0.repr {
+            SetRepr::Small(v) => SetIter::Small(v.iter()),
+            SetRepr::Hash(s) => SetIter::Hash(s.keys()),
+            SetRepr::Sorted(s) => SetIter::Sorted(s.iter()),
+        }
+    }
+}
+
+pub enum SetIter<'a> {
+    Small(std::slice::Iter<'a, Value>),
+    Hash(imbl::hashmap::Keys<'a, Value, (), DefaultSharedPtr>),
+    Sorted(imbl::ordset::Iter<'a, Value, DefaultSharedPtr>),
+}
+
+impl<'a> Iterator for SetIter<'a> {
+    type Item = &'a Value;
+
+    fn next(&mut self) -> Option<&'a Value> {
+        match self {
+            SetIter::Small(it) => it.next(),
+            SetIter::Hash(it) => it.next(),
+            SetIter::Sorted(it) => it.next(),
+        }
+    }
+}
+
+impl PartialEq for Set {
+    fn eq(&self, other: &Set) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+            || (self.len() == other.len() && self.iter().all(|x| other.contains(x)))
+    }
+}
+
+impl std::hash::Hash for Set {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(hash_value(&Value::Set(self.clone())));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sets_deduplicate_and_grow() {
+        let s = Set::from_items((0..50i64).chain(0..50).map(Value::Int));
+        assert_eq!(s.len(), 50);
+        assert!(s.contains(&Value::Int(49)));
+        assert!(!s.contains(&Value::Float(49.0)));
+        assert_eq!(s.remove(&Value::Int(3)).len(), 49);
+    }
+}

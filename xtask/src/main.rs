@@ -1,0 +1,3 @@
+//! Project automation: `cargo xtask ci`, `cargo xtask bench`.
+
+fn main() {}
