@@ -8,10 +8,12 @@ pub mod builtins;
 pub mod error;
 pub mod eval;
 pub mod format;
+pub mod namespace;
 pub mod reader;
 pub mod span;
 pub mod value;
 
 pub use error::{Error, ErrorKind, Result};
+pub use namespace::{Definition, ValueShape};
 pub use span::{Pos, Span};
 pub use value::Value;

@@ -6,12 +6,14 @@
 //! quadratic. Map and set iteration order never depends on a random seed: small maps and sets keep
 //! insertion order (like Clojure's array maps), larger ones use a fixed hash function.
 
+mod from_form;
 mod intern;
 mod lazy;
 mod map;
 mod seq;
 mod set;
 
+pub use from_form::{compile_regex, read_value, serde_text};
 pub use intern::intern;
 pub use lazy::{LazyKind, LazySeq};
 pub use map::{Map, MapBuilder, SMALL_MAP_MAX};
