@@ -11,9 +11,11 @@ pub mod format;
 pub mod namespace;
 pub mod reader;
 pub mod span;
+pub mod tools;
 pub mod value;
 
 pub use error::{Error, ErrorKind, Result};
 pub use namespace::{Definition, ValueShape};
 pub use span::{Pos, Span};
+pub use tools::{Tool, ToolCallRecord, ToolError, ToolOutcome, ToolSpec, Tools};
 pub use value::Value;

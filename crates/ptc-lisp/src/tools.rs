@@ -1,0 +1,162 @@
+//! Host tools: the `tool/` namespace.
+//!
+//! A host registers [`Tool`]s under names; a program calls them as `(tool/name arg ...)` (or by
+//! the bare name, when nothing else has it). Each call is recorded as a [`ToolCallRecord`], in the
+//! order the calls were made.
+
+use crate::value::Value;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What a tool is, for resolution and for the `tool/` section shown to the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    /// Parameter names, shown as `(tool/name a b)`.
+    #[serde(default)]
+    pub params: Vec<String>,
+    /// An optional signature such as `(category :string) -> [{:id :int}]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    #[serde(default)]
+    pub description: String,
+}
+
+impl ToolSpec {
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            params: Vec::new(),
+            signature: None,
+            description: description.into(),
+        }
+    }
+
+    pub fn with_params<S: Into<String>>(mut self, params: impl IntoIterator<Item = S>) -> ToolSpec {
+        self.params = params.into_iter().map(Into::into).collect();
+        self
+    }
+
+    pub fn with_signature(mut self, signature: impl Into<String>) -> ToolSpec {
+        self.signature = Some(signature.into());
+        self
+    }
+}
+
+/// Why a tool call failed, in words the model can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    pub message: String,
+}
+
+impl ToolError {
+    pub fn new(message: impl Into<String>) -> ToolError {
+        ToolError {
+            message: message.into(),
+        }
+    }
+}
+
+/// A synchronous host function. Implementations must be thread-safe: `pmap` calls tools from
+/// several threads at once. (The agent crate adapts async tools to this trait.)
+pub trait Tool: Send + Sync {
+    fn call(&self, args: &[Value]) -> Result<Value, ToolError>;
+}
+
+impl<F> Tool for F
+where
+    F: Fn(&[Value]) -> Result<Value, ToolError> + Send + Sync,
+{
+    fn call(&self, args: &[Value]) -> Result<Value, ToolError> {
+        self(args)
+    }
+}
+
+/// The tools available to a run, by name.
+#[derive(Clone, Default)]
+pub struct Tools {
+    by_name: BTreeMap<String, (ToolSpec, Arc<dyn Tool>)>,
+}
+
+impl Tools {
+    pub fn new() -> Tools {
+        Tools::default()
+    }
+
+    /// Register `tool` under `spec.name` (replacing any tool of that name).
+    pub fn insert(&mut self, spec: ToolSpec, tool: impl Tool + 'static) {
+        self.insert_arc(spec, Arc::new(tool));
+    }
+
+    pub fn insert_arc(&mut self, spec: ToolSpec, tool: Arc<dyn Tool>) {
+        self.by_name.insert(spec.name.clone(), (spec, tool));
+    }
+
+    pub fn with(mut self, spec: ToolSpec, tool: impl Tool + 'static) -> Tools {
+        self.insert(spec, tool);
+        self
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.by_name.get(name).map(|(_, tool)| tool)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
+    /// Specs in name order.
+    pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
+        self.by_name.values().map(|(spec, _)| spec)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+}
+
+impl std::fmt::Debug for Tools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.by_name.keys()).finish()
+    }
+}
+
+/// One tool call made by a program.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallRecord {
+    pub name: String,
+    pub args: Vec<Value>,
+    pub result: ToolOutcome,
+    /// Wall-clock time of the call, in microseconds.
+    pub duration_us: u64,
+}
+
+impl ToolCallRecord {
+    pub fn duration(&self) -> Duration {
+        Duration::from_micros(self.duration_us)
+    }
+}
+
+/// The result of a tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolOutcome {
+    Ok(Value),
+    Error(String),
+}
+
+impl ToolOutcome {
+    pub fn value(&self) -> Option<&Value> {
+        match self {
+            ToolOutcome::Ok(v) => Some(v),
+            ToolOutcome::Error(_) => None,
+        }
+    }
+}
