@@ -1,0 +1,227 @@
+//! Language-model access: the [`Llm`] trait the agent loop calls, the request and response types,
+//! and the providers.
+//!
+//! * [`OpenAiCompatible`]: the OpenAI Chat Completions API and the servers that copy it (Ollama,
+//!   vLLM, llama.cpp's server, OpenRouter).
+//! * [`Anthropic`]: the Anthropic Messages API, with prompt-cache breakpoints.
+//! * [`ScriptedLlm`]: canned replies for tests, recording every request.
+//! * [`ReplayLlm`]: replies read from a JSONL transcript.
+//!
+//! [`parse_llm_spec`] builds one of them from a command-line string such as
+//! `anthropic:claude-sonnet-4-5` or `openai-compatible:http://localhost:11434/v1:llama3`.
+//!
+//! The HTTP providers retry transient failures (connection errors, timeouts, HTTP 429, 500, 502,
+//! 503, 504 and 529) as their [`RetryPolicy`] says, and fail at once on anything else.
+
+mod anthropic;
+mod error;
+mod http;
+mod openai;
+mod replay;
+mod retry;
+mod scripted;
+mod spec;
+
+use std::ops::AddAssign;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use ptc_turn::{Message, Role};
+use serde::{Deserialize, Serialize};
+
+pub use anthropic::Anthropic;
+pub use error::LlmError;
+pub use openai::OpenAiCompatible;
+pub use replay::ReplayLlm;
+pub use retry::{RetryPolicy, parse_retry_after};
+pub use scripted::ScriptedLlm;
+pub use spec::parse_llm_spec;
+
+/// A language model that completes a conversation.
+#[async_trait]
+pub trait Llm: Send + Sync {
+    /// Sends `request` and returns the model's reply.
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError>;
+
+    /// Which provider and model this is, for logs (e.g. `anthropic:claude-sonnet-4-5`).
+    fn describe(&self) -> String;
+}
+
+#[async_trait]
+impl<T: Llm + ?Sized> Llm for Arc<T> {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        (**self).complete(request).await
+    }
+
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
+#[async_trait]
+impl<T: Llm + ?Sized> Llm for Box<T> {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        (**self).complete(request).await
+    }
+
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
+/// One call to a model.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct LlmRequest {
+    /// The system prompt; empty for none.
+    pub system: String,
+    /// The conversation, oldest first.
+    pub messages: Vec<Message>,
+    /// Where the stable, cacheable prefix of the prompt ends, for providers with explicit
+    /// prompt caching.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_breakpoint: Option<CacheBreakpoint>,
+    /// The most tokens the reply may have; the provider's default when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature; the provider's default when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+}
+
+/// The end of the stable prefix of a prompt: the system prompt plus the first `byte_offset`
+/// bytes of the user message at `message_index` (the `tool/` and `data/` sections, which do not
+/// change between turns). Everything before it can be served from a provider's prompt cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheBreakpoint {
+    /// Index into [`LlmRequest::messages`]; that message must be a user message.
+    pub message_index: usize,
+    /// Byte offset into that message's content; must fall on a character boundary.
+    pub byte_offset: usize,
+}
+
+impl LlmRequest {
+    /// A request with a system prompt and messages, and no other settings.
+    pub fn new(system: impl Into<String>, messages: Vec<Message>) -> LlmRequest {
+        LlmRequest {
+            system: system.into(),
+            messages,
+            ..LlmRequest::default()
+        }
+    }
+
+    pub fn with_cache_breakpoint(mut self, message_index: usize, byte_offset: usize) -> Self {
+        self.cache_breakpoint = Some(CacheBreakpoint {
+            message_index,
+            byte_offset,
+        });
+        self
+    }
+
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    pub fn with_temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Checks the settings every HTTP provider relies on: the cache breakpoint points into a
+    /// user message at a character boundary, and the temperature is a finite number.
+    pub fn validate(&self) -> Result<(), LlmError> {
+        if let Some(temperature) = self.temperature
+            && !temperature.is_finite()
+        {
+            return Err(LlmError::InvalidRequest(format!(
+                "the temperature must be a finite number, not {temperature}"
+            )));
+        }
+        let Some(breakpoint) = self.cache_breakpoint else {
+            return Ok(());
+        };
+        let Some(message) = self.messages.get(breakpoint.message_index) else {
+            return Err(LlmError::InvalidRequest(format!(
+                "the cache breakpoint points at message {}, but the request has {} messages",
+                breakpoint.message_index,
+                self.messages.len()
+            )));
+        };
+        if message.role != Role::User {
+            return Err(LlmError::InvalidRequest(format!(
+                "the cache breakpoint points at message {}, whose role is {}; it must point into \
+                 a user message",
+                breakpoint.message_index,
+                message.role.as_str()
+            )));
+        }
+        if !message.content.is_char_boundary(breakpoint.byte_offset) {
+            return Err(LlmError::InvalidRequest(format!(
+                "the cache breakpoint's byte offset {} is not a character boundary of message {} \
+                 ({} bytes long)",
+                breakpoint.byte_offset,
+                breakpoint.message_index,
+                message.content.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A model's reply.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct LlmResponse {
+    /// The reply's text.
+    pub content: String,
+    #[serde(default)]
+    pub usage: TokenUsage,
+    /// The model that answered, as the provider names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Why the model stopped, in the provider's words (`stop`, `end_turn`, `max_tokens`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+}
+
+impl LlmResponse {
+    /// A reply with just this text.
+    pub fn text(content: impl Into<String>) -> LlmResponse {
+        LlmResponse {
+            content: content.into(),
+            ..LlmResponse::default()
+        }
+    }
+
+    pub fn with_usage(mut self, usage: TokenUsage) -> Self {
+        self.usage = usage;
+        self
+    }
+}
+
+/// Tokens one call used, the same way for every provider.
+///
+/// `input_tokens` counts every prompt token, including those read from or written to the
+/// prompt cache (OpenAI reports it that way; for Anthropic, which reports the three parts
+/// separately, they are added up), so `cache_read_tokens` and `cache_write_tokens` are parts of
+/// it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TokenUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+}
+
+impl AddAssign for TokenUsage {
+    fn add_assign(&mut self, other: TokenUsage) {
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_read_tokens = self
+            .cache_read_tokens
+            .saturating_add(other.cache_read_tokens);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(other.cache_write_tokens);
+    }
+}
