@@ -22,7 +22,7 @@ fn message(content: Value, stop_reason: &str) -> Value {
         "stop_sequence": null,
         "usage": {
             "input_tokens": 12,
-            "cache_creation_input_tokens": 0,
+            "cache_creation_input_tokens": 300,
             "cache_read_input_tokens": 2048,
             "output_tokens": 9,
             "service_tier": "standard"
@@ -67,12 +67,11 @@ async fn sends_the_exact_request_with_cache_breakpoints() {
         response,
         LlmResponse {
             content: "(return total)".into(),
-            // input_tokens counts the cached prompt too: 12 + 2048.
             usage: TokenUsage {
-                input_tokens: 2060,
+                input_tokens: 12,
                 output_tokens: 9,
                 cache_read_tokens: 2048,
-                cache_write_tokens: 0,
+                cache_write_tokens: 300,
             },
             model: Some("claude-sonnet-4-5-20250929".into()),
             stop_reason: Some("end_turn".into()),

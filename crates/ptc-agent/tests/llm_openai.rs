@@ -83,8 +83,9 @@ async fn sends_the_exact_request_and_reads_usage() {
         response,
         LlmResponse {
             content: "(+ 1 2)".into(),
+            // prompt_tokens (1117) includes the 1024 cached ones.
             usage: TokenUsage {
-                input_tokens: 1117,
+                input_tokens: 93,
                 output_tokens: 46,
                 cache_read_tokens: 1024,
                 cache_write_tokens: 0,

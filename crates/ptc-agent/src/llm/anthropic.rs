@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use ptc_turn::wire;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
+use tracing::Instrument;
 
 use super::http::{self, CallContext, DEFAULT_TIMEOUT};
 use super::openai::{json_f32, normalize_base_url};
@@ -195,18 +196,13 @@ impl Anthropic {
             .map(|message| message.content)
             .collect::<String>();
         let count = |pointer: &str| value.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
-        let uncached = count("/usage/input_tokens");
-        let cache_read = count("/usage/cache_read_input_tokens");
-        let cache_write = count("/usage/cache_creation_input_tokens");
         Ok(LlmResponse {
             content: text,
             usage: TokenUsage {
-                input_tokens: uncached
-                    .saturating_add(cache_read)
-                    .saturating_add(cache_write),
+                input_tokens: count("/usage/input_tokens"),
                 output_tokens: count("/usage/output_tokens"),
-                cache_read_tokens: cache_read,
-                cache_write_tokens: cache_write,
+                cache_read_tokens: count("/usage/cache_read_input_tokens"),
+                cache_write_tokens: count("/usage/cache_creation_input_tokens"),
             },
             model: value.get("model").and_then(Value::as_str).map(String::from),
             stop_reason: value
@@ -252,6 +248,17 @@ fn split_at_breakpoint(message: &mut Value, byte_offset: usize) {
 #[async_trait]
 impl Llm for Anthropic {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let span = tracing::info_span!("llm_call", provider = "anthropic", model = %self.model);
+        self.send(request).instrument(span).await
+    }
+
+    fn describe(&self) -> String {
+        format!("anthropic:{}", self.model)
+    }
+}
+
+impl Anthropic {
+    async fn send(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         let body = self.request_body(request)?;
         let mut headers = HeaderMap::new();
         http::insert(
@@ -288,9 +295,5 @@ impl Llm for Anthropic {
             "model call completed"
         );
         Ok(response)
-    }
-
-    fn describe(&self) -> String {
-        format!("anthropic:{}", self.model)
     }
 }

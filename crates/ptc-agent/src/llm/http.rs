@@ -6,7 +6,6 @@ use std::time::{Duration, Instant, SystemTime};
 use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use serde_json::Value;
-use tracing::Instrument;
 
 use super::error::{LlmError, is_transient_status};
 use super::retry::{RetryPolicy, parse_retry_after};
@@ -55,7 +54,8 @@ struct Failure {
     retry_after: Option<Duration>,
 }
 
-/// POSTs `body` to `url` and returns the JSON answer, retrying transient failures.
+/// POSTs `body` to `url` and returns the JSON answer, retrying transient failures. Logs an
+/// event per attempt; the caller's span names the call.
 pub(crate) async fn post_json(
     ctx: &CallContext<'_>,
     url: &str,
@@ -65,13 +65,7 @@ pub(crate) async fn post_json(
     let bytes = serde_json::to_vec(body).map_err(|e| {
         LlmError::InvalidRequest(format!("could not encode the request as JSON: {e}"))
     })?;
-    let span = tracing::info_span!(
-        "llm_call",
-        provider = ctx.provider,
-        model = ctx.model,
-        url = url
-    );
-    async {
+    {
         let mut attempt: u32 = 0;
         loop {
             attempt = attempt.saturating_add(1);
@@ -127,8 +121,6 @@ pub(crate) async fn post_json(
             tokio::time::sleep(delay).await;
         }
     }
-    .instrument(span)
-    .await
 }
 
 async fn attempt_once(

@@ -155,6 +155,15 @@ impl LlmRequest {
                 message.role.as_str()
             )));
         }
+        if breakpoint.byte_offset > message.content.len() {
+            return Err(LlmError::InvalidRequest(format!(
+                "the cache breakpoint's byte offset {} is past the end of message {} ({} bytes \
+                 long)",
+                breakpoint.byte_offset,
+                breakpoint.message_index,
+                message.content.len()
+            )));
+        }
         if !message.content.is_char_boundary(breakpoint.byte_offset) {
             return Err(LlmError::InvalidRequest(format!(
                 "the cache breakpoint's byte offset {} is not a character boundary of message {} \
@@ -198,19 +207,37 @@ impl LlmResponse {
     }
 }
 
-/// Tokens one call used, the same way for every provider.
+/// Tokens one call used, counted the same way for every provider: the four counts do not
+/// overlap, so the prompt was `input_tokens + cache_read_tokens + cache_write_tokens` tokens
+/// long (see [`prompt_tokens`](Self::prompt_tokens)).
 ///
-/// `input_tokens` counts every prompt token, including those read from or written to the
-/// prompt cache (OpenAI reports it that way; for Anthropic, which reports the three parts
-/// separately, they are added up), so `cache_read_tokens` and `cache_write_tokens` are parts of
-/// it.
+/// Anthropic reports the counts this way. OpenAI's `prompt_tokens` includes the cached ones, so
+/// `input_tokens` is `prompt_tokens - cached_tokens` there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TokenUsage {
+    /// Prompt tokens processed at the normal rate (neither read from nor written to the cache).
     pub input_tokens: u64,
+    /// Tokens of the reply.
     pub output_tokens: u64,
+    /// Prompt tokens served from the provider's prompt cache.
     pub cache_read_tokens: u64,
+    /// Prompt tokens written to the provider's prompt cache.
     pub cache_write_tokens: u64,
+}
+
+impl TokenUsage {
+    /// The length of the prompt: cached and uncached input tokens together.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_read_tokens)
+            .saturating_add(self.cache_write_tokens)
+    }
+
+    /// Every token of the call, prompt and reply.
+    pub fn total(&self) -> u64 {
+        self.prompt_tokens().saturating_add(self.output_tokens)
+    }
 }
 
 impl AddAssign for TokenUsage {
@@ -223,5 +250,87 @@ impl AddAssign for TokenUsage {
         self.cache_write_tokens = self
             .cache_write_tokens
             .saturating_add(other.cache_write_tokens);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn token_usage_parts_add_up() {
+        let mut usage = TokenUsage {
+            input_tokens: 93,
+            output_tokens: 46,
+            cache_read_tokens: 1024,
+            cache_write_tokens: 7,
+        };
+        assert_eq!((usage.prompt_tokens(), usage.total()), (1124, 1170));
+        usage += TokenUsage {
+            input_tokens: 1,
+            output_tokens: 2,
+            cache_read_tokens: 3,
+            cache_write_tokens: u64::MAX,
+        };
+        assert_eq!(
+            usage,
+            TokenUsage {
+                input_tokens: 94,
+                output_tokens: 48,
+                cache_read_tokens: 1027,
+                cache_write_tokens: u64::MAX,
+            }
+        );
+        assert_eq!(usage.total(), u64::MAX);
+    }
+
+    #[test]
+    fn partial_usage_json_reads_with_zeros() {
+        let usage: TokenUsage = serde_json::from_str(r#"{"output_tokens": 5}"#).unwrap();
+        assert_eq!(
+            usage,
+            TokenUsage {
+                output_tokens: 5,
+                ..TokenUsage::default()
+            }
+        );
+    }
+
+    #[test]
+    fn requests_serialize_without_unset_options() {
+        let request = LlmRequest::new("sys", vec![Message::user("hi")]);
+        assert_eq!(
+            serde_json::to_value(&request).unwrap(),
+            serde_json::json!({"system": "sys", "messages": [{"role": "user", "content": "hi"}]})
+        );
+        let full = request.with_cache_breakpoint(0, 1).with_max_tokens(9);
+        let back: LlmRequest =
+            serde_json::from_value(serde_json::to_value(&full).unwrap()).unwrap();
+        assert_eq!(back, full);
+    }
+
+    #[test]
+    fn validate_accepts_good_breakpoints_and_rejects_bad_temperatures() {
+        let request = LlmRequest::new("", vec![Message::user("héllo")]);
+        for offset in [0, 1, 3, 6] {
+            assert_eq!(
+                request.clone().with_cache_breakpoint(0, offset).validate(),
+                Ok(())
+            );
+        }
+        assert_eq!(
+            request.clone().with_cache_breakpoint(0, 7).validate(),
+            Err(LlmError::InvalidRequest(
+                "the cache breakpoint's byte offset 7 is past the end of message 0 (6 bytes long)"
+                    .into()
+            ))
+        );
+        assert_eq!(
+            request.with_temperature(f32::NAN).validate(),
+            Err(LlmError::InvalidRequest(
+                "the temperature must be a finite number, not NaN".into()
+            ))
+        );
     }
 }

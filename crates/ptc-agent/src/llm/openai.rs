@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use ptc_turn::wire;
 use reqwest::header::HeaderMap;
 use serde_json::{Map, Value, json};
+use tracing::Instrument;
 
 use super::http::{self, CallContext, DEFAULT_TIMEOUT};
 use super::{Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy, TokenUsage};
@@ -163,12 +164,14 @@ impl OpenAiCompatible {
         let message = wire::openai::message_from_json(message)
             .map_err(|e| invalid(format!("`choices[0].message` is malformed: {e}")))?;
         let count = |pointer: &str| value.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+        // `prompt_tokens` includes the cached ones; TokenUsage keeps the parts apart.
+        let cached = count("/usage/prompt_tokens_details/cached_tokens");
         Ok(LlmResponse {
             content: message.content,
             usage: TokenUsage {
-                input_tokens: count("/usage/prompt_tokens"),
+                input_tokens: count("/usage/prompt_tokens").saturating_sub(cached),
                 output_tokens: count("/usage/completion_tokens"),
-                cache_read_tokens: count("/usage/prompt_tokens_details/cached_tokens"),
+                cache_read_tokens: cached,
                 cache_write_tokens: 0,
             },
             model: value.get("model").and_then(Value::as_str).map(String::from),
@@ -183,6 +186,24 @@ impl OpenAiCompatible {
 #[async_trait]
 impl Llm for OpenAiCompatible {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let span =
+            tracing::info_span!("llm_call", provider = "openai-compatible", model = %self.model);
+        self.send(request).instrument(span).await
+    }
+
+    /// `openai:MODEL` for OpenAI itself, `openai-compatible:URL:MODEL` for other servers: the
+    /// spec [`parse_llm_spec`](super::parse_llm_spec) reads.
+    fn describe(&self) -> String {
+        if self.base_url == OPENAI_BASE_URL {
+            format!("openai:{}", self.model)
+        } else {
+            format!("openai-compatible:{}:{}", self.base_url, self.model)
+        }
+    }
+}
+
+impl OpenAiCompatible {
+    async fn send(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         let body = self.request_body(request)?;
         let mut headers = HeaderMap::new();
         if let Some(key) = &self.api_key {
@@ -215,16 +236,6 @@ impl Llm for OpenAiCompatible {
             "model call completed"
         );
         Ok(response)
-    }
-
-    /// `openai:MODEL` for OpenAI itself, `openai-compatible:URL:MODEL` for other servers: the
-    /// spec [`parse_llm_spec`](super::parse_llm_spec) reads.
-    fn describe(&self) -> String {
-        if self.base_url == OPENAI_BASE_URL {
-            format!("openai:{}", self.model)
-        } else {
-            format!("openai-compatible:{}:{}", self.base_url, self.model)
-        }
     }
 }
 

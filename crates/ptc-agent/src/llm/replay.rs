@@ -28,7 +28,6 @@ use super::{Llm, LlmError, LlmRequest, LlmResponse, ScriptedLlm, TokenUsage};
 #[derive(Debug, Clone)]
 pub struct ReplayLlm {
     script: ScriptedLlm,
-    source: String,
 }
 
 #[derive(Deserialize)]
@@ -74,8 +73,11 @@ impl ReplayLlm {
             }));
         }
         Ok(ReplayLlm {
-            script: ScriptedLlm::named(format!("the replay transcript {source}"), replies),
-            source: source.to_string(),
+            script: ScriptedLlm::named(
+                format!("the replay transcript {source}"),
+                format!("replay:{source}"),
+                replies,
+            ),
         })
     }
 
@@ -110,6 +112,6 @@ impl Llm for ReplayLlm {
     }
 
     fn describe(&self) -> String {
-        format!("replay:{}", self.source)
+        self.script.describe()
     }
 }

@@ -27,7 +27,10 @@ use super::{Llm, LlmError, LlmRequest, LlmResponse};
 /// ```
 #[derive(Debug, Clone)]
 pub struct ScriptedLlm {
+    /// Names the script in errors.
     name: Arc<str>,
+    /// What [`Llm::describe`] says.
+    description: Arc<str>,
     state: Arc<Mutex<State>>,
 }
 
@@ -53,16 +56,21 @@ impl ScriptedLlm {
     where
         I: IntoIterator<Item = Result<LlmResponse, LlmError>>,
     {
-        ScriptedLlm::named("the scripted model", replies)
+        ScriptedLlm::named("the scripted model", "scripted", replies)
     }
 
-    /// A script whose errors and [`describe`](Llm::describe) use `name`.
-    pub(crate) fn named<I>(name: impl Into<Arc<str>>, replies: I) -> ScriptedLlm
+    /// A script named `name` in errors and `description` in logs.
+    pub(crate) fn named<I>(
+        name: impl Into<Arc<str>>,
+        description: impl Into<Arc<str>>,
+        replies: I,
+    ) -> ScriptedLlm
     where
         I: IntoIterator<Item = Result<LlmResponse, LlmError>>,
     {
         ScriptedLlm {
             name: name.into(),
+            description: description.into(),
             state: Arc::new(Mutex::new(State {
                 replies: replies.into_iter().collect(),
                 ..State::default()
@@ -115,10 +123,6 @@ impl Llm for ScriptedLlm {
     }
 
     fn describe(&self) -> String {
-        if &*self.name == "the scripted model" {
-            "scripted".to_string()
-        } else {
-            self.name.to_string()
-        }
+        self.description.to_string()
     }
 }
