@@ -65,61 +65,59 @@ pub(crate) async fn post_json(
     let bytes = serde_json::to_vec(body).map_err(|e| {
         LlmError::InvalidRequest(format!("could not encode the request as JSON: {e}"))
     })?;
-    {
-        let mut attempt: u32 = 0;
-        loop {
-            attempt = attempt.saturating_add(1);
-            let started = Instant::now();
-            let outcome = attempt_once(ctx, url, &headers, bytes.clone()).await;
-            let duration_ms = millis(started.elapsed());
-            let failure = match outcome {
-                Ok((status, value)) => {
-                    tracing::debug!(
-                        provider = ctx.provider,
-                        model = ctx.model,
-                        attempt,
-                        status,
-                        duration_ms,
-                        "model call attempt succeeded"
-                    );
-                    return Ok(value);
-                }
-                Err(failure) => failure,
-            };
-            let status = failure.error.status();
-            let retryable = failure.error.is_transient() && attempt <= ctx.retry.max_retries;
-            if !retryable {
-                tracing::warn!(
+    let mut attempt: u32 = 0;
+    loop {
+        attempt = attempt.saturating_add(1);
+        let started = Instant::now();
+        let outcome = attempt_once(ctx, url, &headers, bytes.clone()).await;
+        let duration_ms = millis(started.elapsed());
+        let failure = match outcome {
+            Ok((status, value)) => {
+                tracing::debug!(
                     provider = ctx.provider,
                     model = ctx.model,
                     attempt,
                     status,
                     duration_ms,
-                    error = %failure.error,
-                    "model call failed"
+                    "model call attempt succeeded"
                 );
-                return Err(if attempt > 1 && failure.error.is_transient() {
-                    LlmError::RetriesExhausted {
-                        attempts: attempt,
-                        last: Box::new(failure.error),
-                    }
-                } else {
-                    failure.error
-                });
+                return Ok(value);
             }
-            let delay = ctx.retry.delay(attempt, failure.retry_after);
+            Err(failure) => failure,
+        };
+        let status = failure.error.status();
+        let retryable = failure.error.is_transient() && attempt <= ctx.retry.max_retries;
+        if !retryable {
             tracing::warn!(
                 provider = ctx.provider,
                 model = ctx.model,
                 attempt,
                 status,
                 duration_ms,
-                retry_in_ms = millis(delay),
                 error = %failure.error,
-                "model call attempt failed; retrying"
+                "model call failed"
             );
-            tokio::time::sleep(delay).await;
+            return Err(if attempt > 1 && failure.error.is_transient() {
+                LlmError::RetriesExhausted {
+                    attempts: attempt,
+                    last: Box::new(failure.error),
+                }
+            } else {
+                failure.error
+            });
         }
+        let delay = ctx.retry.delay(attempt, failure.retry_after);
+        tracing::warn!(
+            provider = ctx.provider,
+            model = ctx.model,
+            attempt,
+            status,
+            duration_ms,
+            retry_in_ms = millis(delay),
+            error = %failure.error,
+            "model call attempt failed; retrying"
+        );
+        tokio::time::sleep(delay).await;
     }
 }
 
