@@ -2,5 +2,6 @@
 //! loop appends (one per program run), and the `Step` that ends a run.
 
 mod message;
+pub mod wire;
 
 pub use message::{Message, MessageToolCall, Role};
