@@ -67,8 +67,8 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             _ => Err(Error::syntax(
                 pattern.span,
                 format!(
-                    "cannot bind to a {}: a binding is a symbol, a vector pattern or a map pattern",
-                    pattern.describe()
+                    "cannot bind to {}: a binding is a symbol, a vector pattern or a map pattern",
+                    crate::reader::with_article(pattern.describe())
                 ),
             )),
         }

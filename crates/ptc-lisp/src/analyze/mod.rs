@@ -1230,6 +1230,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             slots: slots.into_boxed_slice(),
             inits: inits.into_boxed_slice(),
             body,
+            span: form.span,
         })))
     }
 
@@ -1253,8 +1254,9 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 ErrorKind::Arity,
                 form.span,
                 format!(
-                    "recur passes {} values but its loop or fn binds {}",
+                    "recur passes {} value{} but its loop or fn binds {}",
                     args.len(),
+                    if args.len() == 1 { "" } else { "s" },
                     target.len()
                 ),
             ));

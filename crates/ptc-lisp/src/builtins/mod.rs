@@ -185,7 +185,10 @@ pub fn all() -> Vec<(&'static str, Vec<&'static Builtin>)> {
 
 /// "got string \"abc\"" for error messages.
 pub(crate) fn got(v: &Value) -> String {
-    format!("{} {}", v.type_name(), crate::eval::pr_str_short(v))
+    match v {
+        Value::Nil => "nil".to_string(),
+        _ => format!("{} {}", v.type_name(), crate::eval::pr_str_short(v)),
+    }
 }
 
 pub(crate) fn expect_int(name: &str, v: &Value) -> Result<i64> {

@@ -56,6 +56,13 @@ fn overflow(op: &str, a: &Value, b: &Value) -> Error {
     ))
 }
 
+fn unary_overflow(op: &str, x: i64) -> Error {
+    Error::arithmetic(format!(
+        "integer overflow: ({op} {x}) does not fit in 64 bits; use a float (e.g. 1.0) for very \
+         large numbers"
+    ))
+}
+
 fn as_f64(v: &Value) -> f64 {
     match v {
         Value::Int(i) => *i as f64,
@@ -207,7 +214,7 @@ fn inc(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         Value::Int(i) => i
             .checked_add(1)
             .map(Value::Int)
-            .ok_or_else(|| overflow("+", &args[0], &Value::Int(1)).into()),
+            .ok_or_else(|| unary_overflow("inc", *i).into()),
         other => Ok(add(other, &Value::Int(1))?),
     }
 }
@@ -217,7 +224,7 @@ fn dec(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         Value::Int(i) => i
             .checked_sub(1)
             .map(Value::Int)
-            .ok_or_else(|| overflow("-", &args[0], &Value::Int(1)).into()),
+            .ok_or_else(|| unary_overflow("dec", *i).into()),
         other => Ok(sub(other, &Value::Int(1))?),
     }
 }
@@ -332,11 +339,47 @@ pub(crate) fn clojure_compare(a: &Value, b: &Value) -> Result<Ordering> {
     })
 }
 
+/// Java's `String.compareTo`: the difference of the first differing UTF-16 units, or of the
+/// lengths. Clojure's `compare` on strings returns exactly this, not just -1/0/1.
+fn java_string_compare(a: &str, b: &str) -> i64 {
+    let mut x = a.encode_utf16();
+    let mut y = b.encode_utf16();
+    loop {
+        match (x.next(), y.next()) {
+            (Some(p), Some(q)) if p != q => return p as i64 - q as i64,
+            (Some(_), Some(_)) => {}
+            (None, None) => return 0,
+            _ => return a.encode_utf16().count() as i64 - b.encode_utf16().count() as i64,
+        }
+    }
+}
+
+/// Clojure's `Symbol.compareTo` (also used for keywords): namespace first, then name.
+fn java_name_compare(a: (Option<&str>, &str), b: (Option<&str>, &str)) -> i64 {
+    match (a.0, b.0) {
+        (None, Some(_)) => -1,
+        (Some(_), None) => 1,
+        (Some(x), Some(y)) if x != y => java_string_compare(x, y),
+        _ => java_string_compare(a.1, b.1),
+    }
+}
+
 fn compare(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Int(match clojure_compare(&args[0], &args[1])? {
-        Ordering::Less => -1,
-        Ordering::Equal => 0,
-        Ordering::Greater => 1,
+    let (a, b) = (&args[0], &args[1]);
+    Ok(Value::Int(match (a, b) {
+        (Value::Str(x), Value::Str(y)) => java_string_compare(x, y),
+        (Value::Char(x), Value::Char(y)) => *x as i64 - *y as i64,
+        (Value::Keyword(x), Value::Keyword(y)) => {
+            java_name_compare((x.namespace(), x.name()), (y.namespace(), y.name()))
+        }
+        (Value::Symbol(x), Value::Symbol(y)) => {
+            java_name_compare((x.namespace(), x.name()), (y.namespace(), y.name()))
+        }
+        _ => match clojure_compare(a, b)? {
+            Ordering::Less => -1,
+            Ordering::Equal => 0,
+            Ordering::Greater => 1,
+        },
     }))
 }
 

@@ -88,5 +88,26 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("sequential?", [1], is_sequential, "(sequential? x)", "True if x is a list, vector or sequence.", "(sequential? [1])" => "true"),
     builtin!("fn?", [1], is_fn, "(fn? x)", "True if x is a function.", "(fn? inc)" => "true"),
     builtin!("not", [1], not, "(not x)", "True if x is nil or false, else false.", "(not nil)" => "true"),
+    builtin!("fnil", [2..=4], fnil, "(fnil f default) (fnil f d1 d2) (fnil f d1 d2 d3)", "A function like f that replaces nil first arguments with the defaults.", "((fnil inc 0) nil)" => "1"),
     builtin!("identity", [1], identity, "(identity x)", "Returns x.", "(identity 7)" => "7"),
 ];
+
+fn fnil(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    super::expect_fn("fnil", &args[0])?;
+    let f = args[0].clone();
+    let defaults: Vec<Value> = args[1..].to_vec();
+    Ok(Value::Fn(crate::value::Function::native(
+        "fnil",
+        move |ctx, call_args| {
+            let patched: Vec<Value> = call_args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| match (a, defaults.get(i)) {
+                    (Value::Nil, Some(d)) => d.clone(),
+                    _ => a.clone(),
+                })
+                .collect();
+            ctx.apply(&f, &patched)
+        },
+    )))
+}

@@ -44,6 +44,9 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("frequencies", [1], frequencies, "(frequencies coll)", "A map from each distinct item to how many times it occurs.", "(frequencies [:a :b :a])" => "{:a 2, :b 1}"),
     builtin!("some", [2], some, "(some pred coll)", "The first truthy (pred item), or nil.", "(some #(when (> % 2) %) [1 2 3 4])" => "3"),
     builtin!("every?", [2], every, "(every? pred coll)", "True if (pred item) is truthy for every item.", "(every? pos? [1 2])" => "true"),
+    builtin!("repeat", [1..=2], repeat, "(repeat x) (repeat n x)", "n copies of x; without n, unbounded.", "(repeat 3 :a)" => "(:a :a :a)"),
+    builtin!("iterate", [2], iterate, "(iterate f x)", "The unbounded sequence x, (f x), (f (f x)), ...", "(take 4 (iterate #(* 2 %) 1))" => "(1 2 4 8)"),
+    builtin!("cycle", [1], cycle, "(cycle coll)", "The items of coll repeated without end.", "(take 5 (cycle [1 2]))" => "(1 2 1 2 1)"),
     builtin!("apply", [2..], apply, "(apply f args* coll)", "Calls f with the given arguments followed by the items of coll.", "(apply max 1 [5 3])" => "5"),
 ];
 
@@ -721,4 +724,33 @@ fn apply(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let mut call_args: Vec<Value> = fixed.to_vec();
     call_args.extend(Items::collect_all(spread, ctx, "apply")?);
     ctx.apply(f, &call_args)
+}
+
+fn repeat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    match args {
+        [x] => Ok(Value::Lazy(LazySeq::new(LazyKind::Repeat(x.clone())))),
+        [n, x] => {
+            let n = expect_int("repeat", n)?.max(0) as usize;
+            ctx.charge_items(n)?;
+            ctx.tick_n(n)?;
+            Ok(Value::List(std::iter::repeat_n(x.clone(), n).collect()))
+        }
+        _ => unreachable!("arity checked"),
+    }
+}
+
+fn iterate(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    expect_fn("iterate", &args[0])?;
+    Ok(Value::Lazy(LazySeq::new(LazyKind::Iterate {
+        f: args[0].clone(),
+        seed: args[1].clone(),
+    })))
+}
+
+fn cycle(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let items = Items::collect_all(&args[0], ctx, "cycle")?;
+    if items.is_empty() {
+        return Ok(Value::empty_list());
+    }
+    Ok(Value::Lazy(LazySeq::new(LazyKind::Cycle(Seq::from(items)))))
 }

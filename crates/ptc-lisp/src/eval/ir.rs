@@ -69,6 +69,7 @@ pub(crate) struct LoopExpr {
     pub inits: Box<[Expr]>,
     /// Bindings destructured from the loop slots at the start of every iteration.
     pub body: Expr,
+    pub span: Span,
 }
 
 pub(crate) struct CallBuiltin {

@@ -733,6 +733,7 @@ impl Ctx {
                     *self.slot(*slot) = v;
                 }
                 self.run_body(&l.body, env)
+                    .map_err(|f| with_span(f, l.span))
             }
             Expr::MakeFn(lambda) => {
                 let captures = self.capture(&lambda.captures, env);
@@ -892,11 +893,12 @@ impl Ctx {
         let mut result = self.eval(&t.body, env);
         if let Err(Flow::Error(err)) = &result
             && is_catchable(err)
-            && let Some(c) = t.catches.iter().find(|c| catch_matches(&c.filter, err)) {
-                let exception = exception_value(err);
-                *self.slot(c.slot) = exception;
-                result = self.eval(&c.body, env);
-            }
+            && let Some(c) = t.catches.iter().find(|c| catch_matches(&c.filter, err))
+        {
+            let exception = exception_value(err);
+            *self.slot(c.slot) = exception;
+            result = self.eval(&c.body, env);
+        }
         if let Some(finally) = &t.finally {
             self.eval(finally, env)?;
         }
