@@ -122,6 +122,48 @@ impl Tools {
     }
 }
 
+/// One entry of a fixture tools file.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FixtureTool {
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    params: Vec<String>,
+    #[serde(default)]
+    signature: Option<String>,
+    #[serde(default)]
+    returns: serde_json::Value,
+}
+
+impl Tools {
+    /// Tools from a fixture file: `{"name": {"description": "...", "params": ["a"],
+    /// "returns": <json>}}`. Each call returns its canned value (converted as data is).
+    ///
+    /// ```
+    /// let tools = ptc_lisp::Tools::from_fixture_json(
+    ///     r#"{"get-user": {"description": "A user", "params": ["id"], "returns": {"name": "Ann"}}}"#,
+    /// ).unwrap();
+    /// assert!(tools.contains("get-user"));
+    /// ```
+    pub fn from_fixture_json(text: &str) -> Result<Tools, crate::Error> {
+        let fixtures: BTreeMap<String, FixtureTool> = serde_json::from_str(text).map_err(|e| {
+            crate::Error::argument(format!(
+                "invalid tools file: {e}; expected {{\"name\": {{\"description\": \"...\", \
+                 \"params\": [\"a\"], \"returns\": <json>}}}}"
+            ))
+        })?;
+        let mut tools = Tools::new();
+        for (name, fixture) in fixtures {
+            let value = crate::json::from_json(&fixture.returns);
+            let mut spec = ToolSpec::new(name, fixture.description).with_params(fixture.params);
+            spec.signature = fixture.signature;
+            tools.insert(spec, move |_args: &[Value]| Ok(value.clone()));
+        }
+        Ok(tools)
+    }
+}
+
 impl std::fmt::Debug for Tools {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.by_name.keys()).finish()
