@@ -6,6 +6,7 @@ use crate::vocabulary::TypeVocabulary;
 use ptc_lisp::format::to_clojure;
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, Value, ValueShape};
 use ptc_turn::{Message, Turn};
+use std::borrow::Cow;
 
 /// Width the left part of a namespace line is padded to before its `; ` comment.
 const NAME_WIDTH: usize = 30;
@@ -101,6 +102,10 @@ fn open_comment(out: &mut String, line_start: usize) {
 /// Append `text` on the current line: line breaks become single spaces so one entry stays one
 /// line.
 fn push_one_line(out: &mut String, text: &str) {
+    if !text.contains(['\n', '\r']) {
+        out.push_str(text);
+        return;
+    }
     let mut in_break = false;
     for c in text.chars() {
         if c == '\n' || c == '\r' {
@@ -529,26 +534,26 @@ pub(crate) fn write_summary(
 
 /// The assistant message of a failed turn under compression: its full program (CMP-002), or the
 /// raw response when no program could be taken from it.
-pub(crate) fn program_message(turn: &Turn) -> Message {
-    if turn.program().trim().is_empty() {
-        return verbatim_message(turn);
-    }
+pub(crate) fn program_text(turn: &Turn) -> Cow<'_, str> {
     let program = turn.program().trim_end_matches(['\n', '\r']);
+    if program.trim().is_empty() {
+        return verbatim_text(turn);
+    }
     let mut out = String::with_capacity(program.len() + FENCE.len() + 4);
     out.push_str(FENCE);
     out.push_str(program);
     out.push_str("\n```");
-    Message::assistant(out)
+    Cow::Owned(out)
 }
 
 /// The assistant message as the model wrote it.
-pub(crate) fn verbatim_message(turn: &Turn) -> Message {
+pub(crate) fn verbatim_text(turn: &Turn) -> Cow<'_, str> {
     if !turn.raw_response().is_empty() {
-        Message::assistant(turn.raw_response())
+        Cow::Borrowed(turn.raw_response())
     } else if !turn.program().trim().is_empty() {
-        program_message(turn)
+        program_text(turn)
     } else {
-        Message::assistant("(empty response)")
+        Cow::Borrowed("(empty response)")
     }
 }
 
@@ -572,7 +577,13 @@ pub(crate) struct Feedback<'a, 't> {
 impl Feedback<'_, '_> {
     pub(crate) fn message(&self, turn: &Turn) -> Message {
         let mut out = String::new();
-        let mut parts = Parts::new(&mut out);
+        self.write(&mut out, turn);
+        Message::user(out)
+    }
+
+    /// Append the message text to `out`.
+    pub(crate) fn write(&self, out: &mut String, turn: &Turn) {
+        let mut parts = Parts::new(out);
         let limits = &self.opts.limits;
         match turn.result() {
             ptc_turn::TurnResult::Error(error) => {
@@ -611,7 +622,6 @@ impl Feedback<'_, '_> {
             }
         }
         parts.part(|out| write_turns_left(out, self.opts.max_turns, self.done));
-        Message::user(out)
     }
 }
 

@@ -7,7 +7,7 @@ use crate::render::{
 use ptc_lisp::Definition;
 use ptc_lisp::Value;
 use ptc_lisp::value::FnRepr;
-use ptc_turn::{CompressionStats, Message, Turn};
+use ptc_turn::{CompressionStats, Message, Role, Turn};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -62,26 +62,38 @@ impl Rendered {
 /// Estimated tokens of a text: one per four characters, rounded up. The one place this
 /// estimate is made.
 fn estimate_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
+    char_count(text).div_ceil(4)
 }
 
-#[derive(Debug, Clone, Copy)]
+fn char_count(text: &str) -> usize {
+    // Prompts are mostly ASCII, and checking that is much cheaper than decoding.
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
+    }
+}
+
+/// Characters and estimated tokens of some messages.
+#[derive(Debug, Clone, Copy, Default)]
 struct Size {
     chars: usize,
     tokens: usize,
 }
 
+impl Size {
+    fn add(&mut self, text: &str) {
+        self.chars += char_count(text);
+        self.tokens += estimate_tokens(text);
+    }
+}
+
 fn size_of(messages: &[Message]) -> Size {
-    messages.iter().fold(
-        Size {
-            chars: 0,
-            tokens: 0,
-        },
-        |size, m| Size {
-            chars: size.chars + m.content.chars().count(),
-            tokens: size.tokens + estimate_tokens(&m.content),
-        },
-    )
+    let mut size = Size::default();
+    for message in messages {
+        size.add(&message.content);
+    }
+    size
 }
 
 fn finish(
@@ -94,7 +106,13 @@ fn finish(
     baseline: Option<Size>,
 ) -> Rendered {
     let size = size_of(&messages);
-    let baseline = baseline.unwrap_or_else(|| size_of(&uncompressed_messages(turns, opts).0));
+    let baseline = baseline.unwrap_or_else(|| {
+        let mut size = Size::default();
+        walk_uncompressed(turns, opts, &mut Counts::default(), &mut |_, text| {
+            size.add(text)
+        });
+        size
+    });
     let stats = CompressionStats {
         strategy: strategy.to_string(),
         compressed,
@@ -182,7 +200,7 @@ fn push_summary_and_failures(
     parts.part(|out| render::write_turns_left(out, opts.max_turns, done));
     messages.push(Message::user(user));
     for (k, &i) in failed.iter().enumerate() {
-        messages.push(render::program_message(&turns[i]));
+        messages.push(Message::assistant(render::program_text(&turns[i])));
         let feedback = Feedback {
             opts,
             defined: None,
@@ -198,33 +216,43 @@ fn push_summary_and_failures(
 }
 
 /// The full history: the first user message (mission, `tool/`, `data/`), then for every turn the
-/// model's response as written and the feedback on it. Also the baseline of every strategy's
-/// stats.
-fn uncompressed_messages(turns: &[Turn], opts: &RenderOptions<'_>) -> (Vec<Message>, Counts) {
-    let mut messages = Vec::with_capacity(2 + 2 * turns.len());
-    messages.push(Message::system(opts.system_prompt));
-    let mut counts = Counts::default();
-    let mut first = String::new();
-    let mut parts = Parts::new(&mut first);
-    render::write_summary(&mut parts, opts, &[], &[], Detail::Full, &mut counts);
+/// model's response as written and the feedback on it (all of the turn's tool calls and output,
+/// and its value). Also the baseline of every strategy's stats, measured message by message
+/// without keeping the messages.
+fn walk_uncompressed(
+    turns: &[Turn],
+    opts: &RenderOptions<'_>,
+    counts: &mut Counts,
+    emit: &mut dyn FnMut(Role, &str),
+) {
+    emit(Role::System, opts.system_prompt);
+    let mut buffer = String::new();
+    let mut parts = Parts::new(&mut buffer);
+    render::write_summary(
+        &mut parts,
+        opts,
+        &[],
+        &[],
+        Detail::Full,
+        &mut Counts::default(),
+    );
     parts.part(|out| render::write_turns_left(out, opts.max_turns, 0));
-    messages.push(Message::user(first));
+    emit(Role::User, &buffer);
     for (i, turn) in turns.iter().enumerate() {
-        push_verbatim_turn(&mut messages, turn, opts, i + 1, &mut counts);
+        walk_verbatim_turn(turn, opts, i + 1, counts, &mut buffer, emit);
     }
-    (messages, counts)
 }
 
-/// A turn as it happened: the model's response as written, then the feedback on it (all of the
-/// turn's tool calls and output, and its value).
-fn push_verbatim_turn(
-    messages: &mut Vec<Message>,
+/// A turn as it happened: the response as written, then the feedback on it.
+fn walk_verbatim_turn(
     turn: &Turn,
     opts: &RenderOptions<'_>,
     done: usize,
     counts: &mut Counts,
+    buffer: &mut String,
+    emit: &mut dyn FnMut(Role, &str),
 ) {
-    messages.push(render::verbatim_message(turn));
+    emit(Role::Assistant, &render::verbatim_text(turn));
     let feedback = Feedback {
         opts,
         defined: None,
@@ -233,7 +261,9 @@ fn push_verbatim_turn(
         with_value: true,
         done,
     };
-    messages.push(feedback.message(turn));
+    buffer.clear();
+    feedback.write(buffer, turn);
+    emit(Role::User, buffer);
     counts.tool_calls_total += feedback.calls.len();
     counts.tool_calls_shown += feedback.calls.len();
     counts.prints_total += feedback.prints.len();
@@ -242,6 +272,17 @@ fn push_verbatim_turn(
         counts.failed_total += 1;
         counts.failed_shown += 1;
     }
+}
+
+fn collect_into(messages: &mut Vec<Message>) -> impl FnMut(Role, &str) + '_ {
+    |role, text| messages.push(Message::new(role, text))
+}
+
+fn uncompressed_messages(turns: &[Turn], opts: &RenderOptions<'_>) -> (Vec<Message>, Counts) {
+    let mut messages = Vec::with_capacity(2 + 2 * turns.len());
+    let mut counts = Counts::default();
+    walk_uncompressed(turns, opts, &mut counts, &mut collect_into(&mut messages));
+    (messages, counts)
 }
 
 /// Render the full history under another strategy's name: single-shot runs (SS-001) and
@@ -414,8 +455,13 @@ impl Compression for RollingWindow {
             split,
             &mut counts,
         );
-        for (offset, turn) in recent.iter().enumerate() {
-            push_verbatim_turn(&mut messages, turn, opts, split + offset + 1, &mut counts);
+        let mut buffer = String::new();
+        {
+            let mut emit = collect_into(&mut messages);
+            for (offset, turn) in recent.iter().enumerate() {
+                let done = split + offset + 1;
+                walk_verbatim_turn(turn, opts, done, &mut counts, &mut buffer, &mut emit);
+            }
         }
         finish(self.name(), true, messages, counts, turns, opts, None)
     }
@@ -462,7 +508,7 @@ impl Compression for PerTurnSummary {
         let mut previous: HashMap<&str, &Definition> = HashMap::new();
         for (k, &i) in shown.iter().enumerate() {
             let turn = &turns[i];
-            messages.push(render::program_message(turn));
+            messages.push(Message::assistant(render::program_text(turn)));
             let done = shown.get(k + 1).copied().unwrap_or(turns.len());
             let message = if turn.is_success() {
                 let defined: Vec<&Definition> = turn

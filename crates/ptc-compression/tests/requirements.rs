@@ -144,7 +144,8 @@ fn turns_left_comes_from_the_turns_taken() {
         for max_turns in [5, 6, 9] {
             for n in 0..=history.len() {
                 let turns = &history[..n];
-                let rendered = strategy.to_messages(turns, memory_of(turns), &fixture.opts(max_turns));
+                let rendered =
+                    strategy.to_messages(turns, memory_of(turns), &fixture.opts(max_turns));
                 let last = rendered.messages.last().expect("messages");
                 assert_eq!(last.role, Role::User);
                 let left = max_turns as usize - n;
@@ -183,7 +184,9 @@ fn single_shot_runs_are_never_compressed() {
 #[test]
 fn the_first_request_is_the_same_for_every_strategy() {
     let fixture = Fixture::new();
-    let first = Uncompressed.to_messages(&[], &[], &fixture.opts(5)).messages;
+    let first = Uncompressed
+        .to_messages(&[], &[], &fixture.opts(5))
+        .messages;
     assert_eq!(first.len(), 2);
     assert!(!first[1].content.contains(";; === user/"));
     assert!(!first[1].content.contains(";; No tool calls made"));
@@ -191,7 +194,10 @@ fn the_first_request_is_the_same_for_every_strategy() {
         if strategy.name() == "aggressive" {
             continue; // shows no samples or descriptions
         }
-        assert_eq!(strategy.to_messages(&[], &[], &fixture.opts(5)).messages, first);
+        assert_eq!(
+            strategy.to_messages(&[], &[], &fixture.opts(5)).messages,
+            first
+        );
     }
 }
 
@@ -200,9 +206,8 @@ fn the_first_request_is_the_same_for_every_strategy() {
 #[test]
 fn failed_turn_options() {
     let fixture = Fixture::new();
-    let bad = |n: u32, program: &str| {
-        failed(n, program, TurnError::new("type", format!("bad {n}")))
-    };
+    let bad =
+        |n: u32, program: &str| failed(n, program, TurnError::new("type", format!("bad {n}")));
     let turns = vec![
         turn1(),
         bad(2, "(a)"),
@@ -250,7 +255,10 @@ fn failed_turn_options() {
             (Role::User, "Error: bad 5\n\nTurns left: 4".into()),
         ]
     );
-    assert_eq!((stats.failed_turns_shown, stats.failed_turns_collapsed), (3, 0));
+    assert_eq!(
+        (stats.failed_turns_shown, stats.failed_turns_collapsed),
+        (3, 0)
+    );
     let (unrecovered, stats) = pairs(FailedTurns::Unrecovered);
     assert_eq!(
         unrecovered,
@@ -259,7 +267,10 @@ fn failed_turn_options() {
             (Role::User, "Error: bad 5\n\nTurns left: 4".into()),
         ]
     );
-    assert_eq!((stats.failed_turns_shown, stats.failed_turns_collapsed), (1, 2));
+    assert_eq!(
+        (stats.failed_turns_shown, stats.failed_turns_collapsed),
+        (1, 2)
+    );
     let (last, _) = pairs(FailedTurns::Last);
     assert_eq!(last, unrecovered);
 }
@@ -320,7 +331,10 @@ fn value_lines() {
             format!("{}= nil", pad("nothing")),
             format!("{}= list[0]", pad("empty")),
             format!("{}= integer, sample: 42", pad("count")),
-            format!("{}\"Current status\" = keyword, sample: :active", pad("status")),
+            format!(
+                "{}\"Current status\" = keyword, sample: :active",
+                pad("status")
+            ),
             format!("{}= #fn[...]", pad("f")),
             "(multi [x] [x & more])".to_string(),
         ]
@@ -357,11 +371,8 @@ fn tool_call_arguments_are_truncated() {
 #[test]
 fn tool_call_results_are_samples() {
     let fixture = Fixture::new();
-    let turns = vec![ok(1, "...", Value::Nil).with_tool_calls(vec![call(
-        "list",
-        vec![],
-        ints(1..=10),
-    )])];
+    let turns =
+        vec![ok(1, "...", Value::Nil).with_tool_calls(vec![call("list", vec![], ints(1..=10))])];
     let text = SingleUserCoalesced::default()
         .to_messages(&turns, &[], &fixture.opts(5))
         .messages[1]
@@ -386,8 +397,11 @@ fn no_tool_calls_is_only_said_when_true() {
     };
     let quiet_fail = failed(1, "(x)", TurnError::new("k", "m"));
     assert!(render(&[quiet_fail]).contains(";; No tool calls made"));
-    let calling_fail = failed(1, "(x)", TurnError::new("k", "m"))
-        .with_tool_calls(vec![call("send-email", vec![s("hi")], Value::Nil)]);
+    let calling_fail = failed(1, "(x)", TurnError::new("k", "m")).with_tool_calls(vec![call(
+        "send-email",
+        vec![s("hi")],
+        Value::Nil,
+    )]);
     let text = render(&[calling_fail]);
     assert!(!text.contains("No tool calls made"), "{text}");
     assert!(!text.contains("Tool calls made"), "{text}");
@@ -415,7 +429,11 @@ fn println_limit_counts_calls_not_lines() {
         rendered.messages[1].content
     );
     assert_eq!(
-        (rendered.stats.prints_total, rendered.stats.prints_shown, rendered.stats.prints_dropped),
+        (
+            rendered.stats.prints_total,
+            rendered.stats.prints_shown,
+            rendered.stats.prints_dropped
+        ),
         (3, 2, 1)
     );
 }
@@ -445,11 +463,13 @@ fn activation_by_size() {
             "single-user-coalesced?activate_above_tokens={threshold}"
         ))
         .expect("valid");
-        let rendered =
-            config
-                .build()
-                .to_messages(&history, memory_of(&history), &fixture.opts(8));
-        assert_eq!(rendered.stats.compressed, compressed, "threshold {threshold}");
+        let rendered = config
+            .build()
+            .to_messages(&history, memory_of(&history), &fixture.opts(8));
+        assert_eq!(
+            rendered.stats.compressed, compressed,
+            "threshold {threshold}"
+        );
         assert_eq!(rendered.stats.uncompressed_estimated_tokens, tokens);
     }
 }
@@ -460,7 +480,11 @@ fn stats_measure_against_the_full_history() {
     let fixture = Fixture::new();
     let history = history();
     let full = Uncompressed.to_messages(&history, memory_of(&history), &fixture.opts(8));
-    let chars: usize = full.messages.iter().map(|m| m.content.chars().count()).sum();
+    let chars: usize = full
+        .messages
+        .iter()
+        .map(|m| m.content.chars().count())
+        .sum();
     assert_eq!(full.stats.chars, chars);
     assert_eq!(full.stats.uncompressed_chars, chars);
     for strategy in strategies() {
@@ -579,7 +603,10 @@ fn bad_compression_specs_say_what_is_accepted() {
             "aggressive?println_limit=1&println_limit=2",
             "option `println_limit` is given twice",
         ),
-        ("aggressive?println_limit", "expected key=value in compression spec, got `println_limit`"),
+        (
+            "aggressive?println_limit",
+            "expected key=value in compression spec, got `println_limit`",
+        ),
         (
             "on?println_limit=3",
             "`on` takes no options: name a strategy to set options, e.g. \
@@ -604,9 +631,12 @@ fn compression_configs_read_from_json_in_every_form() {
         read("true").unwrap().strategy,
         Some(StrategyKind::SingleUserCoalesced)
     );
-    let table = read(r#"{"strategy": "rolling-window", "window": 4, "failed_turns": "last"}"#)
-        .unwrap();
-    assert_eq!(table.to_string(), "rolling-window?failed_turns=last&window=4");
+    let table =
+        read(r#"{"strategy": "rolling-window", "window": 4, "failed_turns": "last"}"#).unwrap();
+    assert_eq!(
+        table.to_string(),
+        "rolling-window?failed_turns=last&window=4"
+    );
     assert_eq!(
         read(r#""aggressive?println_limit=3""#).unwrap(),
         CompressionConfig::parse("aggressive?println_limit=3").unwrap()
@@ -642,11 +672,19 @@ fn errors_follow_their_program() {
             .unwrap_or_else(|| panic!("{} dropped the failed program", strategy.name()));
         let reply = &rendered.messages[at + 1];
         assert_eq!(reply.role, Role::User);
-        assert!(reply.content.starts_with("Error: 1:26: in-stock? is not defined"));
+        assert!(
+            reply
+                .content
+                .starts_with("Error: 1:26: in-stock? is not defined")
+        );
         // Roles alternate after the system message, as chat APIs require.
         let roles: Vec<Role> = rendered.messages[1..].iter().map(|m| m.role).collect();
         for (i, role) in roles.iter().enumerate() {
-            let expected = if i % 2 == 0 { Role::User } else { Role::Assistant };
+            let expected = if i % 2 == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            };
             assert_eq!(*role, expected, "{}", strategy.name());
         }
         assert_eq!(

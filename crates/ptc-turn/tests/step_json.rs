@@ -48,7 +48,10 @@ fn step() -> Step {
             (Value::keyword("age"), Value::Int(36)),
         ]),
         Value::map([
-            (Value::keyword("name"), Value::string("Grace \"Amazing\"\nHopper")),
+            (
+                Value::keyword("name"),
+                Value::string("Grace \"Amazing\"\nHopper"),
+            ),
             (Value::keyword("age"), Value::Float(85.5)),
         ]),
     ]);
@@ -141,7 +144,10 @@ fn step_json_round_trip_is_lossless() {
     let step = step();
     let json = serde_json::to_string_pretty(&step).expect("serialize");
     let back: Step = serde_json::from_str(&json).expect("the step reads back");
-    assert_eq!(serde_json::to_string_pretty(&back).expect("serialize"), json);
+    assert_eq!(
+        serde_json::to_string_pretty(&back).expect("serialize"),
+        json
+    );
     assert_eq!(back.turns.len(), 3);
     assert_eq!(back.value(), Some(&Value::Int(2)));
     assert_eq!(back.task, step.task);
@@ -165,7 +171,10 @@ fn step_json_holds_full_programs_and_no_summaries() {
     );
     let text = json.to_string();
     assert!(!text.contains(";; ==="), "a rendered summary was stored");
-    assert_eq!(json["turns"][1]["result"]["error"]["kind"], "undefined_symbol");
+    assert_eq!(
+        json["turns"][1]["result"]["error"]["kind"],
+        "undefined_symbol"
+    );
     assert_eq!(json["outcome"]["returned"]["value"], "2");
 }
 
