@@ -505,22 +505,14 @@ impl Compression for PerTurnSummary {
 
         // The namespace after the previous successful turn (every successful turn is shown, so
         // each one's changes are shown exactly once).
-        let mut previous: HashMap<&str, &Definition> = HashMap::new();
+        let mut previous: &[Definition] = &[];
         for (k, &i) in shown.iter().enumerate() {
             let turn = &turns[i];
             messages.push(Message::assistant(render::program_text(turn)));
             let done = shown.get(k + 1).copied().unwrap_or(turns.len());
             let message = if turn.is_success() {
-                let defined: Vec<&Definition> = turn
-                    .memory()
-                    .iter()
-                    .filter(|d| {
-                        previous
-                            .get(d.name.as_str())
-                            .is_none_or(|old| !same(old, d))
-                    })
-                    .collect();
-                previous = turn.memory().iter().map(|d| (d.name.as_str(), d)).collect();
+                let defined = changed_definitions(previous, turn.memory());
+                previous = turn.memory();
                 Feedback {
                     opts,
                     defined: Some(&defined),
@@ -552,6 +544,31 @@ impl Compression for PerTurnSummary {
         counts.failed_total = turns.iter().filter(|t| !t.is_success()).count();
         finish(self.name(), true, messages, counts, turns, opts, None)
     }
+}
+
+/// The definitions of `current` that are new or differ from those in `previous`. Namespaces
+/// keep definition order, so most definitions are at the same position in both and are compared
+/// there; a name lookup is built only when positions disagree.
+fn changed_definitions<'m>(
+    previous: &'m [Definition],
+    current: &'m [Definition],
+) -> Vec<&'m Definition> {
+    let mut by_name: Option<HashMap<&str, &Definition>> = None;
+    current
+        .iter()
+        .enumerate()
+        .filter(|(i, def)| {
+            let old = match previous.get(*i) {
+                Some(old) if old.name == def.name => Some(old),
+                _ => by_name
+                    .get_or_insert_with(|| previous.iter().map(|d| (d.name.as_str(), d)).collect())
+                    .get(def.name.as_str())
+                    .copied(),
+            };
+            old.is_none_or(|old| !same(old, def))
+        })
+        .map(|(_, def)| def)
+        .collect()
 }
 
 /// Whether two snapshots of a definition are the same definition. Functions read back from JSON
