@@ -120,12 +120,14 @@ fn finish(
         turns_compressed: counts.turns_compressed,
         tool_calls_total: counts.tool_calls_total,
         tool_calls_shown: counts.tool_calls_shown,
-        tool_calls_dropped: counts.tool_calls_total - counts.tool_calls_shown,
+        tool_calls_dropped: counts
+            .tool_calls_total
+            .saturating_sub(counts.tool_calls_shown),
         prints_total: counts.prints_total,
         prints_shown: counts.prints_shown,
-        prints_dropped: counts.prints_total - counts.prints_shown,
+        prints_dropped: counts.prints_total.saturating_sub(counts.prints_shown),
         failed_turns_shown: counts.failed_shown,
-        failed_turns_collapsed: counts.failed_total - counts.failed_shown,
+        failed_turns_collapsed: counts.failed_total.saturating_sub(counts.failed_shown),
         messages: messages.len(),
         chars: size.chars,
         estimated_tokens: size.tokens,

@@ -85,7 +85,8 @@ fn exploration_shows_samples_and_results() {
 
 // SAM-002, TC-004: a turn printed, so values show types only, tool calls no results, and the
 // output is shown as printed. FMT-006, FMT-010, FMT-014, FMT-015, FMT-017, FMT-018, TRN-007,
-// TRN-009, DEF-009, AMB-007 (`get-inventory()`), TC-001.
+// TRN-009, DEF-008, DEF-009, NS-011 (the prelude grows), AMB-007 (`get-inventory()`), TC-001,
+// MSG-001.
 #[test]
 fn printing_shows_output_instead_of_samples() {
     check_golden(

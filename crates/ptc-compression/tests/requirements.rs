@@ -88,7 +88,8 @@ fn tool_and_data_sections_form_a_stable_prefix() {
     }
 }
 
-// ARC-004: rendering is pure: the same input gives the same bytes, every time.
+// ARC-003, ARC-004: every strategy, behind the one trait, renders purely: the same input gives
+// the same bytes, every time.
 #[test]
 fn rendering_is_deterministic() {
     let fixture = Fixture::new();
@@ -299,7 +300,8 @@ fn return_types_are_found_in_earlier_turns() {
     assert!(text.contains("\n(total [xs ys])\n"), "{text}");
 }
 
-// FMT-009, FMT-010, DEF-003, DEF-004, DEF-005, TYP-011: value lines.
+// FMT-006, FMT-007, FMT-008, FMT-009, FMT-010, DEF-003, DEF-004, DEF-005, TYP-011: function and
+// value lines.
 #[test]
 fn value_lines() {
     let fixture = Fixture::new();
@@ -310,6 +312,12 @@ fn value_lines() {
         documented(value_def("status", kw("active")), "Current\nstatus"),
         value_def("f", function("inc")),
         fn_def("multi", &["[x]", "[x & more]"], None),
+        documented(fn_def("pick", &["[xs]"], None), "Pick the best"),
+        documented(
+            fn_def("rank", &["[xs]"], Some(ValueShape::List(3))),
+            "Rank them",
+        ),
+        fn_def("half", &["[n]"], Some(ValueShape::Float)),
     ];
     let turns = vec![ok(1, "...", Value::Nil).with_memory(memory.clone())];
     let text = SingleUserCoalesced::default()
@@ -337,6 +345,9 @@ fn value_lines() {
             ),
             format!("{}= #fn[...]", pad("f")),
             "(multi [x] [x & more])".to_string(),
+            format!("{}\"Pick the best\"", pad("(pick [xs])")),
+            format!("{}\"Rank them\" -> list[3]", pad("(rank [xs])")),
+            format!("{}-> float", pad("(half [n])")),
         ]
     );
 }
@@ -503,7 +514,8 @@ fn stats_measure_against_the_full_history() {
     }
 }
 
-// API-001, API-002, API-003, API-006: every accepted form normalizes to a strategy and options.
+// API-001, API-002, API-003, API-006, ARC-005 (the default strategy): every accepted form
+// normalizes to a strategy and options.
 #[test]
 fn compression_settings_normalize() {
     let off = CompressionConfig::normalize(None);
