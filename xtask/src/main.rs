@@ -1,3 +1,35 @@
-//! Project automation: `cargo xtask ci`, `cargo xtask bench`.
+//! Project automation, run as `cargo xtask <subcommand>`.
 
-fn main() {}
+mod ci;
+mod conformance;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: cargo xtask <subcommand>
+
+subcommands:
+  ci                                    every check CI runs: fmt, clippy, tests, doc tests, benches compile
+  bench [FILTER]                        run the criterion benchmarks (medians in target/criterion)
+  conformance [--regenerate | --docs]   check (or regenerate) the Clojure conformance corpus";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("ci") => ci::ci(&args[1..]),
+        Some("bench") => ci::bench(&args[1..]),
+        Some("conformance") => conformance::run(&args[1..]),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown subcommand `{other}`\n\n{USAGE}")),
+        None => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -2,9 +2,9 @@
 //! and stats in `tests/golden/*.txt`. Run with `BLESS=1` to rewrite the files after an intended
 //! change, then review the diff.
 
-mod common;
+mod fixtures;
 
-use common::*;
+use fixtures::*;
 use pretty_assertions::assert_eq;
 use ptc_compression::{
     Aggressive, Compression, CompressionConfig, FailedTurns, Limits, PerTurnSummary, RenderOptions,

@@ -1,8 +1,8 @@
 //! Properties every rendering must have, checked across strategies and histories.
 
-mod common;
+mod fixtures;
 
-use common::*;
+use fixtures::*;
 use pretty_assertions::assert_eq;
 use ptc_compression::{
     Aggressive, Compression, CompressionConfig, CompressionOptions, CompressionSetting,

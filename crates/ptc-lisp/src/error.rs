@@ -117,10 +117,21 @@ pub struct Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.pos {
-            Some(pos) => write!(f, "{pos}: {}", self.message),
-            None => f.write_str(&self.message),
+        if let Some(pos) = self.pos {
+            write!(f, "{pos}: ")?;
         }
+        f.write_str(&self.message)?;
+        // The data of an uncaught ex-info is often what explains it.
+        if let Some(data) = &self.data
+            && !matches!(data, Value::Nil)
+        {
+            write!(
+                f,
+                " {}",
+                crate::format::to_clojure(data, Some(10), Some(200)).0
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -2,6 +2,7 @@
 //! loop appends (one per program run), and the `Step` that ends a run.
 
 mod message;
+pub mod wire;
 
 pub use message::{Message, MessageToolCall, Role};
 

@@ -1,13 +1,251 @@
 //! The builtin registry.
+//!
+//! Each builtin is one [`Builtin`] entry: name, arity, signature, one-line doc, an example with
+//! its expected result, and the implementation. The language reference and the agent's system
+//! prompt are generated from these entries, and a test runs every example, so documentation
+//! cannot drift from behaviour. Families live in one file each.
 
-use crate::error::Result;
-use crate::eval::Ctx;
-use crate::value::Value;
+pub(crate) mod coll;
+pub(crate) mod io;
+pub(crate) mod number;
+pub(crate) mod predicate;
+pub(crate) mod seq;
+pub(crate) mod string;
 
-pub type BuiltinFn = fn(&mut Ctx, &[Value]) -> Result<Value>;
+use crate::error::{Error, Result};
+use crate::eval::{Ctx, EvalResult};
+use crate::value::{FnRepr, Function, Value};
+use rustc_hash::FxHashMap;
+use std::sync::{Arc, OnceLock};
 
-/// One builtin function: its name, arity, documentation, example and implementation.
+pub type BuiltinFn = fn(&mut Ctx, &[Value]) -> EvalResult;
+
+/// One builtin function.
 pub struct Builtin {
+    /// The canonical name (`map`, `clojure.string/join`, `Math/floor`).
     pub name: &'static str,
+    pub min_args: u8,
+    /// `None` for variadic builtins.
+    pub max_args: Option<u8>,
+    /// How it is called, e.g. `(get m k)` or `(get m k default)`; several forms separated by
+    /// spaces.
+    pub signature: &'static str,
+    /// One line saying what it does.
+    pub doc: &'static str,
+    /// A program using it ...
+    pub example: &'static str,
+    /// ... and that program's result, as `pr-str` prints it.
+    pub expected: &'static str,
     pub f: BuiltinFn,
+}
+
+impl Builtin {
+    /// Whether `argc` arguments are accepted.
+    pub fn accepts(&self, argc: usize) -> bool {
+        argc >= self.min_args as usize && self.max_args.is_none_or(|max| argc <= max as usize)
+    }
+
+    #[inline]
+    pub fn check_arity(&self, argc: usize) -> Result<()> {
+        if self.accepts(argc) {
+            return Ok(());
+        }
+        let expected = match self.max_args {
+            Some(max) if max == self.min_args => format!("{max}"),
+            Some(max) => format!("{} to {max}", self.min_args),
+            None => format!("at least {}", self.min_args),
+        };
+        Err(Error::arity(format!(
+            "{} called with {argc} argument{}, expects {expected}; usage: {}",
+            self.name,
+            if argc == 1 { "" } else { "s" },
+            self.signature
+        )))
+    }
+}
+
+/// Define a builtin entry: `builtin!("name", arity, function, "(sig)", "doc", "example" => "result")`
+/// where arity is `[n]`, `[min..=max]` or `[min..]`.
+macro_rules! builtin {
+    ($name:literal, [$min:literal], $f:expr, $sig:literal, $doc:literal, $ex:literal => $expected:literal) => {
+        $crate::builtins::Builtin {
+            name: $name,
+            min_args: $min,
+            max_args: Some($min),
+            signature: $sig,
+            doc: $doc,
+            example: $ex,
+            expected: $expected,
+            f: $f,
+        }
+    };
+    ($name:literal, [$min:literal ..= $max:literal], $f:expr, $sig:literal, $doc:literal, $ex:literal => $expected:literal) => {
+        $crate::builtins::Builtin {
+            name: $name,
+            min_args: $min,
+            max_args: Some($max),
+            signature: $sig,
+            doc: $doc,
+            example: $ex,
+            expected: $expected,
+            f: $f,
+        }
+    };
+    ($name:literal, [$min:literal ..], $f:expr, $sig:literal, $doc:literal, $ex:literal => $expected:literal) => {
+        $crate::builtins::Builtin {
+            name: $name,
+            min_args: $min,
+            max_args: None,
+            signature: $sig,
+            doc: $doc,
+            example: $ex,
+            expected: $expected,
+            f: $f,
+        }
+    };
+}
+pub(crate) use builtin;
+
+/// Every family, in the order the reference lists them.
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 6] {
+    [
+        ("Numbers", number::BUILTINS),
+        ("Predicates", predicate::BUILTINS),
+        ("Sequences", seq::BUILTINS),
+        ("Maps and collections", coll::BUILTINS),
+        ("Strings", string::BUILTINS),
+        ("Output and errors", io::BUILTINS),
+    ]
+}
+
+struct Registry {
+    by_name: FxHashMap<&'static str, (&'static Builtin, Function)>,
+}
+
+fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut by_name = FxHashMap::default();
+        for (_, family) in families() {
+            for b in family {
+                let previous = by_name.insert(b.name, (b, Function(Arc::new(FnRepr::Builtin(b)))));
+                assert!(previous.is_none(), "builtin {} is registered twice", b.name);
+            }
+        }
+        Registry { by_name }
+    })
+}
+
+/// The builtin called `name`, accepting the namespace aliases LLMs use: `str/` and `string/`
+/// for `clojure.string/`, `set/` for `clojure.set/`.
+pub fn lookup(name: &str) -> Option<&'static Builtin> {
+    let reg = registry();
+    if let Some((b, _)) = reg.by_name.get(name) {
+        return Some(b);
+    }
+    let (ns, local) = name.split_once('/')?;
+    let canonical = match ns {
+        "str" | "string" | "s" => format!("clojure.string/{local}"),
+        "set" => format!("clojure.set/{local}"),
+        "clojure.core" => local.to_string(),
+        "java.lang.Math" | "StrictMath" => format!("Math/{local}"),
+        _ => return None,
+    };
+    reg.by_name.get(canonical.as_str()).map(|(b, _)| *b)
+}
+
+/// The function value of a builtin (shared, so referring to `inc` allocates nothing).
+pub fn function(b: &'static Builtin) -> Function {
+    match registry().by_name.get(b.name) {
+        Some((_, f)) => f.clone(),
+        None => Function(Arc::new(FnRepr::Builtin(b))),
+    }
+}
+
+/// All builtin names.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    registry().by_name.keys().copied()
+}
+
+/// All builtins, family by family, each family sorted by name.
+pub fn all() -> Vec<(&'static str, Vec<&'static Builtin>)> {
+    families()
+        .into_iter()
+        .map(|(family, builtins)| {
+            let mut list: Vec<&'static Builtin> = builtins.iter().collect();
+            list.sort_by_key(|b| b.name);
+            (family, list)
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument helpers shared by the families
+// ---------------------------------------------------------------------------------------------
+
+/// "got string \"abc\"" for error messages.
+pub(crate) fn got(v: &Value) -> String {
+    match v {
+        Value::Nil => "nil".to_string(),
+        _ => format!("{} {}", v.type_name(), crate::eval::pr_str_short(v)),
+    }
+}
+
+pub(crate) fn expect_int(name: &str, v: &Value) -> Result<i64> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(*f as i64),
+        other => Err(Error::type_error(format!(
+            "{name} expects an integer, got {}",
+            got(other)
+        ))),
+    }
+}
+
+pub(crate) fn expect_str<'v>(name: &str, v: &'v Value) -> Result<&'v str> {
+    match v {
+        Value::Str(s) => Ok(s),
+        other => Err(Error::type_error(format!(
+            "{name} expects a string, got {}",
+            got(other)
+        ))),
+    }
+}
+
+pub(crate) fn expect_fn(name: &str, v: &Value) -> Result<()> {
+    match v {
+        Value::Fn(_)
+        | Value::Keyword(_)
+        | Value::Map(_)
+        | Value::Set(_)
+        | Value::Vector(_)
+        | Value::Var(_) => Ok(()),
+        other => Err(Error::type_error(format!(
+            "{name} expects a function, got {}",
+            got(other)
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aliases_resolve_to_canonical_names() {
+        assert_eq!(lookup("map").map(|b| b.name), Some("map"));
+        assert_eq!(lookup("clojure.core/map").map(|b| b.name), Some("map"));
+        assert!(lookup("no-such-builtin").is_none());
+    }
+
+    #[test]
+    fn every_builtin_is_documented() {
+        for (_, family) in all() {
+            for b in family {
+                assert!(!b.doc.is_empty(), "{} has no doc", b.name);
+                assert!(b.signature.starts_with('('), "{} has no signature", b.name);
+                assert!(!b.example.is_empty(), "{} has no example", b.name);
+            }
+        }
+    }
 }

@@ -1,24 +1,1218 @@
-//! The evaluator.
+//! The evaluator: a tree-walking interpreter over the resolved program ([`ir`]).
+//!
+//! Locals live in one value stack (a call pushes a frame, a return truncates it), so calling a
+//! closure allocates nothing. Every limit is a counter on [`Ctx`]; see [`crate::limits`].
 
-use crate::error::Result;
-use crate::value::Value;
+pub(crate) mod ir;
+mod items;
+
+pub use items::{Cursor, Items, unbounded_error};
+
+use crate::builtins::Builtin;
+use crate::error::{Error, ErrorKind};
+use crate::limits::Limits;
+use crate::namespace::ValueShape;
+use crate::span::Span;
+use crate::tools::{Tool, ToolCallRecord, ToolOutcome};
+use crate::value::{FnRepr, Function, Keyword, Map, Set, Value};
 use arcstr::ArcStr;
+use ir::*;
+use smallvec::SmallVec;
+use std::sync::Arc;
+use std::sync::atomic::Ordering as AtomicOrdering;
+use std::time::{Duration, Instant};
 
-pub struct Ctx {}
+/// Why evaluation stopped early: an error, or one of the program's own exits.
+#[derive(Debug)]
+pub enum Flow {
+    Error(Box<Error>),
+    /// `(return v)`: the program succeeded with `v`.
+    Return(Value),
+    /// `(fail reason)`: the program gave up with `reason`.
+    Fail(Value),
+    /// `recur`: jump back to the innermost loop or function head (never escapes a function).
+    Recur,
+}
 
+impl From<Error> for Flow {
+    fn from(e: Error) -> Flow {
+        Flow::Error(Box::new(e))
+    }
+}
+
+/// The result type of evaluation and of every builtin.
+pub type EvalResult<T = Value> = Result<T, Flow>;
+
+/// A `fn`/`defn` closure: its code and the values it captured.
 pub struct Closure {
-    name: Option<ArcStr>,
+    pub(crate) lambda: Arc<Lambda>,
+    pub(crate) captures: Arc<[Value]>,
+    /// The `letfn` group the closure belongs to, so it can reach its siblings.
+    pub(crate) group: Option<Arc<[Arc<Lambda>]>>,
 }
 
 impl Closure {
     pub fn name(&self) -> Option<&str> {
-        self.name.as_deref()
+        self.lambda.name.as_deref()
+    }
+
+    /// Each arity's parameter vector as written (`["[x]", "[x y]"]`).
+    pub fn params(&self) -> Vec<String> {
+        self.lambda
+            .arities
+            .iter()
+            .map(|a| a.params_text.clone())
+            .collect()
+    }
+
+    /// The shape of the value this closure most recently returned.
+    pub fn last_return(&self) -> Option<ValueShape> {
+        unpack_shape(self.lambda.last_return.load(AtomicOrdering::Relaxed))
     }
 }
 
-pub type NativeBody = dyn Fn(&mut Ctx, &[Value]) -> Result<Value> + Send + Sync;
+/// The body of a function made by a builtin (`comp`, `partial`, ...).
+pub type NativeBody = dyn Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync;
 
 pub struct NativeFn {
     pub name: ArcStr,
     pub f: Box<NativeBody>,
+}
+
+impl Function {
+    /// A function value implemented in Rust, e.g. the result of `(partial + 1)`.
+    pub fn native(
+        name: &str,
+        f: impl Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync + 'static,
+    ) -> Function {
+        Function(Arc::new(FnRepr::Native(NativeFn {
+            name: ArcStr::from(name),
+            f: Box::new(f),
+        })))
+    }
+}
+
+/// One user definition slot.
+#[derive(Clone)]
+pub(crate) struct Binding {
+    pub name: ArcStr,
+    /// `None` while declared but not yet defined.
+    pub value: Option<Value>,
+    pub doc: Option<ArcStr>,
+    pub params: Vec<String>,
+    /// When the name was first defined (definition order, DEF-009).
+    pub order: u64,
+}
+
+/// The state of one run: value stack, user definitions, limit counters and what the program
+/// printed and which tools it called.
+pub struct Ctx {
+    stack: Vec<Value>,
+    base: usize,
+    pub(crate) globals: Arc<Vec<Binding>>,
+    pub(crate) next_order: u64,
+    limits: Arc<Limits>,
+    steps: u64,
+    next_check: u64,
+    started: Instant,
+    /// Time spent inside tools, which does not count against [`Limits::timeout`].
+    tool_time: Duration,
+    depth: usize,
+    memory: usize,
+    output_bytes: usize,
+    pub(crate) prints: Vec<String>,
+    pub(crate) tool_calls: Vec<ToolCallRecord>,
+    /// Set on `pmap`/`pcalls` workers, where `def` is refused.
+    worker: bool,
+}
+
+const CLOCK_INTERVAL: u64 = 4096;
+/// Native stack kept free before a call grows the stack onto the heap.
+const STACK_RED_ZONE: usize = 128 * 1024;
+const STACK_GROW_BY: usize = 2 * 1024 * 1024;
+
+pub(crate) struct Env<'a> {
+    pub captures: &'a Arc<[Value]>,
+    pub self_fn: Option<&'a Function>,
+    pub group: Option<&'a Arc<[Arc<Lambda>]>>,
+}
+
+impl Ctx {
+    pub(crate) fn new(limits: Arc<Limits>, globals: Arc<Vec<Binding>>, next_order: u64) -> Ctx {
+        let next_check = CLOCK_INTERVAL.min(limits.max_steps);
+        Ctx {
+            stack: Vec::with_capacity(256),
+            base: 0,
+            globals,
+            next_order,
+            limits,
+            steps: 0,
+            next_check,
+            started: Instant::now(),
+            tool_time: Duration::ZERO,
+            depth: 0,
+            memory: 0,
+            output_bytes: 0,
+            prints: Vec::new(),
+            tool_calls: Vec::new(),
+            worker: false,
+        }
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Steps taken so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Bytes charged to the memory budget so far.
+    pub fn memory_used(&self) -> usize {
+        self.memory
+    }
+
+    /// Evaluation time so far, not counting time spent in tools.
+    pub fn eval_time(&self) -> Duration {
+        self.started.elapsed().saturating_sub(self.tool_time)
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Limits
+    // -----------------------------------------------------------------------------------------
+
+    /// Count one evaluation step.
+    #[inline]
+    pub fn tick(&mut self) -> Result<(), Error> {
+        self.steps += 1;
+        if self.steps >= self.next_check {
+            self.check_budget()?;
+        }
+        Ok(())
+    }
+
+    /// Count `n` steps of bulk work done by a builtin (sorting, copying, ...).
+    #[inline]
+    pub fn tick_n(&mut self, n: usize) -> Result<(), Error> {
+        self.steps = self.steps.saturating_add(n as u64);
+        if self.steps >= self.next_check {
+            self.check_budget()?;
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn check_budget(&mut self) -> Result<(), Error> {
+        if self.steps >= self.limits.max_steps {
+            return Err(Error::new(
+                ErrorKind::StepLimit,
+                format!(
+                    "step limit exceeded: the program took more than {} evaluation steps; \
+                     look for an infinite loop or process less data per turn",
+                    self.limits.max_steps
+                ),
+            ));
+        }
+        if self.eval_time() > self.limits.timeout {
+            return Err(Error::new(
+                ErrorKind::Timeout,
+                format!(
+                    "timeout: the program ran longer than {} ms; look for an infinite loop or \
+                     process less data per turn",
+                    self.limits.timeout.as_millis()
+                ),
+            ));
+        }
+        self.next_check = (self.steps + CLOCK_INTERVAL).min(self.limits.max_steps.max(1));
+        Ok(())
+    }
+
+    /// Charge `bytes` to the memory budget.
+    #[inline]
+    pub fn charge(&mut self, bytes: usize) -> Result<(), Error> {
+        self.memory = self.memory.saturating_add(bytes);
+        if self.memory > self.limits.max_memory_bytes {
+            return Err(Error::memory_limit(self.limits.max_memory_bytes));
+        }
+        Ok(())
+    }
+
+    /// Charge for `n` new collection slots.
+    #[inline]
+    pub fn charge_items(&mut self, n: usize) -> Result<(), Error> {
+        self.charge(n.saturating_mul(std::mem::size_of::<Value>()))
+    }
+
+    /// Refuse values nested deeper than [`Limits::max_value_depth`].
+    #[inline]
+    pub fn check_depth(&self, value: &Value) -> Result<(), Error> {
+        if value.depth() > self.limits.max_value_depth {
+            return Err(Error::new(
+                ErrorKind::DepthLimit,
+                format!(
+                    "value nested deeper than {} levels; build flatter data",
+                    self.limits.max_value_depth
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Output and tools
+    // -----------------------------------------------------------------------------------------
+
+    /// Record one `println` entry (cut at [`Limits::max_print_chars`], TRN-011).
+    pub fn emit_print(&mut self, mut text: String) -> Result<(), Error> {
+        let max = self.limits.max_print_chars;
+        if let Some((cut, _)) = text.char_indices().nth(max) {
+            text.truncate(cut);
+            text.push_str("...");
+        }
+        self.output_bytes = self.output_bytes.saturating_add(text.len());
+        if self.output_bytes > self.limits.max_output_bytes {
+            return Err(Error::new(
+                ErrorKind::OutputLimit,
+                format!(
+                    "output limit exceeded: the program printed more than {} bytes; print \
+                     samples or counts instead of whole collections",
+                    self.limits.max_output_bytes
+                ),
+            ));
+        }
+        self.prints.push(text);
+        Ok(())
+    }
+
+    /// Call host tool `name` and record the call.
+    pub fn call_tool(
+        &mut self,
+        name: &ArcStr,
+        tool: &Arc<dyn Tool>,
+        args: Vec<Value>,
+    ) -> EvalResult {
+        if self.tool_calls.len() >= self.limits.max_tool_calls {
+            return Err(Error::new(
+                ErrorKind::ToolCallLimit,
+                format!(
+                    "tool call limit exceeded: a program may call tools at most {} times; \
+                     batch the work or continue in the next turn",
+                    self.limits.max_tool_calls
+                ),
+            )
+            .into());
+        }
+        let start = Instant::now();
+        let outcome = invoke_tool(tool, &args, self.limits.tool_timeout);
+        let elapsed = start.elapsed();
+        self.tool_time += elapsed;
+        let duration_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+        match outcome {
+            Ok(value) => {
+                self.charge(value.estimated_size())?;
+                self.tool_calls.push(ToolCallRecord {
+                    name: name.to_string(),
+                    args,
+                    result: ToolOutcome::Ok(value.clone()),
+                    duration_us,
+                });
+                Ok(value)
+            }
+            Err(message) => {
+                let err = Error::new(ErrorKind::Tool, format!("tool/{name} failed: {message}"));
+                self.tool_calls.push(ToolCallRecord {
+                    name: name.to_string(),
+                    args,
+                    result: ToolOutcome::Error(message),
+                    duration_us,
+                });
+                Err(err.into())
+            }
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Parallel workers (pmap, pcalls)
+    // -----------------------------------------------------------------------------------------
+
+    /// A context for a worker thread: same definitions and limits; a `1/share` part of the
+    /// remaining step and memory budgets, so workers together stay within the run's budget.
+    pub fn fork(&self, share: usize) -> Ctx {
+        let share = share.max(1) as u64;
+        let mut limits = (*self.limits).clone();
+        limits.max_steps = self.limits.max_steps.saturating_sub(self.steps) / share;
+        limits.max_memory_bytes =
+            self.limits.max_memory_bytes.saturating_sub(self.memory) / share as usize;
+        limits.max_tool_calls = self
+            .limits
+            .max_tool_calls
+            .saturating_sub(self.tool_calls.len());
+        limits.max_output_bytes = self
+            .limits
+            .max_output_bytes
+            .saturating_sub(self.output_bytes);
+        limits.timeout = self.limits.timeout.saturating_sub(self.eval_time());
+        let mut child = Ctx::new(Arc::new(limits), self.globals.clone(), self.next_order);
+        child.worker = true;
+        child.depth = self.depth;
+        child
+    }
+
+    /// Take back a finished worker's records and counters (call in a deterministic order).
+    pub fn join(&mut self, child: Ctx) -> Result<(), Error> {
+        self.steps = self.steps.saturating_add(child.steps);
+        self.tool_time += child.tool_time;
+        self.charge(child.memory)?;
+        for text in child.prints {
+            self.emit_print(text)?;
+        }
+        if self.tool_calls.len() + child.tool_calls.len() > self.limits.max_tool_calls {
+            return Err(Error::new(
+                ErrorKind::ToolCallLimit,
+                format!(
+                    "tool call limit exceeded: a program may call tools at most {} times",
+                    self.limits.max_tool_calls
+                ),
+            ));
+        }
+        self.tool_calls.extend(child.tool_calls);
+        self.check_budget()
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Calling
+    // -----------------------------------------------------------------------------------------
+
+    /// Call any callable value: a function, keyword, map, set, vector or var.
+    pub fn apply(&mut self, f: &Value, args: &[Value]) -> EvalResult {
+        match f {
+            Value::Fn(func) => self.apply_fn(func, args),
+            Value::Keyword(k) => match args {
+                [m] => Ok(get_key(m, &Value::Keyword(k.clone())).unwrap_or_default()),
+                [m, default] => {
+                    Ok(get_key(m, &Value::Keyword(k.clone())).unwrap_or_else(|| default.clone()))
+                }
+                _ => Err(arity_error(&format!(":{}", k.as_str()), args.len(), "1 or 2").into()),
+            },
+            Value::Map(m) => match args {
+                [k] => Ok(lookup(m, k).cloned().unwrap_or_default()),
+                [k, default] => Ok(lookup(m, k).cloned().unwrap_or_else(|| default.clone())),
+                _ => Err(arity_error("a map", args.len(), "1 or 2").into()),
+            },
+            Value::Set(s) => match args {
+                [x] => Ok(s.get(x).cloned().unwrap_or_default()),
+                [x, default] => Ok(s.get(x).cloned().unwrap_or_else(|| default.clone())),
+                _ => Err(arity_error("a set", args.len(), "1 or 2").into()),
+            },
+            Value::Vector(v) => match args {
+                [Value::Int(i)] => usize::try_from(*i)
+                    .ok()
+                    .and_then(|i| v.get(i))
+                    .cloned()
+                    .ok_or_else(|| {
+                        Error::index(format!(
+                            "index {i} out of bounds for a vector of {} items",
+                            v.len()
+                        ))
+                        .into()
+                    }),
+                [other] => Err(Error::type_error(format!(
+                    "a vector called as a function needs an integer index, got {}",
+                    other.type_name()
+                ))
+                .into()),
+                _ => Err(arity_error("a vector", args.len(), "1").into()),
+            },
+            Value::Var(sym) => {
+                let value = self
+                    .globals
+                    .iter()
+                    .find(|b| b.name.as_str() == sym.name())
+                    .and_then(|b| b.value.clone());
+                match value {
+                    Some(v) => self.apply(&v, args),
+                    None => Err(Error::new(
+                        ErrorKind::UndefinedSymbol,
+                        format!("#'{} is not defined", sym.as_str()),
+                    )
+                    .into()),
+                }
+            }
+            other => Err(Error::type_error(format!(
+                "{} is not a function: {} cannot be called",
+                pr_str_short(other),
+                other.type_name()
+            ))
+            .into()),
+        }
+    }
+
+    pub fn apply_fn(&mut self, func: &Function, args: &[Value]) -> EvalResult {
+        match func.repr() {
+            FnRepr::Builtin(b) => self.call_builtin(b, args),
+            FnRepr::Closure(c) => self.call_closure(func, c, args),
+            FnRepr::Native(n) => {
+                self.tick()?;
+                (n.f)(self, args)
+            }
+            FnRepr::Opaque(text) => Err(Error::type_error(format!(
+                "{text} was read back from a printed value and cannot be called"
+            ))
+            .into()),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn call_builtin(&mut self, b: &'static Builtin, args: &[Value]) -> EvalResult {
+        b.check_arity(args.len())?;
+        self.tick()?;
+        let value = (b.f)(self, args)?;
+        self.check_depth(&value)?;
+        Ok(value)
+    }
+
+    fn call_closure(&mut self, func: &Function, c: &Closure, args: &[Value]) -> EvalResult {
+        let Some(arity) = c.lambda.arity_for(args.len()) else {
+            return Err(closure_arity_error(&c.lambda, args.len()).into());
+        };
+        if self.depth >= self.limits.max_call_depth {
+            return Err(Error::new(
+                ErrorKind::DepthLimit,
+                format!(
+                    "recursion too deep: more than {} nested calls; use loop/recur or reduce \
+                     instead of deep recursion",
+                    self.limits.max_call_depth
+                ),
+            )
+            .into());
+        }
+        self.tick()?;
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, || {
+            let new_base = self.stack.len();
+            self.stack.extend_from_slice(&args[..arity.fixed]);
+            if arity.variadic {
+                let rest = &args[arity.fixed..];
+                self.stack.push(if rest.is_empty() {
+                    Value::Nil
+                } else {
+                    Value::list(rest.iter().cloned())
+                });
+            }
+            self.stack
+                .resize(new_base + arity.frame_size as usize, Value::Nil);
+            let saved_base = self.base;
+            self.base = new_base;
+            self.depth += 1;
+            let env = Env {
+                captures: &c.captures,
+                self_fn: Some(func),
+                group: c.group.as_ref(),
+            };
+            let result = self.run_body(&arity.body, &env);
+            self.stack.truncate(new_base);
+            self.base = saved_base;
+            self.depth -= 1;
+            if let Ok(v) = &result {
+                c.lambda
+                    .last_return
+                    .store(pack_shape(ValueShape::of(v)), AtomicOrdering::Relaxed);
+            }
+            result
+        })
+    }
+
+    /// Run a function or loop body, jumping back to its head on `recur`.
+    fn run_body(&mut self, body: &Expr, env: &Env) -> EvalResult {
+        loop {
+            match self.eval(body, env) {
+                Err(Flow::Recur) => self.tick()?,
+                other => return other,
+            }
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Evaluation
+    // -----------------------------------------------------------------------------------------
+
+    pub(crate) fn run_top(&mut self, body: &Expr, frame_size: u32) -> EvalResult {
+        self.stack.clear();
+        self.base = 0;
+        self.stack.resize(frame_size as usize, Value::Nil);
+        let captures: Arc<[Value]> = Arc::from(Vec::new());
+        let env = Env {
+            captures: &captures,
+            self_fn: None,
+            group: None,
+        };
+        self.eval(body, &env)
+    }
+
+    #[inline]
+    fn slot(&mut self, slot: Slot) -> &mut Value {
+        &mut self.stack[self.base + slot as usize]
+    }
+
+    /// `eval`, with locals and constants (most operands) read without a call.
+    #[inline(always)]
+    fn operand(&mut self, expr: &Expr, env: &Env) -> EvalResult {
+        match expr {
+            Expr::Local(s) => Ok(self.stack[self.base + *s as usize].clone()),
+            Expr::Const(v) => Ok(v.clone()),
+            _ => self.eval(expr, env),
+        }
+    }
+
+    pub(crate) fn eval(&mut self, expr: &Expr, env: &Env) -> EvalResult {
+        match expr {
+            Expr::Const(v) => Ok(v.clone()),
+            Expr::Local(s) => Ok(self.stack[self.base + *s as usize].clone()),
+            Expr::Capture(i) => Ok(env.captures[*i as usize].clone()),
+            Expr::Global {
+                slot,
+                name,
+                fallback,
+                span,
+            } => match &self.globals[*slot as usize].value {
+                Some(v) => Ok(v.clone()),
+                None => match fallback {
+                    Some(e) => self.eval(e, env),
+                    None => Err(Error::at(
+                        ErrorKind::UndefinedSymbol,
+                        *span,
+                        format!(
+                            "{name} is declared but has no value yet: define it with def \
+                             before using it"
+                        ),
+                    )
+                    .into()),
+                },
+            },
+            Expr::If(b) => {
+                if self.operand(&b.0, env)?.truthy() {
+                    self.eval(&b.1, env)
+                } else {
+                    self.eval(&b.2, env)
+                }
+            }
+            Expr::Do(exprs) => {
+                let (last, init) = exprs.split_last().expect("do bodies are never empty");
+                for e in init {
+                    self.eval(e, env)?;
+                }
+                self.eval(last, env)
+            }
+            Expr::Let(bindings, body) => {
+                for (slot, e) in bindings.iter() {
+                    let v = self.eval(e, env)?;
+                    *self.slot(*slot) = v;
+                }
+                self.eval(body, env)
+            }
+            Expr::Recur(args, slots) => {
+                // All arguments are evaluated before any slot is assigned.
+                match (&args[..], &slots[..]) {
+                    ([a], [sa]) => {
+                        let a = self.operand(a, env)?;
+                        *self.slot(*sa) = a;
+                    }
+                    ([a, b], [sa, sb]) => {
+                        let a = self.operand(a, env)?;
+                        let b = self.operand(b, env)?;
+                        *self.slot(*sa) = a;
+                        *self.slot(*sb) = b;
+                    }
+                    _ => {
+                        let mut values: SmallVec<[Value; 4]> = SmallVec::with_capacity(args.len());
+                        for e in args.iter() {
+                            values.push(self.operand(e, env)?);
+                        }
+                        for (slot, v) in slots.iter().zip(values) {
+                            *self.slot(*slot) = v;
+                        }
+                    }
+                }
+                Err(Flow::Recur)
+            }
+            Expr::CallBuiltin(c) => {
+                let args = self.eval_args(&c.args, env)?;
+                self.call_builtin(c.builtin, &args)
+                    .map_err(|f| with_span(f, c.span))
+            }
+            Expr::Op1(o) => {
+                let v = self.operand(&o.arg, env)?;
+                if let Value::Int(x) = v {
+                    let fast = match o.op {
+                        Op1::Inc => x.checked_add(1).map(Value::Int),
+                        Op1::Dec => x.checked_sub(1).map(Value::Int),
+                        Op1::Zero => Some(Value::Bool(x == 0)),
+                    };
+                    if let Some(result) = fast {
+                        return Ok(result);
+                    }
+                }
+                self.call_builtin(o.builtin, &[v])
+                    .map_err(|f| with_span(f, o.span))
+            }
+            Expr::Op2(o) => {
+                let a = self.operand(&o.left, env)?;
+                let b = self.operand(&o.right, env)?;
+                if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
+                    let fast = match o.op {
+                        Op2::Add => x.checked_add(*y).map(Value::Int),
+                        Op2::Sub => x.checked_sub(*y).map(Value::Int),
+                        Op2::Mul => x.checked_mul(*y).map(Value::Int),
+                        Op2::Lt => Some(Value::Bool(x < y)),
+                        Op2::Gt => Some(Value::Bool(x > y)),
+                        Op2::Le => Some(Value::Bool(x <= y)),
+                        Op2::Ge => Some(Value::Bool(x >= y)),
+                        Op2::Eq => Some(Value::Bool(x == y)),
+                    };
+                    if let Some(result) = fast {
+                        return Ok(result);
+                    }
+                }
+                self.call_builtin(o.builtin, &[a, b])
+                    .map_err(|f| with_span(f, o.span))
+            }
+            Expr::Call(c) => {
+                let f = self.eval(&c.callee, env)?;
+                let args = self.eval_args(&c.args, env)?;
+                self.apply(&f, &args).map_err(|f| with_span(f, c.span))
+            }
+            Expr::KeywordGet(k) => {
+                let (key, target, default, span) = &**k;
+                let target = self.eval(target, env)?;
+                let key = Value::Keyword(key.clone());
+                match get_key(&target, &key) {
+                    Some(v) => Ok(v),
+                    None => match default {
+                        Some(d) => self.eval(d, env).map_err(|f| with_span(f, *span)),
+                        None => Ok(Value::Nil),
+                    },
+                }
+            }
+            Expr::And(exprs) => {
+                let mut last = Value::Bool(true);
+                for e in exprs.iter() {
+                    last = self.eval(e, env)?;
+                    if !last.truthy() {
+                        return Ok(last);
+                    }
+                }
+                Ok(last)
+            }
+            Expr::Or(exprs) => {
+                let mut last = Value::Nil;
+                for e in exprs.iter() {
+                    last = self.eval(e, env)?;
+                    if last.truthy() {
+                        return Ok(last);
+                    }
+                }
+                Ok(last)
+            }
+            _ => self.eval_cold(expr, env),
+        }
+    }
+
+    /// The forms that are rarely in a hot loop, kept out of `eval` so its frame stays small.
+    #[inline(never)]
+    fn eval_cold(&mut self, expr: &Expr, env: &Env) -> EvalResult {
+        match expr {
+            Expr::SelfFn => Ok(env
+                .self_fn
+                .map(|f| Value::Fn(f.clone()))
+                .unwrap_or_default()),
+            Expr::LetfnSibling(j) => Ok(sibling(env, *j)),
+            Expr::Raise(err) => Err(Flow::Error(err.clone())),
+            Expr::Loop(l) => {
+                for (slot, e) in l.slots.iter().zip(l.inits.iter()) {
+                    let v = self.eval(e, env)?;
+                    *self.slot(*slot) = v;
+                }
+                self.run_body(&l.body, env)
+                    .map_err(|f| with_span(f, l.span))
+            }
+            Expr::MakeFn(lambda) => {
+                let captures = self.capture(&lambda.captures, env);
+                self.charge_items(captures.len() + 2)?;
+                Ok(Value::Fn(Function(Arc::new(FnRepr::Closure(Closure {
+                    lambda: lambda.clone(),
+                    captures,
+                    group: None,
+                })))))
+            }
+            Expr::Letfn(l) => {
+                let captures = self.capture(&l.captures, env);
+                for (j, slot) in l.slots.iter().enumerate() {
+                    let f = Value::Fn(Function(Arc::new(FnRepr::Closure(Closure {
+                        lambda: l.lambdas[j].clone(),
+                        captures: captures.clone(),
+                        group: Some(l.lambdas.clone()),
+                    }))));
+                    *self.slot(*slot) = f;
+                }
+                self.eval(&l.body, env)
+            }
+            Expr::Def(d) => self.eval_def(d, env),
+            Expr::Try(t) => self.eval_try(t, env),
+            Expr::Throw(e, span) => {
+                let v = self.eval(e, env)?;
+                Err(throw_value(v).or_span(*span).into())
+            }
+            Expr::Return(e) => {
+                let v = self.eval(e, env)?;
+                Err(Flow::Return(v))
+            }
+            Expr::Fail(e) => {
+                let v = self.eval(e, env)?;
+                Err(Flow::Fail(v))
+            }
+            Expr::Case(c) => {
+                let subject = self.eval(&c.subject, env)?;
+                match c.table.get(&subject) {
+                    Some(&i) => self.eval(&c.branches[i], env),
+                    None => match &c.default {
+                        Some(d) => self.eval(d, env),
+                        None => Err(Error::at(
+                            ErrorKind::Argument,
+                            c.span,
+                            format!(
+                                "no case clause matches {}; add a default expression at the end",
+                                pr_str_short(&subject)
+                            ),
+                        )
+                        .into()),
+                    },
+                }
+            }
+            Expr::Vector(items) => {
+                self.charge_items(items.len())?;
+                let mut out = crate::value::Seq::new();
+                for e in items.iter() {
+                    out.push_back(self.eval(e, env)?);
+                }
+                let v = Value::Vector(out);
+                self.check_depth(&v)?;
+                Ok(v)
+            }
+            Expr::Map(pairs) => {
+                self.charge_items(pairs.len() * 2)?;
+                let mut out = Map::new();
+                for (k, v) in pairs.iter() {
+                    let k = self.eval(k, env)?;
+                    let v = self.eval(v, env)?;
+                    out.assoc_mut(k, v);
+                }
+                let v = Value::Map(out);
+                self.check_depth(&v)?;
+                Ok(v)
+            }
+            Expr::Set(items) => {
+                self.charge_items(items.len())?;
+                let mut out = Set::new();
+                for e in items.iter() {
+                    out.insert_mut(self.eval(e, env)?);
+                }
+                let v = Value::Set(out);
+                self.check_depth(&v)?;
+                Ok(v)
+            }
+            Expr::For(f) => {
+                let mut out = Vec::new();
+                self.eval_for(f, 0, env, &mut out)?;
+                if f.collect {
+                    self.charge_items(out.len())?;
+                    let v = Value::list(out);
+                    self.check_depth(&v)?;
+                    Ok(v)
+                } else {
+                    Ok(Value::Nil)
+                }
+            }
+            _ => unreachable!("eval handles every other expression"),
+        }
+    }
+
+    #[inline]
+    fn eval_args(&mut self, args: &[Expr], env: &Env) -> EvalResult<SmallVec<[Value; 4]>> {
+        let mut values = SmallVec::with_capacity(args.len());
+        for e in args {
+            values.push(self.operand(e, env)?);
+        }
+        Ok(values)
+    }
+
+    fn capture(&self, from: &[CaptureFrom], env: &Env) -> Arc<[Value]> {
+        from.iter()
+            .map(|c| match c {
+                CaptureFrom::Local(s) => self.stack[self.base + *s as usize].clone(),
+                CaptureFrom::Capture(i) => env.captures[*i as usize].clone(),
+                CaptureFrom::SelfFn => env
+                    .self_fn
+                    .map(|f| Value::Fn(f.clone()))
+                    .unwrap_or_default(),
+                CaptureFrom::LetfnSibling(j) => sibling(env, *j),
+            })
+            .collect()
+    }
+
+    fn eval_def(&mut self, d: &DefExpr, env: &Env) -> EvalResult {
+        if self.worker {
+            return Err(Error::unsupported(format!(
+                "def of {} inside pmap/pcalls is not supported: define it before the parallel \
+                 call",
+                d.name
+            ))
+            .into());
+        }
+        let value = match &d.value {
+            Some(e) => Some(self.eval(e, env)?),
+            None => None,
+        };
+        let globals = Arc::make_mut(&mut self.globals);
+        let binding = &mut globals[d.slot as usize];
+        if binding.order == u64::MAX && value.is_some() {
+            binding.order = self.next_order;
+            self.next_order += 1;
+        }
+        if value.is_some() || binding.value.is_none() {
+            binding.doc = d.doc.clone();
+            binding.params = d.params.clone();
+        }
+        if let Some(v) = value {
+            binding.value = Some(v);
+        }
+        Ok(Value::Var(crate::value::Symbol::new(&d.name)))
+    }
+
+    fn eval_try(&mut self, t: &TryExpr, env: &Env) -> EvalResult {
+        // Calls restore the stack, base and depth as they unwind, so the frame is intact here.
+        let mut result = self.eval(&t.body, env);
+        if let Err(Flow::Error(err)) = &result
+            && is_catchable(err)
+            && let Some(c) = t.catches.iter().find(|c| catch_matches(&c.filter, err))
+        {
+            let exception = exception_value(err);
+            *self.slot(c.slot) = exception;
+            result = self.eval(&c.body, env);
+        }
+        if let Some(finally) = &t.finally {
+            self.eval(finally, env)?;
+        }
+        result
+    }
+
+    fn eval_for(
+        &mut self,
+        f: &ForExpr,
+        i: usize,
+        env: &Env,
+        out: &mut Vec<Value>,
+    ) -> EvalResult<bool> {
+        // Returns false when a `:while` clause stopped the enclosing binding.
+        let Some(clause) = f.clauses.get(i) else {
+            self.tick()?;
+            let v = self.eval(&f.body, env)?;
+            if f.collect {
+                out.push(v);
+            }
+            return Ok(true);
+        };
+        match clause {
+            ForClause::Each {
+                slot,
+                coll,
+                destructure,
+            } => {
+                let coll = self.eval(coll, env)?;
+                let mut items = Items::new(&coll)?;
+                while let Some(item) = items.next(self)? {
+                    *self.slot(*slot) = item.into_owned();
+                    for (s, e) in destructure.iter() {
+                        let v = self.eval(e, env)?;
+                        *self.slot(*s) = v;
+                    }
+                    if !self.eval_for(f, i + 1, env, out)? {
+                        break;
+                    }
+                }
+                Ok(true)
+            }
+            ForClause::Let(bindings) => {
+                for (s, e) in bindings.iter() {
+                    let v = self.eval(e, env)?;
+                    *self.slot(*s) = v;
+                }
+                self.eval_for(f, i + 1, env, out)
+            }
+            ForClause::When(test) => {
+                if self.eval(test, env)?.truthy() {
+                    self.eval_for(f, i + 1, env, out)
+                } else {
+                    Ok(true)
+                }
+            }
+            ForClause::While(test) => {
+                if self.eval(test, env)?.truthy() {
+                    self.eval_for(f, i + 1, env, out)
+                } else {
+                    Ok(false)
+                }
+            }
+        }
+    }
+}
+
+/// Sibling `j` of the running closure's letfn group, as a function value.
+fn sibling(env: &Env, j: u32) -> Value {
+    match env.group {
+        Some(group) => Value::Fn(Function(Arc::new(FnRepr::Closure(Closure {
+            lambda: group[j as usize].clone(),
+            captures: env.captures.clone(),
+            group: Some(group.clone()),
+        })))),
+        None => Value::Nil,
+    }
+}
+
+fn with_span(flow: Flow, span: Span) -> Flow {
+    match flow {
+        Flow::Error(mut e) => {
+            if e.span.is_none() {
+                e.span = Some(span);
+            }
+            Flow::Error(e)
+        }
+        other => other,
+    }
+}
+
+/// Run a tool, turning panics and (when a timeout is set) hangs into error messages.
+fn invoke_tool(
+    tool: &Arc<dyn Tool>,
+    args: &[Value],
+    timeout: Option<Duration>,
+) -> Result<Value, String> {
+    fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+        let text = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        format!("the tool panicked: {text}")
+    }
+    let Some(timeout) = timeout else {
+        return match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.call(args))) {
+            Ok(result) => result.map_err(|e| e.message),
+            Err(payload) => Err(panic_message(payload)),
+        };
+    };
+    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+    let tool = tool.clone();
+    let owned_args = args.to_vec();
+    let spawned = std::thread::Builder::new()
+        .name("ptc-tool".into())
+        .spawn(move || {
+            let result =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.call(&owned_args)));
+            let _ = sender.send(result);
+        });
+    if let Err(e) = spawned {
+        return Err(format!("could not start the tool call: {e}"));
+    }
+    match receiver.recv_timeout(timeout) {
+        Ok(Ok(result)) => result.map_err(|e| e.message),
+        Ok(Err(payload)) => Err(panic_message(payload)),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(format!(
+            "no answer within {} ms (the call was abandoned)",
+            timeout.as_millis()
+        )),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            Err("the tool stopped without an answer".to_string())
+        }
+    }
+}
+
+/// Limits end the run: a program cannot catch them.
+fn is_catchable(err: &Error) -> bool {
+    !err.kind.is_limit()
+}
+
+fn catch_matches(filter: &CatchFilter, err: &Error) -> bool {
+    match filter {
+        CatchFilter::Any => true,
+        CatchFilter::ExInfo => err.kind == ErrorKind::Thrown && err.data.is_some(),
+        CatchFilter::Kinds(kinds) => kinds.contains(&err.kind),
+    }
+}
+
+/// The value a `catch` binds: a map with `:message`, `:kind` and, for `ex-info`, `:data`.
+pub(crate) fn exception_value(err: &Error) -> Value {
+    let mut m = Map::new();
+    m.assoc_mut(Value::keyword("message"), Value::string(&err.message));
+    m.assoc_mut(Value::keyword("kind"), Value::keyword(err.kind.as_str()));
+    if let Some(data) = &err.data {
+        m.assoc_mut(Value::keyword("data"), data.clone());
+    }
+    m.assoc_mut(Value::keyword(EXCEPTION_MARKER), Value::Bool(true));
+    Value::Map(m)
+}
+
+/// Key marking a map as a caught exception (so `throw` can rethrow it as it was).
+pub(crate) const EXCEPTION_MARKER: &str = "ptc/exception";
+
+/// The error a `(throw v)` raises.
+pub(crate) fn throw_value(v: Value) -> Error {
+    if let Value::Map(m) = &v
+        && m.contains_key(&Value::keyword(EXCEPTION_MARKER))
+    {
+        let message = m
+            .get(&Value::keyword("message"))
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let data = m.get(&Value::keyword("data")).cloned();
+        let kind = m
+            .get(&Value::keyword("kind"))
+            .and_then(|k| match k {
+                Value::Keyword(k) => kind_from_str(k.as_str()),
+                _ => None,
+            })
+            .unwrap_or(ErrorKind::Thrown);
+        let mut err = Error::new(kind, message);
+        err.data = data;
+        return err;
+    }
+    Error::new(
+        ErrorKind::Type,
+        format!(
+            "throw needs an exception made with (ex-info \"message\" {{...}}), got {}",
+            v.type_name()
+        ),
+    )
+}
+
+fn kind_from_str(s: &str) -> Option<ErrorKind> {
+    use ErrorKind::*;
+    [
+        Parse,
+        Syntax,
+        Arity,
+        Type,
+        Argument,
+        Index,
+        Arithmetic,
+        UndefinedSymbol,
+        AmbiguousReference,
+        Tool,
+        Unsupported,
+        Thrown,
+    ]
+    .into_iter()
+    .find(|k| k.as_str() == s)
+}
+
+/// `get` with the key leniency JSON data needs: a keyword also finds the string key of the same
+/// name, and a string finds the keyword.
+pub fn lookup<'a>(m: &'a Map, key: &Value) -> Option<&'a Value> {
+    if let Some(v) = m.get(key) {
+        return Some(v);
+    }
+    match key {
+        Value::Keyword(k) => m.get(&Value::string(k.as_str())),
+        Value::Str(s) => m.get(&Value::Keyword(Keyword::new(s))),
+        _ => None,
+    }
+}
+
+/// `(get coll key)` for any collection (nil for everything else, as in Clojure).
+pub fn get_key(coll: &Value, key: &Value) -> Option<Value> {
+    match coll {
+        Value::Map(m) => lookup(m, key).cloned(),
+        Value::Set(s) => s.get(key).cloned(),
+        Value::Vector(v) => match key {
+            Value::Int(i) => usize::try_from(*i).ok().and_then(|i| v.get(i)).cloned(),
+            _ => None,
+        },
+        Value::Str(s) => match key {
+            Value::Int(i) => usize::try_from(*i)
+                .ok()
+                .and_then(|i| s.chars().nth(i))
+                .map(Value::Char),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+pub(crate) fn arity_error(name: &str, got: usize, expected: &str) -> Error {
+    Error::arity(format!(
+        "{name} called with {got} argument{}, expects {expected}",
+        if got == 1 { "" } else { "s" }
+    ))
+}
+
+fn closure_arity_error(lambda: &Lambda, got: usize) -> Error {
+    let name = lambda.name.as_deref().unwrap_or("fn");
+    Error::arity(format!(
+        "{name} called with {got} argument{}; its parameter list{} {}",
+        if got == 1 { "" } else { "s" },
+        if lambda.arities.len() == 1 {
+            " is"
+        } else {
+            "s are"
+        },
+        lambda.describe_arities()
+    ))
+}
+
+/// A value shown in an error message, cut to a readable length.
+pub(crate) fn pr_str_short(v: &Value) -> String {
+    crate::format::to_clojure(v, Some(5), Some(40)).0
+}
+
+/// Pack a shape into a word for an atomic store (0 means "none").
+pub(crate) fn pack_shape(shape: ValueShape) -> u64 {
+    let (tag, len): (u64, usize) = match shape {
+        ValueShape::Nil => (1, 0),
+        ValueShape::Boolean => (2, 0),
+        ValueShape::Integer => (3, 0),
+        ValueShape::Float => (4, 0),
+        ValueShape::String => (5, 0),
+        ValueShape::Char => (6, 0),
+        ValueShape::Keyword => (7, 0),
+        ValueShape::Symbol => (8, 0),
+        ValueShape::List(n) => (9, n),
+        ValueShape::Map(n) => (10, n),
+        ValueShape::Set(n) => (11, n),
+        ValueShape::Function => (12, 0),
+        ValueShape::Regex => (13, 0),
+        ValueShape::Var => (14, 0),
+        ValueShape::LazySeq => (15, 0),
+    };
+    (tag << 56) | (len as u64 & ((1 << 56) - 1))
+}
+
+pub(crate) fn unpack_shape(word: u64) -> Option<ValueShape> {
+    let len = (word & ((1 << 56) - 1)) as usize;
+    Some(match word >> 56 {
+        1 => ValueShape::Nil,
+        2 => ValueShape::Boolean,
+        3 => ValueShape::Integer,
+        4 => ValueShape::Float,
+        5 => ValueShape::String,
+        6 => ValueShape::Char,
+        7 => ValueShape::Keyword,
+        8 => ValueShape::Symbol,
+        9 => ValueShape::List(len),
+        10 => ValueShape::Map(len),
+        11 => ValueShape::Set(len),
+        12 => ValueShape::Function,
+        13 => ValueShape::Regex,
+        14 => ValueShape::Var,
+        15 => ValueShape::LazySeq,
+        _ => return None,
+    })
 }

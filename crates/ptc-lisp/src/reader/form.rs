@@ -81,3 +81,11 @@ impl Form {
         }
     }
 }
+
+/// "an integer", "a vector": a description with its indefinite article.
+pub fn with_article(description: &str) -> String {
+    match description.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => format!("an {description}"),
+        _ => format!("a {description}"),
+    }
+}

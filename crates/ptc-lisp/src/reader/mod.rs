@@ -9,7 +9,7 @@ mod form;
 pub mod lexer;
 pub mod parser;
 
-pub use form::{Form, FormKind};
+pub use form::{Form, FormKind, with_article};
 
 use crate::error::Result;
 

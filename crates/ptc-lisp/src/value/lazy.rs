@@ -6,7 +6,7 @@
 //! friends. Anything that would realize all of it (`count`, `vec`, `reduce`, printing in full)
 //! stops with a clean error instead of running until a limit.
 
-use super::{Value, Vector};
+use super::{Seq, Value};
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -19,7 +19,7 @@ pub enum LazyKind {
     /// `(repeat x)`.
     Repeat(Value),
     /// `(cycle coll)` over a non-empty finite collection.
-    Cycle(Arc<Vector>),
+    Cycle(Seq),
     /// `(iterate f x)`: x, (f x), (f (f x)), ...
     Iterate { f: Value, seed: Value },
     /// `(map f s1 s2 ...)` where every source is unbounded.
@@ -37,10 +37,7 @@ pub enum LazyKind {
     /// `(drop n s)`.
     Drop { n: usize, source: LazySeq },
     /// `(concat finite... s)`: the items of `prefix`, then `source`.
-    Concat {
-        prefix: Arc<Vector>,
-        source: LazySeq,
-    },
+    Concat { prefix: Seq, source: LazySeq },
     /// `(interleave s1 s2 ...)`.
     Interleave(Vec<LazySeq>),
 }

@@ -16,9 +16,9 @@ mod set;
 pub use from_form::{compile_regex, read_value, serde_text};
 pub use intern::intern;
 pub use lazy::{LazyKind, LazySeq};
-pub use map::{Map, MapBuilder, SMALL_MAP_MAX};
+pub use map::{Map, MapBuilder, MapIter, SMALL_MAP_MAX};
 pub use seq::Seq;
-pub use set::Set;
+pub use set::{Set, SetIter};
 
 use crate::builtins::Builtin;
 use crate::eval::{Closure, NativeFn};

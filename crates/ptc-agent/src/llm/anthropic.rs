@@ -1,0 +1,299 @@
+//! The Anthropic Messages API.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use ptc_turn::wire;
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde_json::{Map, Value, json};
+use tracing::Instrument;
+
+use super::http::{self, CallContext, DEFAULT_TIMEOUT};
+use super::openai::{json_f32, normalize_base_url};
+use super::{Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy, TokenUsage};
+
+/// Anthropic's API root.
+pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+
+/// The API version this client speaks.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// The reply limit when a request sets none; the API requires one.
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// A Claude model behind `POST {base_url}/v1/messages`.
+///
+/// Prompt caching: the system prompt is sent as a text block marked
+/// `"cache_control": {"type": "ephemeral"}`, and when the request has a
+/// [`CacheBreakpoint`](super::CacheBreakpoint), that user message is split at the breakpoint into
+/// two text blocks with the mark on the first. The stable prefix (system prompt, `tool/` and
+/// `data/` sections) is then read from the cache on later turns instead of being paid for again.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), ptc_agent::llm::LlmError> {
+/// use ptc_agent::llm::{Anthropic, Llm, LlmRequest};
+/// use ptc_turn::Message;
+///
+/// let llm = Anthropic::from_env("claude-sonnet-4-5")?;
+/// let prompt = ";; === tool/ ===\n(tool/search query)\n;; === user/ ===\n";
+/// let request = LlmRequest::new("Write one PTC-Lisp program.", vec![Message::user(prompt)])
+///     // Cache everything up to the user/ section.
+///     .with_cache_breakpoint(0, prompt.find(";; === user/").unwrap_or(0));
+/// let reply = llm.complete(&request).await?;
+/// println!("{} ({} tokens from cache)", reply.content, reply.usage.cache_read_tokens);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Anthropic {
+    base_url: String,
+    model: String,
+    api_key: String,
+    timeout: Duration,
+    retry: RetryPolicy,
+    default_max_tokens: u32,
+    client: reqwest::Client,
+}
+
+impl fmt::Debug for Anthropic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Anthropic")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &"<redacted>")
+            .field("timeout", &self.timeout)
+            .field("retry", &self.retry)
+            .field("default_max_tokens", &self.default_max_tokens)
+            .finish()
+    }
+}
+
+impl Anthropic {
+    /// A model with the given API key.
+    pub fn new(model: impl Into<String>, api_key: impl Into<String>) -> Result<Self, LlmError> {
+        let model = model.into();
+        if model.trim().is_empty() {
+            return Err(LlmError::Configuration(
+                "the model name is empty; name a Claude model, e.g. claude-sonnet-4-5".into(),
+            ));
+        }
+        Ok(Anthropic {
+            base_url: ANTHROPIC_BASE_URL.into(),
+            model,
+            api_key: api_key.into(),
+            timeout: DEFAULT_TIMEOUT,
+            retry: RetryPolicy::default(),
+            default_max_tokens: DEFAULT_MAX_TOKENS,
+            client: http::build_client()?,
+        })
+    }
+
+    /// A model with the API key from `ANTHROPIC_API_KEY`.
+    pub fn from_env(model: impl Into<String>) -> Result<Self, LlmError> {
+        let key = std::env::var("ANTHROPIC_API_KEY")
+            .ok()
+            .filter(|key| !key.trim().is_empty())
+            .ok_or_else(|| {
+                LlmError::Configuration(
+                    "ANTHROPIC_API_KEY is not set; export your Anthropic API key in it".into(),
+                )
+            })?;
+        Anthropic::new(model, key)
+    }
+
+    /// Talks to another host than Anthropic's (a proxy, a gateway, a test server); the URL is
+    /// the part before `/v1/messages`.
+    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Result<Self, LlmError> {
+        self.base_url = normalize_base_url(base_url.into())?;
+        Ok(self)
+    }
+
+    /// The longest a request may take, retries not counted (default 120 s).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The reply limit for requests that set none (default 4096).
+    pub fn with_default_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.default_max_tokens = max_tokens;
+        self
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The JSON body sent for `request`.
+    ///
+    /// System messages at the start of [`LlmRequest::messages`] become further system blocks
+    /// after [`LlmRequest::system`]; the last system block carries the cache mark.
+    pub fn request_body(&self, request: &LlmRequest) -> Result<Value, LlmError> {
+        request.validate()?;
+        let conversation = wire::anthropic::to_anthropic(&request.messages)
+            .map_err(|e| LlmError::InvalidRequest(e.to_string()))?;
+        let mut messages = conversation.messages;
+        if let Some(breakpoint) = request.cache_breakpoint {
+            // `validate` made sure the breakpoint is a user message, which maps to exactly one
+            // wire message with string content.
+            let position = conversation
+                .positions
+                .get(breakpoint.message_index)
+                .copied()
+                .flatten();
+            if let Some(message) = position.and_then(|i| messages.get_mut(i)) {
+                split_at_breakpoint(message, breakpoint.byte_offset);
+            }
+        }
+
+        let mut system_texts = Vec::with_capacity(conversation.system.len() + 1);
+        if !request.system.is_empty() {
+            system_texts.push(request.system.clone());
+        }
+        system_texts.extend(conversation.system);
+        let mut system = wire::anthropic::system_to_json(&system_texts);
+
+        let mut body = Map::new();
+        body.insert("model".into(), Value::from(self.model.as_str()));
+        body.insert(
+            "max_tokens".into(),
+            Value::from(request.max_tokens.unwrap_or(self.default_max_tokens)),
+        );
+        if let Some(last) = system.as_array_mut().and_then(|blocks| blocks.last_mut()) {
+            mark_cacheable(last);
+            body.insert("system".into(), system);
+        }
+        body.insert("messages".into(), Value::Array(messages));
+        if let Some(temperature) = request.temperature {
+            body.insert("temperature".into(), json_f32(temperature));
+        }
+        Ok(Value::Object(body))
+    }
+
+    fn parse_response(&self, value: &Value) -> Result<LlmResponse, LlmError> {
+        let invalid = |message: String| LlmError::InvalidResponse {
+            provider: self.describe(),
+            message,
+        };
+        let content = value
+            .get("content")
+            .ok_or_else(|| invalid("the response has no `content`".into()))?;
+        let messages =
+            wire::anthropic::message_from_json(&json!({"role": "assistant", "content": content}))
+                .map_err(|e| invalid(format!("the response content is malformed: {e}")))?;
+        let text = messages
+            .into_iter()
+            .map(|message| message.content)
+            .collect::<String>();
+        let count = |pointer: &str| value.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+        Ok(LlmResponse {
+            content: text,
+            usage: TokenUsage {
+                input_tokens: count("/usage/input_tokens"),
+                output_tokens: count("/usage/output_tokens"),
+                cache_read_tokens: count("/usage/cache_read_input_tokens"),
+                cache_write_tokens: count("/usage/cache_creation_input_tokens"),
+            },
+            model: value.get("model").and_then(Value::as_str).map(String::from),
+            stop_reason: value
+                .get("stop_reason")
+                .and_then(Value::as_str)
+                .map(String::from),
+        })
+    }
+}
+
+fn mark_cacheable(block: &mut Value) {
+    if let Some(obj) = block.as_object_mut() {
+        obj.insert("cache_control".into(), json!({"type": "ephemeral"}));
+    }
+}
+
+/// Turns a user message's string content into a cached text block holding the first
+/// `byte_offset` bytes and a plain one holding the rest. Empty blocks are left out, as the API
+/// rejects them; a breakpoint at 0 marks nothing.
+fn split_at_breakpoint(message: &mut Value, byte_offset: usize) {
+    let Some(text) = message.get("content").and_then(Value::as_str) else {
+        return;
+    };
+    let (Some(prefix), Some(rest)) = (text.get(..byte_offset), text.get(byte_offset..)) else {
+        return;
+    };
+    if prefix.is_empty() {
+        return;
+    }
+    let mut blocks = vec![json!({
+        "type": "text",
+        "text": prefix,
+        "cache_control": {"type": "ephemeral"},
+    })];
+    if !rest.is_empty() {
+        blocks.push(json!({"type": "text", "text": rest}));
+    }
+    if let Some(obj) = message.as_object_mut() {
+        obj.insert("content".into(), Value::Array(blocks));
+    }
+}
+
+#[async_trait]
+impl Llm for Anthropic {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let span = tracing::info_span!("llm_call", provider = "anthropic", model = %self.model);
+        self.send(request).instrument(span).await
+    }
+
+    fn describe(&self) -> String {
+        format!("anthropic:{}", self.model)
+    }
+}
+
+impl Anthropic {
+    async fn send(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let body = self.request_body(request)?;
+        let mut headers = HeaderMap::new();
+        http::insert(
+            &mut headers,
+            "x-api-key",
+            http::header_value("x-api-key", &self.api_key)?,
+        );
+        http::insert(
+            &mut headers,
+            "anthropic-version",
+            HeaderValue::from_static(ANTHROPIC_VERSION),
+        );
+        let label = self.describe();
+        let ctx = CallContext {
+            client: &self.client,
+            label: &label,
+            provider: "anthropic",
+            model: &self.model,
+            timeout: self.timeout,
+            retry: &self.retry,
+        };
+        let started = Instant::now();
+        let url = format!("{}/v1/messages", self.base_url);
+        let value = http::post_json(&ctx, &url, headers, &body).await?;
+        let response = self.parse_response(&value)?;
+        tracing::info!(
+            provider = ctx.provider,
+            model = ctx.model,
+            input_tokens = response.usage.input_tokens,
+            output_tokens = response.usage.output_tokens,
+            cache_read_tokens = response.usage.cache_read_tokens,
+            cache_write_tokens = response.usage.cache_write_tokens,
+            duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            "model call completed"
+        );
+        Ok(response)
+    }
+}

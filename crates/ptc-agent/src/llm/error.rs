@@ -1,0 +1,129 @@
+//! Why a model call failed.
+
+use std::time::Duration;
+
+/// Why a model call failed. [`LlmError::is_transient`] tells whether trying again may help.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LlmError {
+    /// No connection could be made.
+    #[error(
+        "could not connect to {provider} at {url}: {message}; check that the server is running \
+         and that the URL is right"
+    )]
+    Connect {
+        provider: String,
+        url: String,
+        message: String,
+    },
+    /// The connection failed during the exchange.
+    #[error("network error talking to {provider}: {message}")]
+    Transport { provider: String, message: String },
+    /// No complete answer within the request timeout.
+    #[error(
+        "{provider} did not answer within {} s; raise the request timeout if the model is slow",
+        .timeout.as_secs_f64()
+    )]
+    Timeout { provider: String, timeout: Duration },
+    /// The provider answered with an HTTP error status.
+    #[error("{provider} answered HTTP {status}: {message}{}", status_hint(*.status))]
+    Http {
+        provider: String,
+        status: u16,
+        /// The provider's own error message (`error.message` of a JSON body), or the body.
+        message: String,
+    },
+    /// HTTP 429: too many requests or tokens for the account's limits.
+    #[error(
+        "{provider} is rate limiting requests (HTTP 429): {message}; wait, or lower the request \
+         rate"
+    )]
+    RateLimited {
+        provider: String,
+        message: String,
+        /// How long the provider asked to wait (`Retry-After`).
+        retry_after: Option<Duration>,
+    },
+    /// A success status with a body that is not the expected JSON.
+    #[error("{provider} sent a response that could not be read: {message}")]
+    InvalidResponse { provider: String, message: String },
+    /// The provider is not set up right, e.g. the API key is missing.
+    #[error("{0}")]
+    Configuration(String),
+    /// The request cannot be sent as it is.
+    #[error("invalid model request: {0}")]
+    InvalidRequest(String),
+    /// A scripted or replayed model has no reply left.
+    #[error(
+        "{script} has no reply left after serving {served}; add more replies, or make the run \
+         need fewer model calls"
+    )]
+    RepliesExhausted { script: String, served: usize },
+    /// A replay transcript could not be read.
+    #[error("replay transcript {path}{}: {message}", line_suffix(*.line))]
+    Transcript {
+        path: String,
+        /// The 1-based line at fault, when the problem is one line.
+        line: Option<usize>,
+        message: String,
+    },
+    /// A transient failure that went on through every retry; `last` is the final failure.
+    #[error("gave up after {attempts} attempts: {last}")]
+    RetriesExhausted { attempts: u32, last: Box<LlmError> },
+}
+
+fn status_hint(status: u16) -> &'static str {
+    match status {
+        401 | 403 => " (check the API key and its permissions)",
+        404 => " (check the base URL and the model name)",
+        _ => "",
+    }
+}
+
+fn line_suffix(line: Option<usize>) -> String {
+    line.map(|line| format!(", line {line}"))
+        .unwrap_or_default()
+}
+
+/// HTTP statuses worth retrying: overload and gateway trouble (529 is Anthropic's "overloaded").
+pub(crate) fn is_transient_status(status: u16) -> bool {
+    matches!(status, 429 | 500 | 502 | 503 | 504 | 529)
+}
+
+impl LlmError {
+    /// Whether the same request may succeed if sent again later: connection trouble, timeouts,
+    /// rate limits and server overload are; bad requests, bad keys and unreadable responses are
+    /// not.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            LlmError::Connect { .. }
+            | LlmError::Transport { .. }
+            | LlmError::Timeout { .. }
+            | LlmError::RateLimited { .. } => true,
+            LlmError::Http { status, .. } => is_transient_status(*status),
+            LlmError::RetriesExhausted { last, .. } => last.is_transient(),
+            LlmError::InvalidResponse { .. }
+            | LlmError::Configuration(_)
+            | LlmError::InvalidRequest(_)
+            | LlmError::RepliesExhausted { .. }
+            | LlmError::Transcript { .. } => false,
+        }
+    }
+
+    /// The HTTP status the provider answered with, if the failure was one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            LlmError::Http { status, .. } => Some(*status),
+            LlmError::RateLimited { .. } => Some(429),
+            LlmError::RetriesExhausted { last, .. } => last.status(),
+            _ => None,
+        }
+    }
+
+    /// The failure itself, looking through [`LlmError::RetriesExhausted`].
+    pub fn root(&self) -> &LlmError {
+        match self {
+            LlmError::RetriesExhausted { last, .. } => last.root(),
+            other => other,
+        }
+    }
+}

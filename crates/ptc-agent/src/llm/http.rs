@@ -1,0 +1,337 @@
+//! The HTTP exchange shared by the providers: one JSON POST, retried as the policy says.
+
+use std::sync::Once;
+use std::time::{Duration, Instant, SystemTime};
+
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use serde_json::Value;
+
+use super::error::{LlmError, is_transient_status};
+use super::retry::{RetryPolicy, parse_retry_after};
+
+/// The default per-request timeout.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The longest piece of a non-JSON error body quoted in an error.
+const MAX_QUOTED_BODY: usize = 500;
+
+/// An HTTP client for the providers, using rustls with the `ring` crypto provider.
+pub(crate) fn build_client() -> Result<reqwest::Client, LlmError> {
+    static INSTALL_PROVIDER: Once = Once::new();
+    INSTALL_PROVIDER.call_once(|| {
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            // Fails only when another thread installed one first, which is just as good.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
+    });
+    reqwest::Client::builder()
+        .user_agent(concat!("ptc-rs/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| {
+            LlmError::Configuration(format!(
+                "could not set up the HTTP client: {}",
+                error_chain(&e)
+            ))
+        })
+}
+
+/// What a provider call needs besides the request itself.
+pub(crate) struct CallContext<'a> {
+    pub client: &'a reqwest::Client,
+    /// Names the provider in errors, e.g. `anthropic:claude-sonnet-4-5`.
+    pub label: &'a str,
+    /// The provider kind and model, for tracing.
+    pub provider: &'static str,
+    pub model: &'a str,
+    pub timeout: Duration,
+    pub retry: &'a RetryPolicy,
+}
+
+/// A failed attempt and the provider's `Retry-After`, if it sent one.
+struct Failure {
+    error: LlmError,
+    retry_after: Option<Duration>,
+}
+
+/// POSTs `body` to `url` and returns the JSON answer, retrying transient failures. Logs an
+/// event per attempt; the caller's span names the call.
+pub(crate) async fn post_json(
+    ctx: &CallContext<'_>,
+    url: &str,
+    headers: HeaderMap,
+    body: &Value,
+) -> Result<Value, LlmError> {
+    let bytes = serde_json::to_vec(body).map_err(|e| {
+        LlmError::InvalidRequest(format!("could not encode the request as JSON: {e}"))
+    })?;
+    let mut attempt: u32 = 0;
+    loop {
+        attempt = attempt.saturating_add(1);
+        let started = Instant::now();
+        let outcome = attempt_once(ctx, url, &headers, bytes.clone()).await;
+        let duration_ms = millis(started.elapsed());
+        let failure = match outcome {
+            Ok((status, value)) => {
+                tracing::debug!(
+                    provider = ctx.provider,
+                    model = ctx.model,
+                    attempt,
+                    status,
+                    duration_ms,
+                    "model call attempt succeeded"
+                );
+                return Ok(value);
+            }
+            Err(failure) => failure,
+        };
+        let status = failure.error.status();
+        let retryable = failure.error.is_transient() && attempt <= ctx.retry.max_retries;
+        if !retryable {
+            tracing::warn!(
+                provider = ctx.provider,
+                model = ctx.model,
+                attempt,
+                status,
+                duration_ms,
+                error = %failure.error,
+                "model call failed"
+            );
+            return Err(if attempt > 1 && failure.error.is_transient() {
+                LlmError::RetriesExhausted {
+                    attempts: attempt,
+                    last: Box::new(failure.error),
+                }
+            } else {
+                failure.error
+            });
+        }
+        let delay = ctx.retry.delay(attempt, failure.retry_after);
+        tracing::warn!(
+            provider = ctx.provider,
+            model = ctx.model,
+            attempt,
+            status,
+            duration_ms,
+            retry_in_ms = millis(delay),
+            error = %failure.error,
+            "model call attempt failed; retrying"
+        );
+        tokio::time::sleep(delay).await;
+    }
+}
+
+async fn attempt_once(
+    ctx: &CallContext<'_>,
+    url: &str,
+    headers: &HeaderMap,
+    body: Vec<u8>,
+) -> Result<(u16, Value), Failure> {
+    let transport = |e: reqwest::Error| Failure {
+        error: classify(ctx, url, &e),
+        retry_after: None,
+    };
+    let response = ctx
+        .client
+        .post(url)
+        .timeout(ctx.timeout)
+        .headers(headers.clone())
+        .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+        .body(body)
+        .send()
+        .await
+        .map_err(transport)?;
+    let status = response.status();
+    let retry_after = response
+        .headers()
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| parse_retry_after(v, SystemTime::now()));
+    let text = response.text().await.map_err(transport)?;
+    if status.is_success() {
+        return serde_json::from_str(&text)
+            .map(|value| (status.as_u16(), value))
+            .map_err(|e| Failure {
+                error: LlmError::InvalidResponse {
+                    provider: ctx.label.to_string(),
+                    message: format!(
+                        "the body is not valid JSON ({e}); it starts with: {}",
+                        quote(&text)
+                    ),
+                },
+                retry_after: None,
+            });
+    }
+    let message = provider_message(&text, status);
+    let error = if status == StatusCode::TOO_MANY_REQUESTS {
+        LlmError::RateLimited {
+            provider: ctx.label.to_string(),
+            message,
+            retry_after,
+        }
+    } else {
+        LlmError::Http {
+            provider: ctx.label.to_string(),
+            status: status.as_u16(),
+            message,
+        }
+    };
+    Err(Failure {
+        retry_after: retry_after.filter(|_| is_transient_status(status.as_u16())),
+        error,
+    })
+}
+
+fn classify(ctx: &CallContext<'_>, url: &str, e: &reqwest::Error) -> LlmError {
+    if e.is_timeout() {
+        LlmError::Timeout {
+            provider: ctx.label.to_string(),
+            timeout: ctx.timeout,
+        }
+    } else if e.is_connect() {
+        LlmError::Connect {
+            provider: ctx.label.to_string(),
+            url: url.to_string(),
+            message: root_cause(e),
+        }
+    } else if e.is_builder() {
+        LlmError::Configuration(format!(
+            "cannot send a request to {url}: {}; check the base URL",
+            error_chain(e)
+        ))
+    } else {
+        LlmError::Transport {
+            provider: ctx.label.to_string(),
+            message: cause_chain(e),
+        }
+    }
+}
+
+/// The innermost cause, which names what went wrong ("Connection refused (os error 111)").
+fn root_cause(e: &dyn std::error::Error) -> String {
+    let mut cause = e;
+    while let Some(inner) = cause.source() {
+        cause = inner;
+    }
+    cause.to_string()
+}
+
+/// The causes of a transport error; its own text only repeats the URL.
+fn cause_chain(e: &dyn std::error::Error) -> String {
+    match e.source() {
+        Some(cause) => error_chain(cause),
+        None => e.to_string(),
+    }
+}
+
+/// An error and its causes, which is where the useful part ("Connection refused") usually is.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The provider's explanation of an error response: `error.message` in the JSON body as OpenAI
+/// and Anthropic send it, or the shapes other servers use (`error` as a string, `message`,
+/// `detail`), else the body itself.
+pub(crate) fn provider_message(body: &str, status: StatusCode) -> String {
+    if let Ok(value) = serde_json::from_str::<Value>(body) {
+        let found = value
+            .pointer("/error/message")
+            .or_else(|| value.get("error"))
+            .or_else(|| value.get("message"))
+            .or_else(|| value.get("detail"))
+            .and_then(Value::as_str);
+        if let Some(message) = found {
+            return message.to_string();
+        }
+    }
+    if body.trim().is_empty() {
+        status
+            .canonical_reason()
+            .unwrap_or("no error message")
+            .to_string()
+    } else {
+        quote(body)
+    }
+}
+
+fn quote(body: &str) -> String {
+    let body = body.trim();
+    let mut quoted: String = body.chars().take(MAX_QUOTED_BODY).collect();
+    if quoted.len() < body.len() {
+        quoted.push_str("...");
+    }
+    quoted
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A header value from configuration, such as an API key.
+pub(crate) fn header_value(name: &str, value: &str) -> Result<HeaderValue, LlmError> {
+    let mut value = HeaderValue::from_str(value).map_err(|_| {
+        LlmError::Configuration(format!(
+            "the value for the {name} header contains characters that cannot be sent in an HTTP \
+             header (such as a line break); check the API key"
+        ))
+    })?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
+/// Inserts a header whose name is a constant.
+pub(crate) fn insert(headers: &mut HeaderMap, name: &'static str, value: HeaderValue) {
+    headers.insert(HeaderName::from_static(name), value);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn provider_messages_from_common_error_bodies() {
+        let s = StatusCode::BAD_REQUEST;
+        assert_eq!(
+            provider_message(
+                r#"{"error":{"message":"Invalid model","type":"invalid_request_error"}}"#,
+                s
+            ),
+            "Invalid model"
+        );
+        assert_eq!(
+            provider_message(
+                r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#,
+                s
+            ),
+            "invalid x-api-key"
+        );
+        assert_eq!(
+            provider_message(r#"{"error":"model 'x' not found"}"#, s),
+            "model 'x' not found"
+        );
+        assert_eq!(
+            provider_message(r#"{"detail":"Not Found"}"#, s),
+            "Not Found"
+        );
+        assert_eq!(
+            provider_message("  <html>bad gateway</html>\n", s),
+            "<html>bad gateway</html>"
+        );
+        assert_eq!(provider_message("", StatusCode::BAD_GATEWAY), "Bad Gateway");
+        assert_eq!(
+            provider_message(&"x".repeat(600), s),
+            format!("{}...", "x".repeat(500))
+        );
+    }
+}

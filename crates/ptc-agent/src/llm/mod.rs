@@ -1,0 +1,336 @@
+//! Language-model access: the [`Llm`] trait the agent loop calls, the request and response types,
+//! and the providers.
+//!
+//! * [`OpenAiCompatible`]: the OpenAI Chat Completions API and the servers that copy it (Ollama,
+//!   vLLM, llama.cpp's server, OpenRouter).
+//! * [`Anthropic`]: the Anthropic Messages API, with prompt-cache breakpoints.
+//! * [`ScriptedLlm`]: canned replies for tests, recording every request.
+//! * [`ReplayLlm`]: replies read from a JSONL transcript.
+//!
+//! [`parse_llm_spec`] builds one of them from a command-line string such as
+//! `anthropic:claude-sonnet-4-5` or `openai-compatible:http://localhost:11434/v1:llama3`.
+//!
+//! The HTTP providers retry transient failures (connection errors, timeouts, HTTP 429, 500, 502,
+//! 503, 504 and 529) as their [`RetryPolicy`] says, and fail at once on anything else.
+
+mod anthropic;
+mod error;
+mod http;
+mod openai;
+mod replay;
+mod retry;
+mod scripted;
+mod spec;
+
+use std::ops::AddAssign;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use ptc_turn::{Message, Role};
+use serde::{Deserialize, Serialize};
+
+pub use anthropic::Anthropic;
+pub use error::LlmError;
+pub use openai::OpenAiCompatible;
+pub use replay::ReplayLlm;
+pub use retry::{RetryPolicy, parse_retry_after};
+pub use scripted::ScriptedLlm;
+pub use spec::parse_llm_spec;
+
+/// A language model that completes a conversation.
+#[async_trait]
+pub trait Llm: Send + Sync {
+    /// Sends `request` and returns the model's reply.
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError>;
+
+    /// Which provider and model this is, for logs (e.g. `anthropic:claude-sonnet-4-5`).
+    fn describe(&self) -> String;
+}
+
+#[async_trait]
+impl<T: Llm + ?Sized> Llm for Arc<T> {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        (**self).complete(request).await
+    }
+
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
+#[async_trait]
+impl<T: Llm + ?Sized> Llm for Box<T> {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        (**self).complete(request).await
+    }
+
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
+/// One call to a model.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct LlmRequest {
+    /// The system prompt; empty for none.
+    pub system: String,
+    /// The conversation, oldest first.
+    pub messages: Vec<Message>,
+    /// Where the stable, cacheable prefix of the prompt ends, for providers with explicit
+    /// prompt caching.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_breakpoint: Option<CacheBreakpoint>,
+    /// The most tokens the reply may have; the provider's default when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature; the provider's default when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+}
+
+/// The end of the stable prefix of a prompt: the system prompt plus the first `byte_offset`
+/// bytes of the user message at `message_index` (the `tool/` and `data/` sections, which do not
+/// change between turns). Everything before it can be served from a provider's prompt cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheBreakpoint {
+    /// Index into [`LlmRequest::messages`]; that message must be a user message.
+    pub message_index: usize,
+    /// Byte offset into that message's content; must fall on a character boundary.
+    pub byte_offset: usize,
+}
+
+impl LlmRequest {
+    /// A request with a system prompt and messages, and no other settings.
+    pub fn new(system: impl Into<String>, messages: Vec<Message>) -> LlmRequest {
+        LlmRequest {
+            system: system.into(),
+            messages,
+            ..LlmRequest::default()
+        }
+    }
+
+    pub fn with_cache_breakpoint(mut self, message_index: usize, byte_offset: usize) -> Self {
+        self.cache_breakpoint = Some(CacheBreakpoint {
+            message_index,
+            byte_offset,
+        });
+        self
+    }
+
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    pub fn with_temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Checks the settings every HTTP provider relies on: the cache breakpoint points into a
+    /// user message at a character boundary, and the temperature is a finite number.
+    pub fn validate(&self) -> Result<(), LlmError> {
+        if let Some(temperature) = self.temperature
+            && !temperature.is_finite()
+        {
+            return Err(LlmError::InvalidRequest(format!(
+                "the temperature must be a finite number, not {temperature}"
+            )));
+        }
+        let Some(breakpoint) = self.cache_breakpoint else {
+            return Ok(());
+        };
+        let Some(message) = self.messages.get(breakpoint.message_index) else {
+            return Err(LlmError::InvalidRequest(format!(
+                "the cache breakpoint points at message {}, but the request has {} messages",
+                breakpoint.message_index,
+                self.messages.len()
+            )));
+        };
+        if message.role != Role::User {
+            return Err(LlmError::InvalidRequest(format!(
+                "the cache breakpoint points at message {}, whose role is {}; it must point into \
+                 a user message",
+                breakpoint.message_index,
+                message.role.as_str()
+            )));
+        }
+        if breakpoint.byte_offset > message.content.len() {
+            return Err(LlmError::InvalidRequest(format!(
+                "the cache breakpoint's byte offset {} is past the end of message {} ({} bytes \
+                 long)",
+                breakpoint.byte_offset,
+                breakpoint.message_index,
+                message.content.len()
+            )));
+        }
+        if !message.content.is_char_boundary(breakpoint.byte_offset) {
+            return Err(LlmError::InvalidRequest(format!(
+                "the cache breakpoint's byte offset {} is not a character boundary of message {} \
+                 ({} bytes long)",
+                breakpoint.byte_offset,
+                breakpoint.message_index,
+                message.content.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A model's reply.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct LlmResponse {
+    /// The reply's text.
+    pub content: String,
+    #[serde(default)]
+    pub usage: TokenUsage,
+    /// The model that answered, as the provider names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Why the model stopped, in the provider's words (`stop`, `end_turn`, `max_tokens`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+}
+
+impl LlmResponse {
+    /// A reply with just this text.
+    pub fn text(content: impl Into<String>) -> LlmResponse {
+        LlmResponse {
+            content: content.into(),
+            ..LlmResponse::default()
+        }
+    }
+
+    pub fn with_usage(mut self, usage: TokenUsage) -> Self {
+        self.usage = usage;
+        self
+    }
+}
+
+/// Tokens one call used, counted the same way for every provider: the four counts do not
+/// overlap, so the prompt was `input_tokens + cache_read_tokens + cache_write_tokens` tokens
+/// long (see [`prompt_tokens`](Self::prompt_tokens)).
+///
+/// Anthropic reports the counts this way. OpenAI's `prompt_tokens` includes the cached ones, so
+/// `input_tokens` is `prompt_tokens - cached_tokens` there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TokenUsage {
+    /// Prompt tokens processed at the normal rate (neither read from nor written to the cache).
+    pub input_tokens: u64,
+    /// Tokens of the reply.
+    pub output_tokens: u64,
+    /// Prompt tokens served from the provider's prompt cache.
+    pub cache_read_tokens: u64,
+    /// Prompt tokens written to the provider's prompt cache.
+    pub cache_write_tokens: u64,
+}
+
+impl TokenUsage {
+    /// The length of the prompt: cached and uncached input tokens together.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_read_tokens)
+            .saturating_add(self.cache_write_tokens)
+    }
+
+    /// Every token of the call, prompt and reply.
+    pub fn total(&self) -> u64 {
+        self.prompt_tokens().saturating_add(self.output_tokens)
+    }
+}
+
+impl AddAssign for TokenUsage {
+    fn add_assign(&mut self, other: TokenUsage) {
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_read_tokens = self
+            .cache_read_tokens
+            .saturating_add(other.cache_read_tokens);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(other.cache_write_tokens);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn token_usage_parts_add_up() {
+        let mut usage = TokenUsage {
+            input_tokens: 93,
+            output_tokens: 46,
+            cache_read_tokens: 1024,
+            cache_write_tokens: 7,
+        };
+        assert_eq!((usage.prompt_tokens(), usage.total()), (1124, 1170));
+        usage += TokenUsage {
+            input_tokens: 1,
+            output_tokens: 2,
+            cache_read_tokens: 3,
+            cache_write_tokens: u64::MAX,
+        };
+        assert_eq!(
+            usage,
+            TokenUsage {
+                input_tokens: 94,
+                output_tokens: 48,
+                cache_read_tokens: 1027,
+                cache_write_tokens: u64::MAX,
+            }
+        );
+        assert_eq!(usage.total(), u64::MAX);
+    }
+
+    #[test]
+    fn partial_usage_json_reads_with_zeros() {
+        let usage: TokenUsage = serde_json::from_str(r#"{"output_tokens": 5}"#).unwrap();
+        assert_eq!(
+            usage,
+            TokenUsage {
+                output_tokens: 5,
+                ..TokenUsage::default()
+            }
+        );
+    }
+
+    #[test]
+    fn requests_serialize_without_unset_options() {
+        let request = LlmRequest::new("sys", vec![Message::user("hi")]);
+        assert_eq!(
+            serde_json::to_value(&request).unwrap(),
+            serde_json::json!({"system": "sys", "messages": [{"role": "user", "content": "hi"}]})
+        );
+        let full = request.with_cache_breakpoint(0, 1).with_max_tokens(9);
+        let back: LlmRequest =
+            serde_json::from_value(serde_json::to_value(&full).unwrap()).unwrap();
+        assert_eq!(back, full);
+    }
+
+    #[test]
+    fn validate_accepts_good_breakpoints_and_rejects_bad_temperatures() {
+        let request = LlmRequest::new("", vec![Message::user("héllo")]);
+        for offset in [0, 1, 3, 6] {
+            assert_eq!(
+                request.clone().with_cache_breakpoint(0, offset).validate(),
+                Ok(())
+            );
+        }
+        assert_eq!(
+            request.clone().with_cache_breakpoint(0, 7).validate(),
+            Err(LlmError::InvalidRequest(
+                "the cache breakpoint's byte offset 7 is past the end of message 0 (6 bytes long)"
+                    .into()
+            ))
+        );
+        assert_eq!(
+            request.with_temperature(f32::NAN).validate(),
+            Err(LlmError::InvalidRequest(
+                "the temperature must be a finite number, not NaN".into()
+            ))
+        );
+    }
+}

@@ -1,0 +1,263 @@
+//! The OpenAI Chat Completions API and the servers that copy it.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use ptc_turn::wire;
+use reqwest::header::HeaderMap;
+use serde_json::{Map, Value, json};
+use tracing::Instrument;
+
+use super::http::{self, CallContext, DEFAULT_TIMEOUT};
+use super::{Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy, TokenUsage};
+
+/// OpenAI's API root.
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// A model behind `POST {base_url}/chat/completions`: OpenAI itself, or a server speaking the
+/// same API (Ollama at `http://localhost:11434/v1`, vLLM, llama.cpp's server, OpenRouter).
+///
+/// The system prompt goes first as a `system` message. [`LlmRequest::cache_breakpoint`] is
+/// checked but otherwise unused: these servers cache prompt prefixes without being told.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), ptc_agent::llm::LlmError> {
+/// use ptc_agent::llm::{Llm, LlmRequest, OpenAiCompatible};
+/// use ptc_turn::Message;
+///
+/// let llm = OpenAiCompatible::new("http://localhost:11434/v1", "llama3")?;
+/// let reply = llm
+///     .complete(&LlmRequest::new("Answer briefly.", vec![Message::user("2+2?")]))
+///     .await?;
+/// println!("{} ({} tokens in)", reply.content, reply.usage.input_tokens);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct OpenAiCompatible {
+    base_url: String,
+    model: String,
+    api_key: Option<String>,
+    timeout: Duration,
+    retry: RetryPolicy,
+    max_tokens_field: String,
+    client: reqwest::Client,
+}
+
+impl fmt::Debug for OpenAiCompatible {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiCompatible")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("timeout", &self.timeout)
+            .field("retry", &self.retry)
+            .field("max_tokens_field", &self.max_tokens_field)
+            .finish()
+    }
+}
+
+impl OpenAiCompatible {
+    /// A model on the server at `base_url` (the part before `/chat/completions`), without an
+    /// API key; add one with [`with_api_key`](Self::with_api_key) if the server wants it.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Result<Self, LlmError> {
+        let base_url = normalize_base_url(base_url.into())?;
+        let model = model.into();
+        if model.trim().is_empty() {
+            return Err(LlmError::Configuration(
+                "the model name is empty; name the model the server should run".into(),
+            ));
+        }
+        Ok(OpenAiCompatible {
+            base_url,
+            model,
+            api_key: None,
+            timeout: DEFAULT_TIMEOUT,
+            retry: RetryPolicy::default(),
+            max_tokens_field: "max_tokens".into(),
+            client: http::build_client()?,
+        })
+    }
+
+    /// An OpenAI model, with the API key from `OPENAI_API_KEY`.
+    ///
+    /// OpenAI's current models take the reply limit as `max_completion_tokens`, so that is the
+    /// field used (see [`with_max_tokens_field`](Self::with_max_tokens_field)).
+    pub fn openai(model: impl Into<String>) -> Result<Self, LlmError> {
+        let key = std::env::var("OPENAI_API_KEY")
+            .ok()
+            .filter(|key| !key.trim().is_empty())
+            .ok_or_else(|| {
+                LlmError::Configuration(
+                    "OPENAI_API_KEY is not set; export your OpenAI API key in it".into(),
+                )
+            })?;
+        Ok(OpenAiCompatible::new(OPENAI_BASE_URL, model)?
+            .with_api_key(key)
+            .with_max_tokens_field("max_completion_tokens"))
+    }
+
+    /// Sends `Authorization: Bearer {key}` with every request.
+    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// The longest a request may take, retries not counted (default 120 s).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The body field carrying [`LlmRequest::max_tokens`]: `max_tokens` (the default, which
+    /// self-hosted servers understand) or `max_completion_tokens`.
+    pub fn with_max_tokens_field(mut self, field: impl Into<String>) -> Self {
+        self.max_tokens_field = field.into();
+        self
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The JSON body sent for `request`.
+    pub fn request_body(&self, request: &LlmRequest) -> Result<Value, LlmError> {
+        request.validate()?;
+        let mut messages = Vec::with_capacity(request.messages.len() + 1);
+        if !request.system.is_empty() {
+            messages.push(json!({"role": "system", "content": request.system}));
+        }
+        messages.extend(wire::openai::messages_to_json(&request.messages));
+        let mut body = Map::new();
+        body.insert("model".into(), Value::from(self.model.as_str()));
+        body.insert("messages".into(), Value::Array(messages));
+        if let Some(max_tokens) = request.max_tokens {
+            body.insert(self.max_tokens_field.clone(), Value::from(max_tokens));
+        }
+        if let Some(temperature) = request.temperature {
+            body.insert("temperature".into(), json_f32(temperature));
+        }
+        Ok(Value::Object(body))
+    }
+
+    fn parse_response(&self, value: &Value) -> Result<LlmResponse, LlmError> {
+        let invalid = |message: String| LlmError::InvalidResponse {
+            provider: self.describe(),
+            message,
+        };
+        let choice = value
+            .pointer("/choices/0")
+            .ok_or_else(|| invalid("the response has no `choices[0]`".into()))?;
+        let message = choice
+            .get("message")
+            .ok_or_else(|| invalid("`choices[0]` has no `message`".into()))?;
+        let message = wire::openai::message_from_json(message)
+            .map_err(|e| invalid(format!("`choices[0].message` is malformed: {e}")))?;
+        let count = |pointer: &str| value.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+        // `prompt_tokens` includes the cached ones; TokenUsage keeps the parts apart.
+        let cached = count("/usage/prompt_tokens_details/cached_tokens");
+        Ok(LlmResponse {
+            content: message.content,
+            usage: TokenUsage {
+                input_tokens: count("/usage/prompt_tokens").saturating_sub(cached),
+                output_tokens: count("/usage/completion_tokens"),
+                cache_read_tokens: cached,
+                cache_write_tokens: 0,
+            },
+            model: value.get("model").and_then(Value::as_str).map(String::from),
+            stop_reason: choice
+                .get("finish_reason")
+                .and_then(Value::as_str)
+                .map(String::from),
+        })
+    }
+}
+
+#[async_trait]
+impl Llm for OpenAiCompatible {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let span =
+            tracing::info_span!("llm_call", provider = "openai-compatible", model = %self.model);
+        self.send(request).instrument(span).await
+    }
+
+    /// `openai:MODEL` for OpenAI itself, `openai-compatible:URL:MODEL` for other servers: the
+    /// spec [`parse_llm_spec`](super::parse_llm_spec) reads.
+    fn describe(&self) -> String {
+        if self.base_url == OPENAI_BASE_URL {
+            format!("openai:{}", self.model)
+        } else {
+            format!("openai-compatible:{}:{}", self.base_url, self.model)
+        }
+    }
+}
+
+impl OpenAiCompatible {
+    async fn send(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let body = self.request_body(request)?;
+        let mut headers = HeaderMap::new();
+        if let Some(key) = &self.api_key {
+            http::insert(
+                &mut headers,
+                "authorization",
+                http::header_value("Authorization", &format!("Bearer {key}"))?,
+            );
+        }
+        let label = self.describe();
+        let ctx = CallContext {
+            client: &self.client,
+            label: &label,
+            provider: "openai-compatible",
+            model: &self.model,
+            timeout: self.timeout,
+            retry: &self.retry,
+        };
+        let started = Instant::now();
+        let url = format!("{}/chat/completions", self.base_url);
+        let value = http::post_json(&ctx, &url, headers, &body).await?;
+        let response = self.parse_response(&value)?;
+        tracing::info!(
+            provider = ctx.provider,
+            model = ctx.model,
+            input_tokens = response.usage.input_tokens,
+            output_tokens = response.usage.output_tokens,
+            cache_read_tokens = response.usage.cache_read_tokens,
+            duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            "model call completed"
+        );
+        Ok(response)
+    }
+}
+
+/// Checks that `url` is an http(s) URL and drops trailing slashes, so paths can be appended.
+pub(crate) fn normalize_base_url(url: String) -> Result<String, LlmError> {
+    let trimmed = url.trim().trim_end_matches('/');
+    let rest = trimmed
+        .strip_prefix("http://")
+        .or_else(|| trimmed.strip_prefix("https://"));
+    match rest {
+        Some(host) if !host.is_empty() => Ok(trimmed.to_string()),
+        _ => Err(LlmError::Configuration(format!(
+            "`{url}` is not an http:// or https:// URL; give the server's base URL, e.g. \
+             http://localhost:11434/v1"
+        ))),
+    }
+}
+
+/// An `f32` as the JSON number it reads as: `0.2f32` becomes `0.2`, not `0.20000000298023224`.
+pub(crate) fn json_f32(x: f32) -> Value {
+    x.to_string()
+        .parse::<f64>()
+        .map(Value::from)
+        .unwrap_or_else(|_| Value::from(f64::from(x)))
+}

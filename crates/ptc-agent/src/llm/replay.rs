@@ -1,0 +1,117 @@
+//! A model that replays a recorded transcript.
+
+use std::path::Path;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+
+use super::{Llm, LlmError, LlmRequest, LlmResponse, ScriptedLlm, TokenUsage};
+
+/// Replies read from a JSONL transcript, returned in order: one JSON object per line,
+/// `{"content": "..."}` plus optional `usage` (the fields of [`TokenUsage`]), `model` and
+/// `stop_reason`. Blank lines are skipped; other fields are ignored.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use ptc_agent::llm::{Llm, LlmRequest, ReplayLlm};
+///
+/// let transcript = r#"{"content": "(def x 1)", "usage": {"input_tokens": 90, "output_tokens": 7}}
+///
+/// {"content": "(return x)"}
+/// "#;
+/// let llm = ReplayLlm::from_jsonl("demo.jsonl", transcript).unwrap();
+/// let first = llm.complete(&LlmRequest::default()).await.unwrap();
+/// assert_eq!((first.content.as_str(), first.usage.input_tokens), ("(def x 1)", 90));
+/// assert_eq!(llm.complete(&LlmRequest::default()).await.unwrap().content, "(return x)");
+/// # });
+/// ```
+#[derive(Debug, Clone)]
+pub struct ReplayLlm {
+    script: ScriptedLlm,
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    content: String,
+    #[serde(default)]
+    usage: TokenUsage,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+}
+
+impl ReplayLlm {
+    /// Reads the transcript at `path`.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<ReplayLlm, LlmError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| LlmError::Transcript {
+            path: path.display().to_string(),
+            line: None,
+            message: format!("cannot read it: {e}"),
+        })?;
+        ReplayLlm::from_jsonl(&path.display().to_string(), &text)
+    }
+
+    /// Reads a transcript from text; `source` names it in errors and logs.
+    pub fn from_jsonl(source: &str, text: &str) -> Result<ReplayLlm, LlmError> {
+        let mut replies = Vec::new();
+        for (index, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let entry: Entry = serde_json::from_str(line).map_err(|e| LlmError::Transcript {
+                path: source.to_string(),
+                line: Some(index + 1),
+                message: describe_json_error(&e),
+            })?;
+            replies.push(Ok(LlmResponse {
+                content: entry.content,
+                usage: entry.usage,
+                model: entry.model,
+                stop_reason: entry.stop_reason,
+            }));
+        }
+        Ok(ReplayLlm {
+            script: ScriptedLlm::named(
+                format!("the replay transcript {source}"),
+                format!("replay:{source}"),
+                replies,
+            ),
+        })
+    }
+
+    /// Every request received so far, oldest first.
+    pub fn requests(&self) -> Vec<LlmRequest> {
+        self.script.requests()
+    }
+
+    /// How many replies are left.
+    pub fn remaining(&self) -> usize {
+        self.script.remaining()
+    }
+}
+
+/// serde_json's message without its "at line 1 column N", which would name the line within the
+/// one-line document rather than within the transcript.
+fn describe_json_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let message = text
+        .rsplit_once(" at line ")
+        .map_or(text.as_str(), |(message, _)| message);
+    format!(
+        "{message} (column {}); each line must be a JSON object like {{\"content\": \"...\"}}",
+        e.column()
+    )
+}
+
+#[async_trait]
+impl Llm for ReplayLlm {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        self.script.complete(request).await
+    }
+
+    fn describe(&self) -> String {
+        self.script.describe()
+    }
+}

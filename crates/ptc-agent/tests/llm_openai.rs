@@ -1,0 +1,433 @@
+//! `OpenAiCompatible` against a local server answering like the Chat Completions API.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use ptc_agent::llm::{
+    Llm, LlmError, LlmRequest, LlmResponse, OpenAiCompatible, RetryPolicy, TokenUsage,
+};
+use ptc_turn::{Message, MessageToolCall};
+use serde_json::{Value, json};
+use support::{Reply, TestServer, closed_port};
+
+/// A real-shaped Chat Completions response.
+fn completion(content: &str) -> Value {
+    json!({
+        "id": "chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT",
+        "object": "chat.completion",
+        "created": 1741569952,
+        "model": "gpt-4o-2024-08-06",
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": content, "refusal": null, "annotations": []},
+            "logprobs": null,
+            "finish_reason": "stop"
+        }],
+        "usage": {
+            "prompt_tokens": 1117,
+            "completion_tokens": 46,
+            "total_tokens": 1163,
+            "prompt_tokens_details": {"cached_tokens": 1024, "audio_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": 0,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0
+            }
+        },
+        "service_tier": "default",
+        "system_fingerprint": "fp_6ec83003ad"
+    })
+}
+
+fn server_error() -> Reply {
+    Reply::json(
+        500,
+        &json!({"error": {"message": "The server had an error while processing your request.", "type": "server_error", "param": null, "code": null}}),
+    )
+}
+
+/// Retries without real waiting, so tests stay fast.
+fn quick_retries(max_retries: u32) -> RetryPolicy {
+    RetryPolicy {
+        max_retries,
+        initial_backoff: Duration::from_millis(1),
+        max_backoff: Duration::from_secs(5),
+        multiplier: 2.0,
+        jitter: true,
+    }
+}
+
+fn llm(server: &TestServer) -> OpenAiCompatible {
+    OpenAiCompatible::new(format!("{}/v1/", server.base_url), "gpt-4o")
+        .unwrap()
+        .with_retry_policy(quick_retries(3))
+}
+
+fn request() -> LlmRequest {
+    LlmRequest::new("You write PTC-Lisp.", vec![Message::user("Add 1 and 2.")])
+}
+
+#[tokio::test]
+async fn sends_the_exact_request_and_reads_usage() {
+    let server = TestServer::start(vec![Reply::json(200, &completion("(+ 1 2)"))]).await;
+    let llm = llm(&server).with_api_key("sk-test");
+    let response = llm
+        .complete(&request().with_max_tokens(256).with_temperature(0.2))
+        .await
+        .unwrap();
+
+    assert_eq!(
+        response,
+        LlmResponse {
+            content: "(+ 1 2)".into(),
+            // prompt_tokens (1117) includes the 1024 cached ones.
+            usage: TokenUsage {
+                input_tokens: 93,
+                output_tokens: 46,
+                cache_read_tokens: 1024,
+                cache_write_tokens: 0,
+            },
+            model: Some("gpt-4o-2024-08-06".into()),
+            stop_reason: Some("stop".into()),
+        }
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    let sent = &requests[0];
+    assert_eq!(
+        (sent.method.as_str(), sent.path.as_str()),
+        ("POST", "/v1/chat/completions")
+    );
+    assert_eq!(sent.header("authorization"), Some("Bearer sk-test"));
+    assert_eq!(sent.header("content-type"), Some("application/json"));
+    assert_eq!(
+        sent.body,
+        json!({
+            "model": "gpt-4o",
+            "messages": [
+                {"role": "system", "content": "You write PTC-Lisp."},
+                {"role": "user", "content": "Add 1 and 2."}
+            ],
+            "max_tokens": 256,
+            "temperature": 0.2
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_keyless_local_server_gets_no_authorization_and_no_empty_system() {
+    // Ollama's answer: no cached-token details, its own fingerprint.
+    let ollama = json!({
+        "id": "chatcmpl-431",
+        "object": "chat.completion",
+        "created": 1741569952,
+        "model": "llama3",
+        "system_fingerprint": "fp_ollama",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "(* 6 7)"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 26, "completion_tokens": 5, "total_tokens": 31}
+    });
+    let server = TestServer::start(vec![Reply::json(200, &ollama)]).await;
+    let llm = OpenAiCompatible::new(format!("{}/v1", server.base_url), "llama3")
+        .unwrap()
+        .with_max_tokens_field("max_completion_tokens");
+    let history = vec![
+        Message::user("What is 6*7?"),
+        Message::assistant("").with_tool_calls(vec![MessageToolCall {
+            id: "call_1".into(),
+            name: "multiply".into(),
+            arguments: json!({"a": 6, "b": 7}),
+        }]),
+        Message::tool_result("call_1", "42"),
+    ];
+    let response = llm
+        .complete(&LlmRequest::new("", history).with_max_tokens(64))
+        .await
+        .unwrap();
+
+    assert_eq!(response.content, "(* 6 7)");
+    assert_eq!(
+        response.usage,
+        TokenUsage {
+            input_tokens: 26,
+            output_tokens: 5,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0
+        }
+    );
+    let sent = &server.requests()[0];
+    assert_eq!(sent.header("authorization"), None);
+    assert_eq!(
+        sent.body,
+        json!({
+            "model": "llama3",
+            "messages": [
+                {"role": "user", "content": "What is 6*7?"},
+                {"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "multiply", "arguments": "{\"a\":6,\"b\":7}"}}
+                ]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "42"}
+            ],
+            "max_completion_tokens": 64
+        })
+    );
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_until_success() {
+    let server = TestServer::start(vec![
+        server_error(),
+        server_error(),
+        Reply::json(200, &completion("(+ 1 2)")),
+    ])
+    .await;
+    let response = llm(&server).complete(&request()).await.unwrap();
+
+    assert_eq!(response.content, "(+ 1 2)");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    // Every attempt sends the same request.
+    assert_eq!(requests[0].body, requests[2].body);
+}
+
+#[tokio::test]
+async fn retry_after_is_honoured_on_429() {
+    let rate_limited = Reply::json(
+        429,
+        &json!({"error": {"message": "Rate limit reached for gpt-4o on tokens per min (TPM).", "type": "tokens", "param": null, "code": "rate_limit_exceeded"}}),
+    )
+    .with_header("retry-after", "1");
+    let server = TestServer::start(vec![rate_limited, Reply::json(200, &completion("ok"))]).await;
+    let started = Instant::now();
+    let response = llm(&server).complete(&request()).await.unwrap();
+
+    // The one timing assertion the test plan allows: the 1 s Retry-After was waited out,
+    // although the backoff alone would have waited about 1 ms.
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "retried after {:?}",
+        started.elapsed()
+    );
+    assert_eq!(response.content, "ok");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_bad_key_fails_at_once_with_the_providers_message() {
+    let unauthorized = Reply::json(
+        401,
+        &json!({"error": {
+            "message": "Incorrect API key provided: sk-bad. You can find your API key at https://platform.openai.com/account/api-keys.",
+            "type": "invalid_request_error",
+            "param": null,
+            "code": "invalid_api_key"
+        }}),
+    );
+    let server = TestServer::start(vec![unauthorized, Reply::json(200, &completion("no"))]).await;
+    let llm = llm(&server).with_api_key("sk-bad");
+    let err = llm.complete(&request()).await.unwrap_err();
+
+    assert_eq!(server.requests().len(), 1);
+    assert!(!err.is_transient());
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "openai-compatible:{}/v1:gpt-4o answered HTTP 401: Incorrect API key provided: sk-bad. \
+             You can find your API key at https://platform.openai.com/account/api-keys. (check \
+             the API key and its permissions)",
+            server.base_url
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_plain_text_error_body_is_quoted() {
+    let server = TestServer::start(vec![Reply::raw(
+        400,
+        "model name must not contain spaces\n",
+    )])
+    .await;
+    let err = llm(&server).complete(&request()).await.unwrap_err();
+    assert_eq!(
+        err,
+        LlmError::Http {
+            provider: format!("openai-compatible:{}/v1:gpt-4o", server.base_url),
+            status: 400,
+            message: "model name must not contain spaces".into(),
+        }
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn persistent_server_errors_give_up_after_the_retries() {
+    let server = TestServer::start(vec![
+        server_error(),
+        server_error(),
+        server_error(),
+        server_error(),
+    ])
+    .await;
+    let err = llm(&server).complete(&request()).await.unwrap_err();
+
+    assert_eq!(server.requests().len(), 4);
+    assert!(err.is_transient());
+    assert_eq!(
+        err,
+        LlmError::RetriesExhausted {
+            attempts: 4,
+            last: Box::new(LlmError::Http {
+                provider: format!("openai-compatible:{}/v1:gpt-4o", server.base_url),
+                status: 500,
+                message: "The server had an error while processing your request.".into(),
+            }),
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_closed_port_is_a_transient_connect_error_that_is_retried() {
+    let url = format!("http://127.0.0.1:{}/v1", closed_port());
+    let llm = OpenAiCompatible::new(url.clone(), "gpt-4o")
+        .unwrap()
+        .with_retry_policy(quick_retries(2));
+    let err = llm.complete(&request()).await.unwrap_err();
+    assert!(err.is_transient());
+    let LlmError::RetriesExhausted { attempts, last } = &err else {
+        panic!("expected retries to run out, got {err:?}");
+    };
+    assert_eq!(*attempts, 3);
+    let LlmError::Connect {
+        url: failed_url,
+        message,
+        ..
+    } = last.as_ref()
+    else {
+        panic!("expected a connect error, got {last:?}");
+    };
+    assert_eq!(failed_url, &format!("{url}/chat/completions"));
+    // The OS's words, e.g. "Connection refused (os error 111)".
+    assert!(message.starts_with("Connection refused"), "{message}");
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_json_is_an_invalid_response() {
+    let server = TestServer::start(vec![Reply::raw(200, "<html>gateway</html>")]).await;
+    let err = llm(&server).complete(&request()).await.unwrap_err();
+
+    assert_eq!(server.requests().len(), 1);
+    assert!(!err.is_transient());
+    let LlmError::InvalidResponse { message, .. } = &err else {
+        panic!("expected an invalid response, got {err:?}");
+    };
+    assert!(
+        message.starts_with("the body is not valid JSON (")
+            && message.ends_with("); it starts with: <html>gateway</html>"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn json_without_choices_is_an_invalid_response() {
+    let server = TestServer::start(vec![Reply::json(
+        200,
+        &json!({"object": "chat.completion", "choices": []}),
+    )])
+    .await;
+    let err = llm(&server).complete(&request()).await.unwrap_err();
+    assert_eq!(
+        err,
+        LlmError::InvalidResponse {
+            provider: format!("openai-compatible:{}/v1:gpt-4o", server.base_url),
+            message: "the response has no `choices[0]`".into(),
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_slow_server_times_out() {
+    let server = TestServer::start(vec![
+        Reply::json(200, &completion("late")).with_delay(Duration::from_secs(30)),
+    ])
+    .await;
+    let llm = llm(&server)
+        .with_timeout(Duration::from_millis(200))
+        .with_retry_policy(RetryPolicy::none());
+    let err = llm.complete(&request()).await.unwrap_err();
+    assert_eq!(
+        err,
+        LlmError::Timeout {
+            provider: format!("openai-compatible:{}/v1:gpt-4o", server.base_url),
+            timeout: Duration::from_millis(200),
+        }
+    );
+    assert!(err.is_transient());
+}
+
+#[tokio::test]
+async fn an_invalid_cache_breakpoint_is_rejected_before_sending() {
+    let server = TestServer::start(vec![Reply::json(200, &completion("x"))]).await;
+    let err = llm(&server)
+        .complete(&LlmRequest::new("s", vec![Message::user("héllo")]).with_cache_breakpoint(0, 2))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid model request: the cache breakpoint's byte offset 2 is not a character \
+         boundary of message 0 (6 bytes long)"
+    );
+    assert_eq!(server.requests().len(), 0);
+}
+
+#[test]
+fn describe_names_provider_and_model() {
+    let local = OpenAiCompatible::new("http://localhost:8080/v1/", "qwen").unwrap();
+    assert_eq!(
+        local.describe(),
+        "openai-compatible:http://localhost:8080/v1:qwen"
+    );
+    assert_eq!(local.base_url(), "http://localhost:8080/v1");
+}
+
+#[test]
+fn bad_configuration_is_reported() {
+    assert_eq!(
+        OpenAiCompatible::new("localhost:8080", "m")
+            .unwrap_err()
+            .to_string(),
+        "`localhost:8080` is not an http:// or https:// URL; give the server's base URL, e.g. \
+         http://localhost:11434/v1"
+    );
+    assert_eq!(
+        OpenAiCompatible::new("http://localhost:8080", " ")
+            .unwrap_err()
+            .to_string(),
+        "the model name is empty; name the model the server should run"
+    );
+}
+
+#[test]
+fn the_debug_output_hides_the_key() {
+    let llm = OpenAiCompatible::new("http://localhost:8080", "m")
+        .unwrap()
+        .with_api_key("sk-secret");
+    let debug = format!("{llm:?}");
+    assert!(
+        !debug.contains("sk-secret") && debug.contains("<redacted>"),
+        "{debug}"
+    );
+}
+
+#[tokio::test]
+async fn https_urls_are_supported() {
+    // Without TLS support compiled in, an https URL fails as an unusable request instead of
+    // trying to connect.
+    let url = format!("https://127.0.0.1:{}/v1", closed_port());
+    let llm = OpenAiCompatible::new(url, "gpt-4o")
+        .unwrap()
+        .with_retry_policy(RetryPolicy::none());
+    let err = llm.complete(&request()).await.unwrap_err();
+    assert!(matches!(err, LlmError::Connect { .. }), "{err:?}");
+}

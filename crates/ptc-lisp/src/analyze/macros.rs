@@ -1,0 +1,490 @@
+//! Macro-like forms, rewritten into special forms before analysis.
+//!
+//! Generated code refers to builtins through `clojure.core/...` so a local that shadows a
+//! builtin's name cannot change what the expansion means, and keeps values in locals whose names
+//! contain a space, which no program can write.
+
+use super::Analyzer;
+use crate::error::{Error, Result};
+use crate::reader::{Form, FormKind};
+use crate::span::Span;
+
+fn sym(name: &str, span: Span) -> Form {
+    Form::new(FormKind::Symbol(name.to_string()), span)
+}
+
+fn list(items: Vec<Form>, span: Span) -> Form {
+    Form::new(FormKind::List(items), span)
+}
+
+fn vector(items: Vec<Form>, span: Span) -> Form {
+    Form::new(FormKind::Vector(items), span)
+}
+
+fn nil(span: Span) -> Form {
+    Form::new(FormKind::Nil, span)
+}
+
+fn do_body(body: &[Form], span: Span) -> Form {
+    match body {
+        [only] => only.clone(),
+        _ => {
+            let mut items = vec![sym("do", span)];
+            items.extend(body.iter().cloned());
+            list(items, span)
+        }
+    }
+}
+
+/// Put `x` into `step` as its first (`last = false`) or last argument.
+fn thread(x: Form, step: &Form, last: bool) -> Form {
+    let span = step.span;
+    match &step.kind {
+        FormKind::List(items) if !items.is_empty() => {
+            let mut items = items.clone();
+            if last {
+                items.push(x);
+            } else {
+                items.insert(1, x);
+            }
+            list(items, span)
+        }
+        _ => list(vec![step.clone(), x], span),
+    }
+}
+
+impl<'s, 'a> Analyzer<'s, 'a> {
+    fn gensym_form(&mut self, span: Span) -> Form {
+        self.gensym += 1;
+        sym(&format!(" g{}", self.gensym), span)
+    }
+}
+
+/// Rewrite a macro-like form, or `None` when `name` is not one.
+pub(super) fn expand(
+    a: &mut Analyzer<'_, '_>,
+    name: &str,
+    form: &Form,
+    items: &[Form],
+) -> Result<Option<Form>> {
+    let span = form.span;
+    let args = &items[1..];
+    let need = |n: usize, usage: &str| -> Result<()> {
+        if args.len() < n {
+            Err(Error::syntax(span, format!("{name} needs {usage}")))
+        } else {
+            Ok(())
+        }
+    };
+    Ok(Some(match name {
+        "when" => {
+            need(1, "a test: (when test body...)")?;
+            list(
+                vec![sym("if", span), args[0].clone(), do_body(&args[1..], span)],
+                span,
+            )
+        }
+        "when-not" => {
+            need(1, "a test: (when-not test body...)")?;
+            list(
+                vec![
+                    sym("if", span),
+                    args[0].clone(),
+                    nil(span),
+                    do_body(&args[1..], span),
+                ],
+                span,
+            )
+        }
+        "if-not" => {
+            if !(2..=3).contains(&args.len()) {
+                return Err(Error::syntax(
+                    span,
+                    "if-not takes a test, a then and an optional else",
+                ));
+            }
+            let otherwise = args.get(2).cloned().unwrap_or_else(|| nil(span));
+            list(
+                vec![sym("if", span), args[0].clone(), otherwise, args[1].clone()],
+                span,
+            )
+        }
+        "cond" => {
+            if !args.len().is_multiple_of(2) {
+                return Err(Error::syntax(
+                    span,
+                    "cond needs pairs of test and expression; end with :else for a default",
+                ));
+            }
+            let mut result = nil(span);
+            for pair in args.chunks(2).rev() {
+                result = list(
+                    vec![sym("if", span), pair[0].clone(), pair[1].clone(), result],
+                    span,
+                );
+            }
+            result
+        }
+        "condp" => {
+            need(
+                2,
+                "a predicate and an expression: (condp = x 1 \"one\" \"other\")",
+            )?;
+            let pred = a.gensym_form(span);
+            let value = a.gensym_form(span);
+            let clauses = &args[2..];
+            if clauses
+                .iter()
+                .any(|c| matches!(&c.kind, FormKind::Keyword(k) if k == ">>"))
+            {
+                return Err(Error::unsupported("condp with :>> is not supported").with_span(span));
+            }
+            let (pairs, default) = if clauses.len() % 2 == 1 {
+                (&clauses[..clauses.len() - 1], clauses.last().cloned())
+            } else {
+                (clauses, None)
+            };
+            let mut result = default.unwrap_or_else(|| {
+                list(
+                    vec![
+                        sym("throw", span),
+                        list(
+                            vec![
+                                sym("clojure.core/ex-info", span),
+                                Form::new(FormKind::Str("condp: no clause matches".into()), span),
+                                Form::new(FormKind::Map(vec![]), span),
+                            ],
+                            span,
+                        ),
+                    ],
+                    span,
+                )
+            });
+            for pair in pairs.chunks(2).rev() {
+                let test = list(vec![pred.clone(), pair[0].clone(), value.clone()], span);
+                result = list(vec![sym("if", span), test, pair[1].clone(), result], span);
+            }
+            list(
+                vec![
+                    sym("let", span),
+                    vector(vec![pred, args[0].clone(), value, args[1].clone()], span),
+                    result,
+                ],
+                span,
+            )
+        }
+        "if-let" | "when-let" | "if-some" | "when-some" => {
+            let is_if = name.starts_with("if");
+            let some = name.ends_with("some");
+            let Some(Form {
+                kind: FormKind::Vector(binding),
+                ..
+            }) = args.first()
+            else {
+                return Err(Error::syntax(
+                    span,
+                    format!("{name} needs a binding vector: ({name} [x expr] ...)"),
+                ));
+            };
+            let [pattern, expr] = binding.as_slice() else {
+                return Err(Error::syntax(
+                    args[0].span,
+                    format!("{name} binds exactly one name: [x expr]"),
+                ));
+            };
+            let (then, otherwise) = if is_if {
+                if !(2..=3).contains(&args.len()) {
+                    return Err(Error::syntax(
+                        span,
+                        format!("{name} takes a binding, a then and an optional else"),
+                    ));
+                }
+                (
+                    args[1].clone(),
+                    args.get(2).cloned().unwrap_or_else(|| nil(span)),
+                )
+            } else {
+                (do_body(&args[1..], span), nil(span))
+            };
+            let temp = a.gensym_form(span);
+            let test = if some {
+                list(vec![sym("clojure.core/some?", span), temp.clone()], span)
+            } else {
+                temp.clone()
+            };
+            let inner = list(
+                vec![
+                    sym("let", span),
+                    vector(vec![pattern.clone(), temp.clone()], span),
+                    then,
+                ],
+                span,
+            );
+            list(
+                vec![
+                    sym("let", span),
+                    vector(vec![temp, expr.clone()], span),
+                    list(vec![sym("if", span), test, inner, otherwise], span),
+                ],
+                span,
+            )
+        }
+        "when-first" => {
+            let Some(Form {
+                kind: FormKind::Vector(binding),
+                ..
+            }) = args.first()
+            else {
+                return Err(Error::syntax(
+                    span,
+                    "when-first needs a binding vector: [x coll]",
+                ));
+            };
+            let [pattern, coll] = binding.as_slice() else {
+                return Err(Error::syntax(
+                    args[0].span,
+                    "when-first binds exactly one name",
+                ));
+            };
+            let temp = a.gensym_form(span);
+            list(
+                vec![
+                    sym("when-let", span),
+                    vector(
+                        vec![
+                            temp.clone(),
+                            list(vec![sym("clojure.core/seq", span), coll.clone()], span),
+                        ],
+                        span,
+                    ),
+                    list(
+                        vec![
+                            sym("let", span),
+                            vector(
+                                vec![
+                                    pattern.clone(),
+                                    list(vec![sym("clojure.core/first", span), temp], span),
+                                ],
+                                span,
+                            ),
+                            do_body(&args[1..], span),
+                        ],
+                        span,
+                    ),
+                ],
+                span,
+            )
+        }
+        "->" | "->>" => {
+            need(1, "a value to thread")?;
+            let last = name == "->>";
+            args[1..]
+                .iter()
+                .fold(args[0].clone(), |acc, step| thread(acc, step, last))
+        }
+        "as->" => {
+            need(2, "a value and a name: (as-> x $ (f $) ...)")?;
+            let name_form = args[1].clone();
+            let mut bindings = vec![name_form.clone(), args[0].clone()];
+            for step in &args[2..] {
+                bindings.push(name_form.clone());
+                bindings.push(step.clone());
+            }
+            list(
+                vec![sym("let", span), vector(bindings, span), name_form],
+                span,
+            )
+        }
+        "some->" | "some->>" => {
+            need(1, "a value to thread")?;
+            let last = name == "some->>";
+            let mut result: Option<Form> = None;
+            let temps: Vec<Form> = (0..args.len()).map(|_| a.gensym_form(span)).collect();
+            // Built inside out: the innermost step returns the last value.
+            for i in (0..args.len()).rev() {
+                let value = if i == 0 {
+                    args[0].clone()
+                } else {
+                    thread(temps[i - 1].clone(), &args[i], last)
+                };
+                let body = match result.take() {
+                    None => temps[i].clone(),
+                    Some(next) => list(
+                        vec![
+                            sym("if", span),
+                            list(vec![sym("clojure.core/nil?", span), temps[i].clone()], span),
+                            nil(span),
+                            next,
+                        ],
+                        span,
+                    ),
+                };
+                result = Some(list(
+                    vec![
+                        sym("let", span),
+                        vector(vec![temps[i].clone(), value], span),
+                        body,
+                    ],
+                    span,
+                ));
+            }
+            result.expect("at least one step")
+        }
+        "cond->" | "cond->>" => {
+            need(1, "a value to thread")?;
+            let clauses = &args[1..];
+            if !clauses.len().is_multiple_of(2) {
+                return Err(Error::syntax(
+                    span,
+                    format!("{name} needs pairs of test and step"),
+                ));
+            }
+            let last = name == "cond->>";
+            let temp = a.gensym_form(span);
+            let mut bindings = vec![temp.clone(), args[0].clone()];
+            for pair in clauses.chunks(2) {
+                bindings.push(temp.clone());
+                bindings.push(list(
+                    vec![
+                        sym("if", span),
+                        pair[0].clone(),
+                        thread(temp.clone(), &pair[1], last),
+                        temp.clone(),
+                    ],
+                    span,
+                ));
+            }
+            list(vec![sym("let", span), vector(bindings, span), temp], span)
+        }
+        "dotimes" => {
+            let Some(Form {
+                kind: FormKind::Vector(binding),
+                ..
+            }) = args.first()
+            else {
+                return Err(Error::syntax(
+                    span,
+                    "dotimes needs a binding vector: (dotimes [i n] ...)",
+                ));
+            };
+            let [counter, n] = binding.as_slice() else {
+                return Err(Error::syntax(
+                    args[0].span,
+                    "dotimes binds one counter: [i n]",
+                ));
+            };
+            let limit = a.gensym_form(span);
+            list(
+                vec![
+                    sym("let", span),
+                    vector(vec![limit.clone(), n.clone()], span),
+                    list(
+                        vec![
+                            sym("loop", span),
+                            vector(
+                                vec![counter.clone(), Form::new(FormKind::Int(0), span)],
+                                span,
+                            ),
+                            list(
+                                vec![
+                                    sym("when", span),
+                                    list(
+                                        vec![sym("clojure.core/<", span), counter.clone(), limit],
+                                        span,
+                                    ),
+                                    do_body(&args[1..], span),
+                                    list(
+                                        vec![
+                                            sym("recur", span),
+                                            list(
+                                                vec![
+                                                    sym("clojure.core/inc", span),
+                                                    counter.clone(),
+                                                ],
+                                                span,
+                                            ),
+                                        ],
+                                        span,
+                                    ),
+                                ],
+                                span,
+                            ),
+                        ],
+                        span,
+                    ),
+                ],
+                span,
+            )
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// `#(+ % %2)` as `(fn [%1 %2] (+ %1 %2))`; `%&` becomes a rest parameter.
+pub(super) fn anon_fn_to_fn(form: &Form, body: &[Form], max_params: usize) -> Result<Form> {
+    let span = form.span;
+    let mut max = 0usize;
+    let mut rest = false;
+    let mut body: Vec<Form> = body.to_vec();
+    for item in &mut body {
+        rename_params(item, &mut max, &mut rest, max_params)?;
+    }
+    let mut params: Vec<Form> = (1..=max).map(|i| sym(&format!("%{i}"), span)).collect();
+    if rest {
+        params.push(sym("&", span));
+        params.push(sym("%&", span));
+    }
+    Ok(list(
+        vec![sym("fn", span), vector(params, span), list(body, span)],
+        span,
+    ))
+}
+
+fn rename_params(form: &mut Form, max: &mut usize, rest: &mut bool, limit: usize) -> Result<()> {
+    match &mut form.kind {
+        FormKind::Symbol(s) if s.starts_with('%') => {
+            if s == "%" {
+                *s = "%1".to_string();
+                *max = (*max).max(1);
+            } else if s == "%&" {
+                *rest = true;
+            } else if let Some(n) = s[1..]
+                .parse::<usize>()
+                .ok()
+                .filter(|_| s[1..].bytes().all(|b| b.is_ascii_digit()))
+            {
+                if n == 0 || n > limit {
+                    return Err(Error::syntax(
+                        form.span,
+                        format!("{s}: #(...) functions take parameters %1 to %{limit}"),
+                    ));
+                }
+                *max = (*max).max(n);
+            } else if s[1..].bytes().all(|b| b.is_ascii_digit()) {
+                return Err(Error::syntax(
+                    form.span,
+                    format!("{s}: #(...) functions take parameters %1 to %{limit}"),
+                ));
+            }
+            Ok(())
+        }
+        FormKind::AnonFn(_) => Err(Error::syntax(
+            form.span,
+            "#(...) cannot contain another #(...); write the inner one as (fn [x] ...)",
+        )),
+        FormKind::Quote(_) => Ok(()),
+        FormKind::List(items)
+        | FormKind::Vector(items)
+        | FormKind::Map(items)
+        | FormKind::Set(items) => {
+            for item in items {
+                rename_params(item, max, rest, limit)?;
+            }
+            Ok(())
+        }
+        FormKind::Deref(inner) | FormKind::Tagged(_, inner) => {
+            rename_params(inner, max, rest, limit)
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,1591 @@
+//! Analysis: forms to the resolved program ([`crate::eval::ir`]).
+//!
+//! Special forms are checked here, macro-like forms (`->`, `cond`, `when-let`, ...) are rewritten
+//! into special forms ([`macros`]), destructuring becomes plain bindings ([`destructure`]), and
+//! every symbol is resolved once, in this order (NS-004..NS-009):
+//!
+//! 1. a local binding (`let`, function parameter, ...);
+//! 2. a user definition (`def`/`defn`, from this program or an earlier turn);
+//! 3. a builtin (so a data key named `count` cannot break `(count xs)`);
+//! 4. a tool or a data key of that name (`fetch-users` → `tool/fetch-users`); a name that is both
+//!    is an `ambiguous_reference` error when evaluated (NS-007).
+//!
+//! `tool/x` and `data/x` always reach the tool or the input, whatever shadows `x` (NS-009).
+
+mod destructure;
+mod macros;
+
+use crate::builtins::{self, Builtin};
+use crate::error::{Error, ErrorKind, Result};
+use crate::eval::Binding;
+use crate::eval::ir::*;
+use crate::reader::{Form, FormKind};
+use crate::span::Span;
+use crate::tools::Tools;
+use crate::value::{Function, Keyword, Value, compile_regex, intern};
+use arcstr::ArcStr;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+/// What names can resolve to besides locals: the user namespace, tools and data.
+pub(crate) struct Scope<'a> {
+    pub tools: &'a Tools,
+    pub data: &'a BTreeMap<String, Value>,
+    pub globals: &'a mut Vec<Binding>,
+    pub global_index: &'a mut FxHashMap<ArcStr, u32>,
+}
+
+/// The analyzed program: one body evaluated in a frame of `frame_size` slots.
+pub(crate) struct Analyzed {
+    pub body: Expr,
+    pub frame_size: u32,
+}
+
+/// Analyze a whole program.
+pub(crate) fn analyze_program(src: &str, forms: &[Form], scope: Scope<'_>) -> Result<Analyzed> {
+    let mut a = Analyzer {
+        src,
+        scope,
+        frames: vec![Frame::top()],
+        gensym: 0,
+        depth: 0,
+    };
+    for form in forms {
+        a.declare_definitions(form);
+    }
+    let body = if forms.is_empty() {
+        Expr::Const(Value::Nil)
+    } else {
+        let mut exprs = Vec::with_capacity(forms.len());
+        let last = forms.len() - 1;
+        for (i, form) in forms.iter().enumerate() {
+            exprs.push(a.analyze(form, i == last)?);
+        }
+        if exprs.len() == 1 {
+            exprs.pop().expect("one expression")
+        } else {
+            Expr::Do(exprs.into_boxed_slice())
+        }
+    };
+    Ok(Analyzed {
+        body,
+        frame_size: a.frames[0].max_slots,
+    })
+}
+
+struct Frame {
+    /// Visible local names, innermost last.
+    locals: Vec<(ArcStr, Slot)>,
+    next_slot: u32,
+    max_slots: u32,
+    captures: Vec<(ArcStr, CaptureFrom)>,
+    is_fn: bool,
+    self_name: Option<ArcStr>,
+    letfn: Vec<ArcStr>,
+    /// Slots `recur` assigns in tail position, when there is a target.
+    recur: Option<Vec<Slot>>,
+}
+
+impl Frame {
+    fn top() -> Frame {
+        Frame {
+            locals: Vec::new(),
+            next_slot: 0,
+            max_slots: 0,
+            captures: Vec::new(),
+            is_fn: false,
+            self_name: None,
+            letfn: Vec::new(),
+            recur: None,
+        }
+    }
+}
+
+pub(crate) struct Analyzer<'s, 'a> {
+    src: &'s str,
+    scope: Scope<'a>,
+    frames: Vec<Frame>,
+    gensym: u32,
+    depth: u32,
+}
+
+/// How many `%N` parameters `#(...)` may use.
+const MAX_ANON_PARAMS: usize = 20;
+
+impl<'s, 'a> Analyzer<'s, 'a> {
+    // -----------------------------------------------------------------------------------------
+    // Scopes
+    // -----------------------------------------------------------------------------------------
+
+    fn frame(&mut self) -> &mut Frame {
+        self.frames.last_mut().expect("there is always a frame")
+    }
+
+    fn new_slot(&mut self) -> Slot {
+        let f = self.frame();
+        let slot = f.next_slot;
+        f.next_slot += 1;
+        f.max_slots = f.max_slots.max(f.next_slot);
+        slot
+    }
+
+    fn bind(&mut self, name: &str, slot: Slot) {
+        self.frame().locals.push((ArcStr::from(name), slot));
+    }
+
+    fn mark(&mut self) -> (usize, u32) {
+        let f = self.frame();
+        (f.locals.len(), f.next_slot)
+    }
+
+    fn restore(&mut self, mark: (usize, u32)) {
+        let f = self.frame();
+        f.locals.truncate(mark.0);
+        f.next_slot = mark.1;
+    }
+
+    fn find_local(&mut self, idx: usize, name: &str) -> Option<Expr> {
+        let frame = &self.frames[idx];
+        if let Some((_, slot)) = frame.locals.iter().rev().find(|(n, _)| n.as_str() == name) {
+            return Some(Expr::Local(*slot));
+        }
+        if frame.self_name.as_deref() == Some(name) {
+            return Some(Expr::SelfFn);
+        }
+        if let Some(j) = frame.letfn.iter().position(|n| n.as_str() == name) {
+            return Some(Expr::LetfnSibling(j as u32));
+        }
+        if let Some(i) = frame.captures.iter().position(|(n, _)| n.as_str() == name) {
+            return Some(Expr::Capture(i as u32));
+        }
+        if !frame.is_fn || idx == 0 {
+            return None;
+        }
+        let from = match self.find_local(idx - 1, name)? {
+            Expr::Local(s) => CaptureFrom::Local(s),
+            Expr::Capture(i) => CaptureFrom::Capture(i),
+            Expr::SelfFn => CaptureFrom::SelfFn,
+            Expr::LetfnSibling(j) => CaptureFrom::LetfnSibling(j),
+            _ => unreachable!("find_local only returns local references"),
+        };
+        let frame = &mut self.frames[idx];
+        frame.captures.push((intern(name), from));
+        Some(Expr::Capture(frame.captures.len() as u32 - 1))
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // User definitions
+    // -----------------------------------------------------------------------------------------
+
+    /// Give every name this program defines a global slot up front, so definitions may refer to
+    /// each other in any order.
+    fn declare_definitions(&mut self, form: &Form) {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || match &form.kind {
+            FormKind::List(items) => {
+                if let (Some(head), Some(name)) = (
+                    items.first().and_then(Form::as_symbol),
+                    items.get(1).and_then(Form::as_symbol),
+                ) && matches!(head, "def" | "defn" | "defn-" | "declare")
+                {
+                    self.global_slot(name);
+                }
+                if items.first().and_then(Form::as_symbol) == Some("declare") {
+                    for item in &items[1..] {
+                        if let Some(name) = item.as_symbol() {
+                            self.global_slot(name);
+                        }
+                    }
+                }
+                if items.first().and_then(Form::as_symbol) != Some("quote") {
+                    for item in items {
+                        self.declare_definitions(item);
+                    }
+                }
+            }
+            FormKind::Vector(items) | FormKind::Map(items) | FormKind::Set(items) => {
+                for item in items {
+                    self.declare_definitions(item);
+                }
+            }
+            FormKind::AnonFn(items) => {
+                for item in items {
+                    self.declare_definitions(item);
+                }
+            }
+            _ => {}
+        })
+    }
+
+    fn global_slot(&mut self, name: &str) -> Slot {
+        if let Some(slot) = self.scope.global_index.get(name) {
+            return *slot;
+        }
+        let slot = self.scope.globals.len() as Slot;
+        let name = intern(name);
+        self.scope.globals.push(Binding {
+            name: name.clone(),
+            value: None,
+            doc: None,
+            params: Vec::new(),
+            order: u64::MAX,
+        });
+        self.scope.global_index.insert(name, slot);
+        slot
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Forms
+    // -----------------------------------------------------------------------------------------
+
+    pub(crate) fn analyze(&mut self, form: &Form, tail: bool) -> Result<Expr> {
+        // Macro expansion can nest deeper than the reader allows, so deep analysis may need more
+        // stack than the thread has; checking every few levels keeps the common case cheap.
+        self.depth += 1;
+        let result = if self.depth.is_multiple_of(8) {
+            stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.analyze_inner(form, tail))
+        } else {
+            self.analyze_inner(form, tail)
+        };
+        self.depth -= 1;
+        result
+    }
+
+    fn analyze_inner(&mut self, form: &Form, tail: bool) -> Result<Expr> {
+        Ok(match &form.kind {
+            FormKind::Nil => Expr::Const(Value::Nil),
+            FormKind::Bool(b) => Expr::Const(Value::Bool(*b)),
+            FormKind::Int(i) => Expr::Const(Value::Int(*i)),
+            FormKind::Float(f) => Expr::Const(Value::Float(*f)),
+            FormKind::Str(s) => Expr::Const(Value::string(s)),
+            FormKind::Char(c) => Expr::Const(Value::Char(*c)),
+            FormKind::Keyword(k) => Expr::Const(Value::keyword(k)),
+            FormKind::Regex(p) => Expr::Const(Value::Regex(
+                compile_regex(p).map_err(|e| e.or_span(form.span))?,
+            )),
+            FormKind::Symbol(name) => self.resolve(name, form.span)?,
+            FormKind::Vector(items) => {
+                let exprs = self.analyze_all(items)?;
+                match constants(&exprs) {
+                    Some(values) => Expr::Const(Value::vector(values)),
+                    None => Expr::Vector(exprs.into_boxed_slice()),
+                }
+            }
+            FormKind::Map(items) => {
+                let exprs = self.analyze_all(items)?;
+                if let Some(values) = constants(&exprs) {
+                    return Value::from_form(form).map(Expr::Const).map_err(|_| {
+                        // Keys computed from constants can still collide (`{1 :a 1 :b}`).
+                        let _ = values;
+                        duplicate_key_error(form)
+                    });
+                }
+                let mut pairs = Vec::with_capacity(exprs.len() / 2);
+                let mut it = exprs.into_iter();
+                while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                    pairs.push((k, v));
+                }
+                Expr::Map(pairs.into_boxed_slice())
+            }
+            FormKind::Set(items) => {
+                let exprs = self.analyze_all(items)?;
+                match constants(&exprs) {
+                    Some(_) => Expr::Const(Value::from_form(form)?),
+                    None => Expr::Set(exprs.into_boxed_slice()),
+                }
+            }
+            FormKind::Quote(inner) => Expr::Const(Value::from_form(inner)?),
+            FormKind::AnonFn(body) => {
+                let fn_form = macros::anon_fn_to_fn(form, body, MAX_ANON_PARAMS)?;
+                self.analyze(&fn_form, tail)?
+            }
+            FormKind::Var(name) => {
+                if !self.scope.global_index.contains_key(name.as_str()) {
+                    return Err(Error::at(
+                        ErrorKind::UndefinedSymbol,
+                        form.span,
+                        format!("#'{name}: there is no user definition named {name}"),
+                    ));
+                }
+                Expr::Const(Value::Var(crate::value::Symbol::new(name)))
+            }
+            FormKind::Deref(_) => return Err(unsupported_form("@ (deref)", form.span)),
+            FormKind::Tagged(tag, _) => {
+                return Err(Error::syntax(
+                    form.span,
+                    format!("tagged literal #{tag} is not supported"),
+                ));
+            }
+            FormKind::List(items) => self.analyze_list(form, items, tail)?,
+        })
+    }
+
+    fn analyze_all(&mut self, forms: &[Form]) -> Result<Vec<Expr>> {
+        forms.iter().map(|f| self.analyze(f, false)).collect()
+    }
+
+    /// A body of forms (`do`, `let`, `fn` bodies): the last form is in tail position.
+    fn analyze_body(&mut self, forms: &[Form], tail: bool) -> Result<Expr> {
+        match forms {
+            [] => Ok(Expr::Const(Value::Nil)),
+            [only] => self.analyze(only, tail),
+            _ => {
+                let last = forms.len() - 1;
+                let exprs = forms
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| self.analyze(f, tail && i == last))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Expr::Do(exprs.into_boxed_slice()))
+            }
+        }
+    }
+
+    fn analyze_list(&mut self, form: &Form, items: &[Form], tail: bool) -> Result<Expr> {
+        let Some(head) = items.first() else {
+            return Ok(Expr::Const(Value::empty_list()));
+        };
+        if let Some(name) = head.as_symbol() {
+            let is_local = self.frames.len() > 1 || !self.frames[0].locals.is_empty();
+            let shadowed = is_local && self.is_local_name(name);
+            if !shadowed {
+                if let Some(expr) = self.special_form(name, form, items, tail)? {
+                    return Ok(expr);
+                }
+                if let Some(expanded) = macros::expand(self, name, form, items)? {
+                    return self.analyze(&expanded, tail);
+                }
+            }
+            return self.analyze_call_to_symbol(name, form, items);
+        }
+        if let FormKind::Keyword(k) = &head.kind {
+            return match &items[1..] {
+                [target] => Ok(Expr::KeywordGet(Box::new((
+                    Keyword::new(k),
+                    self.analyze(target, false)?,
+                    None,
+                    form.span,
+                )))),
+                [target, default] => Ok(Expr::KeywordGet(Box::new((
+                    Keyword::new(k),
+                    self.analyze(target, false)?,
+                    Some(self.analyze(default, false)?),
+                    form.span,
+                )))),
+                _ => Err(Error::at(
+                    ErrorKind::Arity,
+                    form.span,
+                    format!(
+                        "(:{k} ...) takes a map and an optional default, got {} arguments",
+                        items.len() - 1
+                    ),
+                )),
+            };
+        }
+        let callee = self.analyze(head, false)?;
+        let args = self.analyze_all(&items[1..])?;
+        Ok(Expr::Call(Box::new(CallExpr {
+            callee,
+            args: args.into_boxed_slice(),
+            span: form.span,
+        })))
+    }
+
+    fn is_local_name(&self, name: &str) -> bool {
+        self.frames.iter().rev().any(|f| {
+            f.locals.iter().any(|(n, _)| n.as_str() == name)
+                || f.self_name.as_deref() == Some(name)
+                || f.letfn.iter().any(|n| n.as_str() == name)
+        })
+    }
+
+    fn analyze_call_to_symbol(&mut self, name: &str, form: &Form, items: &[Form]) -> Result<Expr> {
+        let span = form.span;
+        let callee = self.resolve(name, items[0].span)?;
+        let args = self.analyze_all(&items[1..])?.into_boxed_slice();
+        if let Expr::Const(Value::Fn(f)) = &callee
+            && let crate::value::FnRepr::Builtin(builtin) = f.repr()
+        {
+            if let (Some(op), 1) = (Op1::of(builtin.name), args.len()) {
+                let arg = args.into_vec().pop().expect("one argument");
+                return Ok(Expr::Op1(Box::new(Op1Expr {
+                    op,
+                    arg,
+                    builtin,
+                    span,
+                })));
+            }
+            if let (Some(op), 2) = (Op2::of(builtin.name), args.len()) {
+                let mut args = args.into_vec();
+                let right = args.pop().expect("two arguments");
+                let left = args.pop().expect("two arguments");
+                return Ok(Expr::Op2(Box::new(Op2Expr {
+                    op,
+                    left,
+                    right,
+                    builtin,
+                    span,
+                })));
+            }
+            return Ok(Expr::CallBuiltin(Box::new(CallBuiltin {
+                builtin,
+                args,
+                span,
+            })));
+        }
+        Ok(Expr::Call(Box::new(CallExpr { callee, args, span })))
+    }
+}
+
+fn constants(exprs: &[Expr]) -> Option<Vec<Value>> {
+    exprs
+        .iter()
+        .map(|e| match e {
+            Expr::Const(v) => Some(v.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn duplicate_key_error(form: &Form) -> Error {
+    match Value::from_form(form) {
+        Err(e) => e,
+        Ok(_) => Error::syntax(form.span, "duplicate key in map literal"),
+    }
+}
+
+pub(crate) fn unsupported_form(what: &str, span: Span) -> Error {
+    Error::at(ErrorKind::Unsupported, span, unsupported_message(what))
+}
+
+/// Why a Clojure feature outside the subset is missing, and what to write instead.
+pub(crate) fn unsupported_message(what: &str) -> String {
+    let hint = match what {
+        "defmacro" | "macroexpand" => "PTC-Lisp has no macros; write a function with defn",
+        "eval" | "read-string" | "load-string" | "load" | "load-file" => {
+            "programs cannot evaluate code they build; write the code directly"
+        }
+        "atom" | "swap!" | "reset!" | "@ (deref)" | "deref" | "compare-and-set!" | "add-watch" => {
+            "PTC-Lisp has no mutable state: accumulate with reduce or loop/recur, and keep values \
+             across turns with def"
+        }
+        "slurp" | "spit" => "programs cannot read or write files; call a tool/ function",
+        "future" | "promise" | "deliver" | "agent" | "send" | "thread" => {
+            "use pmap or pcalls to run tool calls in parallel"
+        }
+        "import" | "require" | "use" | "refer" | "in-ns" => {
+            "everything available is already loaded (clojure.string as str/, clojure.set as set/)"
+        }
+        "binding" | "set!" | "var-set" | "alter-var-root" | "def-dynamic" | "with-redefs" => {
+            "there are no dynamic vars; pass values as arguments"
+        }
+        "ref" | "dosync" | "alter" | "commute" => "there are no refs; use reduce or loop/recur",
+        "defrecord" | "deftype" | "defprotocol" | "reify" | "proxy" | "defmulti" | "defmethod"
+        | "extend-type" | "extend-protocol" | "gen-class" | "new" => {
+            "there are no types or protocols; use maps and functions"
+        }
+        "while" => "there is no mutable state to end a while loop; use loop/recur",
+        _ => "it is outside the PTC-Lisp subset",
+    };
+    format!("{what} is not supported: {hint}")
+}
+
+const UNSUPPORTED: &[&str] = &[
+    "defmacro",
+    "macroexpand",
+    "eval",
+    "read-string",
+    "load-string",
+    "load",
+    "load-file",
+    "atom",
+    "swap!",
+    "reset!",
+    "deref",
+    "compare-and-set!",
+    "add-watch",
+    "slurp",
+    "spit",
+    "future",
+    "promise",
+    "deliver",
+    "agent",
+    "send",
+    "import",
+    "require",
+    "use",
+    "refer",
+    "in-ns",
+    "binding",
+    "set!",
+    "var-set",
+    "alter-var-root",
+    "with-redefs",
+    "ref",
+    "dosync",
+    "alter",
+    "commute",
+    "defrecord",
+    "deftype",
+    "defprotocol",
+    "reify",
+    "proxy",
+    "defmulti",
+    "defmethod",
+    "extend-type",
+    "extend-protocol",
+    "gen-class",
+    "new",
+    "while",
+    "thread",
+];
+
+impl<'s, 'a> Analyzer<'s, 'a> {
+    // -----------------------------------------------------------------------------------------
+    // Names
+    // -----------------------------------------------------------------------------------------
+
+    fn resolve(&mut self, name: &str, span: Span) -> Result<Expr> {
+        let top = self.frames.len() - 1;
+        if let Some(local) = self.find_local(top, name) {
+            return Ok(local);
+        }
+        if let Some((ns, local_name)) = split_namespace(name) {
+            return self.resolve_qualified(ns, local_name, name, span);
+        }
+        if let Some(&slot) = self.scope.global_index.get(name) {
+            let fallback = self.resolve_unqualified_global_fallback(name, span);
+            return Ok(Expr::Global {
+                slot,
+                name: intern(name),
+                fallback: fallback.map(Box::new),
+                span,
+            });
+        }
+        if let Some(b) = builtins::lookup(name) {
+            return Ok(Expr::Const(Value::Fn(builtins::function(b))));
+        }
+        if let Some(expr) = self.resolve_tool_or_data(name, span) {
+            return Ok(expr);
+        }
+        Err(self.undefined(name, span))
+    }
+
+    /// What an unbound user definition falls back to: a builtin, tool or data of that name.
+    fn resolve_unqualified_global_fallback(&mut self, name: &str, span: Span) -> Option<Expr> {
+        if let Some(b) = builtins::lookup(name) {
+            return Some(Expr::Const(Value::Fn(builtins::function(b))));
+        }
+        self.resolve_tool_or_data(name, span)
+    }
+
+    fn resolve_tool_or_data(&mut self, name: &str, span: Span) -> Option<Expr> {
+        let tool = self.scope.tools.get(name).cloned();
+        let data = self.scope.data.get(name).cloned();
+        match (tool, data) {
+            (Some(_), Some(_)) => Some(Expr::Raise(Box::new(Error::at(
+                ErrorKind::AmbiguousReference,
+                span,
+                format!(
+                    "{name} is ambiguous: it is both tool/{name} and data/{name}; write \
+                     tool/{name} or data/{name}"
+                ),
+            )))),
+            (Some(tool), None) => Some(Expr::Const(tool_function(name, tool))),
+            (None, Some(value)) => Some(Expr::Const(value)),
+            (None, None) => None,
+        }
+    }
+
+    fn resolve_qualified(&mut self, ns: &str, local: &str, full: &str, span: Span) -> Result<Expr> {
+        match ns {
+            "tool" => match self.scope.tools.get(local) {
+                Some(tool) => Ok(Expr::Const(tool_function(local, tool.clone()))),
+                None => Err(Error::at(
+                    ErrorKind::UndefinedSymbol,
+                    span,
+                    format!(
+                        "tool/{local} does not exist; available tools: {}",
+                        list_or_none(self.scope.tools.specs().map(|s| s.name.as_str()))
+                    ),
+                )),
+            },
+            "data" => match self.scope.data.get(local) {
+                Some(value) => Ok(Expr::Const(value.clone())),
+                None => Err(Error::at(
+                    ErrorKind::UndefinedSymbol,
+                    span,
+                    format!(
+                        "data/{local} does not exist; available data: {}",
+                        list_or_none(self.scope.data.keys().map(String::as_str))
+                    ),
+                )),
+            },
+            "user" => match self.scope.global_index.get(local) {
+                Some(&slot) => Ok(Expr::Global {
+                    slot,
+                    name: intern(local),
+                    fallback: None,
+                    span,
+                }),
+                None => Err(self.undefined(full, span)),
+            },
+            "clojure.core" => match builtins::lookup(local) {
+                Some(b) => Ok(Expr::Const(Value::Fn(builtins::function(b)))),
+                None => Err(self.undefined(full, span)),
+            },
+            _ => match builtins::lookup(full) {
+                Some(b) => Ok(Expr::Const(Value::Fn(builtins::function(b)))),
+                None => Err(self.undefined(full, span)),
+            },
+        }
+    }
+
+    fn undefined(&self, name: &str, span: Span) -> Error {
+        if UNSUPPORTED.contains(&name) {
+            return unsupported_form(name, span);
+        }
+        if name.starts_with('.') || name.ends_with('.') || name.contains('/') {
+            let known_ns = name.split('/').next().unwrap_or("");
+            if !matches!(known_ns, "tool" | "data" | "user") && name.contains('/') {
+                return Error::at(
+                    ErrorKind::UndefinedSymbol,
+                    span,
+                    format!(
+                        "{name} is not available: only clojure.string (str/), clojure.set (set/), \
+                         a few Math/ functions and java.time dates are supported"
+                    ),
+                );
+            }
+            if name.starts_with('.') || name.ends_with('.') {
+                return Error::at(
+                    ErrorKind::Unsupported,
+                    span,
+                    format!("Java interop {name} is not supported; use the PTC-Lisp builtins"),
+                );
+            }
+        }
+        let mut candidates: Vec<&str> = builtins::names().collect();
+        let locals: Vec<ArcStr> = self
+            .frames
+            .iter()
+            .flat_map(|f| f.locals.iter().map(|(n, _)| n.clone()))
+            .filter(|n| !n.starts_with(' '))
+            .collect();
+        candidates.extend(locals.iter().map(|n| n.as_str()));
+        candidates.extend(self.scope.global_index.keys().map(|n| n.as_str()));
+        let tool_names: Vec<String> = self
+            .scope
+            .tools
+            .specs()
+            .map(|s| format!("tool/{}", s.name))
+            .collect();
+        let data_names: Vec<String> = self
+            .scope
+            .data
+            .keys()
+            .map(|k| format!("data/{k}"))
+            .collect();
+        candidates.extend(tool_names.iter().map(String::as_str));
+        candidates.extend(data_names.iter().map(String::as_str));
+        let suggestion = closest(name, &candidates)
+            .map(|s| format!("; did you mean {s}?"))
+            .unwrap_or_default();
+        Error::at(
+            ErrorKind::UndefinedSymbol,
+            span,
+            format!("undefined symbol {name}{suggestion}"),
+        )
+    }
+}
+
+/// A tool as a function value (`(map tool/fetch ids)`).
+pub(crate) fn tool_function(name: &str, tool: Arc<dyn crate::tools::Tool>) -> Value {
+    let name = ArcStr::from(name);
+    let label = format!("tool/{name}");
+    Value::Fn(Function::native(&label, move |ctx, args| {
+        ctx.call_tool(&name, &tool, args.to_vec())
+    }))
+}
+
+fn list_or_none<'x>(names: impl Iterator<Item = &'x str>) -> String {
+    let names: Vec<&str> = names.collect();
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// `ns/name` split at the first slash, except for the symbol `/` itself.
+fn split_namespace(name: &str) -> Option<(&str, &str)> {
+    let i = name.find('/')?;
+    if i == 0 || i + 1 == name.len() {
+        return None;
+    }
+    Some((&name[..i], &name[i + 1..]))
+}
+
+/// The candidate within edit distance 2 (or sharing a long prefix), for "did you mean".
+fn closest<'c>(name: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    let max = if name.len() <= 4 { 1 } else { 2 };
+    candidates
+        .iter()
+        .filter(|c| **c != name)
+        .map(|c| (edit_distance(name, c), *c))
+        .filter(|(d, _)| *d <= max)
+        .min()
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > 2 {
+        return usize::MAX;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+impl<'s, 'a> Analyzer<'s, 'a> {
+    // -----------------------------------------------------------------------------------------
+    // Special forms
+    // -----------------------------------------------------------------------------------------
+
+    fn special_form(
+        &mut self,
+        name: &str,
+        form: &Form,
+        items: &[Form],
+        tail: bool,
+    ) -> Result<Option<Expr>> {
+        let args = &items[1..];
+        let span = form.span;
+        Ok(Some(match name {
+            "quote" => match args {
+                [x] => Expr::Const(Value::from_form(x)?),
+                _ => return Err(Error::syntax(span, "quote takes exactly one form")),
+            },
+            "do" => self.analyze_body(args, tail)?,
+            "if" => match args {
+                [test, then] => Expr::If(Box::new((
+                    self.analyze(test, false)?,
+                    self.analyze(then, tail)?,
+                    Expr::Const(Value::Nil),
+                ))),
+                [test, then, otherwise] => Expr::If(Box::new((
+                    self.analyze(test, false)?,
+                    self.analyze(then, tail)?,
+                    self.analyze(otherwise, tail)?,
+                ))),
+                _ => {
+                    return Err(Error::syntax(
+                        span,
+                        format!(
+                            "if takes a test, a then branch and an optional else branch; got {} \
+                             forms (use cond for several branches, do for several expressions)",
+                            args.len()
+                        ),
+                    ));
+                }
+            },
+            "and" => match args {
+                [] => Expr::Const(Value::Bool(true)),
+                [only] => self.analyze(only, tail)?,
+                _ => Expr::And(self.analyze_all(args)?.into_boxed_slice()),
+            },
+            "or" => match args {
+                [] => Expr::Const(Value::Nil),
+                [only] => self.analyze(only, tail)?,
+                _ => Expr::Or(self.analyze_all(args)?.into_boxed_slice()),
+            },
+            "def" => self.analyze_def(form, args)?,
+            "defn" | "defn-" => self.analyze_defn(form, args)?,
+            "declare" => {
+                let mut exprs = Vec::new();
+                for name_form in args {
+                    let Some(name) = name_form.as_symbol() else {
+                        return Err(Error::syntax(name_form.span, "declare takes symbols"));
+                    };
+                    let slot = self.global_slot(name);
+                    exprs.push(Expr::Def(Box::new(DefExpr {
+                        slot,
+                        name: intern(name),
+                        doc: None,
+                        params: Vec::new(),
+                        value: None,
+                    })));
+                }
+                exprs.push(Expr::Const(Value::Nil));
+                Expr::Do(exprs.into_boxed_slice())
+            }
+            "fn" | "fn*" => Expr::MakeFn(self.analyze_fn(form, args, None)?),
+            "let" | "let*" => self.analyze_let(form, args, tail)?,
+            "loop" => self.analyze_loop(form, args)?,
+            "recur" => self.analyze_recur(form, args, tail)?,
+            "letfn" => self.analyze_letfn(form, args, tail)?,
+            "case" => self.analyze_case(form, args, tail)?,
+            "try" => self.analyze_try(form, args)?,
+            "throw" => match args {
+                [x] => Expr::Throw(Box::new(self.analyze(x, false)?), span),
+                _ => return Err(Error::syntax(span, "throw takes exactly one exception")),
+            },
+            "return" => match args {
+                [x] => Expr::Return(Box::new(self.analyze(x, false)?)),
+                [] => Expr::Return(Box::new(Expr::Const(Value::Nil))),
+                _ => {
+                    return Err(Error::syntax(
+                        span,
+                        "return takes one value; wrap several in a map or vector",
+                    ));
+                }
+            },
+            "fail" => match args {
+                [x] => Expr::Fail(Box::new(self.analyze(x, false)?)),
+                _ => return Err(Error::syntax(span, "fail takes one reason")),
+            },
+            "for" | "doseq" => self.analyze_for(form, args, name == "for")?,
+            "comment" => Expr::Const(Value::Nil),
+            "ns" => Expr::Const(Value::Nil),
+            _ if UNSUPPORTED.contains(&name) => return Err(unsupported_form(name, span)),
+            _ => return Ok(None),
+        }))
+    }
+
+    fn analyze_def(&mut self, form: &Form, args: &[Form]) -> Result<Expr> {
+        let (name_form, rest) = args
+            .split_first()
+            .ok_or_else(|| Error::syntax(form.span, "def needs a name: (def name value)"))?;
+        let name = name_form
+            .as_symbol()
+            .filter(|n| !n.contains('/') || *n == "/")
+            .ok_or_else(|| {
+                Error::syntax(
+                    name_form.span,
+                    format!(
+                        "def needs a plain symbol as its name, got {}",
+                        name_form.describe()
+                    ),
+                )
+            })?;
+        let (doc, value_form) = match rest {
+            [] => (None, None),
+            [value] => (None, Some(value)),
+            [doc_form, value] => match &doc_form.kind {
+                FormKind::Str(doc) => (Some(doc.clone()), Some(value)),
+                _ => {
+                    return Err(Error::syntax(
+                        doc_form.span,
+                        "(def name \"docstring\" value): the docstring must be a string",
+                    ));
+                }
+            },
+            _ => {
+                return Err(Error::syntax(
+                    form.span,
+                    "def takes a name, an optional docstring and one value",
+                ));
+            }
+        };
+        let slot = self.global_slot(name);
+        let mut params = Vec::new();
+        let value = match value_form {
+            Some(v) => {
+                if let FormKind::List(items) = &v.kind
+                    && matches!(items.first().and_then(Form::as_symbol), Some("fn" | "fn*"))
+                {
+                    params = self.params_texts(&items[1..]);
+                }
+                Some(self.analyze(v, false)?)
+            }
+            None => None,
+        };
+        Ok(Expr::Def(Box::new(DefExpr {
+            slot,
+            name: intern(name),
+            doc: doc.map(|d| ArcStr::from(crate::namespace::sanitize_docstring(&d))),
+            params,
+            value,
+        })))
+    }
+
+    fn analyze_defn(&mut self, form: &Form, args: &[Form]) -> Result<Expr> {
+        let (name_form, mut rest) = args.split_first().ok_or_else(|| {
+            Error::syntax(form.span, "defn needs a name: (defn name [params] body)")
+        })?;
+        let name = name_form.as_symbol().ok_or_else(|| {
+            Error::syntax(
+                name_form.span,
+                format!(
+                    "defn needs a symbol as its name, got {}",
+                    name_form.describe()
+                ),
+            )
+        })?;
+        let mut doc = None;
+        if let Some((
+            Form {
+                kind: FormKind::Str(d),
+                ..
+            },
+            more,
+        )) = rest.split_first()
+            && !more.is_empty()
+        {
+            doc = Some(d.clone());
+            rest = more;
+        }
+        if let Some((
+            Form {
+                kind: FormKind::Map(_),
+                ..
+            },
+            more,
+        )) = rest.split_first()
+            && !more.is_empty()
+        {
+            rest = more;
+        }
+        if rest.is_empty() {
+            return Err(Error::syntax(
+                form.span,
+                format!("defn {name} needs a parameter vector and a body: (defn {name} [x] ...)"),
+            ));
+        }
+        let slot = self.global_slot(name);
+        let params = self.params_texts(rest);
+        let lambda = self.analyze_fn(form, rest, Some(name))?;
+        Ok(Expr::Def(Box::new(DefExpr {
+            slot,
+            name: intern(name),
+            doc: doc.map(|d| ArcStr::from(crate::namespace::sanitize_docstring(&d))),
+            params,
+            value: Some(Expr::MakeFn(lambda)),
+        })))
+    }
+
+    /// The parameter vectors of a function definition as written, whitespace collapsed.
+    fn params_texts(&self, fn_rest: &[Form]) -> Vec<String> {
+        let rest = match fn_rest.first() {
+            Some(f) if f.as_symbol().is_some() => &fn_rest[1..],
+            _ => fn_rest,
+        };
+        let text = |f: &Form| {
+            self.src
+                .get(f.span.range())
+                .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_default()
+        };
+        match rest.first().map(|f| &f.kind) {
+            Some(FormKind::Vector(_)) => vec![text(&rest[0])],
+            _ => rest
+                .iter()
+                .filter_map(|arity| match &arity.kind {
+                    FormKind::List(items) => items.first().map(text),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    /// `(fn name? [params] body...)` or `(fn name? ([params] body...) ...)`. `def_name` is set
+    /// for `defn`, whose function refers to itself through its global, not a local name.
+    pub(crate) fn analyze_fn(
+        &mut self,
+        form: &Form,
+        args: &[Form],
+        def_name: Option<&str>,
+    ) -> Result<Arc<Lambda>> {
+        let (self_name, rest) = match args.first() {
+            Some(f) if def_name.is_none() => match f.as_symbol() {
+                Some(n) => (Some(intern(n)), &args[1..]),
+                None => (None, args),
+            },
+            _ => (None, args),
+        };
+        let arity_forms: Vec<(&Form, &[Form])> = match rest.first().map(|f| &f.kind) {
+            Some(FormKind::Vector(_)) => vec![(&rest[0], &rest[1..])],
+            Some(FormKind::List(_)) => rest
+                .iter()
+                .map(|arity| match &arity.kind {
+                    FormKind::List(items)
+                        if matches!(items.first().map(|f| &f.kind), Some(FormKind::Vector(_))) =>
+                    {
+                        Ok((&items[0], &items[1..]))
+                    }
+                    _ => Err(Error::syntax(
+                        arity.span,
+                        "each arity of a multi-arity fn is a list: ([x] ...) ([x y] ...)",
+                    )),
+                })
+                .collect::<Result<_>>()?,
+            _ => {
+                return Err(Error::syntax(
+                    form.span,
+                    "fn needs a parameter vector: (fn [x] ...)",
+                ));
+            }
+        };
+        self.frames.push(Frame {
+            locals: Vec::new(),
+            next_slot: 0,
+            max_slots: 0,
+            captures: Vec::new(),
+            is_fn: true,
+            self_name: self_name.clone(),
+            letfn: Vec::new(),
+            recur: None,
+        });
+        let result = self.analyze_arities(&arity_forms);
+        let frame = self.frames.pop().expect("pushed above");
+        let arities = result?;
+        let mut seen_fixed = Vec::new();
+        let mut variadic_count = 0;
+        for a in &arities {
+            if a.variadic {
+                variadic_count += 1;
+            } else if seen_fixed.contains(&a.fixed) {
+                return Err(Error::syntax(
+                    form.span,
+                    format!("fn has two arities with {} parameters", a.fixed),
+                ));
+            } else {
+                seen_fixed.push(a.fixed);
+            }
+        }
+        if variadic_count > 1 {
+            return Err(Error::syntax(
+                form.span,
+                "fn can have only one variadic arity",
+            ));
+        }
+        Ok(Arc::new(Lambda {
+            name: self_name.or_else(|| def_name.map(intern)),
+            arities,
+            captures: frame.captures.iter().map(|(_, c)| *c).collect(),
+            last_return: AtomicU64::new(0),
+        }))
+    }
+
+    fn analyze_arities(&mut self, arity_forms: &[(&Form, &[Form])]) -> Result<Vec<ArityBody>> {
+        let mut arities = Vec::new();
+        for (params_form, body) in arity_forms {
+            let FormKind::Vector(params) = &params_form.kind else {
+                unreachable!("checked by the caller")
+            };
+            {
+                let f = self.frame();
+                f.locals.clear();
+                f.next_slot = 0;
+            }
+            let mut fixed_patterns = Vec::new();
+            let mut rest_pattern = None;
+            let mut i = 0;
+            while i < params.len() {
+                if params[i].as_symbol() == Some("&") {
+                    match &params[i + 1..] {
+                        [rest] => rest_pattern = Some(rest),
+                        _ => {
+                            return Err(Error::syntax(
+                                params_form.span,
+                                "& must be followed by exactly one parameter",
+                            ));
+                        }
+                    }
+                    break;
+                }
+                fixed_patterns.push(&params[i]);
+                i += 1;
+            }
+            let slots: Vec<Slot> = (0..fixed_patterns.len() + usize::from(rest_pattern.is_some()))
+                .map(|_| self.new_slot())
+                .collect();
+            let mut bindings = Vec::new();
+            for (pattern, slot) in fixed_patterns
+                .iter()
+                .copied()
+                .chain(rest_pattern)
+                .zip(slots.iter().copied())
+            {
+                self.bind_pattern(pattern, slot, &mut bindings)?;
+            }
+            self.frame().recur = Some(slots.clone());
+            let body_expr = self.analyze_body(body, true)?;
+            let body_expr = if bindings.is_empty() {
+                body_expr
+            } else {
+                Expr::Let(bindings.into_boxed_slice(), Box::new(body_expr))
+            };
+            let params_text = self
+                .src
+                .get(params_form.span.range())
+                .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_default();
+            arities.push(ArityBody {
+                fixed: fixed_patterns.len(),
+                variadic: rest_pattern.is_some(),
+                frame_size: self.frame().max_slots,
+                body: body_expr,
+                params_text,
+            });
+            self.frame().max_slots = 0;
+        }
+        Ok(arities)
+    }
+
+    fn binding_pairs<'f>(
+        &self,
+        form: &Form,
+        vector: &'f Form,
+        what: &str,
+    ) -> Result<Vec<(&'f Form, &'f Form)>> {
+        let FormKind::Vector(items) = &vector.kind else {
+            return Err(Error::syntax(
+                vector.span,
+                format!("{what} needs a binding vector: ({what} [name value ...] body)"),
+            ));
+        };
+        if items.len() % 2 != 0 {
+            return Err(Error::syntax(
+                form.span,
+                format!(
+                    "{what} bindings come in pairs: [name value ...]; found an odd number of forms"
+                ),
+            ));
+        }
+        Ok(items.chunks(2).map(|p| (&p[0], &p[1])).collect())
+    }
+
+    fn analyze_let(&mut self, form: &Form, args: &[Form], tail: bool) -> Result<Expr> {
+        let Some((vector, body)) = args.split_first() else {
+            return Err(Error::syntax(
+                form.span,
+                "let needs a binding vector: (let [x 1] ...)",
+            ));
+        };
+        let pairs = self.binding_pairs(form, vector, "let")?;
+        let mark = self.mark();
+        let mut bindings = Vec::new();
+        for (pattern, value) in pairs {
+            let value = self.analyze(value, false)?;
+            self.bind_value(pattern, value, &mut bindings)?;
+        }
+        let body = self.analyze_body(body, tail);
+        self.restore(mark);
+        Ok(Expr::Let(bindings.into_boxed_slice(), Box::new(body?)))
+    }
+
+    /// Bind `pattern` to the value of `value`: a plain symbol gets its own slot, a
+    /// destructuring pattern a hidden slot it is taken apart from.
+    pub(crate) fn bind_value(
+        &mut self,
+        pattern: &Form,
+        value: Expr,
+        out: &mut Vec<(Slot, Expr)>,
+    ) -> Result<()> {
+        let slot = self.new_slot();
+        out.push((slot, value));
+        self.bind_pattern(pattern, slot, out)
+    }
+
+    fn analyze_loop(&mut self, form: &Form, args: &[Form]) -> Result<Expr> {
+        let Some((vector, body)) = args.split_first() else {
+            return Err(Error::syntax(
+                form.span,
+                "loop needs a binding vector: (loop [i 0] ...)",
+            ));
+        };
+        let pairs = self.binding_pairs(form, vector, "loop")?;
+        let mark = self.mark();
+        let mut slots = Vec::new();
+        let mut inits = Vec::new();
+        let mut destructure = Vec::new();
+        for (pattern, value) in pairs {
+            inits.push(self.analyze(value, false)?);
+            let slot = self.new_slot();
+            slots.push(slot);
+            self.bind_pattern(pattern, slot, &mut destructure)?;
+        }
+        let saved_recur = self.frame().recur.replace(slots.clone());
+        let body = self.analyze_body(body, true);
+        self.frame().recur = saved_recur;
+        self.restore(mark);
+        let body = body?;
+        let body = if destructure.is_empty() {
+            body
+        } else {
+            Expr::Let(destructure.into_boxed_slice(), Box::new(body))
+        };
+        Ok(Expr::Loop(Box::new(LoopExpr {
+            slots: slots.into_boxed_slice(),
+            inits: inits.into_boxed_slice(),
+            body,
+            span: form.span,
+        })))
+    }
+
+    fn analyze_recur(&mut self, form: &Form, args: &[Form], tail: bool) -> Result<Expr> {
+        let Some(target) = self.frame().recur.clone() else {
+            return Err(Error::syntax(
+                form.span,
+                "recur is only allowed inside loop or fn (for a reduction over a collection use \
+                 reduce)",
+            ));
+        };
+        if !tail {
+            return Err(Error::syntax(
+                form.span,
+                "recur must be in tail position: the last thing its loop or fn does (not inside \
+                 another call, let bindings or try)",
+            ));
+        }
+        if args.len() != target.len() {
+            return Err(Error::at(
+                ErrorKind::Arity,
+                form.span,
+                format!(
+                    "recur passes {} value{} but its loop or fn binds {}",
+                    args.len(),
+                    if args.len() == 1 { "" } else { "s" },
+                    target.len()
+                ),
+            ));
+        }
+        let args = self.analyze_all(args)?;
+        Ok(Expr::Recur(
+            args.into_boxed_slice(),
+            target.into_boxed_slice(),
+        ))
+    }
+
+    fn analyze_letfn(&mut self, form: &Form, args: &[Form], tail: bool) -> Result<Expr> {
+        let Some((
+            Form {
+                kind: FormKind::Vector(fns),
+                ..
+            },
+            body,
+        )) = args.split_first()
+        else {
+            return Err(Error::syntax(
+                form.span,
+                "letfn needs a vector of functions: (letfn [(f [x] ...) (g [y] ...)] body)",
+            ));
+        };
+        let mut names = Vec::new();
+        let mut specs = Vec::new();
+        for f in fns {
+            match &f.kind {
+                FormKind::List(items) if items.first().and_then(Form::as_symbol).is_some() => {
+                    names.push(intern(items[0].as_symbol().expect("checked")));
+                    specs.push((f, &items[1..]));
+                }
+                _ => {
+                    return Err(Error::syntax(
+                        f.span,
+                        "each letfn function is (name [params] body...)",
+                    ));
+                }
+            }
+        }
+        // Members share one capture list: each starts with the captures found so far.
+        let mut captures: Vec<(ArcStr, CaptureFrom)> = Vec::new();
+        let mut lambdas = Vec::new();
+        for ((f, rest), name) in specs.iter().zip(&names) {
+            let arity_forms: Vec<(&Form, &[Form])> = match rest.first().map(|f| &f.kind) {
+                Some(FormKind::Vector(_)) => vec![(&rest[0], &rest[1..])],
+                _ => rest
+                    .iter()
+                    .map(|arity| match &arity.kind {
+                        FormKind::List(items)
+                            if matches!(
+                                items.first().map(|f| &f.kind),
+                                Some(FormKind::Vector(_))
+                            ) =>
+                        {
+                            Ok((&items[0], &items[1..]))
+                        }
+                        _ => Err(Error::syntax(
+                            f.span,
+                            "letfn function needs a parameter vector",
+                        )),
+                    })
+                    .collect::<Result<_>>()?,
+            };
+            self.frames.push(Frame {
+                locals: Vec::new(),
+                next_slot: 0,
+                max_slots: 0,
+                captures: std::mem::take(&mut captures),
+                is_fn: true,
+                self_name: None,
+                letfn: names.clone(),
+                recur: None,
+            });
+            let result = self.analyze_arities(&arity_forms);
+            let frame = self.frames.pop().expect("pushed above");
+            captures = frame.captures;
+            lambdas.push((name.clone(), result?));
+        }
+        let capture_from: Box<[CaptureFrom]> = captures.iter().map(|(_, c)| *c).collect();
+        let lambdas: Arc<[Arc<Lambda>]> = lambdas
+            .into_iter()
+            .map(|(name, arities)| {
+                Arc::new(Lambda {
+                    name: Some(name),
+                    arities,
+                    captures: capture_from.clone(),
+                    last_return: AtomicU64::new(0),
+                })
+            })
+            .collect();
+        let mark = self.mark();
+        let slots: Vec<Slot> = names
+            .iter()
+            .map(|n| {
+                let s = self.new_slot();
+                self.bind(n, s);
+                s
+            })
+            .collect();
+        let body = self.analyze_body(body, tail);
+        self.restore(mark);
+        Ok(Expr::Letfn(Box::new(LetfnExpr {
+            slots: slots.into_boxed_slice(),
+            lambdas,
+            captures: capture_from,
+            body: body?,
+        })))
+    }
+
+    fn analyze_case(&mut self, form: &Form, args: &[Form], tail: bool) -> Result<Expr> {
+        let Some((subject, clauses)) = args.split_first() else {
+            return Err(Error::syntax(
+                form.span,
+                "case needs an expression and clauses",
+            ));
+        };
+        let subject = self.analyze(subject, false)?;
+        let (pairs, default) = if clauses.len() % 2 == 1 {
+            (&clauses[..clauses.len() - 1], clauses.last())
+        } else {
+            (clauses, None)
+        };
+        let mut table = FxHashMap::default();
+        let mut branches = Vec::new();
+        for pair in pairs.chunks(2) {
+            let index = branches.len();
+            let tests: Vec<Value> = match &pair[0].kind {
+                FormKind::List(items) => {
+                    items.iter().map(Value::from_form).collect::<Result<_>>()?
+                }
+                _ => vec![Value::from_form(&pair[0])?],
+            };
+            for test in tests {
+                if table.insert(test.clone(), index).is_some() {
+                    return Err(Error::syntax(
+                        pair[0].span,
+                        format!(
+                            "duplicate case test constant {}",
+                            crate::format::pr_str(&test)
+                        ),
+                    ));
+                }
+            }
+            branches.push(self.analyze(&pair[1], tail)?);
+        }
+        let default = default.map(|d| self.analyze(d, tail)).transpose()?;
+        Ok(Expr::Case(Box::new(CaseExpr {
+            subject,
+            table,
+            branches,
+            default,
+            span: form.span,
+        })))
+    }
+
+    fn analyze_try(&mut self, form: &Form, args: &[Form]) -> Result<Expr> {
+        let mut body_forms = Vec::new();
+        let mut catches = Vec::new();
+        let mut finally = None;
+        for item in args {
+            let head = match &item.kind {
+                FormKind::List(items) => items.first().and_then(Form::as_symbol),
+                _ => None,
+            };
+            match head {
+                Some("catch") => {
+                    let FormKind::List(items) = &item.kind else {
+                        unreachable!()
+                    };
+                    let (Some(class), Some(binding)) = (items.get(1), items.get(2)) else {
+                        return Err(Error::syntax(
+                            item.span,
+                            "catch needs a class and a name: (catch Exception e ...)",
+                        ));
+                    };
+                    let filter = catch_filter(class)?;
+                    let Some(name) = binding.as_symbol() else {
+                        return Err(Error::syntax(binding.span, "catch binds a plain symbol"));
+                    };
+                    let mark = self.mark();
+                    let slot = self.new_slot();
+                    self.bind(name, slot);
+                    let body = self.analyze_body(&items[3..], false);
+                    self.restore(mark);
+                    catches.push(Catch {
+                        filter,
+                        slot,
+                        body: body?,
+                    });
+                }
+                Some("finally") => {
+                    let FormKind::List(items) = &item.kind else {
+                        unreachable!()
+                    };
+                    finally = Some(self.analyze_body(&items[1..], false)?);
+                }
+                _ => {
+                    if !catches.is_empty() || finally.is_some() {
+                        return Err(Error::syntax(
+                            item.span,
+                            "the body of try comes before its catch and finally clauses",
+                        ));
+                    }
+                    body_forms.push(item.clone());
+                }
+            }
+        }
+        let _ = form;
+        let body = self.analyze_body(&body_forms, false)?;
+        Ok(Expr::Try(Box::new(TryExpr {
+            body,
+            catches,
+            finally,
+        })))
+    }
+
+    fn analyze_for(&mut self, form: &Form, args: &[Form], collect: bool) -> Result<Expr> {
+        let what = if collect { "for" } else { "doseq" };
+        let Some((vector, body)) = args.split_first() else {
+            return Err(Error::syntax(
+                form.span,
+                format!("{what} needs a binding vector"),
+            ));
+        };
+        let pairs = self.binding_pairs(form, vector, what)?;
+        if pairs
+            .first()
+            .is_some_and(|(p, _)| matches!(&p.kind, FormKind::Keyword(_)))
+        {
+            return Err(Error::syntax(
+                vector.span,
+                format!("{what} must start with a binding, not a modifier"),
+            ));
+        }
+        let mark = self.mark();
+        let mut clauses = Vec::new();
+        let result = (|| {
+            for (pattern, value) in pairs {
+                match &pattern.kind {
+                    FormKind::Keyword(k) if k == "let" => {
+                        let inner = self.binding_pairs(form, value, ":let")?;
+                        let mut bindings = Vec::new();
+                        for (p, v) in inner {
+                            let v = self.analyze(v, false)?;
+                            self.bind_value(p, v, &mut bindings)?;
+                        }
+                        clauses.push(ForClause::Let(bindings.into_boxed_slice()));
+                    }
+                    FormKind::Keyword(k) if k == "when" => {
+                        clauses.push(ForClause::When(self.analyze(value, false)?))
+                    }
+                    FormKind::Keyword(k) if k == "while" => {
+                        clauses.push(ForClause::While(self.analyze(value, false)?))
+                    }
+                    FormKind::Keyword(k) => {
+                        return Err(Error::syntax(
+                            pattern.span,
+                            format!("unknown {what} modifier :{k}; use :let, :when or :while"),
+                        ));
+                    }
+                    _ => {
+                        let coll = self.analyze(value, false)?;
+                        let slot = self.new_slot();
+                        let mut destructure = Vec::new();
+                        self.bind_pattern(pattern, slot, &mut destructure)?;
+                        clauses.push(ForClause::Each {
+                            slot,
+                            coll,
+                            destructure: destructure.into_boxed_slice(),
+                        });
+                    }
+                }
+            }
+            self.analyze_body(body, false)
+        })();
+        self.restore(mark);
+        Ok(Expr::For(Box::new(ForExpr {
+            clauses,
+            body: result?,
+            collect,
+        })))
+    }
+}
+
+fn catch_filter(class: &Form) -> Result<CatchFilter> {
+    use crate::error::ErrorKind as K;
+    let name = match &class.kind {
+        FormKind::Symbol(s) => s.as_str(),
+        FormKind::Keyword(k) if k == "default" => return Ok(CatchFilter::Any),
+        _ => {
+            return Err(Error::syntax(
+                class.span,
+                "catch needs an exception class such as Exception or ExceptionInfo",
+            ));
+        }
+    };
+    let short = name.rsplit('.').next().unwrap_or(name);
+    Ok(match short {
+        "Exception" | "Throwable" | "Error" | "RuntimeException" => CatchFilter::Any,
+        "ExceptionInfo" => CatchFilter::ExInfo,
+        "ArithmeticException" => CatchFilter::Kinds(&[K::Arithmetic]),
+        "IndexOutOfBoundsException"
+        | "ArrayIndexOutOfBoundsException"
+        | "StringIndexOutOfBoundsException" => CatchFilter::Kinds(&[K::Index]),
+        "IllegalArgumentException" | "NumberFormatException" => {
+            CatchFilter::Kinds(&[K::Argument, K::Arity])
+        }
+        "ClassCastException" | "NullPointerException" => CatchFilter::Kinds(&[K::Type]),
+        "ArityException" => CatchFilter::Kinds(&[K::Arity]),
+        _ => {
+            return Err(Error::syntax(
+                class.span,
+                format!(
+                    "unknown exception class {name}; use Exception (catches everything), \
+                     ExceptionInfo, ArithmeticException, IndexOutOfBoundsException, \
+                     IllegalArgumentException or ClassCastException"
+                ),
+            ));
+        }
+    })
+}
+
+/// A static builtin not in the registry, for code the analyzer generates.
+pub(crate) fn internal(builtin: &'static Builtin, args: Vec<Expr>, span: Span) -> Expr {
+    Expr::CallBuiltin(Box::new(CallBuiltin {
+        builtin,
+        args: args.into_boxed_slice(),
+        span,
+    }))
+}

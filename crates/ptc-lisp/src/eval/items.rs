@@ -1,0 +1,260 @@
+//! Walking the items of any sequential value, including unbounded lazy sequences.
+
+use super::{Ctx, EvalResult};
+use crate::error::Error;
+use crate::format::pr_str;
+use crate::value::{LazyKind, LazySeq, MapIter, Seq, Value};
+use std::borrow::Cow;
+
+/// The items of a collection, string (its characters), map (its `[k v]` entries), nil (none) or
+/// lazy sequence (produced on demand). Each item taken counts as one evaluation step, so even an
+/// unbounded sequence consumed by mistake stops at the step limit.
+pub enum Items<'a> {
+    Seq(imbl::vector::Iter<'a, Value, imbl::shared_ptr::DefaultSharedPtr>),
+    Map(MapIter<'a>),
+    Set(crate::value::SetIter<'a>),
+    Str(std::str::Chars<'a>),
+    Lazy(Box<Cursor>),
+    Empty,
+}
+
+impl<'a> Items<'a> {
+    pub fn new(value: &'a Value) -> Result<Items<'a>, Error> {
+        Ok(match value {
+            Value::Nil => Items::Empty,
+            Value::List(s) | Value::Vector(s) => Items::Seq(s.iter()),
+            Value::Map(m) => Items::Map(m.iter()),
+            Value::Set(s) => Items::Set(s.iter()),
+            Value::Str(s) => Items::Str(s.chars()),
+            Value::Lazy(l) => Items::Lazy(Box::new(Cursor::new(l))),
+            other => {
+                return Err(Error::type_error(format!(
+                    "expected a collection, got {} {}",
+                    other.type_name(),
+                    super::pr_str_short(other)
+                )));
+            }
+        })
+    }
+
+    /// Whether the items never end (a lazy sequence).
+    pub fn is_unbounded(&self) -> bool {
+        matches!(self, Items::Lazy(_))
+    }
+
+    /// The next item, if any.
+    #[inline]
+    pub fn next(&mut self, ctx: &mut Ctx) -> EvalResult<Option<Cow<'a, Value>>> {
+        ctx.tick()?;
+        Ok(match self {
+            Items::Seq(it) => it.next().map(Cow::Borrowed),
+            Items::Map(it) => it
+                .next()
+                .map(|(k, v)| Cow::Owned(Value::vector([k.clone(), v.clone()]))),
+            Items::Set(it) => it.next().map(Cow::Borrowed),
+            Items::Str(it) => it.next().map(|c| Cow::Owned(Value::Char(c))),
+            Items::Lazy(cursor) => Some(Cow::Owned(cursor.next(ctx)?)),
+            Items::Empty => None,
+        })
+    }
+
+    /// Every item, refusing unbounded sequences with a clear error instead of running until a
+    /// limit. `what` names the operation for the message.
+    pub fn collect_all(value: &'a Value, ctx: &mut Ctx, what: &str) -> EvalResult<Vec<Value>> {
+        let mut items = Items::new(value)?;
+        if items.is_unbounded() {
+            return Err(unbounded_error(what, value).into());
+        }
+        let mut out = Vec::with_capacity(value.count().unwrap_or(0));
+        ctx.charge_items(value.count().unwrap_or(0))?;
+        while let Some(item) = items.next(ctx)? {
+            out.push(item.into_owned());
+        }
+        Ok(out)
+    }
+}
+
+/// The error for realizing an unbounded sequence in full.
+pub fn unbounded_error(what: &str, value: &Value) -> Error {
+    Error::argument(format!(
+        "{what} cannot realize the unbounded sequence {}; take a finite part first, e.g. \
+         (take 10 ...)",
+        pr_str(value)
+    ))
+}
+
+/// Position in an unbounded sequence.
+pub enum Cursor {
+    Range {
+        next: Value,
+        step: Value,
+    },
+    Repeat(Value),
+    Cycle {
+        items: Seq,
+        index: usize,
+    },
+    Iterate {
+        f: Value,
+        next: Option<Value>,
+        current: Value,
+    },
+    Map {
+        f: Value,
+        sources: Vec<Cursor>,
+    },
+    Filter {
+        pred: Value,
+        source: Box<Cursor>,
+        keep: bool,
+    },
+    Keep {
+        f: Value,
+        source: Box<Cursor>,
+    },
+    MapIndexed {
+        f: Value,
+        source: Box<Cursor>,
+        index: i64,
+    },
+    Drop {
+        remaining: usize,
+        source: Box<Cursor>,
+    },
+    Concat {
+        prefix: Seq,
+        index: usize,
+        source: Box<Cursor>,
+    },
+    Interleave {
+        sources: Vec<Cursor>,
+        turn: usize,
+    },
+}
+
+impl Cursor {
+    pub fn new(seq: &LazySeq) -> Cursor {
+        match seq.kind() {
+            LazyKind::Range { start, step } => Cursor::Range {
+                next: start.clone(),
+                step: step.clone(),
+            },
+            LazyKind::Repeat(x) => Cursor::Repeat(x.clone()),
+            LazyKind::Cycle(items) => Cursor::Cycle {
+                items: items.clone(),
+                index: 0,
+            },
+            LazyKind::Iterate { f, seed } => Cursor::Iterate {
+                f: f.clone(),
+                next: Some(seed.clone()),
+                current: Value::Nil,
+            },
+            LazyKind::Map { f, sources } => Cursor::Map {
+                f: f.clone(),
+                sources: sources.iter().map(Cursor::new).collect(),
+            },
+            LazyKind::Filter { pred, source, keep } => Cursor::Filter {
+                pred: pred.clone(),
+                source: Box::new(Cursor::new(source)),
+                keep: *keep,
+            },
+            LazyKind::Keep { f, source } => Cursor::Keep {
+                f: f.clone(),
+                source: Box::new(Cursor::new(source)),
+            },
+            LazyKind::MapIndexed { f, source } => Cursor::MapIndexed {
+                f: f.clone(),
+                source: Box::new(Cursor::new(source)),
+                index: 0,
+            },
+            LazyKind::Drop { n, source } => Cursor::Drop {
+                remaining: *n,
+                source: Box::new(Cursor::new(source)),
+            },
+            LazyKind::Concat { prefix, source } => Cursor::Concat {
+                prefix: prefix.clone(),
+                index: 0,
+                source: Box::new(Cursor::new(source)),
+            },
+            LazyKind::Interleave(sources) => Cursor::Interleave {
+                sources: sources.iter().map(Cursor::new).collect(),
+                turn: 0,
+            },
+        }
+    }
+
+    /// The next item (there always is one).
+    pub fn next(&mut self, ctx: &mut Ctx) -> EvalResult<Value> {
+        ctx.tick()?;
+        match self {
+            Cursor::Range { next, step } => {
+                let current = next.clone();
+                *next = crate::builtins::number::add(&current, step)?;
+                Ok(current)
+            }
+            Cursor::Repeat(x) => Ok(x.clone()),
+            Cursor::Cycle { items, index } => {
+                let item = items[*index % items.len()].clone();
+                *index = (*index + 1) % items.len();
+                Ok(item)
+            }
+            Cursor::Iterate { f, next, current } => {
+                let value = match next.take() {
+                    Some(seed) => seed,
+                    None => ctx.apply(f, std::slice::from_ref(current))?,
+                };
+                *current = value.clone();
+                Ok(value)
+            }
+            Cursor::Map { f, sources } => {
+                let mut args = Vec::with_capacity(sources.len());
+                for source in sources.iter_mut() {
+                    args.push(source.next(ctx)?);
+                }
+                ctx.apply(f, &args)
+            }
+            Cursor::Filter { pred, source, keep } => loop {
+                let item = source.next(ctx)?;
+                if ctx.apply(pred, std::slice::from_ref(&item))?.truthy() == *keep {
+                    return Ok(item);
+                }
+            },
+            Cursor::Keep { f, source } => loop {
+                let item = source.next(ctx)?;
+                let result = ctx.apply(f, std::slice::from_ref(&item))?;
+                if !result.is_nil() {
+                    return Ok(result);
+                }
+            },
+            Cursor::MapIndexed { f, source, index } => {
+                let item = source.next(ctx)?;
+                let i = *index;
+                *index += 1;
+                ctx.apply(f, &[Value::Int(i), item])
+            }
+            Cursor::Drop { remaining, source } => {
+                while *remaining > 0 {
+                    source.next(ctx)?;
+                    *remaining -= 1;
+                }
+                source.next(ctx)
+            }
+            Cursor::Concat {
+                prefix,
+                index,
+                source,
+            } => {
+                if let Some(item) = prefix.get(*index) {
+                    *index += 1;
+                    return Ok(item.clone());
+                }
+                source.next(ctx)
+            }
+            Cursor::Interleave { sources, turn } => {
+                let i = *turn % sources.len();
+                *turn += 1;
+                sources[i].next(ctx)
+            }
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! JSON in and out.
+//!
+//! JSON objects become maps with keyword keys, arrays become vectors, integers that fit in 64
+//! bits stay integers, other numbers become floats. Records that share the same keys in the same
+//! order share one key array, so a large data set costs little more than its values.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::format::pr_str;
+use crate::value::{Keyword, Map, Seq, Value};
+use rustc_hash::FxHashMap;
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+use std::sync::Arc;
+
+/// Convert parsed JSON into a value.
+pub fn from_json(json: &serde_json::Value) -> Value {
+    match json {
+        serde_json::Value::Null => Value::Nil,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_json::Value::String(s) => Value::string(s),
+        serde_json::Value::Array(items) => Value::vector(items.iter().map(from_json)),
+        serde_json::Value::Object(fields) => Value::map(
+            fields
+                .iter()
+                .map(|(k, v)| (Value::Keyword(Keyword::new(k)), from_json(v))),
+        ),
+    }
+}
+
+/// Parse JSON text straight into a value, without an intermediate document.
+pub fn from_json_str(text: &str) -> Result<Value> {
+    let mut shapes = Shapes::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = JsonSeed {
+        shapes: &mut shapes,
+    }
+    .deserialize(&mut de)
+    .and_then(|v| de.end().map(|_| v))
+    .map_err(|e| Error::new(ErrorKind::Argument, format!("invalid JSON: {e}")))?;
+    Ok(value)
+}
+
+/// Convert a value to JSON: keywords become their names, sets and lists become arrays, map keys
+/// become strings, non-finite floats become null, functions their printed form.
+pub fn to_json(value: &Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match value {
+        Value::Nil => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(i) => J::from(*i),
+        Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+        Value::Str(s) => J::String(s.to_string()),
+        Value::Char(c) => J::String(c.to_string()),
+        Value::Keyword(k) => J::String(k.as_str().to_string()),
+        Value::Symbol(s) => J::String(s.as_str().to_string()),
+        Value::List(items) | Value::Vector(items) => J::Array(items.iter().map(to_json).collect()),
+        Value::Set(items) => J::Array(items.iter().map(to_json).collect()),
+        Value::Map(m) => J::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        Value::Str(s) => s.to_string(),
+                        Value::Keyword(k) => k.as_str().to_string(),
+                        other => pr_str(other),
+                    };
+                    (key, to_json(v))
+                })
+                .collect(),
+        ),
+        other => J::String(pr_str(other)),
+    }
+}
+
+/// Key arrays seen so far, by their keys.
+#[derive(Default)]
+struct Shapes {
+    by_keys: FxHashMap<Vec<Value>, Arc<[Value]>>,
+}
+
+struct JsonSeed<'s> {
+    shapes: &'s mut Shapes,
+}
+
+impl<'de> DeserializeSeed<'de> for JsonSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for JsonSeed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Nil)
+    }
+    fn visit_bool<E>(self, b: bool) -> std::result::Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E>(self, i: i64) -> std::result::Result<Value, E> {
+        Ok(Value::Int(i))
+    }
+    fn visit_u64<E>(self, u: u64) -> std::result::Result<Value, E> {
+        Ok(i64::try_from(u).map_or(Value::Float(u as f64), Value::Int))
+    }
+    fn visit_f64<E>(self, f: f64) -> std::result::Result<Value, E> {
+        Ok(Value::Float(f))
+    }
+    fn visit_str<E>(self, s: &str) -> std::result::Result<Value, E> {
+        Ok(Value::string(s))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(JsonSeed {
+            shapes: &mut *self.shapes,
+        })? {
+            items.push(item);
+        }
+        Ok(Value::Vector(Seq::from(items)))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> std::result::Result<Value, A::Error> {
+        let mut keys = Vec::new();
+        let mut vals = Vec::new();
+        while let Some(key) = access.next_key::<std::borrow::Cow<'de, str>>()? {
+            let value = access.next_value_seed(JsonSeed {
+                shapes: &mut *self.shapes,
+            })?;
+            let key = Value::Keyword(Keyword::new(&key));
+            // A repeated key keeps its last value, as in every JSON library.
+            match keys.iter().position(|k| *k == key) {
+                Some(i) => vals[i] = value,
+                None => {
+                    keys.push(key);
+                    vals.push(value);
+                }
+            }
+        }
+        if keys.len() > crate::value::SMALL_MAP_MAX {
+            return Ok(Value::Map(Map::from_pairs(keys.into_iter().zip(vals))));
+        }
+        let shape = match self.shapes.by_keys.get(&keys) {
+            Some(shape) => shape.clone(),
+            None => {
+                let shape: Arc<[Value]> = Arc::from(keys.clone());
+                self.shapes.by_keys.insert(keys, shape.clone());
+                shape
+            }
+        };
+        Ok(Value::Map(Map::from_shape(shape, vals)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn json_objects_become_keyword_maps() {
+        let v = from_json_str(
+            r#"{"name": "Ann", "tags": ["a", 1, 2.5, null, true], "big": 18446744073709551615}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            pr_str(&v),
+            r#"{:name "Ann", :tags ["a" 1 2.5 nil true], :big 1.8446744073709552E19}"#
+        );
+        let parsed: serde_json::Value = serde_json::from_str(r#"{"a": {"b": [1]}}"#).unwrap();
+        assert_eq!(pr_str(&from_json(&parsed)), "{:a {:b [1]}}");
+    }
+
+    #[test]
+    fn values_become_json() {
+        let v = Value::map([
+            (Value::keyword("k"), Value::set([Value::keyword("x")])),
+            (Value::Int(1), Value::Float(f64::NAN)),
+        ]);
+        assert_eq!(to_json(&v).to_string(), r#"{"k":["x"],"1":null}"#);
+    }
+
+    #[test]
+    fn invalid_json_is_an_error() {
+        let err = from_json_str("{\"a\": ").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Argument);
+        assert!(
+            err.message.starts_with("invalid JSON: EOF"),
+            "{}",
+            err.message
+        );
+    }
+}

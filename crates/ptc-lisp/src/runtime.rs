@@ -1,0 +1,356 @@
+//! Running programs: [`Program`], [`Runtime`], [`RunOutcome`] and the [`UserNamespace`] that
+//! carries definitions from one run (turn) to the next.
+
+use crate::analyze::{Scope, analyze_program};
+use crate::error::{Error, ErrorKind, Result};
+use crate::eval::{Binding, Ctx, Flow};
+use crate::limits::Limits;
+use crate::namespace::{Definition, ValueShape};
+use crate::reader::{Form, ReadLimits, read};
+use crate::tools::{ToolCallRecord, Tools};
+use crate::value::{FnRepr, Value};
+use arcstr::ArcStr;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A program that has been read (parsed), ready to run any number of times.
+#[derive(Debug, Clone)]
+pub struct Program {
+    source: Arc<str>,
+    forms: Arc<[Form]>,
+}
+
+impl Program {
+    /// Read `source` with the default [`ReadLimits`].
+    pub fn parse(source: &str) -> Result<Program> {
+        Program::parse_with(source, &ReadLimits::default())
+    }
+
+    pub fn parse_with(source: &str, limits: &ReadLimits) -> Result<Program> {
+        let forms = read(source, limits)?;
+        Ok(Program {
+            source: Arc::from(source),
+            forms: Arc::from(forms),
+        })
+    }
+
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    pub fn forms(&self) -> &[Form] {
+        &self.forms
+    }
+}
+
+/// The `user/` namespace: definitions made by earlier runs. Cheap to clone; a run never changes
+/// the namespace it was given, it returns a new one.
+#[derive(Clone, Default)]
+pub struct UserNamespace {
+    bindings: Arc<Vec<Binding>>,
+    index: Arc<FxHashMap<ArcStr, u32>>,
+    next_order: u64,
+}
+
+impl UserNamespace {
+    pub fn new() -> UserNamespace {
+        UserNamespace::default()
+    }
+
+    /// The value defined as `name`, if any.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        let slot = *self.index.get(name)?;
+        self.bindings[slot as usize].value.as_ref()
+    }
+
+    /// Number of defined names.
+    pub fn len(&self) -> usize {
+        self.bindings.iter().filter(|b| b.value.is_some()).count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every definition in the order the names were first defined (DEF-009), with docstrings,
+    /// parameter lists and the shape each function last returned.
+    pub fn definitions(&self) -> Vec<Definition> {
+        let mut defined: Vec<&Binding> =
+            self.bindings.iter().filter(|b| b.value.is_some()).collect();
+        defined.sort_by_key(|b| b.order);
+        defined
+            .into_iter()
+            .map(|b| {
+                let value = b.value.clone().unwrap_or_default();
+                let (params, last_return) = match &value {
+                    Value::Fn(f) => match f.repr() {
+                        FnRepr::Closure(c) => (
+                            if b.params.is_empty() {
+                                c.params()
+                            } else {
+                                b.params.clone()
+                            },
+                            c.last_return(),
+                        ),
+                        _ => (b.params.clone(), None),
+                    },
+                    _ => (Vec::new(), None),
+                };
+                Definition {
+                    name: b.name.to_string(),
+                    doc: b.doc.as_ref().map(|d| d.to_string()),
+                    value,
+                    params,
+                    last_return,
+                }
+            })
+            .collect()
+    }
+
+    /// The shape of what the function `name` last returned.
+    pub fn last_return(&self, name: &str) -> Option<ValueShape> {
+        match self.get(name)? {
+            Value::Fn(f) => match f.repr() {
+                FnRepr::Closure(c) => c.last_return(),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Debug for UserNamespace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(
+                self.bindings
+                    .iter()
+                    .filter_map(|b| Some((b.name.as_str(), b.value.as_ref()?))),
+            )
+            .finish()
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The program ran to its end; this is the value of its last form.
+    Value(Value),
+    /// The program called `(return v)`.
+    Returned(Value),
+    /// The program called `(fail reason)`.
+    Failed(Value),
+    /// Reading, analysis or evaluation failed.
+    Error(Error),
+}
+
+impl Outcome {
+    /// The value for [`Outcome::Value`] and [`Outcome::Returned`].
+    pub fn value(&self) -> Option<&Value> {
+        match self {
+            Outcome::Value(v) | Outcome::Returned(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn error(&self) -> Option<&Error> {
+        match self {
+            Outcome::Error(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Whether the run ended without an error (a `fail` is not an error of the program).
+    pub fn is_ok(&self) -> bool {
+        !matches!(self, Outcome::Error(_))
+    }
+}
+
+/// Counters of one run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunStats {
+    pub steps: u64,
+    /// Bytes charged to the memory budget.
+    pub memory_bytes: usize,
+    pub analyze_time: Duration,
+    /// Evaluation time, not counting time spent in tools.
+    pub eval_time: Duration,
+}
+
+/// Everything a run produced.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub outcome: Outcome,
+    /// One entry per `println` call, in order (TRN-008).
+    pub prints: Vec<String>,
+    /// Every tool call, in order.
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// The user namespace after the run. After an error it holds what was defined before the
+    /// error; callers that discard failed turns keep the namespace they passed in instead.
+    pub memory: UserNamespace,
+    pub stats: RunStats,
+}
+
+/// Runs programs against a set of tools, input data and limits. Cheap to clone and share.
+#[derive(Clone, Default)]
+pub struct Runtime {
+    tools: Tools,
+    data: Arc<BTreeMap<String, Value>>,
+    limits: Arc<Limits>,
+}
+
+impl Runtime {
+    pub fn new() -> Runtime {
+        Runtime::default()
+    }
+
+    pub fn with_tools(mut self, tools: Tools) -> Runtime {
+        self.tools = tools;
+        self
+    }
+
+    /// Add input data reachable as `data/<name>`.
+    pub fn with_data(mut self, name: impl Into<String>, value: Value) -> Runtime {
+        Arc::make_mut(&mut self.data).insert(name.into(), value);
+        self
+    }
+
+    /// Input data from a map: each key (keyword or string) becomes `data/<key>`.
+    pub fn with_data_map(mut self, map: &Value) -> Result<Runtime> {
+        let Value::Map(m) = map else {
+            return Err(Error::type_error(format!(
+                "input data must be a map of names to values, got {}",
+                map.type_name()
+            )));
+        };
+        let data = Arc::make_mut(&mut self.data);
+        for (k, v) in m.iter() {
+            let name = match k {
+                Value::Keyword(k) => k.as_str().to_string(),
+                Value::Str(s) => s.to_string(),
+                Value::Symbol(s) => s.as_str().to_string(),
+                other => crate::format::pr_str(other),
+            };
+            data.insert(name, v.clone());
+        }
+        Ok(self)
+    }
+
+    pub fn with_limits(mut self, limits: Limits) -> Runtime {
+        self.limits = Arc::new(limits);
+        self
+    }
+
+    pub fn tools(&self) -> &Tools {
+        &self.tools
+    }
+
+    pub fn data(&self) -> &BTreeMap<String, Value> {
+        &self.data
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Read and run `source`; a read error is reported in the outcome like any other error.
+    pub fn run_str(&self, source: &str, memory: &UserNamespace) -> RunOutcome {
+        match Program::parse_with(source, &self.limits.read) {
+            Ok(program) => self.run(&program, memory),
+            Err(e) => RunOutcome {
+                outcome: Outcome::Error(e),
+                prints: Vec::new(),
+                tool_calls: Vec::new(),
+                memory: memory.clone(),
+                stats: RunStats::default(),
+            },
+        }
+    }
+
+    /// Run `program` starting from the definitions in `memory`.
+    pub fn run(&self, program: &Program, memory: &UserNamespace) -> RunOutcome {
+        let started = Instant::now();
+        let mut globals: Vec<Binding> = (*memory.bindings).clone();
+        let mut index: FxHashMap<ArcStr, u32> = (*memory.index).clone();
+        let analyzed = analyze_program(
+            &program.source,
+            &program.forms,
+            Scope {
+                tools: &self.tools,
+                data: &self.data,
+                globals: &mut globals,
+                global_index: &mut index,
+            },
+        );
+        let analyze_time = started.elapsed();
+        let analyzed = match analyzed {
+            Ok(a) => a,
+            Err(e) => {
+                return RunOutcome {
+                    outcome: Outcome::Error(e.locate(&program.source)),
+                    prints: Vec::new(),
+                    tool_calls: Vec::new(),
+                    memory: memory.clone(),
+                    stats: RunStats {
+                        analyze_time,
+                        ..RunStats::default()
+                    },
+                };
+            }
+        };
+        let mut ctx = Ctx::new(self.limits.clone(), Arc::new(globals), memory.next_order);
+        let result = ctx.run_top(&analyzed.body, analyzed.frame_size);
+        let outcome = match result {
+            Ok(v) => Outcome::Value(v),
+            Err(Flow::Return(v)) => Outcome::Returned(v),
+            Err(Flow::Fail(v)) => Outcome::Failed(v),
+            Err(Flow::Error(e)) => Outcome::Error(e.locate(&program.source)),
+            Err(Flow::Recur) => Outcome::Error(Error::new(
+                ErrorKind::Syntax,
+                "recur outside of a loop or function",
+            )),
+        };
+        // Dropping the analyzed program here, not inside the timed region, keeps eval_time honest.
+        let stats = RunStats {
+            steps: ctx.steps(),
+            memory_bytes: ctx.memory_used(),
+            analyze_time,
+            eval_time: ctx.eval_time(),
+        };
+        RunOutcome {
+            outcome,
+            prints: std::mem::take(&mut ctx.prints),
+            tool_calls: std::mem::take(&mut ctx.tool_calls),
+            memory: UserNamespace {
+                bindings: ctx.globals.clone(),
+                index: Arc::new(index),
+                next_order: ctx.next_order,
+            },
+            stats,
+        }
+    }
+}
+
+/// Run `source` with no tools, no data and default limits, and return its value. A handy entry
+/// point for tests and one-off evaluation.
+///
+/// ```
+/// use ptc_lisp::{eval_str, format::pr_str};
+/// let v = eval_str("(->> [1 2 3 4] (filter even?) (map #(* % %)))").unwrap();
+/// assert_eq!(pr_str(&v), "(4 16)");
+/// ```
+pub fn eval_str(source: &str) -> Result<Value> {
+    match Runtime::new()
+        .run_str(source, &UserNamespace::new())
+        .outcome
+    {
+        Outcome::Value(v) | Outcome::Returned(v) => Ok(v),
+        Outcome::Failed(reason) => Err(Error::new(
+            ErrorKind::Thrown,
+            format!("the program failed: {}", crate::format::pr_str(&reason)),
+        )),
+        Outcome::Error(e) => Err(e),
+    }
+}

@@ -1,0 +1,81 @@
+//! `cargo xtask ci` and `cargo xtask bench`: every check CI runs, and the benchmarks.
+
+use std::process::Command;
+use std::time::Instant;
+
+/// One cargo invocation of the pipeline.
+struct Step {
+    name: &'static str,
+    args: &'static [&'static str],
+}
+
+const CI_STEPS: &[Step] = &[
+    Step {
+        name: "format",
+        args: &["fmt", "--all", "--check"],
+    },
+    Step {
+        name: "clippy",
+        args: &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--all-features",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    },
+    Step {
+        name: "tests (unit, integration, doc)",
+        args: &["test", "--workspace", "--all-features"],
+    },
+    Step {
+        name: "benches compile",
+        args: &["test", "--workspace", "--benches", "--no-run"],
+    },
+];
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string())
+}
+
+fn run_step(name: &str, args: &[&str]) -> Result<(), String> {
+    eprintln!("==> {name}: cargo {}", args.join(" "));
+    let started = Instant::now();
+    let status = Command::new(cargo())
+        .args(args)
+        .status()
+        .map_err(|e| format!("could not run cargo: {e}"))?;
+    eprintln!("    {name} took {:.1} s", started.elapsed().as_secs_f64());
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{name} failed ({status})"))
+    }
+}
+
+/// Run every check, stopping at the first failure.
+pub fn ci(args: &[String]) -> Result<(), String> {
+    if let Some(extra) = args.first() {
+        return Err(format!("ci takes no arguments, got `{extra}`"));
+    }
+    let started = Instant::now();
+    for step in CI_STEPS {
+        run_step(step.name, step.args)?;
+    }
+    eprintln!("==> conformance corpus and generated docs are up to date");
+    crate::conformance::run(&[])?;
+    eprintln!(
+        "==> all checks passed in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Run the criterion benchmarks; extra arguments go to criterion (e.g. a name filter).
+pub fn bench(args: &[String]) -> Result<(), String> {
+    let mut cargo_args = vec!["bench", "--workspace", "--"];
+    cargo_args.extend(args.iter().map(String::as_str));
+    run_step("benchmarks", &cargo_args)
+}
