@@ -549,27 +549,35 @@ impl Compression for PerTurnSummary {
 }
 
 /// The definitions of `current` that are new or differ from those in `previous`. Namespaces
-/// keep definition order, so most definitions are at the same position in both and are compared
-/// there; a name lookup is built only when positions disagree.
+/// list names in the order they were first defined, so normally `previous` is a prefix of
+/// `current` by name and definitions are compared by position; a name lookup is built only when
+/// that does not hold.
 fn changed_definitions<'m>(
     previous: &'m [Definition],
     current: &'m [Definition],
 ) -> Vec<&'m Definition> {
-    let mut by_name: Option<HashMap<&str, &Definition>> = None;
+    let aligned = previous.len() <= current.len()
+        && previous
+            .iter()
+            .zip(current)
+            .all(|(old, new)| old.name == new.name);
+    if aligned {
+        return current
+            .iter()
+            .enumerate()
+            .filter(|(i, def)| previous.get(*i).is_none_or(|old| !same(old, def)))
+            .map(|(_, def)| def)
+            .collect();
+    }
+    let by_name: HashMap<&str, &Definition> =
+        previous.iter().map(|d| (d.name.as_str(), d)).collect();
     current
         .iter()
-        .enumerate()
-        .filter(|(i, def)| {
-            let old = match previous.get(*i) {
-                Some(old) if old.name == def.name => Some(old),
-                _ => by_name
-                    .get_or_insert_with(|| previous.iter().map(|d| (d.name.as_str(), d)).collect())
-                    .get(def.name.as_str())
-                    .copied(),
-            };
-            old.is_none_or(|old| !same(old, def))
+        .filter(|def| {
+            by_name
+                .get(def.name.as_str())
+                .is_none_or(|old| !same(old, def))
         })
-        .map(|(_, def)| def)
         .collect()
 }
 
@@ -651,6 +659,38 @@ mod tests {
         assert_eq!(estimate_tokens("abcd"), 1);
         assert_eq!(estimate_tokens("abcde"), 2);
         assert_eq!(estimate_tokens("ääää"), 1);
+    }
+
+    #[test]
+    fn changed_definitions_by_position_and_by_name() {
+        let def = |name: &str, value: i64| Definition {
+            name: name.into(),
+            doc: None,
+            value: Value::Int(value),
+            params: Vec::new(),
+            last_return: None,
+        };
+        let names = |defs: Vec<&Definition>| -> Vec<String> {
+            defs.iter()
+                .map(|d| format!("{}={:?}", d.name, d.value))
+                .collect()
+        };
+        let previous = vec![def("a", 1), def("b", 2)];
+        let aligned = vec![def("a", 1), def("b", 3), def("c", 4)];
+        assert_eq!(
+            names(changed_definitions(&previous, &aligned)),
+            ["b=3", "c=4"]
+        );
+        let reordered = vec![def("b", 2), def("c", 4), def("a", 5)];
+        assert_eq!(
+            names(changed_definitions(&previous, &reordered)),
+            ["c=4", "a=5"]
+        );
+        assert_eq!(names(changed_definitions(&[], &previous)), ["a=1", "b=2"]);
+        assert_eq!(
+            names(changed_definitions(&previous, &previous)),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
