@@ -14,14 +14,20 @@ use std::str::FromStr;
 /// The built-in strategies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StrategyKind {
+    /// The full history ([`crate::Uncompressed`]).
     Uncompressed,
+    /// The default: one summary user message ([`crate::SingleUserCoalesced`]).
     SingleUserCoalesced,
+    /// The newest turns verbatim, older ones summarized ([`crate::RollingWindow`]).
     RollingWindow,
+    /// Each turn as its program and a summary ([`crate::PerTurnSummary`]).
     PerTurnSummary,
+    /// Names and type labels only ([`crate::Aggressive`]).
     Aggressive,
 }
 
 impl StrategyKind {
+    /// Every built-in strategy.
     pub const ALL: [StrategyKind; 5] = [
         StrategyKind::Uncompressed,
         StrategyKind::SingleUserCoalesced,
@@ -33,6 +39,7 @@ impl StrategyKind {
     /// The default strategy (ARC-005).
     pub const DEFAULT: StrategyKind = StrategyKind::SingleUserCoalesced;
 
+    /// The name used in compression specs.
     pub fn as_str(self) -> &'static str {
         match self {
             StrategyKind::Uncompressed => "uncompressed",
@@ -80,6 +87,7 @@ impl FromStr for StrategyKind {
 /// them (see [`CompressionConfig::parse`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompressionOptions {
+    /// Size limits of the rendering.
     pub limits: Limits,
     /// Which failed turns to keep in full; `None` for the strategy's default (`all`, or `last`
     /// for `aggressive`).
@@ -148,6 +156,7 @@ impl From<(StrategyKind, CompressionOptions)> for CompressionSetting {
 pub struct CompressionConfig {
     /// `None`: compression off; the history is rendered in full ([`Uncompressed`]).
     pub strategy: Option<StrategyKind>,
+    /// The strategy's options (also meaningful when off: the limits of the full history).
     pub options: CompressionOptions,
 }
 
@@ -173,6 +182,7 @@ impl CompressionConfig {
         }
     }
 
+    /// Whether a strategy was chosen.
     pub fn is_enabled(&self) -> bool {
         self.strategy.is_some()
     }

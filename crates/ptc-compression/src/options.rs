@@ -60,6 +60,7 @@ pub struct RenderOptions<'a> {
     pub data: &'a BTreeMap<String, Value>,
     /// The turn budget. Turns left is `max_turns` minus the turns recorded (ARC-006).
     pub max_turns: u32,
+    /// Size limits (the required defaults unless configured).
     pub limits: Limits,
 }
 
@@ -90,16 +91,19 @@ impl<'a> RenderOptions<'a> {
         }
     }
 
+    /// Show `tools` in the `tool/` section.
     pub fn with_tools(mut self, tools: &'a [ToolSpec]) -> RenderOptions<'a> {
         self.tools = tools;
         self
     }
 
+    /// Show `data` in the `data/` section.
     pub fn with_data(mut self, data: &'a BTreeMap<String, Value>) -> RenderOptions<'a> {
         self.data = data;
         self
     }
 
+    /// Render with `limits`.
     pub fn with_limits(mut self, limits: Limits) -> RenderOptions<'a> {
         self.limits = limits;
         self

@@ -33,7 +33,9 @@ pub trait Compression: Send + Sync {
 /// The messages a strategy produced and what it did to get them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rendered {
+    /// The messages to send, system message first.
     pub messages: Vec<Message>,
+    /// What the strategy showed and left out, and the sizes.
     pub stats: CompressionStats,
 }
 
@@ -151,6 +153,7 @@ pub enum FailedTurns {
 }
 
 impl FailedTurns {
+    /// The name used in compression specs.
     pub fn as_str(self) -> &'static str {
         match self {
             FailedTurns::All => "all",
@@ -321,6 +324,7 @@ impl Compression for Uncompressed {
 /// program/error pairs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SingleUserCoalesced {
+    /// Which failed turns to keep as program/error pairs.
     pub failed_turns: FailedTurns,
 }
 
@@ -351,6 +355,7 @@ impl Compression for SingleUserCoalesced {
 /// what the model asked to see). Keeps only the newest failed turn unless told otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Aggressive {
+    /// Which failed turns to keep as program/error pairs.
     pub failed_turns: FailedTurns,
 }
 
@@ -421,6 +426,7 @@ pub struct RollingWindow {
 }
 
 impl RollingWindow {
+    /// Turns kept verbatim unless configured.
     pub const DEFAULT_WINDOW: usize = 2;
 }
 
@@ -476,6 +482,7 @@ impl Compression for RollingWindow {
 /// programs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PerTurnSummary {
+    /// Which failed turns to show as program/error pairs.
     pub failed_turns: FailedTurns,
 }
 
@@ -600,8 +607,11 @@ fn same(a: &Definition, b: &Definition) -> bool {
 /// `None` never triggers; with both `None` the strategy always applies.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Activated<C> {
+    /// The strategy applied once a threshold is crossed.
     pub inner: C,
+    /// Apply once this many turns have been taken.
     pub after_turns: Option<usize>,
+    /// Apply once the full rendering is estimated above this many tokens.
     pub above_tokens: Option<usize>,
 }
 

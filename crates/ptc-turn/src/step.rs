@@ -13,6 +13,7 @@ pub struct Task {
     /// The mission text, always the first part of the first user message.
     pub mission: String,
     #[serde(default)]
+    /// The system prompt, sent unchanged as the first message.
     pub system_prompt: String,
     /// The tools of the `tool/` namespace, in the order they are shown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -33,6 +34,7 @@ fn default_max_turns() -> u32 {
 }
 
 impl Task {
+    /// A task with `mission`, no tools or data, and the default turn budget.
     pub fn new(mission: impl Into<String>) -> Task {
         Task {
             mission: mission.into(),
@@ -64,6 +66,7 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
+    /// The stable snake_case name, as serialized.
     pub fn as_str(self) -> &'static str {
         match self {
             FailureKind::Failed => "failed",
@@ -81,8 +84,13 @@ impl FailureKind {
 #[serde(rename_all = "snake_case")]
 pub enum StepOutcome {
     /// The program called `(return value)` (or, single-shot, its last form had this value).
-    Returned { value: Value },
+    Returned {
+        /// The value the run returned.
+        value: Value,
+    },
+    /// The run ended without a value.
     Failed {
+        /// Why, as a stable kind.
         kind: FailureKind,
         /// Why, in words.
         reason: String,
@@ -100,9 +108,12 @@ pub enum StepOutcome {
 /// compression strategy. A JSON round trip is lossless.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
+    /// How the run ended.
     pub outcome: StepOutcome,
+    /// What the run was given.
     pub task: Task,
     #[serde(default)]
+    /// Every turn, oldest first, each with its full program.
     pub turns: Turns,
     /// The run's total cost (the sum of its turns' usage, plus requests that produced no turn).
     #[serde(default, skip_serializing_if = "Usage::is_zero")]
@@ -118,6 +129,7 @@ impl Step {
         }
     }
 
+    /// Whether the run returned a value.
     pub fn is_success(&self) -> bool {
         matches!(self.outcome, StepOutcome::Returned { .. })
     }

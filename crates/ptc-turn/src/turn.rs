@@ -24,6 +24,7 @@ pub struct TurnError {
 }
 
 impl TurnError {
+    /// An error of `kind` with `message`, at no particular place.
     pub fn new(kind: impl Into<String>, message: impl Into<String>) -> TurnError {
         TurnError {
             kind: kind.into(),
@@ -74,7 +75,9 @@ impl fmt::Display for TurnError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TurnResult {
+    /// The value of the program's last form.
     Value(Value),
+    /// Why the program failed.
     Error(TurnError),
 }
 
@@ -174,6 +177,7 @@ impl Turn {
         self
     }
 
+    /// What the turn cost.
     pub fn with_usage(mut self, usage: Usage) -> Turn {
         self.usage = usage;
         self
@@ -189,10 +193,12 @@ impl Turn {
         &self.program
     }
 
+    /// The value or the error the program ended with.
     pub fn result(&self) -> &TurnResult {
         &self.result
     }
 
+    /// Whether the program ran to completion.
     pub fn is_success(&self) -> bool {
         matches!(self.result, TurnResult::Value(_))
     }
@@ -213,10 +219,12 @@ impl Turn {
         }
     }
 
+    /// One entry per `println` call, in order.
     pub fn prints(&self) -> &[String] {
         &self.prints
     }
 
+    /// The tool calls made, in order.
     pub fn tool_calls(&self) -> &[ToolCallRecord] {
         &self.tool_calls
     }
@@ -226,14 +234,17 @@ impl Turn {
         &self.memory
     }
 
+    /// The model's response exactly as received (empty when not recorded).
     pub fn raw_response(&self) -> &str {
         &self.raw_response
     }
 
+    /// The messages sent to the model for this turn.
     pub fn messages(&self) -> &[Message] {
         &self.messages
     }
 
+    /// What the turn cost.
     pub fn usage(&self) -> &Usage {
         &self.usage
     }
@@ -242,7 +253,9 @@ impl Turn {
 /// A turn that cannot be appended because its number is not the next one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnOrderError {
+    /// The number the next turn must have.
     pub expected: u32,
+    /// The number the rejected turn has.
     pub found: u32,
 }
 
@@ -277,6 +290,7 @@ impl std::error::Error for TurnOrderError {}
 pub struct Turns(Vec<Turn>);
 
 impl Turns {
+    /// No turns yet.
     pub fn new() -> Turns {
         Turns::default()
     }
@@ -301,6 +315,7 @@ impl Turns {
         Ok(&self.0[self.0.len() - 1])
     }
 
+    /// The turns, oldest first.
     pub fn as_slice(&self) -> &[Turn] {
         &self.0
     }

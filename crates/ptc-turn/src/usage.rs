@@ -26,6 +26,7 @@ impl TokenUsage {
         self.input + self.output + self.cache_read + self.cache_write
     }
 
+    /// Whether no tokens were counted.
     pub fn is_zero(&self) -> bool {
         *self == TokenUsage::default()
     }
@@ -45,6 +46,7 @@ impl AddAssign for TokenUsage {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     #[serde(default, skip_serializing_if = "TokenUsage::is_zero")]
+    /// Tokens reported by the provider.
     pub tokens: TokenUsage,
     /// Requests sent to the model (more than one per turn when a request was retried).
     #[serde(default, skip_serializing_if = "is_zero_u32")]
@@ -73,6 +75,7 @@ fn is_zero_u64(n: &u64) -> bool {
 }
 
 impl Usage {
+    /// Whether nothing was counted.
     pub fn is_zero(&self) -> bool {
         *self == Usage::default()
     }
@@ -123,11 +126,17 @@ pub struct CompressionStats {
     pub turns: usize,
     /// Successful turns folded into a summary instead of being shown as their own messages.
     pub turns_compressed: usize,
+    /// Tool calls of successful turns.
     pub tool_calls_total: usize,
+    /// Tool calls listed.
     pub tool_calls_shown: usize,
+    /// Tool calls left out by the FIFO limit (the oldest).
     pub tool_calls_dropped: usize,
+    /// `println` entries of successful turns.
     pub prints_total: usize,
+    /// `println` entries shown.
     pub prints_shown: usize,
+    /// `println` entries left out by the FIFO limit (the oldest).
     pub prints_dropped: usize,
     /// Failed turns shown as their full program and error.
     pub failed_turns_shown: usize,
@@ -135,10 +144,13 @@ pub struct CompressionStats {
     pub failed_turns_collapsed: usize,
     /// Messages rendered, including the system message.
     pub messages: usize,
+    /// Characters of all rendered message contents.
     pub chars: usize,
+    /// Estimated tokens of the rendered messages.
     pub estimated_tokens: usize,
     /// Characters of the uncompressed rendering of the same turns.
     pub uncompressed_chars: usize,
+    /// Estimated tokens of the uncompressed rendering of the same turns.
     pub uncompressed_estimated_tokens: usize,
 }
 
