@@ -5,3 +5,15 @@ mod message;
 pub mod wire;
 
 pub use message::{Message, MessageToolCall, Role};
+
+mod step;
+mod turn;
+mod usage;
+
+pub use step::{DEFAULT_MAX_TURNS, FailureKind, Step, StepOutcome, Task};
+pub use turn::{Turn, TurnError, TurnOrderError, TurnResult, Turns};
+pub use usage::{CompressionStats, TokenUsage, Usage};
+
+/// One tool call a program made: name, arguments, result or error, and duration.
+pub use ptc_lisp::ToolCallRecord as ToolCall;
+pub use ptc_lisp::ToolOutcome;

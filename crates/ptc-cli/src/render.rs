@@ -1,0 +1,239 @@
+//! `ptc render`: the messages a compression strategy makes of a serialized step.
+
+use clap::Args;
+use ptc_compression::{CompressionConfig, RenderOptions, Rendered, transcript};
+use ptc_turn::{Step, Turn};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// A step serialized as JSON (`-` reads standard input).
+    #[arg(long, value_name = "FILE.json")]
+    pub step: PathBuf,
+
+    /// The strategy and options, e.g. `single-user-coalesced?println_limit=10`, `rolling-window`,
+    /// `aggressive`, or `off` (the full history; the default).
+    #[arg(long, value_name = "SPEC", default_value = "off")]
+    pub compression: CompressionConfig,
+
+    /// Render the request for turn N (made from turns 1 to N-1) instead of the request after the
+    /// last turn.
+    #[arg(long, value_name = "N")]
+    pub turn: Option<usize>,
+
+    /// Print what the strategy showed and dropped, and the sizes compared with the full history.
+    #[arg(long)]
+    pub stats: bool,
+
+    /// Print the messages and stats as JSON.
+    #[arg(long, conflicts_with = "stats")]
+    pub json: bool,
+}
+
+pub fn run(args: &RenderArgs) -> Result<(), String> {
+    let text = read_input(&args.step)?;
+    let step: Step = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{} is not a serialized step: {e}. Pass the JSON a run saved (its `outcome`, `task` \
+             and `turns`)",
+            args.step.display()
+        )
+    })?;
+    let output = render_step(&step, args)?;
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(output.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| format!("cannot write the output: {e}"))
+}
+
+fn read_input(path: &PathBuf) -> Result<String, String> {
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read the step from standard input: {e}"))?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// The text `ptc render` prints for `step`.
+pub fn render_step(step: &Step, args: &RenderArgs) -> Result<String, String> {
+    let turns = select_turns(step, args.turn)?;
+    let opts = RenderOptions::from_task(&step.task).with_limits(args.compression.limits());
+    let memory = turns.last().map_or(&[][..], Turn::memory);
+    let rendered = args.compression.build().to_messages(turns, memory, &opts);
+    if args.json {
+        return Ok(json_output(&rendered)? + "\n");
+    }
+    let mut out = transcript(&rendered.messages);
+    if args.stats {
+        out.push_str("\n=== stats ===\n");
+        out.push_str(&stats_text(&rendered));
+    }
+    Ok(out)
+}
+
+fn select_turns(step: &Step, turn: Option<usize>) -> Result<&[Turn], String> {
+    let all = step.turns.as_slice();
+    match turn {
+        None => Ok(all),
+        Some(n) if (1..=all.len() + 1).contains(&n) => Ok(&all[..n - 1]),
+        Some(n) => Err(format!(
+            "--turn {n} is out of range: the step has {} turn(s), so N must be between 1 and {}",
+            all.len(),
+            all.len() + 1
+        )),
+    }
+}
+
+fn json_output(rendered: &Rendered) -> Result<String, String> {
+    let value = serde_json::json!({
+        "messages": rendered.messages,
+        "stats": rendered.stats,
+    });
+    serde_json::to_string_pretty(&value).map_err(|e| format!("cannot write JSON: {e}"))
+}
+
+fn stats_text(rendered: &Rendered) -> String {
+    let s = &rendered.stats;
+    let mode = if s.compressed {
+        "compressed"
+    } else {
+        "full history"
+    };
+    format!(
+        "strategy: {} ({mode})\n\
+         turns: {} ({} summarized)\n\
+         tool calls: {} shown, {} dropped\n\
+         prints: {} shown, {} dropped\n\
+         failed turns: {} shown, {} collapsed\n\
+         size: {} messages, {} chars, ~{} tokens\n\
+         full history: {} chars, ~{} tokens\n",
+        s.strategy,
+        s.turns,
+        s.turns_compressed,
+        s.tool_calls_shown,
+        s.tool_calls_dropped,
+        s.prints_shown,
+        s.prints_dropped,
+        s.failed_turns_shown,
+        s.failed_turns_collapsed,
+        s.messages,
+        s.chars,
+        s.estimated_tokens,
+        s.uncompressed_chars,
+        s.uncompressed_estimated_tokens,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use ptc_turn::{FailureKind, StepOutcome, Task, TurnError, Turns};
+
+    fn step() -> Step {
+        let mut turns = Turns::new();
+        for (n, program) in [(1, "(foo)"), (2, "(bar)")] {
+            turns
+                .push(Turn::failure(
+                    n,
+                    program,
+                    TurnError::new(
+                        "undefined_symbol",
+                        format!("{} is not defined", &program[1..4]),
+                    ),
+                ))
+                .expect("in order");
+        }
+        Step {
+            outcome: StepOutcome::Failed {
+                kind: FailureKind::MaxTurnsExceeded,
+                reason: "out of turns".into(),
+                value: None,
+            },
+            task: Task {
+                system_prompt: "Write PTC-Lisp.".into(),
+                max_turns: 3,
+                ..Task::new("Say hello")
+            },
+            turns,
+            usage: Default::default(),
+        }
+    }
+
+    fn args(spec: &str, turn: Option<usize>) -> RenderArgs {
+        RenderArgs {
+            step: PathBuf::from("step.json"),
+            compression: CompressionConfig::parse(spec).expect("valid spec"),
+            turn,
+            stats: false,
+            json: false,
+        }
+    }
+
+    #[test]
+    fn renders_the_request_after_the_last_turn() {
+        let text = render_step(
+            &step(),
+            &args("single-user-coalesced?failed_turns=last", None),
+        )
+        .expect("renders");
+        assert_eq!(
+            text,
+            "=== system ===\nWrite PTC-Lisp.\n\n\
+             === user ===\nSay hello\n\n;; No tool calls made\n\nTurns left: 2\n\n\
+             === assistant ===\n```clojure\n(bar)\n```\n\n\
+             === user ===\nError: bar is not defined\n\n\
+             FINAL TURN - you must call (return result) or (fail reason) now.\n"
+        );
+    }
+
+    #[test]
+    fn renders_the_request_for_an_earlier_turn() {
+        let text = render_step(&step(), &args("off", Some(1))).expect("renders");
+        assert_eq!(
+            text,
+            "=== system ===\nWrite PTC-Lisp.\n\n=== user ===\nSay hello\n\nTurns left: 3\n"
+        );
+    }
+
+    #[test]
+    fn turn_numbers_outside_the_step_are_refused() {
+        assert_eq!(
+            render_step(&step(), &args("off", Some(4))),
+            Err(
+                "--turn 4 is out of range: the step has 2 turn(s), so N must be between 1 and 3"
+                    .to_string()
+            )
+        );
+        assert!(render_step(&step(), &args("off", Some(0))).is_err());
+    }
+
+    #[test]
+    fn stats_and_json_output() {
+        let mut with_stats = args("off", None);
+        with_stats.stats = true;
+        let text = render_step(&step(), &with_stats).expect("renders");
+        assert!(
+            text.ends_with(
+                "=== stats ===\nstrategy: uncompressed (full history)\nturns: 2 (0 summarized)\n\
+                 tool calls: 0 shown, 0 dropped\nprints: 0 shown, 0 dropped\n\
+                 failed turns: 2 shown, 0 collapsed\n\
+                 size: 6 messages, 210 chars, ~53 tokens\n\
+                 full history: 210 chars, ~53 tokens\n"
+            ),
+            "{text}"
+        );
+        let mut json = args("aggressive", None);
+        json.json = true;
+        let text = render_step(&step(), &json).expect("renders");
+        let value: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(value["stats"]["strategy"], "aggressive");
+        assert_eq!(value["messages"][0]["role"], "system");
+        assert_eq!(value["messages"].as_array().map(Vec::len), Some(4));
+    }
+}

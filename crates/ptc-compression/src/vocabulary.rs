@@ -1,0 +1,113 @@
+//! Type labels: the one place where the words used for value types in summaries are defined.
+
+use ptc_lisp::{Value, ValueShape};
+use std::fmt::Write;
+
+/// Labels values by type for summaries: `list[3]`, `map[0]`, `set[2]`, `string`, `integer`,
+/// `float`, `boolean`, `keyword`, `nil`, `#fn[...]` (TYP-001..012). Lists and vectors are both
+/// `list[N]`. Kinds the requirements do not name get their own plain word: `char`, `symbol`,
+/// `regex`, `var`, `lazy-seq`.
+///
+/// ```
+/// use ptc_compression::TypeVocabulary;
+/// use ptc_lisp::Value;
+/// assert_eq!(TypeVocabulary::type_of(&Value::vector([1.into(), 2.into()])), "list[2]");
+/// assert_eq!(TypeVocabulary::type_of(&Value::string("hi")), "string");
+/// ```
+pub struct TypeVocabulary;
+
+impl TypeVocabulary {
+    /// The label of a value.
+    pub fn type_of(value: &Value) -> String {
+        TypeVocabulary::label(ValueShape::of(value))
+    }
+
+    /// The label of a value's shape (for values no longer at hand, such as a function's last
+    /// return value).
+    pub fn label(shape: ValueShape) -> String {
+        let mut out = String::new();
+        TypeVocabulary::write_label(&mut out, shape);
+        out
+    }
+
+    /// Append the label of `shape` to `out` (the allocation-free form used while rendering).
+    pub(crate) fn write_label(out: &mut String, shape: ValueShape) {
+        let (word, size) = match shape {
+            ValueShape::Nil => ("nil", None),
+            ValueShape::Boolean => ("boolean", None),
+            ValueShape::Integer => ("integer", None),
+            ValueShape::Float => ("float", None),
+            ValueShape::String => ("string", None),
+            ValueShape::Char => ("char", None),
+            ValueShape::Keyword => ("keyword", None),
+            ValueShape::Symbol => ("symbol", None),
+            ValueShape::List(n) => ("list", Some(n)),
+            ValueShape::Map(n) => ("map", Some(n)),
+            ValueShape::Set(n) => ("set", Some(n)),
+            // TYP-011: the simplest closure form; a function's name and arity add nothing a
+            // summary line does not already show.
+            ValueShape::Function => ("#fn[...]", None),
+            ValueShape::Regex => ("regex", None),
+            ValueShape::Var => ("var", None),
+            ValueShape::LazySeq => ("lazy-seq", None),
+        };
+        out.push_str(word);
+        if let Some(n) = size {
+            let _ = write!(out, "[{n}]");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use ptc_lisp::value::{FnRepr, Function};
+    use std::sync::Arc;
+
+    fn kw(s: &str) -> Value {
+        Value::keyword(s)
+    }
+
+    #[test]
+    fn every_required_type_has_its_label() {
+        let opaque_fn = Value::Fn(Function(Arc::new(FnRepr::Opaque("#fn[double]".into()))));
+        let cases: Vec<(&str, Value, &str)> = vec![
+            ("TYP-001", Value::vector([]), "list[0]"),
+            ("TYP-001", Value::empty_list(), "list[0]"),
+            (
+                "TYP-002",
+                Value::vector([1.into(), 2.into(), 3.into()]),
+                "list[3]",
+            ),
+            ("TYP-002", Value::list([1.into()]), "list[1]"),
+            ("TYP-003", Value::map([]), "map[0]"),
+            ("TYP-004", Value::map([(kw("a"), 1.into())]), "map[1]"),
+            ("TYP-005", Value::string("hello"), "string"),
+            ("TYP-006", Value::Int(42), "integer"),
+            ("TYP-007", Value::Float(2.5), "float"),
+            ("TYP-008", Value::Bool(true), "boolean"),
+            ("TYP-008", Value::Bool(false), "boolean"),
+            ("TYP-009", kw("active"), "keyword"),
+            ("TYP-010", Value::Nil, "nil"),
+            ("TYP-011", opaque_fn, "#fn[...]"),
+            (
+                "TYP-012",
+                Value::set([1.into(), 2.into(), 3.into()]),
+                "set[3]",
+            ),
+            ("", Value::Char('a'), "char"),
+            ("", Value::symbol("x"), "symbol"),
+        ];
+        for (id, value, label) in cases {
+            assert_eq!(TypeVocabulary::type_of(&value), label, "{id}");
+        }
+    }
+
+    #[test]
+    fn shapes_are_labelled_like_the_values_they_describe() {
+        assert_eq!(TypeVocabulary::label(ValueShape::Map(2)), "map[2]");
+        assert_eq!(TypeVocabulary::label(ValueShape::Function), "#fn[...]");
+        assert_eq!(TypeVocabulary::label(ValueShape::LazySeq), "lazy-seq");
+    }
+}

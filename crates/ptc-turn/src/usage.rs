@@ -1,0 +1,233 @@
+//! What a turn or a run cost: tokens, model requests, time, and what history compression did.
+
+use serde::{Deserialize, Serialize};
+use std::ops::AddAssign;
+
+/// Tokens reported by a model provider.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// Prompt tokens billed at the normal rate.
+    #[serde(default)]
+    pub input: u64,
+    /// Completion tokens.
+    #[serde(default)]
+    pub output: u64,
+    /// Prompt tokens served from the provider's prompt cache.
+    #[serde(default)]
+    pub cache_read: u64,
+    /// Prompt tokens written to the provider's prompt cache.
+    #[serde(default)]
+    pub cache_write: u64,
+}
+
+impl TokenUsage {
+    /// All prompt and completion tokens together.
+    pub fn total(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
+
+    /// Whether no tokens were counted.
+    pub fn is_zero(&self) -> bool {
+        *self == TokenUsage::default()
+    }
+}
+
+impl AddAssign for TokenUsage {
+    fn add_assign(&mut self, other: TokenUsage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+    }
+}
+
+/// The cost of one turn (on [`crate::Turn`]) or of a whole run (on [`crate::Step`], the sum over
+/// its turns plus any model requests that produced no turn, such as retries after a provider error).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    #[serde(default, skip_serializing_if = "TokenUsage::is_zero")]
+    /// Tokens reported by the provider.
+    pub tokens: TokenUsage,
+    /// Requests sent to the model (more than one per turn when a request was retried).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub llm_requests: u32,
+    /// Time spent waiting for the model, in microseconds.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub llm_duration_us: u64,
+    /// Time spent running programs, in microseconds.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub eval_duration_us: u64,
+    /// Wall-clock time of the turn or run, in microseconds.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub duration_us: u64,
+    /// What rendering the history did for the request(s) of this turn; for a run, the sum over
+    /// its turns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<CompressionStats>,
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Usage {
+    /// Whether nothing was counted.
+    pub fn is_zero(&self) -> bool {
+        *self == Usage::default()
+    }
+
+    /// The total of several usages (a run's usage from its turns' usages).
+    pub fn sum<'a>(usages: impl IntoIterator<Item = &'a Usage>) -> Usage {
+        let mut total = Usage::default();
+        for usage in usages {
+            total += usage.clone();
+        }
+        total
+    }
+}
+
+impl AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.tokens += other.tokens;
+        self.llm_requests += other.llm_requests;
+        self.llm_duration_us += other.llm_duration_us;
+        self.eval_duration_us += other.eval_duration_us;
+        self.duration_us += other.duration_us;
+        match (&mut self.compression, other.compression) {
+            (Some(mine), Some(theirs)) => *mine += theirs,
+            (mine @ None, theirs) => *mine = theirs,
+            (Some(_), None) => {}
+        }
+    }
+}
+
+/// What a history-compression strategy did in one rendering of the turn history, measured
+/// against the uncompressed rendering of the same turns.
+///
+/// Counts of tool calls and prints cover successful turns (failed turns are shown as their full
+/// program and error, never as lists of calls or prints). Character counts are Unicode scalar
+/// values of the message contents; token counts are estimates (about four characters a token)
+/// meant for comparing strategies, not for billing.
+///
+/// Summed over a run (see [`Usage`]), every count is a total over all renders and `strategy` is
+/// the strategy of the most recent one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompressionStats {
+    /// The strategy that produced the messages.
+    pub strategy: String,
+    /// Whether the messages are a compressed view. `false` when the history was rendered in full:
+    /// compression off, single-shot runs (SS-001), or a strategy below its activation threshold.
+    pub compressed: bool,
+    /// Turns in the rendered history.
+    pub turns: usize,
+    /// Successful turns folded into a summary instead of being shown as their own messages.
+    pub turns_compressed: usize,
+    /// Tool calls of successful turns.
+    pub tool_calls_total: usize,
+    /// Tool calls listed.
+    pub tool_calls_shown: usize,
+    /// Tool calls left out by the FIFO limit (the oldest).
+    pub tool_calls_dropped: usize,
+    /// `println` entries of successful turns.
+    pub prints_total: usize,
+    /// `println` entries shown.
+    pub prints_shown: usize,
+    /// `println` entries left out by the FIFO limit (the oldest).
+    pub prints_dropped: usize,
+    /// Failed turns shown as their full program and error.
+    pub failed_turns_shown: usize,
+    /// Failed turns left out (see the `failed_turns` option).
+    pub failed_turns_collapsed: usize,
+    /// Messages rendered, including the system message.
+    pub messages: usize,
+    /// Characters of all rendered message contents.
+    pub chars: usize,
+    /// Estimated tokens of the rendered messages.
+    pub estimated_tokens: usize,
+    /// Characters of the uncompressed rendering of the same turns.
+    pub uncompressed_chars: usize,
+    /// Estimated tokens of the uncompressed rendering of the same turns.
+    pub uncompressed_estimated_tokens: usize,
+}
+
+impl CompressionStats {
+    /// Estimated tokens saved compared with the uncompressed rendering (zero when the compressed
+    /// rendering is not smaller).
+    pub fn saved_tokens(&self) -> usize {
+        self.uncompressed_estimated_tokens
+            .saturating_sub(self.estimated_tokens)
+    }
+}
+
+impl AddAssign for CompressionStats {
+    fn add_assign(&mut self, other: CompressionStats) {
+        self.strategy = other.strategy;
+        self.compressed |= other.compressed;
+        self.turns += other.turns;
+        self.turns_compressed += other.turns_compressed;
+        self.tool_calls_total += other.tool_calls_total;
+        self.tool_calls_shown += other.tool_calls_shown;
+        self.tool_calls_dropped += other.tool_calls_dropped;
+        self.prints_total += other.prints_total;
+        self.prints_shown += other.prints_shown;
+        self.prints_dropped += other.prints_dropped;
+        self.failed_turns_shown += other.failed_turns_shown;
+        self.failed_turns_collapsed += other.failed_turns_collapsed;
+        self.messages += other.messages;
+        self.chars += other.chars;
+        self.estimated_tokens += other.estimated_tokens;
+        self.uncompressed_chars += other.uncompressed_chars;
+        self.uncompressed_estimated_tokens += other.uncompressed_estimated_tokens;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn usages_add_up_and_keep_the_latest_strategy() {
+        let turn = |input, strategy: &str| Usage {
+            tokens: TokenUsage {
+                input,
+                output: 10,
+                cache_read: 5,
+                cache_write: 0,
+            },
+            llm_requests: 1,
+            llm_duration_us: 100,
+            eval_duration_us: 20,
+            duration_us: 130,
+            compression: Some(CompressionStats {
+                strategy: strategy.into(),
+                compressed: true,
+                chars: 400,
+                estimated_tokens: 100,
+                uncompressed_chars: 800,
+                uncompressed_estimated_tokens: 200,
+                ..CompressionStats::default()
+            }),
+        };
+        let total = Usage::sum(&[turn(50, "a"), Usage::default(), turn(70, "b")]);
+        assert_eq!(total.tokens.input, 120);
+        assert_eq!(total.tokens.total(), 120 + 20 + 10);
+        assert_eq!(total.llm_requests, 2);
+        assert_eq!(total.duration_us, 260);
+        let stats = total.compression.expect("both turns had stats");
+        assert_eq!(stats.strategy, "b");
+        assert_eq!(stats.chars, 800);
+        assert_eq!(stats.saved_tokens(), 200);
+    }
+
+    #[test]
+    fn empty_usage_serializes_as_an_empty_object() {
+        assert_eq!(serde_json::to_string(&Usage::default()).unwrap(), "{}");
+        let back: Usage = serde_json::from_str("{}").unwrap();
+        assert!(back.is_zero());
+    }
+}

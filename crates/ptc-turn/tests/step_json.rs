@@ -1,0 +1,195 @@
+//! A serialized step holds everything needed to inspect or re-render a run, and reads back
+//! exactly (DBG-001, DBG-003, DBG-005). Values travel as their printed Clojure text, so these
+//! tests read values back through the PTC-Lisp reader.
+
+use pretty_assertions::assert_eq;
+use ptc_lisp::value::{FnRepr, Function};
+use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, ToolSpec, Value, ValueShape};
+use ptc_turn::{
+    CompressionStats, FailureKind, Message, Step, StepOutcome, Task, TokenUsage, Turn, TurnError,
+    Turns, Usage,
+};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+fn usage(input: u64) -> Usage {
+    Usage {
+        tokens: TokenUsage {
+            input,
+            output: 40,
+            cache_read: 900,
+            cache_write: 0,
+        },
+        llm_requests: 1,
+        llm_duration_us: 812_000,
+        eval_duration_us: 1_250,
+        duration_us: 815_000,
+        compression: Some(CompressionStats {
+            strategy: "single-user-coalesced".into(),
+            compressed: true,
+            turns: 1,
+            turns_compressed: 1,
+            tool_calls_total: 1,
+            tool_calls_shown: 1,
+            messages: 2,
+            chars: 900,
+            estimated_tokens: 225,
+            uncompressed_chars: 1100,
+            uncompressed_estimated_tokens: 275,
+            ..CompressionStats::default()
+        }),
+    }
+}
+
+fn step() -> Step {
+    let users = Value::vector([
+        Value::map([
+            (Value::keyword("name"), Value::string("Ada")),
+            (Value::keyword("age"), Value::Int(36)),
+        ]),
+        Value::map([
+            (
+                Value::keyword("name"),
+                Value::string("Grace \"Amazing\"\nHopper"),
+            ),
+            (Value::keyword("age"), Value::Float(85.5)),
+        ]),
+    ]);
+    let adults = Value::Fn(Function(Arc::new(FnRepr::Opaque("#fn[adults]".into()))));
+    let memory = vec![
+        Definition {
+            name: "users".into(),
+            doc: Some("Users from the API".into()),
+            value: users.clone(),
+            params: Vec::new(),
+            last_return: None,
+        },
+        Definition {
+            name: "adults".into(),
+            doc: None,
+            value: adults,
+            params: vec!["[xs]".into()],
+            last_return: Some(ValueShape::List(2)),
+        },
+    ];
+    let mut turns = Turns::new();
+    let program1 = "(def users \"Users from the API\" (tool/fetch-users :all))\n\
+                    (defn adults [xs] (filter #(> (:age %) 18) xs))\n(println (count (adults users)))";
+    turns
+        .push(
+            Turn::success(1, program1, Value::Nil)
+                .with_raw_response(format!("Fetching.\n```clojure\n{program1}\n```"))
+                .with_prints(vec!["2".into()])
+                .with_tool_calls(vec![ToolCallRecord {
+                    name: "fetch-users".into(),
+                    args: vec![Value::keyword("all")],
+                    result: ToolOutcome::Ok(users),
+                    duration_us: 3_100,
+                }])
+                .with_memory(memory.clone())
+                .with_messages(vec![Message::system("sys"), Message::user("Count adults")])
+                .with_usage(usage(120)),
+        )
+        .expect("turn 1");
+    turns
+        .push(
+            Turn::failure(
+                2,
+                "(return (count (adult users)))",
+                TurnError::new("undefined_symbol", "adult is not defined").at(1, 16),
+            )
+            .with_raw_response("```clojure\n(return (count (adult users)))\n```")
+            .with_tool_calls(vec![ToolCallRecord {
+                name: "audit".into(),
+                args: vec![Value::set([Value::Int(1)]), Value::Nil],
+                result: ToolOutcome::Error("audit log is read-only".into()),
+                duration_us: 90,
+            }])
+            .with_memory(memory),
+        )
+        .expect("turn 2");
+    turns
+        .push(
+            Turn::success(3, "(return (count (adults users)))", Value::Int(2))
+                .with_usage(usage(200)),
+        )
+        .expect("turn 3");
+    let total = Usage::sum(turns.iter().map(Turn::usage));
+    Step {
+        outcome: StepOutcome::Returned {
+            value: Value::Int(2),
+        },
+        task: Task {
+            mission: "Count the adult users".into(),
+            system_prompt: "You write PTC-Lisp.".into(),
+            tools: vec![
+                ToolSpec::new("fetch-users", "All users")
+                    .with_params(["filter"])
+                    .with_signature("(filter :keyword) -> [{:name :string}]"),
+            ],
+            data: BTreeMap::from([
+                ("limit".to_string(), Value::Int(10)),
+                ("tags".to_string(), Value::set([Value::keyword("vip")])),
+            ]),
+            max_turns: 4,
+        },
+        turns,
+        usage: total,
+    }
+}
+
+// DBG-003: serialize, read back, serialize again: the same JSON, the same step.
+#[test]
+fn step_json_round_trip_is_lossless() {
+    let step = step();
+    let json = serde_json::to_string_pretty(&step).expect("serialize");
+    let back: Step = serde_json::from_str(&json).expect("the step reads back");
+    assert_eq!(
+        serde_json::to_string_pretty(&back).expect("serialize"),
+        json
+    );
+    assert_eq!(back.turns.len(), 3);
+    assert_eq!(back.value(), Some(&Value::Int(2)));
+    assert_eq!(back.task, step.task);
+    assert_eq!(back.usage, step.usage);
+}
+
+// DBG-001, DBG-005: the full program of every turn is in the step, and no summary is.
+#[test]
+fn step_json_holds_full_programs_and_no_summaries() {
+    let step = step();
+    let json = serde_json::to_value(&step).expect("serialize");
+    let programs: Vec<&str> = json["turns"]
+        .as_array()
+        .expect("turns")
+        .iter()
+        .map(|t| t["program"].as_str().expect("program"))
+        .collect();
+    assert_eq!(
+        programs,
+        step.turns.iter().map(Turn::program).collect::<Vec<_>>()
+    );
+    let text = json.to_string();
+    assert!(!text.contains(";; ==="), "a rendered summary was stored");
+    assert_eq!(
+        json["turns"][1]["result"]["error"]["kind"],
+        "undefined_symbol"
+    );
+    assert_eq!(json["outcome"]["returned"]["value"], "2");
+}
+
+#[test]
+fn failure_outcomes_round_trip() {
+    let outcome = StepOutcome::Failed {
+        kind: FailureKind::Failed,
+        reason: "no adults".into(),
+        value: Some(Value::map([(Value::keyword("code"), Value::Int(4))])),
+    };
+    let json = serde_json::to_string(&outcome).expect("serialize");
+    assert_eq!(
+        json,
+        r#"{"failed":{"kind":"failed","reason":"no adults","value":"{:code 4}"}}"#
+    );
+    let back: StepOutcome = serde_json::from_str(&json).expect("reads back");
+    assert_eq!(back, outcome);
+}
