@@ -1,5 +1,6 @@
 //! Project automation, run as `cargo xtask <subcommand>`.
 
+mod cases;
 mod ci;
 mod conformance;
 

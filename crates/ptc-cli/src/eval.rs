@@ -11,7 +11,12 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// The program text.
-    #[arg(short = 'e', long = "expr", value_name = "PROGRAM", conflicts_with = "file")]
+    #[arg(
+        short = 'e',
+        long = "expr",
+        value_name = "PROGRAM",
+        conflicts_with = "file"
+    )]
     pub expr: Option<String>,
     /// A file holding the program, or `-` for standard input.
     #[arg(value_name = "FILE")]
@@ -70,7 +75,9 @@ fn program_text(args: &EvalArgs) -> Result<String, String> {
             Ok(text)
         }
         (None, Some(path)) => read_file(path),
-        (None, None) => Err("give a program: ptc eval -e '(+ 1 2)', ptc eval FILE or ptc eval -".into()),
+        (None, None) => {
+            Err("give a program: ptc eval -e '(+ 1 2)', ptc eval FILE or ptc eval -".into())
+        }
     }
 }
 
@@ -128,7 +135,11 @@ fn execute(args: &EvalArgs) -> Result<ExitCode, String> {
         eprintln!(
             "{repeat} runs: median parse {:?}, median evaluate {:?}",
             median(parse_times),
-            if eval_times.is_empty() { Duration::ZERO } else { median(eval_times) }
+            if eval_times.is_empty() {
+                Duration::ZERO
+            } else {
+                median(eval_times)
+            }
         );
     }
     if args.json {
@@ -149,11 +160,13 @@ fn execute(args: &EvalArgs) -> Result<ExitCode, String> {
             }
         }
     }
-    Ok(if out.outcome.error().is_some() || matches!(out.outcome, Outcome::Failed(_)) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(
+        if out.outcome.error().is_some() || matches!(out.outcome, Outcome::Failed(_)) {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
 }
 
 fn json_report(out: &RunOutcome) -> serde_json::Value {

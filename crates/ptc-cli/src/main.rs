@@ -1,5 +1,6 @@
 //! The `ptc` command. Each subcommand lives in its own module; `main` only dispatches.
 
+mod eval;
 mod render;
 
 use clap::{Parser, Subcommand};
@@ -19,6 +20,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run one PTC-Lisp program and print its result.
+    Eval(eval::EvalArgs),
     /// Print the messages a compression strategy makes of a recorded run (a serialized step),
     /// to see exactly what the model would see.
     Render(render::RenderArgs),
@@ -27,6 +30,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Eval(args) => return eval::run(args),
         Command::Render(args) => render::run(&args),
     };
     match result {
