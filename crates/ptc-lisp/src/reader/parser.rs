@@ -1,8 +1,524 @@
-//! Grammar (chumsky).
+//! Grammar: tokens to [`Form`]s (chumsky).
+//!
+//! [`parse`] runs three steps over the program:
+//!
+//! 1. the size check ([`ReadLimits::max_program_bytes`]), before any other work;
+//! 2. one linear pass that lexes ([`Lexer`]) and, token by token, checks that delimiters
+//!    balance and that nesting stays within [`ReadLimits::max_depth`] — so every bracket
+//!    problem gets a precise message naming where the opener is, and the grammar below can
+//!    never recurse deeper than the limit;
+//! 3. the chumsky grammar over the token slice, which only has structural errors left to find
+//!    (a prefix with no form after it, `#'` without a symbol, a map with an odd number of forms).
 
-use super::{Form, ReadLimits};
+use chumsky::DefaultExpected;
+use chumsky::error::LabelError;
+use chumsky::input::{Input as _, ValueInput};
+use chumsky::prelude::*;
+use chumsky::util::MaybeRef;
+
+use super::lexer::{Lexer, Tok, closer_for, unescape};
+use super::{Form, FormKind, ReadLimits};
 use crate::error::{Error, ErrorKind, Result};
+use crate::span::{LineIndex, Span};
 
-pub fn parse(_src: &str, _limits: &ReadLimits) -> Result<Vec<Form>> {
-    Err(Error::new(ErrorKind::Parse, "the reader is being written"))
+/// Read every top-level form of `src`.
+///
+/// Errors carry a byte span; [`super::read`] resolves it to `line:column`.
+pub fn parse(src: &str, limits: &ReadLimits) -> Result<Vec<Form>> {
+    if src.len() > limits.max_program_bytes {
+        return Err(Error::new(
+            ErrorKind::ProgramLimit,
+            format!(
+                "program is {} bytes; the limit is {} bytes: split the work into smaller programs",
+                src.len(),
+                limits.max_program_bytes
+            ),
+        ));
+    }
+    let tokens = tokens(src, limits)?;
+    let eoi = Span::new(src.len(), src.len());
+    let input = tokens.as_slice().split_token_span(eoi);
+    if let Ok(forms) = grammar::<_, EmptyErr>().parse(input).into_result() {
+        return Ok(forms);
+    }
+    match grammar::<_, ReadErr>().parse(input).into_result() {
+        Ok(forms) => Ok(forms),
+        Err(errors) => Err(match errors.into_iter().next() {
+            Some(err) => err.into_error(src),
+            None => Error::parse(eoi, "the program could not be read"),
+        }),
+    }
+}
+
+/// A collection opened and not yet closed.
+struct Open {
+    opener: &'static str,
+    closer: char,
+    span: Span,
+    /// Nesting depth of the forms inside this collection.
+    depth: usize,
+}
+
+/// Lex `src` and check its delimiters and nesting in the same pass.
+///
+/// Depth counts open collections and pending prefixes: `'''x` nests like `(quote (quote (quote
+/// x)))` and is bounded the same way. A prefix stays pending until the next atom or collection.
+fn tokens<'src>(src: &'src str, limits: &ReadLimits) -> Result<Vec<(Tok<'src>, Span)>> {
+    let mut tokens = Vec::with_capacity((src.len() / 2 + 4).min(4096));
+    let mut stack: Vec<Open> = Vec::new();
+    let mut pending = 0usize;
+    let too_deep = |depth: usize, span: Span| {
+        Error::at(
+            ErrorKind::ProgramLimit,
+            span,
+            format!(
+                "nesting depth {depth} exceeds the limit of {}; flatten the program \
+                 (bind intermediate results with let, or thread them with ->>)",
+                limits.max_depth
+            ),
+        )
+    };
+    for token in Lexer::new(src, limits) {
+        let (tok, span) = token.map_err(|err| *err)?;
+        let base = stack.last().map_or(0, |open| open.depth);
+        if let Some(opener) = tok.opener() {
+            let depth = base + pending + 1;
+            if depth > limits.max_depth {
+                return Err(too_deep(depth, span));
+            }
+            stack.push(Open {
+                opener,
+                closer: closer_for(tok),
+                span,
+                depth,
+            });
+            pending = 0;
+        } else if let Some(found) = tok.closer() {
+            let Some(open) = stack.pop() else {
+                return Err(Error::parse(
+                    span,
+                    format!("unexpected '{found}': nothing to close"),
+                ));
+            };
+            let expected = open.closer;
+            if found != expected {
+                let opened = LineIndex::new(src).pos(open.span.start as usize);
+                return Err(Error::parse(
+                    span,
+                    format!(
+                        "mismatched delimiter: '{}' opened at {opened} must be closed by '{expected}', found '{found}'",
+                        open.opener
+                    ),
+                ));
+            }
+            pending = 0;
+        } else if tok.is_prefix() {
+            pending += 1;
+            if base + pending > limits.max_depth {
+                return Err(too_deep(base + pending, span));
+            }
+        } else if tok != Tok::VarQuote {
+            pending = 0;
+        }
+        tokens.push((tok, span));
+    }
+    if let Some(open) = stack.last() {
+        let opened = LineIndex::new(src).pos(open.span.start as usize);
+        return Err(Error::parse(
+            Span::new(src.len(), src.len()),
+            format!("unclosed '{}' opened at {opened}", open.opener),
+        ));
+    }
+    Ok(tokens)
+}
+
+impl chumsky::span::Span for Span {
+    type Context = ();
+    type Offset = u32;
+
+    fn new((): (), range: std::ops::Range<u32>) -> Span {
+        Span {
+            start: range.start,
+            end: range.end,
+        }
+    }
+
+    fn context(&self) {}
+
+    fn start(&self) -> u32 {
+        self.start
+    }
+
+    fn end(&self) -> u32 {
+        self.end
+    }
+}
+
+/// What the grammar expected where it failed; a bit set in [`ReadErr`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    Form,
+    QuoteForm,
+    DerefForm,
+    MetaForm,
+    MetaTarget,
+    DiscardForm,
+    TagForm,
+    VarSymbol,
+    CloseParen,
+    CloseBracket,
+    CloseBrace,
+    End,
+}
+
+impl Expect {
+    const ALL: [Expect; 12] = [
+        Expect::Form,
+        Expect::QuoteForm,
+        Expect::DerefForm,
+        Expect::MetaForm,
+        Expect::MetaTarget,
+        Expect::DiscardForm,
+        Expect::TagForm,
+        Expect::VarSymbol,
+        Expect::CloseParen,
+        Expect::CloseBracket,
+        Expect::CloseBrace,
+        Expect::End,
+    ];
+
+    fn bit(self) -> u16 {
+        1 << (self as u16)
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Expect::Form => "a form",
+            Expect::QuoteForm => "a form after ' (quote)",
+            Expect::DerefForm => "a form after @ (deref)",
+            Expect::MetaForm => "a metadata form after ^",
+            Expect::MetaTarget => "a form for the ^metadata to attach to",
+            Expect::DiscardForm => "a form for #_ to discard",
+            Expect::TagForm => "a form after the tag (e.g. #inst \"2024-01-01T00:00:00Z\")",
+            Expect::VarSymbol => "a symbol after #' (e.g. #'inc)",
+            Expect::CloseParen => "')'",
+            Expect::CloseBracket => "']'",
+            Expect::CloseBrace => "'}'",
+            Expect::End => "end of input",
+        }
+    }
+}
+
+/// The grammar's error type: cheap to create and merge (no allocation) because chumsky makes
+/// one for every alternative that does not match, including on successful parses.
+#[derive(Debug, Clone, PartialEq)]
+struct ReadErr {
+    span: Span,
+    /// `false` when the grammar ran into the end of the input.
+    found_token: bool,
+    expected: u16,
+    custom: Option<String>,
+}
+
+impl ReadErr {
+    fn custom(span: Span, message: impl Into<String>) -> ReadErr {
+        ReadErr {
+            span,
+            found_token: true,
+            expected: 0,
+            custom: Some(message.into()),
+        }
+    }
+
+    fn into_error(self, src: &str) -> Error {
+        if let Some(message) = self.custom {
+            return Error::parse(self.span, message);
+        }
+        let expected: Vec<&str> = Expect::ALL
+            .iter()
+            .filter(|e| self.expected & e.bit() != 0)
+            .map(|e| e.describe())
+            .collect();
+        let expected = if expected.is_empty() {
+            "a form".to_owned()
+        } else {
+            expected.join(" or ")
+        };
+        let found = match src.get(self.span.range()) {
+            Some(text) if self.found_token && !text.is_empty() => {
+                let mut shown: String = text.chars().take(40).collect();
+                if shown.len() < text.len() {
+                    shown.push_str("...");
+                }
+                format!("'{shown}'")
+            }
+            _ => "end of input".to_owned(),
+        };
+        Error::parse(self.span, format!("expected {expected}, found {found}"))
+    }
+}
+
+fn expectation_bit(expected: DefaultExpected<'_, Tok<'_>>) -> u16 {
+    match expected {
+        DefaultExpected::Token(tok) => match *tok {
+            Tok::RParen => Expect::CloseParen.bit(),
+            Tok::RBracket => Expect::CloseBracket.bit(),
+            Tok::RBrace => Expect::CloseBrace.bit(),
+            _ => Expect::Form.bit(),
+        },
+        DefaultExpected::EndOfInput => Expect::End.bit(),
+        _ => Expect::Form.bit(),
+    }
+}
+
+impl<'t, 'src: 't, I> chumsky::error::Error<'t, I> for ReadErr
+where
+    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+{
+    fn merge(mut self, other: ReadErr) -> ReadErr {
+        match (&self.custom, &other.custom) {
+            (Some(_), _) => self,
+            (None, Some(_)) => other,
+            (None, None) => {
+                self.expected |= other.expected;
+                self
+            }
+        }
+    }
+}
+
+impl<'t, 'src: 't, I> LabelError<'t, I, DefaultExpected<'t, Tok<'src>>> for ReadErr
+where
+    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+{
+    fn expected_found<E: IntoIterator<Item = DefaultExpected<'t, Tok<'src>>>>(
+        expected: E,
+        found: Option<MaybeRef<'t, Tok<'src>>>,
+        span: Span,
+    ) -> ReadErr {
+        ReadErr {
+            span,
+            found_token: found.is_some(),
+            expected: expected
+                .into_iter()
+                .fold(0, |bits, e| bits | expectation_bit(e)),
+            custom: None,
+        }
+    }
+}
+
+impl<'t, 'src: 't, I> LabelError<'t, I, Expect> for ReadErr
+where
+    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+{
+    fn expected_found<E: IntoIterator<Item = Expect>>(
+        expected: E,
+        found: Option<MaybeRef<'t, Tok<'src>>>,
+        span: Span,
+    ) -> ReadErr {
+        ReadErr {
+            span,
+            found_token: found.is_some(),
+            expected: expected.into_iter().fold(0, |bits, e| bits | e.bit()),
+            custom: None,
+        }
+    }
+
+    fn label_with(&mut self, label: Expect) {
+        if self.custom.is_none() {
+            self.expected = label.bit();
+        }
+    }
+}
+
+/// The forms of a sequence with the `#_`-discarded ones (`None`) left out.
+struct Items(Vec<Form>);
+
+impl FromIterator<Option<Form>> for Items {
+    fn from_iter<T: IntoIterator<Item = Option<Form>>>(iter: T) -> Items {
+        Items(iter.into_iter().flatten().collect())
+    }
+}
+
+/// What the grammar needs of its error type. The grammar runs first with chumsky's
+/// zero-sized [`EmptyErr`], which keeps the common, successful parse cheap, and only when that
+/// fails a second time with [`ReadErr`] to explain why.
+trait GrammarError<'t, I: ValueInput<'t>>:
+    chumsky::error::Error<'t, I> + LabelError<'t, I, Expect>
+{
+    fn custom(span: Span, message: impl FnOnce() -> String) -> Self;
+}
+
+impl<'t, 'src: 't, I> GrammarError<'t, I> for ReadErr
+where
+    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+{
+    fn custom(span: Span, message: impl FnOnce() -> String) -> ReadErr {
+        ReadErr::custom(span, message())
+    }
+}
+
+impl<'t, I: ValueInput<'t>> GrammarError<'t, I> for EmptyErr {
+    fn custom(_: Span, _: impl FnOnce() -> String) -> EmptyErr {
+        EmptyErr::default()
+    }
+}
+
+type Extra<E> = extra::Err<E>;
+
+/// `#_ form`: read and dropped.
+fn discard<'t, 'src: 't, I, E, P>(form: P) -> impl Parser<'t, I, (), Extra<E>> + Clone
+where
+    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    E: GrammarError<'t, I>,
+    P: Parser<'t, I, Form, Extra<E>> + Clone,
+{
+    just(Tok::Discard)
+        .ignore_then(form.labelled(Expect::DiscardForm))
+        .ignored()
+}
+
+/// A literal, keyword or symbol: a form made of one token.
+fn atom<'t, 'src: 't, I, E>() -> impl Parser<'t, I, Form, Extra<E>> + Clone
+where
+    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    E: GrammarError<'t, I>,
+{
+    select! {
+        Tok::Nil => FormKind::Nil,
+        Tok::Bool(b) => FormKind::Bool(b),
+        Tok::Int(i) => FormKind::Int(i),
+        Tok::Float(f) => FormKind::Float(f),
+        Tok::Str(body) => FormKind::Str(unescape(body)),
+        Tok::Char(c) => FormKind::Char(c),
+        Tok::Keyword(k) => FormKind::Keyword(k.to_owned()),
+        Tok::Symbol(s) => FormKind::Symbol(s.to_owned()),
+        Tok::Regex(r) => FormKind::Regex(r.to_owned()),
+    }
+    .map_with(|kind, e| Form::new(kind, e.span()))
+}
+
+/// The contents of a collection (or of the whole program), without the discarded forms.
+///
+/// Atoms, most of any program, are tried first and directly. Before anything else a look-ahead
+/// for a closer (or the end) makes the exit from a sequence one failed token comparison
+/// instead of a failed attempt at every kind of form.
+fn items<'t, 'src: 't, I, E, P>(compound: P) -> impl Parser<'t, I, Vec<Form>, Extra<E>> + Clone
+where
+    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    E: GrammarError<'t, I>,
+    P: Parser<'t, I, Form, Extra<E>> + Clone,
+{
+    let not_a_closer = any()
+        .filter(|tok: &Tok<'src>| tok.closer().is_none())
+        .rewind();
+    let form = atom().or(compound.clone());
+    atom()
+        .map(Some)
+        .or(not_a_closer.ignore_then(compound.map(Some).or(discard(form).to(None))))
+        .repeated()
+        .collect::<Items>()
+        .map(|items| items.0)
+}
+
+fn grammar<'t, 'src: 't, I, E>() -> impl Parser<'t, I, Vec<Form>, Extra<E>>
+where
+    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    E: GrammarError<'t, I> + 't,
+{
+    // Every form that is not an atom. `recursive` hands the definition a weak handle to
+    // itself; a handle from `Recursive::declare` would be strong and leak the whole grammar
+    // through the cycle.
+    let compound = recursive(|compound| {
+        let form = atom().or(compound.clone());
+
+        // `^meta`: the metadata form is read and dropped; the form after it is kept. It must
+        // be followed by something that can start a form (checked without consuming it).
+        let meta = just(Tok::Meta)
+            .ignore_then(form.clone().labelled(Expect::MetaForm))
+            .then_ignore(
+                none_of([Tok::RParen, Tok::RBracket, Tok::RBrace])
+                    .rewind()
+                    .labelled(Expect::MetaTarget),
+            )
+            .ignored();
+
+        let items = items(compound.clone());
+        let seq = |open: Tok<'src>, close: Tok<'src>| {
+            items
+                .clone()
+                .delimited_by(just(open), just(close))
+                .map_with(|forms, e| (forms, e.span()))
+        };
+
+        let wrapping = |tok: Tok<'src>, label: Expect, wrap: fn(Box<Form>) -> FormKind| {
+            just(tok)
+                .ignore_then(form.clone().labelled(label))
+                .map_with(move |inner, e| Form::new(wrap(Box::new(inner)), e.span()))
+        };
+
+        // Discards and metadata before a form are consumed in a loop, not by recursion, so
+        // long runs like `^:a ^:b ^:c x` cost no stack. The form after them cannot start with
+        // another prefix of these two, so this adds one level of recursion at most.
+        let prefixed = discard(form.clone())
+            .or(meta)
+            .repeated()
+            .at_least(1)
+            .ignore_then(form.clone());
+
+        choice((
+            seq(Tok::LParen, Tok::RParen)
+                .map(|(forms, span)| Form::new(FormKind::List(forms), span)),
+            seq(Tok::LBracket, Tok::RBracket)
+                .map(|(forms, span)| Form::new(FormKind::Vector(forms), span)),
+            seq(Tok::LBrace, Tok::RBrace).try_map(|(forms, span): (Vec<Form>, Span), _| {
+                if forms.len() % 2 == 0 {
+                    Ok(Form::new(FormKind::Map(forms), span))
+                } else {
+                    Err(E::custom(span, || {
+                        format!(
+                            "map literal must contain an even number of forms, found {}: \
+                             every key needs a value",
+                            forms.len()
+                        )
+                    }))
+                }
+            }),
+            seq(Tok::SetOpen, Tok::RBrace)
+                .map(|(forms, span)| Form::new(FormKind::Set(forms), span)),
+            seq(Tok::FnOpen, Tok::RParen)
+                .map(|(forms, span)| Form::new(FormKind::AnonFn(forms), span)),
+            wrapping(Tok::Quote, Expect::QuoteForm, FormKind::Quote),
+            wrapping(Tok::Deref, Expect::DerefForm, FormKind::Deref),
+            just(Tok::VarQuote)
+                .ignore_then(select! { Tok::Symbol(s) => s }.labelled(Expect::VarSymbol))
+                .map_with(|name, e| Form::new(FormKind::Var(name.to_owned()), e.span())),
+            select! { Tok::Tag(tag) => tag }
+                .then(form.clone().labelled(Expect::TagForm))
+                .map_with(|(tag, inner), e| {
+                    Form::new(FormKind::Tagged(tag.to_owned(), Box::new(inner)), e.span())
+                }),
+            prefixed,
+        ))
+        .labelled(Expect::Form)
+    });
+
+    items(compound).then_ignore(end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn spans_cover_whole_forms() {
+        let forms = parse("(a [b]) 'c", &ReadLimits::default()).unwrap_or_default();
+        let spans: Vec<_> = forms.iter().map(|f| f.span.range()).collect();
+        assert_eq!(spans, vec![0..7, 8..10]);
+        let FormKind::List(items) = &forms[0].kind else {
+            panic!("expected a list, got {:?}", forms[0]);
+        };
+        assert_eq!(items[1].span.range(), 3..6);
+    }
 }
