@@ -44,17 +44,23 @@ pub enum Tok<'src> {
     VarQuote,
     /// `#tag`: the tag without its `#`.
     Tag(&'src str),
+    /// `nil`
     Nil,
+    /// `true` or `false`.
     Bool(bool),
+    /// An integer literal, already converted (`42`, `-0x1f`, `7N`).
     Int(i64),
+    /// A float literal, already converted (`1.5`, `1e3`, `2M`, `##NaN`).
     Float(f64),
     /// A string literal: the text between the quotes, escapes still in place (already validated).
     Str(&'src str),
     /// `#"..."`: the pattern text between the quotes, exactly as written.
     Regex(&'src str),
+    /// A character literal, already converted (`\a`, `\newline`, `\u00e9`).
     Char(char),
     /// A keyword without its colon.
     Keyword(&'src str),
+    /// A symbol other than `nil`, `true` and `false`, possibly namespaced (`tool/fetch`).
     Symbol(&'src str),
 }
 
@@ -104,9 +110,8 @@ pub fn closer_for(opener: Tok<'_>) -> char {
 /// ASCII symbol characters and Unicode letters, digits and marks, and reports anything else
 /// (`§`, emoji, invisible characters) as an unexpected character.
 #[derive(Logos, Debug, Clone, Copy, PartialEq)]
-#[logos(skip r"[\s,]+")]
-#[logos(skip(r";[^\n]*", allow_greedy = true))]
-#[logos(skip(r"#![^\n]*", allow_greedy = true))]
+#[logos(skip r"[\s,\u{FEFF}]+")]
+#[logos(skip(r"(;|#!)[^\n]*", allow_greedy = true))]
 #[logos(subpattern sc = r"[A-Za-z0-9*+!\-_'?<>=/.&%$|#:\p{L}\p{N}\p{M}]")]
 #[logos(subpattern start = r"[A-Za-z*!_?<>=/.&%$|\p{L}]")]
 #[logos(subpattern sign_next = r"[A-Za-z*+!\-_'?<>=/.&%$|#:\p{L}\p{M}]")]
@@ -190,6 +195,7 @@ pub struct Lexer<'src> {
 }
 
 impl<'src> Lexer<'src> {
+    /// A lexer over `src`; `limits` bounds the length of number literals.
     pub fn new(src: &'src str, limits: &ReadLimits) -> Lexer<'src> {
         Lexer {
             src,
@@ -571,7 +577,7 @@ fn qualified_name_ok(name: &str) -> bool {
     }
 }
 
-fn keyword<'src>(text: &'src str, span: Span) -> Result<&'src str> {
+fn keyword(text: &str, span: Span) -> Result<&str> {
     let name = &text[1..];
     if let Some(rest) = name.strip_prefix(':') {
         let hint = if rest.is_empty() { "a" } else { rest };

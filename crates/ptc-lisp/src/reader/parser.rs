@@ -9,6 +9,10 @@
 //!    never recurse deeper than the limit;
 //! 3. the chumsky grammar over the token slice, which only has structural errors left to find
 //!    (a prefix with no form after it, `#'` without a symbol, a map with an odd number of forms).
+//!
+//! The grammar runs with chumsky's zero-sized error type first: most programs are well-formed,
+//! and tracking expectations costs time on every alternative tried. Only when that run fails
+//! does the grammar run again with [`ReadErr`] to say what was expected where.
 
 use chumsky::DefaultExpected;
 use chumsky::error::LabelError;
@@ -24,6 +28,18 @@ use crate::span::{LineIndex, Span};
 /// Read every top-level form of `src`.
 ///
 /// Errors carry a byte span; [`super::read`] resolves it to `line:column`.
+///
+/// ```
+/// use ptc_lisp::reader::{FormKind, ReadLimits, parser};
+///
+/// let forms = parser::parse("(inc 1) :done", &ReadLimits::default()).unwrap();
+/// assert_eq!(forms.len(), 2);
+/// assert_eq!(forms[1].kind, FormKind::Keyword("done".into()));
+/// assert_eq!(forms[1].span.range(), 8..13);
+///
+/// let err = parser::parse("(inc 1", &ReadLimits::default()).unwrap_err();
+/// assert_eq!(err.message, "unclosed '(' opened at 1:1");
+/// ```
 pub fn parse(src: &str, limits: &ReadLimits) -> Result<Vec<Form>> {
     if src.len() > limits.max_program_bytes {
         return Err(Error::new(
@@ -117,7 +133,7 @@ fn tokens<'src>(src: &'src str, limits: &ReadLimits) -> Result<Vec<(Tok<'src>, S
             if base + pending > limits.max_depth {
                 return Err(too_deep(base + pending, span));
             }
-        } else if tok != Tok::VarQuote {
+        } else if !matches!(tok, Tok::VarQuote) {
             pending = 0;
         }
         tokens.push((tok, span));
@@ -443,7 +459,7 @@ where
             )
             .ignored();
 
-        let items = items(compound.clone());
+        let items = items(compound.clone()).boxed();
         let seq = |open: Tok<'src>, close: Tok<'src>| {
             items
                 .clone()
