@@ -177,7 +177,6 @@ enum Expect {
     QuoteForm,
     DerefForm,
     MetaForm,
-    MetaTarget,
     DiscardForm,
     TagForm,
     VarSymbol,
@@ -188,12 +187,11 @@ enum Expect {
 }
 
 impl Expect {
-    const ALL: [Expect; 12] = [
+    const ALL: [Expect; 11] = [
         Expect::Form,
         Expect::QuoteForm,
         Expect::DerefForm,
         Expect::MetaForm,
-        Expect::MetaTarget,
         Expect::DiscardForm,
         Expect::TagForm,
         Expect::VarSymbol,
@@ -213,7 +211,6 @@ impl Expect {
             Expect::QuoteForm => "a form after ' (quote)",
             Expect::DerefForm => "a form after @ (deref)",
             Expect::MetaForm => "a metadata form after ^",
-            Expect::MetaTarget => "a form for the ^metadata to attach to",
             Expect::DiscardForm => "a form for #_ to discard",
             Expect::TagForm => "a form after the tag (e.g. #inst \"2024-01-01T00:00:00Z\")",
             Expect::VarSymbol => "a symbol after #' (e.g. #'inc)",
@@ -382,17 +379,11 @@ impl<'t, I: ValueInput<'t>> GrammarError<'t, I> for EmptyErr {
 
 type Extra<E> = extra::Err<E>;
 
-/// `#_ form`: read and dropped.
-fn discard<'t, 'src: 't, I, E, P>(form: P) -> impl Parser<'t, I, (), Extra<E>> + Clone
-where
-    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
-    E: GrammarError<'t, I>,
-    P: Parser<'t, I, Form, Extra<E>> + Clone,
-{
-    just(Tok::Discard)
-        .ignore_then(form.labelled(Expect::DiscardForm))
-        .ignored()
-}
+// The grammar is LL(1): at every choice the alternatives start with different tokens, and what
+// follows a repetition cannot start like the repeated part. chumsky backtracks whenever an
+// alternative fails, even after it consumed input; with alternatives that share a first token,
+// a failing nested form would be re-read once per alternative at every level, which is
+// exponential in the nesting depth (`(#_(#_(#_ ...` took seconds in an earlier version).
 
 /// A literal, keyword or symbol: a form made of one token.
 fn atom<'t, 'src: 't, I, E>() -> impl Parser<'t, I, Form, Extra<E>> + Clone
@@ -414,27 +405,94 @@ where
     .map_with(|kind, e| Form::new(kind, e.span()))
 }
 
-/// The contents of a collection (or of the whole program), without the discarded forms.
+/// A run of `#_ form` (discarded) and `^meta` (dropped) prefixes: at least one. The output says
+/// whether the run holds metadata, which needs a form after the run to attach to.
 ///
-/// Atoms, most of any program, are tried first and directly. Before anything else a look-ahead
-/// for a closer (or the end) makes the exit from a sequence one failed token comparison
-/// instead of a failed attempt at every kind of form.
-fn items<'t, 'src: 't, I, E, P>(compound: P) -> impl Parser<'t, I, Vec<Form>, Extra<E>> + Clone
+/// The run is a loop, not recursion, so `^:a ^:b ^:c x` costs no stack.
+fn prefixes<'t, 'src: 't, I, E, P>(form: P) -> impl Parser<'t, I, bool, Extra<E>> + Clone
 where
     I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
     E: GrammarError<'t, I>,
     P: Parser<'t, I, Form, Extra<E>> + Clone,
 {
+    let discard = just(Tok::Discard)
+        .ignore_then(form.clone().labelled(Expect::DiscardForm))
+        .to(false);
+    let meta = just(Tok::Meta)
+        .ignore_then(form.labelled(Expect::MetaForm))
+        .to(true);
+    discard
+        .or(meta)
+        .repeated()
+        .at_least(1)
+        .fold(false, |has_meta, meta| has_meta | meta)
+}
+
+/// The contents of a collection (or of the whole program), without the discarded forms.
+///
+/// `compound` is every form but atoms and prefixed forms; `form` is any form. Atoms, most of
+/// any program, are tried first. Before anything else a look-ahead for a closer (or the end)
+/// makes the exit from a sequence one failed token comparison.
+fn items<'t, 'src: 't, I, E, C, F>(
+    compound: C,
+    form: F,
+) -> impl Parser<'t, I, Vec<Form>, Extra<E>> + Clone
+where
+    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    E: GrammarError<'t, I>,
+    C: Parser<'t, I, Form, Extra<E>> + Clone,
+    F: Parser<'t, I, Form, Extra<E>> + Clone,
+{
     let not_a_closer = any()
         .filter(|tok: &Tok<'src>| tok.closer().is_none())
         .rewind();
-    let form = atom().or(compound.clone());
+    // What ends the sequence, looked at but not consumed.
+    let closer_or_end = any()
+        .filter(|tok: &Tok<'src>| tok.closer().is_some())
+        .map(|tok: Tok<'src>| tok.closer())
+        .or(end().to(None))
+        .rewind();
+    // Prefixes may end a sequence (`(a #_b)`), unless they hold metadata with nothing to
+    // attach it to.
+    let prefixed_item = prefixes(form)
+        .then(
+            atom()
+                .or(compound.clone())
+                .map(Ok)
+                .or(closer_or_end.map_with(|found, e| Err((found, e.span())))),
+        )
+        .try_map(|(has_meta, form), _| match form {
+            Ok(form) => Ok(Some(form)),
+            Err((found, span)) if has_meta => Err(E::custom(span, || {
+                let found = found.map_or("end of input".to_owned(), |c| format!("'{c}'"));
+                format!("expected a form for the ^metadata to attach to, found {found}")
+            })),
+            Err(_) => Ok(None),
+        });
     atom()
         .map(Some)
-        .or(not_a_closer.ignore_then(compound.map(Some).or(discard(form).to(None))))
+        .or(not_a_closer.ignore_then(compound.map(Some).or(prefixed_item)))
         .repeated()
         .collect::<Items>()
         .map(|items| items.0)
+}
+
+/// Any form, for the places that take exactly one: an atom, a compound form, or prefixes
+/// followed by one of those.
+fn any_form<'t, 'src: 't, I, E, C>(compound: C) -> impl Parser<'t, I, Form, Extra<E>> + Clone
+where
+    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    E: GrammarError<'t, I> + 't,
+    C: Parser<'t, I, Form, Extra<E>> + Clone + 't,
+{
+    recursive(move |form| {
+        let core = atom().or(compound.clone());
+        choice((
+            atom(),
+            compound,
+            prefixes(form).ignore_then(core.labelled(Expect::Form)),
+        ))
+    })
 }
 
 fn grammar<'t, 'src: 't, I, E>() -> impl Parser<'t, I, Vec<Form>, Extra<E>>
@@ -442,24 +500,13 @@ where
     I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
     E: GrammarError<'t, I> + 't,
 {
-    // Every form that is not an atom. `recursive` hands the definition a weak handle to
-    // itself; a handle from `Recursive::declare` would be strong and leak the whole grammar
+    // Every form but atoms and prefixed forms. `recursive` hands the definition a weak handle
+    // to itself; a handle from `Recursive::declare` would be strong and leak the whole grammar
     // through the cycle.
     let compound = recursive(|compound| {
-        let form = atom().or(compound.clone());
+        let form = any_form(compound.clone());
 
-        // `^meta`: the metadata form is read and dropped; the form after it is kept. It must
-        // be followed by something that can start a form (checked without consuming it).
-        let meta = just(Tok::Meta)
-            .ignore_then(form.clone().labelled(Expect::MetaForm))
-            .then_ignore(
-                none_of([Tok::RParen, Tok::RBracket, Tok::RBrace])
-                    .rewind()
-                    .labelled(Expect::MetaTarget),
-            )
-            .ignored();
-
-        let items = items(compound.clone()).boxed();
+        let items = items(compound.clone(), form.clone()).boxed();
         let seq = |open: Tok<'src>, close: Tok<'src>| {
             items
                 .clone()
@@ -472,15 +519,6 @@ where
                 .ignore_then(form.clone().labelled(label))
                 .map_with(move |inner, e| Form::new(wrap(Box::new(inner)), e.span()))
         };
-
-        // Discards and metadata before a form are consumed in a loop, not by recursion, so
-        // long runs like `^:a ^:b ^:c x` cost no stack. The form after them cannot start with
-        // another prefix of these two, so this adds one level of recursion at most.
-        let prefixed = discard(form.clone())
-            .or(meta)
-            .repeated()
-            .at_least(1)
-            .ignore_then(form.clone());
 
         choice((
             seq(Tok::LParen, Tok::RParen)
@@ -514,12 +552,12 @@ where
                 .map_with(|(tag, inner), e| {
                     Form::new(FormKind::Tagged(tag.to_owned(), Box::new(inner)), e.span())
                 }),
-            prefixed,
         ))
         .labelled(Expect::Form)
     });
 
-    items(compound).then_ignore(end())
+    let form = any_form(compound.clone());
+    items(compound, form).then_ignore(end())
 }
 
 #[cfg(test)]
