@@ -16,7 +16,7 @@
 
 use chumsky::DefaultExpected;
 use chumsky::error::LabelError;
-use chumsky::input::{Input as _, ValueInput};
+use chumsky::input::ValueInput;
 use chumsky::prelude::*;
 use chumsky::util::MaybeRef;
 
@@ -52,15 +52,15 @@ pub fn parse(src: &str, limits: &ReadLimits) -> Result<Vec<Form>> {
         ));
     }
     let tokens = tokens(src, limits)?;
-    let eoi = Span::new(src.len(), src.len());
-    let input = tokens.as_slice().split_token_span(eoi);
+    let input = tokens.as_slice();
     if let Ok(forms) = grammar::<_, EmptyErr>().parse(input).into_result() {
         return Ok(forms);
     }
+    let eoi = Span::new(src.len(), src.len());
     match grammar::<_, ReadErr>().parse(input).into_result() {
         Ok(forms) => Ok(forms),
         Err(errors) => Err(match errors.into_iter().next() {
-            Some(err) => err.into_error(src),
+            Some(err) => err.into_error(src, &tokens),
             None => Error::parse(eoi, "the program could not be read"),
         }),
     }
@@ -80,7 +80,8 @@ struct Open {
 /// Depth counts open collections and pending prefixes: `'''x` nests like `(quote (quote (quote
 /// x)))` and is bounded the same way. A prefix stays pending until the next atom or collection.
 fn tokens<'src>(src: &'src str, limits: &ReadLimits) -> Result<Vec<(Tok<'src>, Span)>> {
-    let mut tokens = Vec::with_capacity((src.len() / 2 + 4).min(4096));
+    // Programs average more than three bytes per token.
+    let mut tokens = Vec::with_capacity((src.len() / 3 + 8).min(1 << 16));
     let mut stack: Vec<Open> = Vec::new();
     let mut pending = 0usize;
     let too_deep = |depth: usize, span: Span| {
@@ -148,27 +149,9 @@ fn tokens<'src>(src: &'src str, limits: &ReadLimits) -> Result<Vec<(Tok<'src>, S
     Ok(tokens)
 }
 
-impl chumsky::span::Span for Span {
-    type Context = ();
-    type Offset = u32;
-
-    fn new((): (), range: std::ops::Range<u32>) -> Span {
-        Span {
-            start: range.start,
-            end: range.end,
-        }
-    }
-
-    fn context(&self) {}
-
-    fn start(&self) -> u32 {
-        self.start
-    }
-
-    fn end(&self) -> u32 {
-        self.end
-    }
-}
+/// A token with its byte span: what the grammar reads. chumsky's own spans are then token
+/// indices, which [`ReadErr::into_error`] maps back to bytes.
+type Spanned<'src> = (Tok<'src>, Span);
 
 /// What the grammar expected where it failed; a bit set in [`ReadErr`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,29 +206,24 @@ impl Expect {
 }
 
 /// The grammar's error type: cheap to create and merge (no allocation) because chumsky makes
-/// one for every alternative that does not match, including on successful parses.
+/// one for every alternative that does not match.
 #[derive(Debug, Clone, PartialEq)]
 struct ReadErr {
-    span: Span,
+    /// Where, in token indices.
+    at: SimpleSpan,
     /// `false` when the grammar ran into the end of the input.
     found_token: bool,
     expected: u16,
-    custom: Option<String>,
+    /// A complete message with its byte span, for errors the grammar words itself.
+    custom: Option<(Span, String)>,
 }
 
 impl ReadErr {
-    fn custom(span: Span, message: impl Into<String>) -> ReadErr {
-        ReadErr {
-            span,
-            found_token: true,
-            expected: 0,
-            custom: Some(message.into()),
-        }
-    }
-
-    fn into_error(self, src: &str) -> Error {
-        if let Some(message) = self.custom {
-            return Error::parse(self.span, message);
+    fn into_error(self, src: &str, tokens: &[Spanned<'_>]) -> Error {
+        if let Some((span, message)) = self.custom {
+            let end = src.len();
+            let span = Span::new((span.start as usize).min(end), (span.end as usize).min(end));
+            return Error::parse(span, message);
         }
         let expected: Vec<&str> = Expect::ALL
             .iter()
@@ -257,23 +235,24 @@ impl ReadErr {
         } else {
             expected.join(" or ")
         };
-        let found = match src.get(self.span.range()) {
-            Some(text) if self.found_token && !text.is_empty() => {
+        let (span, found) = match tokens.get(self.at.start) {
+            Some(&(_, span)) if self.found_token => {
+                let text = src.get(span.range()).unwrap_or("");
                 let mut shown: String = text.chars().take(40).collect();
                 if shown.len() < text.len() {
                     shown.push_str("...");
                 }
-                format!("'{shown}'")
+                (span, format!("'{shown}'"))
             }
-            _ => "end of input".to_owned(),
+            _ => (Span::new(src.len(), src.len()), "end of input".to_owned()),
         };
-        Error::parse(self.span, format!("expected {expected}, found {found}"))
+        Error::parse(span, format!("expected {expected}, found {found}"))
     }
 }
 
-fn expectation_bit(expected: DefaultExpected<'_, Tok<'_>>) -> u16 {
+fn expectation_bit(expected: DefaultExpected<'_, Spanned<'_>>) -> u16 {
     match expected {
-        DefaultExpected::Token(tok) => match *tok {
+        DefaultExpected::Token(tok) => match tok.0 {
             Tok::RParen => Expect::CloseParen.bit(),
             Tok::RBracket => Expect::CloseBracket.bit(),
             Tok::RBrace => Expect::CloseBrace.bit(),
@@ -286,7 +265,7 @@ fn expectation_bit(expected: DefaultExpected<'_, Tok<'_>>) -> u16 {
 
 impl<'t, 'src: 't, I> chumsky::error::Error<'t, I> for ReadErr
 where
-    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
 {
     fn merge(mut self, other: ReadErr) -> ReadErr {
         match (&self.custom, &other.custom) {
@@ -300,17 +279,17 @@ where
     }
 }
 
-impl<'t, 'src: 't, I> LabelError<'t, I, DefaultExpected<'t, Tok<'src>>> for ReadErr
+impl<'t, 'src: 't, I> LabelError<'t, I, DefaultExpected<'t, Spanned<'src>>> for ReadErr
 where
-    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
 {
-    fn expected_found<E: IntoIterator<Item = DefaultExpected<'t, Tok<'src>>>>(
+    fn expected_found<E: IntoIterator<Item = DefaultExpected<'t, Spanned<'src>>>>(
         expected: E,
-        found: Option<MaybeRef<'t, Tok<'src>>>,
-        span: Span,
+        found: Option<MaybeRef<'t, Spanned<'src>>>,
+        at: SimpleSpan,
     ) -> ReadErr {
         ReadErr {
-            span,
+            at,
             found_token: found.is_some(),
             expected: expected
                 .into_iter()
@@ -322,15 +301,15 @@ where
 
 impl<'t, 'src: 't, I> LabelError<'t, I, Expect> for ReadErr
 where
-    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
 {
     fn expected_found<E: IntoIterator<Item = Expect>>(
         expected: E,
-        found: Option<MaybeRef<'t, Tok<'src>>>,
-        span: Span,
+        found: Option<MaybeRef<'t, Spanned<'src>>>,
+        at: SimpleSpan,
     ) -> ReadErr {
         ReadErr {
-            span,
+            at,
             found_token: found.is_some(),
             expected: expected.into_iter().fold(0, |bits, e| bits | e.bit()),
             custom: None,
@@ -364,10 +343,15 @@ trait GrammarError<'t, I: ValueInput<'t>>:
 
 impl<'t, 'src: 't, I> GrammarError<'t, I> for ReadErr
 where
-    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
 {
     fn custom(span: Span, message: impl FnOnce() -> String) -> ReadErr {
-        ReadErr::custom(span, message())
+        ReadErr {
+            at: SimpleSpan::from(0..0),
+            found_token: true,
+            expected: 0,
+            custom: Some((span, message())),
+        }
     }
 }
 
@@ -388,21 +372,31 @@ type Extra<E> = extra::Err<E>;
 /// A literal, keyword or symbol: a form made of one token.
 fn atom<'t, 'src: 't, I, E>() -> impl Parser<'t, I, Form, Extra<E>> + Clone
 where
-    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
     E: GrammarError<'t, I>,
 {
     select! {
-        Tok::Nil => FormKind::Nil,
-        Tok::Bool(b) => FormKind::Bool(b),
-        Tok::Int(i) => FormKind::Int(i),
-        Tok::Float(f) => FormKind::Float(f),
-        Tok::Str(body) => FormKind::Str(unescape(body)),
-        Tok::Char(c) => FormKind::Char(c),
-        Tok::Keyword(k) => FormKind::Keyword(k.to_owned()),
-        Tok::Symbol(s) => FormKind::Symbol(s.to_owned()),
-        Tok::Regex(r) => FormKind::Regex(r.to_owned()),
+        (Tok::Nil, span) => Form::new(FormKind::Nil, span),
+        (Tok::Bool(b), span) => Form::new(FormKind::Bool(b), span),
+        (Tok::Int(i), span) => Form::new(FormKind::Int(i), span),
+        (Tok::Float(f), span) => Form::new(FormKind::Float(f), span),
+        (Tok::Str(body), span) => Form::new(FormKind::Str(unescape(body)), span),
+        (Tok::Char(c), span) => Form::new(FormKind::Char(c), span),
+        (Tok::Keyword(k), span) => Form::new(FormKind::Keyword(k.to_owned()), span),
+        (Tok::Symbol(s), span) => Form::new(FormKind::Symbol(s.to_owned()), span),
+        (Tok::Regex(r), span) => Form::new(FormKind::Regex(r.to_owned()), span),
     }
-    .map_with(|kind, e| Form::new(kind, e.span()))
+}
+
+/// One token of the given kind (a delimiter or prefix), giving its span.
+fn token<'t, 'src: 't, I, E>(kind: Tok<'static>) -> impl Parser<'t, I, Span, Extra<E>> + Clone
+where
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
+    E: GrammarError<'t, I>,
+{
+    any()
+        .filter(move |(tok, _): &Spanned<'src>| *tok == kind)
+        .map(|(_, span)| span)
 }
 
 /// A run of `#_ form` (discarded) and `^meta` (dropped) prefixes: at least one. The output says
@@ -411,14 +405,14 @@ where
 /// The run is a loop, not recursion, so `^:a ^:b ^:c x` costs no stack.
 fn prefixes<'t, 'src: 't, I, E, P>(form: P) -> impl Parser<'t, I, bool, Extra<E>> + Clone
 where
-    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
     E: GrammarError<'t, I>,
     P: Parser<'t, I, Form, Extra<E>> + Clone,
 {
-    let discard = just(Tok::Discard)
+    let discard = token(Tok::Discard)
         .ignore_then(form.clone().labelled(Expect::DiscardForm))
         .to(false);
-    let meta = just(Tok::Meta)
+    let meta = token(Tok::Meta)
         .ignore_then(form.labelled(Expect::MetaForm))
         .to(true);
     discard
@@ -438,19 +432,20 @@ fn items<'t, 'src: 't, I, E, C, F>(
     form: F,
 ) -> impl Parser<'t, I, Vec<Form>, Extra<E>> + Clone
 where
-    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
     E: GrammarError<'t, I>,
     C: Parser<'t, I, Form, Extra<E>> + Clone,
     F: Parser<'t, I, Form, Extra<E>> + Clone,
 {
     let not_a_closer = any()
-        .filter(|tok: &Tok<'src>| tok.closer().is_none())
+        .filter(|(tok, _): &Spanned<'src>| tok.closer().is_none())
         .rewind();
     // What ends the sequence, looked at but not consumed.
     let closer_or_end = any()
-        .filter(|tok: &Tok<'src>| tok.closer().is_some())
-        .map(|tok: Tok<'src>| tok.closer())
-        .or(end().to(None))
+        .filter(|(tok, _): &Spanned<'src>| tok.closer().is_some())
+        .map(|(tok, span): Spanned<'src>| (tok.closer(), span))
+        // The grammar does not know the text's length; `into_error` clamps this to it.
+        .or(end().to((None, Span::new(u32::MAX as usize, u32::MAX as usize))))
         .rewind();
     // Prefixes may end a sequence (`(a #_b)`), unless they hold metadata with nothing to
     // attach it to.
@@ -459,7 +454,7 @@ where
             atom()
                 .or(compound.clone())
                 .map(Ok)
-                .or(closer_or_end.map_with(|found, e| Err((found, e.span())))),
+                .or(closer_or_end.map(Err)),
         )
         .try_map(|(has_meta, form), _| match form {
             Ok(form) => Ok(Some(form)),
@@ -481,7 +476,7 @@ where
 /// followed by one of those.
 fn any_form<'t, 'src: 't, I, E, C>(compound: C) -> impl Parser<'t, I, Form, Extra<E>> + Clone
 where
-    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
     E: GrammarError<'t, I> + 't,
     C: Parser<'t, I, Form, Extra<E>> + Clone + 't,
 {
@@ -497,7 +492,7 @@ where
 
 fn grammar<'t, 'src: 't, I, E>() -> impl Parser<'t, I, Vec<Form>, Extra<E>>
 where
-    I: ValueInput<'t, Token = Tok<'src>, Span = Span>,
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
     E: GrammarError<'t, I> + 't,
 {
     // Every form but atoms and prefixed forms. `recursive` hands the definition a weak handle
@@ -507,50 +502,58 @@ where
         let form = any_form(compound.clone());
 
         let items = items(compound.clone(), form.clone()).boxed();
-        let seq = |open: Tok<'src>, close: Tok<'src>| {
-            items
-                .clone()
-                .delimited_by(just(open), just(close))
-                .map_with(|forms, e| (forms, e.span()))
+        let seq = |open: Tok<'static>, close: Tok<'static>, label: Expect| {
+            token(open)
+                .then(items.clone())
+                .then(token(close).labelled(label))
+                .map(|((open, forms), close)| (forms, open.to(close)))
         };
 
-        let wrapping = |tok: Tok<'src>, label: Expect, wrap: fn(Box<Form>) -> FormKind| {
-            just(tok)
-                .ignore_then(form.clone().labelled(label))
-                .map_with(move |inner, e| Form::new(wrap(Box::new(inner)), e.span()))
+        let wrapping = |tok: Tok<'static>, label: Expect, wrap: fn(Box<Form>) -> FormKind| {
+            token(tok)
+                .then(form.clone().labelled(label))
+                .map(move |(span, inner)| {
+                    let span = span.to(inner.span);
+                    Form::new(wrap(Box::new(inner)), span)
+                })
         };
 
         choice((
-            seq(Tok::LParen, Tok::RParen)
+            seq(Tok::LParen, Tok::RParen, Expect::CloseParen)
                 .map(|(forms, span)| Form::new(FormKind::List(forms), span)),
-            seq(Tok::LBracket, Tok::RBracket)
+            seq(Tok::LBracket, Tok::RBracket, Expect::CloseBracket)
                 .map(|(forms, span)| Form::new(FormKind::Vector(forms), span)),
-            seq(Tok::LBrace, Tok::RBrace).try_map(|(forms, span): (Vec<Form>, Span), _| {
-                if forms.len() % 2 == 0 {
-                    Ok(Form::new(FormKind::Map(forms), span))
-                } else {
-                    Err(E::custom(span, || {
-                        format!(
-                            "map literal must contain an even number of forms, found {}: \
-                             every key needs a value",
-                            forms.len()
-                        )
-                    }))
-                }
-            }),
-            seq(Tok::SetOpen, Tok::RBrace)
+            seq(Tok::LBrace, Tok::RBrace, Expect::CloseBrace).try_map(
+                |(forms, span): (Vec<Form>, Span), _| {
+                    if forms.len() % 2 == 0 {
+                        Ok(Form::new(FormKind::Map(forms), span))
+                    } else {
+                        Err(E::custom(span, || {
+                            format!(
+                                "map literal must contain an even number of forms, found {}: \
+                                 every key needs a value",
+                                forms.len()
+                            )
+                        }))
+                    }
+                },
+            ),
+            seq(Tok::SetOpen, Tok::RBrace, Expect::CloseBrace)
                 .map(|(forms, span)| Form::new(FormKind::Set(forms), span)),
-            seq(Tok::FnOpen, Tok::RParen)
+            seq(Tok::FnOpen, Tok::RParen, Expect::CloseParen)
                 .map(|(forms, span)| Form::new(FormKind::AnonFn(forms), span)),
             wrapping(Tok::Quote, Expect::QuoteForm, FormKind::Quote),
             wrapping(Tok::Deref, Expect::DerefForm, FormKind::Deref),
-            just(Tok::VarQuote)
-                .ignore_then(select! { Tok::Symbol(s) => s }.labelled(Expect::VarSymbol))
-                .map_with(|name, e| Form::new(FormKind::Var(name.to_owned()), e.span())),
-            select! { Tok::Tag(tag) => tag }
+            token(Tok::VarQuote)
+                .then(select! { (Tok::Symbol(s), span) => (s, span) }.labelled(Expect::VarSymbol))
+                .map(|(open, (name, span))| {
+                    Form::new(FormKind::Var(name.to_owned()), open.to(span))
+                }),
+            select! { (Tok::Tag(tag), span) => (tag, span) }
                 .then(form.clone().labelled(Expect::TagForm))
-                .map_with(|(tag, inner), e| {
-                    Form::new(FormKind::Tagged(tag.to_owned(), Box::new(inner)), e.span())
+                .map(|((tag, span), inner)| {
+                    let span = span.to(inner.span);
+                    Form::new(FormKind::Tagged(tag.to_owned(), Box::new(inner)), span)
                 }),
         ))
         .labelled(Expect::Form)
