@@ -18,7 +18,9 @@ use crate::error::Result;
 pub struct ReadLimits {
     /// Largest program accepted, in bytes (default 1 MiB).
     pub max_program_bytes: usize,
-    /// Deepest nesting of `( [ { #{ #(` accepted (default 200).
+    /// Deepest nesting of `( [ { #{ #(` accepted (default 200). Prefixes waiting for their
+    /// form (`'`, `@`, `^`, `#_`, `#tag`) count as a level each: `''x` nests like
+    /// `(quote (quote x))`.
     pub max_depth: usize,
     /// Longest number literal accepted, in characters (default 64). Longer literals are
     /// rejected before any conversion work is done.

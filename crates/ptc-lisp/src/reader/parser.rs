@@ -1,8 +1,581 @@
-//! Grammar (chumsky).
+//! Grammar: tokens to [`Form`]s (chumsky).
+//!
+//! [`parse`] runs three steps over the program:
+//!
+//! 1. the size check ([`ReadLimits::max_program_bytes`]), before any other work;
+//! 2. one linear pass that lexes ([`Lexer`]) and, token by token, checks that delimiters
+//!    balance and that nesting stays within [`ReadLimits::max_depth`] — so every bracket
+//!    problem gets a precise message naming where the opener is, and the grammar below can
+//!    never recurse deeper than the limit;
+//! 3. the chumsky grammar over the token slice, which only has structural errors left to find
+//!    (a prefix with no form after it, `#'` without a symbol, a map with an odd number of forms).
+//!
+//! The grammar runs with chumsky's zero-sized error type first: most programs are well-formed,
+//! and tracking expectations costs time on every alternative tried. Only when that run fails
+//! does the grammar run again with [`ReadErr`] to say what was expected where.
 
-use super::{Form, ReadLimits};
+use chumsky::DefaultExpected;
+use chumsky::error::LabelError;
+use chumsky::input::ValueInput;
+use chumsky::prelude::*;
+use chumsky::util::MaybeRef;
+
+use super::lexer::{Lexer, Tok, closer_for, unescape};
+use super::{Form, FormKind, ReadLimits};
 use crate::error::{Error, ErrorKind, Result};
+use crate::span::{LineIndex, Span};
 
-pub fn parse(_src: &str, _limits: &ReadLimits) -> Result<Vec<Form>> {
-    Err(Error::new(ErrorKind::Parse, "the reader is being written"))
+/// Read every top-level form of `src`.
+///
+/// Errors carry a byte span; [`super::read`] resolves it to `line:column`.
+///
+/// ```
+/// use ptc_lisp::reader::{FormKind, ReadLimits, parser};
+///
+/// let forms = parser::parse("(inc 1) :done", &ReadLimits::default()).unwrap();
+/// assert_eq!(forms.len(), 2);
+/// assert_eq!(forms[1].kind, FormKind::Keyword("done".into()));
+/// assert_eq!(forms[1].span.range(), 8..13);
+///
+/// let err = parser::parse("(inc 1", &ReadLimits::default()).unwrap_err();
+/// assert_eq!(err.message, "unclosed '(' opened at 1:1");
+/// ```
+pub fn parse(src: &str, limits: &ReadLimits) -> Result<Vec<Form>> {
+    if src.len() > limits.max_program_bytes {
+        return Err(Error::new(
+            ErrorKind::ProgramLimit,
+            format!(
+                "program is {} bytes; the limit is {} bytes: split the work into smaller programs",
+                src.len(),
+                limits.max_program_bytes
+            ),
+        ));
+    }
+    let tokens = tokens(src, limits)?;
+    let input = tokens.as_slice();
+    if let Ok(forms) = grammar::<_, EmptyErr>().parse(input).into_result() {
+        return Ok(forms);
+    }
+    let eoi = Span::new(src.len(), src.len());
+    match grammar::<_, ReadErr>().parse(input).into_result() {
+        Ok(forms) => Ok(forms),
+        Err(errors) => Err(match errors.into_iter().next() {
+            Some(err) => err.into_error(src, &tokens),
+            None => Error::parse(eoi, "the program could not be read"),
+        }),
+    }
+}
+
+/// A collection opened and not yet closed.
+struct Open {
+    opener: &'static str,
+    closer: char,
+    span: Span,
+    /// Nesting depth of the forms inside this collection.
+    depth: usize,
+}
+
+/// Lex `src` and check its delimiters and nesting in the same pass.
+///
+/// Depth counts open collections and pending prefixes: `'''x` nests like `(quote (quote (quote
+/// x)))` and is bounded the same way. A prefix stays pending until the next atom or collection.
+fn tokens<'src>(src: &'src str, limits: &ReadLimits) -> Result<Vec<(Tok<'src>, Span)>> {
+    // Programs average more than three bytes per token.
+    let mut tokens = Vec::with_capacity((src.len() / 3 + 8).min(1 << 16));
+    let mut stack: Vec<Open> = Vec::new();
+    let mut pending = 0usize;
+    let too_deep = |depth: usize, span: Span| {
+        Error::at(
+            ErrorKind::ProgramLimit,
+            span,
+            format!(
+                "nesting depth {depth} exceeds the limit of {}; flatten the program \
+                 (bind intermediate results with let, or thread them with ->>)",
+                limits.max_depth
+            ),
+        )
+    };
+    for token in Lexer::new(src, limits) {
+        let (tok, span) = token.map_err(|err| *err)?;
+        let base = stack.last().map_or(0, |open| open.depth);
+        if let Some(opener) = tok.opener() {
+            let depth = base + pending + 1;
+            if depth > limits.max_depth {
+                return Err(too_deep(depth, span));
+            }
+            stack.push(Open {
+                opener,
+                closer: closer_for(tok),
+                span,
+                depth,
+            });
+            pending = 0;
+        } else if let Some(found) = tok.closer() {
+            let Some(open) = stack.pop() else {
+                return Err(Error::parse(
+                    span,
+                    format!("unexpected '{found}': nothing to close"),
+                ));
+            };
+            let expected = open.closer;
+            if found != expected {
+                let opened = LineIndex::new(src).pos(open.span.start as usize);
+                return Err(Error::parse(
+                    span,
+                    format!(
+                        "mismatched delimiter: '{}' opened at {opened} must be closed by '{expected}', found '{found}'",
+                        open.opener
+                    ),
+                ));
+            }
+            pending = 0;
+        } else if tok.is_prefix() {
+            pending += 1;
+            if base + pending > limits.max_depth {
+                return Err(too_deep(base + pending, span));
+            }
+        } else if !matches!(tok, Tok::VarQuote) {
+            pending = 0;
+        }
+        tokens.push((tok, span));
+    }
+    if let Some(open) = stack.last() {
+        let opened = LineIndex::new(src).pos(open.span.start as usize);
+        return Err(Error::parse(
+            Span::new(src.len(), src.len()),
+            format!("unclosed '{}' opened at {opened}", open.opener),
+        ));
+    }
+    Ok(tokens)
+}
+
+/// A token with its byte span: what the grammar reads. chumsky's own spans are then token
+/// indices, which [`ReadErr::into_error`] maps back to bytes.
+type Spanned<'src> = (Tok<'src>, Span);
+
+/// What the grammar expected where it failed; a bit set in [`ReadErr`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    Form,
+    QuoteForm,
+    DerefForm,
+    MetaForm,
+    DiscardForm,
+    TagForm,
+    VarSymbol,
+    CloseParen,
+    CloseBracket,
+    CloseBrace,
+    End,
+}
+
+impl Expect {
+    const ALL: [Expect; 11] = [
+        Expect::Form,
+        Expect::QuoteForm,
+        Expect::DerefForm,
+        Expect::MetaForm,
+        Expect::DiscardForm,
+        Expect::TagForm,
+        Expect::VarSymbol,
+        Expect::CloseParen,
+        Expect::CloseBracket,
+        Expect::CloseBrace,
+        Expect::End,
+    ];
+
+    fn bit(self) -> u16 {
+        1 << (self as u16)
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Expect::Form => "a form",
+            Expect::QuoteForm => "a form after ' (quote)",
+            Expect::DerefForm => "a form after @ (deref)",
+            Expect::MetaForm => "a metadata form after ^",
+            Expect::DiscardForm => "a form for #_ to discard",
+            Expect::TagForm => "a form after the tag (e.g. #inst \"2024-01-01T00:00:00Z\")",
+            Expect::VarSymbol => "a symbol after #' (e.g. #'inc)",
+            Expect::CloseParen => "')'",
+            Expect::CloseBracket => "']'",
+            Expect::CloseBrace => "'}'",
+            Expect::End => "end of input",
+        }
+    }
+}
+
+/// The grammar's error type: cheap to create and merge (no allocation) because chumsky makes
+/// one for every alternative that does not match.
+#[derive(Debug, Clone, PartialEq)]
+struct ReadErr {
+    /// Where, in token indices.
+    at: SimpleSpan,
+    /// `false` when the grammar ran into the end of the input.
+    found_token: bool,
+    expected: u16,
+    /// A complete message with its byte span, for errors the grammar words itself.
+    custom: Option<(Span, String)>,
+}
+
+impl ReadErr {
+    fn into_error(self, src: &str, tokens: &[Spanned<'_>]) -> Error {
+        if let Some((span, message)) = self.custom {
+            let end = src.len();
+            let span = Span::new((span.start as usize).min(end), (span.end as usize).min(end));
+            return Error::parse(span, message);
+        }
+        let expected: Vec<&str> = Expect::ALL
+            .iter()
+            .filter(|e| self.expected & e.bit() != 0)
+            .map(|e| e.describe())
+            .collect();
+        let expected = if expected.is_empty() {
+            "a form".to_owned()
+        } else {
+            expected.join(" or ")
+        };
+        let (span, found) = match tokens.get(self.at.start) {
+            Some(&(_, span)) if self.found_token => {
+                let text = src.get(span.range()).unwrap_or("");
+                let mut shown: String = text.chars().take(40).collect();
+                if shown.len() < text.len() {
+                    shown.push_str("...");
+                }
+                (span, format!("'{shown}'"))
+            }
+            _ => (Span::new(src.len(), src.len()), "end of input".to_owned()),
+        };
+        Error::parse(span, format!("expected {expected}, found {found}"))
+    }
+}
+
+fn expectation_bit(expected: DefaultExpected<'_, Spanned<'_>>) -> u16 {
+    match expected {
+        DefaultExpected::Token(tok) => match tok.0 {
+            Tok::RParen => Expect::CloseParen.bit(),
+            Tok::RBracket => Expect::CloseBracket.bit(),
+            Tok::RBrace => Expect::CloseBrace.bit(),
+            _ => Expect::Form.bit(),
+        },
+        DefaultExpected::EndOfInput => Expect::End.bit(),
+        _ => Expect::Form.bit(),
+    }
+}
+
+impl<'t, 'src: 't, I> chumsky::error::Error<'t, I> for ReadErr
+where
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
+{
+    fn merge(mut self, other: ReadErr) -> ReadErr {
+        match (&self.custom, &other.custom) {
+            (Some(_), _) => self,
+            (None, Some(_)) => other,
+            (None, None) => {
+                self.expected |= other.expected;
+                self
+            }
+        }
+    }
+}
+
+impl<'t, 'src: 't, I> LabelError<'t, I, DefaultExpected<'t, Spanned<'src>>> for ReadErr
+where
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
+{
+    fn expected_found<E: IntoIterator<Item = DefaultExpected<'t, Spanned<'src>>>>(
+        expected: E,
+        found: Option<MaybeRef<'t, Spanned<'src>>>,
+        at: SimpleSpan,
+    ) -> ReadErr {
+        ReadErr {
+            at,
+            found_token: found.is_some(),
+            expected: expected
+                .into_iter()
+                .fold(0, |bits, e| bits | expectation_bit(e)),
+            custom: None,
+        }
+    }
+}
+
+impl<'t, 'src: 't, I> LabelError<'t, I, Expect> for ReadErr
+where
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
+{
+    fn expected_found<E: IntoIterator<Item = Expect>>(
+        expected: E,
+        found: Option<MaybeRef<'t, Spanned<'src>>>,
+        at: SimpleSpan,
+    ) -> ReadErr {
+        ReadErr {
+            at,
+            found_token: found.is_some(),
+            expected: expected.into_iter().fold(0, |bits, e| bits | e.bit()),
+            custom: None,
+        }
+    }
+
+    fn label_with(&mut self, label: Expect) {
+        if self.custom.is_none() {
+            self.expected = label.bit();
+        }
+    }
+}
+
+/// The forms of a sequence with the `#_`-discarded ones (`None`) left out.
+struct Items(Vec<Form>);
+
+impl FromIterator<Option<Form>> for Items {
+    fn from_iter<T: IntoIterator<Item = Option<Form>>>(iter: T) -> Items {
+        Items(iter.into_iter().flatten().collect())
+    }
+}
+
+/// What the grammar needs of its error type. The grammar runs first with chumsky's
+/// zero-sized [`EmptyErr`], which keeps the common, successful parse cheap, and only when that
+/// fails a second time with [`ReadErr`] to explain why.
+trait GrammarError<'t, I: ValueInput<'t>>:
+    chumsky::error::Error<'t, I> + LabelError<'t, I, Expect>
+{
+    fn custom(span: Span, message: impl FnOnce() -> String) -> Self;
+}
+
+impl<'t, 'src: 't, I> GrammarError<'t, I> for ReadErr
+where
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
+{
+    fn custom(span: Span, message: impl FnOnce() -> String) -> ReadErr {
+        ReadErr {
+            at: SimpleSpan::from(0..0),
+            found_token: true,
+            expected: 0,
+            custom: Some((span, message())),
+        }
+    }
+}
+
+impl<'t, I: ValueInput<'t>> GrammarError<'t, I> for EmptyErr {
+    fn custom(_: Span, _: impl FnOnce() -> String) -> EmptyErr {
+        EmptyErr::default()
+    }
+}
+
+type Extra<E> = extra::Err<E>;
+
+// The grammar is LL(1): at every choice the alternatives start with different tokens, and what
+// follows a repetition cannot start like the repeated part. chumsky backtracks whenever an
+// alternative fails, even after it consumed input; with alternatives that share a first token,
+// a failing nested form would be re-read once per alternative at every level, which is
+// exponential in the nesting depth (`(#_(#_(#_ ...` took seconds in an earlier version).
+
+/// A literal, keyword or symbol: a form made of one token.
+fn atom<'t, 'src: 't, I, E>() -> impl Parser<'t, I, Form, Extra<E>> + Clone
+where
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
+    E: GrammarError<'t, I>,
+{
+    select! {
+        (Tok::Nil, span) => Form::new(FormKind::Nil, span),
+        (Tok::Bool(b), span) => Form::new(FormKind::Bool(b), span),
+        (Tok::Int(i), span) => Form::new(FormKind::Int(i), span),
+        (Tok::Float(f), span) => Form::new(FormKind::Float(f), span),
+        (Tok::Str(body), span) => Form::new(FormKind::Str(unescape(body)), span),
+        (Tok::Char(c), span) => Form::new(FormKind::Char(c), span),
+        (Tok::Keyword(k), span) => Form::new(FormKind::Keyword(k.to_owned()), span),
+        (Tok::Symbol(s), span) => Form::new(FormKind::Symbol(s.to_owned()), span),
+        (Tok::Regex(r), span) => Form::new(FormKind::Regex(r.to_owned()), span),
+    }
+}
+
+/// One token of the given kind (a delimiter or prefix), giving its span.
+fn token<'t, 'src: 't, I, E>(kind: Tok<'static>) -> impl Parser<'t, I, Span, Extra<E>> + Clone
+where
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
+    E: GrammarError<'t, I>,
+{
+    any()
+        .filter(move |(tok, _): &Spanned<'src>| *tok == kind)
+        .map(|(_, span)| span)
+}
+
+/// A run of `#_ form` (discarded) and `^meta` (dropped) prefixes: at least one. The output says
+/// whether the run holds metadata, which needs a form after the run to attach to.
+///
+/// The run is a loop, not recursion, so `^:a ^:b ^:c x` costs no stack.
+fn prefixes<'t, 'src: 't, I, E, P>(form: P) -> impl Parser<'t, I, bool, Extra<E>> + Clone
+where
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
+    E: GrammarError<'t, I>,
+    P: Parser<'t, I, Form, Extra<E>> + Clone,
+{
+    let discard = token(Tok::Discard)
+        .ignore_then(form.clone().labelled(Expect::DiscardForm))
+        .to(false);
+    let meta = token(Tok::Meta)
+        .ignore_then(form.labelled(Expect::MetaForm))
+        .to(true);
+    discard
+        .or(meta)
+        .repeated()
+        .at_least(1)
+        .fold(false, |has_meta, meta| has_meta | meta)
+}
+
+/// The contents of a collection (or of the whole program), without the discarded forms.
+///
+/// `compound` is every form but atoms and prefixed forms; `form` is any form. Atoms, most of
+/// any program, are tried first. Before anything else a look-ahead for a closer (or the end)
+/// makes the exit from a sequence one failed token comparison.
+fn items<'t, 'src: 't, I, E, C, F>(
+    compound: C,
+    form: F,
+) -> impl Parser<'t, I, Vec<Form>, Extra<E>> + Clone
+where
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
+    E: GrammarError<'t, I>,
+    C: Parser<'t, I, Form, Extra<E>> + Clone,
+    F: Parser<'t, I, Form, Extra<E>> + Clone,
+{
+    let not_a_closer = any()
+        .filter(|(tok, _): &Spanned<'src>| tok.closer().is_none())
+        .rewind();
+    // What ends the sequence, looked at but not consumed.
+    let closer_or_end = any()
+        .filter(|(tok, _): &Spanned<'src>| tok.closer().is_some())
+        .map(|(tok, span): Spanned<'src>| (tok.closer(), span))
+        // The grammar does not know the text's length; `into_error` clamps this to it.
+        .or(end().to((None, Span::new(u32::MAX as usize, u32::MAX as usize))))
+        .rewind();
+    // Prefixes may end a sequence (`(a #_b)`), unless they hold metadata with nothing to
+    // attach it to.
+    let prefixed_item = prefixes(form)
+        .then(
+            atom()
+                .or(compound.clone())
+                .map(Ok)
+                .or(closer_or_end.map(Err)),
+        )
+        .try_map(|(has_meta, form), _| match form {
+            Ok(form) => Ok(Some(form)),
+            Err((found, span)) if has_meta => Err(E::custom(span, || {
+                let found = found.map_or("end of input".to_owned(), |c| format!("'{c}'"));
+                format!("expected a form for the ^metadata to attach to, found {found}")
+            })),
+            Err(_) => Ok(None),
+        });
+    atom()
+        .map(Some)
+        .or(not_a_closer.ignore_then(compound.map(Some).or(prefixed_item)))
+        .repeated()
+        .collect::<Items>()
+        .map(|items| items.0)
+}
+
+/// Any form, for the places that take exactly one: an atom, a compound form, or prefixes
+/// followed by one of those.
+fn any_form<'t, 'src: 't, I, E, C>(compound: C) -> impl Parser<'t, I, Form, Extra<E>> + Clone
+where
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
+    E: GrammarError<'t, I> + 't,
+    C: Parser<'t, I, Form, Extra<E>> + Clone + 't,
+{
+    recursive(move |form| {
+        let core = atom().or(compound.clone());
+        choice((
+            atom(),
+            compound,
+            prefixes(form).ignore_then(core.labelled(Expect::Form)),
+        ))
+    })
+}
+
+fn grammar<'t, 'src: 't, I, E>() -> impl Parser<'t, I, Vec<Form>, Extra<E>>
+where
+    I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
+    E: GrammarError<'t, I> + 't,
+{
+    // Every form but atoms and prefixed forms. `recursive` hands the definition a weak handle
+    // to itself; a handle from `Recursive::declare` would be strong and leak the whole grammar
+    // through the cycle.
+    let compound = recursive(|compound| {
+        let form = any_form(compound.clone());
+
+        let items = items(compound.clone(), form.clone()).boxed();
+        let seq = |open: Tok<'static>, close: Tok<'static>, label: Expect| {
+            token(open)
+                .then(items.clone())
+                .then(token(close).labelled(label))
+                .map(|((open, forms), close)| (forms, open.to(close)))
+        };
+
+        let wrapping = |tok: Tok<'static>, label: Expect, wrap: fn(Box<Form>) -> FormKind| {
+            token(tok)
+                .then(form.clone().labelled(label))
+                .map(move |(span, inner)| {
+                    let span = span.to(inner.span);
+                    Form::new(wrap(Box::new(inner)), span)
+                })
+        };
+
+        choice((
+            seq(Tok::LParen, Tok::RParen, Expect::CloseParen)
+                .map(|(forms, span)| Form::new(FormKind::List(forms), span)),
+            seq(Tok::LBracket, Tok::RBracket, Expect::CloseBracket)
+                .map(|(forms, span)| Form::new(FormKind::Vector(forms), span)),
+            seq(Tok::LBrace, Tok::RBrace, Expect::CloseBrace).try_map(
+                |(forms, span): (Vec<Form>, Span), _| {
+                    if forms.len() % 2 == 0 {
+                        Ok(Form::new(FormKind::Map(forms), span))
+                    } else {
+                        Err(E::custom(span, || {
+                            format!(
+                                "map literal must contain an even number of forms, found {}: \
+                                 every key needs a value",
+                                forms.len()
+                            )
+                        }))
+                    }
+                },
+            ),
+            seq(Tok::SetOpen, Tok::RBrace, Expect::CloseBrace)
+                .map(|(forms, span)| Form::new(FormKind::Set(forms), span)),
+            seq(Tok::FnOpen, Tok::RParen, Expect::CloseParen)
+                .map(|(forms, span)| Form::new(FormKind::AnonFn(forms), span)),
+            wrapping(Tok::Quote, Expect::QuoteForm, FormKind::Quote),
+            wrapping(Tok::Deref, Expect::DerefForm, FormKind::Deref),
+            token(Tok::VarQuote)
+                .then(select! { (Tok::Symbol(s), span) => (s, span) }.labelled(Expect::VarSymbol))
+                .map(|(open, (name, span))| {
+                    Form::new(FormKind::Var(name.to_owned()), open.to(span))
+                }),
+            select! { (Tok::Tag(tag), span) => (tag, span) }
+                .then(form.clone().labelled(Expect::TagForm))
+                .map(|((tag, span), inner)| {
+                    let span = span.to(inner.span);
+                    Form::new(FormKind::Tagged(tag.to_owned(), Box::new(inner)), span)
+                }),
+        ))
+        .labelled(Expect::Form)
+    });
+
+    let form = any_form(compound.clone());
+    items(compound, form).then_ignore(end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn spans_cover_whole_forms() {
+        let forms = parse("(a [b]) 'c", &ReadLimits::default()).unwrap_or_default();
+        let spans: Vec<_> = forms.iter().map(|f| f.span.range()).collect();
+        assert_eq!(spans, vec![0..7, 8..10]);
+        let FormKind::List(items) = &forms[0].kind else {
+            panic!("expected a list, got {:?}", forms[0]);
+        };
+        assert_eq!(items[1].span.range(), 3..6);
+    }
 }
