@@ -189,7 +189,7 @@ mod tests {
             (Value::keyword("k"), Value::set([Value::keyword("x")])),
             (Value::Int(1), Value::Float(f64::NAN)),
         ]);
-        assert_eq!(to_json(&v).to_string(), r#"{"k":["x"],"1":null}"#);
+        assert_eq!(to_json(&v).to_string(), r#"{"1":null,"k":["x"]}"#);
     }
 
     #[test]

@@ -36,6 +36,7 @@ fn conforms(actual: &Value, expected: &Value) -> bool {
                 && a.iter()
                     .all(|x| b.contains(x) || b.iter().any(|y| conforms(x, y)))
         }
+        (Value::Regex(a), Value::Regex(b)) => a.as_str() == b.as_str(),
         _ => actual == expected,
     }
 }
@@ -63,18 +64,12 @@ fn check(program: &str, outcome: &Outcome, ptc: Option<&PtcOutcome>) -> Verdict 
             Verdict::Fail(format!("expected error[{kind}], got {}", pr_str(v)))
         }
         (Some(PtcOutcome::Value(text)), _, actual) | (None, Outcome::Value(text), actual) => {
-            let expected = match read_value(text) {
-                Ok(v) => v,
-                Err(e) => {
-                    return Verdict::Fail(format!(
-                        "the expected result {text} cannot be read ({}); mark the case as a \
-                         deviation",
-                        e.message
-                    ));
-                }
-            };
             match actual {
-                Ok(v) if conforms(v, &expected) => Verdict::Pass,
+                // Some printed values cannot be read back (`:two words`); compare the text.
+                Ok(v) if pr_str(v) == *text => Verdict::Pass,
+                Ok(v) if read_value(text).is_ok_and(|expected| conforms(v, &expected)) => {
+                    Verdict::Pass
+                }
                 Ok(v) => Verdict::Fail(format!("expected {text}, got {}", pr_str(v))),
                 Err(e) => Verdict::Fail(format!("expected {text}, got {}", e.render())),
             }

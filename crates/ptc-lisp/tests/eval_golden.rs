@@ -270,7 +270,7 @@ fn rewrite(text: &str, actual: &[String]) -> String {
     });
     let mut out = String::new();
     let mut pending: Option<Vec<String>> = None;
-    let mut flush = |out: &mut String, pending: &mut Option<Vec<String>>| {
+    let flush = |out: &mut String, pending: &mut Option<Vec<String>>| {
         if let Some(lines) = pending.take() {
             for l in lines {
                 out.push_str(&l);

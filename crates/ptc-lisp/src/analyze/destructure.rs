@@ -28,10 +28,19 @@ static SEQ_TO_MAP: Builtin = Builtin {
 fn seq_to_map(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     match &args[0] {
         Value::List(items) => {
+            // Keyword arguments, optionally ending with a map of more options (Clojure 1.11).
             let mut m = Map::new();
-            let mut it = items.iter();
+            let trailing = match items.last() {
+                Some(Value::Map(last)) if items.len() % 2 == 1 => Some(last.clone()),
+                _ => None,
+            };
+            let pairs = items.len() - usize::from(trailing.is_some());
+            let mut it = items.iter().take(pairs);
             while let Some(k) = it.next() {
                 m.assoc_mut(k.clone(), it.next().cloned().unwrap_or_default());
+            }
+            for (k, v) in trailing.iter().flat_map(|t| t.iter()) {
+                m.assoc_mut(k.clone(), v.clone());
             }
             Ok(Value::Map(m))
         }

@@ -132,18 +132,29 @@ pub(super) fn expand(
             )?;
             let pred = a.gensym_form(span);
             let value = a.gensym_form(span);
-            let clauses = &args[2..];
-            if clauses
-                .iter()
-                .any(|c| matches!(&c.kind, FormKind::Keyword(k) if k == ">>"))
-            {
-                return Err(Error::unsupported("condp with :>> is not supported").with_span(span));
+            // Clauses are `test result` or `test :>> f` (f gets the predicate's result).
+            let mut clauses: Vec<(Form, Option<Form>)> = Vec::new();
+            let mut rest = &args[2..];
+            let mut default = None;
+            loop {
+                match rest {
+                    [test, arrow, f, more @ ..] if matches!(&arrow.kind, FormKind::Keyword(k) if k == ">>") =>
+                    {
+                        clauses.push((test.clone(), Some(f.clone())));
+                        rest = more;
+                    }
+                    [test, result, more @ ..] => {
+                        clauses.push((test.clone(), None));
+                        clauses.push((result.clone(), None));
+                        rest = more;
+                    }
+                    [last] => {
+                        default = Some(last.clone());
+                        break;
+                    }
+                    [] => break,
+                }
             }
-            let (pairs, default) = if clauses.len() % 2 == 1 {
-                (&clauses[..clauses.len() - 1], clauses.last().cloned())
-            } else {
-                (clauses, None)
-            };
             let mut result = default.unwrap_or_else(|| {
                 list(
                     vec![
@@ -160,9 +171,31 @@ pub(super) fn expand(
                     span,
                 )
             });
-            for pair in pairs.chunks(2).rev() {
-                let test = list(vec![pred.clone(), pair[0].clone(), value.clone()], span);
-                result = list(vec![sym("if", span), test, pair[1].clone(), result], span);
+            let mut i = clauses.len();
+            while i > 0 {
+                let (test, then) = match &clauses[i - 1] {
+                    (test, Some(f)) => {
+                        i -= 1;
+                        let hit = a.gensym_form(span);
+                        let test = list(vec![pred.clone(), test.clone(), value.clone()], span);
+                        result = list(
+                            vec![
+                                sym("if-let", span),
+                                vector(vec![hit.clone(), test], span),
+                                list(vec![f.clone(), hit], span),
+                                result,
+                            ],
+                            span,
+                        );
+                        continue;
+                    }
+                    (then, None) => {
+                        i -= 2;
+                        (clauses[i].0.clone(), then.clone())
+                    }
+                };
+                let test = list(vec![pred.clone(), test, value.clone()], span);
+                result = list(vec![sym("if", span), test, then, result], span);
             }
             list(
                 vec![

@@ -275,11 +275,20 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             FormKind::Map(items) => {
                 let exprs = self.analyze_all(items)?;
                 if let Some(values) = constants(&exprs) {
-                    return Value::from_form(form).map(Expr::Const).map_err(|_| {
-                        // Keys computed from constants can still collide (`{1 :a 1 :b}`).
-                        let _ = values;
-                        duplicate_key_error(form)
-                    });
+                    let mut map = crate::value::Map::new();
+                    for (i, pair) in values.chunks(2).enumerate() {
+                        if map.contains_key(&pair[0]) {
+                            return Err(Error::syntax(
+                                items[2 * i].span,
+                                format!(
+                                    "duplicate key {} in map literal",
+                                    crate::format::pr_str(&pair[0])
+                                ),
+                            ));
+                        }
+                        map.assoc_mut(pair[0].clone(), pair.get(1).cloned().unwrap_or_default());
+                    }
+                    return Ok(Expr::Const(Value::Map(map)));
                 }
                 let mut pairs = Vec::with_capacity(exprs.len() / 2);
                 let mut it = exprs.into_iter();
@@ -291,7 +300,22 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             FormKind::Set(items) => {
                 let exprs = self.analyze_all(items)?;
                 match constants(&exprs) {
-                    Some(_) => Expr::Const(Value::from_form(form)?),
+                    Some(values) => {
+                        let mut set = crate::value::Set::new();
+                        for (item, form) in values.into_iter().zip(items) {
+                            if set.contains(&item) {
+                                return Err(Error::syntax(
+                                    form.span,
+                                    format!(
+                                        "duplicate element {} in set literal",
+                                        crate::format::pr_str(&item)
+                                    ),
+                                ));
+                            }
+                            set.insert_mut(item);
+                        }
+                        Expr::Const(Value::Set(set))
+                    }
                     None => Expr::Set(exprs.into_boxed_slice()),
                 }
             }
@@ -319,6 +343,15 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             }
             FormKind::List(items) => self.analyze_list(form, items, tail)?,
         })
+    }
+
+    fn analyze_operands(&mut self, forms: &[Form], tail: bool) -> Result<Vec<Expr>> {
+        let last = forms.len().saturating_sub(1);
+        forms
+            .iter()
+            .enumerate()
+            .map(|(i, f)| self.analyze(f, tail && i == last))
+            .collect()
     }
 
     fn analyze_all(&mut self, forms: &[Form]) -> Result<Vec<Expr>> {
@@ -446,13 +479,6 @@ fn constants(exprs: &[Expr]) -> Option<Vec<Value>> {
             _ => None,
         })
         .collect()
-}
-
-fn duplicate_key_error(form: &Form) -> Error {
-    match Value::from_form(form) {
-        Err(e) => e,
-        Ok(_) => Error::syntax(form.span, "duplicate key in map literal"),
-    }
 }
 
 pub(crate) fn unsupported_form(what: &str, span: Span) -> Error {
@@ -799,15 +825,16 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                     ));
                 }
             },
+            // The last operand of `and`/`or` is in tail position, as in Clojure's expansion.
             "and" => match args {
                 [] => Expr::Const(Value::Bool(true)),
                 [only] => self.analyze(only, tail)?,
-                _ => Expr::And(self.analyze_all(args)?.into_boxed_slice()),
+                _ => Expr::And(self.analyze_operands(args, tail)?.into_boxed_slice()),
             },
             "or" => match args {
                 [] => Expr::Const(Value::Nil),
                 [only] => self.analyze(only, tail)?,
-                _ => Expr::Or(self.analyze_all(args)?.into_boxed_slice()),
+                _ => Expr::Or(self.analyze_operands(args, tail)?.into_boxed_slice()),
             },
             "def" => self.analyze_def(form, args)?,
             "defn" | "defn-" => self.analyze_defn(form, args)?,

@@ -249,7 +249,8 @@ fn extreme(name: &str, args: &[Value], keep: Ordering) -> EvalResult {
         {
             return Ok(x.clone());
         }
-        if compare_numbers(x, best) == Some(keep) {
+        // Clojure keeps the later argument on a tie: (max 2 2.0) is 2.0.
+        if compare_numbers(x, best).is_some_and(|o| o == keep || o == Ordering::Equal) {
             best = x;
         }
     }

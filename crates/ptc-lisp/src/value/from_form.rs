@@ -68,7 +68,9 @@ impl Value {
             FormKind::Deref(inner) => {
                 Value::list([Value::symbol("deref"), Value::from_form(inner)?])
             }
-            FormKind::Var(name) => Value::Var(super::Symbol::new(name)),
+            FormKind::Var(name) => Value::Var(super::Symbol::new(
+                name.strip_prefix("user/").unwrap_or(name),
+            )),
             FormKind::AnonFn(_) => {
                 return Err(Error::syntax(
                     form.span,
