@@ -1,6 +1,6 @@
 //! Tokens: program text cut into [`Tok`]ens with their byte spans.
 //!
-//! `logos` recognises the raw shape of each token ([`Raw`]); [`Lexer`] then turns every raw
+//! `logos` recognises the raw shape of each token (`Raw`); [`Lexer`] then turns every raw
 //! token into a [`Tok`], converting literals (numbers, characters) and validating the ones that
 //! keep borrowing the source (strings, keywords, symbols). All literal errors are therefore
 //! found here, with the span of the offending token, and the grammar only deals with structure.
@@ -449,7 +449,7 @@ fn parse_hex4(hex: &str) -> Option<u32> {
     }
 }
 
-/// Resolve the escapes of a string body that [`validate_string_escapes`] accepted.
+/// Resolve the escapes of a string body that the lexer validated.
 ///
 /// Never fails: anything unexpected is kept as written.
 pub fn unescape(body: &str) -> String {

@@ -12,7 +12,8 @@
 //!
 //! The grammar runs with chumsky's zero-sized error type first: most programs are well-formed,
 //! and tracking expectations costs time on every alternative tried. Only when that run fails
-//! does the grammar run again with [`ReadErr`] to say what was expected where.
+//! does the grammar run again with its own error type (`ReadErr`) to say what was expected
+//! where.
 
 use chumsky::DefaultExpected;
 use chumsky::error::LabelError;
@@ -79,7 +80,7 @@ struct Open {
 ///
 /// Depth counts open collections and pending prefixes: `'''x` nests like `(quote (quote (quote
 /// x)))` and is bounded the same way. A prefix stays pending until the next atom or collection.
-fn tokens<'src>(src: &'src str, limits: &ReadLimits) -> Result<Vec<(Tok<'src>, Span)>> {
+fn tokens<'src>(src: &'src str, limits: &ReadLimits) -> Result<Vec<Spanned<'src>>> {
     // Programs average more than three bytes per token.
     let mut tokens = Vec::with_capacity((src.len() / 3 + 8).min(1 << 16));
     let mut stack: Vec<Open> = Vec::new();
