@@ -10,7 +10,7 @@ use crate::reader::{Form, FormKind};
 use crate::span::Span;
 
 fn sym(name: &str, span: Span) -> Form {
-    Form::new(FormKind::Symbol(name.to_string()), span)
+    Form::new(FormKind::Symbol(arcstr::ArcStr::from(name)), span)
 }
 
 fn list(items: Vec<Form>, span: Span) -> Form {
@@ -477,7 +477,7 @@ fn rename_params(form: &mut Form, max: &mut usize, rest: &mut bool, limit: usize
     match &mut form.kind {
         FormKind::Symbol(s) if s.starts_with('%') => {
             if s == "%" {
-                *s = "%1".to_string();
+                *s = arcstr::literal!("%1");
                 *max = (*max).max(1);
             } else if s == "%&" {
                 *rest = true;
