@@ -6,6 +6,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use ptc_lisp::{Program, Runtime, UserNamespace, Value, json};
 use std::hint::black_box;
 
+#[path = "../tests/support/products.rs"]
+mod products;
+use products::products_json;
+
 const SMALL: &str = "(let [xs [1 2 3 4 5]] (reduce + (map inc (filter odd? xs))))";
 
 const PIPELINE: &str = "
@@ -15,32 +19,6 @@ const PIPELINE: &str = "
      (reduce-kv (fn [acc category items] (assoc acc category (reduce + (map :price items)))) {}))";
 
 const LOOP: &str = "(loop [i 0 acc 0] (if (< i 100000) (recur (inc i) (+ acc i)) acc))";
-
-/// `n` product records as JSON, the shape LLM programs typically get as input data.
-pub fn products_json(n: usize) -> String {
-    let categories = [
-        "electronics",
-        "furniture",
-        "garden",
-        "toys",
-        "books",
-        "food",
-        "sports",
-        "tools",
-    ];
-    let items: Vec<String> = (0..n)
-        .map(|i| {
-            format!(
-                r#"{{"id": {i}, "name": "Product {i}", "category": "{}", "price": {:.2}, "stock": {}, "active": {}}}"#,
-                categories[i % categories.len()],
-                (i * 37 % 1000) as f64 / 7.0,
-                i * 13 % 50,
-                i % 3 != 0
-            )
-        })
-        .collect();
-    format!(r#"{{"products": [{}]}}"#, items.join(", "))
-}
 
 fn benches(c: &mut Criterion) {
     let runtime = Runtime::new();
