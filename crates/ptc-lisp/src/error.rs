@@ -128,7 +128,7 @@ impl fmt::Display for Error {
             write!(
                 f,
                 " {}",
-                crate::format::to_clojure(data, Some(10), Some(200)).0
+                crate::format::to_clojure_within(data, Some(10), Some(200), 10_000)
             )?;
         }
         Ok(())

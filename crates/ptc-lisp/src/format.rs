@@ -39,11 +39,87 @@ pub fn to_clojure(
     (p.out, p.truncated)
 }
 
+/// [`to_clojure`] cut off after about `max_bytes` bytes (ending in `...` when cut): for values
+/// shown in messages, which must stay short whatever the value.
+pub fn to_clojure_within(
+    value: &Value,
+    limit: Option<usize>,
+    printable_limit: Option<usize>,
+    max_bytes: usize,
+) -> String {
+    let mut p = Printer::new(Style::Compact);
+    p.limit = limit;
+    p.printable_limit = printable_limit;
+    p.max_len = max_bytes;
+    p.value(value);
+    if p.stopped {
+        let mut end = max_bytes.min(p.out.len());
+        while !p.out.is_char_boundary(end) {
+            end -= 1;
+        }
+        p.out.truncate(end);
+        p.out.push_str("...");
+    }
+    p.out
+}
+
 /// What `print`/`println` show for one value.
 pub fn print_str(value: &Value) -> String {
     let mut p = Printer::new(Style::Human);
     p.value(value);
     p.out
+}
+
+/// A rendering for [`render_within`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rendering {
+    /// [`pr_str`].
+    Readable,
+    /// [`print_str`].
+    Human,
+    /// [`str_of`].
+    Str,
+}
+
+/// Render `value` without producing much more than `max_bytes` bytes: `Ok` with the whole text
+/// when it fits, `Err` with a prefix of at least `max_bytes` bytes when it does not. A value
+/// whose shared parts repeat can print as gigabytes; this costs at most about `max_bytes` of
+/// work and memory however large the value would print.
+///
+/// ```
+/// use ptc_lisp::{Value, format::{Rendering, render_within}};
+/// let v = Value::vector((1..=5).map(Value::Int));
+/// assert_eq!(render_within(&v, Rendering::Readable, 100), Ok("[1 2 3 4 5]".to_string()));
+/// assert_eq!(render_within(&v, Rendering::Readable, 4), Err("[1 2 ".to_string()));
+/// ```
+pub fn render_within(
+    value: &Value,
+    rendering: Rendering,
+    max_bytes: usize,
+) -> Result<String, String> {
+    let style = match rendering {
+        Rendering::Readable => Style::Readable,
+        Rendering::Human => Style::Human,
+        Rendering::Str => match value {
+            Value::Nil | Value::Str(_) | Value::Char(_) | Value::Float(_) => {
+                let text = str_of(value);
+                return if text.len() > max_bytes {
+                    Err(text)
+                } else {
+                    Ok(text)
+                };
+            }
+            _ => Style::Readable,
+        },
+    };
+    let mut p = Printer::new(style);
+    p.max_len = max_bytes;
+    p.value(value);
+    if p.stopped || p.out.len() > max_bytes {
+        Err(p.out)
+    } else {
+        Ok(p.out)
+    }
 }
 
 /// What `str` makes of one value.
@@ -117,6 +193,11 @@ struct Printer {
     printable_limit: Option<usize>,
     truncated: bool,
     out: String,
+    /// Stop once the text is longer than this.
+    max_len: usize,
+    /// Set when printing stopped early: the text is too long, or the walking budget (see
+    /// `value::meter`) ran out.
+    stopped: bool,
 }
 
 impl Printer {
@@ -127,10 +208,31 @@ impl Printer {
             printable_limit: None,
             truncated: false,
             out: String::new(),
+            max_len: usize::MAX,
+            stopped: false,
         }
     }
 
+    /// Whether to go on printing.
+    fn more(&mut self) -> bool {
+        if self.out.len() > self.max_len {
+            self.stopped = true;
+        }
+        !self.stopped
+    }
+
+    /// Whether `n` more elements may be walked (and the text may grow).
+    fn walk(&mut self, n: usize) -> bool {
+        if !crate::value::meter::spend(n) {
+            self.stopped = true;
+        }
+        self.more()
+    }
+
     fn value(&mut self, value: &Value) {
+        if !self.more() {
+            return;
+        }
         match value {
             Value::Nil => self.out.push_str("nil"),
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
@@ -174,13 +276,26 @@ impl Printer {
     }
 
     fn string(&mut self, s: &str) {
-        let (text, cut) = match self.printable_limit {
+        let (mut text, cut) = match self.printable_limit {
             Some(n) => match s.char_indices().nth(n) {
                 Some((byte, _)) => (&s[..byte], true),
                 None => (s, false),
             },
             None => (s, false),
         };
+        // Never copy more of a long string than the output may still take.
+        let room = self
+            .max_len
+            .saturating_sub(self.out.len())
+            .saturating_add(1);
+        if text.len() > room {
+            let mut end = room;
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            text = &text[..end];
+            self.stopped = true;
+        }
         if self.style == Style::Human {
             self.out.push_str(text);
         } else {
@@ -241,6 +356,9 @@ impl Printer {
         let shown = self.shown(len);
         self.out.push_str(open);
         for (i, item) in items.take(shown).enumerate() {
+            if !self.walk(1) {
+                return;
+            }
             if i > 0 {
                 self.out.push(' ');
             }
@@ -259,6 +377,9 @@ impl Printer {
         };
         self.out.push('{');
         for (i, (k, v)) in m.iter().take(shown).enumerate() {
+            if !self.walk(1) {
+                return;
+            }
             if i > 0 {
                 self.out.push_str(separator);
             }

@@ -11,8 +11,8 @@ use std::time::Duration;
 /// All limits of one run. `Limits::default()` suits programs an LLM writes for a single turn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Limits {
-    /// Wall-clock budget for evaluation (default 1 s). Time spent inside host tools is not
-    /// counted: tools have their own [`Limits::tool_timeout`].
+    /// Wall-clock budget for a run: reading, analysis and evaluation (default 1 s). Time spent
+    /// inside host tools is not counted: tools have their own [`Limits::tool_timeout`].
     pub timeout: Duration,
     /// Evaluation steps (function calls, loop iterations, elements processed by builtins;
     /// default 50,000,000).

@@ -257,8 +257,9 @@ impl Runtime {
 
     /// Read and run `source`; a read error is reported in the outcome like any other error.
     pub fn run_str(&self, source: &str, memory: &UserNamespace) -> RunOutcome {
+        let started = Instant::now();
         match Program::parse_with(source, &self.limits.read) {
-            Ok(program) => self.run(&program, memory),
+            Ok(program) => self.run_since(&program, memory, started),
             Err(e) => RunOutcome {
                 outcome: Outcome::Error(e),
                 prints: Vec::new(),
@@ -269,9 +270,15 @@ impl Runtime {
         }
     }
 
-    /// Run `program` starting from the definitions in `memory`.
+    /// Run `program` starting from the definitions in `memory`. The timeout counts analysis
+    /// and evaluation.
     pub fn run(&self, program: &Program, memory: &UserNamespace) -> RunOutcome {
-        let started = Instant::now();
+        self.run_since(program, memory, Instant::now())
+    }
+
+    /// [`Runtime::run`], with the timeout counted from `started`.
+    fn run_since(&self, program: &Program, memory: &UserNamespace, started: Instant) -> RunOutcome {
+        let analysis_started = Instant::now();
         let mut globals: Vec<Binding> = (*memory.bindings).clone();
         let mut index: FxHashMap<ArcStr, u32> = (*memory.index).clone();
         let analyzed = analyze_program(
@@ -284,7 +291,7 @@ impl Runtime {
                 global_index: &mut index,
             },
         );
-        let analyze_time = started.elapsed();
+        let analyze_time = analysis_started.elapsed();
         let analyzed = match analyzed {
             Ok(a) => a,
             Err(e) => {
@@ -301,7 +308,24 @@ impl Runtime {
             }
         };
         let mut ctx = Ctx::new(self.limits.clone(), Arc::new(globals), memory.next_order);
-        let result = ctx.run_top(&analyzed.body, analyzed.frame_size);
+        ctx.set_run_started(started);
+        let meter = ctx.meter_guard();
+        let mut result = ctx.run_top(&analyzed.body, analyzed.frame_size);
+        // What the program hands back must be safe for the host to print and serialize.
+        if let Err(e) = ctx.walk_limit() {
+            result = Err(e.into());
+        }
+        let exported = match &result {
+            Ok(v) | Err(Flow::Return(v)) | Err(Flow::Fail(v)) => Some(v),
+            Err(Flow::Error(e)) => e.data.as_ref(),
+            Err(Flow::Recur) => None,
+        };
+        if let Some(v) = exported
+            && let Err(e) = ctx.check_export(v, "the result")
+        {
+            result = Err(e.into());
+        }
+        drop(meter);
         let outcome = match result {
             Ok(v) => Outcome::Value(v),
             Err(Flow::Return(v)) => Outcome::Returned(v),

@@ -116,6 +116,7 @@ pub(super) fn expand(
                     "cond needs pairs of test and expression; end with :else for a default",
                 ));
             }
+            a.check_expansion_depth(args.len() / 2, span)?;
             let mut result = nil(span);
             for pair in args.chunks(2).rev() {
                 result = list(
@@ -130,6 +131,7 @@ pub(super) fn expand(
                 2,
                 "a predicate and an expression: (condp = x 1 \"one\" \"other\")",
             )?;
+            a.check_expansion_depth(args.len(), span)?;
             let pred = a.gensym_form(span);
             let value = a.gensym_form(span);
             // Clauses are `test result` or `test :>> f` (f gets the predicate's result).
@@ -310,6 +312,7 @@ pub(super) fn expand(
         }
         "->" | "->>" => {
             need(1, "a value to thread")?;
+            a.check_expansion_depth(args.len(), span)?;
             let last = name == "->>";
             args[1..]
                 .iter()
@@ -330,6 +333,7 @@ pub(super) fn expand(
         }
         "some->" | "some->>" => {
             need(1, "a value to thread")?;
+            a.check_expansion_depth(args.len().saturating_mul(3), span)?;
             let last = name == "some->>";
             let mut result: Option<Form> = None;
             let temps: Vec<Form> = (0..args.len()).map(|_| a.gensym_form(span)).collect();

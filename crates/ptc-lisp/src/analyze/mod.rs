@@ -77,29 +77,97 @@ pub(crate) fn analyze_program(src: &str, forms: &[Form], scope: Scope<'_>) -> Re
 
 struct Frame {
     /// Visible local names, innermost last.
-    locals: Vec<(ArcStr, Slot)>,
+    locals: Locals,
     next_slot: u32,
     max_slots: u32,
     captures: Vec<(ArcStr, CaptureFrom)>,
+    /// Position of each name in `captures`.
+    capture_index: FxHashMap<ArcStr, u32>,
     is_fn: bool,
     self_name: Option<ArcStr>,
-    letfn: Vec<ArcStr>,
+    /// The `letfn` group this frame's function belongs to: each name's position in the group.
+    letfn: Arc<FxHashMap<ArcStr, u32>>,
     /// Slots `recur` assigns in tail position, when there is a target.
     recur: Option<Vec<Slot>>,
 }
 
 impl Frame {
     fn top() -> Frame {
+        Frame::new(false, None, Arc::default())
+    }
+
+    fn new(is_fn: bool, self_name: Option<ArcStr>, letfn: Arc<FxHashMap<ArcStr, u32>>) -> Frame {
         Frame {
-            locals: Vec::new(),
+            locals: Locals::default(),
             next_slot: 0,
             max_slots: 0,
             captures: Vec::new(),
-            is_fn: false,
-            self_name: None,
-            letfn: Vec::new(),
+            capture_index: FxHashMap::default(),
+            is_fn,
+            self_name,
+            letfn,
             recur: None,
         }
+    }
+}
+
+/// The local names of a frame, in binding order, with an index so that a lookup costs the
+/// same however many names are bound (a program may bind hundreds of thousands: `cond->` and
+/// `as->` bind one per step, and a long `let` one per pair).
+#[derive(Default)]
+struct Locals {
+    /// Each binding with the position of the previous binding of the same name.
+    log: Vec<(ArcStr, Slot, Option<u32>)>,
+    /// The position in `log` of the innermost binding of each name.
+    latest: FxHashMap<ArcStr, u32>,
+}
+
+impl Locals {
+    fn push(&mut self, name: &ArcStr, slot: Slot) {
+        let at = self.log.len() as u32;
+        let previous = self.latest.insert(name.clone(), at);
+        self.log.push((name.clone(), slot, previous));
+    }
+
+    fn len(&self) -> usize {
+        self.log.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.log.is_empty()
+    }
+
+    fn truncate(&mut self, len: usize) {
+        while self.log.len() > len {
+            let Some((name, _, previous)) = self.log.pop() else {
+                break;
+            };
+            match previous {
+                Some(p) => {
+                    self.latest.insert(name, p);
+                }
+                None => {
+                    self.latest.remove(&name);
+                }
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.log.clear();
+        self.latest.clear();
+    }
+
+    fn get(&self, name: &str) -> Option<Slot> {
+        self.latest.get(name).map(|&at| self.log[at as usize].1)
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.latest.contains_key(name)
+    }
+
+    fn names(&self) -> impl Iterator<Item = &ArcStr> {
+        self.log.iter().map(|(name, _, _)| name)
     }
 }
 
@@ -109,6 +177,38 @@ pub(crate) struct Analyzer<'s, 'a> {
     frames: Vec<Frame>,
     gensym: u32,
     depth: u32,
+}
+
+/// Deepest nesting of a program after macro expansion: `(-> x a b c)` nests as deeply as
+/// `(c (b (a x)))`. The reader bounds the nesting of the text; this bounds what expansion makes
+/// of it.
+pub(crate) const MAX_EXPANDED_DEPTH: u32 = 1_000;
+
+/// Every this many levels of nesting, evaluation may move to a new stack segment.
+const DEEP_EVERY: u32 = 16;
+
+fn expansion_too_deep(span: Span) -> Error {
+    Error::at(
+        ErrorKind::ProgramLimit,
+        span,
+        format!(
+            "the program nests more than {MAX_EXPANDED_DEPTH} levels deep once ->, ->>, cond and \
+             similar forms are expanded; split long chains with let"
+        ),
+    )
+}
+
+/// Expressions that evaluate without recursing.
+fn is_leaf(expr: &Expr) -> bool {
+    matches!(
+        expr,
+        Expr::Const(_)
+            | Expr::Local(_)
+            | Expr::Capture(_)
+            | Expr::SelfFn
+            | Expr::LetfnSibling(_)
+            | Expr::Raise(_)
+    )
 }
 
 /// How many `%N` parameters `#(...)` may use.
@@ -132,7 +232,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     }
 
     fn bind(&mut self, name: &ArcStr, slot: Slot) {
-        self.frame().locals.push((name.clone(), slot));
+        self.frame().locals.push(name, slot);
     }
 
     fn mark(&mut self) -> (usize, u32) {
@@ -148,17 +248,17 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 
     fn find_local(&mut self, idx: usize, name: &str) -> Option<Expr> {
         let frame = &self.frames[idx];
-        if let Some((_, slot)) = frame.locals.iter().rev().find(|(n, _)| n.as_str() == name) {
-            return Some(Expr::Local(*slot));
+        if let Some(slot) = frame.locals.get(name) {
+            return Some(Expr::Local(slot));
         }
         if frame.self_name.as_deref() == Some(name) {
             return Some(Expr::SelfFn);
         }
-        if let Some(j) = frame.letfn.iter().position(|n| n.as_str() == name) {
-            return Some(Expr::LetfnSibling(j as u32));
+        if let Some(&j) = frame.letfn.get(name) {
+            return Some(Expr::LetfnSibling(j));
         }
-        if let Some(i) = frame.captures.iter().position(|(n, _)| n.as_str() == name) {
-            return Some(Expr::Capture(i as u32));
+        if let Some(&i) = frame.capture_index.get(name) {
+            return Some(Expr::Capture(i));
         }
         if !frame.is_fn || idx == 0 {
             return None;
@@ -171,8 +271,11 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             _ => unreachable!("find_local only returns local references"),
         };
         let frame = &mut self.frames[idx];
-        frame.captures.push((intern(name), from));
-        Some(Expr::Capture(frame.captures.len() as u32 - 1))
+        let name = intern(name);
+        let i = frame.captures.len() as u32;
+        frame.captures.push((name.clone(), from));
+        frame.capture_index.insert(name, i);
+        Some(Expr::Capture(i))
     }
 
     // -----------------------------------------------------------------------------------------
@@ -249,6 +352,9 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     // -----------------------------------------------------------------------------------------
 
     pub(crate) fn analyze(&mut self, form: &Form, tail: bool) -> Result<Expr> {
+        if self.depth >= MAX_EXPANDED_DEPTH {
+            return Err(expansion_too_deep(form.span));
+        }
         // Macro expansion can nest deeper than the reader allows, so deep analysis may need more
         // stack than the thread has; checking every few levels keeps the common case cheap.
         self.depth += 1;
@@ -258,7 +364,23 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             self.analyze_inner(form, tail)
         };
         self.depth -= 1;
-        result
+        // Evaluating (and dropping) the result recurses as deeply as it nests: mark every few
+        // levels as a place where evaluation may move to a new stack segment.
+        match result {
+            Ok(expr) if self.depth.is_multiple_of(DEEP_EVERY) && !is_leaf(&expr) => {
+                Ok(Expr::Deep(Deep(Box::new(expr))))
+            }
+            other => other,
+        }
+    }
+
+    /// Refuse a macro expansion that would nest `levels` deeper than the form being expanded,
+    /// before it is built.
+    pub(super) fn check_expansion_depth(&self, levels: usize, span: Span) -> Result<()> {
+        if (self.depth as usize).saturating_add(levels) > MAX_EXPANDED_DEPTH as usize {
+            return Err(expansion_too_deep(span));
+        }
+        Ok(())
     }
 
     fn analyze_inner(&mut self, form: &Form, tail: bool) -> Result<Expr> {
@@ -432,9 +554,9 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 
     fn is_local_name(&self, name: &str) -> bool {
         self.frames.iter().rev().any(|f| {
-            f.locals.iter().any(|(n, _)| n.as_str() == name)
+            f.locals.contains(name)
                 || f.self_name.as_deref() == Some(name)
-                || f.letfn.iter().any(|n| n.as_str() == name)
+                || f.letfn.contains_key(name)
         })
     }
 
@@ -720,7 +842,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         let locals: Vec<ArcStr> = self
             .frames
             .iter()
-            .flat_map(|f| f.locals.iter().map(|(n, _)| n.clone()))
+            .flat_map(|f| f.locals.names().cloned())
             .filter(|n| !n.starts_with(' '))
             .collect();
         candidates.extend(locals.iter().map(|n| n.as_str()));
@@ -1087,16 +1209,8 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 ));
             }
         };
-        self.frames.push(Frame {
-            locals: Vec::new(),
-            next_slot: 0,
-            max_slots: 0,
-            captures: Vec::new(),
-            is_fn: true,
-            self_name: self_name.clone(),
-            letfn: Vec::new(),
-            recur: None,
-        });
+        self.frames
+            .push(Frame::new(true, self_name.clone(), Arc::default()));
         let result = self.analyze_arities(&arity_forms);
         let frame = self.frames.pop().expect("pushed above");
         let arities = result?;
@@ -1351,6 +1465,12 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         }
         // Members share one capture list: each starts with the captures found so far.
         let mut captures: Vec<(ArcStr, CaptureFrom)> = Vec::new();
+        let mut capture_index: FxHashMap<ArcStr, u32> = FxHashMap::default();
+        let mut group: FxHashMap<ArcStr, u32> = FxHashMap::default();
+        for (j, name) in names.iter().enumerate() {
+            group.entry(name.clone()).or_insert(j as u32);
+        }
+        let group = Arc::new(group);
         let mut lambdas = Vec::new();
         for ((f, rest), name) in specs.iter().zip(&names) {
             let arity_forms: Vec<(&Form, &[Form])> = match rest.first().map(|f| &f.kind) {
@@ -1373,19 +1493,14 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                     })
                     .collect::<Result<_>>()?,
             };
-            self.frames.push(Frame {
-                locals: Vec::new(),
-                next_slot: 0,
-                max_slots: 0,
-                captures: std::mem::take(&mut captures),
-                is_fn: true,
-                self_name: None,
-                letfn: names.clone(),
-                recur: None,
-            });
+            let mut frame = Frame::new(true, None, group.clone());
+            frame.captures = std::mem::take(&mut captures);
+            frame.capture_index = std::mem::take(&mut capture_index);
+            self.frames.push(frame);
             let result = self.analyze_arities(&arity_forms);
             let frame = self.frames.pop().expect("pushed above");
             captures = frame.captures;
+            capture_index = frame.capture_index;
             lambdas.push((name.clone(), result?));
         }
         let capture_from: Box<[CaptureFrom]> = captures.iter().map(|(_, c)| *c).collect();

@@ -111,8 +111,15 @@ fn assoc_in_path(ctx: &mut Ctx, coll: &Value, path: &[Value], v: Value) -> EvalR
     Ok(assoc_one(coll, key.clone(), updated)?)
 }
 
+/// A path nests the result at least as deeply as it is long; refusing a too-long path up front
+/// also bounds the recursion that follows it.
+fn check_path_depth(ctx: &Ctx, path: &[Value]) -> Result<()> {
+    ctx.check_nesting(path.len())
+}
+
 fn assoc_in(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let path = path_items(ctx, &args[1], "assoc-in")?;
+    check_path_depth(ctx, &path)?;
     assoc_in_path(ctx, &args[0], &path, args[2].clone())
 }
 
@@ -161,6 +168,7 @@ fn update_in_path(
 fn update_in(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let path = path_items(ctx, &args[1], "update-in")?;
     expect_fn("update-in", &args[2])?;
+    check_path_depth(ctx, &path)?;
     update_in_path(ctx, &args[0], &path, &args[2], &args[3..])
 }
 

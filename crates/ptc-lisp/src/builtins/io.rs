@@ -5,7 +5,7 @@
 use super::{Builtin, builtin, expect_str, got};
 use crate::error::Error;
 use crate::eval::{Ctx, EXCEPTION_MARKER, EvalResult};
-use crate::format::{pr_str, print_str};
+use crate::format::{Rendering, render_within};
 use crate::value::{Map, Value};
 
 pub(crate) const BUILTINS: &[Builtin] = &[
@@ -19,17 +19,40 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("Exception.", [0..=1], exception, "(Exception. message)", "An exception with a message and no data, for throw.", "(ex-message (Exception. \"no\"))" => "\"no\""),
 ];
 
-fn joined(args: &[Value], render: fn(&Value) -> String) -> String {
-    args.iter().map(render).collect::<Vec<_>>().join(" ")
+/// The values rendered and separated by spaces. An entry is cut at `max_print_chars`
+/// characters anyway, so no more than that is rendered: printing a huge value costs no more
+/// than printing its beginning.
+fn joined(ctx: &Ctx, args: &[Value], rendering: Rendering) -> String {
+    let cap = ctx
+        .limits()
+        .max_print_chars
+        .saturating_add(1)
+        .saturating_mul(4);
+    let mut out = String::new();
+    for (i, arg) in args.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        match render_within(arg, rendering, cap.saturating_sub(out.len())) {
+            Ok(text) => out.push_str(&text),
+            Err(prefix) => {
+                out.push_str(&prefix);
+                break;
+            }
+        }
+    }
+    out
 }
 
 fn println(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    ctx.emit_print(joined(args, print_str))?;
+    let text = joined(ctx, args, Rendering::Human);
+    ctx.emit_print(text)?;
     Ok(Value::Nil)
 }
 
 fn prn(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    ctx.emit_print(joined(args, pr_str))?;
+    let text = joined(ctx, args, Rendering::Readable);
+    ctx.emit_print(text)?;
     Ok(Value::Nil)
 }
 

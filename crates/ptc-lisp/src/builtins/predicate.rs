@@ -96,8 +96,9 @@ fn fnil(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     super::expect_fn("fnil", &args[0])?;
     let f = args[0].clone();
     let defaults: Vec<Value> = args[1..].to_vec();
-    Ok(Value::Fn(crate::value::Function::native(
+    Ok(Value::Fn(crate::value::Function::native_capturing(
         "fnil",
+        args,
         move |ctx, call_args| {
             let patched: Vec<Value> = call_args
                 .iter()

@@ -3,7 +3,7 @@
 use super::{Builtin, builtin, expect_int, expect_str};
 use crate::error::Error;
 use crate::eval::{Ctx, EvalResult};
-use crate::format::str_of;
+use crate::format::{Rendering, render_within};
 use crate::value::Value;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
@@ -12,11 +12,17 @@ pub(crate) const BUILTINS: &[Builtin] = &[
 ];
 
 fn str(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    // Refuse before building: the text may not be larger than what the memory budget has left.
+    let room = ctx.memory_left();
     let mut out = String::new();
     for a in args {
         match a {
-            Value::Str(s) => out.push_str(s),
-            other => out.push_str(&str_of(other)),
+            Value::Str(s) if out.len().saturating_add(s.len()) <= room => out.push_str(s),
+            Value::Str(_) => return Err(ctx.memory_limit_error().into()),
+            other => match render_within(other, Rendering::Str, room - out.len()) {
+                Ok(text) if out.len() + text.len() <= room => out.push_str(&text),
+                _ => return Err(ctx.memory_limit_error().into()),
+            },
         }
     }
     ctx.charge(out.len() + 16)?;

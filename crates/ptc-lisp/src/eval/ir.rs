@@ -63,6 +63,26 @@ pub(crate) enum Expr {
     Map(Box<[(Expr, Expr)]>),
     Set(Box<[Expr]>),
     For(Box<ForExpr>),
+    /// A point in a deeply nested expression where evaluation (and dropping) continues on a
+    /// fresh stack segment when the thread's stack runs low. The analyzer puts one every few
+    /// levels of nesting, so macro expansions that nest deeply (`->` with many steps, `cond`
+    /// with many clauses) cannot exhaust the stack, while ordinary code never meets one.
+    Deep(Deep),
+}
+
+pub(crate) struct Deep(pub Box<Expr>);
+
+/// Native stack kept free before deeper work moves to a new stack segment.
+pub(crate) const STACK_RED_ZONE: usize = 128 * 1024;
+/// Size of each new stack segment.
+pub(crate) const STACK_GROW_BY: usize = 2 * 1024 * 1024;
+
+impl Drop for Deep {
+    fn drop(&mut self) {
+        // Dropping a nested expression recurses as deeply as evaluating it does.
+        let inner = std::mem::replace(&mut *self.0, Expr::Const(Value::Nil));
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, move || drop(inner));
+    }
 }
 
 pub(crate) struct LoopExpr {

@@ -14,7 +14,7 @@ use crate::limits::Limits;
 use crate::namespace::ValueShape;
 use crate::span::Span;
 use crate::tools::{Tool, ToolCallRecord, ToolOutcome};
-use crate::value::{FnRepr, Function, Keyword, Map, Set, Value};
+use crate::value::{FnRepr, Function, Keyword, Map, Set, Value, meter};
 use arcstr::ArcStr;
 use ir::*;
 use smallvec::SmallVec;
@@ -49,6 +49,14 @@ pub struct Closure {
     pub(crate) captures: Arc<[Value]>,
     /// The `letfn` group the closure belongs to, so it can reach its siblings.
     pub(crate) group: Option<Arc<[Arc<Lambda>]>>,
+    /// How deeply values nest inside the captured ones, plus one (see [`Value::depth`]):
+    /// closures that capture closures nest like collections do.
+    pub(crate) depth: u32,
+}
+
+/// The nesting depth of a function holding `captured` values.
+pub(crate) fn captured_depth<'a>(captured: impl IntoIterator<Item = &'a Value>) -> u32 {
+    1 + captured.into_iter().map(Value::depth).max().unwrap_or(0)
 }
 
 impl Closure {
@@ -77,10 +85,12 @@ pub type NativeBody = dyn Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync;
 pub struct NativeFn {
     pub name: ArcStr,
     pub f: Box<NativeBody>,
+    /// Nesting depth of the values the body holds (see [`Value::depth`]).
+    pub(crate) depth: u32,
 }
 
 impl Function {
-    /// A function value implemented in Rust, e.g. the result of `(partial + 1)`.
+    /// A function value implemented in Rust that holds no values.
     pub fn native(
         name: &str,
         f: impl Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync + 'static,
@@ -88,6 +98,22 @@ impl Function {
         Function(Arc::new(FnRepr::Native(NativeFn {
             name: ArcStr::from(name),
             f: Box::new(f),
+            depth: 0,
+        })))
+    }
+
+    /// A function value implemented in Rust whose body holds the `captured` values, e.g. the
+    /// result of `(partial f 1)` holds `f` and `1`. Naming them lets the evaluator bound how
+    /// deeply functions nest inside functions, as it does for collections.
+    pub fn native_capturing<'a>(
+        name: &str,
+        captured: impl IntoIterator<Item = &'a Value>,
+        f: impl Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync + 'static,
+    ) -> Function {
+        Function(Arc::new(FnRepr::Native(NativeFn {
+            name: ArcStr::from(name),
+            f: Box::new(f),
+            depth: captured_depth(captured),
         })))
     }
 }
@@ -115,10 +141,15 @@ pub struct Ctx {
     steps: u64,
     next_check: u64,
     started: Instant,
+    /// When the run began (reading and analysis included): the timeout counts from here.
+    run_started: Instant,
     /// Time spent inside tools, which does not count against [`Limits::timeout`].
     tool_time: Duration,
     depth: usize,
     memory: usize,
+    /// Stack segments in use by nested calls: they count against the memory budget while
+    /// they are in use.
+    stack_segments: usize,
     output_bytes: usize,
     pub(crate) prints: Vec<String>,
     pub(crate) tool_calls: Vec<ToolCallRecord>,
@@ -127,9 +158,6 @@ pub struct Ctx {
 }
 
 const CLOCK_INTERVAL: u64 = 4096;
-/// Native stack kept free before a call grows the stack onto the heap.
-const STACK_RED_ZONE: usize = 128 * 1024;
-const STACK_GROW_BY: usize = 2 * 1024 * 1024;
 
 pub(crate) struct Env<'a> {
     pub captures: &'a Arc<[Value]>,
@@ -149,9 +177,11 @@ impl Ctx {
             steps: 0,
             next_check,
             started: Instant::now(),
+            run_started: Instant::now(),
             tool_time: Duration::ZERO,
             depth: 0,
             memory: 0,
+            stack_segments: 0,
             output_bytes: 0,
             prints: Vec::new(),
             tool_calls: Vec::new(),
@@ -176,6 +206,17 @@ impl Ctx {
     /// Evaluation time so far, not counting time spent in tools.
     pub fn eval_time(&self) -> Duration {
         self.started.elapsed().saturating_sub(self.tool_time)
+    }
+
+    /// Time the run has used against [`Limits::timeout`]: since it began (reading and analysis
+    /// included), not counting time spent in tools.
+    fn run_time(&self) -> Duration {
+        self.run_started.elapsed().saturating_sub(self.tool_time)
+    }
+
+    /// Count the time since `started` (when reading or analysis began) against the timeout.
+    pub(crate) fn set_run_started(&mut self, started: Instant) {
+        self.run_started = started;
     }
 
     // -----------------------------------------------------------------------------------------
@@ -214,18 +255,67 @@ impl Ctx {
                 ),
             ));
         }
-        if self.eval_time() > self.limits.timeout {
-            return Err(Error::new(
-                ErrorKind::Timeout,
-                format!(
-                    "timeout: the program ran longer than {} ms; look for an infinite loop or \
-                     process less data per turn",
-                    self.limits.timeout.as_millis()
-                ),
-            ));
+        if self.run_time() > self.limits.timeout {
+            return Err(self.timeout_error());
         }
         self.next_check = (self.steps + CLOCK_INTERVAL).min(self.limits.max_steps.max(1));
         Ok(())
+    }
+
+    /// Meter the walking of values (hashing, comparing, printing) on this thread for as long
+    /// as the guard lives: as many elements as the run has steps, until the run's deadline.
+    /// See `value::meter`.
+    pub(crate) fn meter_guard(&self) -> meter::Guard {
+        let deadline = self
+            .run_started
+            .checked_add(self.limits.timeout)
+            .and_then(|d| d.checked_add(self.tool_time));
+        meter::Guard::new(self.limits.max_steps.saturating_sub(self.steps), deadline)
+    }
+
+    /// The limit error when walking values used up the budget, which ends the run.
+    pub(crate) fn walk_limit(&self) -> Result<(), Error> {
+        match meter::exhausted() {
+            None => Ok(()),
+            Some(meter::Exhausted::Steps) => Err(Error::new(
+                ErrorKind::StepLimit,
+                format!(
+                    "step limit exceeded: the program took more than {} evaluation steps \
+                     (comparing, hashing and printing large values count too); look for an \
+                     infinite loop or process less data per turn",
+                    self.limits.max_steps
+                ),
+            )),
+            Some(meter::Exhausted::Time) => Err(self.timeout_error()),
+        }
+    }
+
+    fn timeout_error(&self) -> Error {
+        Error::new(
+            ErrorKind::Timeout,
+            format!(
+                "timeout: the program ran longer than {} ms; look for an infinite loop or \
+                 process less data per turn",
+                self.limits.timeout.as_millis()
+            ),
+        )
+    }
+
+    /// Refuse to let `value` leave the sandbox (as a tool argument, a definition or the result)
+    /// when writing it out in full would take more than the memory budget: a value whose shared
+    /// parts repeat can be small in memory and astronomically large as JSON or text.
+    pub(crate) fn check_export(&self, value: &Value, what: &str) -> Result<(), Error> {
+        if value.estimated_size_within(self.limits.max_memory_bytes) {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorKind::MemoryLimit,
+            format!(
+                "memory limit exceeded: {what} would take more than {} bytes written out in full \
+                 (it repeats the same parts many times); pass a smaller or flatter value",
+                self.limits.max_memory_bytes
+            ),
+        ))
     }
 
     /// Charge `bytes` to the memory budget.
@@ -238,6 +328,16 @@ impl Ctx {
         Ok(())
     }
 
+    /// Bytes the memory budget has left.
+    pub fn memory_left(&self) -> usize {
+        self.limits.max_memory_bytes.saturating_sub(self.memory)
+    }
+
+    /// The error for a value that would not fit in the memory budget.
+    pub fn memory_limit_error(&self) -> Error {
+        Error::memory_limit(self.limits.max_memory_bytes)
+    }
+
     /// Charge for `n` new collection slots.
     #[inline]
     pub fn charge_items(&mut self, n: usize) -> Result<(), Error> {
@@ -247,7 +347,14 @@ impl Ctx {
     /// Refuse values nested deeper than [`Limits::max_value_depth`].
     #[inline]
     pub fn check_depth(&self, value: &Value) -> Result<(), Error> {
-        if value.depth() > self.limits.max_value_depth {
+        self.check_nesting(value.depth() as usize)
+    }
+
+    /// Refuse to build a value nested `depth` levels deep when that is more than
+    /// [`Limits::max_value_depth`].
+    #[inline]
+    pub fn check_nesting(&self, depth: usize) -> Result<(), Error> {
+        if depth > self.limits.max_value_depth as usize {
             return Err(Error::new(
                 ErrorKind::DepthLimit,
                 format!(
@@ -265,6 +372,7 @@ impl Ctx {
 
     /// Record one `println` entry (cut at [`Limits::max_print_chars`], TRN-011).
     pub fn emit_print(&mut self, mut text: String) -> Result<(), Error> {
+        self.walk_limit()?;
         let max = self.limits.max_print_chars;
         if let Some((cut, _)) = text.char_indices().nth(max) {
             text.truncate(cut);
@@ -303,20 +411,26 @@ impl Ctx {
             )
             .into());
         }
+        self.walk_limit()?;
+        for arg in &args {
+            self.check_export(arg, &format!("an argument of tool/{name}"))?;
+        }
         let start = Instant::now();
         let outcome = invoke_tool(tool, &args, self.limits.tool_timeout);
         let elapsed = start.elapsed();
         self.tool_time += elapsed;
+        meter::extend_deadline(elapsed);
         let duration_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
         match outcome {
             Ok(value) => {
-                self.charge(value.estimated_size())?;
+                // Recorded first: the call happened even if its result is too large to keep.
                 self.tool_calls.push(ToolCallRecord {
                     name: name.to_string(),
                     args,
                     result: ToolOutcome::Ok(value.clone()),
                     duration_us,
                 });
+                self.charge(value.estimated_size())?;
                 Ok(value)
             }
             Err(message) => {
@@ -352,7 +466,7 @@ impl Ctx {
             .limits
             .max_output_bytes
             .saturating_sub(self.output_bytes);
-        limits.timeout = self.limits.timeout.saturating_sub(self.eval_time());
+        limits.timeout = self.limits.timeout.saturating_sub(self.run_time());
         let mut child = Ctx::new(Arc::new(limits), self.globals.clone(), self.next_order);
         child.worker = true;
         child.depth = self.depth;
@@ -451,8 +565,15 @@ impl Ctx {
             FnRepr::Builtin(b) => self.call_builtin(b, args),
             FnRepr::Closure(c) => self.call_closure(func, c, args),
             FnRepr::Native(n) => {
+                // Natives that wrap functions (`fnil`, `partial`, `comp`, ...) call them in
+                // turn, so a chain of them recurses like nested calls do.
                 self.tick()?;
-                (n.f)(self, args)
+                self.enter_call()?;
+                let result = self.with_stack(|ctx| (n.f)(ctx, args));
+                self.depth -= 1;
+                let value = result?;
+                self.check_depth(&value)?;
+                Ok(value)
             }
             FnRepr::Opaque(text) => Err(Error::type_error(format!(
                 "{text} was read back from a printed value and cannot be called"
@@ -465,7 +586,11 @@ impl Ctx {
     pub(crate) fn call_builtin(&mut self, b: &'static Builtin, args: &[Value]) -> EvalResult {
         b.check_arity(args.len())?;
         self.tick()?;
-        let value = (b.f)(self, args)?;
+        let result = (b.f)(self, args);
+        // A builtin that hashed, compared or printed past the walking budget got meaningless
+        // answers from those walks: the run ends here, before they can matter.
+        self.walk_limit()?;
+        let value = result?;
         self.check_depth(&value)?;
         Ok(value)
     }
@@ -474,19 +599,19 @@ impl Ctx {
         let Some(arity) = c.lambda.arity_for(args.len()) else {
             return Err(closure_arity_error(&c.lambda, args.len()).into());
         };
-        if self.depth >= self.limits.max_call_depth {
-            return Err(Error::new(
-                ErrorKind::DepthLimit,
-                format!(
-                    "recursion too deep: more than {} nested calls; use loop/recur or reduce \
-                     instead of deep recursion",
-                    self.limits.max_call_depth
-                ),
-            )
-            .into());
-        }
+        self.check_call_depth()?;
         self.tick()?;
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, || {
+        self.with_stack(|ctx| ctx.run_closure(func, c, arity, args))
+    }
+
+    fn run_closure(
+        &mut self,
+        func: &Function,
+        c: &Closure,
+        arity: &ArityBody,
+        args: &[Value],
+    ) -> EvalResult {
+        {
             let new_base = self.stack.len();
             self.stack.extend_from_slice(&args[..arity.fixed]);
             if arity.variadic {
@@ -517,7 +642,54 @@ impl Ctx {
                     .store(pack_shape(ValueShape::of(v)), AtomicOrdering::Relaxed);
             }
             result
-        })
+        }
+    }
+
+    fn check_call_depth(&self) -> Result<(), Error> {
+        if self.depth >= self.limits.max_call_depth {
+            return Err(Error::new(
+                ErrorKind::DepthLimit,
+                format!(
+                    "recursion too deep: more than {} nested calls; use loop/recur or reduce \
+                     instead of deep recursion",
+                    self.limits.max_call_depth
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Count one more nested call (undo with `self.depth -= 1`).
+    fn enter_call(&mut self) -> Result<(), Error> {
+        self.check_call_depth()?;
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Run `f`, on a new stack segment when the thread's stack runs low. Segments in use
+    /// count against the memory budget, so deep recursion (when the call depth limit is set
+    /// high) ends with a memory limit error rather than taking the host's memory.
+    #[inline]
+    fn with_stack(&mut self, f: impl FnOnce(&mut Ctx) -> EvalResult) -> EvalResult {
+        if stacker::remaining_stack().is_some_and(|left| left >= STACK_RED_ZONE) {
+            return f(self);
+        }
+        let in_use = (self.stack_segments + 1).saturating_mul(STACK_GROW_BY);
+        if self.memory.saturating_add(in_use) > self.limits.max_memory_bytes {
+            return Err(Error::new(
+                ErrorKind::MemoryLimit,
+                format!(
+                    "memory limit exceeded: nested calls need more stack than the memory budget \
+                     of {} bytes allows; use loop/recur or reduce instead of deep recursion",
+                    self.limits.max_memory_bytes
+                ),
+            )
+            .into());
+        }
+        self.stack_segments += 1;
+        let result = stacker::grow(STACK_GROW_BY, || f(self));
+        self.stack_segments -= 1;
+        result
     }
 
     /// Run a function or loop body, jumping back to its head on `recur`.
@@ -756,25 +928,32 @@ impl Ctx {
             Expr::MakeFn(lambda) => {
                 let captures = self.capture(&lambda.captures, env);
                 self.charge_items(captures.len() + 2)?;
+                let depth = captured_depth(captures.iter());
+                self.check_nesting(depth as usize)?;
                 Ok(Value::Fn(Function(Arc::new(FnRepr::Closure(Closure {
                     lambda: lambda.clone(),
                     captures,
                     group: None,
+                    depth,
                 })))))
             }
             Expr::Letfn(l) => {
                 let captures = self.capture(&l.captures, env);
+                let depth = captured_depth(captures.iter());
+                self.check_nesting(depth as usize)?;
                 for (j, slot) in l.slots.iter().enumerate() {
                     let f = Value::Fn(Function(Arc::new(FnRepr::Closure(Closure {
                         lambda: l.lambdas[j].clone(),
                         captures: captures.clone(),
                         group: Some(l.lambdas.clone()),
+                        depth,
                     }))));
                     *self.slot(*slot) = f;
                 }
                 self.eval(&l.body, env)
             }
             Expr::Def(d) => self.eval_def(d, env),
+            Expr::Deep(d) => self.with_stack(|ctx| ctx.eval(&d.0, env)),
             Expr::Try(t) => self.eval_try(t, env),
             Expr::Throw(e, span) => {
                 let v = self.eval(e, env)?;
@@ -842,7 +1021,6 @@ impl Ctx {
                 let mut out = Vec::new();
                 self.eval_for(f, 0, env, &mut out)?;
                 if f.collect {
-                    self.charge_items(out.len())?;
                     let v = Value::list(out);
                     self.check_depth(&v)?;
                     Ok(v)
@@ -890,6 +1068,10 @@ impl Ctx {
             Some(e) => Some(self.eval(e, env)?),
             None => None,
         };
+        if let Some(v) = &value {
+            // Definitions are shown to the model in later turns.
+            self.check_export(v, &format!("the value of {}", d.name))?;
+        }
         let globals = Arc::make_mut(&mut self.globals);
         let binding = &mut globals[d.slot as usize];
         if binding.order == u64::MAX && value.is_some() {
@@ -935,6 +1117,8 @@ impl Ctx {
             self.tick()?;
             let v = self.eval(&f.body, env)?;
             if f.collect {
+                // Charged as it grows: a long `for` must not collect past the budget.
+                self.charge_items(1)?;
                 out.push(v);
             }
             return Ok(true);
@@ -1000,6 +1184,7 @@ fn sibling(env: &Env, j: u32) -> Value {
             lambda: group[j as usize].clone(),
             captures: env.captures.clone(),
             group: Some(group.clone()),
+            depth: captured_depth(env.captures.iter()),
         })))),
         None => Value::Nil,
     }
@@ -1197,7 +1382,7 @@ fn closure_arity_error(lambda: &Lambda, got: usize) -> Error {
 
 /// A value shown in an error message, cut to a readable length.
 pub(crate) fn pr_str_short(v: &Value) -> String {
-    crate::format::to_clojure(v, Some(5), Some(40)).0
+    crate::format::to_clojure_within(v, Some(5), Some(40), 400)
 }
 
 /// Pack a shape into a word for an atomic store (0 means "none").

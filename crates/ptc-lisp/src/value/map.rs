@@ -306,6 +306,7 @@ impl PartialEq for Map {
     fn eq(&self, other: &Map) -> bool {
         self.ptr_eq(other)
             || (self.len() == other.len()
+                && super::meter::spend(self.len())
                 && self
                     .iter()
                     .all(|(k, v)| other.get(k).is_some_and(|w| w == v)))

@@ -10,6 +10,7 @@ mod from_form;
 mod intern;
 mod lazy;
 mod map;
+pub(crate) mod meter;
 mod seq;
 mod set;
 
@@ -26,6 +27,9 @@ use arcstr::ArcStr;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+
+/// Bytes one value slot takes, the unit of the memory budget's estimates.
+const SLOT_BYTES: usize = std::mem::size_of::<Value>();
 
 /// The persistent vector behind lists and vectors.
 pub type Vector = imbl::Vector<Value>;
@@ -165,6 +169,14 @@ impl Function {
     pub fn ptr_eq(&self, other: &Function) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
+    /// How deeply values nest inside the values this function holds (see [`Value::depth`]).
+    pub fn depth(&self) -> u32 {
+        match &*self.0 {
+            FnRepr::Closure(c) => c.depth,
+            FnRepr::Native(n) => n.depth,
+            FnRepr::Builtin(_) | FnRepr::Opaque(_) => 0,
+        }
+    }
 }
 
 impl Value {
@@ -256,6 +268,7 @@ impl Value {
             Value::List(s) | Value::Vector(s) => s.depth(),
             Value::Map(m) => m.depth(),
             Value::Set(s) => s.depth(),
+            Value::Fn(f) => f.depth(),
             _ => 0,
         }
     }
@@ -288,20 +301,61 @@ impl Value {
     /// is counted at every place it is reachable from, so this is an upper bound.
     pub fn estimated_size(&self) -> usize {
         const SLOT: usize = std::mem::size_of::<Value>();
+        // Past the walking budget the answer only needs to be too large for any memory budget.
+        const UNKNOWN: usize = usize::MAX / 4;
+        let fits = |len: usize| meter::spend(len);
         match self {
             Value::Str(s) => SLOT + s.len(),
             Value::List(v) | Value::Vector(v) => {
-                SLOT + v.iter().map(Value::estimated_size).sum::<usize>()
+                if !fits(v.len()) {
+                    return UNKNOWN;
+                }
+                v.iter()
+                    .fold(SLOT, |acc, x| acc.saturating_add(x.estimated_size()))
             }
             Value::Map(m) => {
-                SLOT + m
-                    .iter()
-                    .map(|(k, v)| k.estimated_size() + v.estimated_size())
-                    .sum::<usize>()
+                if !fits(m.len()) {
+                    return UNKNOWN;
+                }
+                m.iter().fold(SLOT, |acc, (k, v)| {
+                    acc.saturating_add(k.estimated_size())
+                        .saturating_add(v.estimated_size())
+                })
             }
-            Value::Set(s) => SLOT + s.iter().map(Value::estimated_size).sum::<usize>(),
+            Value::Set(s) => {
+                if !fits(s.len()) {
+                    return UNKNOWN;
+                }
+                s.iter()
+                    .fold(SLOT, |acc, x| acc.saturating_add(x.estimated_size()))
+            }
             _ => SLOT,
         }
+    }
+
+    /// Whether [`Value::estimated_size`] is at most `max`, found by walking no more than about
+    /// `max / 16` elements: cheap even for a value whose shared parts repeat so often that
+    /// writing it out in full would never end.
+    pub fn estimated_size_within(&self, max: usize) -> bool {
+        fn walk(v: &Value, left: &mut usize) -> bool {
+            let cost = match v {
+                Value::Str(s) => SLOT_BYTES.saturating_add(s.len()),
+                _ => SLOT_BYTES,
+            };
+            if cost > *left {
+                return false;
+            }
+            *left -= cost;
+            match v {
+                Value::List(s) | Value::Vector(s) => s.iter().all(|x| walk(x, left)),
+                Value::Map(m) => m.iter().all(|(k, x)| walk(k, left) && walk(x, left)),
+                Value::Set(s) => s.iter().all(|x| walk(x, left)),
+                _ => true,
+            }
+        }
+        // The whole value counts its own slot, like `estimated_size`.
+        let mut left = max;
+        walk(self, &mut left)
     }
 }
 
@@ -336,7 +390,10 @@ impl PartialEq for Value {
             (Keyword(a), Keyword(b)) => a == b,
             (Symbol(a), Symbol(b)) => a == b,
             (List(a) | Vector(a), List(b) | Vector(b)) => {
-                a.ptr_eq(b) || (a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y))
+                a.ptr_eq(b)
+                    || (a.len() == b.len()
+                        && meter::spend(a.len())
+                        && a.iter().zip(b.iter()).all(|(x, y)| x == y))
             }
             (Map(a), Map(b)) => a == b,
             (Set(a), Set(b)) => a == b,
@@ -376,6 +433,10 @@ pub fn hash_value(value: &Value) -> u64 {
         Char(c) => fx((5u8, *c)),
         Keyword(k) => fx((6u8, k.as_str())),
         Symbol(s) => fx((7u8, s.as_str())),
+        // Past the walking budget (see `meter`) any hash will do: the run is ending.
+        List(v) | Vector(v) if !meter::spend(v.len()) => 0,
+        Map(m) if !meter::spend(m.len()) => 0,
+        Set(s) if !meter::spend(s.len()) => 0,
         List(v) | Vector(v) => v.iter().fold(0x7365_7100u64, |acc, x| {
             acc.wrapping_mul(31).wrapping_add(hash_value(x))
         }),
@@ -455,8 +516,16 @@ impl Ord for Value {
             (Str(a), Str(b)) => a.cmp(b),
             (Symbol(a), Symbol(b)) => a.cmp(b),
             (Keyword(a), Keyword(b)) => a.cmp(b),
-            (List(a) | Vector(a), List(b) | Vector(b)) => {
-                a.len().cmp(&b.len()).then_with(|| a.iter().cmp(b.iter()))
+            // Past the walking budget (see `meter`) any order will do: the run is ending.
+            (List(a) | Vector(a), List(b) | Vector(b)) => a.len().cmp(&b.len()).then_with(|| {
+                if a.ptr_eq(b) || !meter::spend(a.len()) {
+                    Ordering::Equal
+                } else {
+                    a.iter().cmp(b.iter())
+                }
+            }),
+            (Map(_), Map(_)) | (Set(_), Set(_)) if !meter::spend(self.count().unwrap_or(0)) => {
+                Ordering::Equal
             }
             (Map(a), Map(b)) => a.len().cmp(&b.len()).then_with(|| {
                 let mut x: Vec<_> = a.iter().collect();

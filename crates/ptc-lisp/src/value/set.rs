@@ -186,7 +186,9 @@ impl<'a> Iterator for SetIter<'a> {
 impl PartialEq for Set {
     fn eq(&self, other: &Set) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
-            || (self.len() == other.len() && self.iter().all(|x| other.contains(x)))
+            || (self.len() == other.len()
+                && super::meter::spend(self.len())
+                && self.iter().all(|x| other.contains(x)))
     }
 }
 
