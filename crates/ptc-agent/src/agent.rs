@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::llm::{Llm, RetryPolicy};
 use crate::prompt::{self, PromptInput, SystemPrompt};
 use crate::signature::{Mismatch, Signature, SignatureError};
-use crate::tool::{SyncTool, Tool, spec_of};
+use crate::tool::{SyncTool, Tool};
 
 /// An agent: a mission, tools, input data and the settings of its loop. Run it with
 /// [`Agent::run`] (see the [`crate`] documentation for the loop).
@@ -383,7 +383,7 @@ impl AgentBuilder {
             if specs.iter().any(|s| s.name == name) {
                 return Err(BuildError::DuplicateTool(name.to_string()));
             }
-            let spec = spec_of(tool.as_ref()).map_err(|error| BuildError::ToolSignature {
+            let spec = tool.spec().map_err(|error| BuildError::ToolSignature {
                 tool: name.to_string(),
                 error,
             })?;

@@ -192,7 +192,7 @@ impl Signature {
                 None if matches!(param.ty, Type::Optional(_) | Type::Any) => {}
                 None => mismatches.push(Mismatch {
                     path,
-                    expected: param.ty.to_string(),
+                    expected: param.ty.describe(),
                     got: "nothing (it is missing from the input data)".into(),
                 }),
             }
@@ -345,7 +345,16 @@ fn check(ty: &Type, value: &Value, path: &mut String, out: &mut Vec<Mismatch>) {
     match (ty, value) {
         (Type::Any, _) => {}
         (Type::Optional(_), Value::Nil) => {}
-        (Type::Optional(inner), _) => check(inner, value, path, out),
+        (Type::Optional(inner), _) => {
+            let before = out.len();
+            check(inner, value, path, out);
+            // The value itself is wrong (not something inside it): nil would have done too.
+            for mismatch in &mut out[before..] {
+                if mismatch.path == *path {
+                    mismatch.expected = ty.describe();
+                }
+            }
+        }
         (Type::String, Value::Str(_))
         | (Type::Int, Value::Int(_))
         | (Type::Float, Value::Float(_) | Value::Int(_))
@@ -547,6 +556,12 @@ impl Parser<'_> {
                     return Err(self.error(
                         open,
                         "this `(` is never closed; end the parameters with `)`",
+                    ));
+                }
+                _ if self.rest().starts_with("->") => {
+                    return Err(self.error(
+                        self.pos,
+                        "the parameters are not closed: write `)` before `->`",
                     ));
                 }
                 _ => {}

@@ -39,6 +39,20 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// The spec shown to the model: by default the name, the description, and the parameter
+    /// names and canonical form of the signature (whose parse error is reported when the agent
+    /// is built).
+    fn spec(&self) -> Result<ToolSpec, SignatureError> {
+        let mut spec = ToolSpec::new(self.name(), self.description());
+        if let Some(text) = self.signature().filter(|s| !s.trim().is_empty()) {
+            let signature = Signature::parse(text)?;
+            spec = spec
+                .with_params(signature.params().iter().map(|p| p.name.clone()))
+                .with_signature(signature.to_string());
+        }
+        Ok(spec)
+    }
+
     /// Runs the tool with the program's arguments.
     async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError>;
 }
@@ -57,24 +71,19 @@ impl<T: Tool + ?Sized> Tool for Arc<T> {
         (**self).signature()
     }
 
+    fn spec(&self) -> Result<ToolSpec, SignatureError> {
+        (**self).spec()
+    }
+
     async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
         (**self).call(args).await
     }
 }
 
-/// The spec shown to the model for `tool`: parameter names from its signature.
-pub(crate) fn spec_of(tool: &dyn Tool) -> Result<ToolSpec, SignatureError> {
-    let mut spec = ToolSpec::new(tool.name(), tool.description());
-    if let Some(text) = tool.signature().filter(|s| !s.trim().is_empty()) {
-        let signature = Signature::parse(text)?;
-        spec = spec
-            .with_params(signature.params().iter().map(|p| p.name.clone()))
-            .with_signature(signature.to_string());
-    }
-    Ok(spec)
-}
-
 type BoxFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send>>;
+
+/// The call of an [`FnTool`]: arguments and the signature's parameter names to a future.
+type CallFn = dyn Fn(Vec<Value>, &[String]) -> BoxFuture + Send + Sync;
 
 /// A tool made from a function or closure by [`tool_fn`], [`async_tool`] or [`value_tool`].
 ///
@@ -96,7 +105,7 @@ pub struct FnTool {
     description: String,
     signature: Option<String>,
     params: Vec<String>,
-    call: Arc<dyn Fn(Vec<Value>, &[String]) -> BoxFuture + Send + Sync>,
+    call: Arc<CallFn>,
 }
 
 impl std::fmt::Debug for FnTool {
@@ -242,7 +251,8 @@ fn typed_args<A: DeserializeOwned>(
 ) -> Result<A, ToolError> {
     let json: Vec<serde_json::Value> = args.iter().map(to_json).collect();
     let mut candidates: Vec<serde_json::Value> = Vec::with_capacity(3);
-    if !params.is_empty() && params.len() == json.len() {
+    // Positional arguments named by the parameters; trailing ones may be left out.
+    if !json.is_empty() && json.len() <= params.len() {
         candidates.push(serde_json::Value::Object(
             params.iter().cloned().zip(json.iter().cloned()).collect(),
         ));
@@ -314,8 +324,9 @@ impl Tool for SyncTool {
         &self.spec.description
     }
 
-    fn signature(&self) -> Option<&str> {
-        None
+    /// The spec as the registry has it (parameter names, and a signature shown as written).
+    fn spec(&self) -> Result<ToolSpec, SignatureError> {
+        Ok(self.spec.clone())
     }
 
     async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
@@ -357,5 +368,90 @@ impl ptc_lisp::Tool for BlockingTool {
             }
         };
         result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use std::time::Duration;
+
+    /// Calls from several sandbox threads at once (as `pmap` workers make them) are in flight
+    /// together: each waits at a barrier that opens only when all of them have arrived.
+    #[test]
+    fn calls_from_several_threads_run_concurrently() {
+        const CALLS: usize = 4;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let barrier = Arc::new(tokio::sync::Barrier::new(CALLS));
+        let tool = async_tool("meet", "Waits for the others", move |n: i64| {
+            let barrier = barrier.clone();
+            async move {
+                // Only a guard against hanging forever if the calls were serialized.
+                tokio::time::timeout(Duration::from_secs(30), barrier.wait())
+                    .await
+                    .map_err(|_| ToolError::new("the other calls never arrived"))?;
+                Ok(n)
+            }
+        });
+        let blocking = Arc::new(BlockingTool {
+            tool: Arc::new(tool),
+            handle: runtime.handle().clone(),
+            parent: tracing::Span::none(),
+        });
+        let results: Vec<Result<Value, ToolError>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..CALLS)
+                .map(|i| {
+                    let blocking = blocking.clone();
+                    scope.spawn(move || {
+                        ptc_lisp::Tool::call(blocking.as_ref(), &[Value::Int(i as i64)])
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("worker"))
+                .collect()
+        });
+        assert_eq!(
+            results,
+            (0..CALLS as i64)
+                .map(|i| Ok(Value::Int(i)))
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn positional_arguments_may_leave_out_trailing_parameters() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Args {
+            a: i64,
+            b: Option<i64>,
+        }
+        let params = ["a".to_string(), "b".to_string()];
+        assert_eq!(
+            typed_args::<Args>("t", &[Value::Int(1)], &params),
+            Ok(Args { a: 1, b: None })
+        );
+        assert_eq!(
+            typed_args::<Args>("t", &[Value::Int(1), Value::Int(2)], &params),
+            Ok(Args { a: 1, b: Some(2) })
+        );
+        assert_eq!(
+            typed_args::<Vec<i64>>("t", &[Value::Int(1), Value::Int(2), Value::Int(3)], &[]),
+            Ok(vec![1, 2, 3])
+        );
+        assert_eq!(
+            typed_args::<i64>("t", &[Value::string("x")], &[]).map_err(|e| e.message),
+            Err(
+                "invalid arguments (\"x\"): invalid type: string \"x\", expected i64; check what \
+                 tool/t expects"
+                    .to_string()
+            )
+        );
     }
 }

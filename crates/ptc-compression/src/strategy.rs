@@ -750,7 +750,8 @@ mod tests {
         ] {
             let rendered = strategy.to_messages(&turns, &[], &opts);
             let first_user = &rendered.messages[1].content;
-            let len = cacheable_prefix_len(first_user, &opts).expect(strategy.name());
+            let len = cacheable_prefix_len(first_user, &opts)
+                .unwrap_or_else(|| panic!("no prefix for {}", strategy.name()));
             assert!(
                 first_user[..len].ends_with("data/xs                       ; list[1], sample: [1]")
                     || first_user[..len].ends_with("data/xs                       ; list[1]"),

@@ -167,3 +167,94 @@ impl Step {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::step::{FailureKind, Step, StepOutcome, Task};
+    use crate::turn::{Turn, TurnError, Turns};
+    use crate::usage::{TokenUsage, Usage};
+    use crate::{Message, ToolCall, ToolOutcome};
+    use pretty_assertions::assert_eq;
+    use ptc_lisp::{Definition, Value};
+
+    // DBG-005: the whole run, turn by turn, for a human.
+    #[test]
+    fn a_failed_run_shows_every_turn_in_full() {
+        let usage = Usage {
+            tokens: TokenUsage {
+                input_tokens: 120,
+                output_tokens: 30,
+                cache_read_tokens: 800,
+                cache_write_tokens: 0,
+            },
+            llm_requests: 1,
+            llm_duration_us: 2_500,
+            eval_duration_us: 300,
+            duration_us: 3_000,
+            compression: None,
+        };
+        let mut turns = Turns::new();
+        turns
+            .push(
+                Turn::success(1, "(def n (tool/count-users))\n(println n)", Value::Nil)
+                    .with_prints(vec!["42".into()])
+                    .with_tool_calls(vec![ToolCall {
+                        name: "count-users".into(),
+                        args: vec![Value::keyword("active")],
+                        result: ToolOutcome::Ok(Value::Int(42)),
+                        duration_us: 1_200,
+                    }])
+                    .with_memory(vec![Definition {
+                        name: "n".into(),
+                        doc: None,
+                        value: Value::Int(42),
+                        params: Vec::new(),
+                        last_return: None,
+                    }])
+                    .with_messages(vec![Message::system("sys"), Message::user("Count")])
+                    .with_usage(usage.clone()),
+            )
+            .expect("turn 1");
+        turns
+            .push(
+                Turn::failure(2, "", TurnError::new("no_program", "no program"))
+                    .with_raw_response("I think 42."),
+            )
+            .expect("turn 2");
+        let step = Step {
+            outcome: StepOutcome::Failed {
+                kind: FailureKind::MaxTurnsExceeded,
+                reason: "no (return ...) or (fail ...) after 2 turns".into(),
+                value: None,
+            },
+            task: Task {
+                max_turns: 2,
+                ..Task::new("Count the users")
+            },
+            turns,
+            usage,
+        };
+        assert_eq!(
+            step.trace_view(),
+            "=== failed (max_turns_exceeded) after 2 of 2 turns ===\n\
+             reason:\n  no (return ...) or (fail ...) after 2 turns\n\
+             mission:\n  Count the users\n\
+             cost: 1 model request, tokens 120 in / 30 out (cache: 800 read, 0 written), 3.0 ms \
+             (model 2.5 ms, programs 0.3 ms)\n\
+             \n\
+             --- turn 1: ok ---\n\
+             program:\n  (def n (tool/count-users))\n  (println n)\n\
+             tool calls:\n  count-users(:active) -> 42 [1.2 ms]\n\
+             output:\n  42\n\
+             value: nil\n\
+             defined: n\n\
+             cost: 1 model request, tokens 120 in / 30 out (cache: 800 read, 0 written), 3.0 ms \
+             (model 2.5 ms, programs 0.3 ms)\n\
+             sent: 2 messages, 8 characters\n\
+             \n\
+             --- turn 2: error[no_program] ---\n\
+             reply (no program):\n  I think 42.\n\
+             error:\n  no program\n"
+        );
+    }
+}
