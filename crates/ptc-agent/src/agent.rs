@@ -7,7 +7,6 @@ use std::sync::Arc;
 use ptc_compression::history::{HistoryError, HistoryManager, HistoryPolicy};
 use ptc_compression::{CompressionConfig, CompressionSetting};
 use ptc_lisp::format::to_clojure;
-use ptc_lisp::json::from_json;
 use ptc_lisp::{Limits, ToolSpec, Value};
 use ptc_turn::{DEFAULT_MAX_TURNS, Message};
 use serde::Serialize;
@@ -446,26 +445,34 @@ fn valid_tool_name(name: &str) -> bool {
             .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '?' | '!' | '*' | '.'))
 }
 
-/// Input data from anything serializable to a JSON object.
+/// Input data from anything serializable to a JSON object. It goes through JSON text, which
+/// keeps the order of struct fields and map entries (a `serde_json::Value` has sorted keys).
 pub(crate) fn data_from_serialize<D: Serialize + ?Sized>(
     data: &D,
 ) -> Result<Vec<(String, Value)>, String> {
-    let json =
-        serde_json::to_value(data).map_err(|e| format!("it could not be serialized: {e}"))?;
-    match json {
-        serde_json::Value::Object(fields) => Ok(fields
+    let text =
+        serde_json::to_string(data).map_err(|e| format!("it could not be serialized: {e}"))?;
+    let value = ptc_lisp::json::from_json_str(&text).map_err(|e| e.message)?;
+    match value {
+        Value::Map(map) => Ok(map
             .iter()
-            .map(|(name, value)| (name.clone(), from_json(value)))
+            .map(|(key, value)| {
+                let name = match key {
+                    Value::Keyword(k) => k.as_str().to_string(),
+                    Value::Str(s) => s.to_string(),
+                    other => ptc_lisp::format::pr_str(other),
+                };
+                (name, value.clone())
+            })
             .collect()),
         other => Err(format!(
             "it must serialize to a JSON object whose keys name the data/ values, not to {}",
             match other {
-                serde_json::Value::Null => "null",
-                serde_json::Value::Bool(_) => "a boolean",
-                serde_json::Value::Number(_) => "a number",
-                serde_json::Value::String(_) => "a string",
-                serde_json::Value::Array(_) => "an array",
-                serde_json::Value::Object(_) => "an object",
+                Value::Nil => "null",
+                Value::Bool(_) => "a boolean",
+                Value::Int(_) | Value::Float(_) => "a number",
+                Value::Str(_) => "a string",
+                _ => "an array",
             }
         )),
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use async_trait::async_trait;
-use ptc_lisp::json::{from_json, to_json};
+use ptc_lisp::json::{from_json_str, to_json};
 use ptc_lisp::{ToolSpec, Value};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -237,10 +237,16 @@ fn make(
     }
 }
 
+/// The result as a value, through JSON text so that struct fields keep their order.
 fn to_value<R: Serialize>(result: &R) -> Result<Value, ToolError> {
-    serde_json::to_value(result)
-        .map(|json| from_json(&json))
-        .map_err(|e| ToolError::new(format!("the tool's result could not be converted: {e}")))
+    let text = serde_json::to_string(result)
+        .map_err(|e| ToolError::new(format!("the tool's result could not be converted: {e}")))?;
+    from_json_str(&text).map_err(|e| {
+        ToolError::new(format!(
+            "the tool's result could not be converted: {}",
+            e.message
+        ))
+    })
 }
 
 /// Deserializes the arguments as `A`, trying the readings described on [`tool_fn`] in turn.
