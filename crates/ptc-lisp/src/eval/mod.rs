@@ -1104,7 +1104,7 @@ pub(crate) fn throw_value(v: Value) -> Error {
         let kind = m
             .get(&Value::keyword("kind"))
             .and_then(|k| match k {
-                Value::Keyword(k) => kind_from_str(k.as_str()),
+                Value::Keyword(k) => ErrorKind::from_name(k.as_str()).filter(|k| !k.is_limit()),
                 _ => None,
             })
             .unwrap_or(ErrorKind::Thrown);
@@ -1119,26 +1119,6 @@ pub(crate) fn throw_value(v: Value) -> Error {
             v.type_name()
         ),
     )
-}
-
-fn kind_from_str(s: &str) -> Option<ErrorKind> {
-    use ErrorKind::*;
-    [
-        Parse,
-        Syntax,
-        Arity,
-        Type,
-        Argument,
-        Index,
-        Arithmetic,
-        UndefinedSymbol,
-        AmbiguousReference,
-        Tool,
-        Unsupported,
-        Thrown,
-    ]
-    .into_iter()
-    .find(|k| k.as_str() == s)
 }
 
 /// `get` with the key leniency JSON data needs: a keyword also finds the string key of the same
