@@ -43,6 +43,8 @@ pub struct Agent {
 }
 
 pub(crate) struct Inner {
+    /// The model (also in `settings`, where a sub-agent inherits it from).
+    pub llm: Arc<dyn Llm>,
     /// The mission as written, with `{{name}}` placeholders.
     pub mission: String,
     pub tools: Vec<Arc<dyn Tool>>,
@@ -100,10 +102,7 @@ impl fmt::Debug for Agent {
             )
             .field("max_turns", &inner.settings.max_turns)
             .field("compression", &inner.settings.compression.to_string())
-            .field(
-                "llm",
-                &inner.settings.llm.as_ref().map(|llm| llm.describe()),
-            )
+            .field("llm", &inner.llm.describe())
             .finish_non_exhaustive()
     }
 }
@@ -361,9 +360,9 @@ impl AgentBuilder {
         if let Some(error) = self.deferred {
             return Err(error);
         }
-        if self.settings.llm.is_none() {
+        let Some(llm) = self.settings.llm.clone() else {
             return Err(BuildError::NoLlm);
-        }
+        };
         if self.settings.max_turns == 0 {
             return Err(BuildError::NoTurns);
         }
@@ -390,16 +389,9 @@ impl AgentBuilder {
         }
         if let Some(signature) = &signature {
             // Parameters given now must have the right types; missing ones may come at run time.
-            let present: Vec<Mismatch> = signature
-                .validate_input(|name| self.data.get(name))
-                .err()
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|m| !m.got.starts_with("nothing"))
-                .collect();
-            if !present.is_empty() {
-                return Err(BuildError::Input(present));
-            }
+            signature
+                .validate_given_input(|name| self.data.get(name))
+                .map_err(BuildError::Input)?;
         }
         let unknown: Vec<String> = placeholders(&self.mission)
             .into_iter()
@@ -425,6 +417,7 @@ impl AgentBuilder {
         }
         Ok(Agent {
             inner: Arc::new(Inner {
+                llm,
                 mission: self.mission,
                 tools: self.tools,
                 specs,

@@ -92,11 +92,19 @@ pub enum RunError {
     /// Placeholders of the mission with no data.
     #[error("the mission uses {} but the input data has no such key; pass it with RunOptions::data", .0.iter().map(|n| format!("{{{{{n}}}}}")).collect::<Vec<_>>().join(", "))]
     MissingPlaceholders(Vec<String>),
-    /// The history policy cannot hold the system prompt and the mission.
+    /// The history policy's token budget cannot hold the system prompt and the mission, which
+    /// are always sent.
     #[error(
-        "the history policy cannot be applied: {0}; the system prompt and the mission are always sent, so raise max_tokens"
+        "the history policy's max_tokens ({max_tokens}) cannot hold the system prompt (about \
+         {system_tokens} tokens) and the mission message (about {mission_tokens} tokens), which \
+         are always sent; raise max_tokens to at least {}",
+        .system_tokens + .mission_tokens
     )]
-    History(HistoryError),
+    HistoryBudget {
+        max_tokens: usize,
+        system_tokens: usize,
+        mission_tokens: usize,
+    },
     /// Not called from within a tokio runtime.
     #[error("agents run on tokio: call run() from within a tokio runtime (e.g. #[tokio::main])")]
     NoRuntime,
@@ -140,11 +148,7 @@ impl Agent {
             data,
             max_turns: inner.settings.max_turns,
         };
-        let llm = inner
-            .settings
-            .llm
-            .clone()
-            .expect("an agent is only built with a model");
+        let llm = &inner.llm;
         let span = tracing::info_span!(
             "agent_run",
             mission = %preview(&task.mission, 80),
@@ -235,14 +239,25 @@ impl History {
         mission: &Message,
         system: &Message,
         summarizer: LlmSummarizer,
-    ) -> Result<History, HistoryError> {
+    ) -> Result<History, RunError> {
+        let mission_tokens = HeuristicTokenizer.count_message(mission);
         let mut pinned = policy;
         pinned.max_tokens = policy
             .max_tokens
-            .map(|max| max.saturating_sub(HeuristicTokenizer.count_message(mission)));
+            .map(|max| max.saturating_sub(mission_tokens));
         pinned.max_messages = policy.max_messages.map(|max| max.saturating_sub(1).max(1));
         let manager = HistoryManager::new(pinned);
-        manager.validate(std::slice::from_ref(system))?;
+        if let Err(HistoryError::InvalidTokenLimit {
+            system_prompt_tokens,
+            ..
+        }) = manager.validate(std::slice::from_ref(system))
+        {
+            return Err(RunError::HistoryBudget {
+                max_tokens: policy.max_tokens.unwrap_or_default(),
+                system_tokens: system_prompt_tokens,
+                mission_tokens,
+            });
+        }
         Ok(History {
             manager,
             state: SummaryState::new(),
@@ -338,14 +353,13 @@ impl<'a> Loop<'a> {
                     .cloned()
                     .unwrap_or_else(|| Message::system(""));
                 let mission = first.get(1).cloned().unwrap_or_else(|| Message::user(""));
-                let llm = settings
-                    .llm
-                    .clone()
-                    .expect("an agent is only built with a model");
-                Some(
-                    History::new(policy, &mission, &system, LlmSummarizer::new(llm))
-                        .map_err(RunError::History)?,
-                )
+                let llm = agent.llm.clone();
+                Some(History::new(
+                    policy,
+                    &mission,
+                    &system,
+                    LlmSummarizer::new(llm),
+                )?)
             }
             _ => None,
         };
@@ -675,10 +689,7 @@ impl<'a> Loop<'a> {
         usage: &mut Usage,
     ) -> Result<LlmResponse, LlmError> {
         let settings = &self.agent.settings;
-        let llm = settings
-            .llm
-            .as_ref()
-            .expect("an agent is only built with a model");
+        let llm = &self.agent.llm;
         let policy = &settings.retry;
         let prompt_chars: usize = request.system.chars().count()
             + request

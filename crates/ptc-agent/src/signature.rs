@@ -184,12 +184,29 @@ impl Signature {
         &self,
         lookup: impl Fn(&str) -> Option<&'v Value>,
     ) -> Result<(), Vec<Mismatch>> {
+        self.check_input(lookup, true)
+    }
+
+    /// Like [`validate_input`](Self::validate_input), but parameters that are missing are not
+    /// reported (they may still be given later, e.g. when the agent runs).
+    pub(crate) fn validate_given_input<'v>(
+        &self,
+        lookup: impl Fn(&str) -> Option<&'v Value>,
+    ) -> Result<(), Vec<Mismatch>> {
+        self.check_input(lookup, false)
+    }
+
+    fn check_input<'v>(
+        &self,
+        lookup: impl Fn(&str) -> Option<&'v Value>,
+        require_all: bool,
+    ) -> Result<(), Vec<Mismatch>> {
         let mut mismatches = Vec::new();
         for param in &self.params {
             let mut path = format!("data/{}", param.name);
             match lookup(&param.name) {
                 Some(value) => check(&param.ty, value, &mut path, &mut mismatches),
-                None if matches!(param.ty, Type::Optional(_) | Type::Any) => {}
+                None if !require_all || matches!(param.ty, Type::Optional(_) | Type::Any) => {}
                 None => mismatches.push(Mismatch {
                     path,
                     expected: param.ty.describe(),

@@ -154,3 +154,31 @@ async fn history_summaries_are_written_by_the_agents_model() {
     assert_eq!(step.turns[4].usage().llm_requests, 2);
     assert_eq!(step.usage.llm_requests, 6);
 }
+
+#[tokio::test]
+async fn a_history_budget_must_hold_the_system_prompt_and_the_mission() {
+    let llm = ScriptedLlm::new(Vec::<String>::new());
+    let error = Agent::builder("x")
+        .llm(llm.clone())
+        .history_policy(HistoryPolicy::default().with_max_tokens(100))
+        .build()
+        .expect_err("the system prompt alone is larger");
+    assert_eq!(
+        error.to_string(),
+        "the history policy cannot be applied: max_tokens is 100, but the system messages alone \
+         take about 2466 tokens; raise max_tokens to at least 2466 or shorten the system messages"
+    );
+    // The system prompt fits, but not together with a long mission.
+    let agent = Agent::builder("y ".repeat(400))
+        .llm(llm)
+        .history_policy(HistoryPolicy::default().with_max_tokens(2500))
+        .build()
+        .expect("the system prompt fits");
+    let error = agent.run().await.expect_err("no room for the mission");
+    assert_eq!(
+        error.to_string(),
+        "the history policy's max_tokens (2500) cannot hold the system prompt (about 2466 \
+         tokens) and the mission message (about 208 tokens), which are always sent; raise \
+         max_tokens to at least 2674"
+    );
+}
