@@ -8,7 +8,7 @@
 //! - [`print_str`]: what `println` shows (strings and characters unquoted at every depth).
 //! - [`str_of`]: what `str` makes of one value (`nil` is empty, a string is itself).
 
-use crate::value::{FnRepr, Value};
+use crate::value::{Date, DateKind, FnRepr, Value};
 use std::fmt::Write;
 
 /// Clojure's `pr-str` of one value.
@@ -52,6 +52,7 @@ pub fn str_of(value: &Value) -> String {
         Value::Nil => String::new(),
         Value::Str(s) => s.to_string(),
         Value::Char(c) => c.to_string(),
+        Value::Date(d) => d.to_text(),
         Value::Float(f) if !f.is_finite() => {
             if f.is_nan() {
                 "NaN".into()
@@ -170,6 +171,7 @@ impl Printer {
             Value::Lazy(l) => {
                 let _ = write!(self.out, "#lazy-seq[{}]", l.describe());
             }
+            Value::Date(d) => self.date(*d),
         }
     }
 
@@ -204,6 +206,23 @@ impl Printer {
         }
         if self.style != Style::Human {
             self.out.push('"');
+        }
+    }
+
+    /// A `LocalDate` prints as Clojure prints it, less the identity hash (so it is the same on
+    /// every run): `#object[java.time.LocalDate "2024-03-15"]`. An instant prints as `#inst`.
+    fn date(&mut self, d: Date) {
+        match d.kind() {
+            DateKind::Day(_) => {
+                self.out.push_str("#object[java.time.LocalDate ");
+                self.string(&d.iso_day());
+                self.out.push(']');
+            }
+            DateKind::Instant(_) => {
+                self.out.push_str("#inst \"");
+                self.out.push_str(&d.inst_text());
+                self.out.push('"');
+            }
         }
     }
 
