@@ -306,10 +306,10 @@ mod tests {
     #[test]
     fn compact_reference_stays_small() {
         let text = compact();
-        // About four characters per token for this kind of text: 6,000 characters stays well
-        // below a 2,000-token budget.
+        // This text runs at about four characters per token (cl100k), so 7,000 characters keeps
+        // it below 2,000 tokens with room to spare.
         assert!(
-            text.len() < 6_000,
+            text.len() < 7_000,
             "compact reference has {} bytes",
             text.len()
         );
