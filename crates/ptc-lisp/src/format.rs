@@ -355,6 +355,20 @@ mod tests {
         assert_eq!(str_of(&Value::Float(f64::INFINITY)), "Infinity");
     }
 
+    #[test]
+    fn dates_print_as_clojure_does_and_read_back() {
+        let day = Value::Date(crate::value::Date::from_ymd(2024, 3, 15).unwrap());
+        let instant = Value::Date(crate::value::Date::instant(1_500).unwrap());
+        assert_eq!(pr_str(&day), r#"#object[java.time.LocalDate "2024-03-15"]"#);
+        assert_eq!(print_str(&day), "#object[java.time.LocalDate 2024-03-15]");
+        assert_eq!(str_of(&day), "2024-03-15");
+        assert_eq!(pr_str(&instant), r#"#inst "1970-01-01T00:00:01.500-00:00""#);
+        assert_eq!(str_of(&instant), "Thu Jan 01 00:00:01 UTC 1970");
+        for v in [day, instant] {
+            assert_eq!(crate::value::read_value(&pr_str(&v)).unwrap(), v);
+        }
+    }
+
     // TRN-001..TRN-005, SAM-003
     #[test]
     fn to_clojure_truncates_collections_and_strings() {

@@ -30,7 +30,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!(".lastIndexOf", [2], last_index_of, "(.lastIndexOf s part)", "Java lastIndexOf: position of the last occurrence, -1 if absent.", "(.lastIndexOf \"abca\" \"a\")" => "3"),
     builtin!(".substring", [2..=3], substring, "(.substring s start) (.substring s start end)", "Java String.substring: like subs.", "(.substring \"hello\" 1 3)" => "\"el\""),
     builtin!(".charAt", [2], char_at, "(.charAt s i)", "Java String.charAt: the character at position i.", "(.charAt \"abc\" 1)" => "\\b"),
-    builtin!(".split", [2..=3], split, "(.split s regex-string) (.split s regex-string limit)", "Java String.split: the pieces of s around matches of the regex given as a string, as a vector.", "(.split \"a,b,,c,,\" \",\")" => "[\"a\" \"b\" \"\" \"c\"]"),
+    builtin!(".split", [2..=3], split, "(.split s regex-string) (.split s regex-string limit)", "Java String.split: the pieces of s around matches of the regex given as a string, as a vector.", "(vec (.split \"a,b,,c,,\" \",\"))" => "[\"a\" \"b\" \"\" \"c\"]"),
     builtin!(".replace", [3], replace, "(.replace s target replacement)", "Java String.replace: every occurrence of a string (or char) replaced literally.", "(.replace \"a.b.c\" \".\" \"-\")" => "\"a-b-c\""),
     builtin!(".replaceAll", [3], replace_all, "(.replaceAll s regex-string replacement)", "Java String.replaceAll: every match of the regex (a string) replaced, with $1 for groups.", "(.replaceAll \"a1b22\" \"\\\\d+\" \"<$0>\")" => "\"a<1>b<22>\""),
     builtin!(".replaceFirst", [3], replace_first, "(.replaceFirst s regex-string replacement)", "Java String.replaceFirst: the first match of the regex (a string) replaced.", "(.replaceFirst \"a1b2\" \"\\\\d\" \"#\")" => "\"a#b2\""),
@@ -47,7 +47,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("Character/isDigit", [1], is_digit, "(Character/isDigit c)", "True if the char c is a digit.", "[(Character/isDigit \\5) (Character/isDigit \\a)]" => "[true false]"),
     builtin!("Character/isLetter", [1], is_letter, "(Character/isLetter c)", "True if the char c is a letter.", "(Character/isLetter \\é)" => "true"),
     builtin!("Character/isLetterOrDigit", [1], is_letter_or_digit, "(Character/isLetterOrDigit c)", "True if the char c is a letter or a digit.", "(Character/isLetterOrDigit \\_)" => "false"),
-    builtin!("Character/isAlphabetic", [1], is_letter, "(Character/isAlphabetic c)", "True if the char c is alphabetic.", "(Character/isAlphabetic \\a)" => "true"),
+    builtin!("Character/isAlphabetic", [1], is_letter, "(Character/isAlphabetic c)", "True if the char (or code point) c is alphabetic.", "(Character/isAlphabetic (int \\a))" => "true"),
     builtin!("Character/isUpperCase", [1], is_upper_case, "(Character/isUpperCase c)", "True if the char c is an upper-case letter.", "(Character/isUpperCase \\A)" => "true"),
     builtin!("Character/isLowerCase", [1], is_lower_case, "(Character/isLowerCase c)", "True if the char c is a lower-case letter.", "(Character/isLowerCase \\A)" => "false"),
     builtin!("Character/isWhitespace", [1], is_whitespace, "(Character/isWhitespace c)", "True if the char c is whitespace (not counting no-break spaces).", "(Character/isWhitespace \\space)" => "true"),
@@ -187,13 +187,14 @@ fn index_of(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         Some(f) => expect_int(".indexOf", f)?.max(0),
         None => 0,
     };
-    let start = s
+    let Some(start) = s
         .char_indices()
-        .nth(from as usize)
-        .map_or(if from == 0 { 0 } else { s.len() + 1 }, |(b, _)| b);
-    if start > s.len() {
+        .map(|(b, _)| b)
+        .chain(std::iter::once(s.len()))
+        .nth(usize::try_from(from).unwrap_or(usize::MAX))
+    else {
         return Ok(Value::Int(-1));
-    }
+    };
     Ok(Value::Int(
         s[start..]
             .find(wanted.as_str())

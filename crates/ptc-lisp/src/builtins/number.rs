@@ -69,7 +69,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("Math/exp", [1], math_exp, "(Math/exp x)", "e raised to the power x.", "(Math/exp 0)" => "1.0"),
     builtin!("Math/signum", [1], math_signum, "(Math/signum x)", "-1.0, 0.0 or 1.0 by the sign of x.", "(Math/signum -3.2)" => "-1.0"),
     builtin!("Math/max", [2], math_max, "(Math/max x y)", "The greater of x and y (integers if both are integers).", "(Math/max 1 2)" => "2"),
-    builtin!("Math/min", [2], math_min, "(Math/min x y)", "The lesser of x and y (integers if both are integers).", "(Math/min 1.5 2)" => "1.5"),
+    builtin!("Math/min", [2], math_min, "(Math/min x y)", "The lesser of x and y (integers if both are integers).", "(Math/min 1.5 2.5)" => "1.5"),
     builtin!("Math/floorDiv", [2], math_floor_div, "(Math/floorDiv n d)", "Integer division rounding toward negative infinity.", "(Math/floorDiv -7 2)" => "-4"),
     builtin!("Math/floorMod", [2], math_floor_mod, "(Math/floorMod n d)", "Integer modulus with the sign of d (like mod).", "(Math/floorMod -7 2)" => "1"),
 ];

@@ -185,8 +185,17 @@ fn parse_spec(
     Ok(spec)
 }
 
+/// The widest field and the longest precision a directive may ask for.
+const MAX_WIDTH: usize = 10_000;
+
 fn check_spec(spec: &Spec) -> Result<()> {
     let f = spec.flags;
+    if spec.width.unwrap_or(0) > MAX_WIDTH || spec.precision.unwrap_or(0) > MAX_WIDTH {
+        return Err(Error::argument(format!(
+            "format: {} asks for more than {MAX_WIDTH} characters",
+            spec.text
+        )));
+    }
     let numeric = matches!(spec.conversion, 'd' | 'x' | 'X' | 'o' | 'f' | 'e' | 'E');
     if !matches!(
         spec.conversion,
@@ -613,6 +622,11 @@ mod tests {
              sign"
         );
         assert!(fmt("%-d", &[Value::Int(1)]).starts_with("error:"));
+        assert_eq!(
+            fmt("%99999999999999999999d", &[Value::Int(1)]),
+            "error: format: %99999999999999999999d asks for more than 10000 characters"
+        );
+        assert!(fmt("%.100000f", &[Value::Float(1.0)]).starts_with("error:"));
         assert!(fmt("%c", &[Value::Int(65)]).starts_with("error:"));
     }
 }
