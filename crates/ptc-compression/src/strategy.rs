@@ -4,6 +4,7 @@ use crate::options::RenderOptions;
 use crate::render::{
     self, Counts, Detail, Feedback, Newest, Parts, successful_prints, successful_tool_calls,
 };
+use crate::tokenizer::HeuristicTokenizer;
 use ptc_lisp::Definition;
 use ptc_lisp::Value;
 use ptc_lisp::value::FnRepr;
@@ -61,12 +62,6 @@ impl Rendered {
     }
 }
 
-/// Estimated tokens of a text: one per four characters, rounded up. The one place this
-/// estimate is made.
-fn estimate_tokens(text: &str) -> usize {
-    char_count(text).div_ceil(4)
-}
-
 fn char_count(text: &str) -> usize {
     // Prompts are mostly ASCII, and checking that is much cheaper than decoding.
     if text.is_ascii() {
@@ -85,8 +80,9 @@ struct Size {
 
 impl Size {
     fn add(&mut self, text: &str) {
-        self.chars += char_count(text);
-        self.tokens += estimate_tokens(text);
+        let chars = char_count(text);
+        self.chars += chars;
+        self.tokens += HeuristicTokenizer::tokens_for_chars(chars);
     }
 }
 
@@ -665,10 +661,11 @@ mod tests {
 
     #[test]
     fn token_estimates_round_up_by_characters() {
-        assert_eq!(estimate_tokens(""), 0);
-        assert_eq!(estimate_tokens("abcd"), 1);
-        assert_eq!(estimate_tokens("abcde"), 2);
-        assert_eq!(estimate_tokens("ääää"), 1);
+        let estimate = |t: &str| HeuristicTokenizer::tokens_for_chars(char_count(t));
+        assert_eq!(estimate(""), 0);
+        assert_eq!(estimate("abcd"), 1);
+        assert_eq!(estimate("abcde"), 2);
+        assert_eq!(estimate("ääää"), 1);
     }
 
     #[test]
