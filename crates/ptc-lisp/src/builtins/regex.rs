@@ -167,10 +167,13 @@ fn translate(pattern: &str) -> Result<String> {
                 }
             }
             '[' => {
-                // A `[` inside a class opens a nested class in Java, as in the regex crate; `[:`
-                // would start an ASCII class there, so it is escaped.
+                // A `[` inside a class opens a nested class in Java, as in the regex crate; but
+                // `[:` would start an ASCII class there (`[[:alpha:]]` is the characters
+                // `:alph` to Java), so the colon is escaped.
                 if in_class && chars.get(i + 1) == Some(&':') {
-                    out.push_str("\\[");
+                    class_depth += 1;
+                    out.push_str("[\\:");
+                    i += 1;
                 } else {
                     class_depth += 1;
                     out.push('[');
@@ -463,6 +466,7 @@ mod tests {
         assert_eq!(translate(r"\Q(x").unwrap(), r"\(x");
         assert_eq!(translate("a{2,3}b{4}c{5,}").unwrap(), "a{2,3}b{4}c{5,}");
         assert_eq!(translate(r"[]a]").unwrap(), r"[\]a]");
+        assert_eq!(translate("[[:alpha:]]").unwrap(), r"[[\:alpha:]]");
         assert_eq!(translate(r"\<").unwrap(), "<");
         assert_eq!(translate("a*?b+?").unwrap(), "a*?b+?");
     }
