@@ -109,9 +109,11 @@ const RULES: &[&str] = &[
     "Key leniency for JSON data: get, get-in, keywords as functions, destructuring and where find \
      a string key when given a keyword, and a keyword key when given a string.",
     "Regexes use Java syntax and run in linear time: no look-ahead, look-behind, backreferences or \
-     possessive quantifiers; \\w \\d \\s match ASCII only, as in Java.",
+     possessive quantifiers; \\w \\d \\s match ASCII only, as in Java. Java methods that return \
+     arrays (.split) return vectors.",
     "String positions and lengths count characters (Java counts UTF-16 units).",
-    "Dates: (java.time.LocalDate/parse \"2024-03-15\") with .plusDays .isBefore compare sort; \
+    "Dates: (java.time.LocalDate/parse \"2024-03-15\") with .plusDays .isBefore compare sort, \
+     printed as #object[java.time.LocalDate \"2024-03-15\"], (str d) is \"2024-03-15\"; \
      (java.util.Date. millis) and #inst are instants, shown in UTC.",
     "Nothing reads the clock or randomness (no LocalDate/now, rand, shuffle): take today's date \
      from the data or a tool.",
