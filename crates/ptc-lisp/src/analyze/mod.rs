@@ -732,6 +732,16 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         if is_unsupported(name) {
             return unsupported_form(name, span);
         }
+        if name == "." || name == ".." {
+            return Error::at(
+                ErrorKind::Unsupported,
+                span,
+                format!(
+                    "the ({name} target method) form is not supported; call a method as \
+                     (.method target args), e.g. (.toUpperCase s), and chain calls with ->"
+                ),
+            );
+        }
         if name.starts_with('.') || name.ends_with('.') || name.contains('/') {
             let known_ns = name.split('/').next().unwrap_or("");
             if !matches!(known_ns, "tool" | "data" | "user") && name.contains('/') {

@@ -4,7 +4,10 @@
 //! `regex` crate, whose matching time is linear in the input: no pattern can make a program hang
 //! on backtracking. Java's meaning is kept where the two differ in ways data programs notice:
 //! `\w`, `\d` and `\s` (and their negations) match ASCII characters only, as in Java, while `\b`
-//! stays Unicode-aware, as in Java 17. `\Q...\E` quoting is supported.
+//! stays Unicode-aware, as in Java 17. `\Q...\E` quoting is supported. Matches are found in
+//! Java's order (an empty match right after a non-empty one counts). Small differences remain:
+//! `.` and `$` treat only `\n` as a line end (Java also `\r` and a few Unicode separators), `\Z`
+//! is read as `\z`, and `(?i)` folds case for all of Unicode (Java only for ASCII by default).
 //!
 //! Not supported, because they need backtracking: backreferences (`\1`), look-ahead and
 //! look-behind (`(?=`, `(?!`, `(?<=`, `(?<!`), atomic groups (`(?>`) and possessive quantifiers
