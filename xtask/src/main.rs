@@ -3,6 +3,7 @@
 mod cases;
 mod ci;
 mod conformance;
+mod docs;
 
 use std::process::ExitCode;
 
@@ -11,7 +12,8 @@ const USAGE: &str = "usage: cargo xtask <subcommand>
 subcommands:
   ci                                    every check CI runs: fmt, clippy, tests, doc tests, benches compile
   bench [FILTER]                        run the criterion benchmarks (medians in target/criterion)
-  conformance [--regenerate | --docs]   check (or regenerate) the Clojure conformance corpus";
+  conformance [--regenerate | --docs]   check (or regenerate) the Clojure conformance corpus
+  docs [--check]                        write docs/language.md from the builtin registry (or check it)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -19,6 +21,7 @@ fn main() -> ExitCode {
         Some("ci") => ci::ci(&args[1..]),
         Some("bench") => ci::bench(&args[1..]),
         Some("conformance") => conformance::run(&args[1..]),
+        Some("docs") => docs::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

@@ -1198,6 +1198,7 @@ pub(crate) fn pack_shape(shape: ValueShape) -> u64 {
         ValueShape::Regex => (13, 0),
         ValueShape::Var => (14, 0),
         ValueShape::LazySeq => (15, 0),
+        ValueShape::Date => (16, 0),
     };
     (tag << 56) | (len as u64 & ((1 << 56) - 1))
 }
@@ -1220,6 +1221,7 @@ pub(crate) fn unpack_shape(word: u64) -> Option<ValueShape> {
         13 => ValueShape::Regex,
         14 => ValueShape::Var,
         15 => ValueShape::LazySeq,
+        16 => ValueShape::Date,
         _ => return None,
     })
 }
