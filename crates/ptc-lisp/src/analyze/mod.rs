@@ -512,6 +512,10 @@ pub(crate) fn unsupported_message(what: &str) -> String {
             "there are no types or protocols; use maps and functions"
         }
         "while" => "there is no mutable state to end a while loop; use loop/recur",
+        "rand" | "rand-int" | "rand-nth" | "shuffle" | "random-sample" | "random-uuid" => {
+            "there is no randomness: a program must give the same result every time it is \
+             replayed; pick items deterministically (first, nth, take, sort-by)"
+        }
         _ => "it is outside the PTC-Lisp subset",
     };
     format!("{what} is not supported: {hint}")
@@ -565,6 +569,12 @@ const UNSUPPORTED: &[&str] = &[
     "new",
     "while",
     "thread",
+    "rand",
+    "rand-int",
+    "rand-nth",
+    "shuffle",
+    "random-sample",
+    "random-uuid",
 ];
 
 impl<'s, 'a> Analyzer<'s, 'a> {

@@ -6,11 +6,17 @@
 //! cannot drift from behaviour. Families live in one file each.
 
 pub(crate) mod coll;
+pub(crate) mod function;
+pub(crate) mod group;
 pub(crate) mod io;
 pub(crate) mod number;
+pub(crate) mod parallel;
 pub(crate) mod predicate;
+pub(crate) mod ptc;
 pub(crate) mod seq;
+pub(crate) mod set;
 pub(crate) mod string;
+pub(crate) mod transduce;
 
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult};
@@ -107,7 +113,7 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 6] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 12] {
     [
         ("Numbers", number::BUILTINS),
         ("Predicates", predicate::BUILTINS),
@@ -115,6 +121,12 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 6] {
         ("Maps and collections", coll::BUILTINS),
         ("Strings", string::BUILTINS),
         ("Output and errors", io::BUILTINS),
+        ("Functions", function::BUILTINS),
+        ("Grouping and splitting", group::BUILTINS),
+        ("Sets (clojure.set, also set/)", set::BUILTINS),
+        ("Transducers and early termination", transduce::BUILTINS),
+        ("PTC extensions: predicates and aggregation", ptc::BUILTINS),
+        ("PTC extensions: parallel calls", parallel::BUILTINS),
     ]
 }
 

@@ -19,7 +19,7 @@ use arcstr::ArcStr;
 use ir::*;
 use smallvec::SmallVec;
 use std::sync::Arc;
-use std::sync::atomic::Ordering as AtomicOrdering;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::time::{Duration, Instant};
 
 /// Why evaluation stopped early: an error, or one of the program's own exits.
@@ -124,6 +124,9 @@ pub struct Ctx {
     pub(crate) tool_calls: Vec<ToolCallRecord>,
     /// Set on `pmap`/`pcalls` workers, where `def` is refused.
     worker: bool,
+    /// Tool calls left to the workers of a parallel section, shared between them so the run's
+    /// limit holds while they call tools at the same time.
+    tool_budget: Option<Arc<AtomicUsize>>,
 }
 
 const CLOCK_INTERVAL: u64 = 4096;
@@ -156,6 +159,7 @@ impl Ctx {
             prints: Vec::new(),
             tool_calls: Vec::new(),
             worker: false,
+            tool_budget: None,
         }
     }
 
@@ -303,6 +307,20 @@ impl Ctx {
             )
             .into());
         }
+        if let Some(budget) = &self.tool_budget
+            && budget
+                .fetch_update(AtomicOrdering::SeqCst, AtomicOrdering::SeqCst, |n| {
+                    n.checked_sub(1)
+                })
+                .is_err()
+        {
+            return Err(Error::new(
+                ErrorKind::ToolCallLimit,
+                "tool call limit exceeded: the parallel calls together used up the run's tool \
+                 calls; batch the work or continue in the next turn",
+            )
+            .into());
+        }
         let start = Instant::now();
         let outcome = invoke_tool(tool, &args, self.limits.tool_timeout);
         let elapsed = start.elapsed();
@@ -356,7 +374,58 @@ impl Ctx {
         let mut child = Ctx::new(Arc::new(limits), self.globals.clone(), self.next_order);
         child.worker = true;
         child.depth = self.depth;
+        child.tool_budget = self.tool_budget.clone();
         child
+    }
+
+    /// The tool-call budget the workers of a parallel section share: the enclosing section's,
+    /// or a new one holding what this run has left.
+    pub(crate) fn worker_tool_budget(&self) -> Arc<AtomicUsize> {
+        match &self.tool_budget {
+            Some(budget) => budget.clone(),
+            None => Arc::new(AtomicUsize::new(
+                self.limits
+                    .max_tool_calls
+                    .saturating_sub(self.tool_calls.len()),
+            )),
+        }
+    }
+
+    /// A context for one item of a parallel section: as [`Ctx::fork`], drawing tool calls from
+    /// `tool_budget` (shared with its siblings), and with the evaluation time its worker thread
+    /// already spent on earlier items (`used`) taken off its timeout, so a thread that works
+    /// through many items still stops at the run's deadline.
+    pub(crate) fn fork_worker(
+        &self,
+        share: usize,
+        tool_budget: &Arc<AtomicUsize>,
+        used: Duration,
+    ) -> Ctx {
+        let mut child = self.fork(share);
+        if !used.is_zero() {
+            let mut limits = (*child.limits).clone();
+            limits.timeout = limits.timeout.saturating_sub(used);
+            child.limits = Arc::new(limits);
+        }
+        child.tool_budget = Some(tool_budget.clone());
+        child
+    }
+
+    /// Time spent inside tools so far.
+    pub(crate) fn tool_time(&self) -> Duration {
+        self.tool_time
+    }
+
+    /// After a parallel section's workers joined: of the section's `wall` time, only `busy`
+    /// (the busiest worker thread's evaluation time) counts as evaluation. `join` added up every
+    /// worker's tool time, but those waits overlapped.
+    pub(crate) fn settle_parallel_time(
+        &mut self,
+        tool_time_before: Duration,
+        wall: Duration,
+        busy: Duration,
+    ) {
+        self.tool_time = tool_time_before + wall.saturating_sub(busy);
     }
 
     /// Take back a finished worker's records and counters (call in a deterministic order).
