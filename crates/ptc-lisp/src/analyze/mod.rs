@@ -1572,7 +1572,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             self.analyze_body(body, false)
         })();
         self.restore(mark);
-        Ok(Expr::For(Box::new(ForExpr {
+        Ok(Expr::For(Arc::new(ForExpr {
             clauses,
             body: result?,
             collect,

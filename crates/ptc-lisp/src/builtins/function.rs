@@ -40,7 +40,10 @@ fn expect_fns(name: &str, fs: &[Value]) -> crate::error::Result<()> {
     fs.iter().try_for_each(|f| expect_fn(name, f))
 }
 
-fn native(name: &str, f: impl Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync + 'static) -> Value {
+fn native(
+    name: &str,
+    f: impl Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync + 'static,
+) -> Value {
     Value::Fn(Function::native(name, f))
 }
 
@@ -128,14 +131,18 @@ fn memoize(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     expect_fn("memoize", &f)?;
     let cache: Mutex<FxHashMap<Vec<Value>, Value>> = Mutex::new(FxHashMap::default());
     Ok(native("memoize", move |ctx, call| {
-        let lock = || cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let lock = || {
+            cache
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
         if let Some(hit) = lock().get(call) {
             return Ok(hit.clone());
         }
         // The lock is not held while f runs: f may call this function again (recursion).
         let result = ctx.apply(&f, call)?;
-        let entry_size: usize = call.iter().map(Value::estimated_size).sum::<usize>()
-            + result.estimated_size();
+        let entry_size: usize =
+            call.iter().map(Value::estimated_size).sum::<usize>() + result.estimated_size();
         ctx.charge(entry_size)?;
         lock().insert(call.to_vec(), result.clone());
         Ok(result)

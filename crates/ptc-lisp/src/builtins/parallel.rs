@@ -17,8 +17,8 @@ use super::{Builtin, builtin, expect_fn};
 use crate::error::{Error, ErrorKind};
 use crate::eval::{Ctx, EvalResult, Flow, Items, unbounded_error};
 use crate::value::Value;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 pub(crate) const BUILTINS: &[Builtin] = &[
@@ -42,7 +42,10 @@ fn pmap(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         if colls.iter().all(|c| matches!(c, Value::Lazy(_))) {
             return Err(unbounded_error("pmap", &colls[0]).into());
         }
-        let mut iters = colls.iter().map(Items::new).collect::<Result<Vec<_>, _>>()?;
+        let mut iters = colls
+            .iter()
+            .map(Items::new)
+            .collect::<Result<Vec<_>, _>>()?;
         let mut rows = Vec::new();
         'rows: loop {
             let mut row = Vec::with_capacity(iters.len());

@@ -49,9 +49,7 @@ impl Field {
     fn parse(ctx: &mut Ctx, name: &str, v: &Value, allow_fn: bool) -> EvalResult<Field> {
         match v {
             Value::Keyword(_) | Value::Str(_) | Value::Int(_) => Ok(Field::Key(v.clone())),
-            Value::Vector(_) | Value::List(_) => {
-                Ok(Field::Path(Items::collect_all(v, ctx, name)?))
-            }
+            Value::Vector(_) | Value::List(_) => Ok(Field::Path(Items::collect_all(v, ctx, name)?)),
             Value::Fn(_) | Value::Map(_) | Value::Set(_) if allow_fn => Ok(Field::Fn(v.clone())),
             other => Err(Error::type_error(format!(
                 "{name} expects a field: a keyword, a string key or a vector path{}, got {}",

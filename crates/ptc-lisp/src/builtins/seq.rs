@@ -1189,10 +1189,7 @@ fn tree_seq(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             },
         };
         ctx.tick()?;
-        if ctx
-            .apply(branch, std::slice::from_ref(&node))?
-            .truthy()
-        {
+        if ctx.apply(branch, std::slice::from_ref(&node))?.truthy() {
             let kids = ctx.apply(children, std::slice::from_ref(&node))?;
             let kids = Items::collect_all(&kids, ctx, "tree-seq")?;
             pending.push(kids.into_iter());

@@ -179,13 +179,16 @@ fn completing(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     if let Some(cf) = &complete {
         expect_fn("completing", cf)?;
     }
-    Ok(Value::Fn(Function::native("completing", move |ctx, call| match (call, &complete) {
-        ([], _) => ctx.apply(&f, &[]),
-        ([acc], None) => Ok(acc.clone()),
-        ([acc], Some(cf)) => ctx.apply(cf, std::slice::from_ref(acc)),
-        ([_, _], _) => ctx.apply(&f, call),
-        _ => Err(arity_error("a completing function", call.len(), "0 to 2").into()),
-    })))
+    Ok(Value::Fn(Function::native(
+        "completing",
+        move |ctx, call| match (call, &complete) {
+            ([], _) => ctx.apply(&f, &[]),
+            ([acc], None) => Ok(acc.clone()),
+            ([acc], Some(cf)) => ctx.apply(cf, std::slice::from_ref(acc)),
+            ([_, _], _) => ctx.apply(&f, call),
+            _ => Err(arity_error("a completing function", call.len(), "0 to 2").into()),
+        },
+    )))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -193,10 +196,7 @@ fn completing(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 // ---------------------------------------------------------------------------------------------
 
 /// A transducer: applied to a reducing function `rf`, it returns `make(rf)`.
-fn transducer(
-    name: &'static str,
-    make: impl Fn(Value) -> Value + Send + Sync + 'static,
-) -> Value {
+fn transducer(name: &'static str, make: impl Fn(Value) -> Value + Send + Sync + 'static) -> Value {
     let label = format!("({name} ...)");
     Value::Fn(Function::native(&label, move |_ctx, args| match args {
         [rf] => Ok(make(rf.clone())),
@@ -215,14 +215,15 @@ fn stepper(
     rf: Value,
     step: impl Fn(&mut Ctx, &Value, Value, Value) -> EvalResult + Send + Sync + 'static,
 ) -> Value {
-    Value::Fn(Function::native("reducing function", move |ctx, args| {
-        match args {
+    Value::Fn(Function::native(
+        "reducing function",
+        move |ctx, args| match args {
             [] => ctx.apply(&rf, &[]),
             [acc] => ctx.apply(&rf, std::slice::from_ref(acc)),
             [acc, item] => step(ctx, &rf, acc.clone(), item.clone()),
             _ => Err(arity_error("a reducing function", args.len(), "0 to 2").into()),
-        }
-    }))
+        },
+    ))
 }
 
 /// Like [`stepper`], with a completion that may flush buffered items before completing `rf`.
@@ -231,8 +232,9 @@ fn stepper_with_flush(
     step: impl Fn(&mut Ctx, &Value, Value, Value) -> EvalResult + Send + Sync + 'static,
     flush: impl Fn(&mut Ctx, &Value, Value) -> EvalResult + Send + Sync + 'static,
 ) -> Value {
-    Value::Fn(Function::native("reducing function", move |ctx, args| {
-        match args {
+    Value::Fn(Function::native(
+        "reducing function",
+        move |ctx, args| match args {
             [] => ctx.apply(&rf, &[]),
             [acc] => {
                 let acc = flush(ctx, &rf, acc.clone())?;
@@ -240,8 +242,8 @@ fn stepper_with_flush(
             }
             [acc, item] => step(ctx, &rf, acc.clone(), item.clone()),
             _ => Err(arity_error("a reducing function", args.len(), "0 to 2").into()),
-        }
-    }))
+        },
+    ))
 }
 
 #[inline]
@@ -292,7 +294,11 @@ pub(crate) fn keep_xf(f: Value) -> Value {
 /// `(map-indexed f)` (`keep_nil = true`) or `(keep-indexed f)`.
 pub(crate) fn indexed_xf(f: Value, keep_nil: bool) -> Value {
     transducer(
-        if keep_nil { "map-indexed" } else { "keep-indexed" },
+        if keep_nil {
+            "map-indexed"
+        } else {
+            "keep-indexed"
+        },
         move |rf| {
             let f = f.clone();
             let index = AtomicI64::new(0);

@@ -178,6 +178,11 @@ pub enum Cursor {
         pending: Option<Value>,
         started: bool,
     },
+    For {
+        lazy: std::sync::Arc<crate::eval::LazyFor>,
+        source: Box<Cursor>,
+        pending: VecDeque<Value>,
+    },
 }
 
 impl Cursor {
@@ -275,6 +280,11 @@ impl Cursor {
                     },
                     None => Cursor::new(source),
                 }),
+            },
+            LazyKind::For(lazy) => Cursor::For {
+                lazy: lazy.clone(),
+                source: Box::new(Cursor::new(&lazy.source)),
+                pending: VecDeque::new(),
             },
             LazyKind::Interpose { sep, source } => Cursor::Interpose {
                 sep: sep.clone(),
@@ -465,6 +475,20 @@ impl Cursor {
                 *started = true;
                 source.next(ctx)
             }
+            Cursor::For {
+                lazy,
+                source,
+                pending,
+            } => loop {
+                if let Some(item) = pending.pop_front() {
+                    return Ok(item);
+                }
+                let item = source.next(ctx)?;
+                let mut out = Vec::new();
+                ctx.for_item(lazy, item, &mut out)?;
+                ctx.charge_items(out.len())?;
+                pending.extend(out);
+            },
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::limits::Limits;
 use crate::namespace::ValueShape;
 use crate::span::Span;
 use crate::tools::{Tool, ToolCallRecord, ToolOutcome};
-use crate::value::{FnRepr, Function, Keyword, Map, Set, Value};
+use crate::value::{FnRepr, Function, Keyword, LazyKind, LazySeq, Map, Set, Value};
 use arcstr::ArcStr;
 use ir::*;
 use smallvec::SmallVec;
@@ -209,11 +209,16 @@ impl Ctx {
     #[cold]
     fn check_budget(&mut self) -> Result<(), Error> {
         if self.steps >= self.limits.max_steps {
+            let what = if self.worker {
+                "a pmap/pcalls item took more than its share of the remaining budget,"
+            } else {
+                "the program took more than"
+            };
             return Err(Error::new(
                 ErrorKind::StepLimit,
                 format!(
-                    "step limit exceeded: the program took more than {} evaluation steps; \
-                     look for an infinite loop or process less data per turn",
+                    "step limit exceeded: {what} {} evaluation steps; look for an infinite loop \
+                     or process less data per turn",
                     self.limits.max_steps
                 ),
             ));
@@ -891,7 +896,28 @@ impl Ctx {
             }
             Expr::For(f) => {
                 let mut out = Vec::new();
-                self.eval_for(f, 0, env, &mut out)?;
+                match f.clauses.first() {
+                    // `(for [x (range) ...] ...)`: an unbounded sequence, produced on demand.
+                    Some(ForClause::Each { coll, .. }) if f.collect && f.lazy_over_first() => {
+                        let coll = self.eval(coll, env)?;
+                        if let Value::Lazy(source) = coll {
+                            return Ok(Value::Lazy(LazySeq::new(LazyKind::For(Arc::new(
+                                LazyFor {
+                                    expr: f.clone(),
+                                    frame: self.stack[self.base..].to_vec(),
+                                    captures: env.captures.clone(),
+                                    self_fn: env.self_fn.cloned(),
+                                    group: env.group.cloned(),
+                                    source,
+                                },
+                            )))));
+                        }
+                        self.for_each_item(f, 0, &coll, env, &mut out)?;
+                    }
+                    _ => {
+                        self.eval_for(f, 0, env, &mut out)?;
+                    }
+                }
                 if f.collect {
                     self.charge_items(out.len())?;
                     let v = Value::list(out);
@@ -974,6 +1000,66 @@ impl Ctx {
         result
     }
 
+    /// Run the `for` clauses after binding clause `i` (an `Each`) to each item of `coll`.
+    fn for_each_item(
+        &mut self,
+        f: &ForExpr,
+        i: usize,
+        coll: &Value,
+        env: &Env,
+        out: &mut Vec<Value>,
+    ) -> EvalResult<()> {
+        let mut items = Items::new(coll)?;
+        while let Some(item) = items.next(self)? {
+            self.bind_for_item(f, i, item.into_owned(), env)?;
+            if !self.eval_for(f, i + 1, env, out)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Bind the slot (and destructured names) of `Each` clause `i` to `item`.
+    fn bind_for_item(&mut self, f: &ForExpr, i: usize, item: Value, env: &Env) -> EvalResult<()> {
+        if let Some(ForClause::Each {
+            slot, destructure, ..
+        }) = f.clauses.get(i)
+        {
+            *self.slot(*slot) = item;
+            for (s, e) in destructure.iter() {
+                let v = self.eval(e, env)?;
+                *self.slot(*s) = v;
+            }
+        }
+        Ok(())
+    }
+
+    /// The values one item of an unbounded `for` produces: its first binding set to `item`,
+    /// the rest of the clauses run in a copy of the frame the `for` was evaluated in.
+    pub(crate) fn for_item(
+        &mut self,
+        lazy: &LazyFor,
+        item: Value,
+        out: &mut Vec<Value>,
+    ) -> EvalResult<()> {
+        let saved_base = self.base;
+        let new_base = self.stack.len();
+        self.stack.extend_from_slice(&lazy.frame);
+        self.base = new_base;
+        let env = Env {
+            captures: &lazy.captures,
+            self_fn: lazy.self_fn.as_ref(),
+            group: lazy.group.as_ref(),
+        };
+        let result = match self.bind_for_item(&lazy.expr, 0, item, &env) {
+            Ok(()) => self.eval_for(&lazy.expr, 1, &env, out).map(|_| ()),
+            Err(e) => Err(e),
+        };
+        self.stack.truncate(new_base);
+        self.base = saved_base;
+        result
+    }
+
     fn eval_for(
         &mut self,
         f: &ForExpr,
@@ -991,23 +1077,9 @@ impl Ctx {
             return Ok(true);
         };
         match clause {
-            ForClause::Each {
-                slot,
-                coll,
-                destructure,
-            } => {
+            ForClause::Each { coll, .. } => {
                 let coll = self.eval(coll, env)?;
-                let mut items = Items::new(&coll)?;
-                while let Some(item) = items.next(self)? {
-                    *self.slot(*slot) = item.into_owned();
-                    for (s, e) in destructure.iter() {
-                        let v = self.eval(e, env)?;
-                        *self.slot(*s) = v;
-                    }
-                    if !self.eval_for(f, i + 1, env, out)? {
-                        break;
-                    }
-                }
+                self.for_each_item(f, i, &coll, env, out)?;
                 Ok(true)
             }
             ForClause::Let(bindings) => {
@@ -1033,6 +1105,17 @@ impl Ctx {
             }
         }
     }
+}
+
+/// A `for` over an unbounded first sequence, with what it needs to produce items later: the
+/// frame and closure environment it was evaluated in.
+pub struct LazyFor {
+    pub(crate) expr: Arc<ForExpr>,
+    pub(crate) frame: Vec<Value>,
+    pub(crate) captures: Arc<[Value]>,
+    pub(crate) self_fn: Option<Function>,
+    pub(crate) group: Option<Arc<[Arc<Lambda>]>>,
+    pub(crate) source: crate::value::LazySeq,
 }
 
 /// Sibling `j` of the running closure's letfn group, as a function value.

@@ -67,6 +67,8 @@ pub enum LazyKind {
     },
     /// `(interpose sep s)`.
     Interpose { sep: Value, source: LazySeq },
+    /// `(for [x s ...] ...)` over an unbounded first sequence.
+    For(Arc<crate::eval::LazyFor>),
 }
 
 impl LazySeq {
@@ -110,6 +112,7 @@ impl LazySeq {
             LazyKind::Dedupe(_) => "dedupe",
             LazyKind::Reductions { .. } => "reductions",
             LazyKind::Interpose { .. } => "interpose",
+            LazyKind::For(_) => "for",
         }
     }
 }
