@@ -569,6 +569,11 @@ const UNSUPPORTED: &[&str] = &[
     "new",
     "while",
     "thread",
+];
+
+/// Nondeterministic Clojure functions: refused (unless a program defines its own of that name)
+/// because a program must give the same result every time it is replayed.
+const NONDETERMINISTIC: &[&str] = &[
     "rand",
     "rand-int",
     "rand-nth",
@@ -679,8 +684,9 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     }
 
     fn undefined(&self, name: &str, span: Span) -> Error {
-        if UNSUPPORTED.contains(&name) {
-            return unsupported_form(name, span);
+        let core_name = name.strip_prefix("clojure.core/").unwrap_or(name);
+        if UNSUPPORTED.contains(&core_name) || NONDETERMINISTIC.contains(&core_name) {
+            return unsupported_form(core_name, span);
         }
         if name.starts_with('.') || name.ends_with('.') || name.contains('/') {
             let known_ns = name.split('/').next().unwrap_or("");

@@ -368,6 +368,9 @@ fn expect_map<'v>(name: &str, v: &'v Value) -> Result<Option<&'v Map>> {
     match v {
         Value::Map(m) => Ok(Some(m)),
         Value::Nil => Ok(None),
+        Value::Fn(_) => Err(Error::type_error(format!(
+            "{name} takes the map first: ({name} m f); in a pipeline thread it with ->, not ->>"
+        ))),
         other => Err(Error::type_error(format!(
             "{name} expects a map, got {}",
             got(other)

@@ -1,7 +1,7 @@
 //! Grouping and splitting: `group-by`, `frequencies`, `partition` and friends, `split-at`,
 //! `split-with`.
 
-use super::seq::{drop, drop_while, finite_seq, list_of, take, take_while};
+use super::seq::{drop, drop_while, list_of, take, take_while};
 use super::{Builtin, builtin, expect_fn, expect_int};
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult, Items, unbounded_error};
@@ -98,26 +98,26 @@ fn partition(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             source: l.clone(),
         })));
     }
-    let items = finite_seq(ctx, coll, "partition")?;
+    let items = Items::collect_all(coll, ctx, "partition")?;
     let len = items.len();
     let mut out = Vec::new();
     let mut start = 0;
     while start < len {
-        ctx.tick()?;
+        ctx.tick_n(n)?;
         ctx.charge_items(n)?;
         if start + n <= len {
-            out.push(Value::List(items.slice(start, start + n)));
+            out.push(Value::list(items[start..start + n].iter().cloned()));
         } else {
             if let Some(pad) = pad {
-                let mut part = items.slice(start, len);
+                let mut part = items[start..].to_vec();
                 let mut fill = Items::new(pad)?;
                 while part.len() < n {
                     match fill.next(ctx)? {
-                        Some(item) => part.push_back(item.into_owned()),
+                        Some(item) => part.push(item.into_owned()),
                         None => break,
                     }
                 }
-                out.push(Value::List(part));
+                out.push(Value::List(Seq::from(part)));
             }
             break;
         }
@@ -141,14 +141,15 @@ fn partition_all(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             source: l.clone(),
         })));
     }
-    let items = finite_seq(ctx, coll, "partition-all")?;
+    let items = Items::collect_all(coll, ctx, "partition-all")?;
     let len = items.len();
     let mut out = Vec::new();
     let mut start = 0;
     while start < len {
-        ctx.tick()?;
-        ctx.charge_items(n.min(len - start))?;
-        out.push(Value::List(items.slice(start, (start + n).min(len))));
+        let end = (start + n).min(len);
+        ctx.tick_n(end - start)?;
+        ctx.charge_items(end - start)?;
+        out.push(Value::list(items[start..end].iter().cloned()));
         start += step;
     }
     list_of(ctx, out)
@@ -183,6 +184,7 @@ fn partition_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 }
 
 fn split_at(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    expect_int("split-at", &args[0])?;
     let front = take(ctx, args)?;
     let back = drop(ctx, args)?;
     Ok(Value::vector([front, back]))

@@ -252,28 +252,74 @@ fn cons(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     }
 }
 
+/// Joins sequences: small pieces are copied into a buffer, large ones are joined structurally
+/// (joining many small persistent vectors one by one is far slower than copying them).
+#[derive(Default)]
+pub(crate) struct Joiner {
+    out: Seq,
+    buffer: Vec<Value>,
+}
+
+impl Joiner {
+    const SHARE_FROM: usize = 64;
+
+    /// Add the items of `coll` (any finite collection or string).
+    pub(crate) fn extend(&mut self, ctx: &mut Ctx, coll: &Value, what: &str) -> EvalResult<()> {
+        match coll {
+            Value::List(s) | Value::Vector(s) => {
+                ctx.charge_items(s.len())?;
+                if s.len() >= Self::SHARE_FROM {
+                    self.flush();
+                    if self.out.is_empty() {
+                        self.out = s.clone();
+                    } else {
+                        self.out.append(s);
+                    }
+                } else {
+                    ctx.tick_n(s.len())?;
+                    self.buffer.extend(s.iter().cloned());
+                }
+            }
+            other => {
+                let items = Items::collect_all(other, ctx, what)?;
+                self.buffer.extend(items);
+            }
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) {
+        if self.buffer.is_empty() {
+            return;
+        }
+        let part = Seq::from(std::mem::take(&mut self.buffer));
+        if self.out.is_empty() {
+            self.out = part;
+        } else {
+            self.out.append(&part);
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> Seq {
+        self.flush();
+        self.out
+    }
+}
+
 fn concat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let mut out = Seq::new();
+    let mut out = Joiner::default();
     for (i, coll) in args.iter().enumerate() {
         match coll {
             Value::Lazy(l) if i == args.len() - 1 => {
                 return Ok(Value::Lazy(LazySeq::new(LazyKind::Concat {
-                    prefix: out,
+                    prefix: out.finish(),
                     source: l.clone(),
                 })));
             }
-            Value::List(s) | Value::Vector(s) => {
-                ctx.charge_items(s.len())?;
-                out.append(s);
-            }
-            other => {
-                for item in Items::collect_all(other, ctx, "concat")? {
-                    out.push_back(item);
-                }
-            }
+            other => out.extend(ctx, other, "concat")?,
         }
     }
-    Ok(Value::List(out))
+    Ok(Value::List(out.finish()))
 }
 
 /// Add one item to a collection the way `conj` does.
@@ -860,22 +906,12 @@ fn mapcat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         })));
     }
     let parts = map(ctx, args)?;
-    let mut out = Seq::new();
+    let mut out = Joiner::default();
     let mut items = Items::new(&parts)?;
     while let Some(part) = items.next(ctx)? {
-        match part.as_ref() {
-            Value::List(s) | Value::Vector(s) => {
-                ctx.charge_items(s.len())?;
-                out.append(s);
-            }
-            other => {
-                for item in Items::collect_all(other, ctx, "mapcat")? {
-                    out.push_back(item);
-                }
-            }
-        }
+        out.extend(ctx, part.as_ref(), "mapcat")?;
     }
-    Ok(Value::List(out))
+    Ok(Value::List(out.finish()))
 }
 
 fn reductions(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
@@ -1009,7 +1045,8 @@ fn butlast(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 
 fn nthrest(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let n = expect_int("nthrest", &args[1])?;
-    if n <= 0 {
+    // Clojure returns the collection itself when there is nothing to drop from it.
+    if n <= 0 || args[0].count() == Some(0) {
         return Ok(args[0].clone());
     }
     drop_items(ctx, &args[0], n as usize)

@@ -32,6 +32,10 @@ fn expect_set<'v>(name: &str, v: &'v Value) -> Result<Option<&'v Set>> {
 }
 
 fn union(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    // As in Clojure, nil sets give nil (not #{}) when there is nothing else.
+    if !args.is_empty() && args.iter().all(Value::is_nil) {
+        return Ok(Value::Nil);
+    }
     let mut out: Option<Set> = None;
     for arg in args {
         let Some(s) = expect_set("set/union", arg)? else {
@@ -53,13 +57,14 @@ fn union(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 
 fn intersection(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let Some(first) = expect_set("set/intersection", &args[0])? else {
-        return Ok(Value::Set(Set::new()));
+        return Ok(Value::Nil);
     };
     let mut others = Vec::with_capacity(args.len() - 1);
     for arg in &args[1..] {
         match expect_set("set/intersection", arg)? {
             Some(s) => others.push(s),
-            None => return Ok(Value::Set(first.empty_like())),
+            // Clojure's answer for an intersection with nil.
+            None => return Ok(Value::Nil),
         }
     }
     ctx.tick_n(first.len().saturating_mul(others.len()))?;
@@ -75,7 +80,7 @@ fn intersection(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 
 fn difference(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let Some(first) = expect_set("set/difference", &args[0])? else {
-        return Ok(Value::Set(Set::new()));
+        return Ok(Value::Nil);
     };
     let mut others = Vec::with_capacity(args.len() - 1);
     for arg in &args[1..] {
