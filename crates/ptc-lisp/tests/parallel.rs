@@ -80,3 +80,19 @@ fn pcalls_record_tool_calls_and_prints_in_argument_order() {
         "the calls never overlapped"
     );
 }
+
+#[test]
+fn parallel_items_share_the_tool_call_limit() {
+    // Which items get the three calls depends on the threads' timing; how many do does not.
+    let peak = Arc::new(AtomicUsize::new(0));
+    let runtime = runtime_with_slow_tool(peak).with_limits(ptc_lisp::Limits {
+        max_tool_calls: 3,
+        ..ptc_lisp::Limits::default()
+    });
+    let out = runtime.run_str("(pmap tool/wait (range 6))", &UserNamespace::new());
+    match &out.outcome {
+        Outcome::Error(e) => assert_eq!(e.kind, ptc_lisp::ErrorKind::ToolCallLimit),
+        other => panic!("expected the tool call limit, got {other:?}"),
+    }
+    assert_eq!(out.tool_calls.len(), 3);
+}

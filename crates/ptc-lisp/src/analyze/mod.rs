@@ -516,6 +516,21 @@ pub(crate) fn unsupported_message(what: &str) -> String {
             "there is no randomness: a program must give the same result every time it is \
              replayed; pick items deterministically (first, nth, take, sort-by)"
         }
+        "lazy-seq" | "lazy-cat" => {
+            "build unbounded sequences from range, iterate, repeat or cycle with map, filter, \
+             take and friends, or compute a finite one with loop/recur"
+        }
+        "transient" | "persistent!" | "conj!" | "assoc!" | "dissoc!" | "disj!" | "pop!" => {
+            "collections are persistent and updating them is cheap: use conj/assoc inside \
+             reduce or loop/recur"
+        }
+        "volatile!" | "vswap!" | "vreset!" => {
+            "there is no mutable state: carry the value through reduce or loop/recur"
+        }
+        "sorted-map-by" | "sorted-set-by" => {
+            "sorted collections use the natural order only: build the map or set, then order \
+             its entries with (sort-by key-fn comparator coll)"
+        }
         _ => "it is outside the PTC-Lisp subset",
     };
     format!("{what} is not supported: {hint}")
@@ -571,15 +586,30 @@ const UNSUPPORTED: &[&str] = &[
     "thread",
 ];
 
-/// Nondeterministic Clojure functions: refused (unless a program defines its own of that name)
-/// because a program must give the same result every time it is replayed.
-const NONDETERMINISTIC: &[&str] = &[
+/// Clojure functions outside the subset that a program may still define under the same name:
+/// only a call that finds no definition is refused, with a hint. Randomness is refused because a
+/// program must give the same result every time it is replayed.
+const MISSING_FUNCTIONS: &[&str] = &[
     "rand",
     "rand-int",
     "rand-nth",
     "shuffle",
     "random-sample",
     "random-uuid",
+    "lazy-seq",
+    "lazy-cat",
+    "transient",
+    "persistent!",
+    "conj!",
+    "assoc!",
+    "dissoc!",
+    "disj!",
+    "pop!",
+    "volatile!",
+    "vswap!",
+    "vreset!",
+    "sorted-map-by",
+    "sorted-set-by",
 ];
 
 impl<'s, 'a> Analyzer<'s, 'a> {
@@ -685,7 +715,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 
     fn undefined(&self, name: &str, span: Span) -> Error {
         let core_name = name.strip_prefix("clojure.core/").unwrap_or(name);
-        if UNSUPPORTED.contains(&core_name) || NONDETERMINISTIC.contains(&core_name) {
+        if UNSUPPORTED.contains(&core_name) || MISSING_FUNCTIONS.contains(&core_name) {
             return unsupported_form(core_name, span);
         }
         if name.starts_with('.') || name.ends_with('.') || name.contains('/') {

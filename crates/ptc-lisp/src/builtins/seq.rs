@@ -10,7 +10,7 @@ use super::transduce::{self, as_reduced};
 use super::{Builtin, builtin, expect_fn, expect_int, got};
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult, Items, unbounded_error};
-use crate::value::{LazyKind, LazySeq, Seq, Value};
+use crate::value::{FnRepr, LazyKind, LazySeq, Seq, Value};
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
@@ -500,8 +500,16 @@ fn reduce(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let f = &args[0];
     expect_fn("reduce", f)?;
     let coll = args.last().expect("arity checked");
-    // An unbounded input is allowed: the function may end it with (reduced x).
+    // An unbounded input is allowed when the function may end it with (reduced x); a builtin
+    // such as + never does, so that would only run into a limit.
     let mut items = Items::new(coll)?;
+    if items.is_unbounded()
+        && let Value::Fn(func) = f
+        && let FnRepr::Builtin(b) = func.repr()
+        && !matches!(b.name, "reduced" | "ensure-reduced")
+    {
+        return Err(unbounded_error("reduce", coll).into());
+    }
     let mut acc = if args.len() == 3 {
         args[1].clone()
     } else {

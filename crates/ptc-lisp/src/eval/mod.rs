@@ -301,30 +301,28 @@ impl Ctx {
         tool: &Arc<dyn Tool>,
         args: Vec<Value>,
     ) -> EvalResult {
-        if self.tool_calls.len() >= self.limits.max_tool_calls {
-            return Err(Error::new(
-                ErrorKind::ToolCallLimit,
+        let within_limit = match &self.tool_budget {
+            // A parallel worker: its siblings draw from the same remaining calls.
+            Some(budget) => budget
+                .fetch_update(AtomicOrdering::SeqCst, AtomicOrdering::SeqCst, |n| {
+                    n.checked_sub(1)
+                })
+                .is_ok(),
+            None => self.tool_calls.len() < self.limits.max_tool_calls,
+        };
+        if !within_limit {
+            let message = if self.tool_budget.is_some() {
+                "tool call limit exceeded: the calls made before and inside pmap/pcalls used up \
+                 the run's tool calls; batch the work or continue in the next turn"
+                    .to_string()
+            } else {
                 format!(
                     "tool call limit exceeded: a program may call tools at most {} times; \
                      batch the work or continue in the next turn",
                     self.limits.max_tool_calls
-                ),
-            )
-            .into());
-        }
-        if let Some(budget) = &self.tool_budget
-            && budget
-                .fetch_update(AtomicOrdering::SeqCst, AtomicOrdering::SeqCst, |n| {
-                    n.checked_sub(1)
-                })
-                .is_err()
-        {
-            return Err(Error::new(
-                ErrorKind::ToolCallLimit,
-                "tool call limit exceeded: the parallel calls together used up the run's tool \
-                 calls; batch the work or continue in the next turn",
-            )
-            .into());
+                )
+            };
+            return Err(Error::new(ErrorKind::ToolCallLimit, message).into());
         }
         let start = Instant::now();
         let outcome = invoke_tool(tool, &args, self.limits.tool_timeout);
