@@ -84,7 +84,8 @@ pub struct HeuristicTokenizer;
 pub const CHARS_PER_TOKEN: usize = 4;
 
 impl HeuristicTokenizer {
-    fn tokens_for_chars(chars: usize) -> usize {
+    /// Tokens for a text of `chars` characters (the one place the estimate is made).
+    pub(crate) fn tokens_for_chars(chars: usize) -> usize {
         chars.div_ceil(CHARS_PER_TOKEN)
     }
 }

@@ -75,10 +75,33 @@ pub fn to_json(value: &Value) -> serde_json::Value {
     }
 }
 
-/// Key arrays seen so far, by their keys.
+/// Key arrays seen so far, by their keys, and short strings seen so far: data sets repeat field
+/// values such as categories and statuses, and sharing them saves an allocation per record.
 #[derive(Default)]
 struct Shapes {
     by_keys: FxHashMap<Vec<Value>, Arc<[Value]>>,
+    strings: FxHashMap<Box<str>, arcstr::ArcStr>,
+}
+
+/// Strings up to this length are shared while loading.
+const SHARED_STRING_MAX: usize = 24;
+/// At most this many distinct strings are remembered (unique names would only fill the table).
+const SHARED_STRINGS_CAP: usize = 4096;
+
+impl Shapes {
+    fn string(&mut self, s: &str) -> Value {
+        if s.len() > SHARED_STRING_MAX {
+            return Value::string(s);
+        }
+        if let Some(shared) = self.strings.get(s) {
+            return Value::Str(shared.clone());
+        }
+        let value = arcstr::ArcStr::from(s);
+        if self.strings.len() < SHARED_STRINGS_CAP {
+            self.strings.insert(Box::from(s), value.clone());
+        }
+        Value::Str(value)
+    }
 }
 
 struct JsonSeed<'s> {
@@ -119,7 +142,7 @@ impl<'de> Visitor<'de> for JsonSeed<'_> {
         Ok(Value::Float(f))
     }
     fn visit_str<E>(self, s: &str) -> std::result::Result<Value, E> {
-        Ok(Value::string(s))
+        Ok(self.shapes.string(s))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {

@@ -62,7 +62,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     ) -> Result<()> {
         match &pattern.kind {
             FormKind::Symbol(name) => {
-                if name == "&" || (name.contains('/') && name != "/") {
+                if name.as_str() == "&" || (name.contains('/') && name.as_str() != "/") {
                     return Err(Error::syntax(
                         pattern.span,
                         format!("cannot bind {name}: bind a plain name"),
@@ -179,7 +179,13 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                     let ns = k.strip_suffix("/keys");
                     for name_form in names {
                         let (full, local) = match &name_form.kind {
-                            FormKind::Symbol(s) | FormKind::Keyword(s) => (
+                            FormKind::Symbol(s) => (
+                                s.to_string(),
+                                s.rsplit_once('/')
+                                    .map_or(s.as_str(), |(_, n)| n)
+                                    .to_string(),
+                            ),
+                            FormKind::Keyword(s) => (
                                 s.clone(),
                                 s.rsplit_once('/')
                                     .map_or(s.as_str(), |(_, n)| n)
@@ -199,7 +205,10 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                             _ => Value::keyword(&full),
                         };
                         let get = self.keyed_get(map_slot, key_value, &local, &defaults, span)?;
-                        let local_form = Form::new(FormKind::Symbol(local), name_form.span);
+                        let local_form = Form::new(
+                            FormKind::Symbol(arcstr::ArcStr::from(local)),
+                            name_form.span,
+                        );
                         self.bind_value(&local_form, get, out)?;
                     }
                 }

@@ -10,7 +10,7 @@ use crate::reader::{Form, FormKind};
 use crate::span::Span;
 
 fn sym(name: &str, span: Span) -> Form {
-    Form::new(FormKind::Symbol(name.to_string()), span)
+    Form::new(FormKind::Symbol(arcstr::ArcStr::from(name)), span)
 }
 
 fn list(items: Vec<Form>, span: Span) -> Form {
@@ -59,6 +59,32 @@ fn is_where_operator(name: &str) -> bool {
         name,
         "=" | "==" | "not=" | "!=" | ">" | "<" | ">=" | "<=" | "in" | "includes" | "includes?"
     )
+}
+
+/// The `[name expr]` vector that starts `if-let`, `when-first`, `dotimes` and friends.
+fn one_binding<'f>(
+    form_name: &str,
+    args: &'f [Form],
+    span: Span,
+    shape: &str,
+) -> Result<(&'f Form, &'f Form)> {
+    let Some(Form {
+        kind: FormKind::Vector(binding),
+        span: binding_span,
+    }) = args.first()
+    else {
+        return Err(Error::syntax(
+            span,
+            format!("{form_name} needs a binding vector: ({form_name} {shape} ...)"),
+        ));
+    };
+    match binding.as_slice() {
+        [pattern, expr] => Ok((pattern, expr)),
+        _ => Err(Error::syntax(
+            *binding_span,
+            format!("{form_name} binds exactly one name: {shape}"),
+        )),
+    }
 }
 
 impl<'s, 'a> Analyzer<'s, 'a> {
@@ -234,22 +260,7 @@ pub(super) fn expand(
         "if-let" | "when-let" | "if-some" | "when-some" => {
             let is_if = name.starts_with("if");
             let some = name.ends_with("some");
-            let Some(Form {
-                kind: FormKind::Vector(binding),
-                ..
-            }) = args.first()
-            else {
-                return Err(Error::syntax(
-                    span,
-                    format!("{name} needs a binding vector: ({name} [x expr] ...)"),
-                ));
-            };
-            let [pattern, expr] = binding.as_slice() else {
-                return Err(Error::syntax(
-                    args[0].span,
-                    format!("{name} binds exactly one name: [x expr]"),
-                ));
-            };
+            let (pattern, expr) = one_binding(name, args, span, "[x expr]")?;
             let (then, otherwise) = if is_if {
                 if !(2..=3).contains(&args.len()) {
                     return Err(Error::syntax(
@@ -288,22 +299,7 @@ pub(super) fn expand(
             )
         }
         "when-first" => {
-            let Some(Form {
-                kind: FormKind::Vector(binding),
-                ..
-            }) = args.first()
-            else {
-                return Err(Error::syntax(
-                    span,
-                    "when-first needs a binding vector: [x coll]",
-                ));
-            };
-            let [pattern, coll] = binding.as_slice() else {
-                return Err(Error::syntax(
-                    args[0].span,
-                    "when-first binds exactly one name",
-                ));
-            };
+            let (pattern, coll) = one_binding(name, args, span, "[x coll]")?;
             let temp = a.gensym_form(span);
             list(
                 vec![
@@ -415,22 +411,7 @@ pub(super) fn expand(
             list(vec![sym("let", span), vector(bindings, span), temp], span)
         }
         "dotimes" => {
-            let Some(Form {
-                kind: FormKind::Vector(binding),
-                ..
-            }) = args.first()
-            else {
-                return Err(Error::syntax(
-                    span,
-                    "dotimes needs a binding vector: (dotimes [i n] ...)",
-                ));
-            };
-            let [counter, n] = binding.as_slice() else {
-                return Err(Error::syntax(
-                    args[0].span,
-                    "dotimes binds one counter: [i n]",
-                ));
-            };
+            let (counter, n) = one_binding(name, args, span, "[i n]")?;
             let limit = a.gensym_form(span);
             list(
                 vec![
@@ -502,7 +483,7 @@ fn rename_params(form: &mut Form, max: &mut usize, rest: &mut bool, limit: usize
     match &mut form.kind {
         FormKind::Symbol(s) if s.starts_with('%') => {
             if s == "%" {
-                *s = "%1".to_string();
+                *s = arcstr::literal!("%1");
                 *max = (*max).max(1);
             } else if s == "%&" {
                 *rest = true;

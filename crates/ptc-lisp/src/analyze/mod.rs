@@ -131,8 +131,8 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         slot
     }
 
-    fn bind(&mut self, name: &str, slot: Slot) {
-        self.frame().locals.push((ArcStr::from(name), slot));
+    fn bind(&mut self, name: &ArcStr, slot: Slot) {
+        self.frame().locals.push((name.clone(), slot));
     }
 
     fn mark(&mut self) -> (usize, u32) {
@@ -182,40 +182,49 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     /// Give every name this program defines a global slot up front, so definitions may refer to
     /// each other in any order.
     fn declare_definitions(&mut self, form: &Form) {
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || match &form.kind {
-            FormKind::List(items) => {
-                if let (Some(head), Some(name)) = (
-                    items.first().and_then(Form::as_symbol),
-                    items.get(1).and_then(Form::as_symbol),
-                ) && matches!(head, "def" | "defn" | "defn-" | "declare")
-                {
+        // Reader depth bounds this recursion; only lists can define anything.
+        let items = match &form.kind {
+            FormKind::List(items) => items,
+            FormKind::Vector(items)
+            | FormKind::Map(items)
+            | FormKind::Set(items)
+            | FormKind::AnonFn(items) => {
+                for item in items {
+                    self.declare_definitions(item);
+                }
+                return;
+            }
+            _ => return,
+        };
+        let head = items.first().and_then(Form::as_symbol);
+        match head {
+            Some("quote") => return,
+            Some("def" | "defn" | "defn-") => {
+                if let Some(name) = items.get(1).and_then(Form::as_symbol) {
                     self.global_slot(name);
                 }
-                if items.first().and_then(Form::as_symbol) == Some("declare") {
-                    for item in &items[1..] {
-                        if let Some(name) = item.as_symbol() {
-                            self.global_slot(name);
-                        }
-                    }
-                }
-                if items.first().and_then(Form::as_symbol) != Some("quote") {
-                    for item in items {
-                        self.declare_definitions(item);
-                    }
-                }
             }
-            FormKind::Vector(items) | FormKind::Map(items) | FormKind::Set(items) => {
-                for item in items {
-                    self.declare_definitions(item);
-                }
-            }
-            FormKind::AnonFn(items) => {
-                for item in items {
-                    self.declare_definitions(item);
+            Some("declare") => {
+                for item in &items[1..] {
+                    if let Some(name) = item.as_symbol() {
+                        self.global_slot(name);
+                    }
                 }
             }
             _ => {}
-        })
+        }
+        for item in items {
+            if matches!(
+                item.kind,
+                FormKind::List(_)
+                    | FormKind::Vector(_)
+                    | FormKind::Map(_)
+                    | FormKind::Set(_)
+                    | FormKind::AnonFn(_)
+            ) {
+                self.declare_definitions(item);
+            }
+        }
     }
 
     fn global_slot(&mut self, name: &str) -> Slot {
@@ -345,17 +354,19 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         })
     }
 
+    /// Analyze `forms` in order; the last is in tail position when `tail` is set. The vector
+    /// has exactly the right capacity, so boxing it later does not reallocate.
     fn analyze_operands(&mut self, forms: &[Form], tail: bool) -> Result<Vec<Expr>> {
+        let mut exprs = Vec::with_capacity(forms.len());
         let last = forms.len().saturating_sub(1);
-        forms
-            .iter()
-            .enumerate()
-            .map(|(i, f)| self.analyze(f, tail && i == last))
-            .collect()
+        for (i, f) in forms.iter().enumerate() {
+            exprs.push(self.analyze(f, tail && i == last)?);
+        }
+        Ok(exprs)
     }
 
     fn analyze_all(&mut self, forms: &[Form]) -> Result<Vec<Expr>> {
-        forms.iter().map(|f| self.analyze(f, false)).collect()
+        self.analyze_operands(forms, false)
     }
 
     /// A body of forms (`do`, `let`, `fn` bodies): the last form is in tail position.
@@ -363,15 +374,9 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         match forms {
             [] => Ok(Expr::Const(Value::Nil)),
             [only] => self.analyze(only, tail),
-            _ => {
-                let last = forms.len() - 1;
-                let exprs = forms
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| self.analyze(f, tail && i == last))
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(Expr::Do(exprs.into_boxed_slice()))
-            }
+            _ => Ok(Expr::Do(
+                self.analyze_operands(forms, tail)?.into_boxed_slice(),
+            )),
         }
     }
 
@@ -394,13 +399,13 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         }
         if let FormKind::Keyword(k) = &head.kind {
             return match &items[1..] {
-                [target] => Ok(Expr::KeywordGet(Box::new((
+                [target] => Ok(Expr::KeywordGet(Box::new(KeywordGet::new(
                     Keyword::new(k),
                     self.analyze(target, false)?,
                     None,
                     form.span,
                 )))),
-                [target, default] => Ok(Expr::KeywordGet(Box::new((
+                [target, default] => Ok(Expr::KeywordGet(Box::new(KeywordGet::new(
                     Keyword::new(k),
                     self.analyze(target, false)?,
                     Some(self.analyze(default, false)?),
@@ -435,11 +440,24 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 
     fn analyze_call_to_symbol(&mut self, name: &str, form: &Form, items: &[Form]) -> Result<Expr> {
         let span = form.span;
-        let callee = self.resolve(name, items[0].span)?;
+        // The common case, a call of a builtin nothing shadows, needs no function value.
+        let direct = (!self.is_local_name(name) && !self.scope.global_index.contains_key(name))
+            .then(|| builtins::lookup(name))
+            .flatten();
+        let callee = match direct {
+            Some(_) => None,
+            None => Some(self.resolve(name, items[0].span)?),
+        };
         let args = self.analyze_all(&items[1..])?.into_boxed_slice();
-        if let Expr::Const(Value::Fn(f)) = &callee
-            && let crate::value::FnRepr::Builtin(builtin) = f.repr()
-        {
+        let builtin = match (&callee, direct) {
+            (_, Some(b)) => Some(b),
+            (Some(Expr::Const(Value::Fn(f))), None) => match f.repr() {
+                crate::value::FnRepr::Builtin(b) => Some(*b),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(builtin) = builtin {
             if let (Some(op), 1) = (Op1::of(builtin.name), args.len()) {
                 let arg = args.into_vec().pop().expect("one argument");
                 return Ok(Expr::Op1(Box::new(Op1Expr {
@@ -467,6 +485,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 span,
             })));
         }
+        let callee = callee.expect("resolved when it is not a direct builtin call");
         Ok(Expr::Call(Box::new(CallExpr { callee, args, span })))
     }
 }
@@ -536,55 +555,60 @@ pub(crate) fn unsupported_message(what: &str) -> String {
     format!("{what} is not supported: {hint}")
 }
 
-const UNSUPPORTED: &[&str] = &[
-    "defmacro",
-    "macroexpand",
-    "eval",
-    "read-string",
-    "load-string",
-    "load",
-    "load-file",
-    "atom",
-    "swap!",
-    "reset!",
-    "deref",
-    "compare-and-set!",
-    "add-watch",
-    "slurp",
-    "spit",
-    "future",
-    "promise",
-    "deliver",
-    "agent",
-    "send",
-    "import",
-    "require",
-    "use",
-    "refer",
-    "in-ns",
-    "binding",
-    "set!",
-    "var-set",
-    "alter-var-root",
-    "with-redefs",
-    "ref",
-    "dosync",
-    "alter",
-    "commute",
-    "defrecord",
-    "deftype",
-    "defprotocol",
-    "reify",
-    "proxy",
-    "defmulti",
-    "defmethod",
-    "extend-type",
-    "extend-protocol",
-    "gen-class",
-    "new",
-    "while",
-    "thread",
-];
+/// Clojure forms and functions outside the subset, which get an explanation instead of
+/// "undefined symbol".
+fn is_unsupported(name: &str) -> bool {
+    matches!(
+        name,
+        "defmacro"
+            | "macroexpand"
+            | "eval"
+            | "read-string"
+            | "load-string"
+            | "load"
+            | "load-file"
+            | "atom"
+            | "swap!"
+            | "reset!"
+            | "deref"
+            | "compare-and-set!"
+            | "add-watch"
+            | "slurp"
+            | "spit"
+            | "future"
+            | "promise"
+            | "deliver"
+            | "agent"
+            | "send"
+            | "import"
+            | "require"
+            | "use"
+            | "refer"
+            | "in-ns"
+            | "binding"
+            | "set!"
+            | "var-set"
+            | "alter-var-root"
+            | "with-redefs"
+            | "ref"
+            | "dosync"
+            | "alter"
+            | "commute"
+            | "defrecord"
+            | "deftype"
+            | "defprotocol"
+            | "reify"
+            | "proxy"
+            | "defmulti"
+            | "defmethod"
+            | "extend-type"
+            | "extend-protocol"
+            | "gen-class"
+            | "new"
+            | "while"
+            | "thread"
+    )
+}
 
 /// Clojure functions outside the subset that a program may still define under the same name:
 /// only a call that finds no definition is refused, with a hint. Randomness is refused because a
@@ -715,7 +739,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 
     fn undefined(&self, name: &str, span: Span) -> Error {
         let core_name = name.strip_prefix("clojure.core/").unwrap_or(name);
-        if UNSUPPORTED.contains(&core_name) || MISSING_FUNCTIONS.contains(&core_name) {
+        if is_unsupported(core_name) || MISSING_FUNCTIONS.contains(&core_name) {
             return unsupported_form(core_name, span);
         }
         if name.starts_with('.') || name.ends_with('.') || name.contains('/') {
@@ -930,7 +954,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             "for" | "doseq" => self.analyze_for(form, args, name == "for")?,
             "comment" => Expr::Const(Value::Nil),
             "ns" => Expr::Const(Value::Nil),
-            _ if UNSUPPORTED.contains(&name) => return Err(unsupported_form(name, span)),
+            _ if is_unsupported(name) => return Err(unsupported_form(name, span)),
             _ => return Ok(None),
         }))
     }
@@ -1508,7 +1532,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                         ));
                     };
                     let filter = catch_filter(class)?;
-                    let Some(name) = binding.as_symbol() else {
+                    let FormKind::Symbol(name) = &binding.kind else {
                         return Err(Error::syntax(binding.span, "catch binds a plain symbol"));
                     };
                     let mark = self.mark();

@@ -453,7 +453,7 @@ fn disj(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 fn peek(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     match &args[0] {
         Value::Vector(s) => Ok(s.last().cloned().unwrap_or_default()),
-        Value::List(s) => Ok(s.front().cloned().unwrap_or_default()),
+        Value::List(s) => Ok(s.first().cloned().unwrap_or_default()),
         Value::Nil => Ok(Value::Nil),
         other => Err(Error::type_error(format!(
             "peek expects a vector or list, got {}",

@@ -252,74 +252,38 @@ fn cons(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     }
 }
 
-/// Joins sequences: small pieces are copied into a buffer, large ones are joined structurally
-/// (joining many small persistent vectors one by one is far slower than copying them).
-#[derive(Default)]
-pub(crate) struct Joiner {
-    out: Seq,
-    buffer: Vec<Value>,
-}
-
-impl Joiner {
-    const SHARE_FROM: usize = 64;
-
-    /// Add the items of `coll` (any finite collection or string).
-    pub(crate) fn extend(&mut self, ctx: &mut Ctx, coll: &Value, what: &str) -> EvalResult<()> {
-        match coll {
-            Value::List(s) | Value::Vector(s) => {
-                ctx.charge_items(s.len())?;
-                if s.len() >= Self::SHARE_FROM {
-                    self.flush();
-                    if self.out.is_empty() {
-                        self.out = s.clone();
-                    } else {
-                        self.out.append(s);
-                    }
-                } else {
-                    ctx.tick_n(s.len())?;
-                    self.buffer.extend(s.iter().cloned());
-                }
-            }
-            other => {
-                let items = Items::collect_all(other, ctx, what)?;
-                self.buffer.extend(items);
-            }
+/// Appends the items of a finite collection (or string) to `out`, charging for them.
+pub(crate) fn extend_items(
+    ctx: &mut Ctx,
+    out: &mut Vec<Value>,
+    coll: &Value,
+    what: &str,
+) -> EvalResult<()> {
+    match coll {
+        Value::List(s) | Value::Vector(s) => {
+            ctx.charge_items(s.len())?;
+            ctx.tick_n(s.len())?;
+            out.extend(s.iter().cloned());
         }
-        Ok(())
+        other => out.extend(Items::collect_all(other, ctx, what)?),
     }
-
-    fn flush(&mut self) {
-        if self.buffer.is_empty() {
-            return;
-        }
-        let part = Seq::from(std::mem::take(&mut self.buffer));
-        if self.out.is_empty() {
-            self.out = part;
-        } else {
-            self.out.append(&part);
-        }
-    }
-
-    pub(crate) fn finish(mut self) -> Seq {
-        self.flush();
-        self.out
-    }
+    Ok(())
 }
 
 fn concat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let mut out = Joiner::default();
+    let mut out = Vec::new();
     for (i, coll) in args.iter().enumerate() {
         match coll {
             Value::Lazy(l) if i == args.len() - 1 => {
                 return Ok(Value::Lazy(LazySeq::new(LazyKind::Concat {
-                    prefix: out.finish(),
+                    prefix: Seq::from(out),
                     source: l.clone(),
                 })));
             }
-            other => out.extend(ctx, other, "concat")?,
+            other => extend_items(ctx, &mut out, other, "concat")?,
         }
     }
-    Ok(Value::List(out.finish()))
+    Ok(Value::List(Seq::from(out)))
 }
 
 /// Add one item to a collection the way `conj` does.
@@ -914,12 +878,12 @@ fn mapcat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         })));
     }
     let parts = map(ctx, args)?;
-    let mut out = Joiner::default();
+    let mut out = Vec::new();
     let mut items = Items::new(&parts)?;
     while let Some(part) = items.next(ctx)? {
-        out.extend(ctx, part.as_ref(), "mapcat")?;
+        extend_items(ctx, &mut out, part.as_ref(), "mapcat")?;
     }
-    Ok(Value::List(out.finish()))
+    Ok(Value::List(Seq::from(out)))
 }
 
 fn reductions(ctx: &mut Ctx, args: &[Value]) -> EvalResult {

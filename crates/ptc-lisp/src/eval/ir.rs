@@ -9,10 +9,11 @@ use crate::builtins::Builtin;
 use crate::error::Error;
 use crate::span::Span;
 use crate::value::{Keyword, Value};
+
 use arcstr::ArcStr;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU8, AtomicU64};
 
 pub(crate) type Slot = u32;
 
@@ -49,7 +50,7 @@ pub(crate) enum Expr {
     Op2(Box<Op2Expr>),
     Call(Box<CallExpr>),
     /// `(:key m)` / `(:key m default)`.
-    KeywordGet(Box<(Keyword, Expr, Option<Expr>, Span)>),
+    KeywordGet(Box<KeywordGet>),
     Def(Box<DefExpr>),
     And(Box<[Expr]>),
     Or(Box<[Expr]>),
@@ -136,6 +137,29 @@ impl Op2 {
             "=" => Op2::Eq,
             _ => return None,
         })
+    }
+}
+
+pub(crate) struct KeywordGet {
+    /// The keyword, as a value so a lookup needs no clone.
+    pub key: Value,
+    pub target: Expr,
+    pub default: Option<Expr>,
+    pub span: Span,
+    /// Where the key was found in the last small map looked up here: records of one data set
+    /// share their key order, so this is usually a single comparison.
+    pub hint: AtomicU8,
+}
+
+impl KeywordGet {
+    pub fn new(key: Keyword, target: Expr, default: Option<Expr>, span: Span) -> KeywordGet {
+        KeywordGet {
+            key: Value::Keyword(key),
+            target,
+            default,
+            span,
+            hint: AtomicU8::new(0),
+        }
     }
 }
 

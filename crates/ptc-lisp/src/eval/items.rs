@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 /// lazy sequence (produced on demand). Each item taken counts as one evaluation step, so even an
 /// unbounded sequence consumed by mistake stops at the step limit.
 pub enum Items<'a> {
-    Seq(imbl::vector::Iter<'a, Value, imbl::shared_ptr::DefaultSharedPtr>),
+    Seq(crate::value::SeqIter<'a>),
     Map(MapIter<'a>),
     Set(crate::value::SetIter<'a>),
     Str(std::str::Chars<'a>),

@@ -144,7 +144,7 @@ impl Ctx {
     pub(crate) fn new(limits: Arc<Limits>, globals: Arc<Vec<Binding>>, next_order: u64) -> Ctx {
         let next_check = CLOCK_INTERVAL.min(limits.max_steps);
         Ctx {
-            stack: Vec::with_capacity(256),
+            stack: Vec::with_capacity(32),
             base: 0,
             globals,
             next_order,
@@ -461,10 +461,8 @@ impl Ctx {
         match f {
             Value::Fn(func) => self.apply_fn(func, args),
             Value::Keyword(k) => match args {
-                [m] => Ok(get_key(m, &Value::Keyword(k.clone())).unwrap_or_default()),
-                [m, default] => {
-                    Ok(get_key(m, &Value::Keyword(k.clone())).unwrap_or_else(|| default.clone()))
-                }
+                [m] => Ok(get_key(m, f).unwrap_or_default()),
+                [m, default] => Ok(get_key(m, f).unwrap_or_else(|| default.clone())),
                 _ => Err(arity_error(&format!(":{}", k.as_str()), args.len(), "1 or 2").into()),
             },
             Value::Map(m) => match args {
@@ -612,9 +610,10 @@ impl Ctx {
         self.stack.clear();
         self.base = 0;
         self.stack.resize(frame_size as usize, Value::Nil);
-        let captures: Arc<[Value]> = Arc::from(Vec::new());
+        static NO_CAPTURES: std::sync::OnceLock<Arc<[Value]>> = std::sync::OnceLock::new();
+        let captures = NO_CAPTURES.get_or_init(|| Arc::from(Vec::new()));
         let env = Env {
-            captures: &captures,
+            captures,
             self_fn: None,
             group: None,
         };
@@ -730,8 +729,8 @@ impl Ctx {
             Expr::Op2(o) => {
                 let a = self.operand(&o.left, env)?;
                 let b = self.operand(&o.right, env)?;
-                if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
-                    let fast = match o.op {
+                let fast = match (&a, &b) {
+                    (Value::Int(x), Value::Int(y)) => match o.op {
                         Op2::Add => x.checked_add(*y).map(Value::Int),
                         Op2::Sub => x.checked_sub(*y).map(Value::Int),
                         Op2::Mul => x.checked_mul(*y).map(Value::Int),
@@ -740,10 +739,26 @@ impl Ctx {
                         Op2::Le => Some(Value::Bool(x <= y)),
                         Op2::Ge => Some(Value::Bool(x >= y)),
                         Op2::Eq => Some(Value::Bool(x == y)),
-                    };
-                    if let Some(result) = fast {
-                        return Ok(result);
+                    },
+                    (Value::Float(_) | Value::Int(_), Value::Float(_) | Value::Int(_)) => {
+                        // At least one float: the same arithmetic the builtins do.
+                        let (x, y) = (float_of(&a), float_of(&b));
+                        match o.op {
+                            Op2::Add => Some(Value::Float(x + y)),
+                            Op2::Sub => Some(Value::Float(x - y)),
+                            Op2::Mul => Some(Value::Float(x * y)),
+                            Op2::Lt => Some(Value::Bool(x < y)),
+                            Op2::Gt => Some(Value::Bool(x > y)),
+                            Op2::Le => Some(Value::Bool(x <= y)),
+                            Op2::Ge => Some(Value::Bool(x >= y)),
+                            // (= 1 1.0) is false: only two floats compare by value here.
+                            Op2::Eq => None,
+                        }
                     }
+                    _ => None,
+                };
+                if let Some(result) = fast {
+                    return Ok(result);
                 }
                 self.call_builtin(o.builtin, &[a, b])
                     .map_err(|f| with_span(f, o.span))
@@ -754,15 +769,18 @@ impl Ctx {
                 self.apply(&f, &args).map_err(|f| with_span(f, c.span))
             }
             Expr::KeywordGet(k) => {
-                let (key, target, default, span) = &**k;
-                let target = self.eval(target, env)?;
-                let key = Value::Keyword(key.clone());
-                match get_key(&target, &key) {
-                    Some(v) => Ok(v),
-                    None => match default {
-                        Some(d) => self.eval(d, env).map_err(|f| with_span(f, *span)),
-                        None => Ok(Value::Nil),
-                    },
+                let target = self.operand(&k.target, env)?;
+                let found = match &target {
+                    Value::Map(m) => m
+                        .get_hinted(&k.key, &k.hint)
+                        .or_else(|| lookup(m, &k.key))
+                        .cloned(),
+                    other => get_key(other, &k.key),
+                };
+                match (found, &k.default) {
+                    (Some(v), _) => Ok(v),
+                    (None, Some(d)) => self.eval(d, env).map_err(|f| with_span(f, k.span)),
+                    (None, None) => Ok(Value::Nil),
                 }
             }
             Expr::And(exprs) => {
@@ -1116,6 +1134,15 @@ pub struct LazyFor {
     pub(crate) source: crate::value::LazySeq,
 }
 
+#[inline]
+fn float_of(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) => *i as f64,
+        Value::Float(f) => *f,
+        _ => f64::NAN,
+    }
+}
+
 /// Sibling `j` of the running closure's letfn group, as a function value.
 fn sibling(env: &Env, j: u32) -> Value {
     match env.group {
@@ -1227,7 +1254,7 @@ pub(crate) fn throw_value(v: Value) -> Error {
         let kind = m
             .get(&Value::keyword("kind"))
             .and_then(|k| match k {
-                Value::Keyword(k) => kind_from_str(k.as_str()),
+                Value::Keyword(k) => ErrorKind::from_name(k.as_str()).filter(|k| !k.is_limit()),
                 _ => None,
             })
             .unwrap_or(ErrorKind::Thrown);
@@ -1242,26 +1269,6 @@ pub(crate) fn throw_value(v: Value) -> Error {
             v.type_name()
         ),
     )
-}
-
-fn kind_from_str(s: &str) -> Option<ErrorKind> {
-    use ErrorKind::*;
-    [
-        Parse,
-        Syntax,
-        Arity,
-        Type,
-        Argument,
-        Index,
-        Arithmetic,
-        UndefinedSymbol,
-        AmbiguousReference,
-        Tool,
-        Unsupported,
-        Thrown,
-    ]
-    .into_iter()
-    .find(|k| k.as_str() == s)
 }
 
 /// `get` with the key leniency JSON data needs: a keyword also finds the string key of the same

@@ -24,7 +24,7 @@ pub enum FormKind {
     /// A keyword without its leading colon (`:a` is `"a"`, `:a/b` is `"a/b"`).
     Keyword(String),
     /// A symbol, possibly namespaced (`x`, `tool/fetch-users`, `clojure.string/join`, `Math/floor`).
-    Symbol(String),
+    Symbol(arcstr::ArcStr),
     /// `#"regex"`: the pattern text exactly as written between the quotes.
     Regex(String),
     List(Vec<Form>),

@@ -384,7 +384,7 @@ where
         (Tok::Str(body), span) => Form::new(FormKind::Str(unescape(body)), span),
         (Tok::Char(c), span) => Form::new(FormKind::Char(c), span),
         (Tok::Keyword(k), span) => Form::new(FormKind::Keyword(k.to_owned()), span),
-        (Tok::Symbol(s), span) => Form::new(FormKind::Symbol(s.to_owned()), span),
+        (Tok::Symbol(s), span) => Form::new(FormKind::Symbol(arcstr::ArcStr::from(s)), span),
         (Tok::Regex(r), span) => Form::new(FormKind::Regex(r.to_owned()), span),
     }
 }

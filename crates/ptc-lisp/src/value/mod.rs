@@ -17,7 +17,7 @@ pub use from_form::{compile_regex, read_value, serde_text};
 pub use intern::intern;
 pub use lazy::{LazyKind, LazySeq};
 pub use map::{Map, MapBuilder, MapIter, SMALL_MAP_MAX};
-pub use seq::Seq;
+pub use seq::{Seq, SeqIter};
 pub use set::{Set, SetIter};
 
 use crate::builtins::Builtin;

@@ -1,17 +1,34 @@
-//! The persistent vector behind lists and vectors, with its nesting depth.
+//! The items of lists and vectors, with their nesting depth.
+//!
+//! Most sequences are built once, in full, by a builtin (`map`, `filter`, a literal) and then
+//! only read: those are a plain array (`Flat`), which costs nothing to build from a `Vec`. A
+//! sequence that is changed while shared (`conj` onto a vector someone else still holds, `rest` of
+//! a long list, `cons`) becomes a persistent RRB vector (`Tree`) once, so that building a
+//! collection in a loop or walking it with `rest` stays linear instead of copying on every step.
+//! A `Flat` sequence held by one owner is changed in place.
 
-use super::{Value, Vector};
+use super::Value;
 use std::sync::Arc;
 
-/// Items of a list or vector. Reads go through `Deref` to [`imbl::Vector`]; updates copy only the
-/// path to the changed element when the items are shared.
+type Tree = imbl::Vector<Value>;
+
+/// Sequences up to this length are copied rather than converted to a tree when a shared one is
+/// changed: copying a few words is cheaper than building tree nodes.
+const COPY_LIMIT: usize = 32;
+
 #[derive(Clone)]
 pub struct Seq(Arc<SeqInner>);
 
 #[derive(Clone)]
 struct SeqInner {
     depth: u32,
-    items: Vector,
+    items: Items,
+}
+
+#[derive(Clone)]
+enum Items {
+    Flat(Vec<Value>),
+    Tree(Tree),
 }
 
 fn depth_of_items<'a>(items: impl IntoIterator<Item = &'a Value>) -> u32 {
@@ -22,73 +39,174 @@ impl Seq {
     pub fn new() -> Seq {
         Seq(Arc::new(SeqInner {
             depth: 1,
-            items: Vector::new(),
+            items: Items::Flat(Vec::new()),
         }))
-    }
-
-    pub fn from_vector(items: Vector) -> Seq {
-        let depth = depth_of_items(items.iter());
-        Seq(Arc::new(SeqInner { depth, items }))
     }
 
     pub fn depth(&self) -> u32 {
         self.0.depth
     }
 
-    pub fn items(&self) -> &Vector {
-        &self.0.items
+    pub fn len(&self) -> usize {
+        match &self.0.items {
+            Items::Flat(v) => v.len(),
+            Items::Tree(t) => t.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline]
+    pub fn get(&self, index: usize) -> Option<&Value> {
+        match &self.0.items {
+            Items::Flat(v) => v.get(index),
+            Items::Tree(t) => t.get(index),
+        }
+    }
+
+    pub fn first(&self) -> Option<&Value> {
+        self.get(0)
+    }
+
+    pub fn last(&self) -> Option<&Value> {
+        self.len().checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    pub fn iter(&self) -> SeqIter<'_> {
+        match &self.0.items {
+            Items::Flat(v) => SeqIter::Flat(v.iter()),
+            Items::Tree(t) => SeqIter::Tree(t.iter()),
+        }
+    }
+
+    /// The items as a `Vec` (a copy).
+    pub fn to_vec(&self) -> Vec<Value> {
+        self.iter().cloned().collect()
     }
 
     pub fn ptr_eq(&self, other: &Seq) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
+    /// Mutable items: in place when this is the only owner; otherwise a copy (short) or a
+    /// persistent tree (long), so that repeated changes stay cheap.
+    fn items_mut(&mut self) -> &mut Items {
+        if Arc::strong_count(&self.0) > 1
+            && let Items::Flat(v) = &self.0.items
+            && v.len() > COPY_LIMIT
+        {
+            let tree: Tree = v.iter().cloned().collect();
+            self.0 = Arc::new(SeqInner {
+                depth: self.0.depth,
+                items: Items::Tree(tree),
+            });
+        }
+        &mut Arc::make_mut(&mut self.0).items
+    }
+
+    fn note_depth(&mut self, item: &Value) {
+        let depth = item.depth() + 1;
+        if depth > self.0.depth {
+            Arc::make_mut(&mut self.0).depth = depth;
+        }
+    }
+
     pub fn push_back(&mut self, item: Value) {
-        let inner = Arc::make_mut(&mut self.0);
-        inner.depth = inner.depth.max(item.depth() + 1);
-        inner.items.push_back(item);
+        self.note_depth(&item);
+        match self.items_mut() {
+            Items::Flat(v) => v.push(item),
+            Items::Tree(t) => t.push_back(item),
+        }
     }
 
     pub fn push_front(&mut self, item: Value) {
-        let inner = Arc::make_mut(&mut self.0);
-        inner.depth = inner.depth.max(item.depth() + 1);
-        inner.items.push_front(item);
+        self.note_depth(&item);
+        let items = self.items_mut();
+        if let Items::Flat(v) = items
+            && v.len() > COPY_LIMIT
+        {
+            *items = Items::Tree(std::mem::take(v).into_iter().collect());
+        }
+        match items {
+            Items::Flat(v) => v.insert(0, item),
+            Items::Tree(t) => t.push_front(item),
+        }
     }
 
     pub fn set(&mut self, index: usize, item: Value) {
-        let inner = Arc::make_mut(&mut self.0);
-        inner.depth = inner.depth.max(item.depth() + 1);
-        inner.items.set(index, item);
+        self.note_depth(&item);
+        match self.items_mut() {
+            Items::Flat(v) => v[index] = item,
+            Items::Tree(t) => {
+                t.set(index, item);
+            }
+        }
     }
 
     pub fn pop_back(&mut self) -> Option<Value> {
-        Arc::make_mut(&mut self.0).items.pop_back()
+        match self.items_mut() {
+            Items::Flat(v) => v.pop(),
+            Items::Tree(t) => t.pop_back(),
+        }
     }
 
     pub fn pop_front(&mut self) -> Option<Value> {
-        Arc::make_mut(&mut self.0).items.pop_front()
+        let items = self.items_mut();
+        if let Items::Flat(v) = items
+            && v.len() > COPY_LIMIT
+        {
+            *items = Items::Tree(std::mem::take(v).into_iter().collect());
+        }
+        match items {
+            Items::Flat(v) if v.is_empty() => None,
+            Items::Flat(v) => Some(v.remove(0)),
+            Items::Tree(t) => t.pop_front(),
+        }
     }
 
-    /// Items `start..end` (clamped to the length).
+    /// Items `start..end` (clamped to the length), sharing structure with `self` when long.
     pub fn slice(&self, start: usize, end: usize) -> Seq {
         let len = self.len();
         let (start, end) = (start.min(len), end.min(len).max(start.min(len)));
         if start == 0 && end == len {
             return self.clone();
         }
-        let mut items = self.0.items.clone();
-        let mut tail = items.split_off(start);
-        tail.truncate(end - start);
+        let items = match &self.0.items {
+            Items::Flat(v) if end - start <= COPY_LIMIT => Items::Flat(v[start..end].to_vec()),
+            Items::Flat(v) => {
+                // `rest` in a loop would copy on every step; a tree is sliced in O(log n).
+                let mut tree: Tree = v.iter().cloned().collect();
+                let mut tail = tree.split_off(start);
+                tail.truncate(end - start);
+                Items::Tree(tail)
+            }
+            Items::Tree(t) => {
+                let mut tail = t.clone().split_off(start);
+                tail.truncate(end - start);
+                Items::Tree(tail)
+            }
+        };
         Seq(Arc::new(SeqInner {
             depth: self.0.depth,
-            items: tail,
+            items,
         }))
     }
 
     pub fn append(&mut self, other: &Seq) {
-        let inner = Arc::make_mut(&mut self.0);
-        inner.depth = inner.depth.max(other.depth());
-        inner.items.append(other.0.items.clone());
+        if other.is_empty() {
+            return;
+        }
+        let depth = self.0.depth.max(other.depth());
+        Arc::make_mut(&mut self.0).depth = depth;
+        match self.items_mut() {
+            Items::Flat(v) => v.extend(other.iter().cloned()),
+            Items::Tree(t) => match &other.0.items {
+                Items::Tree(o) => t.append(o.clone()),
+                Items::Flat(o) => t.extend(o.iter().cloned()),
+            },
+        }
     }
 }
 
@@ -98,29 +216,71 @@ impl Default for Seq {
     }
 }
 
-impl std::ops::Deref for Seq {
-    type Target = Vector;
-    fn deref(&self) -> &Vector {
-        &self.0.items
+impl std::ops::Index<usize> for Seq {
+    type Output = Value;
+    fn index(&self, index: usize) -> &Value {
+        self.get(index).expect("index within the sequence")
     }
 }
 
 impl FromIterator<Value> for Seq {
     fn from_iter<I: IntoIterator<Item = Value>>(iter: I) -> Seq {
-        let mut depth = 1;
-        let items: Vector = iter
-            .into_iter()
-            .inspect(|v| depth = depth.max(v.depth() + 1))
-            .collect();
-        Seq(Arc::new(SeqInner { depth, items }))
+        Seq::from(iter.into_iter().collect::<Vec<_>>())
     }
 }
 
 impl From<Vec<Value>> for Seq {
     fn from(items: Vec<Value>) -> Seq {
-        items.into_iter().collect()
+        Seq(Arc::new(SeqInner {
+            depth: depth_of_items(&items),
+            items: Items::Flat(items),
+        }))
     }
 }
+
+impl<'a> IntoIterator for &'a Seq {
+    type Item = &'a Value;
+    type IntoIter = SeqIter<'a>;
+    fn into_iter(self) -> SeqIter<'a> {
+        self.iter()
+    }
+}
+
+/// Iterator over the items of a [`Seq`].
+pub enum SeqIter<'a> {
+    Flat(std::slice::Iter<'a, Value>),
+    Tree(imbl::vector::Iter<'a, Value, imbl::shared_ptr::DefaultSharedPtr>),
+}
+
+impl<'a> Iterator for SeqIter<'a> {
+    type Item = &'a Value;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a Value> {
+        match self {
+            SeqIter::Flat(it) => it.next(),
+            SeqIter::Tree(it) => it.next(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            SeqIter::Flat(it) => it.size_hint(),
+            SeqIter::Tree(it) => it.size_hint(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for SeqIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match self {
+            SeqIter::Flat(it) => it.next_back(),
+            SeqIter::Tree(it) => it.next_back(),
+        }
+    }
+}
+
+impl ExactSizeIterator for SeqIter<'_> {}
 
 #[cfg(test)]
 mod tests {
@@ -135,5 +295,21 @@ mod tests {
         assert_eq!(outer.depth(), 2);
         assert_eq!(outer.slice(0, 1).len(), 1);
         assert_eq!(flat.slice(1, 5).len(), 0);
+    }
+
+    #[test]
+    fn shared_sequences_are_never_changed() {
+        let original: Seq = (0..100i64).map(Value::Int).collect();
+        let mut changed = original.clone();
+        changed.push_back(Value::Int(100));
+        changed.set(0, Value::Nil);
+        changed.push_front(Value::Int(-1));
+        assert_eq!(original.len(), 100);
+        assert_eq!(original.get(0), Some(&Value::Int(0)));
+        assert_eq!(changed.len(), 102);
+        assert_eq!(changed.get(1), Some(&Value::Nil));
+        let rest = original.slice(1, 100);
+        assert_eq!(rest.first(), Some(&Value::Int(1)));
+        assert_eq!(rest.iter().next_back(), Some(&Value::Int(99)));
     }
 }
