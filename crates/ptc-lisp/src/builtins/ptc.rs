@@ -17,8 +17,9 @@ use super::number::{add, clojure_compare};
 use super::seq::list_of;
 use super::{Builtin, builtin, expect_fn, got};
 use crate::error::{Error, Result};
-use crate::eval::{Ctx, EvalResult, Items, get_key, pr_str_short};
+use crate::eval::{Ctx, EvalResult, Items, get_key, lookup, pr_str_short};
 use crate::value::{Function, Value};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
@@ -60,22 +61,45 @@ impl Field {
         }
     }
 
-    /// The field of `item`, nil when missing (keys found with JSON leniency).
-    fn of(&self, ctx: &mut Ctx, item: &Value) -> EvalResult {
+    /// The field of `item`, nil when missing (keys found with JSON leniency); borrowed from
+    /// the record where possible, since aggregations only read it.
+    fn of<'v>(&self, ctx: &mut Ctx, item: &'v Value) -> EvalResult<Cow<'v, Value>> {
+        const NIL: Cow<'static, Value> = Cow::Owned(Value::Nil);
         match self {
-            Field::Key(k) => Ok(get_key(item, k).unwrap_or_default()),
+            Field::Key(k) => Ok(field_ref(item, k).unwrap_or(NIL)),
             Field::Path(path) => {
-                let mut current = item.clone();
+                let mut current = Cow::Borrowed(item);
                 for k in path {
-                    match get_key(&current, k) {
-                        Some(v) => current = v,
-                        None => return Ok(Value::Nil),
-                    }
+                    current = match current {
+                        Cow::Borrowed(v) => match field_ref(v, k) {
+                            Some(next) => next,
+                            None => return Ok(NIL),
+                        },
+                        Cow::Owned(v) => match get_key(&v, k) {
+                            Some(next) => Cow::Owned(next),
+                            None => return Ok(NIL),
+                        },
+                    };
                 }
                 Ok(current)
             }
-            Field::Fn(f) => ctx.apply(f, std::slice::from_ref(item)),
+            Field::Fn(f) => Ok(Cow::Owned(ctx.apply(f, std::slice::from_ref(item))?)),
         }
+    }
+}
+
+/// `(get item key)` without copying the value out of a map or vector.
+fn field_ref<'v>(item: &'v Value, key: &Value) -> Option<Cow<'v, Value>> {
+    match item {
+        Value::Map(m) => lookup(m, key).map(Cow::Borrowed),
+        Value::Vector(items) => match key {
+            Value::Int(i) => usize::try_from(*i)
+                .ok()
+                .and_then(|i| items.get(i))
+                .map(Cow::Borrowed),
+            _ => None,
+        },
+        other => get_key(other, key).map(Cow::Owned),
     }
 }
 
@@ -203,7 +227,7 @@ fn where_fn(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         Ok(Value::Bool(match &test {
             Test::Truthy => v.truthy(),
             Test::Op(op, value) => check(*op, &v, value),
-            Test::Call(f, value) => ctx.apply(f, &[v, value.clone()])?.truthy(),
+            Test::Call(f, value) => ctx.apply(f, &[v.into_owned(), value.clone()])?.truthy(),
         }))
     })))
 }
@@ -250,7 +274,7 @@ fn for_each_field(
     ctx: &mut Ctx,
     name: &str,
     args: &[Value],
-    mut each: impl FnMut(&mut Ctx, Value, &Value) -> EvalResult<()>,
+    mut each: impl FnMut(&mut Ctx, &Value, &Value) -> EvalResult<()>,
 ) -> EvalResult<()> {
     let field = Field::parse(ctx, name, &args[0], true)?;
     let mut items = Items::new(&args[1])?;
@@ -260,7 +284,7 @@ fn for_each_field(
     while let Some(item) = items.next(ctx)? {
         let v = field.of(ctx, item.as_ref())?;
         if !v.is_nil() {
-            each(ctx, v, item.as_ref())?;
+            each(ctx, &v, item.as_ref())?;
         }
     }
     Ok(())
@@ -280,8 +304,8 @@ fn expect_number(name: &str, v: &Value, item: &Value) -> Result<()> {
 fn sum_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let mut total = Value::Int(0);
     for_each_field(ctx, "sum-by", args, |_ctx, v, item| {
-        expect_number("sum-by", &v, item)?;
-        total = add(&total, &v)?;
+        expect_number("sum-by", v, item)?;
+        total = add(&total, v)?;
         Ok(())
     })?;
     Ok(total)
@@ -291,11 +315,11 @@ fn avg_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let mut total = Value::Int(0);
     let mut n = 0usize;
     for_each_field(ctx, "avg-by", args, |_ctx, v, item| {
-        expect_number("avg-by", &v, item)?;
+        expect_number("avg-by", v, item)?;
         // Integers are summed exactly; a float anywhere makes the sum a float.
-        total = match add(&total, &v) {
+        total = match add(&total, v) {
             Ok(sum) => sum,
-            Err(_) => Value::Float(as_f64(&total) + as_f64(&v)),
+            Err(_) => Value::Float(as_f64(&total) + as_f64(v)),
         };
         n += 1;
         Ok(())
@@ -319,10 +343,10 @@ fn extreme_by(ctx: &mut Ctx, name: &str, args: &[Value], want: Ordering) -> Eval
     for_each_field(ctx, name, args, |_ctx, v, item| {
         let better = match &best {
             None => true,
-            Some((best_v, _)) => clojure_compare(&v, best_v)? == want,
+            Some((best_v, _)) => clojure_compare(v, best_v)? == want,
         };
         if better {
-            best = Some((v, item.clone()));
+            best = Some((v.clone(), item.clone()));
         }
         Ok(())
     })?;
@@ -345,7 +369,7 @@ fn pluck(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     }
     let mut out = Vec::with_capacity(args[1].count().unwrap_or(0));
     while let Some(item) = items.next(ctx)? {
-        out.push(field.of(ctx, item.as_ref())?);
+        out.push(field.of(ctx, item.as_ref())?.into_owned());
     }
     list_of(ctx, out)
 }
