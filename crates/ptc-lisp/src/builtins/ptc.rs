@@ -5,9 +5,10 @@
 //!
 //! - `(where :field op value)` builds a predicate, with `op` one of `= not= > < >= <= in
 //!   includes` written bare (the analyzer quotes it). The field may be a key or a vector path
-//!   (`(where [:user :role] = "admin")`); `(where :active)` tests truthiness. Ordering
-//!   comparisons are false, not errors, when the field is missing or of another type, so
-//!   incomplete records are simply filtered out. Fields are found with the key leniency of
+//!   (`(where [:user :role] = "admin")`); `(where :active)` tests truthiness. Numbers compare
+//!   by value (`100` matches the JSON number `100.0`). Ordering comparisons are false, not
+//!   errors, when the field is missing or of another type, so incomplete records are simply
+//!   filtered out. Fields are found with the key leniency of
 //!   `get`: `:price` also finds the JSON key `"price"` and the other way round.
 //! - `all-of`, `any-of`, `none-of` combine predicates.
 //! - `sum-by`, `avg-by`, `min-by`, `max-by`, `pluck` aggregate a field (a key, a vector path or
@@ -18,12 +19,12 @@ use super::seq::list_of;
 use super::{Builtin, builtin, expect_fn, got};
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult, Items, get_key, lookup, pr_str_short};
-use crate::value::{Function, Value};
+use crate::value::{Function, Value, compare_numbers};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("where", [1..=3], where_fn, "(where field) (where field op value)", "A predicate on records: op is one of = not= > < >= <= in includes, field a key or a vector path; (where field) tests that the field is truthy. Missing fields never match an ordering test.", "(filter (where :price > 100) [{:price 50} {:price 150} {}])" => "({:price 150})"),
+    builtin!("where", [1..=3], where_fn, "(where field) (where field op value)", "A predicate on records: op is one of = not= > < >= <= in includes, field a key or a vector path; (where field) tests that the field is truthy. Numbers compare by value (100 matches 100.0); missing fields never match an ordering test.", "(filter (where :price > 100) [{:price 50} {:price 150} {}])" => "({:price 150})"),
     builtin!("all-of", [0..], all_of, "(all-of & preds)", "A predicate that is true when every pred is truthy.", "(filter (all-of (where :a = 1) (where :b)) [{:a 1 :b true} {:a 1}])" => "({:a 1, :b true})"),
     builtin!("any-of", [0..], any_of, "(any-of & preds)", "A predicate that is true when some pred is truthy.", "(filter (any-of (where :a = 1) (where :b = 2)) [{:a 1} {:b 2} {:b 3}])" => "({:a 1} {:b 2})"),
     builtin!("none-of", [0..], none_of, "(none-of & preds)", "A predicate that is true when no pred is truthy.", "(filter (none-of (where :deleted)) [{:id 1 :deleted true} {:id 2}])" => "({:id 2})"),
@@ -168,10 +169,24 @@ fn parse_test(op: &Value, value: &Value) -> Result<Test> {
     Ok(Test::Op(op, value.clone()))
 }
 
+/// Equality for record fields: like `=`, except that numbers compare by value, so the JSON
+/// number `100.0` matches `100`.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_)) => {
+            compare_numbers(a, b) == Some(Ordering::Equal)
+        }
+        _ => a == b,
+    }
+}
+
 fn member(coll: &Value, x: &Value) -> bool {
     match coll {
-        Value::Set(s) => s.contains(x),
-        Value::List(s) | Value::Vector(s) => s.iter().any(|y| y == x),
+        Value::Set(s) => {
+            s.contains(x)
+                || (matches!(x, Value::Int(_) | Value::Float(_)) && s.iter().any(|y| same(x, y)))
+        }
+        Value::List(s) | Value::Vector(s) => s.iter().any(|y| same(x, y)),
         Value::Map(m) => m.contains_key(x),
         _ => false,
     }
@@ -186,8 +201,8 @@ fn ordered(a: &Value, b: &Value, accept: fn(Ordering) -> bool) -> bool {
 
 fn check(op: Op, field: &Value, value: &Value) -> bool {
     match op {
-        Op::Eq => field == value,
-        Op::NotEq => field != value,
+        Op::Eq => same(field, value),
+        Op::NotEq => !same(field, value),
         Op::Gt => ordered(field, value, |o| o == Ordering::Greater),
         Op::Lt => ordered(field, value, |o| o == Ordering::Less),
         Op::Ge => ordered(field, value, |o| o != Ordering::Less),
