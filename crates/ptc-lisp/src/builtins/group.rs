@@ -103,8 +103,9 @@ fn partition(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let mut out = Vec::new();
     let mut start = 0;
     while start < len {
-        ctx.tick_n(n)?;
-        ctx.charge_items(n)?;
+        let available = (len - start).min(n);
+        ctx.tick_n(available)?;
+        ctx.charge_items(available)?;
         if start + n <= len {
             out.push(Value::list(items[start..start + n].iter().cloned()));
         } else {

@@ -315,18 +315,27 @@ pub(crate) fn indexed_xf(f: Value, keep_nil: bool) -> Value {
     )
 }
 
+/// Take one from a counter that stops at zero; the count before, or `None` when it was zero.
+fn count_down(counter: &AtomicUsize) -> Option<usize> {
+    counter
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+        .ok()
+}
+
 /// `(take n)`.
 pub(crate) fn take_xf(n: i64) -> Value {
+    let n = usize::try_from(n).unwrap_or(0);
     transducer("take", move |rf| {
-        let remaining = AtomicI64::new(n);
+        let remaining = AtomicUsize::new(n);
         stepper(rf, move |ctx, rf, acc, x| {
-            let before = remaining.fetch_sub(1, Ordering::Relaxed);
+            let before = count_down(&remaining).unwrap_or(0);
             let acc = if before > 0 {
                 ctx.apply(rf, &[acc, x])?
             } else {
                 acc
             };
-            Ok(if before - 1 <= 0 {
+            // Stop as soon as the last wanted item is in, without waiting for another.
+            Ok(if before <= 1 {
                 ensure_reduced(acc)
             } else {
                 acc
@@ -337,10 +346,11 @@ pub(crate) fn take_xf(n: i64) -> Value {
 
 /// `(drop n)`.
 pub(crate) fn drop_xf(n: i64) -> Value {
+    let n = usize::try_from(n).unwrap_or(0);
     transducer("drop", move |rf| {
-        let remaining = AtomicI64::new(n);
+        let remaining = AtomicUsize::new(n);
         stepper(rf, move |ctx, rf, acc, x| {
-            if remaining.fetch_sub(1, Ordering::Relaxed) > 0 {
+            if count_down(&remaining).is_some() {
                 Ok(acc)
             } else {
                 ctx.apply(rf, &[acc, x])
