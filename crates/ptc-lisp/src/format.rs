@@ -116,6 +116,8 @@ struct Printer {
     limit: Option<usize>,
     printable_limit: Option<usize>,
     truncated: bool,
+    /// How many collections enclose the value being printed.
+    depth: usize,
     out: String,
 }
 
@@ -126,6 +128,7 @@ impl Printer {
             limit: None,
             printable_limit: None,
             truncated: false,
+            depth: 0,
             out: String::new(),
         }
     }
@@ -240,12 +243,14 @@ impl Printer {
     ) {
         let shown = self.shown(len);
         self.out.push_str(open);
+        self.depth += 1;
         for (i, item) in items.take(shown).enumerate() {
             if i > 0 {
                 self.out.push(' ');
             }
             self.value(item);
         }
+        self.depth -= 1;
         self.close(close, len, shown);
     }
 
@@ -258,6 +263,7 @@ impl Printer {
             ", "
         };
         self.out.push('{');
+        self.depth += 1;
         for (i, (k, v)) in m.iter().take(shown).enumerate() {
             if i > 0 {
                 self.out.push_str(separator);
@@ -266,6 +272,7 @@ impl Printer {
             self.out.push(' ');
             self.value(v);
         }
+        self.depth -= 1;
         self.close("}", len, shown);
     }
 
@@ -277,7 +284,10 @@ impl Printer {
             }
             self.out.push_str("...");
             self.out.push_str(close);
-            let _ = write!(self.out, " ({len} items, showing first {shown})");
+            // One note, for the outermost collection; inner ones just end with `...`.
+            if self.depth == 0 {
+                let _ = write!(self.out, " ({len} items, showing first {shown})");
+            }
         } else {
             self.out.push_str(close);
         }
@@ -360,6 +370,11 @@ mod tests {
         assert_eq!(
             to_clojure(&Value::vector([1.into()]), Some(0), None),
             ("[...] (1 items, showing first 0)".to_string(), true)
+        );
+        let nested = Value::vector([Value::vector((1..=5).map(Value::Int)), Value::Nil]);
+        assert_eq!(
+            to_clojure(&nested, Some(3), None),
+            ("[[1 2 3 ...] nil]".to_string(), true)
         );
     }
 }

@@ -825,6 +825,10 @@ fn split_namespace(name: &str) -> Option<(&str, &str)> {
 
 /// The candidate within edit distance 2 (or sharing a long prefix), for "did you mean".
 fn closest<'c>(name: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    // One- and two-letter names are close to too many others for a guess to help.
+    if name.chars().count() <= 2 {
+        return None;
+    }
     let max = if name.len() <= 4 { 1 } else { 2 };
     candidates
         .iter()
