@@ -96,3 +96,23 @@ fn parallel_items_share_the_tool_call_limit() {
     }
     assert_eq!(out.tool_calls.len(), 3);
 }
+
+#[test]
+fn busy_workers_stop_at_the_run_timeout() {
+    // More busy items than threads: each thread's items together must stay within the run's
+    // remaining time, so the run ends with a timeout rather than item after item running out
+    // its own full budget.
+    let runtime = Runtime::new().with_limits(ptc_lisp::Limits {
+        timeout: Duration::from_millis(100),
+        max_steps: u64::MAX,
+        ..ptc_lisp::Limits::default()
+    });
+    let out = runtime.run_str(
+        "(pmap (fn [_] (loop [i 0] (recur (inc i)))) (range 20))",
+        &UserNamespace::new(),
+    );
+    match &out.outcome {
+        Outcome::Error(e) => assert_eq!(e.kind, ptc_lisp::ErrorKind::Timeout),
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+}
