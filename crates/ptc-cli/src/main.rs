@@ -3,9 +3,9 @@
 mod demo;
 mod eval;
 mod render;
+mod repl;
 mod run;
 mod show;
-mod repl;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -535,9 +535,24 @@ pub(crate) fn unsupported_message(what: &str) -> String {
             "there are no types or protocols; use maps and functions"
         }
         "while" => "there is no mutable state to end a while loop; use loop/recur",
-        "rand" | "rand-int" | "rand-nth" | "shuffle" | "random-uuid" | "random-sample" => {
-            "a program must give the same result every time it runs, so there is no randomness; \
-             pick items deterministically (first, nth, sort-by)"
+        "rand" | "rand-int" | "rand-nth" | "shuffle" | "random-sample" | "random-uuid" => {
+            "there is no randomness: a program must give the same result every time it is \
+             replayed; pick items deterministically (first, nth, take, sort-by)"
+        }
+        "lazy-seq" | "lazy-cat" => {
+            "build unbounded sequences from range, iterate, repeat or cycle with map, filter, \
+             take and friends, or compute a finite one with loop/recur"
+        }
+        "transient" | "persistent!" | "conj!" | "assoc!" | "dissoc!" | "disj!" | "pop!" => {
+            "collections are persistent and updating them is cheap: use conj/assoc inside \
+             reduce or loop/recur"
+        }
+        "volatile!" | "vswap!" | "vreset!" => {
+            "there is no mutable state: carry the value through reduce or loop/recur"
+        }
+        "sorted-map-by" | "sorted-set-by" => {
+            "sorted collections use the natural order only: build the map or set, then order \
+             its entries with (sort-by key-fn comparator coll)"
         }
         "System/currentTimeMillis"
         | "System/nanoTime"
@@ -607,22 +622,42 @@ fn is_unsupported(name: &str) -> bool {
             | "new"
             | "while"
             | "thread"
-            | "rand"
-            | "rand-int"
-            | "rand-nth"
-            | "shuffle"
-            | "random-uuid"
-            | "random-sample"
-            | "System/currentTimeMillis"
-            | "System/nanoTime"
-            | "LocalDate/now"
-            | "Instant/now"
-            | "LocalDateTime/now"
-            | "java.time.LocalDate/now"
-            | "java.time.Instant/now"
-            | "java.time.LocalDateTime/now"
     )
 }
+
+/// Clojure functions outside the subset that a program may still define under the same name:
+/// only a call that finds no definition is refused, with a hint. Randomness is refused because a
+/// program must give the same result every time it is replayed.
+const MISSING_FUNCTIONS: &[&str] = &[
+    "System/currentTimeMillis",
+    "System/nanoTime",
+    "LocalDate/now",
+    "Instant/now",
+    "LocalDateTime/now",
+    "java.time.LocalDate/now",
+    "java.time.Instant/now",
+    "java.time.LocalDateTime/now",
+    "rand",
+    "rand-int",
+    "rand-nth",
+    "shuffle",
+    "random-sample",
+    "random-uuid",
+    "lazy-seq",
+    "lazy-cat",
+    "transient",
+    "persistent!",
+    "conj!",
+    "assoc!",
+    "dissoc!",
+    "disj!",
+    "pop!",
+    "volatile!",
+    "vswap!",
+    "vreset!",
+    "sorted-map-by",
+    "sorted-set-by",
+];
 
 impl<'s, 'a> Analyzer<'s, 'a> {
     // -----------------------------------------------------------------------------------------
@@ -729,8 +764,9 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     }
 
     fn undefined(&self, name: &str, span: Span) -> Error {
-        if is_unsupported(name) {
-            return unsupported_form(name, span);
+        let core_name = name.strip_prefix("clojure.core/").unwrap_or(name);
+        if is_unsupported(core_name) || MISSING_FUNCTIONS.contains(&core_name) {
+            return unsupported_form(core_name, span);
         }
         if name == "." || name == ".." {
             return Error::at(
@@ -1669,7 +1705,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             self.analyze_body(body, false)
         })();
         self.restore(mark);
-        Ok(Expr::For(Box::new(ForExpr {
+        Ok(Expr::For(Arc::new(ForExpr {
             clauses,
             body: result?,
             collect,

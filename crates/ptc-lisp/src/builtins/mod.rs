@@ -6,15 +6,21 @@
 //! cannot drift from behaviour. Families live in one file each.
 
 pub(crate) mod coll;
+pub(crate) mod function;
+pub(crate) mod group;
 pub(crate) mod interop;
 pub(crate) mod io;
 pub(crate) mod number;
+pub(crate) mod parallel;
 pub(crate) mod predicate;
 mod printf;
+pub(crate) mod ptc;
 pub(crate) mod regex;
 pub(crate) mod seq;
+pub(crate) mod set;
 pub(crate) mod string;
 pub(crate) mod time;
+pub(crate) mod transduce;
 
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult};
@@ -111,7 +117,7 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 9] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 15] {
     [
         ("Numbers", number::BUILTINS),
         ("Predicates", predicate::BUILTINS),
@@ -122,6 +128,12 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 9] {
         ("Regular expressions", regex::BUILTINS),
         ("Java methods", interop::BUILTINS),
         ("Dates", time::BUILTINS),
+        ("Functions", function::BUILTINS),
+        ("Grouping and splitting", group::BUILTINS),
+        ("Sets (clojure.set, also set/)", set::BUILTINS),
+        ("Transducers and early termination", transduce::BUILTINS),
+        ("PTC extensions: predicates and aggregation", ptc::BUILTINS),
+        ("PTC extensions: parallel calls", parallel::BUILTINS),
     ]
 }
 
