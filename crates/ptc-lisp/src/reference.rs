@@ -143,6 +143,30 @@ fn code(text: &str) -> String {
 
 /// `docs/language.md`: every special form and builtin, with signature, description, example and
 /// result.
+/// Why some rules are as they are; part of the generated reference.
+const DESIGN_NOTES: &str = "
+## How names are found
+
+A bare name is looked up in this order: a local binding (`let`, a function parameter, ...), a
+definition of the user namespace (`def`, `defn`, from this program or an earlier turn), a builtin,
+and finally a tool (`tool/name`) or an input value (`data/name`) of that name. A name that is both
+a tool and an input value is an `ambiguous_reference` error that asks for the explicit namespace.
+`tool/name` and `data/name` always reach the tool or the input, whatever shadows the bare name.
+
+Builtins come before the tool and data fallback on purpose: input data is whatever the host
+passes in, and a data key named `count`, `filter` or `name` must not change what `(count xs)`
+means in every program. A program that wants the data writes `data/count`. User definitions come
+before builtins, so a program may define its own `shuffle` or `format`.
+
+## Why there are no atoms
+
+`atom`, `swap!`, `reset!` and `@` are refused. A program is run once per turn and its definitions
+are carried to the next turn only if the turn succeeds; an atom defined in an earlier turn would be
+shared mutable state that a failed turn could still change, breaking that guarantee, and `pmap`
+workers would race on it. Everything atoms are used for in short programs has a direct form:
+accumulate with `reduce` or `loop`/`recur`, and keep values across turns with `def`.
+";
+
 pub fn markdown() -> String {
     let mut out = String::new();
     out.push_str("# PTC-Lisp language reference\n\n");
@@ -159,6 +183,7 @@ pub fn markdown() -> String {
     for rule in RULES {
         let _ = writeln!(out, "- {rule}");
     }
+    out.push_str(DESIGN_NOTES);
     for (title, kind) in [
         ("Special forms", FormKind::Special),
         ("Macro-like forms", FormKind::Macro),
