@@ -625,14 +625,75 @@ impl Ctx {
         &mut self.stack[self.base + slot as usize]
     }
 
-    /// `eval`, with locals and constants (most operands) read without a call.
+    /// `eval`, with locals and constants (most operands) read without a call, and numeric
+    /// operations dispatched straight to their small functions.
     #[inline(always)]
     fn operand(&mut self, expr: &Expr, env: &Env) -> EvalResult {
         match expr {
             Expr::Local(s) => Ok(self.stack[self.base + *s as usize].clone()),
             Expr::Const(v) => Ok(v.clone()),
+            Expr::Op2(o) => self.eval_op2(o, env),
+            Expr::Op1(o) => self.eval_op1(o, env),
             _ => self.eval(expr, env),
         }
+    }
+
+    /// A numeric operation: integers and floats inline, anything else through the builtin.
+    #[inline(never)]
+    fn eval_op1(&mut self, o: &Op1Expr, env: &Env) -> EvalResult {
+        let v = self.operand(&o.arg, env)?;
+        if let Value::Int(x) = v {
+            let fast = match o.op {
+                Op1::Inc => x.checked_add(1).map(Value::Int),
+                Op1::Dec => x.checked_sub(1).map(Value::Int),
+                Op1::Zero => Some(Value::Bool(x == 0)),
+            };
+            if let Some(result) = fast {
+                return Ok(result);
+            }
+        }
+        self.call_builtin(o.builtin, &[v])
+            .map_err(|f| with_span(f, o.span))
+    }
+
+    /// A numeric operation: integers and floats inline, anything else through the builtin.
+    #[inline(never)]
+    fn eval_op2(&mut self, o: &Op2Expr, env: &Env) -> EvalResult {
+        let a = self.operand(&o.left, env)?;
+        let b = self.operand(&o.right, env)?;
+        let fast = match (&a, &b) {
+            (Value::Int(x), Value::Int(y)) => match o.op {
+                Op2::Add => x.checked_add(*y).map(Value::Int),
+                Op2::Sub => x.checked_sub(*y).map(Value::Int),
+                Op2::Mul => x.checked_mul(*y).map(Value::Int),
+                Op2::Lt => Some(Value::Bool(x < y)),
+                Op2::Gt => Some(Value::Bool(x > y)),
+                Op2::Le => Some(Value::Bool(x <= y)),
+                Op2::Ge => Some(Value::Bool(x >= y)),
+                Op2::Eq => Some(Value::Bool(x == y)),
+            },
+            (Value::Float(_) | Value::Int(_), Value::Float(_) | Value::Int(_)) => {
+                // At least one float: the same arithmetic the builtins do.
+                let (x, y) = (float_of(&a), float_of(&b));
+                match o.op {
+                    Op2::Add => Some(Value::Float(x + y)),
+                    Op2::Sub => Some(Value::Float(x - y)),
+                    Op2::Mul => Some(Value::Float(x * y)),
+                    Op2::Lt => Some(Value::Bool(x < y)),
+                    Op2::Gt => Some(Value::Bool(x > y)),
+                    Op2::Le => Some(Value::Bool(x <= y)),
+                    Op2::Ge => Some(Value::Bool(x >= y)),
+                    // (= 1 1.0) is false: only two floats compare by value here.
+                    Op2::Eq => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(result) = fast {
+            return Ok(result);
+        }
+        self.call_builtin(o.builtin, &[a, b])
+            .map_err(|f| with_span(f, o.span))
     }
 
     pub(crate) fn eval(&mut self, expr: &Expr, env: &Env) -> EvalResult {
@@ -711,58 +772,8 @@ impl Ctx {
                 self.call_builtin(c.builtin, &args)
                     .map_err(|f| with_span(f, c.span))
             }
-            Expr::Op1(o) => {
-                let v = self.operand(&o.arg, env)?;
-                if let Value::Int(x) = v {
-                    let fast = match o.op {
-                        Op1::Inc => x.checked_add(1).map(Value::Int),
-                        Op1::Dec => x.checked_sub(1).map(Value::Int),
-                        Op1::Zero => Some(Value::Bool(x == 0)),
-                    };
-                    if let Some(result) = fast {
-                        return Ok(result);
-                    }
-                }
-                self.call_builtin(o.builtin, &[v])
-                    .map_err(|f| with_span(f, o.span))
-            }
-            Expr::Op2(o) => {
-                let a = self.operand(&o.left, env)?;
-                let b = self.operand(&o.right, env)?;
-                let fast = match (&a, &b) {
-                    (Value::Int(x), Value::Int(y)) => match o.op {
-                        Op2::Add => x.checked_add(*y).map(Value::Int),
-                        Op2::Sub => x.checked_sub(*y).map(Value::Int),
-                        Op2::Mul => x.checked_mul(*y).map(Value::Int),
-                        Op2::Lt => Some(Value::Bool(x < y)),
-                        Op2::Gt => Some(Value::Bool(x > y)),
-                        Op2::Le => Some(Value::Bool(x <= y)),
-                        Op2::Ge => Some(Value::Bool(x >= y)),
-                        Op2::Eq => Some(Value::Bool(x == y)),
-                    },
-                    (Value::Float(_) | Value::Int(_), Value::Float(_) | Value::Int(_)) => {
-                        // At least one float: the same arithmetic the builtins do.
-                        let (x, y) = (float_of(&a), float_of(&b));
-                        match o.op {
-                            Op2::Add => Some(Value::Float(x + y)),
-                            Op2::Sub => Some(Value::Float(x - y)),
-                            Op2::Mul => Some(Value::Float(x * y)),
-                            Op2::Lt => Some(Value::Bool(x < y)),
-                            Op2::Gt => Some(Value::Bool(x > y)),
-                            Op2::Le => Some(Value::Bool(x <= y)),
-                            Op2::Ge => Some(Value::Bool(x >= y)),
-                            // (= 1 1.0) is false: only two floats compare by value here.
-                            Op2::Eq => None,
-                        }
-                    }
-                    _ => None,
-                };
-                if let Some(result) = fast {
-                    return Ok(result);
-                }
-                self.call_builtin(o.builtin, &[a, b])
-                    .map_err(|f| with_span(f, o.span))
-            }
+            Expr::Op1(o) => self.eval_op1(o, env),
+            Expr::Op2(o) => self.eval_op2(o, env),
             Expr::Call(c) => {
                 let f = self.eval(&c.callee, env)?;
                 let args = self.eval_args(&c.args, env)?;
