@@ -190,6 +190,8 @@ pub struct RunRecord {
     pub est_prompt_tokens: u64,
     /// The part of `est_prompt_tokens` that is the system prompt.
     pub est_system_tokens: u64,
+    /// `est_prompt_tokens` request by request: how the prompt grew over the run.
+    pub est_prompt_tokens_per_request: Vec<u64>,
     pub tool_calls: usize,
     pub wall_ms: u64,
     /// The transcript written, relative to the output directory.
@@ -352,6 +354,7 @@ struct Recorded {
     replies: Vec<LlmResponse>,
     est_prompt_tokens: u64,
     est_system_tokens: u64,
+    per_request: Vec<u64>,
 }
 
 #[async_trait]
@@ -363,6 +366,7 @@ impl Llm for Recording {
             let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
             state.est_system_tokens += system as u64;
             state.est_prompt_tokens += (system + rest) as u64;
+            state.per_request.push((system + rest) as u64);
         }
         let reply = self.inner.complete(request).await?;
         self.state
@@ -416,6 +420,7 @@ async fn run_one(
         cache_write_tokens: 0,
         est_prompt_tokens: 0,
         est_system_tokens: 0,
+        est_prompt_tokens_per_request: Vec::new(),
         tool_calls: 0,
         wall_ms: 0,
         transcript: transcript.display().to_string(),
@@ -462,6 +467,7 @@ async fn run_one(
     );
     record.est_prompt_tokens = recorded.est_prompt_tokens;
     record.est_system_tokens = recorded.est_system_tokens;
+    record.est_prompt_tokens_per_request = recorded.per_request;
     if let Err(e) = write_transcript(&options.out_dir.join(&transcript), &recorded.replies) {
         record.reasons.push(e);
     }
@@ -609,6 +615,7 @@ pub async fn execute(plan: &Plan, source: &LlmSource, options: &EvalOptions) -> 
                     cache_write_tokens: 0,
                     est_prompt_tokens: 0,
                     est_system_tokens: 0,
+                    est_prompt_tokens_per_request: Vec::new(),
                     tool_calls: 0,
                     wall_ms: 0,
                     transcript: transcript_path(&config.label, &mission.name, planned.run)

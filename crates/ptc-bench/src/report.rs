@@ -22,6 +22,8 @@ pub struct Summary {
     pub cache_read_tokens: u64,
     pub cache_write_tokens: u64,
     pub est_prompt_tokens: u64,
+    /// The system prompt's part of `est_prompt_tokens`.
+    pub est_system_tokens: u64,
     pub wall_ms: u64,
 }
 
@@ -38,6 +40,7 @@ impl Summary {
             s.cache_read_tokens += r.cache_read_tokens;
             s.cache_write_tokens += r.cache_write_tokens;
             s.est_prompt_tokens += r.est_prompt_tokens;
+            s.est_system_tokens += r.est_system_tokens;
             s.wall_ms += r.wall_ms;
         }
         if s.runs > 0 {
@@ -129,6 +132,8 @@ pub struct Comparison {
     pub prompt_tokens: RelativeChange,
     pub output_tokens: RelativeChange,
     pub est_prompt_tokens: RelativeChange,
+    /// Estimated prompt tokens less the system prompt: the part compression works on.
+    pub est_history_tokens: RelativeChange,
     /// The comparison in one sentence.
     pub summary: String,
 }
@@ -138,6 +143,7 @@ pub struct Comparison {
 pub struct Report {
     /// The model, as `--llm` named it.
     pub llm: String,
+    /// Missions with at least one run.
     pub missions: usize,
     pub configs: Vec<ConfigReport>,
     /// Each configuration after the first against the first.
@@ -186,7 +192,10 @@ impl Report {
         };
         Report {
             llm: llm.to_string(),
-            missions: missions.len(),
+            missions: missions
+                .iter()
+                .filter(|m| runs.iter().any(|r| r.mission == m.name))
+                .count(),
             configs: config_reports,
             comparisons,
             runs,
@@ -281,6 +290,10 @@ impl Report {
                 ("prompt tokens (input + cache, reported)", &c.prompt_tokens),
                 ("output tokens (reported)", &c.output_tokens),
                 ("prompt tokens (estimated)", &c.est_prompt_tokens),
+                (
+                    "prompt tokens less the system prompt (estimated)",
+                    &c.est_history_tokens,
+                ),
             ] {
                 let _ = writeln!(
                     out,
@@ -436,6 +449,9 @@ fn compare(baseline: &ConfigReport, other: &ConfigReport) -> Comparison {
     let prompt_tokens = change(extract(&|s| s.per_run(s.prompt_tokens())));
     let output_tokens = change(extract(&|s| s.per_run(s.output_tokens)));
     let est_prompt_tokens = change(extract(&|s| s.per_run(s.est_prompt_tokens)));
+    let est_history_tokens = change(extract(&|s| {
+        s.per_run(s.est_prompt_tokens.saturating_sub(s.est_system_tokens))
+    }));
     let tokens_part = match (prompt_tokens.change, est_prompt_tokens.change) {
         (Some(c), _) => format!(
             "{} prompt tokens (95 % interval {})",
@@ -449,16 +465,22 @@ fn compare(baseline: &ConfigReport, other: &ConfigReport) -> Comparison {
         ),
         (None, None) => "no token counts".to_string(),
     };
+    let history_part = est_history_tokens
+        .change
+        .map(|c| format!(" ({} without the system prompt, estimated)", percent(c)))
+        .unwrap_or_default();
     let summary = format!(
-        "`{}` against `{}` on {} paired mission{}: {}, pass rate {} points ({:.1} % to {:.1} %; 95 % interval {}; sign test {} better, {} worse, p = {:.2}), turns {}.",
+        "`{}` against `{}` on {} paired mission{}: {}{}; pass rate {:.1} % -> {:.1} %, {} points \
+         (95 % interval {}; sign test {} better, {} worse, p = {:.2}); turns {} per run.",
         other.label,
         baseline.label,
         pairs.len(),
         plural(pairs.len()),
         tokens_part,
-        signed(pass_rate.difference, 1),
+        history_part,
         pass_rate.baseline,
         pass_rate.config,
+        signed(pass_rate.difference, 1),
         interval(pass_rate.ci95, |v| signed(v, 1)),
         sign_test.better,
         sign_test.worse,
@@ -475,6 +497,7 @@ fn compare(baseline: &ConfigReport, other: &ConfigReport) -> Comparison {
         prompt_tokens,
         output_tokens,
         est_prompt_tokens,
+        est_history_tokens,
         summary,
     }
 }
