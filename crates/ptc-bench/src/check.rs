@@ -427,7 +427,7 @@ impl Predicate {
         }
         if let Some(ty) = &self.type_ {
             return (type_of(value) != ty.as_str() && !(ty == "number" && value.is_number()))
-                .then(|| format!("expected a {ty}, got a {}: {}", type_of(value), got()));
+                .then(|| format!("expected type {ty}, got {}: {}", type_of(value), got()));
         }
         if let Some(needle) = &self.contains {
             let found = match (value, needle) {
@@ -707,5 +707,209 @@ fn compare(a: &Json, b: &Json, tolerance: f64, unordered: bool) -> bool {
                 })
         }
         _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn check(value: Json) -> Check {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn call(tool: &str, args: Json, ok: bool) -> CallRecord {
+        CallRecord {
+            tool: tool.into(),
+            args: args.as_array().cloned().unwrap_or_default(),
+            ok,
+        }
+    }
+
+    fn params(tool: &str) -> Vec<String> {
+        match tool {
+            "send-email" => vec!["to".into(), "subject".into()],
+            "credit" => vec!["customer".into(), "amount".into()],
+            _ => Vec::new(),
+        }
+    }
+
+    fn reasons(check: &Check, end: &RunEnd, calls: &[CallRecord]) -> Vec<String> {
+        check.verdict(end, calls, params).reasons
+    }
+
+    #[test]
+    fn expected_values_compare_structurally_with_a_tolerance() {
+        let c = check(json!({"expect": {"total": 10.0, "ids": ["a", "b"]}, "tolerance": 0.01}));
+        let ok = RunEnd::Returned(json!({"total": 10.004, "ids": ["a", "b"]}));
+        assert_eq!(reasons(&c, &ok, &[]), Vec::<String>::new());
+        let off = RunEnd::Returned(json!({"total": 10.02, "ids": ["a", "b"]}));
+        assert_eq!(
+            reasons(&c, &off, &[]),
+            vec![r#"returned {"ids":["a","b"],"total":10.02}, expected {"ids":["a","b"],"total":10.0}"#]
+        );
+        let swapped = RunEnd::Returned(json!({"total": 10, "ids": ["b", "a"]}));
+        assert_eq!(reasons(&c, &swapped, &[]).len(), 1);
+        let unordered = check(json!({"expect": {"ids": [["x", 1], ["y", 2]]}, "unordered": true}));
+        let ok = RunEnd::Returned(json!({"ids": [[2, "y"], [1, "x"]]}));
+        assert_eq!(reasons(&unordered, &ok, &[]), Vec::<String>::new());
+        // Keys: `-` and `_` alike, as in signatures.
+        let keys = check(json!({"expect": {"paid-orders": 3}}));
+        assert!(json_equal(&json!(1), &json!(1.0), 0.0));
+        assert_eq!(
+            reasons(&keys, &RunEnd::Returned(json!({"paid_orders": 3})), &[]),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn the_outcome_must_match() {
+        let returned = Check::default();
+        let failed = check(json!({"outcome": "failed"}));
+        let gave_up = RunEnd::Failed("no such order".into());
+        let ran_out = RunEnd::Error {
+            kind: "max_turns_exceeded".into(),
+            reason: "no (return ...) or (fail ...) after 3 turns".into(),
+        };
+        assert_eq!(reasons(&failed, &gave_up, &[]), Vec::<String>::new());
+        assert_eq!(
+            reasons(&failed, &RunEnd::Returned(json!(1)), &[]),
+            vec!["expected the run to call (fail ...), but it returned 1"]
+        );
+        assert_eq!(
+            reasons(&returned, &ran_out, &[]),
+            vec![
+                "expected the run to return a value, but it ended with max_turns_exceeded: no \
+                 (return ...) or (fail ...) after 3 turns"
+            ]
+        );
+        assert_eq!(
+            reasons(&returned, &gave_up, &[]),
+            vec!["expected the run to return a value, but it failed: no such order"]
+        );
+    }
+
+    #[test]
+    fn predicates_report_what_failed_where() {
+        let c = check(json!({"value": [
+            {"has_keys": ["items", "total"]},
+            {"path": ["items"], "count": 2},
+            {"path": ["items"], "every": [{"path": ["id"], "matches": "^A-\\d+$"},
+                                          {"path": ["qty"], "between": [1, 10]}]},
+            {"path": ["items"], "some": [{"path": ["id"], "equals": "A-2"}]},
+            {"path": ["items", 0, "qty"], "type": "int"},
+            {"path": ["total"], "type": "number"},
+            {"path": ["tags"], "contains": "new"},
+            {"path": ["tags"], "distinct": true},
+            {"path": ["note"], "contains": "late"},
+            {"path": ["status"], "one_of": ["ok", "partial"]}
+        ]}));
+        let good = json!({"items": [{"id": "A-1", "qty": 2}, {"id": "A-2", "qty": 10}], "total": 3.5,
+                          "tags": ["new", "sale"], "note": "was late", "status": "ok"});
+        assert_eq!(reasons(&c, &RunEnd::Returned(good), &[]), Vec::<String>::new());
+        let bad = json!({"items": [{"id": "B-1", "qty": 2.5}, {"id": "A-3", "qty": 11}, {"id": "A-4"}],
+                         "tags": ["sale", "sale"], "note": "on time", "status": "failed"});
+        assert_eq!(
+            reasons(&c, &RunEnd::Returned(bad), &[]),
+            vec![
+                "value: missing keys total",
+                r#"value.items: expected 2 items, got 3: [{"id":"B-1","qty":2.5},{"id":"A-3","qty":11},{"id":"A-4"}]"#,
+                r#"value.items[0].id: does not match /^A-\d+$/: "B-1""#,
+                "value.items[1].qty: expected a number in [1, 10], got 11",
+                r#"value.items[2].qty: no such value in {"id":"A-4"}"#,
+                "value.items: 3 of 3 items fail",
+                r#"value.items: no item satisfies the predicates: [{"id":"B-1","qty":2.5},{"id":"A-3","qty":11},{"id":"A-4"}]"#,
+                "value.items[0].qty: expected type int, got float: 2.5",
+                r#"value.total: no such value in {"items":[{"id":"B-1","qty":2.5},{"id":"A-3","qty":11},{"id":"A-4"}],"note":"on time","status":"failed","tags":["sale","sale"]}"#,
+                r#"value.tags: does not contain "new": ["sale","sale"]"#,
+                r#"value.tags: has duplicate items: ["sale","sale"]"#,
+                r#"value.note: does not contain "late": "on time""#,
+                r#"value.status: expected one of ["ok","partial"], got "failed""#,
+            ]
+        );
+    }
+
+    #[test]
+    fn call_checks_count_and_compare_arguments() {
+        let c = check(json!({"calls": [
+            {"tool": "send-email", "once_each": {"arg": "to", "values": ["a@x", "b@x"]}},
+            {"tool": "send-email", "ok": true, "count": 2},
+            {"tool": "credit", "distinct": "customer"},
+            {"tool": "credit", "max": 2},
+            {"tool": "credit", "where": [{"path": ["customer"], "equals": "c-1"}],
+             "every": [{"path": ["amount"], "equals": 10}]},
+            {"tool": "credit", "min": 1, "ok": false}
+        ]}));
+        let good = [
+            call("send-email", json!(["a@x", "hi"]), true),
+            call("send-email", json!(["b@x", "hi"]), true),
+            call("credit", json!(["c-1", 10]), true),
+            call("credit", json!(["c-2", 5]), false),
+        ];
+        let end = RunEnd::Returned(json!(null));
+        assert_eq!(reasons(&c, &end, &good), Vec::<String>::new());
+        let bad = [
+            call("send-email", json!(["a@x", "hi"]), true),
+            call("send-email", json!(["a@x", "again"]), false),
+            call("send-email", json!(["z@x", "hi"]), true),
+            call("credit", json!(["c-1", 10]), true),
+            call("credit", json!(["c-1", 12]), true),
+            call("credit", json!(["c-3", 1]), true),
+        ];
+        assert_eq!(
+            reasons(&c, &end, &bad),
+            vec![
+                r#"tool/send-email: expected one call per to in ["a@x","b@x"], got "a@x" 2 times; "b@x" 0 times; unexpected "z@x""#,
+                r#"tool/credit: called more than once with customer = "c-1""#,
+                "tool/credit: expected at most 2 calls, got 3",
+                "tool/credit call 2.amount: expected 10, got 12",
+                "tool/credit: expected at least 1 failed calls, got 0",
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_checks_are_rejected_with_the_fix() {
+        let tools = ["send-email".to_string(), "credit".to_string()];
+        let p = ["to".to_string(), "subject".to_string()];
+        let validate = |value: Json| {
+            check(value).validate(|tool| tools.contains(&tool.to_string()).then_some(&p[..]))
+        };
+        assert_eq!(
+            validate(json!({"value": [{"count": 1, "type": "list"}]})),
+            Err("a predicate needs exactly one test (equals, has_keys, count, type, contains, \
+                 between, matches, one_of, distinct, every, some), this one has count, type"
+                .into())
+        );
+        assert_eq!(
+            validate(json!({"value": [{"type": "array"}]})),
+            Err("unknown type `array`: use one of nil, bool, int, float, number, string, list, map".into())
+        );
+        assert_eq!(
+            validate(json!({"calls": [{"tool": "fax", "count": 1}]})),
+            Err("the calls check names tool `fax`, which the mission's tools.json does not declare".into())
+        );
+        assert_eq!(
+            validate(json!({"calls": [{"tool": "credit"}]})),
+            Err("the calls check of `credit` tests nothing: give count, min, max, distinct, \
+                 once_each or every"
+                .into())
+        );
+        assert_eq!(
+            validate(json!({"calls": [{"tool": "send-email", "distinct": "cc"}]})),
+            Err("the calls check of `send-email` names argument `cc`; its params are [to, \
+                 subject] (or use a position: \"0\", \"1\", ...)"
+                .into())
+        );
+        assert_eq!(
+            validate(json!({"outcome": "failed", "expect": 1})),
+            Err("a check whose outcome is `failed` has no returned value to compare: drop \
+                 `expect` and `value`"
+                .into())
+        );
+        assert!(validate(json!({"value": [{"matches": "("}]})).unwrap_err().starts_with("bad regular expression `(`"));
+        assert_eq!(validate(json!({"calls": [{"tool": "send-email", "distinct": "1"}]})), Ok(()));
     }
 }
