@@ -3,7 +3,8 @@
 use std::path::Path;
 use std::process::Command;
 
-const HELP: &str = "usage: cargo xtask eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
+const HELP: &str =
+    "usage: cargo xtask eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
                          [--jobs N] [--temperature T] [--out DIR] [--missions-dir DIR]
 
 Runs every mission in benchmarks/missions N times per compression configuration (default: off

@@ -177,14 +177,18 @@ impl Check {
     /// Checks the check itself: one test per predicate, valid regular expressions, arguments
     /// that the tools declare. `params` gives a tool's parameter names, or `None` for a tool
     /// the mission does not have.
-    pub fn validate<'a>(&self, params: impl Fn(&str) -> Option<&'a [String]>) -> Result<(), String> {
+    pub fn validate<'a>(
+        &self,
+        params: impl Fn(&str) -> Option<&'a [String]>,
+    ) -> Result<(), String> {
         if !(self.tolerance >= 0.0 && self.tolerance.is_finite()) {
             return Err(format!(
                 "tolerance must be a finite number >= 0, not {}",
                 self.tolerance
             ));
         }
-        if self.outcome == ExpectedOutcome::Failed && (self.expect.is_some() || !self.value.is_empty())
+        if self.outcome == ExpectedOutcome::Failed
+            && (self.expect.is_some() || !self.value.is_empty())
         {
             return Err(
                 "a check whose outcome is `failed` has no returned value to compare: drop \
@@ -236,7 +240,12 @@ impl Check {
     }
 
     /// Judges one run.
-    pub fn verdict(&self, end: &RunEnd, calls: &[CallRecord], params: impl Fn(&str) -> Vec<String>) -> Verdict {
+    pub fn verdict(
+        &self,
+        end: &RunEnd,
+        calls: &[CallRecord],
+        params: impl Fn(&str) -> Vec<String>,
+    ) -> Verdict {
         let mut reasons = Vec::new();
         match (self.outcome, end) {
             (ExpectedOutcome::Returned, RunEnd::Returned(value)) => {
@@ -344,7 +353,11 @@ impl Predicate {
             ("every", self.every.is_some()),
             ("some", self.some.is_some()),
         ];
-        let given: Vec<&str> = tests.iter().filter(|(_, on)| *on).map(|(n, _)| *n).collect();
+        let given: Vec<&str> = tests
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(n, _)| *n)
+            .collect();
         if given.len() != 1 {
             return Err(format!(
                 "a predicate needs exactly one test (equals, has_keys, count, type, contains, \
@@ -395,7 +408,13 @@ impl Predicate {
 
     /// `None` when the value passes; otherwise why not. `every` also adds the reasons of each
     /// failing item.
-    fn test(&self, value: &Json, tolerance: f64, at: &str, reasons: &mut Vec<String>) -> Option<String> {
+    fn test(
+        &self,
+        value: &Json,
+        tolerance: f64,
+        at: &str,
+        reasons: &mut Vec<String>,
+    ) -> Option<String> {
         let got = || compact(value);
         if let Some(expected) = &self.equals {
             let equal = if self.unordered {
@@ -440,7 +459,10 @@ impl Predicate {
         if let Some((low, high)) = self.between {
             return match value.as_f64() {
                 Some(x) if x >= low && x <= high => None,
-                _ => Some(format!("expected a number in [{low}, {high}], got {}", got())),
+                _ => Some(format!(
+                    "expected a number in [{low}, {high}], got {}",
+                    got()
+                )),
             };
         }
         if let Some(pattern) = &self.matches {
@@ -506,7 +528,9 @@ impl Predicate {
     }
 }
 
-const TYPES: [&str; 8] = ["nil", "bool", "int", "float", "number", "string", "list", "map"];
+const TYPES: [&str; 8] = [
+    "nil", "bool", "int", "float", "number", "string", "list", "map",
+];
 
 fn type_of(value: &Json) -> &'static str {
     match value {
@@ -544,7 +568,13 @@ pub fn args_map(params: &[String], args: &[Json]) -> Json {
 }
 
 impl CallCheck {
-    fn check(&self, all: &[CallRecord], params: &[String], tolerance: f64, reasons: &mut Vec<String>) {
+    fn check(
+        &self,
+        all: &[CallRecord],
+        params: &[String],
+        tolerance: f64,
+        reasons: &mut Vec<String>,
+    ) {
         let who = format!("tool/{}", self.tool);
         let mut scratch = Vec::new();
         let calls: Vec<&CallRecord> = all
@@ -681,7 +711,10 @@ fn compare(a: &Json, b: &Json, tolerance: f64, unordered: bool) -> bool {
                 return false;
             }
             if !unordered {
-                return xs.iter().zip(ys).all(|(x, y)| compare(x, y, tolerance, false));
+                return xs
+                    .iter()
+                    .zip(ys)
+                    .all(|(x, y)| compare(x, y, tolerance, false));
             }
             // Greedy matching is enough: equality within a tolerance is not transitive, but
             // mission answers never hold numbers closer to each other than the tolerance.
@@ -748,7 +781,9 @@ mod tests {
         let off = RunEnd::Returned(json!({"total": 10.02, "ids": ["a", "b"]}));
         assert_eq!(
             reasons(&c, &off, &[]),
-            vec![r#"returned {"ids":["a","b"],"total":10.02}, expected {"ids":["a","b"],"total":10.0}"#]
+            vec![
+                r#"returned {"ids":["a","b"],"total":10.02}, expected {"ids":["a","b"],"total":10.0}"#
+            ]
         );
         let swapped = RunEnd::Returned(json!({"total": 10, "ids": ["b", "a"]}));
         assert_eq!(reasons(&c, &swapped, &[]).len(), 1);
@@ -808,7 +843,10 @@ mod tests {
         ]}));
         let good = json!({"items": [{"id": "A-1", "qty": 2}, {"id": "A-2", "qty": 10}], "total": 3.5,
                           "tags": ["new", "sale"], "note": "was late", "status": "ok"});
-        assert_eq!(reasons(&c, &RunEnd::Returned(good), &[]), Vec::<String>::new());
+        assert_eq!(
+            reasons(&c, &RunEnd::Returned(good), &[]),
+            Vec::<String>::new()
+        );
         let bad = json!({"items": [{"id": "B-1", "qty": 2.5}, {"id": "A-3", "qty": 11}, {"id": "A-4"}],
                          "tags": ["sale", "sale"], "note": "on time", "status": "failed"});
         assert_eq!(
@@ -879,37 +917,58 @@ mod tests {
         };
         assert_eq!(
             validate(json!({"value": [{"count": 1, "type": "list"}]})),
-            Err("a predicate needs exactly one test (equals, has_keys, count, type, contains, \
+            Err(
+                "a predicate needs exactly one test (equals, has_keys, count, type, contains, \
                  between, matches, one_of, distinct, every, some), this one has count, type"
-                .into())
+                    .into()
+            )
         );
         assert_eq!(
             validate(json!({"value": [{"type": "array"}]})),
-            Err("unknown type `array`: use one of nil, bool, int, float, number, string, list, map".into())
+            Err(
+                "unknown type `array`: use one of nil, bool, int, float, number, string, list, map"
+                    .into()
+            )
         );
         assert_eq!(
             validate(json!({"calls": [{"tool": "fax", "count": 1}]})),
-            Err("the calls check names tool `fax`, which the mission's tools.json does not declare".into())
+            Err(
+                "the calls check names tool `fax`, which the mission's tools.json does not declare"
+                    .into()
+            )
         );
         assert_eq!(
             validate(json!({"calls": [{"tool": "credit"}]})),
-            Err("the calls check of `credit` tests nothing: give count, min, max, distinct, \
+            Err(
+                "the calls check of `credit` tests nothing: give count, min, max, distinct, \
                  once_each or every"
-                .into())
+                    .into()
+            )
         );
         assert_eq!(
             validate(json!({"calls": [{"tool": "send-email", "distinct": "cc"}]})),
-            Err("the calls check of `send-email` names argument `cc`; its params are [to, \
+            Err(
+                "the calls check of `send-email` names argument `cc`; its params are [to, \
                  subject] (or use a position: \"0\", \"1\", ...)"
-                .into())
+                    .into()
+            )
         );
         assert_eq!(
             validate(json!({"outcome": "failed", "expect": 1})),
-            Err("a check whose outcome is `failed` has no returned value to compare: drop \
+            Err(
+                "a check whose outcome is `failed` has no returned value to compare: drop \
                  `expect` and `value`"
-                .into())
+                    .into()
+            )
         );
-        assert!(validate(json!({"value": [{"matches": "("}]})).unwrap_err().starts_with("bad regular expression `(`"));
-        assert_eq!(validate(json!({"calls": [{"tool": "send-email", "distinct": "1"}]})), Ok(()));
+        assert!(
+            validate(json!({"value": [{"matches": "("}]}))
+                .unwrap_err()
+                .starts_with("bad regular expression `(`")
+        );
+        assert_eq!(
+            validate(json!({"calls": [{"tool": "send-email", "distinct": "1"}]})),
+            Ok(())
+        );
     }
 }

@@ -32,8 +32,8 @@ impl Config {
     /// its label is the spec as written, with characters that do not belong in a file name
     /// replaced by `_`.
     pub fn from_spec(spec: &str) -> Result<Config, String> {
-        let compression = CompressionConfig::parse(spec)
-            .map_err(|e| format!("--compression {spec}: {e}"))?;
+        let compression =
+            CompressionConfig::parse(spec).map_err(|e| format!("--compression {spec}: {e}"))?;
         Ok(Config {
             label: label_of(spec),
             compression,
@@ -302,9 +302,11 @@ fn replay_configs(dir: &Path) -> Result<Vec<Config>, String> {
         .map(|label| {
             let meta = dir.join(&label).join("config.json");
             let spec = match std::fs::read_to_string(&meta) {
-                Ok(text) => serde_json::from_str::<ConfigFile>(&text)
-                    .map_err(|e| format!("{}: {e}", meta.display()))?
-                    .compression,
+                Ok(text) => {
+                    serde_json::from_str::<ConfigFile>(&text)
+                        .map_err(|e| format!("{}: {e}", meta.display()))?
+                        .compression
+                }
                 Err(_) => label.clone(),
             };
             let compression = CompressionConfig::parse(&spec)
@@ -437,10 +439,9 @@ async fn run_one(
             }
         }
         (LlmSource::ReplayDir(dir), None) => {
-            record.reasons.push(format!(
-                "no transcript for this run in {}",
-                dir.display()
-            ));
+            record
+                .reasons
+                .push(format!("no transcript for this run in {}", dir.display()));
             return record;
         }
     };
@@ -576,10 +577,15 @@ pub async fn execute(plan: &Plan, source: &LlmSource, options: &EvalOptions) -> 
                 &options,
             )
             .await;
-            let so_far = passed.fetch_add(usize::from(record.passed), std::sync::atomic::Ordering::Relaxed)
-                + usize::from(record.passed);
+            let so_far = passed.fetch_add(
+                usize::from(record.passed),
+                std::sync::atomic::Ordering::Relaxed,
+            ) + usize::from(record.passed);
             progress.inc(1);
-            progress.set_message(format!("({so_far} passed; last: {} {})", record.config, record.mission));
+            progress.set_message(format!(
+                "({so_far} passed; last: {} {})",
+                record.config, record.mission
+            ));
             (index, record)
         });
     }

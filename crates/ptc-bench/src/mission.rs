@@ -148,7 +148,10 @@ impl Mission {
             check: meta.check,
         };
         mission
-            .builder(std::sync::Arc::new(ScriptedLlm::new(Vec::<String>::new())), &CallLog::new())
+            .builder(
+                std::sync::Arc::new(ScriptedLlm::new(Vec::<String>::new())),
+                &CallLog::new(),
+            )
             .build()
             .map_err(|e| format!("{}: {e}", dir.display()))?;
         Ok(mission)
@@ -303,7 +306,12 @@ mod tests {
             );
         }
         for long in missions.iter().filter(|m| m.category == Category::LongRun) {
-            assert!(long.max_turns >= 8, "{} allows {} turns", long.name, long.max_turns);
+            assert!(
+                long.max_turns >= 8,
+                "{} allows {} turns",
+                long.name,
+                long.max_turns
+            );
         }
     }
 }

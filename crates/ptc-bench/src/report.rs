@@ -153,11 +153,17 @@ pub struct Report {
 
 impl Report {
     /// Summarizes the runs. Configurations and missions keep the given order.
-    pub fn new(llm: &str, missions: &[Mission], configs: &[Config], runs: Vec<RunRecord>) -> Report {
+    pub fn new(
+        llm: &str,
+        missions: &[Mission],
+        configs: &[Config],
+        runs: Vec<RunRecord>,
+    ) -> Report {
         let config_reports: Vec<ConfigReport> = configs
             .iter()
             .map(|config| {
-                let mine: Vec<&RunRecord> = runs.iter().filter(|r| r.config == config.label).collect();
+                let mine: Vec<&RunRecord> =
+                    runs.iter().filter(|r| r.config == config.label).collect();
                 ConfigReport {
                     label: config.label.clone(),
                     compression: config.compression.to_string(),
@@ -224,7 +230,11 @@ impl Report {
             plural(self.configs.len()),
             self.missions,
             plural(self.missions),
-            if lo == hi { lo.to_string() } else { format!("{lo} to {hi}") },
+            if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo} to {hi}")
+            },
             plural(hi),
             runs,
             plural(runs),
@@ -266,7 +276,11 @@ impl Report {
                 c.missions,
                 plural(c.missions)
             );
-            let _ = writeln!(out, "| metric (mean per mission) | {} | {} | change | 95 % interval |", c.baseline, c.config);
+            let _ = writeln!(
+                out,
+                "| metric (mean per mission) | {} | {} | change | 95 % interval |",
+                c.baseline, c.config
+            );
             let _ = writeln!(out, "|---|--:|--:|--:|--:|");
             let d = &c.pass_rate;
             let _ = writeln!(
@@ -316,7 +330,10 @@ impl Report {
             );
         }
         let _ = writeln!(out, "\n## By category\n");
-        let _ = writeln!(out, "| category | configuration | runs | pass rate | mean turns | prompt tokens / run | est. prompt tokens / run |");
+        let _ = writeln!(
+            out,
+            "| category | configuration | runs | pass rate | mean turns | prompt tokens / run | est. prompt tokens / run |"
+        );
         let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|");
         for category in Category::ALL {
             for c in &self.configs {
@@ -336,7 +353,10 @@ impl Report {
             }
         }
         let _ = writeln!(out, "\n## By mission\n");
-        let _ = writeln!(out, "| mission | category | configuration | runs | pass rate | mean turns | input / run | output / run | cache read / run | est. prompt / run | wall / run |");
+        let _ = writeln!(
+            out,
+            "| mission | category | configuration | runs | pass rate | mean turns | input / run | output / run | cache read / run | est. prompt / run | wall / run |"
+        );
         let _ = writeln!(out, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
         let mut names: Vec<(&str, Category)> = Vec::new();
         for c in &self.configs {
@@ -426,7 +446,10 @@ fn compare(baseline: &ConfigReport, other: &ConfigReport) -> Comparison {
         if values.is_empty() {
             0.0
         } else {
-            values.iter().map(|p| if side == 0 { p.0 } else { p.1 }).sum::<f64>()
+            values
+                .iter()
+                .map(|p| if side == 0 { p.0 } else { p.1 })
+                .sum::<f64>()
                 / values.len() as f64
         }
     };
@@ -539,7 +562,11 @@ fn seconds(ms: f64) -> String {
 fn signed(value: f64, decimals: usize) -> String {
     let text = format!("{value:+.decimals$}");
     // "-0.0" and "+0.0" read as no change.
-    if text.trim_start_matches(['+', '-']).chars().all(|c| c == '0' || c == '.') {
+    if text
+        .trim_start_matches(['+', '-'])
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
         text.trim_start_matches(['+', '-']).to_string()
     } else {
         text

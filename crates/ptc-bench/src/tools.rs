@@ -280,7 +280,10 @@ impl ToolDecl {
     fn matches(&self, case: &Case, args: &[Json]) -> bool {
         if let Some(expected) = &case.args {
             return expected.len() == args.len()
-                && expected.iter().zip(args).all(|(e, a)| json_equal(e, a, 0.0));
+                && expected
+                    .iter()
+                    .zip(args)
+                    .all(|(e, a)| json_equal(e, a, 0.0));
         }
         case.when.as_ref().is_some_and(|when| {
             when.iter().all(|(name, expected)| {
@@ -410,7 +413,10 @@ mod tests {
             call(get, vec![s("b"), Value::Bool(true)]).await,
             Ok(json!(2))
         );
-        assert_eq!(call(get, vec![s("z"), Value::Nil]).await, Err("gone".into()));
+        assert_eq!(
+            call(get, vec![s("z"), Value::Nil]).await,
+            Err("gone".into())
+        );
         assert_eq!(
             call(bare, vec![Value::Int(3)]).await,
             Err("no answer for these arguments: [3]".into())
@@ -453,7 +459,10 @@ mod tests {
             set.names(),
             vec!["get-credit-policy", "issue-credit", "send-email"]
         );
-        assert_eq!(set.params("issue-credit"), ["customer-id", "amount", "reason"]);
+        assert_eq!(
+            set.params("issue-credit"),
+            ["customer-id", "amount", "reason"]
+        );
     }
 
     #[test]

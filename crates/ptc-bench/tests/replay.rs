@@ -49,6 +49,8 @@ fn rows(report: &Report) -> Vec<Row> {
         .collect()
 }
 
+// One argument per column, so that the expected table below reads as a table.
+#[allow(clippy::too_many_arguments)]
 fn row(c: &str, m: &str, run: u32, passed: bool, outcome: &str, turns: u32, i: u64, o: u64) -> Row {
     (c.into(), m.into(), run, passed, outcome.into(), turns, i, o)
 }
@@ -77,23 +79,68 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
             row("off", "forecast-hottest", 1, true, "returned", 3, 8341, 151),
             row("off", "invoice-reminders", 1, true, "returned", 1, 2684, 74),
             row("off", "knowledge-hops", 1, true, "returned", 5, 14043, 127),
-            row("off", "late-delivery-credits", 1, true, "returned", 5, 15996, 632),
+            row(
+                "off",
+                "late-delivery-credits",
+                1,
+                true,
+                "returned",
+                5,
+                15996,
+                632
+            ),
             row("off", "low-stock", 1, true, "returned", 1, 2599, 39),
-            row("off", "missing-customers", 1, true, "returned", 2, 5496, 118),
+            row(
+                "off",
+                "missing-customers",
+                1,
+                true,
+                "returned",
+                2,
+                5496,
+                118
+            ),
             row("off", "order-revenue", 1, true, "returned", 1, 2636, 59),
             row("off", "order-revenue", 2, true, "returned", 2, 5360, 100),
             row("off", "paged-admins", 1, true, "returned", 3, 8119, 203),
-            row("off", "refund-unknown-order", 1, true, "failed", 2, 5410, 91),
+            row(
+                "off",
+                "refund-unknown-order",
+                1,
+                true,
+                "failed",
+                2,
+                5410,
+                91
+            ),
             row("off", "renamed-fields", 1, true, "returned", 3, 8016, 93),
             row("off", "restock", 1, true, "returned", 1, 2686, 82),
             row("off", "shipment-delays", 1, true, "returned", 3, 8324, 184),
             row("off", "sms-rate-limit", 1, true, "returned", 3, 8328, 230),
             row("off", "team-hours", 1, true, "returned", 3, 8161, 153),
             row("off", "ticket-routing", 1, true, "returned", 10, 32507, 682),
-            row("off", "ticket-status-counts", 1, true, "returned", 1, 2591, 67),
+            row(
+                "off",
+                "ticket-status-counts",
+                1,
+                true,
+                "returned",
+                1,
+                2591,
+                67
+            ),
             row("off", "top-spenders", 1, false, "returned", 1, 2584, 73),
             row("off", "warehouse-audit", 1, true, "returned", 9, 29090, 669),
-            row("on", "late-delivery-credits", 1, true, "returned", 5, 15184, 632),
+            row(
+                "on",
+                "late-delivery-credits",
+                1,
+                true,
+                "returned",
+                5,
+                15184,
+                632
+            ),
             row("on", "order-revenue", 1, true, "returned", 1, 2636, 59),
             row("on", "order-revenue", 2, true, "returned", 2, 5307, 100),
             row("on", "paged-admins", 1, true, "returned", 3, 7947, 203),
@@ -132,7 +179,14 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
         .iter()
         .map(|c| {
             let t = &c.total;
-            (c.label.clone(), t.runs, t.passed, t.input_tokens, t.output_tokens, t.cache_read_tokens)
+            (
+                c.label.clone(),
+                t.runs,
+                t.passed,
+                t.input_tokens,
+                t.output_tokens,
+                t.cache_read_tokens,
+            )
         })
         .collect();
     assert_eq!(
@@ -143,13 +197,20 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
         ]
     );
     assert_eq!(
-        report.configs.iter().map(|c| c.compression.as_str()).collect::<Vec<_>>(),
+        report
+            .configs
+            .iter()
+            .map(|c| c.compression.as_str())
+            .collect::<Vec<_>>(),
         vec!["off", "single-user-coalesced"]
     );
     let [comparison] = report.comparisons.as_slice() else {
         panic!("expected one comparison, got {:?}", report.comparisons);
     };
-    assert_eq!((comparison.baseline.as_str(), comparison.config.as_str()), ("off", "on"));
+    assert_eq!(
+        (comparison.baseline.as_str(), comparison.config.as_str()),
+        ("off", "on")
+    );
     // Sixteen missions ran only without compression, so they are not paired.
     assert_eq!(comparison.missions, 6);
     let s = comparison.sign_test;
@@ -164,14 +225,20 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
         format!("{:.4}", 64001.5 / 68115.0 - 1.0)
     );
     let ci = p.ci95.unwrap();
-    assert!(ci.low <= p.change.unwrap() && p.change.unwrap() <= ci.high, "{ci:?}");
+    assert!(
+        ci.low <= p.change.unwrap() && p.change.unwrap() <= ci.high,
+        "{ci:?}"
+    );
     // The estimates depend on the current system prompt, so only their direction is pinned:
     // compression sends less history.
     let h = comparison.est_history_tokens;
     assert!(h.config < h.baseline, "{h:?}");
 
     let markdown = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
-    assert!(markdown.contains(&format!("- {}\n", comparison.summary)), "{markdown}");
+    assert!(
+        markdown.contains(&format!("- {}\n", comparison.summary)),
+        "{markdown}"
+    );
     assert!(
         comparison.summary.starts_with(
             "`on` against `off` on 6 paired missions: -6.0 % prompt tokens (95 % interval "
@@ -180,9 +247,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
         comparison.summary
     );
     assert!(
-        markdown.contains(
-            "| off | `off` | 23 | 95.7 % (22/23) | 2.9 | 8,337 | 182 | 0 |"
-        ),
+        markdown.contains("| off | `off` | 23 | 95.7 % (22/23) | 2.9 | 8,337 | 182 | 0 |"),
         "{markdown}"
     );
     let json: Report =
@@ -246,8 +311,13 @@ fn one_transcript_replays_fresh_for_every_run() {
             run.transcript
         );
     }
-    let config = std::fs::read_to_string(out.join("transcripts/rolling-window_window=1/config.json")).unwrap();
-    assert_eq!(config, "{\n  \"compression\": \"rolling-window?window=1\"\n}\n");
+    let config =
+        std::fs::read_to_string(out.join("transcripts/rolling-window_window=1/config.json"))
+            .unwrap();
+    assert_eq!(
+        config,
+        "{\n  \"compression\": \"rolling-window?window=1\"\n}\n"
+    );
     let _ = std::fs::remove_dir_all(out);
 }
 
@@ -261,7 +331,10 @@ fn bad_arguments_are_explained() {
          openai-compatible:URL:MODEL or replay:FILE"
     );
     let mut opts = options(
-        format!("replay-dir:{}", repo().join("benchmarks/transcripts").display()),
+        format!(
+            "replay-dir:{}",
+            repo().join("benchmarks/transcripts").display()
+        ),
         &out,
     );
     opts.missions = vec!["no-such-*".into()];
