@@ -170,16 +170,11 @@ fn expected_output(signature: &Signature) -> String {
     out.trim_end().to_string()
 }
 
-/// The compact language reference: special forms, then every builtin by family with its
-/// signature and one line of documentation.
+/// The language reference: how the special forms are written, then the compact reference
+/// generated from `ptc-lisp`'s builtin registry (so it names exactly what the engine supports).
 pub(crate) fn language_reference() -> String {
-    let mut out = String::from("## Language reference\n\n");
-    out.push_str(SPECIAL_FORMS);
-    for (family, builtins) in ptc_lisp::builtins::all() {
-        let _ = write!(out, "\n\n### {family}");
-        for builtin in builtins {
-            let _ = write!(out, "\n{} ; {}", builtin.signature, builtin.doc);
-        }
-    }
-    out
+    format!(
+        "## Language reference\n\n{SPECIAL_FORMS}\n\n{}",
+        ptc_lisp::reference::compact().trim_end()
+    )
 }

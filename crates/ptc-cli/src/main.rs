@@ -3,6 +3,7 @@
 mod demo;
 mod eval;
 mod render;
+mod repl;
 mod run;
 mod show;
 
@@ -25,6 +26,8 @@ struct Cli {
 enum Command {
     /// Run one PTC-Lisp program and print its result.
     Eval(eval::EvalArgs),
+    /// An interactive session: definitions last from one input to the next.
+    Repl(repl::ReplArgs),
     /// Print the messages a compression strategy makes of a recorded run (a serialized step),
     /// to see exactly what the model would see.
     Render(render::RenderArgs),
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(args) => return eval::run(args),
+        Command::Repl(args) => return repl::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Run(args) => return run::run(args),
         Command::Demo(args) => return demo::run(&args),

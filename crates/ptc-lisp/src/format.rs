@@ -8,7 +8,7 @@
 //! - [`print_str`]: what `println` shows (strings and characters unquoted at every depth).
 //! - [`str_of`]: what `str` makes of one value (`nil` is empty, a string is itself).
 
-use crate::value::{FnRepr, Value};
+use crate::value::{Date, DateKind, FnRepr, Value};
 use std::fmt::Write;
 
 /// Clojure's `pr-str` of one value.
@@ -52,6 +52,7 @@ pub fn str_of(value: &Value) -> String {
         Value::Nil => String::new(),
         Value::Str(s) => s.to_string(),
         Value::Char(c) => c.to_string(),
+        Value::Date(d) => d.to_text(),
         Value::Float(f) if !f.is_finite() => {
             if f.is_nan() {
                 "NaN".into()
@@ -173,6 +174,7 @@ impl Printer {
             Value::Lazy(l) => {
                 let _ = write!(self.out, "#lazy-seq[{}]", l.describe());
             }
+            Value::Date(d) => self.date(*d),
         }
     }
 
@@ -207,6 +209,23 @@ impl Printer {
         }
         if self.style != Style::Human {
             self.out.push('"');
+        }
+    }
+
+    /// A `LocalDate` prints as Clojure prints it, less the identity hash (so it is the same on
+    /// every run): `#object[java.time.LocalDate "2024-03-15"]`. An instant prints as `#inst`.
+    fn date(&mut self, d: Date) {
+        match d.kind() {
+            DateKind::Day(_) => {
+                self.out.push_str("#object[java.time.LocalDate ");
+                self.string(&d.iso_day());
+                self.out.push(']');
+            }
+            DateKind::Instant(_) => {
+                self.out.push_str("#inst \"");
+                self.out.push_str(&d.inst_text());
+                self.out.push('"');
+            }
         }
     }
 
@@ -344,6 +363,20 @@ mod tests {
         assert_eq!(str_of(&v), r#"["a" \b nil]"#);
         assert_eq!(str_of(&Value::Nil), "");
         assert_eq!(str_of(&Value::Float(f64::INFINITY)), "Infinity");
+    }
+
+    #[test]
+    fn dates_print_as_clojure_does_and_read_back() {
+        let day = Value::Date(crate::value::Date::from_ymd(2024, 3, 15).unwrap());
+        let instant = Value::Date(crate::value::Date::instant(1_500).unwrap());
+        assert_eq!(pr_str(&day), r#"#object[java.time.LocalDate "2024-03-15"]"#);
+        assert_eq!(print_str(&day), "#object[java.time.LocalDate 2024-03-15]");
+        assert_eq!(str_of(&day), "2024-03-15");
+        assert_eq!(pr_str(&instant), r#"#inst "1970-01-01T00:00:01.500-00:00""#);
+        assert_eq!(str_of(&instant), "Thu Jan 01 00:00:01 UTC 1970");
+        for v in [day, instant] {
+            assert_eq!(crate::value::read_value(&pr_str(&v)).unwrap(), v);
+        }
     }
 
     // TRN-001..TRN-005, SAM-003

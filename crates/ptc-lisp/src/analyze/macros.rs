@@ -53,6 +53,14 @@ fn thread(x: Form, step: &Form, last: bool) -> Form {
     }
 }
 
+/// The operators `where` accepts, written as bare symbols.
+fn is_where_operator(name: &str) -> bool {
+    matches!(
+        name,
+        "=" | "==" | "not=" | "!=" | ">" | "<" | ">=" | "<=" | "in" | "includes" | "includes?"
+    )
+}
+
 /// The `[name expr]` vector that starts `if-let`, `when-first`, `dotimes` and friends.
 fn one_binding<'f>(
     form_name: &str,
@@ -103,6 +111,23 @@ pub(super) fn expand(
         }
     };
     Ok(Some(match name {
+        // `(where :field > 10)`: the operator is written bare, so quote it; `in` and `includes`
+        // name no function. A user definition called `where` keeps its own meaning.
+        "where"
+            if args.len() == 3
+                && args[1].as_symbol().is_some_and(is_where_operator)
+                && !a.scope.global_index.contains_key("where") =>
+        {
+            list(
+                vec![
+                    sym("clojure.core/where", span),
+                    args[0].clone(),
+                    list(vec![sym("quote", span), args[1].clone()], args[1].span),
+                    args[2].clone(),
+                ],
+                span,
+            )
+        }
         "when" => {
             need(1, "a test: (when test body...)")?;
             list(

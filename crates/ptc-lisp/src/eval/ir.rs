@@ -62,7 +62,7 @@ pub(crate) enum Expr {
     Vector(Box<[Expr]>),
     Map(Box<[(Expr, Expr)]>),
     Set(Box<[Expr]>),
-    For(Box<ForExpr>),
+    For(Arc<ForExpr>),
 }
 
 pub(crate) struct LoopExpr {
@@ -225,6 +225,19 @@ pub(crate) struct ForExpr {
     pub body: Expr,
     /// `for` collects the body values into a list; `doseq` discards them.
     pub collect: bool,
+}
+
+impl ForExpr {
+    /// Whether an unbounded first sequence can be consumed item by item: not when a `:while`
+    /// belongs to the first binding, since that can end the sequence.
+    pub fn lazy_over_first(&self) -> bool {
+        !self
+            .clauses
+            .iter()
+            .skip(1)
+            .take_while(|c| !matches!(c, ForClause::Each { .. }))
+            .any(|c| matches!(c, ForClause::While(_)))
+    }
 }
 
 pub(crate) struct LetfnExpr {
