@@ -3,6 +3,8 @@
 mod cases;
 mod ci;
 mod conformance;
+mod docs;
+mod eval;
 
 use std::process::ExitCode;
 
@@ -11,7 +13,10 @@ const USAGE: &str = "usage: cargo xtask <subcommand>
 subcommands:
   ci                                    every check CI runs: fmt, clippy, tests, doc tests, benches compile
   bench [FILTER]                        run the criterion benchmarks (medians in target/criterion)
-  conformance [--regenerate | --docs]   check (or regenerate) the Clojure conformance corpus";
+  conformance [--regenerate | --docs]   check (or regenerate) the Clojure conformance corpus
+  docs [--check]                        write docs/language.md from the builtin registry (or check it)
+  eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
+                                        run the agent missions against a model; report in target/eval";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -19,6 +24,8 @@ fn main() -> ExitCode {
         Some("ci") => ci::ci(&args[1..]),
         Some("bench") => ci::bench(&args[1..]),
         Some("conformance") => conformance::run(&args[1..]),
+        Some("docs") => docs::run(&args[1..]),
+        Some("eval") => eval::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

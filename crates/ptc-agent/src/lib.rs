@@ -1,9 +1,45 @@
 //! The PTC agent loop: ask the model for a program, run it in the sandbox, record the turn,
 //! render the history, repeat until the program returns or fails.
+//!
+//! Each turn of [`Agent::run`]:
+//!
+//! 1. renders the messages for the model from the turns so far: through the compression
+//!    strategy when compression is on, otherwise the full history (optionally kept within a
+//!    [`HistoryPolicy`](ptc_compression::history::HistoryPolicy));
+//! 2. asks the model, marking the stable prefix (system prompt, mission, `tool/` and `data/`)
+//!    for prompt caching;
+//! 3. takes the program out of the reply ([`extract_program`]); a reply without one is a
+//!    failed turn whose feedback says so;
+//! 4. runs it on a blocking thread with the namespace of the previous successful turn (tools
+//!    are async and driven from there);
+//! 5. appends an immutable [`Turn`](ptc_turn::Turn) with the program, prints, tool calls,
+//!    namespace, raw reply, messages sent and usage.
+//!
+//! `(return v)` ends the run with `v` (checked against the [`Signature`] if there is one; a
+//! mismatch is a failed turn showing the expected shape), `(fail reason)` ends it failed, and
+//! running out of turns ends it with `max_turns_exceeded`. A failed turn's definitions are
+//! discarded. With `max_turns` 1 the run is single-shot: one program whose last value is the
+//! answer, never compressed (SS-001).
 
+mod agent;
+mod extract;
 pub mod llm;
+mod prompt;
+mod run;
+pub mod signature;
+mod subagent;
+mod summarizer;
+mod tool;
 
+pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
+pub use extract::extract_program;
 pub use llm::{
     Anthropic, CacheBreakpoint, Llm, LlmError, LlmRequest, LlmResponse, OpenAiCompatible,
     ReplayLlm, RetryPolicy, ScriptedLlm, TokenUsage, parse_llm_spec,
 };
+pub use prompt::SystemPrompt;
+pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions};
+pub use signature::{Mismatch, Signature, SignatureError};
+pub use subagent::AgentTool;
+pub use summarizer::LlmSummarizer;
+pub use tool::{FnTool, SyncTool, Tool, ToolError, async_tool, tool_fn, value_tool};

@@ -164,6 +164,7 @@ async fn a_retried_call_logs_each_attempt_and_the_usage() {
                 ("input_tokens", "30"),
                 ("output_tokens", "4"),
                 ("cache_read_tokens", "0"),
+                ("cache_write_tokens", "0"),
             ]),
         ]
     );

@@ -1,7 +1,11 @@
 //! The `ptc` command. Each subcommand lives in its own module; `main` only dispatches.
 
+mod demo;
 mod eval;
 mod render;
+mod repl;
+mod run;
+mod show;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -22,16 +26,26 @@ struct Cli {
 enum Command {
     /// Run one PTC-Lisp program and print its result.
     Eval(eval::EvalArgs),
+    /// An interactive session: definitions last from one input to the next.
+    Repl(repl::ReplArgs),
     /// Print the messages a compression strategy makes of a recorded run (a serialized step),
     /// to see exactly what the model would see.
     Render(render::RenderArgs),
+    /// Run an agent on a mission against a model, showing each turn as it happens.
+    Run(run::RunArgs),
+    /// Run the bundled example offline with a recorded model: each turn, the compressed
+    /// history the model sees, and its size against the full history.
+    Demo(demo::DemoArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(args) => return eval::run(args),
+        Command::Repl(args) => return repl::run(&args),
         Command::Render(args) => render::run(&args),
+        Command::Run(args) => return run::run(args),
+        Command::Demo(args) => return demo::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

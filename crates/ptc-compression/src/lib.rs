@@ -22,7 +22,7 @@ pub use options::{Limits, RenderOptions};
 pub use ptc_turn::CompressionStats;
 pub use strategy::{
     Activated, Aggressive, Compression, FailedTurns, PerTurnSummary, Rendered, RollingWindow,
-    SingleUserCoalesced, Uncompressed,
+    SingleUserCoalesced, Uncompressed, cacheable_prefix_len,
 };
 pub use tokenizer::{CachingTokenizer, HeuristicTokenizer, Tokenizer};
 pub use transcript::transcript;

@@ -135,6 +135,34 @@ fn finish(
     Rendered { messages, stats }
 }
 
+/// The length in bytes of the stable, cacheable start of a first user message rendered by any
+/// built-in strategy: the mission, the `tool/` section and the `data/` section (NS-012). These
+/// never change between turns of a run, so a provider's prompt cache can serve everything up
+/// to there. `None` when `message` does not start with them (e.g. it was not rendered from
+/// `opts`).
+///
+/// ```
+/// use ptc_compression::{Compression, RenderOptions, SingleUserCoalesced, cacheable_prefix_len};
+/// let opts = RenderOptions::new("Count the users", "Write PTC-Lisp.", 5);
+/// let rendered = SingleUserCoalesced::default().to_messages(&[], &[], &opts);
+/// let first_user = &rendered.messages[1].content;
+/// assert_eq!(cacheable_prefix_len(first_user, &opts), Some("Count the users".len()));
+/// ```
+pub fn cacheable_prefix_len(message: &str, opts: &RenderOptions<'_>) -> Option<usize> {
+    [Detail::Full, Detail::Minimal]
+        .into_iter()
+        .find_map(|detail| {
+            let mut prefix = String::new();
+            let mut parts = Parts::new(&mut prefix);
+            parts.part(|out| out.push_str(opts.mission));
+            parts.part(|out| render::write_tools(out, opts, detail));
+            parts.part(|out| render::write_data(out, opts, detail));
+            let rest = message.strip_prefix(prefix.as_str())?;
+            // The prefix must end where a part ends, not inside a longer line.
+            (rest.is_empty() || rest.starts_with("\n\n")).then_some(prefix.len())
+        })
+}
+
 /// Which failed turns a compressing strategy keeps as full program-and-error pairs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -697,6 +725,42 @@ mod tests {
         assert_eq!(
             names(changed_definitions(&previous, &previous)),
             Vec::<String>::new()
+        );
+    }
+
+    // NS-012: the mission, tool/ and data/ sections open the first user message of every
+    // strategy and are found again however much history follows them.
+    #[test]
+    fn the_cacheable_prefix_ends_after_the_data_section() {
+        use ptc_lisp::ToolSpec;
+        use std::collections::BTreeMap;
+        let tools = vec![ToolSpec::new("search", "Find things").with_params(["q"])];
+        let data = BTreeMap::from([("xs".to_string(), Value::vector([Value::Int(1)]))]);
+        let opts = RenderOptions::new("Find it", "sys", 5)
+            .with_tools(&tools)
+            .with_data(&data);
+        let turns = vec![Turn::success(1, "(def a 1)", Value::Nil)];
+        for strategy in [
+            &SingleUserCoalesced::default() as &dyn Compression,
+            &Aggressive::default(),
+            &Uncompressed,
+        ] {
+            let rendered = strategy.to_messages(&turns, &[], &opts);
+            let first_user = &rendered.messages[1].content;
+            let len = cacheable_prefix_len(first_user, &opts)
+                .unwrap_or_else(|| panic!("no prefix for {}", strategy.name()));
+            assert!(
+                first_user[..len].ends_with("data/xs                       ; list[1], sample: [1]")
+                    || first_user[..len].ends_with("data/xs                       ; list[1]"),
+                "{}: {first_user}",
+                strategy.name()
+            );
+            assert!(first_user[len..].starts_with("\n\n"));
+        }
+        assert_eq!(cacheable_prefix_len("Something else", &opts), None);
+        assert_eq!(
+            cacheable_prefix_len("Find itx", &RenderOptions::new("Find it", "", 1)),
+            None
         );
     }
 

@@ -50,6 +50,7 @@ impl TypeVocabulary {
             ValueShape::Regex => ("regex", None),
             ValueShape::Var => ("var", None),
             ValueShape::LazySeq => ("lazy-seq", None),
+            ValueShape::Date => ("date", None),
         };
         out.push_str(word);
         if let Some(n) = size {

@@ -56,6 +56,34 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 19] = [
+        ErrorKind::Parse,
+        ErrorKind::Syntax,
+        ErrorKind::Arity,
+        ErrorKind::Type,
+        ErrorKind::Argument,
+        ErrorKind::Index,
+        ErrorKind::Arithmetic,
+        ErrorKind::UndefinedSymbol,
+        ErrorKind::AmbiguousReference,
+        ErrorKind::Tool,
+        ErrorKind::Unsupported,
+        ErrorKind::Thrown,
+        ErrorKind::Timeout,
+        ErrorKind::StepLimit,
+        ErrorKind::DepthLimit,
+        ErrorKind::MemoryLimit,
+        ErrorKind::ToolCallLimit,
+        ErrorKind::OutputLimit,
+        ErrorKind::ProgramLimit,
+    ];
+
+    /// The kind named `name` (the inverse of [`ErrorKind::as_str`]).
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// The stable snake_case name, as in `error[undefined_symbol]`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -218,6 +246,16 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_kind_round_trips_through_its_name() {
+        for kind in ErrorKind::ALL {
+            assert_eq!(ErrorKind::from_name(kind.as_str()), Some(kind));
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+        }
+        assert_eq!(ErrorKind::from_name("no_such_kind"), None);
+    }
 
     #[test]
     fn render_shows_kind_position_and_message() {

@@ -8,7 +8,7 @@
 //! - [`print_str`]: what `println` shows (strings and characters unquoted at every depth).
 //! - [`str_of`]: what `str` makes of one value (`nil` is empty, a string is itself).
 
-use crate::value::{FnRepr, Value};
+use crate::value::{Date, DateKind, FnRepr, Value};
 use std::fmt::Write;
 
 /// Clojure's `pr-str` of one value.
@@ -128,6 +128,7 @@ pub fn str_of(value: &Value) -> String {
         Value::Nil => String::new(),
         Value::Str(s) => s.to_string(),
         Value::Char(c) => c.to_string(),
+        Value::Date(d) => d.to_text(),
         Value::Float(f) if !f.is_finite() => {
             if f.is_nan() {
                 "NaN".into()
@@ -192,6 +193,8 @@ struct Printer {
     limit: Option<usize>,
     printable_limit: Option<usize>,
     truncated: bool,
+    /// How many collections enclose the value being printed.
+    depth: usize,
     out: String,
     /// Stop once the text is longer than this.
     max_len: usize,
@@ -207,6 +210,7 @@ impl Printer {
             limit: None,
             printable_limit: None,
             truncated: false,
+            depth: 0,
             out: String::new(),
             max_len: usize::MAX,
             stopped: false,
@@ -272,6 +276,7 @@ impl Printer {
             Value::Lazy(l) => {
                 let _ = write!(self.out, "#lazy-seq[{}]", l.describe());
             }
+            Value::Date(d) => self.date(*d),
         }
     }
 
@@ -322,6 +327,23 @@ impl Printer {
         }
     }
 
+    /// A `LocalDate` prints as Clojure prints it, less the identity hash (so it is the same on
+    /// every run): `#object[java.time.LocalDate "2024-03-15"]`. An instant prints as `#inst`.
+    fn date(&mut self, d: Date) {
+        match d.kind() {
+            DateKind::Day(_) => {
+                self.out.push_str("#object[java.time.LocalDate ");
+                self.string(&d.iso_day());
+                self.out.push(']');
+            }
+            DateKind::Instant(_) => {
+                self.out.push_str("#inst \"");
+                self.out.push_str(&d.inst_text());
+                self.out.push('"');
+            }
+        }
+    }
+
     fn char(&mut self, c: char) {
         if self.style == Style::Human {
             self.out.push(c);
@@ -355,6 +377,7 @@ impl Printer {
     ) {
         let shown = self.shown(len);
         self.out.push_str(open);
+        self.depth += 1;
         for (i, item) in items.take(shown).enumerate() {
             if !self.walk(1) {
                 return;
@@ -364,6 +387,7 @@ impl Printer {
             }
             self.value(item);
         }
+        self.depth -= 1;
         self.close(close, len, shown);
     }
 
@@ -376,6 +400,7 @@ impl Printer {
             ", "
         };
         self.out.push('{');
+        self.depth += 1;
         for (i, (k, v)) in m.iter().take(shown).enumerate() {
             if !self.walk(1) {
                 return;
@@ -387,6 +412,7 @@ impl Printer {
             self.out.push(' ');
             self.value(v);
         }
+        self.depth -= 1;
         self.close("}", len, shown);
     }
 
@@ -398,7 +424,10 @@ impl Printer {
             }
             self.out.push_str("...");
             self.out.push_str(close);
-            let _ = write!(self.out, " ({len} items, showing first {shown})");
+            // One note, for the outermost collection; inner ones just end with `...`.
+            if self.depth == 0 {
+                let _ = write!(self.out, " ({len} items, showing first {shown})");
+            }
         } else {
             self.out.push_str(close);
         }
@@ -457,6 +486,20 @@ mod tests {
         assert_eq!(str_of(&Value::Float(f64::INFINITY)), "Infinity");
     }
 
+    #[test]
+    fn dates_print_as_clojure_does_and_read_back() {
+        let day = Value::Date(crate::value::Date::from_ymd(2024, 3, 15).unwrap());
+        let instant = Value::Date(crate::value::Date::instant(1_500).unwrap());
+        assert_eq!(pr_str(&day), r#"#object[java.time.LocalDate "2024-03-15"]"#);
+        assert_eq!(print_str(&day), "#object[java.time.LocalDate 2024-03-15]");
+        assert_eq!(str_of(&day), "2024-03-15");
+        assert_eq!(pr_str(&instant), r#"#inst "1970-01-01T00:00:01.500-00:00""#);
+        assert_eq!(str_of(&instant), "Thu Jan 01 00:00:01 UTC 1970");
+        for v in [day, instant] {
+            assert_eq!(crate::value::read_value(&pr_str(&v)).unwrap(), v);
+        }
+    }
+
     // TRN-001..TRN-005, SAM-003
     #[test]
     fn to_clojure_truncates_collections_and_strings() {
@@ -481,6 +524,11 @@ mod tests {
         assert_eq!(
             to_clojure(&Value::vector([1.into()]), Some(0), None),
             ("[...] (1 items, showing first 0)".to_string(), true)
+        );
+        let nested = Value::vector([Value::vector((1..=5).map(Value::Int)), Value::Nil]);
+        assert_eq!(
+            to_clojure(&nested, Some(3), None),
+            ("[[1 2 3 ...] nil]".to_string(), true)
         );
     }
 }

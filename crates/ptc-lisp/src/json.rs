@@ -71,6 +71,13 @@ pub fn to_json(value: &Value) -> serde_json::Value {
                 })
                 .collect(),
         ),
+        Value::Date(d) => match d.kind() {
+            crate::value::DateKind::Day(_) => J::String(d.iso_day()),
+            crate::value::DateKind::Instant(_) => {
+                // RFC 3339 in UTC, the form JSON APIs expect.
+                J::String(d.inst_text().replace("-00:00", "Z"))
+            }
+        },
         other => J::String(pr_str(other)),
     }
 }

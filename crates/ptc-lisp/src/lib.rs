@@ -13,6 +13,7 @@ pub mod json;
 pub mod limits;
 pub mod namespace;
 pub mod reader;
+pub mod reference;
 mod runtime;
 pub mod span;
 pub mod tools;

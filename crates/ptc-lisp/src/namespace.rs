@@ -55,6 +55,8 @@ pub enum ValueShape {
     Var,
     /// An unbounded lazy sequence.
     LazySeq,
+    /// A date or an instant.
+    Date,
 }
 
 impl ValueShape {
@@ -75,6 +77,7 @@ impl ValueShape {
             Value::Regex(_) => ValueShape::Regex,
             Value::Var(_) => ValueShape::Var,
             Value::Lazy(_) => ValueShape::LazySeq,
+            Value::Date(_) => ValueShape::Date,
         }
     }
 }

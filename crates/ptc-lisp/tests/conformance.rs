@@ -115,6 +115,7 @@ fn conformance_with_clojure() {
             }
         }
     }
+    println!("{passed} conformance cases pass, {} fail", failures.len());
     assert!(
         failures.is_empty(),
         "{passed} cases pass, {} fail:\n{}",

@@ -7,6 +7,7 @@ pub mod wire;
 pub use message::{Message, MessageToolCall, Role};
 
 mod step;
+mod trace;
 mod turn;
 mod usage;
 

@@ -3,27 +3,43 @@
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
-/// Tokens reported by a model provider.
+/// Tokens one model call used (or several, summed), counted the same way for every provider:
+/// the four counts do not overlap, so the prompt was `input_tokens + cache_read_tokens +
+/// cache_write_tokens` tokens long (see [`prompt_tokens`](Self::prompt_tokens)).
+///
+/// Anthropic reports the counts this way. OpenAI's `prompt_tokens` includes the cached ones, so
+/// `input_tokens` is `prompt_tokens - cached_tokens` there. Sums saturate instead of overflowing.
+///
+/// ```
+/// use ptc_turn::TokenUsage;
+/// let mut usage = TokenUsage { input_tokens: 90, output_tokens: 12, ..TokenUsage::default() };
+/// usage += TokenUsage { cache_read_tokens: 1000, ..TokenUsage::default() };
+/// assert_eq!((usage.prompt_tokens(), usage.total()), (1090, 1102));
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TokenUsage {
-    /// Prompt tokens billed at the normal rate.
-    #[serde(default)]
-    pub input: u64,
-    /// Completion tokens.
-    #[serde(default)]
-    pub output: u64,
+    /// Prompt tokens processed at the normal rate (neither read from nor written to the cache).
+    pub input_tokens: u64,
+    /// Tokens of the reply.
+    pub output_tokens: u64,
     /// Prompt tokens served from the provider's prompt cache.
-    #[serde(default)]
-    pub cache_read: u64,
+    pub cache_read_tokens: u64,
     /// Prompt tokens written to the provider's prompt cache.
-    #[serde(default)]
-    pub cache_write: u64,
+    pub cache_write_tokens: u64,
 }
 
 impl TokenUsage {
-    /// All prompt and completion tokens together.
+    /// The length of the prompt: cached and uncached input tokens together.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_read_tokens)
+            .saturating_add(self.cache_write_tokens)
+    }
+
+    /// Every token of the call, prompt and reply.
     pub fn total(&self) -> u64 {
-        self.input + self.output + self.cache_read + self.cache_write
+        self.prompt_tokens().saturating_add(self.output_tokens)
     }
 
     /// Whether no tokens were counted.
@@ -34,10 +50,14 @@ impl TokenUsage {
 
 impl AddAssign for TokenUsage {
     fn add_assign(&mut self, other: TokenUsage) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_read_tokens = self
+            .cache_read_tokens
+            .saturating_add(other.cache_read_tokens);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(other.cache_write_tokens);
     }
 }
 
@@ -93,10 +113,10 @@ impl Usage {
 impl AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
         self.tokens += other.tokens;
-        self.llm_requests += other.llm_requests;
-        self.llm_duration_us += other.llm_duration_us;
-        self.eval_duration_us += other.eval_duration_us;
-        self.duration_us += other.duration_us;
+        self.llm_requests = self.llm_requests.saturating_add(other.llm_requests);
+        self.llm_duration_us = self.llm_duration_us.saturating_add(other.llm_duration_us);
+        self.eval_duration_us = self.eval_duration_us.saturating_add(other.eval_duration_us);
+        self.duration_us = self.duration_us.saturating_add(other.duration_us);
         match (&mut self.compression, other.compression) {
             (Some(mine), Some(theirs)) => *mine += theirs,
             (mine @ None, theirs) => *mine = theirs,
@@ -194,10 +214,10 @@ mod tests {
     fn usages_add_up_and_keep_the_latest_strategy() {
         let turn = |input, strategy: &str| Usage {
             tokens: TokenUsage {
-                input,
-                output: 10,
-                cache_read: 5,
-                cache_write: 0,
+                input_tokens: input,
+                output_tokens: 10,
+                cache_read_tokens: 5,
+                cache_write_tokens: 0,
             },
             llm_requests: 1,
             llm_duration_us: 100,
@@ -214,7 +234,7 @@ mod tests {
             }),
         };
         let total = Usage::sum(&[turn(50, "a"), Usage::default(), turn(70, "b")]);
-        assert_eq!(total.tokens.input, 120);
+        assert_eq!(total.tokens.input_tokens, 120);
         assert_eq!(total.tokens.total(), 120 + 20 + 10);
         assert_eq!(total.llm_requests, 2);
         assert_eq!(total.duration_us, 260);

@@ -15,10 +15,10 @@ use std::sync::Arc;
 fn usage(input: u64) -> Usage {
     Usage {
         tokens: TokenUsage {
-            input,
-            output: 40,
-            cache_read: 900,
-            cache_write: 0,
+            input_tokens: input,
+            output_tokens: 40,
+            cache_read_tokens: 900,
+            cache_write_tokens: 0,
         },
         llm_requests: 1,
         llm_duration_us: 812_000,

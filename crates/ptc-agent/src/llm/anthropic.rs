@@ -1,7 +1,7 @@
 //! The Anthropic Messages API.
 
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use ptc_turn::wire;
@@ -280,20 +280,10 @@ impl Anthropic {
             timeout: self.timeout,
             retry: &self.retry,
         };
-        let started = Instant::now();
         let url = format!("{}/v1/messages", self.base_url);
-        let value = http::post_json(&ctx, &url, headers, &body).await?;
-        let response = self.parse_response(&value)?;
-        tracing::info!(
-            provider = ctx.provider,
-            model = ctx.model,
-            input_tokens = response.usage.input_tokens,
-            output_tokens = response.usage.output_tokens,
-            cache_read_tokens = response.usage.cache_read_tokens,
-            cache_write_tokens = response.usage.cache_write_tokens,
-            duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            "model call completed"
-        );
-        Ok(response)
+        http::call_model(&ctx, &url, headers, &body, |value| {
+            self.parse_response(value)
+        })
+        .await
     }
 }

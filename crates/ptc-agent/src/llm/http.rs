@@ -56,6 +56,30 @@ struct Failure {
 
 /// POSTs `body` to `url` and returns the JSON answer, retrying transient failures. Logs an
 /// event per attempt; the caller's span names the call.
+/// POST a request body, parse the reply with `parse`, and log the call's token usage.
+pub(crate) async fn call_model(
+    ctx: &CallContext<'_>,
+    url: &str,
+    headers: HeaderMap,
+    body: &Value,
+    parse: impl FnOnce(&Value) -> Result<super::LlmResponse, LlmError>,
+) -> Result<super::LlmResponse, LlmError> {
+    let started = Instant::now();
+    let value = post_json(ctx, url, headers, body).await?;
+    let response = parse(&value)?;
+    tracing::info!(
+        provider = ctx.provider,
+        model = ctx.model,
+        input_tokens = response.usage.input_tokens,
+        output_tokens = response.usage.output_tokens,
+        cache_read_tokens = response.usage.cache_read_tokens,
+        cache_write_tokens = response.usage.cache_write_tokens,
+        duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        "model call completed"
+    );
+    Ok(response)
+}
+
 pub(crate) async fn post_json(
     ctx: &CallContext<'_>,
     url: &str,

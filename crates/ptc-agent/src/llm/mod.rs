@@ -22,7 +22,6 @@ mod retry;
 mod scripted;
 mod spec;
 
-use std::ops::AddAssign;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -32,6 +31,8 @@ use serde::{Deserialize, Serialize};
 pub use anthropic::Anthropic;
 pub use error::LlmError;
 pub use openai::OpenAiCompatible;
+/// Token counts of a call: the same type the turn record keeps.
+pub use ptc_turn::TokenUsage;
 pub use replay::ReplayLlm;
 pub use retry::{RetryPolicy, parse_retry_after};
 pub use scripted::ScriptedLlm;
@@ -204,52 +205,6 @@ impl LlmResponse {
     pub fn with_usage(mut self, usage: TokenUsage) -> Self {
         self.usage = usage;
         self
-    }
-}
-
-/// Tokens one call used, counted the same way for every provider: the four counts do not
-/// overlap, so the prompt was `input_tokens + cache_read_tokens + cache_write_tokens` tokens
-/// long (see [`prompt_tokens`](Self::prompt_tokens)).
-///
-/// Anthropic reports the counts this way. OpenAI's `prompt_tokens` includes the cached ones, so
-/// `input_tokens` is `prompt_tokens - cached_tokens` there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct TokenUsage {
-    /// Prompt tokens processed at the normal rate (neither read from nor written to the cache).
-    pub input_tokens: u64,
-    /// Tokens of the reply.
-    pub output_tokens: u64,
-    /// Prompt tokens served from the provider's prompt cache.
-    pub cache_read_tokens: u64,
-    /// Prompt tokens written to the provider's prompt cache.
-    pub cache_write_tokens: u64,
-}
-
-impl TokenUsage {
-    /// The length of the prompt: cached and uncached input tokens together.
-    pub fn prompt_tokens(&self) -> u64 {
-        self.input_tokens
-            .saturating_add(self.cache_read_tokens)
-            .saturating_add(self.cache_write_tokens)
-    }
-
-    /// Every token of the call, prompt and reply.
-    pub fn total(&self) -> u64 {
-        self.prompt_tokens().saturating_add(self.output_tokens)
-    }
-}
-
-impl AddAssign for TokenUsage {
-    fn add_assign(&mut self, other: TokenUsage) {
-        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
-        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
-        self.cache_read_tokens = self
-            .cache_read_tokens
-            .saturating_add(other.cache_read_tokens);
-        self.cache_write_tokens = self
-            .cache_write_tokens
-            .saturating_add(other.cache_write_tokens);
     }
 }
 

@@ -53,6 +53,40 @@ fn thread(x: Form, step: &Form, last: bool) -> Form {
     }
 }
 
+/// The operators `where` accepts, written as bare symbols.
+fn is_where_operator(name: &str) -> bool {
+    matches!(
+        name,
+        "=" | "==" | "not=" | "!=" | ">" | "<" | ">=" | "<=" | "in" | "includes" | "includes?"
+    )
+}
+
+/// The `[name expr]` vector that starts `if-let`, `when-first`, `dotimes` and friends.
+fn one_binding<'f>(
+    form_name: &str,
+    args: &'f [Form],
+    span: Span,
+    shape: &str,
+) -> Result<(&'f Form, &'f Form)> {
+    let Some(Form {
+        kind: FormKind::Vector(binding),
+        span: binding_span,
+    }) = args.first()
+    else {
+        return Err(Error::syntax(
+            span,
+            format!("{form_name} needs a binding vector: ({form_name} {shape} ...)"),
+        ));
+    };
+    match binding.as_slice() {
+        [pattern, expr] => Ok((pattern, expr)),
+        _ => Err(Error::syntax(
+            *binding_span,
+            format!("{form_name} binds exactly one name: {shape}"),
+        )),
+    }
+}
+
 impl<'s, 'a> Analyzer<'s, 'a> {
     fn gensym_form(&mut self, span: Span) -> Form {
         self.gensym += 1;
@@ -77,6 +111,23 @@ pub(super) fn expand(
         }
     };
     Ok(Some(match name {
+        // `(where :field > 10)`: the operator is written bare, so quote it; `in` and `includes`
+        // name no function. A user definition called `where` keeps its own meaning.
+        "where"
+            if args.len() == 3
+                && args[1].as_symbol().is_some_and(is_where_operator)
+                && !a.scope.global_index.contains_key("where") =>
+        {
+            list(
+                vec![
+                    sym("clojure.core/where", span),
+                    args[0].clone(),
+                    list(vec![sym("quote", span), args[1].clone()], args[1].span),
+                    args[2].clone(),
+                ],
+                span,
+            )
+        }
         "when" => {
             need(1, "a test: (when test body...)")?;
             list(
@@ -211,22 +262,7 @@ pub(super) fn expand(
         "if-let" | "when-let" | "if-some" | "when-some" => {
             let is_if = name.starts_with("if");
             let some = name.ends_with("some");
-            let Some(Form {
-                kind: FormKind::Vector(binding),
-                ..
-            }) = args.first()
-            else {
-                return Err(Error::syntax(
-                    span,
-                    format!("{name} needs a binding vector: ({name} [x expr] ...)"),
-                ));
-            };
-            let [pattern, expr] = binding.as_slice() else {
-                return Err(Error::syntax(
-                    args[0].span,
-                    format!("{name} binds exactly one name: [x expr]"),
-                ));
-            };
+            let (pattern, expr) = one_binding(name, args, span, "[x expr]")?;
             let (then, otherwise) = if is_if {
                 if !(2..=3).contains(&args.len()) {
                     return Err(Error::syntax(
@@ -265,22 +301,7 @@ pub(super) fn expand(
             )
         }
         "when-first" => {
-            let Some(Form {
-                kind: FormKind::Vector(binding),
-                ..
-            }) = args.first()
-            else {
-                return Err(Error::syntax(
-                    span,
-                    "when-first needs a binding vector: [x coll]",
-                ));
-            };
-            let [pattern, coll] = binding.as_slice() else {
-                return Err(Error::syntax(
-                    args[0].span,
-                    "when-first binds exactly one name",
-                ));
-            };
+            let (pattern, coll) = one_binding(name, args, span, "[x coll]")?;
             let temp = a.gensym_form(span);
             list(
                 vec![
@@ -394,22 +415,7 @@ pub(super) fn expand(
             list(vec![sym("let", span), vector(bindings, span), temp], span)
         }
         "dotimes" => {
-            let Some(Form {
-                kind: FormKind::Vector(binding),
-                ..
-            }) = args.first()
-            else {
-                return Err(Error::syntax(
-                    span,
-                    "dotimes needs a binding vector: (dotimes [i n] ...)",
-                ));
-            };
-            let [counter, n] = binding.as_slice() else {
-                return Err(Error::syntax(
-                    args[0].span,
-                    "dotimes binds one counter: [i n]",
-                ));
-            };
+            let (counter, n) = one_binding(name, args, span, "[i n]")?;
             let limit = a.gensym_form(span);
             list(
                 vec![

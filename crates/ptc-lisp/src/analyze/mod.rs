@@ -466,6 +466,10 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 Expr::Const(Value::Var(crate::value::Symbol::new(name)))
             }
             FormKind::Deref(_) => return Err(unsupported_form("@ (deref)", form.span)),
+            FormKind::Tagged(tag, inner) if tag == "inst" || tag == "object" => Expr::Const(
+                crate::value::date_literal(tag, inner)
+                    .map_err(|message| Error::syntax(form.span, message))?,
+            ),
             FormKind::Tagged(tag, _) => {
                 return Err(Error::syntax(
                     form.span,
@@ -653,6 +657,36 @@ pub(crate) fn unsupported_message(what: &str) -> String {
             "there are no types or protocols; use maps and functions"
         }
         "while" => "there is no mutable state to end a while loop; use loop/recur",
+        "rand" | "rand-int" | "rand-nth" | "shuffle" | "random-sample" | "random-uuid" => {
+            "there is no randomness: a program must give the same result every time it is \
+             replayed; pick items deterministically (first, nth, take, sort-by)"
+        }
+        "lazy-seq" | "lazy-cat" => {
+            "build unbounded sequences from range, iterate, repeat or cycle with map, filter, \
+             take and friends, or compute a finite one with loop/recur"
+        }
+        "transient" | "persistent!" | "conj!" | "assoc!" | "dissoc!" | "disj!" | "pop!" => {
+            "collections are persistent and updating them is cheap: use conj/assoc inside \
+             reduce or loop/recur"
+        }
+        "volatile!" | "vswap!" | "vreset!" => {
+            "there is no mutable state: carry the value through reduce or loop/recur"
+        }
+        "sorted-map-by" | "sorted-set-by" => {
+            "sorted collections use the natural order only: build the map or set, then order \
+             its entries with (sort-by key-fn comparator coll)"
+        }
+        "System/currentTimeMillis"
+        | "System/nanoTime"
+        | "LocalDate/now"
+        | "Instant/now"
+        | "LocalDateTime/now"
+        | "java.time.LocalDate/now"
+        | "java.time.Instant/now"
+        | "java.time.LocalDateTime/now" => {
+            "a program must give the same result every time it runs, so it cannot read the \
+             clock; take the current date or time from the input data or a tool"
+        }
         _ => "it is outside the PTC-Lisp subset",
     };
     format!("{what} is not supported: {hint}")
@@ -712,6 +746,40 @@ fn is_unsupported(name: &str) -> bool {
             | "thread"
     )
 }
+
+/// Clojure functions outside the subset that a program may still define under the same name:
+/// only a call that finds no definition is refused, with a hint. Randomness is refused because a
+/// program must give the same result every time it is replayed.
+const MISSING_FUNCTIONS: &[&str] = &[
+    "System/currentTimeMillis",
+    "System/nanoTime",
+    "LocalDate/now",
+    "Instant/now",
+    "LocalDateTime/now",
+    "java.time.LocalDate/now",
+    "java.time.Instant/now",
+    "java.time.LocalDateTime/now",
+    "rand",
+    "rand-int",
+    "rand-nth",
+    "shuffle",
+    "random-sample",
+    "random-uuid",
+    "lazy-seq",
+    "lazy-cat",
+    "transient",
+    "persistent!",
+    "conj!",
+    "assoc!",
+    "dissoc!",
+    "disj!",
+    "pop!",
+    "volatile!",
+    "vswap!",
+    "vreset!",
+    "sorted-map-by",
+    "sorted-set-by",
+];
 
 impl<'s, 'a> Analyzer<'s, 'a> {
     // -----------------------------------------------------------------------------------------
@@ -809,32 +877,79 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             },
             _ => match builtins::lookup(full) {
                 Some(b) => Ok(Expr::Const(Value::Fn(builtins::function(b)))),
-                None => Err(self.undefined(full, span)),
+                None => match builtins::constant(full) {
+                    Some(value) => Ok(Expr::Const(value)),
+                    None => Err(self.undefined(full, span)),
+                },
             },
         }
     }
 
     fn undefined(&self, name: &str, span: Span) -> Error {
-        if is_unsupported(name) {
-            return unsupported_form(name, span);
+        let core_name = name.strip_prefix("clojure.core/").unwrap_or(name);
+        if is_unsupported(core_name) || MISSING_FUNCTIONS.contains(&core_name) {
+            return unsupported_form(core_name, span);
+        }
+        if name == "." || name == ".." {
+            return Error::at(
+                ErrorKind::Unsupported,
+                span,
+                format!(
+                    "the ({name} target method) form is not supported; call a method as \
+                     (.method target args), e.g. (.toUpperCase s), and chain calls with ->"
+                ),
+            );
         }
         if name.starts_with('.') || name.ends_with('.') || name.contains('/') {
             let known_ns = name.split('/').next().unwrap_or("");
             if !matches!(known_ns, "tool" | "data" | "user") && name.contains('/') {
+                let members = builtins::class_members(known_ns);
+                if !members.is_empty() {
+                    return Error::at(
+                        ErrorKind::UndefinedSymbol,
+                        span,
+                        format!(
+                            "{name} is not available; the supported ones are {}",
+                            members.join(" ")
+                        ),
+                    );
+                }
+                let java_class = known_ns.starts_with("java.")
+                    || known_ns.starts_with(|c: char| c.is_ascii_uppercase());
                 return Error::at(
-                    ErrorKind::UndefinedSymbol,
+                    if java_class {
+                        ErrorKind::Unsupported
+                    } else {
+                        ErrorKind::UndefinedSymbol
+                    },
                     span,
                     format!(
-                        "{name} is not available: only clojure.string (str/), clojure.set (set/), \
-                         a few Math/ functions and java.time dates are supported"
+                        "{name} is not available: the namespaces are clojure.string (str/), \
+                         clojure.set (set/), tool/, data/ and user/, and the Java classes Math, \
+                         Integer, Long, Double, Character, String and java.time.LocalDate"
                     ),
                 );
             }
-            if name.starts_with('.') || name.ends_with('.') {
+            if name.starts_with('.') && name.len() > 1 {
                 return Error::at(
                     ErrorKind::Unsupported,
                     span,
-                    format!("Java interop {name} is not supported; use the PTC-Lisp builtins"),
+                    format!(
+                        "the Java method {name} is not supported; the supported methods are {}; \
+                         otherwise use the PTC-Lisp functions (count, get, clojure.string/...)",
+                        builtins::method_names().join(" ")
+                    ),
+                );
+            }
+            if name.ends_with('.') && name.len() > 1 {
+                return Error::at(
+                    ErrorKind::Unsupported,
+                    span,
+                    format!(
+                        "constructing Java objects ({name}) is not supported, except \
+                         (java.util.Date. millis) and (Exception. message); use maps, vectors \
+                         and the PTC-Lisp functions"
+                    ),
                 );
             }
         }
@@ -901,6 +1016,10 @@ fn split_namespace(name: &str) -> Option<(&str, &str)> {
 
 /// The candidate within edit distance 2 (or sharing a long prefix), for "did you mean".
 fn closest<'c>(name: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    // One- and two-letter names are close to too many others for a guess to help.
+    if name.chars().count() <= 2 {
+        return None;
+    }
     let max = if name.len() <= 4 { 1 } else { 2 };
     candidates
         .iter()
@@ -1701,7 +1820,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             self.analyze_body(body, false)
         })();
         self.restore(mark);
-        Ok(Expr::For(Box::new(ForExpr {
+        Ok(Expr::For(Arc::new(ForExpr {
             clauses,
             body: result?,
             collect,

@@ -6,11 +6,21 @@
 //! cannot drift from behaviour. Families live in one file each.
 
 pub(crate) mod coll;
+pub(crate) mod function;
+pub(crate) mod group;
+pub(crate) mod interop;
 pub(crate) mod io;
 pub(crate) mod number;
+pub(crate) mod parallel;
 pub(crate) mod predicate;
+mod printf;
+pub(crate) mod ptc;
+pub(crate) mod regex;
 pub(crate) mod seq;
+pub(crate) mod set;
 pub(crate) mod string;
+pub(crate) mod time;
+pub(crate) mod transduce;
 
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult};
@@ -107,7 +117,7 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 6] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 15] {
     [
         ("Numbers", number::BUILTINS),
         ("Predicates", predicate::BUILTINS),
@@ -115,6 +125,15 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 6] {
         ("Maps and collections", coll::BUILTINS),
         ("Strings", string::BUILTINS),
         ("Output and errors", io::BUILTINS),
+        ("Regular expressions", regex::BUILTINS),
+        ("Java methods", interop::BUILTINS),
+        ("Dates", time::BUILTINS),
+        ("Functions", function::BUILTINS),
+        ("Grouping and splitting", group::BUILTINS),
+        ("Sets (clojure.set, also set/)", set::BUILTINS),
+        ("Transducers and early termination", transduce::BUILTINS),
+        ("PTC extensions: predicates and aggregation", ptc::BUILTINS),
+        ("PTC extensions: parallel calls", parallel::BUILTINS),
     ]
 }
 
@@ -137,21 +156,60 @@ fn registry() -> &'static Registry {
 }
 
 /// The builtin called `name`, accepting the namespace aliases LLMs use: `str/` and `string/`
-/// for `clojure.string/`, `set/` for `clojure.set/`.
+/// for `clojure.string/`, `set/` for `clojure.set/`, and Java classes with or without their
+/// package (`java.lang.Math/abs`, `java.time.LocalDate/parse`, `java.util.Date.`).
 pub fn lookup(name: &str) -> Option<&'static Builtin> {
     let reg = registry();
     if let Some((b, _)) = reg.by_name.get(name) {
         return Some(b);
     }
-    let (ns, local) = name.split_once('/')?;
-    let canonical = match ns {
-        "str" | "string" | "s" => format!("clojure.string/{local}"),
-        "set" => format!("clojure.set/{local}"),
-        "clojure.core" => local.to_string(),
-        "java.lang.Math" | "StrictMath" => format!("Math/{local}"),
-        _ => return None,
-    };
+    let canonical = canonical_name(name)?;
     reg.by_name.get(canonical.as_str()).map(|(b, _)| *b)
+}
+
+/// The registry name an alias stands for, if `name` is written as an alias.
+fn canonical_name(name: &str) -> Option<String> {
+    if let Some((ns, local)) = name.split_once('/') {
+        let ns = match ns {
+            "str" | "string" | "s" => "clojure.string",
+            "set" => "clojure.set",
+            "clojure.core" => return Some(local.to_string()),
+            "StrictMath" | "java.lang.StrictMath" => "Math",
+            // `java.lang.Math` → `Math`, `java.time.LocalDate` → `LocalDate`.
+            qualified if qualified.starts_with("java.") => qualified.rsplit('.').next()?,
+            _ => return None,
+        };
+        return Some(format!("{ns}/{local}"));
+    }
+    // Constructors: `java.lang.Exception.` → `Exception.`; `Date.` → `java.util.Date.`.
+    let class = name.strip_suffix('.')?;
+    match class {
+        "Date" => Some("java.util.Date.".to_string()),
+        _ => class.rsplit_once('.').map(|(_, short)| format!("{short}.")),
+    }
+}
+
+/// The value of a static field programs read (`Math/PI`, `Long/MAX_VALUE`,
+/// `java.time.temporal.ChronoUnit/DAYS`, ...).
+pub fn constant(name: &str) -> Option<Value> {
+    number::constant(name).or_else(|| time::constant(name))
+}
+
+/// Every builtin that is a Java method (`.toUpperCase`, ...), sorted, for messages.
+pub(crate) fn method_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = names().filter(|n| n.starts_with('.')).collect();
+    names.sort_unstable();
+    names
+}
+
+/// Every builtin of the Java class `class` (`Math` → `Math/abs`, ...), sorted, for messages.
+pub(crate) fn class_members(class: &str) -> Vec<&'static str> {
+    let short = class.rsplit('.').next().unwrap_or(class);
+    let mut names: Vec<&'static str> = names()
+        .filter(|n| n.split_once('/').is_some_and(|(c, _)| c == short))
+        .collect();
+    names.sort_unstable();
+    names
 }
 
 /// The function value of a builtin (shared, so referring to `inc` allocates nothing).

@@ -6,10 +6,11 @@
 //! `drop`, ...), and are consumed item by item by `take`, `first`, `nth`, `some`, ...
 
 use super::number::clojure_compare;
+use super::transduce::{self, as_reduced};
 use super::{Builtin, builtin, expect_fn, expect_int, got};
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult, Items, unbounded_error};
-use crate::value::{LazyKind, LazySeq, MapBuilder, Seq, Value};
+use crate::value::{FnRepr, LazyKind, LazySeq, Seq, Value};
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
@@ -26,28 +27,54 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("cons", [2], cons, "(cons x coll)", "A list of x followed by the items of coll.", "(cons 0 [1 2])" => "(0 1 2)"),
     builtin!("concat", [0..], concat, "(concat & colls)", "The items of all collections, in order, as a list.", "(concat [1 2] '(3) #{4})" => "(1 2 3 4)"),
     builtin!("conj", [0..], conj, "(conj coll x & xs)", "Adds items: at the end of a vector, the front of a list, into a set or map ([k v] entries).", "[(conj [1 2] 3) (conj '(1 2) 3)]" => "[[1 2 3] (3 1 2)]"),
-    builtin!("into", [2], into, "(into to from)", "Adds every item of from to the collection to, as conj does one by one.", "(into {} [[:a 1] [:b 2]])" => "{:a 1, :b 2}"),
+    builtin!("into", [0..=3], into, "(into to from) (into to xform from)", "Adds every item of from to the collection to, as conj does one by one (through the transducer xform if given).", "(into {} [[:a 1] [:b 2]])" => "{:a 1, :b 2}"),
     builtin!("vec", [1], vec, "(vec coll)", "A vector of the items of coll.", "(vec '(1 2))" => "[1 2]"),
     builtin!("vector", [0..], vector, "(vector & items)", "A vector of the arguments.", "(vector 1 2)" => "[1 2]"),
     builtin!("list", [0..], list, "(list & items)", "A list of the arguments.", "(list 1 2)" => "(1 2)"),
-    builtin!("map", [1..], map, "(map f coll) (map f c1 c2 & colls)", "Applies f to each item (to items at the same position of several collections, stopping at the shortest).", "(map + [1 2] [10 20 30])" => "(11 22)"),
-    builtin!("filter", [2], filter, "(filter pred coll)", "The items for which pred is truthy.", "(filter even? [1 2 3 4])" => "(2 4)"),
-    builtin!("remove", [2], remove, "(remove pred coll)", "The items for which pred is falsey.", "(remove even? [1 2 3 4])" => "(1 3)"),
-    builtin!("reduce", [2..=3], reduce, "(reduce f coll) (reduce f init coll)", "Combines the items with f, from the left, starting from init (or the first item).", "(reduce + 10 [1 2 3])" => "16"),
+    builtin!("map", [1..], map, "(map f coll) (map f c1 c2 & colls) (map f)", "Applies f to each item (to items at the same position of several collections, stopping at the shortest); (map f) is a transducer.", "(map + [1 2] [10 20 30])" => "(11 22)"),
+    builtin!("mapv", [2..], mapv, "(mapv f coll) (mapv f c1 c2 & colls)", "Like map, returning a vector.", "(mapv inc [1 2 3])" => "[2 3 4]"),
+    builtin!("map-indexed", [1..=2], map_indexed, "(map-indexed f coll) (map-indexed f)", "Calls (f index item) for each item, indices from 0.", "(map-indexed vector [:a :b])" => "([0 :a] [1 :b])"),
+    builtin!("mapcat", [1..], mapcat, "(mapcat f coll) (mapcat f c1 c2 & colls) (mapcat f)", "Concatenates the collections (f item) returns.", "(mapcat (fn [x] [x x]) [1 2])" => "(1 1 2 2)"),
+    builtin!("filter", [1..=2], filter, "(filter pred coll) (filter pred)", "The items for which pred is truthy.", "(filter even? [1 2 3 4])" => "(2 4)"),
+    builtin!("filterv", [2], filterv, "(filterv pred coll)", "Like filter, returning a vector.", "(filterv odd? (range 6))" => "[1 3 5]"),
+    builtin!("remove", [1..=2], remove, "(remove pred coll) (remove pred)", "The items for which pred is falsey.", "(remove even? [1 2 3 4])" => "(1 3)"),
+    builtin!("keep", [1..=2], keep, "(keep f coll) (keep f)", "The non-nil results of (f item) (false is kept).", "(keep :email [{:email \"a@x\"} {:name \"b\"}])" => "(\"a@x\")"),
+    builtin!("keep-indexed", [1..=2], keep_indexed, "(keep-indexed f coll) (keep-indexed f)", "The non-nil results of (f index item).", "(keep-indexed (fn [i x] (when (even? i) x)) [:a :b :c])" => "(:a :c)"),
+    builtin!("reduce", [2..=3], reduce, "(reduce f coll) (reduce f init coll)", "Combines the items with f, from the left, starting from init (or the first item); stops early at a (reduced x).", "(reduce + 10 [1 2 3])" => "16"),
     builtin!("reduce-kv", [3], reduce_kv, "(reduce-kv f init m)", "Like reduce over a map, calling (f acc k v); vectors give index and item.", "(reduce-kv (fn [acc k v] (+ acc v)) 0 {:a 1 :b 2})" => "3"),
+    builtin!("reductions", [2..=3], reductions, "(reductions f coll) (reductions f init coll)", "The intermediate results of reduce, as a sequence.", "(reductions + [1 2 3 4])" => "(1 3 6 10)"),
     builtin!("range", [0..=3], range, "(range) (range end) (range start end) (range start end step)", "Numbers from start (0) up to, not including, end, by step (1); without end, unbounded.", "(range 1 10 3)" => "(1 4 7)"),
-    builtin!("take", [2], take, "(take n coll)", "The first n items (fewer if coll is shorter).", "(take 2 (range))" => "(0 1)"),
-    builtin!("drop", [2], drop, "(drop n coll)", "All but the first n items.", "(drop 2 [1 2 3 4])" => "(3 4)"),
+    builtin!("take", [1..=2], take, "(take n coll) (take n)", "The first n items (fewer if coll is shorter).", "(take 2 (range))" => "(0 1)"),
+    builtin!("drop", [1..=2], drop, "(drop n coll) (drop n)", "All but the first n items.", "(drop 2 [1 2 3 4])" => "(3 4)"),
+    builtin!("take-while", [1..=2], take_while, "(take-while pred coll) (take-while pred)", "The items before the first one for which pred is falsey.", "(take-while #(< % 10) (iterate #(* 2 %) 1))" => "(1 2 4 8)"),
+    builtin!("drop-while", [1..=2], drop_while, "(drop-while pred coll) (drop-while pred)", "The items from the first one for which pred is falsey.", "(drop-while neg? [-2 -1 0 1 -5])" => "(0 1 -5)"),
+    builtin!("take-last", [2], take_last, "(take-last n coll)", "The last n items, or nil when there are none.", "(take-last 2 [1 2 3 4])" => "(3 4)"),
+    builtin!("drop-last", [1..=2], drop_last, "(drop-last coll) (drop-last n coll)", "All but the last n (1) items.", "(drop-last [1 2 3])" => "(1 2)"),
+    builtin!("take-nth", [1..=2], take_nth, "(take-nth n coll) (take-nth n)", "Every nth item, starting with the first.", "(take-nth 2 [0 1 2 3 4])" => "(0 2 4)"),
+    builtin!("nthrest", [2], nthrest, "(nthrest coll n)", "The items after the first n (coll itself when n is 0).", "(nthrest [1 2 3 4] 2)" => "(3 4)"),
+    builtin!("butlast", [1], butlast, "(butlast coll)", "All but the last item, or nil when there are none.", "(butlast [1 2 3])" => "(1 2)"),
+    builtin!("ffirst", [1], ffirst, "(ffirst coll)", "The first item of the first item.", "(ffirst [[1 2] [3]])" => "1"),
+    builtin!("distinct", [0..=1], distinct, "(distinct coll) (distinct)", "The items without repeats, in first-seen order.", "(distinct [1 2 1 3 2])" => "(1 2 3)"),
+    builtin!("dedupe", [0..=1], dedupe, "(dedupe coll) (dedupe)", "The items without consecutive repeats.", "(dedupe [1 1 2 1 1])" => "(1 2 1)"),
+    builtin!("flatten", [1], flatten, "(flatten coll)", "The non-sequential items of nested lists and vectors, in order (maps and sets stay whole).", "(flatten [1 [2 [3]] {:a 4}])" => "(1 2 3 {:a 4})"),
+    builtin!("reverse", [1], reverse, "(reverse coll)", "The items in reverse order, as a list.", "(reverse [1 2 3])" => "(3 2 1)"),
+    builtin!("interleave", [0..], interleave, "(interleave c1 c2 & colls)", "The first item of each collection, then the second of each, ..., stopping at the shortest.", "(interleave [1 2] [:a :b])" => "(1 :a 2 :b)"),
+    builtin!("interpose", [1..=2], interpose, "(interpose sep coll) (interpose sep)", "The items with sep between each two.", "(interpose \", \" [\"a\" \"b\"])" => "(\"a\" \", \" \"b\")"),
+    builtin!("tree-seq", [3], tree_seq, "(tree-seq branch? children root)", "Every node of a tree, depth first: root, then the nodes under (children node) for each node where (branch? node) is truthy.", "(tree-seq vector? seq [1 [2]])" => "([1 [2]] 1 [2] 2)"),
+    builtin!("min-key", [2..], min_key, "(min-key k x & more)", "The x for which (k x), a number, is least (the last one on ties).", "(min-key count \"abc\" \"a\" \"ab\")" => "\"a\""),
+    builtin!("max-key", [2..], max_key, "(max-key k x & more)", "The x for which (k x), a number, is greatest (the last one on ties).", "(max-key :n {:n 1} {:n 3} {:n 2})" => "{:n 3}"),
+    builtin!("doall", [1..=2], doall, "(doall coll) (doall n coll)", "Returns coll (sequences are already realized; unbounded ones are refused).", "(doall (map inc [1 2]))" => "(2 3)"),
+    builtin!("dorun", [1..=2], dorun, "(dorun coll) (dorun n coll)", "Returns nil (sequences are already realized).", "(dorun (map inc [1 2]))" => "nil"),
     builtin!("sort", [1..=2], sort, "(sort coll) (sort comparator coll)", "The items in ascending order (stable); comparator is a function like compare or <.", "(sort > [3 1 2])" => "(3 2 1)"),
     builtin!("sort-by", [2..=3], sort_by, "(sort-by keyfn coll) (sort-by keyfn comparator coll)", "The items ordered by (keyfn item) (stable).", "(sort-by :age [{:age 30} {:age 20}])" => "({:age 20} {:age 30})"),
-    builtin!("group-by", [2], group_by, "(group-by f coll)", "A map from each (f item) to the vector of items giving it, in first-seen order.", "(group-by odd? [1 2 3])" => "{true [1 3], false [2]}"),
-    builtin!("frequencies", [1], frequencies, "(frequencies coll)", "A map from each distinct item to how many times it occurs.", "(frequencies [:a :b :a])" => "{:a 2, :b 1}"),
     builtin!("some", [2], some, "(some pred coll)", "The first truthy (pred item), or nil.", "(some #(when (> % 2) %) [1 2 3 4])" => "3"),
     builtin!("every?", [2], every, "(every? pred coll)", "True if (pred item) is truthy for every item.", "(every? pos? [1 2])" => "true"),
+    builtin!("not-any?", [2], not_any, "(not-any? pred coll)", "True if (pred item) is falsey for every item.", "(not-any? neg? [1 2])" => "true"),
+    builtin!("not-every?", [2], not_every, "(not-every? pred coll)", "True if (pred item) is falsey for some item.", "(not-every? even? [2 3])" => "true"),
+    builtin!("not-empty", [1], not_empty, "(not-empty coll)", "coll, or nil when it is empty.", "[(not-empty [1]) (not-empty \"\")]" => "[[1] nil]"),
     builtin!("repeat", [1..=2], repeat, "(repeat x) (repeat n x)", "n copies of x; without n, unbounded.", "(repeat 3 :a)" => "(:a :a :a)"),
     builtin!("iterate", [2], iterate, "(iterate f x)", "The unbounded sequence x, (f x), (f (f x)), ...", "(take 4 (iterate #(* 2 %) 1))" => "(1 2 4 8)"),
     builtin!("cycle", [1], cycle, "(cycle coll)", "The items of coll repeated without end.", "(take 5 (cycle [1 2]))" => "(1 2 1 2 1)"),
-    builtin!("apply", [2..], apply, "(apply f args* coll)", "Calls f with the given arguments followed by the items of coll.", "(apply max 1 [5 3])" => "5"),
 ];
 
 /// A list of `items`, charged to the memory budget.
@@ -225,28 +252,38 @@ fn cons(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     }
 }
 
+/// Appends the items of a finite collection (or string) to `out`, charging for them.
+pub(crate) fn extend_items(
+    ctx: &mut Ctx,
+    out: &mut Vec<Value>,
+    coll: &Value,
+    what: &str,
+) -> EvalResult<()> {
+    match coll {
+        Value::List(s) | Value::Vector(s) => {
+            ctx.charge_items(s.len())?;
+            ctx.tick_n(s.len())?;
+            out.extend(s.iter().cloned());
+        }
+        other => out.extend(Items::collect_all(other, ctx, what)?),
+    }
+    Ok(())
+}
+
 fn concat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let mut out = Seq::new();
+    let mut out = Vec::new();
     for (i, coll) in args.iter().enumerate() {
         match coll {
             Value::Lazy(l) if i == args.len() - 1 => {
                 return Ok(Value::Lazy(LazySeq::new(LazyKind::Concat {
-                    prefix: out,
+                    prefix: Seq::from(out),
                     source: l.clone(),
                 })));
             }
-            Value::List(s) | Value::Vector(s) => {
-                ctx.charge_items(s.len())?;
-                out.append(s);
-            }
-            other => {
-                for item in Items::collect_all(other, ctx, "concat")? {
-                    out.push_back(item);
-                }
-            }
+            other => extend_items(ctx, &mut out, other, "concat")?,
         }
     }
-    Ok(Value::List(out))
+    Ok(Value::List(Seq::from(out)))
 }
 
 /// Add one item to a collection the way `conj` does.
@@ -294,11 +331,24 @@ fn conj(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 }
 
 fn into(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let mut out = match &args[0] {
+    let (to, from) = match args {
+        [] => return Ok(Value::vector([])),
+        [to] => return Ok(to.clone()),
+        [to, from] => (to, from),
+        [to, xform, from] => {
+            let to = match to {
+                Value::Nil => Value::empty_list(),
+                other => other.clone(),
+            };
+            return transduce::into_with(ctx, to, xform, from);
+        }
+        _ => unreachable!("arity checked"),
+    };
+    let mut out = match to {
         Value::Nil => Value::empty_list(),
         other => other.clone(),
     };
-    let items = Items::collect_all(&args[1], ctx, "into")?;
+    let items = Items::collect_all(from, ctx, "into")?;
     ctx.charge_items(items.len())?;
     for item in items {
         conj_one(&mut out, item)?;
@@ -330,10 +380,7 @@ fn map(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     expect_fn("map", f)?;
     let colls = &args[1..];
     if colls.is_empty() {
-        return Err(Error::arity(
-            "map needs a collection: (map f coll); the transducer form is only for into/sequence/transduce",
-        )
-        .into());
+        return Ok(transduce::map_xf(f.clone()));
     }
     if colls.iter().all(|c| matches!(c, Value::Lazy(_))) {
         let sources = colls
@@ -379,8 +426,11 @@ fn map(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 }
 
 fn filter_items(ctx: &mut Ctx, name: &str, args: &[Value], keep: bool) -> EvalResult {
-    let (pred, coll) = (&args[0], &args[1]);
+    let pred = &args[0];
     expect_fn(name, pred)?;
+    let Some(coll) = args.get(1) else {
+        return Ok(transduce::filter_xf(pred.clone(), keep));
+    };
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Filter {
             pred: pred.clone(),
@@ -414,8 +464,14 @@ fn reduce(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let f = &args[0];
     expect_fn("reduce", f)?;
     let coll = args.last().expect("arity checked");
+    // An unbounded input is allowed when the function may end it with (reduced x); a builtin
+    // such as + never does, so that would only run into a limit.
     let mut items = Items::new(coll)?;
-    if items.is_unbounded() {
+    if items.is_unbounded()
+        && let Value::Fn(func) = f
+        && let FnRepr::Builtin(b) = func.repr()
+        && !matches!(b.name, "reduced" | "ensure-reduced")
+    {
         return Err(unbounded_error("reduce", coll).into());
     }
     let mut acc = if args.len() == 3 {
@@ -428,6 +484,9 @@ fn reduce(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     };
     while let Some(item) = items.next(ctx)? {
         acc = ctx.apply(f, &[acc, item.into_owned()])?;
+        if let Some(done) = as_reduced(&acc) {
+            return Ok(done.clone());
+        }
     }
     Ok(acc)
 }
@@ -440,12 +499,18 @@ fn reduce_kv(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             for (k, v) in m.iter() {
                 ctx.tick()?;
                 acc = ctx.apply(f, &[acc, k.clone(), v.clone()])?;
+                if let Some(done) = as_reduced(&acc) {
+                    return Ok(done.clone());
+                }
             }
         }
         Value::Vector(s) => {
             for (i, v) in s.iter().enumerate() {
                 ctx.tick()?;
                 acc = ctx.apply(f, &[acc, Value::from(i), v.clone()])?;
+                if let Some(done) = as_reduced(&acc) {
+                    return Ok(done.clone());
+                }
             }
         }
         Value::Nil => {}
@@ -523,9 +588,11 @@ fn range(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(Value::List(Seq::from(out)))
 }
 
-fn take(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+pub(crate) fn take(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let n = expect_int("take", &args[0])?;
-    let coll = &args[1];
+    let Some(coll) = args.get(1) else {
+        return Ok(transduce::take_xf(n));
+    };
     if n <= 0 {
         return Ok(Value::empty_list());
     }
@@ -544,9 +611,12 @@ fn take(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, out)
 }
 
-fn drop(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let n = expect_int("drop", &args[0])?.max(0) as usize;
-    drop_items(ctx, &args[1], n)
+pub(crate) fn drop(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let n = expect_int("drop", &args[0])?;
+    match args.get(1) {
+        Some(coll) => drop_items(ctx, coll, n.max(0) as usize),
+        None => Ok(transduce::drop_xf(n)),
+    }
 }
 
 /// Order two values with a user comparator: a number (negative, zero, positive) or a boolean
@@ -633,63 +703,6 @@ fn sort_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, sorted)
 }
 
-fn group_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (f, coll) = (&args[0], &args[1]);
-    expect_fn("group-by", f)?;
-    let mut keys: Vec<Value> = Vec::new();
-    let mut groups: Vec<Vec<Value>> = Vec::new();
-    let mut index: rustc_hash::FxHashMap<Value, usize> = rustc_hash::FxHashMap::default();
-    let mut items = Items::new(coll)?;
-    if items.is_unbounded() {
-        return Err(unbounded_error("group-by", coll).into());
-    }
-    while let Some(item) = items.next(ctx)? {
-        let key = ctx.apply(f, std::slice::from_ref(item.as_ref()))?;
-        let item = item.into_owned();
-        match index.get(&key) {
-            Some(&i) => groups[i].push(item),
-            None => {
-                index.insert(key.clone(), keys.len());
-                keys.push(key);
-                groups.push(vec![item]);
-            }
-        }
-    }
-    ctx.charge_items(keys.len() * 2 + groups.iter().map(Vec::len).sum::<usize>())?;
-    let mut out = MapBuilder::new();
-    for (k, g) in keys.into_iter().zip(groups) {
-        out.insert(k, Value::Vector(Seq::from(g)));
-    }
-    Ok(Value::Map(out.build()))
-}
-
-fn frequencies(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let mut keys: Vec<Value> = Vec::new();
-    let mut counts: Vec<i64> = Vec::new();
-    let mut index: rustc_hash::FxHashMap<Value, usize> = rustc_hash::FxHashMap::default();
-    let mut items = Items::new(&args[0])?;
-    if items.is_unbounded() {
-        return Err(unbounded_error("frequencies", &args[0]).into());
-    }
-    while let Some(item) = items.next(ctx)? {
-        match index.get(item.as_ref()) {
-            Some(&i) => counts[i] += 1,
-            None => {
-                let item = item.into_owned();
-                index.insert(item.clone(), keys.len());
-                keys.push(item);
-                counts.push(1);
-            }
-        }
-    }
-    ctx.charge_items(keys.len() * 2)?;
-    let mut out = MapBuilder::new();
-    for (k, c) in keys.into_iter().zip(counts) {
-        out.insert(k, Value::Int(c));
-    }
-    Ok(Value::Map(out.build()))
-}
-
 fn some(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let pred = &args[0];
     expect_fn("some", pred)?;
@@ -716,14 +729,6 @@ fn every(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         }
     }
     Ok(Value::Bool(true))
-}
-
-fn apply(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let f = &args[0];
-    let (spread, fixed) = args[1..].split_last().expect("arity checked");
-    let mut call_args: Vec<Value> = fixed.to_vec();
-    call_args.extend(Items::collect_all(spread, ctx, "apply")?);
-    ctx.apply(f, &call_args)
 }
 
 fn repeat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
@@ -753,4 +758,519 @@ fn cycle(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         return Ok(Value::empty_list());
     }
     Ok(Value::Lazy(LazySeq::new(LazyKind::Cycle(Seq::from(items)))))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mapping and filtering variants
+// ---------------------------------------------------------------------------------------------
+
+fn mapv(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    if args[1..].iter().all(|c| matches!(c, Value::Lazy(_))) {
+        return Err(unbounded_error("mapv", &args[1]).into());
+    }
+    match map(ctx, args)? {
+        Value::List(items) => Ok(Value::Vector(items)),
+        other => Ok(other),
+    }
+}
+
+fn filterv(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    if let Value::Lazy(_) = &args[1] {
+        return Err(unbounded_error("filterv", &args[1]).into());
+    }
+    match filter_items(ctx, "filterv", args, true)? {
+        Value::List(items) => Ok(Value::Vector(items)),
+        other => Ok(other),
+    }
+}
+
+fn map_indexed(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let f = &args[0];
+    expect_fn("map-indexed", f)?;
+    let Some(coll) = args.get(1) else {
+        return Ok(transduce::indexed_xf(f.clone(), true));
+    };
+    if let Value::Lazy(l) = coll {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::MapIndexed {
+            f: f.clone(),
+            source: l.clone(),
+        })));
+    }
+    let mut items = Items::new(coll)?;
+    let mut out = Vec::with_capacity(coll.count().unwrap_or(0));
+    while let Some(item) = items.next(ctx)? {
+        out.push(ctx.apply(f, &[Value::from(out.len()), item.into_owned()])?);
+    }
+    list_of(ctx, out)
+}
+
+fn keep(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let f = &args[0];
+    expect_fn("keep", f)?;
+    let Some(coll) = args.get(1) else {
+        return Ok(transduce::keep_xf(f.clone()));
+    };
+    if let Value::Lazy(l) = coll {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::Keep {
+            f: f.clone(),
+            source: l.clone(),
+        })));
+    }
+    let mut items = Items::new(coll)?;
+    let mut out = Vec::new();
+    while let Some(item) = items.next(ctx)? {
+        let y = ctx.apply(f, std::slice::from_ref(item.as_ref()))?;
+        if !y.is_nil() {
+            out.push(y);
+        }
+    }
+    list_of(ctx, out)
+}
+
+fn keep_indexed(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let f = &args[0];
+    expect_fn("keep-indexed", f)?;
+    let Some(coll) = args.get(1) else {
+        return Ok(transduce::indexed_xf(f.clone(), false));
+    };
+    if let Value::Lazy(l) = coll {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::KeepIndexed {
+            f: f.clone(),
+            source: l.clone(),
+        })));
+    }
+    let mut items = Items::new(coll)?;
+    let mut out = Vec::new();
+    let mut index = 0i64;
+    while let Some(item) = items.next(ctx)? {
+        let y = ctx.apply(f, &[Value::Int(index), item.into_owned()])?;
+        index += 1;
+        if !y.is_nil() {
+            out.push(y);
+        }
+    }
+    list_of(ctx, out)
+}
+
+fn mapcat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let f = &args[0];
+    expect_fn("mapcat", f)?;
+    let colls = &args[1..];
+    if colls.is_empty() {
+        return Ok(transduce::mapcat_xf(f.clone()));
+    }
+    if let [Value::Lazy(l)] = colls {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::MapCat {
+            f: f.clone(),
+            source: l.clone(),
+        })));
+    }
+    if colls.iter().all(|c| matches!(c, Value::Lazy(_))) {
+        // (mapcat f s1 s2) over unbounded inputs: the concatenation of (map f s1 s2).
+        let mapped = map(ctx, args)?;
+        let Value::Lazy(l) = mapped else {
+            return Ok(mapped);
+        };
+        let identity = super::lookup("identity").map(|b| Value::Fn(super::function(b)));
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::MapCat {
+            f: identity.unwrap_or_default(),
+            source: l,
+        })));
+    }
+    let parts = map(ctx, args)?;
+    let mut out = Vec::new();
+    let mut items = Items::new(&parts)?;
+    while let Some(part) = items.next(ctx)? {
+        extend_items(ctx, &mut out, part.as_ref(), "mapcat")?;
+    }
+    Ok(Value::List(Seq::from(out)))
+}
+
+fn reductions(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let f = &args[0];
+    expect_fn("reductions", f)?;
+    let (init, coll) = match args {
+        [_, coll] => (None, coll),
+        [_, init, coll] => (Some(init), coll),
+        _ => unreachable!("arity checked"),
+    };
+    if let Value::Lazy(l) = coll {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::Reductions {
+            f: f.clone(),
+            init: init.cloned(),
+            source: l.clone(),
+        })));
+    }
+    let mut items = Items::new(coll)?;
+    let mut acc = match init {
+        Some(init) => init.clone(),
+        None => match items.next(ctx)? {
+            Some(first) => first.into_owned(),
+            None => {
+                let empty = ctx.apply(f, &[])?;
+                return list_of(ctx, vec![empty]);
+            }
+        },
+    };
+    let mut out = vec![acc.clone()];
+    while let Some(item) = items.next(ctx)? {
+        acc = ctx.apply(f, &[acc, item.into_owned()])?;
+        if let Some(done) = as_reduced(&acc) {
+            out.push(done.clone());
+            break;
+        }
+        out.push(acc.clone());
+    }
+    list_of(ctx, out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parts of a sequence
+// ---------------------------------------------------------------------------------------------
+
+pub(crate) fn take_while(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let pred = &args[0];
+    expect_fn("take-while", pred)?;
+    let Some(coll) = args.get(1) else {
+        return Ok(transduce::take_while_xf(pred.clone()));
+    };
+    // An unbounded input is consumed until pred fails, which gives a finite result.
+    let mut items = Items::new(coll)?;
+    let mut out = Vec::new();
+    while let Some(item) = items.next(ctx)? {
+        if !ctx
+            .apply(pred, std::slice::from_ref(item.as_ref()))?
+            .truthy()
+        {
+            break;
+        }
+        out.push(item.into_owned());
+    }
+    list_of(ctx, out)
+}
+
+pub(crate) fn drop_while(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let pred = &args[0];
+    expect_fn("drop-while", pred)?;
+    let Some(coll) = args.get(1) else {
+        return Ok(transduce::drop_while_xf(pred.clone()));
+    };
+    if let Value::Lazy(l) = coll {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::DropWhile {
+            pred: pred.clone(),
+            source: l.clone(),
+        })));
+    }
+    let mut items = Items::new(coll)?;
+    let mut out = Vec::new();
+    let mut dropping = true;
+    while let Some(item) = items.next(ctx)? {
+        if dropping
+            && ctx
+                .apply(pred, std::slice::from_ref(item.as_ref()))?
+                .truthy()
+        {
+            continue;
+        }
+        dropping = false;
+        out.push(item.into_owned());
+    }
+    list_of(ctx, out)
+}
+
+/// The items of a finite collection as a sequence slice (lists and vectors without copying).
+pub(crate) fn finite_seq(ctx: &mut Ctx, coll: &Value, what: &str) -> EvalResult<Seq> {
+    match coll {
+        Value::List(s) | Value::Vector(s) => Ok(s.clone()),
+        other => Ok(Seq::from(Items::collect_all(other, ctx, what)?)),
+    }
+}
+
+fn take_last(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let n = expect_int("take-last", &args[0])?;
+    let items = finite_seq(ctx, &args[1], "take-last")?;
+    let n = usize::try_from(n).unwrap_or(0).min(items.len());
+    if n == 0 {
+        return Ok(Value::Nil);
+    }
+    Ok(Value::List(items.slice(items.len() - n, items.len())))
+}
+
+fn drop_last(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let (n, coll) = match args {
+        [coll] => (1, coll),
+        [n, coll] => (expect_int("drop-last", n)?, coll),
+        _ => unreachable!("arity checked"),
+    };
+    let items = finite_seq(ctx, coll, "drop-last")?;
+    let n = usize::try_from(n).unwrap_or(0).min(items.len());
+    Ok(Value::List(items.slice(0, items.len() - n)))
+}
+
+fn butlast(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let items = finite_seq(ctx, &args[0], "butlast")?;
+    if items.len() <= 1 {
+        return Ok(Value::Nil);
+    }
+    Ok(Value::List(items.slice(0, items.len() - 1)))
+}
+
+fn nthrest(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let n = expect_int("nthrest", &args[1])?;
+    // Clojure returns the collection itself when there is nothing to drop from it.
+    if n <= 0 || args[0].count() == Some(0) {
+        return Ok(args[0].clone());
+    }
+    drop_items(ctx, &args[0], n as usize)
+}
+
+fn ffirst(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let first = nth_item(ctx, &args[0], 0)?.unwrap_or_default();
+    Ok(nth_item(ctx, &first, 0)?.unwrap_or_default())
+}
+
+fn take_nth(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let n = expect_int("take-nth", &args[0])?;
+    let n = usize::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| {
+        Error::argument(format!(
+            "take-nth needs a positive step, got {n}; (take-nth 2 coll) takes every second item"
+        ))
+    })?;
+    let Some(coll) = args.get(1) else {
+        return Ok(transduce::take_nth_xf(n));
+    };
+    if let Value::Lazy(l) = coll {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::TakeNth {
+            n,
+            source: l.clone(),
+        })));
+    }
+    let mut items = Items::new(coll)?;
+    let mut out = Vec::new();
+    let mut index = 0usize;
+    while let Some(item) = items.next(ctx)? {
+        if index.is_multiple_of(n) {
+            out.push(item.into_owned());
+        }
+        index += 1;
+    }
+    list_of(ctx, out)
+}
+
+fn distinct(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let Some(coll) = args.first() else {
+        return Ok(transduce::distinct_xf());
+    };
+    if let Value::Lazy(l) = coll {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::Distinct(l.clone()))));
+    }
+    let mut seen: rustc_hash::FxHashSet<Value> = rustc_hash::FxHashSet::default();
+    let mut items = Items::new(coll)?;
+    let mut out = Vec::new();
+    while let Some(item) = items.next(ctx)? {
+        if !seen.contains(item.as_ref()) {
+            let item = item.into_owned();
+            seen.insert(item.clone());
+            out.push(item);
+        }
+    }
+    list_of(ctx, out)
+}
+
+fn dedupe(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let Some(coll) = args.first() else {
+        return Ok(transduce::dedupe_xf());
+    };
+    if let Value::Lazy(l) = coll {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::Dedupe(l.clone()))));
+    }
+    let mut items = Items::new(coll)?;
+    let mut out: Vec<Value> = Vec::new();
+    while let Some(item) = items.next(ctx)? {
+        if out.last() != Some(item.as_ref()) {
+            out.push(item.into_owned());
+        }
+    }
+    list_of(ctx, out)
+}
+
+fn flatten_into(ctx: &mut Ctx, items: &Seq, out: &mut Vec<Value>) -> EvalResult<()> {
+    for item in items.iter() {
+        ctx.tick()?;
+        match item {
+            Value::List(inner) | Value::Vector(inner) => flatten_into(ctx, inner, out)?,
+            Value::Lazy(_) => return Err(unbounded_error("flatten", item).into()),
+            other => out.push(other.clone()),
+        }
+    }
+    Ok(())
+}
+
+fn flatten(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let mut out = Vec::new();
+    match &args[0] {
+        // Recursion depth is bounded by the value depth limit.
+        Value::List(items) | Value::Vector(items) => flatten_into(ctx, items, &mut out)?,
+        Value::Lazy(_) => return Err(unbounded_error("flatten", &args[0]).into()),
+        _ => {}
+    }
+    list_of(ctx, out)
+}
+
+fn reverse(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let mut items = Items::collect_all(&args[0], ctx, "reverse")?;
+    items.reverse();
+    list_of(ctx, items)
+}
+
+fn interleave(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    if args.is_empty() {
+        return Ok(Value::empty_list());
+    }
+    if args.iter().all(|c| matches!(c, Value::Lazy(_))) {
+        let sources = args
+            .iter()
+            .filter_map(|c| match c {
+                Value::Lazy(l) => Some(l.clone()),
+                _ => None,
+            })
+            .collect();
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::Interleave(sources))));
+    }
+    let mut iters = args.iter().map(Items::new).collect::<Result<Vec<_>>>()?;
+    let mut out = Vec::new();
+    'rows: loop {
+        let mut row = Vec::with_capacity(iters.len());
+        for it in iters.iter_mut() {
+            match it.next(ctx)? {
+                Some(item) => row.push(item.into_owned()),
+                None => break 'rows,
+            }
+        }
+        out.extend(row);
+    }
+    list_of(ctx, out)
+}
+
+fn interpose(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let sep = &args[0];
+    let Some(coll) = args.get(1) else {
+        return Ok(transduce::interpose_xf(sep.clone()));
+    };
+    if let Value::Lazy(l) = coll {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::Interpose {
+            sep: sep.clone(),
+            source: l.clone(),
+        })));
+    }
+    let mut items = Items::new(coll)?;
+    let mut out = Vec::new();
+    while let Some(item) = items.next(ctx)? {
+        if !out.is_empty() {
+            out.push(sep.clone());
+        }
+        out.push(item.into_owned());
+    }
+    list_of(ctx, out)
+}
+
+fn tree_seq(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let (branch, children, root) = (&args[0], &args[1], &args[2]);
+    expect_fn("tree-seq", branch)?;
+    expect_fn("tree-seq", children)?;
+    let mut out = Vec::new();
+    // Depth-first, without recursion: a stack of the children still to visit at each level.
+    let mut pending: Vec<std::vec::IntoIter<Value>> = Vec::new();
+    let mut next = Some(root.clone());
+    loop {
+        let node = match next.take() {
+            Some(node) => node,
+            None => loop {
+                match pending.last_mut() {
+                    None => return list_of(ctx, out),
+                    Some(level) => match level.next() {
+                        Some(node) => break node,
+                        None => {
+                            pending.pop();
+                        }
+                    },
+                }
+            },
+        };
+        ctx.tick()?;
+        if ctx.apply(branch, std::slice::from_ref(&node))?.truthy() {
+            let kids = ctx.apply(children, std::slice::from_ref(&node))?;
+            let kids = Items::collect_all(&kids, ctx, "tree-seq")?;
+            pending.push(kids.into_iter());
+        }
+        out.push(node);
+    }
+}
+
+/// `min-key`/`max-key`: Clojure keeps the last of equal keys in both.
+fn extreme_key(ctx: &mut Ctx, args: &[Value], name: &str, want: Ordering) -> EvalResult {
+    let k = &args[0];
+    expect_fn(name, k)?;
+    let mut best: Option<(Value, Value)> = None;
+    for x in &args[1..] {
+        let key = ctx.apply(k, std::slice::from_ref(x))?;
+        if !matches!(key, Value::Int(_) | Value::Float(_)) {
+            return Err(Error::type_error(format!(
+                "{name} needs (k x) to be a number, got {} for {}",
+                got(&key),
+                crate::eval::pr_str_short(x)
+            ))
+            .into());
+        }
+        let replace = match &best {
+            None => true,
+            Some((_, best_key)) => {
+                crate::value::compare_numbers(&key, best_key).is_some_and(|o| o != want.reverse())
+            }
+        };
+        if replace {
+            best = Some((x.clone(), key));
+        }
+    }
+    Ok(best.map(|(x, _)| x).unwrap_or_default())
+}
+
+fn min_key(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    extreme_key(ctx, args, "min-key", Ordering::Less)
+}
+
+fn max_key(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    extreme_key(ctx, args, "max-key", Ordering::Greater)
+}
+
+fn not_any(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    Ok(Value::Bool(!some(ctx, args)?.truthy()))
+}
+
+fn not_every(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    Ok(Value::Bool(!every(ctx, args)?.truthy()))
+}
+
+fn not_empty(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    if is_empty(ctx, args)?.truthy() {
+        Ok(Value::Nil)
+    } else {
+        Ok(args[0].clone())
+    }
+}
+
+fn doall(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let coll = args.last().expect("arity checked");
+    match coll {
+        Value::Lazy(_) if args.len() == 1 => Err(unbounded_error("doall", coll).into()),
+        _ => Ok(coll.clone()),
+    }
+}
+
+fn dorun(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let coll = args.last().expect("arity checked");
+    match coll {
+        Value::Lazy(_) if args.len() == 1 => Err(unbounded_error("dorun", coll).into()),
+        _ => Ok(Value::Nil),
+    }
 }

@@ -62,7 +62,7 @@ pub(crate) enum Expr {
     Vector(Box<[Expr]>),
     Map(Box<[(Expr, Expr)]>),
     Set(Box<[Expr]>),
-    For(Box<ForExpr>),
+    For(Arc<ForExpr>),
     /// A point in a deeply nested expression where evaluation (and dropping) continues on a
     /// fresh stack segment when the thread's stack runs low. The analyzer puts one every few
     /// levels of nesting, so macro expansions that nest deeply (`->` with many steps, `cond`
@@ -245,6 +245,19 @@ pub(crate) struct ForExpr {
     pub body: Expr,
     /// `for` collects the body values into a list; `doseq` discards them.
     pub collect: bool,
+}
+
+impl ForExpr {
+    /// Whether an unbounded first sequence can be consumed item by item: not when a `:while`
+    /// belongs to the first binding, since that can end the sequence.
+    pub fn lazy_over_first(&self) -> bool {
+        !self
+            .clauses
+            .iter()
+            .skip(1)
+            .take_while(|c| !matches!(c, ForClause::Each { .. }))
+            .any(|c| matches!(c, ForClause::While(_)))
+    }
 }
 
 pub(crate) struct LetfnExpr {

@@ -4,7 +4,9 @@ use super::{Ctx, EvalResult};
 use crate::error::Error;
 use crate::format::pr_str;
 use crate::value::{LazyKind, LazySeq, MapIter, Seq, Value};
+use rustc_hash::FxHashSet;
 use std::borrow::Cow;
+use std::collections::VecDeque;
 
 /// The items of a collection, string (its characters), map (its `[k v]` entries), nil (none) or
 /// lazy sequence (produced on demand). Each item taken counts as one evaluation step, so even an
@@ -130,6 +132,57 @@ pub enum Cursor {
         sources: Vec<Cursor>,
         turn: usize,
     },
+    MapCat {
+        f: Value,
+        source: Box<Cursor>,
+        pending: std::vec::IntoIter<Value>,
+    },
+    KeepIndexed {
+        f: Value,
+        source: Box<Cursor>,
+        index: i64,
+    },
+    TakeNth {
+        n: usize,
+        source: Box<Cursor>,
+        started: bool,
+    },
+    DropWhile {
+        pred: Value,
+        source: Box<Cursor>,
+        dropping: bool,
+    },
+    Partition {
+        n: usize,
+        step: usize,
+        source: Box<Cursor>,
+        window: VecDeque<Value>,
+        skip: usize,
+    },
+    Distinct {
+        source: Box<Cursor>,
+        seen: FxHashSet<Value>,
+    },
+    Dedupe {
+        source: Box<Cursor>,
+        last: Option<Value>,
+    },
+    Reductions {
+        f: Value,
+        acc: Option<Value>,
+        source: Box<Cursor>,
+    },
+    Interpose {
+        sep: Value,
+        source: Box<Cursor>,
+        pending: Option<Value>,
+        started: bool,
+    },
+    For {
+        lazy: std::sync::Arc<crate::eval::LazyFor>,
+        source: Box<Cursor>,
+        pending: VecDeque<Value>,
+    },
 }
 
 impl Cursor {
@@ -179,6 +232,65 @@ impl Cursor {
             LazyKind::Interleave(sources) => Cursor::Interleave {
                 sources: sources.iter().map(Cursor::new).collect(),
                 turn: 0,
+            },
+            LazyKind::MapCat { f, source } => Cursor::MapCat {
+                f: f.clone(),
+                source: Box::new(Cursor::new(source)),
+                pending: Vec::new().into_iter(),
+            },
+            LazyKind::KeepIndexed { f, source } => Cursor::KeepIndexed {
+                f: f.clone(),
+                source: Box::new(Cursor::new(source)),
+                index: 0,
+            },
+            LazyKind::TakeNth { n, source } => Cursor::TakeNth {
+                n: *n,
+                source: Box::new(Cursor::new(source)),
+                started: false,
+            },
+            LazyKind::DropWhile { pred, source } => Cursor::DropWhile {
+                pred: pred.clone(),
+                source: Box::new(Cursor::new(source)),
+                dropping: true,
+            },
+            LazyKind::Partition { n, step, source } => Cursor::Partition {
+                n: *n,
+                step: *step,
+                source: Box::new(Cursor::new(source)),
+                window: VecDeque::new(),
+                skip: 0,
+            },
+            LazyKind::Distinct(source) => Cursor::Distinct {
+                source: Box::new(Cursor::new(source)),
+                seen: FxHashSet::default(),
+            },
+            LazyKind::Dedupe(source) => Cursor::Dedupe {
+                source: Box::new(Cursor::new(source)),
+                last: None,
+            },
+            LazyKind::Reductions { f, init, source } => Cursor::Reductions {
+                f: f.clone(),
+                acc: None,
+                source: Box::new(match init {
+                    // The initial value comes first, then the source.
+                    Some(init) => Cursor::Concat {
+                        prefix: Seq::from(vec![init.clone()]),
+                        index: 0,
+                        source: Box::new(Cursor::new(source)),
+                    },
+                    None => Cursor::new(source),
+                }),
+            },
+            LazyKind::For(lazy) => Cursor::For {
+                lazy: lazy.clone(),
+                source: Box::new(Cursor::new(&lazy.source)),
+                pending: VecDeque::new(),
+            },
+            LazyKind::Interpose { sep, source } => Cursor::Interpose {
+                sep: sep.clone(),
+                source: Box::new(Cursor::new(source)),
+                pending: None,
+                started: false,
             },
         }
     }
@@ -255,6 +367,128 @@ impl Cursor {
                 *turn += 1;
                 sources[i].next(ctx)
             }
+            Cursor::MapCat { f, source, pending } => loop {
+                if let Some(item) = pending.next() {
+                    return Ok(item);
+                }
+                let item = source.next(ctx)?;
+                let coll = ctx.apply(f, std::slice::from_ref(&item))?;
+                *pending = Items::collect_all(&coll, ctx, "mapcat")?.into_iter();
+            },
+            Cursor::KeepIndexed { f, source, index } => loop {
+                let item = source.next(ctx)?;
+                let i = *index;
+                *index += 1;
+                let result = ctx.apply(f, &[Value::Int(i), item])?;
+                if !result.is_nil() {
+                    return Ok(result);
+                }
+            },
+            Cursor::TakeNth { n, source, started } => {
+                if *started {
+                    for _ in 1..*n {
+                        source.next(ctx)?;
+                    }
+                }
+                *started = true;
+                source.next(ctx)
+            }
+            Cursor::DropWhile {
+                pred,
+                source,
+                dropping,
+            } => loop {
+                let item = source.next(ctx)?;
+                if !*dropping || !ctx.apply(pred, std::slice::from_ref(&item))?.truthy() {
+                    *dropping = false;
+                    return Ok(item);
+                }
+            },
+            Cursor::Partition {
+                n,
+                step,
+                source,
+                window,
+                skip,
+            } => {
+                while *skip > 0 {
+                    source.next(ctx)?;
+                    *skip -= 1;
+                }
+                while window.len() < *n {
+                    window.push_back(source.next(ctx)?);
+                }
+                ctx.charge_items(*n)?;
+                let part = Value::List(window.iter().cloned().collect());
+                if *step <= *n {
+                    window.drain(..*step);
+                } else {
+                    window.clear();
+                    *skip = *step - *n;
+                }
+                Ok(part)
+            }
+            Cursor::Distinct { source, seen } => loop {
+                let item = source.next(ctx)?;
+                if !seen.contains(&item) {
+                    ctx.charge_items(1)?;
+                    seen.insert(item.clone());
+                    return Ok(item);
+                }
+            },
+            Cursor::Dedupe { source, last } => loop {
+                let item = source.next(ctx)?;
+                if last.as_ref() != Some(&item) {
+                    *last = Some(item.clone());
+                    return Ok(item);
+                }
+            },
+            Cursor::Reductions { f, acc, source } => {
+                let item = source.next(ctx)?;
+                let next = match acc.take() {
+                    None => item,
+                    Some(previous) => ctx.apply(f, &[previous, item])?,
+                };
+                if crate::builtins::transduce::as_reduced(&next).is_some() {
+                    return Err(Error::argument(
+                        "reductions over an unbounded sequence cannot stop with reduced; take \
+                         a finite part of the sequence first, e.g. (take 100 ...)",
+                    )
+                    .into());
+                }
+                *acc = Some(next.clone());
+                Ok(next)
+            }
+            Cursor::Interpose {
+                sep,
+                source,
+                pending,
+                started,
+            } => {
+                if let Some(item) = pending.take() {
+                    return Ok(item);
+                }
+                if *started {
+                    *pending = Some(source.next(ctx)?);
+                    return Ok(sep.clone());
+                }
+                *started = true;
+                source.next(ctx)
+            }
+            Cursor::For {
+                lazy,
+                source,
+                pending,
+            } => loop {
+                if let Some(item) = pending.pop_front() {
+                    return Ok(item);
+                }
+                let item = source.next(ctx)?;
+                let mut out = Vec::new();
+                ctx.for_item(lazy, item, &mut out)?;
+                ctx.charge_items(out.len())?;
+                pending.extend(out);
+            },
         }
     }
 }

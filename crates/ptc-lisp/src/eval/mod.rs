@@ -14,12 +14,12 @@ use crate::limits::Limits;
 use crate::namespace::ValueShape;
 use crate::span::Span;
 use crate::tools::{Tool, ToolCallRecord, ToolOutcome};
-use crate::value::{FnRepr, Function, Keyword, Map, Set, Value, meter};
+use crate::value::{FnRepr, Function, Keyword, LazyKind, LazySeq, Map, Set, Value, meter};
 use arcstr::ArcStr;
 use ir::*;
 use smallvec::SmallVec;
 use std::sync::Arc;
-use std::sync::atomic::Ordering as AtomicOrdering;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::time::{Duration, Instant};
 
 /// Why evaluation stopped early: an error, or one of the program's own exits.
@@ -155,6 +155,9 @@ pub struct Ctx {
     pub(crate) tool_calls: Vec<ToolCallRecord>,
     /// Set on `pmap`/`pcalls` workers, where `def` is refused.
     worker: bool,
+    /// Tool calls left to the workers of a parallel section, shared between them so the run's
+    /// limit holds while they call tools at the same time.
+    tool_budget: Option<Arc<AtomicUsize>>,
 }
 
 const CLOCK_INTERVAL: u64 = 4096;
@@ -186,6 +189,7 @@ impl Ctx {
             prints: Vec::new(),
             tool_calls: Vec::new(),
             worker: false,
+            tool_budget: None,
         }
     }
 
@@ -246,11 +250,16 @@ impl Ctx {
     #[cold]
     fn check_budget(&mut self) -> Result<(), Error> {
         if self.steps >= self.limits.max_steps {
+            let what = if self.worker {
+                "a pmap/pcalls item took more than its share of the remaining budget,"
+            } else {
+                "the program took more than"
+            };
             return Err(Error::new(
                 ErrorKind::StepLimit,
                 format!(
-                    "step limit exceeded: the program took more than {} evaluation steps; \
-                     look for an infinite loop or process less data per turn",
+                    "step limit exceeded: {what} {} evaluation steps; look for an infinite loop \
+                     or process less data per turn",
                     self.limits.max_steps
                 ),
             ));
@@ -400,16 +409,28 @@ impl Ctx {
         tool: &Arc<dyn Tool>,
         args: Vec<Value>,
     ) -> EvalResult {
-        if self.tool_calls.len() >= self.limits.max_tool_calls {
-            return Err(Error::new(
-                ErrorKind::ToolCallLimit,
+        let within_limit = match &self.tool_budget {
+            // A parallel worker: its siblings draw from the same remaining calls.
+            Some(budget) => budget
+                .fetch_update(AtomicOrdering::SeqCst, AtomicOrdering::SeqCst, |n| {
+                    n.checked_sub(1)
+                })
+                .is_ok(),
+            None => self.tool_calls.len() < self.limits.max_tool_calls,
+        };
+        if !within_limit {
+            let message = if self.tool_budget.is_some() {
+                "tool call limit exceeded: the calls made before and inside pmap/pcalls used up \
+                 the run's tool calls; batch the work or continue in the next turn"
+                    .to_string()
+            } else {
                 format!(
                     "tool call limit exceeded: a program may call tools at most {} times; \
                      batch the work or continue in the next turn",
                     self.limits.max_tool_calls
-                ),
-            )
-            .into());
+                )
+            };
+            return Err(Error::new(ErrorKind::ToolCallLimit, message).into());
         }
         self.walk_limit()?;
         for arg in &args {
@@ -470,7 +491,58 @@ impl Ctx {
         let mut child = Ctx::new(Arc::new(limits), self.globals.clone(), self.next_order);
         child.worker = true;
         child.depth = self.depth;
+        child.tool_budget = self.tool_budget.clone();
         child
+    }
+
+    /// The tool-call budget the workers of a parallel section share: the enclosing section's,
+    /// or a new one holding what this run has left.
+    pub(crate) fn worker_tool_budget(&self) -> Arc<AtomicUsize> {
+        match &self.tool_budget {
+            Some(budget) => budget.clone(),
+            None => Arc::new(AtomicUsize::new(
+                self.limits
+                    .max_tool_calls
+                    .saturating_sub(self.tool_calls.len()),
+            )),
+        }
+    }
+
+    /// A context for one item of a parallel section: as [`Ctx::fork`], drawing tool calls from
+    /// `tool_budget` (shared with its siblings), and with the evaluation time its worker thread
+    /// already spent on earlier items (`used`) taken off its timeout, so a thread that works
+    /// through many items still stops at the run's deadline.
+    pub(crate) fn fork_worker(
+        &self,
+        share: usize,
+        tool_budget: &Arc<AtomicUsize>,
+        used: Duration,
+    ) -> Ctx {
+        let mut child = self.fork(share);
+        if !used.is_zero() {
+            let mut limits = (*child.limits).clone();
+            limits.timeout = limits.timeout.saturating_sub(used);
+            child.limits = Arc::new(limits);
+        }
+        child.tool_budget = Some(tool_budget.clone());
+        child
+    }
+
+    /// Time spent inside tools so far.
+    pub(crate) fn tool_time(&self) -> Duration {
+        self.tool_time
+    }
+
+    /// After a parallel section's workers joined: of the section's `wall` time, only `busy`
+    /// (the busiest worker thread's evaluation time) counts as evaluation. `join` added up every
+    /// worker's tool time, but those waits overlapped.
+    pub(crate) fn settle_parallel_time(
+        &mut self,
+        tool_time_before: Duration,
+        wall: Duration,
+        busy: Duration,
+    ) {
+        self.tool_time = tool_time_before + wall.saturating_sub(busy);
     }
 
     /// Take back a finished worker's records and counters (call in a deterministic order).
@@ -725,14 +797,75 @@ impl Ctx {
         &mut self.stack[self.base + slot as usize]
     }
 
-    /// `eval`, with locals and constants (most operands) read without a call.
+    /// `eval`, with locals and constants (most operands) read without a call, and numeric
+    /// operations dispatched straight to their small functions.
     #[inline(always)]
     fn operand(&mut self, expr: &Expr, env: &Env) -> EvalResult {
         match expr {
             Expr::Local(s) => Ok(self.stack[self.base + *s as usize].clone()),
             Expr::Const(v) => Ok(v.clone()),
+            Expr::Op2(o) => self.eval_op2(o, env),
+            Expr::Op1(o) => self.eval_op1(o, env),
             _ => self.eval(expr, env),
         }
+    }
+
+    /// A numeric operation: integers and floats inline, anything else through the builtin.
+    #[inline(never)]
+    fn eval_op1(&mut self, o: &Op1Expr, env: &Env) -> EvalResult {
+        let v = self.operand(&o.arg, env)?;
+        if let Value::Int(x) = v {
+            let fast = match o.op {
+                Op1::Inc => x.checked_add(1).map(Value::Int),
+                Op1::Dec => x.checked_sub(1).map(Value::Int),
+                Op1::Zero => Some(Value::Bool(x == 0)),
+            };
+            if let Some(result) = fast {
+                return Ok(result);
+            }
+        }
+        self.call_builtin(o.builtin, &[v])
+            .map_err(|f| with_span(f, o.span))
+    }
+
+    /// A numeric operation: integers and floats inline, anything else through the builtin.
+    #[inline(never)]
+    fn eval_op2(&mut self, o: &Op2Expr, env: &Env) -> EvalResult {
+        let a = self.operand(&o.left, env)?;
+        let b = self.operand(&o.right, env)?;
+        let fast = match (&a, &b) {
+            (Value::Int(x), Value::Int(y)) => match o.op {
+                Op2::Add => x.checked_add(*y).map(Value::Int),
+                Op2::Sub => x.checked_sub(*y).map(Value::Int),
+                Op2::Mul => x.checked_mul(*y).map(Value::Int),
+                Op2::Lt => Some(Value::Bool(x < y)),
+                Op2::Gt => Some(Value::Bool(x > y)),
+                Op2::Le => Some(Value::Bool(x <= y)),
+                Op2::Ge => Some(Value::Bool(x >= y)),
+                Op2::Eq => Some(Value::Bool(x == y)),
+            },
+            (Value::Float(_) | Value::Int(_), Value::Float(_) | Value::Int(_)) => {
+                // At least one float: the same arithmetic the builtins do.
+                let (x, y) = (float_of(&a), float_of(&b));
+                match o.op {
+                    Op2::Add => Some(Value::Float(x + y)),
+                    Op2::Sub => Some(Value::Float(x - y)),
+                    Op2::Mul => Some(Value::Float(x * y)),
+                    Op2::Lt => Some(Value::Bool(x < y)),
+                    Op2::Gt => Some(Value::Bool(x > y)),
+                    Op2::Le => Some(Value::Bool(x <= y)),
+                    Op2::Ge => Some(Value::Bool(x >= y)),
+                    // (= 1 1.0) is false: only two floats compare by value here.
+                    Op2::Eq => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(result) = fast {
+            return Ok(result);
+        }
+        self.call_builtin(o.builtin, &[a, b])
+            .map_err(|f| with_span(f, o.span))
     }
 
     pub(crate) fn eval(&mut self, expr: &Expr, env: &Env) -> EvalResult {
@@ -811,58 +944,8 @@ impl Ctx {
                 self.call_builtin(c.builtin, &args)
                     .map_err(|f| with_span(f, c.span))
             }
-            Expr::Op1(o) => {
-                let v = self.operand(&o.arg, env)?;
-                if let Value::Int(x) = v {
-                    let fast = match o.op {
-                        Op1::Inc => x.checked_add(1).map(Value::Int),
-                        Op1::Dec => x.checked_sub(1).map(Value::Int),
-                        Op1::Zero => Some(Value::Bool(x == 0)),
-                    };
-                    if let Some(result) = fast {
-                        return Ok(result);
-                    }
-                }
-                self.call_builtin(o.builtin, &[v])
-                    .map_err(|f| with_span(f, o.span))
-            }
-            Expr::Op2(o) => {
-                let a = self.operand(&o.left, env)?;
-                let b = self.operand(&o.right, env)?;
-                let fast = match (&a, &b) {
-                    (Value::Int(x), Value::Int(y)) => match o.op {
-                        Op2::Add => x.checked_add(*y).map(Value::Int),
-                        Op2::Sub => x.checked_sub(*y).map(Value::Int),
-                        Op2::Mul => x.checked_mul(*y).map(Value::Int),
-                        Op2::Lt => Some(Value::Bool(x < y)),
-                        Op2::Gt => Some(Value::Bool(x > y)),
-                        Op2::Le => Some(Value::Bool(x <= y)),
-                        Op2::Ge => Some(Value::Bool(x >= y)),
-                        Op2::Eq => Some(Value::Bool(x == y)),
-                    },
-                    (Value::Float(_) | Value::Int(_), Value::Float(_) | Value::Int(_)) => {
-                        // At least one float: the same arithmetic the builtins do.
-                        let (x, y) = (float_of(&a), float_of(&b));
-                        match o.op {
-                            Op2::Add => Some(Value::Float(x + y)),
-                            Op2::Sub => Some(Value::Float(x - y)),
-                            Op2::Mul => Some(Value::Float(x * y)),
-                            Op2::Lt => Some(Value::Bool(x < y)),
-                            Op2::Gt => Some(Value::Bool(x > y)),
-                            Op2::Le => Some(Value::Bool(x <= y)),
-                            Op2::Ge => Some(Value::Bool(x >= y)),
-                            // (= 1 1.0) is false: only two floats compare by value here.
-                            Op2::Eq => None,
-                        }
-                    }
-                    _ => None,
-                };
-                if let Some(result) = fast {
-                    return Ok(result);
-                }
-                self.call_builtin(o.builtin, &[a, b])
-                    .map_err(|f| with_span(f, o.span))
-            }
+            Expr::Op1(o) => self.eval_op1(o, env),
+            Expr::Op2(o) => self.eval_op2(o, env),
             Expr::Call(c) => {
                 let f = self.eval(&c.callee, env)?;
                 let args = self.eval_args(&c.args, env)?;
@@ -1019,7 +1102,28 @@ impl Ctx {
             }
             Expr::For(f) => {
                 let mut out = Vec::new();
-                self.eval_for(f, 0, env, &mut out)?;
+                match f.clauses.first() {
+                    // `(for [x (range) ...] ...)`: an unbounded sequence, produced on demand.
+                    Some(ForClause::Each { coll, .. }) if f.collect && f.lazy_over_first() => {
+                        let coll = self.eval(coll, env)?;
+                        if let Value::Lazy(source) = coll {
+                            return Ok(Value::Lazy(LazySeq::new(LazyKind::For(Arc::new(
+                                LazyFor {
+                                    expr: f.clone(),
+                                    frame: self.stack[self.base..].to_vec(),
+                                    captures: env.captures.clone(),
+                                    self_fn: env.self_fn.cloned(),
+                                    group: env.group.cloned(),
+                                    source,
+                                },
+                            )))));
+                        }
+                        self.for_each_item(f, 0, &coll, env, &mut out)?;
+                    }
+                    _ => {
+                        self.eval_for(f, 0, env, &mut out)?;
+                    }
+                }
                 if f.collect {
                     let v = Value::list(out);
                     self.check_depth(&v)?;
@@ -1105,6 +1209,66 @@ impl Ctx {
         result
     }
 
+    /// Run the `for` clauses after binding clause `i` (an `Each`) to each item of `coll`.
+    fn for_each_item(
+        &mut self,
+        f: &ForExpr,
+        i: usize,
+        coll: &Value,
+        env: &Env,
+        out: &mut Vec<Value>,
+    ) -> EvalResult<()> {
+        let mut items = Items::new(coll)?;
+        while let Some(item) = items.next(self)? {
+            self.bind_for_item(f, i, item.into_owned(), env)?;
+            if !self.eval_for(f, i + 1, env, out)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Bind the slot (and destructured names) of `Each` clause `i` to `item`.
+    fn bind_for_item(&mut self, f: &ForExpr, i: usize, item: Value, env: &Env) -> EvalResult<()> {
+        if let Some(ForClause::Each {
+            slot, destructure, ..
+        }) = f.clauses.get(i)
+        {
+            *self.slot(*slot) = item;
+            for (s, e) in destructure.iter() {
+                let v = self.eval(e, env)?;
+                *self.slot(*s) = v;
+            }
+        }
+        Ok(())
+    }
+
+    /// The values one item of an unbounded `for` produces: its first binding set to `item`,
+    /// the rest of the clauses run in a copy of the frame the `for` was evaluated in.
+    pub(crate) fn for_item(
+        &mut self,
+        lazy: &LazyFor,
+        item: Value,
+        out: &mut Vec<Value>,
+    ) -> EvalResult<()> {
+        let saved_base = self.base;
+        let new_base = self.stack.len();
+        self.stack.extend_from_slice(&lazy.frame);
+        self.base = new_base;
+        let env = Env {
+            captures: &lazy.captures,
+            self_fn: lazy.self_fn.as_ref(),
+            group: lazy.group.as_ref(),
+        };
+        let result = match self.bind_for_item(&lazy.expr, 0, item, &env) {
+            Ok(()) => self.eval_for(&lazy.expr, 1, &env, out).map(|_| ()),
+            Err(e) => Err(e),
+        };
+        self.stack.truncate(new_base);
+        self.base = saved_base;
+        result
+    }
+
     fn eval_for(
         &mut self,
         f: &ForExpr,
@@ -1124,23 +1288,9 @@ impl Ctx {
             return Ok(true);
         };
         match clause {
-            ForClause::Each {
-                slot,
-                coll,
-                destructure,
-            } => {
+            ForClause::Each { coll, .. } => {
                 let coll = self.eval(coll, env)?;
-                let mut items = Items::new(&coll)?;
-                while let Some(item) = items.next(self)? {
-                    *self.slot(*slot) = item.into_owned();
-                    for (s, e) in destructure.iter() {
-                        let v = self.eval(e, env)?;
-                        *self.slot(*s) = v;
-                    }
-                    if !self.eval_for(f, i + 1, env, out)? {
-                        break;
-                    }
-                }
+                self.for_each_item(f, i, &coll, env, out)?;
                 Ok(true)
             }
             ForClause::Let(bindings) => {
@@ -1166,6 +1316,17 @@ impl Ctx {
             }
         }
     }
+}
+
+/// A `for` over an unbounded first sequence, with what it needs to produce items later: the
+/// frame and closure environment it was evaluated in.
+pub struct LazyFor {
+    pub(crate) expr: Arc<ForExpr>,
+    pub(crate) frame: Vec<Value>,
+    pub(crate) captures: Arc<[Value]>,
+    pub(crate) self_fn: Option<Function>,
+    pub(crate) group: Option<Arc<[Arc<Lambda>]>>,
+    pub(crate) source: crate::value::LazySeq,
 }
 
 #[inline]
@@ -1289,7 +1450,7 @@ pub(crate) fn throw_value(v: Value) -> Error {
         let kind = m
             .get(&Value::keyword("kind"))
             .and_then(|k| match k {
-                Value::Keyword(k) => kind_from_str(k.as_str()),
+                Value::Keyword(k) => ErrorKind::from_name(k.as_str()).filter(|k| !k.is_limit()),
                 _ => None,
             })
             .unwrap_or(ErrorKind::Thrown);
@@ -1304,26 +1465,6 @@ pub(crate) fn throw_value(v: Value) -> Error {
             v.type_name()
         ),
     )
-}
-
-fn kind_from_str(s: &str) -> Option<ErrorKind> {
-    use ErrorKind::*;
-    [
-        Parse,
-        Syntax,
-        Arity,
-        Type,
-        Argument,
-        Index,
-        Arithmetic,
-        UndefinedSymbol,
-        AmbiguousReference,
-        Tool,
-        Unsupported,
-        Thrown,
-    ]
-    .into_iter()
-    .find(|k| k.as_str() == s)
 }
 
 /// `get` with the key leniency JSON data needs: a keyword also finds the string key of the same
@@ -1403,6 +1544,7 @@ pub(crate) fn pack_shape(shape: ValueShape) -> u64 {
         ValueShape::Regex => (13, 0),
         ValueShape::Var => (14, 0),
         ValueShape::LazySeq => (15, 0),
+        ValueShape::Date => (16, 0),
     };
     (tag << 56) | (len as u64 & ((1 << 56) - 1))
 }
@@ -1425,6 +1567,7 @@ pub(crate) fn unpack_shape(word: u64) -> Option<ValueShape> {
         13 => ValueShape::Regex,
         14 => ValueShape::Var,
         15 => ValueShape::LazySeq,
+        16 => ValueShape::Date,
         _ => return None,
     })
 }

@@ -83,6 +83,9 @@ impl Value {
                     format!("#fn{shown}").into(),
                 ))))
             }
+            FormKind::Tagged(tag, inner) if tag == "inst" || tag == "object" => {
+                date_literal(tag, inner).map_err(|message| Error::syntax(form.span, message))?
+            }
             FormKind::Tagged(tag, _) => {
                 return Err(Error::syntax(
                     form.span,
@@ -93,18 +96,35 @@ impl Value {
     }
 }
 
-/// Compile a regex with the linear-time engine, with an error an LLM can act on.
+/// Compile a regex written in Java syntax with the linear-time engine, with an error an LLM can
+/// act on (see [`crate::builtins`]' regex family for what differs from Java).
 pub fn compile_regex(pattern: &str) -> Result<Regex> {
-    regex::RegexBuilder::new(pattern)
-        .size_limit(1 << 20)
-        .build()
-        .map(|r| Regex(Arc::new(r)))
-        .map_err(|e| {
-            Error::new(
-                ErrorKind::Argument,
-                format!("invalid regex #\"{pattern}\": {e}"),
-            )
-        })
+    crate::builtins::regex::compile(pattern)
+}
+
+/// The dates the printer writes: `#inst "2024-03-15T10:30:00.000-00:00"` and
+/// `#object[java.time.LocalDate "2024-03-15"]`.
+pub(crate) fn date_literal(tag: &str, inner: &Form) -> std::result::Result<Value, String> {
+    match (tag, &inner.kind) {
+        ("inst", FormKind::Str(text)) => super::date::parse_inst(text).map(Value::Date),
+        ("object", FormKind::Vector(items)) => match items.as_slice() {
+            [class, text]
+                if matches!(class.as_symbol(), Some("java.time.LocalDate" | "LocalDate")) =>
+            {
+                match &text.kind {
+                    FormKind::Str(text) => super::date::parse_iso_day(text).map(Value::Date),
+                    _ => Err("#object[java.time.LocalDate ...] needs a date string".into()),
+                }
+            }
+            _ => Err(
+                "#object[...] literals other than #object[java.time.LocalDate \"2024-03-15\"] \
+                 cannot be read"
+                    .into(),
+            ),
+        },
+        ("inst", _) => Err("#inst needs a string, e.g. #inst \"2024-03-15T10:30:00Z\"".into()),
+        _ => Err(format!("#{tag} needs a vector")),
+    }
 }
 
 /// Serde for values as their printed text (`"{:a [1 2]}"`): readable in a JSON dump, and read

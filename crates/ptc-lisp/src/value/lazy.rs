@@ -40,6 +40,35 @@ pub enum LazyKind {
     Concat { prefix: Seq, source: LazySeq },
     /// `(interleave s1 s2 ...)`.
     Interleave(Vec<LazySeq>),
+    /// `(mapcat f s)`: the items of each (finite) collection `f` returns.
+    MapCat { f: Value, source: LazySeq },
+    /// `(keep-indexed f s)`.
+    KeepIndexed { f: Value, source: LazySeq },
+    /// `(take-nth n s)`.
+    TakeNth { n: usize, source: LazySeq },
+    /// `(drop-while pred s)`.
+    DropWhile { pred: Value, source: LazySeq },
+    /// `(partition n step s)` or `(partition-all n step s)` (alike: an unbounded source never
+    /// leaves a short last part): lists of `n` items, starting every `step` items.
+    Partition {
+        n: usize,
+        step: usize,
+        source: LazySeq,
+    },
+    /// `(distinct s)`.
+    Distinct(LazySeq),
+    /// `(dedupe s)`.
+    Dedupe(LazySeq),
+    /// `(reductions f s)` or `(reductions f init s)`.
+    Reductions {
+        f: Value,
+        init: Option<Value>,
+        source: LazySeq,
+    },
+    /// `(interpose sep s)`.
+    Interpose { sep: Value, source: LazySeq },
+    /// `(for [x s ...] ...)` over an unbounded first sequence.
+    For(Arc<crate::eval::LazyFor>),
 }
 
 impl LazySeq {
@@ -74,6 +103,16 @@ impl LazySeq {
             LazyKind::Drop { .. } => "drop",
             LazyKind::Concat { .. } => "concat",
             LazyKind::Interleave(_) => "interleave",
+            LazyKind::MapCat { .. } => "mapcat",
+            LazyKind::KeepIndexed { .. } => "keep-indexed",
+            LazyKind::TakeNth { .. } => "take-nth",
+            LazyKind::DropWhile { .. } => "drop-while",
+            LazyKind::Partition { .. } => "partition",
+            LazyKind::Distinct(_) => "distinct",
+            LazyKind::Dedupe(_) => "dedupe",
+            LazyKind::Reductions { .. } => "reductions",
+            LazyKind::Interpose { .. } => "interpose",
+            LazyKind::For(_) => "for",
         }
     }
 }

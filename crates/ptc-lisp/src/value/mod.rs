@@ -6,6 +6,7 @@
 //! quadratic. Map and set iteration order never depends on a random seed: small maps and sets keep
 //! insertion order (like Clojure's array maps), larger ones use a fixed hash function.
 
+pub(crate) mod date;
 mod from_form;
 mod intern;
 mod lazy;
@@ -14,6 +15,8 @@ pub(crate) mod meter;
 mod seq;
 mod set;
 
+pub use date::{Date, DateKind};
+pub(crate) use from_form::date_literal;
 pub use from_form::{compile_regex, read_value, serde_text};
 pub use intern::intern;
 pub use lazy::{LazyKind, LazySeq};
@@ -58,6 +61,8 @@ pub enum Value {
     Var(Symbol),
     /// An unbounded sequence (`(range)`, `(iterate f x)`, ...), realized only as far as consumed.
     Lazy(LazySeq),
+    /// A `java.time.LocalDate` or a `java.util.Date`.
+    Date(Date),
 }
 
 /// A keyword such as `:name` or `:user/id`; the text excludes the leading colon.
@@ -128,13 +133,48 @@ macro_rules! name_type {
 name_type!(Keyword);
 name_type!(Symbol);
 
-/// A compiled regular expression (linear-time engine; no backtracking blow-up).
+/// A compiled regular expression (linear-time engine; no backtracking blow-up), with the
+/// pattern as the program wrote it.
 #[derive(Clone)]
-pub struct Regex(pub Arc<regex::Regex>);
+pub struct Regex(Arc<CompiledRegex>);
+
+struct CompiledRegex {
+    source: Box<str>,
+    engine: regex::Regex,
+    /// The pattern anchored at both ends, for whole-string matching; built on first use.
+    whole: std::sync::OnceLock<regex::Regex>,
+}
 
 impl Regex {
+    /// Pair a compiled engine with the source text it was compiled from (which may differ from
+    /// the engine's own pattern, see [`compile_regex`]).
+    pub fn new(source: &str, engine: regex::Regex) -> Regex {
+        Regex(Arc::new(CompiledRegex {
+            source: source.into(),
+            engine,
+            whole: std::sync::OnceLock::new(),
+        }))
+    }
+    /// The pattern as written, e.g. `\d+` for `#"\d+"`.
     pub fn as_str(&self) -> &str {
-        self.0.as_str()
+        &self.0.source
+    }
+    pub fn engine(&self) -> &regex::Regex {
+        &self.0.engine
+    }
+    /// The engine that must match the whole input, built by `build` the first time.
+    pub fn whole_engine<E>(
+        &self,
+        build: impl FnOnce(&str) -> std::result::Result<regex::Regex, E>,
+    ) -> std::result::Result<&regex::Regex, E> {
+        if let Some(engine) = self.0.whole.get() {
+            return Ok(engine);
+        }
+        let engine = build(&self.0.source)?;
+        Ok(self.0.whole.get_or_init(|| engine))
+    }
+    pub fn ptr_eq(&self, other: &Regex) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 }
 
@@ -234,6 +274,10 @@ impl Value {
             Value::Regex(_) => "regex",
             Value::Var(_) => "var",
             Value::Lazy(_) => "lazy sequence",
+            Value::Date(d) => match d.kind() {
+                DateKind::Day(_) => "date",
+                DateKind::Instant(_) => "instant",
+            },
         }
     }
 
@@ -398,9 +442,10 @@ impl PartialEq for Value {
             (Map(a), Map(b)) => a == b,
             (Set(a), Set(b)) => a == b,
             (Fn(a), Fn(b)) => a.ptr_eq(b),
-            (Regex(a), Regex(b)) => Arc::ptr_eq(&a.0, &b.0),
+            (Regex(a), Regex(b)) => a.ptr_eq(b),
             (Var(a), Var(b)) => a == b,
             (Lazy(a), Lazy(b)) => a.ptr_eq(b),
+            (Date(a), Date(b)) => a == b,
             _ => false,
         }
     }
@@ -450,6 +495,7 @@ pub fn hash_value(value: &Value) -> u64 {
         Regex(r) => fx((9u8, r.as_str())),
         Var(s) => fx((10u8, s.as_str())),
         Lazy(l) => fx((11u8, l.addr())),
+        Date(d) => fx((12u8, d.bits())),
     }
 }
 
@@ -472,6 +518,7 @@ impl Value {
             Var(_) => 11,
             Fn(_) => 12,
             Lazy(_) => 13,
+            Date(_) => 14,
         }
     }
 }
@@ -546,6 +593,10 @@ impl Ord for Value {
             (Fn(a), Fn(b)) => (Arc::as_ptr(&a.0) as *const () as usize)
                 .cmp(&(Arc::as_ptr(&b.0) as *const () as usize)),
             (Lazy(a), Lazy(b)) => a.addr().cmp(&b.addr()),
+            // Days sort before instants; within a kind, chronologically.
+            (Date(a), Date(b)) => a
+                .compare(*b)
+                .unwrap_or_else(|| (a.bits() & 1).cmp(&(b.bits() & 1))),
             _ => Ordering::Equal,
         }
     }

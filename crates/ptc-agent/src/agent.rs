@@ -1,0 +1,600 @@
+//! [`Agent`] and its builder.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use ptc_compression::history::{HistoryError, HistoryManager, HistoryPolicy};
+use ptc_compression::{CompressionConfig, CompressionSetting};
+use ptc_lisp::format::to_clojure;
+use ptc_lisp::{Limits, ToolSpec, Value};
+use ptc_turn::{DEFAULT_MAX_TURNS, Message};
+use serde::Serialize;
+
+use crate::llm::{Llm, RetryPolicy};
+use crate::prompt::{self, PromptInput, SystemPrompt};
+use crate::signature::{Mismatch, Signature, SignatureError};
+use crate::tool::{SyncTool, Tool};
+
+/// An agent: a mission, tools, input data and the settings of its loop. Run it with
+/// [`Agent::run`] (see the [`crate`] documentation for the loop).
+///
+/// `Agent` is `Send + Sync` and cheap to clone (everything is behind one `Arc`), so one agent
+/// can serve many concurrent runs.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use ptc_agent::{Agent, ScriptedLlm};
+///
+/// let llm = ScriptedLlm::new(["```clojure\n(return (count data/users))\n```"]);
+/// let agent = Agent::builder("Count the users")
+///     .llm(llm)
+///     .data(&serde_json::json!({"users": ["ann", "bo"]}))
+///     .signature(":int")
+///     .build()
+///     .unwrap();
+/// let step = agent.run().await.unwrap();
+/// assert_eq!(step.value(), Some(&ptc_lisp::Value::Int(2)));
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Agent {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    /// The model (also in `settings`, where a sub-agent inherits it from).
+    pub llm: Arc<dyn Llm>,
+    /// The mission as written, with `{{name}}` placeholders.
+    pub mission: String,
+    pub tools: Vec<Arc<dyn Tool>>,
+    /// The specs of `tools`, in the same order.
+    pub specs: Vec<ToolSpec>,
+    pub data: BTreeMap<String, Value>,
+    pub signature: Option<Signature>,
+    pub settings: Settings,
+    pub system_prompt: SystemPrompt,
+}
+
+/// The options a sub-agent inherits from its parent unless it sets them itself (API-007).
+#[derive(Clone)]
+pub(crate) struct Settings {
+    pub llm: Option<Arc<dyn Llm>>,
+    pub max_turns: u32,
+    pub compression: CompressionConfig,
+    pub limits: Limits,
+    pub retry: RetryPolicy,
+    pub system_prompt_extra: Option<String>,
+    pub history: Option<HistoryPolicy>,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f32>,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            llm: None,
+            max_turns: DEFAULT_MAX_TURNS,
+            compression: CompressionConfig::default(),
+            limits: Limits::default(),
+            retry: RetryPolicy::none(),
+            system_prompt_extra: None,
+            history: None,
+            max_tokens: None,
+            temperature: None,
+        }
+    }
+}
+
+impl fmt::Debug for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &self.inner;
+        f.debug_struct("Agent")
+            .field("mission", &inner.mission)
+            .field(
+                "tools",
+                &inner.specs.iter().map(|s| &s.name).collect::<Vec<_>>(),
+            )
+            .field("data", &inner.data.keys().collect::<Vec<_>>())
+            .field(
+                "signature",
+                &inner.signature.as_ref().map(Signature::source),
+            )
+            .field("max_turns", &inner.settings.max_turns)
+            .field("compression", &inner.settings.compression.to_string())
+            .field("llm", &inner.llm.describe())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why an agent could not be built. Every message says what to change.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BuildError {
+    /// No model was given.
+    #[error(
+        "the agent has no model; give one with .llm(...), e.g. an OpenAiCompatible, an Anthropic or a ScriptedLlm"
+    )]
+    NoLlm,
+    /// The output signature does not parse.
+    #[error("the agent's signature: {0}")]
+    Signature(SignatureError),
+    /// A tool's signature does not parse.
+    #[error("the signature of tool/{tool}: {error}")]
+    ToolSignature { tool: String, error: SignatureError },
+    /// A tool name that programs could not call.
+    #[error("invalid tool name `{0}`: use letters, digits and - _ ? ! * only, e.g. get-weather")]
+    ToolName(String),
+    /// Two tools with one name.
+    #[error("two tools are named {0}; tool names must be unique")]
+    DuplicateTool(String),
+    /// The input data could not be turned into `data/` values.
+    #[error("invalid input data: {0}")]
+    Data(String),
+    /// Input data that does not match the signature's parameters.
+    #[error("the input data does not match the signature's parameters: {}", join(.0))]
+    Input(Vec<Mismatch>),
+    /// Placeholders of the mission that neither the data nor the signature's parameters name.
+    #[error(
+        "the mission uses {} but the input data has no such key; add it to the data or declare \
+         it as a parameter of the signature",
+        .0.iter().map(|n| format!("{{{{{n}}}}}")).collect::<Vec<_>>().join(", ")
+    )]
+    UnknownPlaceholders(Vec<String>),
+    /// `max_turns` of 0.
+    #[error("max_turns must be at least 1 (1 means a single program, no retries)")]
+    NoTurns,
+    /// A history policy that cannot work with this agent's system prompt.
+    #[error("the history policy cannot be applied: {0}")]
+    History(HistoryError),
+}
+
+fn join(mismatches: &[Mismatch]) -> String {
+    mismatches
+        .iter()
+        .map(Mismatch::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Builds an [`Agent`]; start with [`Agent::builder`], or [`Agent::sub_agent`] to inherit a
+/// parent's settings.
+#[must_use]
+pub struct AgentBuilder {
+    mission: String,
+    tools: Vec<Arc<dyn Tool>>,
+    data: BTreeMap<String, Value>,
+    signature: Option<String>,
+    settings: Settings,
+    /// The first problem found while collecting options, reported by `build`.
+    deferred: Option<BuildError>,
+}
+
+impl Agent {
+    /// A builder for an agent with this mission. `{{name}}` placeholders in the mission are
+    /// filled from the input data when the agent runs (strings as they are, other values in
+    /// Clojure syntax).
+    pub fn builder(mission: impl Into<String>) -> AgentBuilder {
+        AgentBuilder {
+            mission: mission.into(),
+            tools: Vec::new(),
+            data: BTreeMap::new(),
+            signature: None,
+            settings: Settings::default(),
+            deferred: None,
+        }
+    }
+
+    /// A builder for a sub-agent with its own mission that inherits this agent's model, retry
+    /// policy, sandbox limits, turn budget, compression, history policy, extra system-prompt
+    /// text, reply token limit and temperature (API-007). Each can be overridden on the
+    /// builder. Tools, data and signature are the sub-agent's own.
+    pub fn sub_agent(&self, mission: impl Into<String>) -> AgentBuilder {
+        AgentBuilder {
+            settings: self.inner.settings.clone(),
+            ..Agent::builder(mission)
+        }
+    }
+
+    /// The system prompt sent on every turn, with its size.
+    pub fn system_prompt(&self) -> &SystemPrompt {
+        &self.inner.system_prompt
+    }
+
+    /// The mission as written (placeholders unfilled).
+    pub fn mission(&self) -> &str {
+        &self.inner.mission
+    }
+
+    /// The output signature, if any.
+    pub fn signature(&self) -> Option<&Signature> {
+        self.inner.signature.as_ref()
+    }
+
+    /// The tools, as the model sees them, in the order they were added.
+    pub fn tool_specs(&self) -> &[ToolSpec] {
+        &self.inner.specs
+    }
+
+    /// The turn budget.
+    pub fn max_turns(&self) -> u32 {
+        self.inner.settings.max_turns
+    }
+
+    /// The compression setting (off unless set).
+    pub fn compression(&self) -> &CompressionConfig {
+        &self.inner.settings.compression
+    }
+
+    /// The sandbox limits each program runs under.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.settings.limits
+    }
+
+    /// The input data given when the agent was built.
+    pub fn data(&self) -> &BTreeMap<String, Value> {
+        &self.inner.data
+    }
+}
+
+impl AgentBuilder {
+    /// The model to ask (required).
+    pub fn llm(self, llm: impl Llm + 'static) -> AgentBuilder {
+        self.llm_arc(Arc::new(llm))
+    }
+
+    /// The model to ask, shared.
+    pub fn llm_arc(mut self, llm: Arc<dyn Llm>) -> AgentBuilder {
+        self.settings.llm = Some(llm);
+        self
+    }
+
+    /// Adds a tool.
+    pub fn tool(self, tool: impl Tool + 'static) -> AgentBuilder {
+        self.tool_arc(Arc::new(tool))
+    }
+
+    /// Adds a shared tool.
+    pub fn tool_arc(mut self, tool: Arc<dyn Tool>) -> AgentBuilder {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds every tool of a sandbox registry (for example fixture tools).
+    pub fn lisp_tools(mut self, tools: &ptc_lisp::Tools) -> AgentBuilder {
+        for tool in SyncTool::all(tools) {
+            self.tools.push(Arc::new(tool));
+        }
+        self
+    }
+
+    /// Adds input data: anything that serializes to a JSON object, whose keys become
+    /// `data/<key>`. Later keys replace earlier ones.
+    pub fn data<D: Serialize + ?Sized>(mut self, data: &D) -> AgentBuilder {
+        match data_from_serialize(data) {
+            Ok(entries) => self.data.extend(entries),
+            Err(message) => {
+                self.deferred.get_or_insert(BuildError::Data(message));
+            }
+        }
+        self
+    }
+
+    /// Adds one input value as `data/<name>`.
+    pub fn data_value(mut self, name: impl Into<String>, value: Value) -> AgentBuilder {
+        self.data.insert(name.into(), value);
+        self
+    }
+
+    /// The output signature (`OUTPUT` or `(param :type, ...) -> OUTPUT`, see
+    /// [`Signature`]): `(return v)` is checked against it, and parameters against the input.
+    pub fn signature(mut self, signature: impl Into<String>) -> AgentBuilder {
+        self.signature = Some(signature.into());
+        self
+    }
+
+    /// The most turns a run may take (default 5, SS-002). 1 is single-shot: one program, no
+    /// retries, no compression (SS-001).
+    pub fn max_turns(mut self, max_turns: u32) -> AgentBuilder {
+        self.settings.max_turns = max_turns;
+        self
+    }
+
+    /// History compression: `true` for the default strategy (API-001), `false` for none (the
+    /// default, API-003), a [`StrategyKind`](ptc_compression::StrategyKind), or a strategy with
+    /// options (API-002).
+    pub fn compression(mut self, setting: impl Into<CompressionSetting>) -> AgentBuilder {
+        self.settings.compression = CompressionConfig::normalize(Some(setting.into()));
+        self
+    }
+
+    /// History compression as a parsed configuration, e.g. from
+    /// `CompressionConfig::parse("single-user-coalesced?println_limit=10")`.
+    pub fn compression_config(mut self, config: CompressionConfig) -> AgentBuilder {
+        self.settings.compression = config;
+        self
+    }
+
+    /// The sandbox limits of each program (time, steps, memory, tool calls, output).
+    pub fn limits(mut self, limits: Limits) -> AgentBuilder {
+        self.settings.limits = limits;
+        self
+    }
+
+    /// How the agent retries a model call that failed transiently (none by default: the HTTP
+    /// providers retry on their own; this applies to any [`Llm`]).
+    pub fn retry_policy(mut self, retry: RetryPolicy) -> AgentBuilder {
+        self.settings.retry = retry;
+        self
+    }
+
+    /// Text appended to the generated system prompt.
+    pub fn system_prompt_extra(mut self, text: impl Into<String>) -> AgentBuilder {
+        self.settings.system_prompt_extra = Some(text.into());
+        self
+    }
+
+    /// Keeps the full history within budgets (summaries, token and message limits) when it is
+    /// sent uncompressed: with compression off, or single-shot. Compressed renderings are
+    /// already bounded by their own limits and are sent as they are. The mission message is
+    /// always kept (MSG-007); summaries are written by the agent's model.
+    pub fn history_policy(mut self, policy: HistoryPolicy) -> AgentBuilder {
+        self.settings.history = Some(policy);
+        self
+    }
+
+    /// The most tokens each reply may have (the provider's default otherwise).
+    pub fn max_tokens(mut self, max_tokens: u32) -> AgentBuilder {
+        self.settings.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// The sampling temperature (the provider's default otherwise).
+    pub fn temperature(mut self, temperature: f32) -> AgentBuilder {
+        self.settings.temperature = Some(temperature);
+        self
+    }
+
+    /// Checks everything and builds the agent. Signature errors (the agent's and the tools')
+    /// are reported here with their line and column, not when the agent runs.
+    pub fn build(self) -> Result<Agent, BuildError> {
+        if let Some(error) = self.deferred {
+            return Err(error);
+        }
+        let Some(llm) = self.settings.llm.clone() else {
+            return Err(BuildError::NoLlm);
+        };
+        if self.settings.max_turns == 0 {
+            return Err(BuildError::NoTurns);
+        }
+        let signature = self
+            .signature
+            .as_deref()
+            .map(Signature::parse)
+            .transpose()
+            .map_err(BuildError::Signature)?;
+        let mut specs: Vec<ToolSpec> = Vec::with_capacity(self.tools.len());
+        for tool in &self.tools {
+            let name = tool.name();
+            if !valid_tool_name(name) {
+                return Err(BuildError::ToolName(name.to_string()));
+            }
+            if specs.iter().any(|s| s.name == name) {
+                return Err(BuildError::DuplicateTool(name.to_string()));
+            }
+            let spec = tool.spec().map_err(|error| BuildError::ToolSignature {
+                tool: name.to_string(),
+                error,
+            })?;
+            specs.push(spec);
+        }
+        if let Some(signature) = &signature {
+            // Parameters given now must have the right types; missing ones may come at run time.
+            signature
+                .validate_given_input(|name| self.data.get(name))
+                .map_err(BuildError::Input)?;
+        }
+        let unknown: Vec<String> = placeholders(&self.mission)
+            .into_iter()
+            .filter(|name| {
+                !self.data.contains_key(name)
+                    && !signature
+                        .as_ref()
+                        .is_some_and(|s| s.params().iter().any(|p| &p.name == name))
+            })
+            .collect();
+        if !unknown.is_empty() {
+            return Err(BuildError::UnknownPlaceholders(unknown));
+        }
+        let system_prompt = prompt::build(&PromptInput {
+            max_turns: self.settings.max_turns,
+            signature: signature.as_ref(),
+            extra: self.settings.system_prompt_extra.as_deref(),
+        });
+        if let Some(policy) = self.settings.history {
+            HistoryManager::new(policy)
+                .validate(&[Message::system(&system_prompt.text)])
+                .map_err(BuildError::History)?;
+        }
+        Ok(Agent {
+            inner: Arc::new(Inner {
+                llm,
+                mission: self.mission,
+                tools: self.tools,
+                specs,
+                data: self.data,
+                signature,
+                settings: self.settings,
+                system_prompt,
+            }),
+        })
+    }
+}
+
+fn valid_tool_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '?' | '!' | '*' | '.'))
+}
+
+/// Input data from anything serializable to a JSON object. It goes through JSON text, which
+/// keeps the order of struct fields and map entries (a `serde_json::Value` has sorted keys).
+pub(crate) fn data_from_serialize<D: Serialize + ?Sized>(
+    data: &D,
+) -> Result<Vec<(String, Value)>, String> {
+    let text =
+        serde_json::to_string(data).map_err(|e| format!("it could not be serialized: {e}"))?;
+    let value = ptc_lisp::json::from_json_str(&text).map_err(|e| e.message)?;
+    match value {
+        Value::Map(map) => Ok(map
+            .iter()
+            .map(|(key, value)| {
+                let name = match key {
+                    Value::Keyword(k) => k.as_str().to_string(),
+                    Value::Str(s) => s.to_string(),
+                    other => ptc_lisp::format::pr_str(other),
+                };
+                (name, value.clone())
+            })
+            .collect()),
+        other => Err(format!(
+            "it must serialize to a JSON object whose keys name the data/ values, not to {}",
+            match other {
+                Value::Nil => "null",
+                Value::Bool(_) => "a boolean",
+                Value::Int(_) | Value::Float(_) => "a number",
+                Value::Str(_) => "a string",
+                _ => "an array",
+            }
+        )),
+    }
+}
+
+/// The names of the `{{name}}` placeholders of a mission, in order of first appearance.
+pub(crate) fn placeholders(mission: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut rest = mission;
+    while let Some(open) = rest.find("{{") {
+        let after = &rest[open + 2..];
+        let Some(close) = after.find("}}") else {
+            break;
+        };
+        let name = after[..close].trim();
+        if is_placeholder_name(name) && !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+        rest = &after[close + 2..];
+    }
+    names
+}
+
+fn is_placeholder_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '?' | '!' | '*' | '.'))
+}
+
+/// The mission with its placeholders filled from `data`: strings as they are, other values in
+/// Clojure syntax. Names without data are listed in the error.
+///
+/// ```
+/// use ptc_lisp::Value;
+/// use std::collections::BTreeMap;
+/// let data = BTreeMap::from([
+///     ("city".to_string(), Value::string("Oslo")),
+///     ("days".to_string(), Value::Int(3)),
+/// ]);
+/// assert_eq!(
+///     ptc_agent::expand_mission("Weather in {{city}} for {{ days }} days", &data).unwrap(),
+///     "Weather in Oslo for 3 days"
+/// );
+/// assert_eq!(
+///     ptc_agent::expand_mission("Hi {{who}}", &data).unwrap_err(),
+///     vec!["who".to_string()]
+/// );
+/// ```
+pub fn expand_mission(
+    mission: &str,
+    data: &BTreeMap<String, Value>,
+) -> Result<String, Vec<String>> {
+    let mut out = String::with_capacity(mission.len());
+    let mut missing: Vec<String> = Vec::new();
+    let mut rest = mission;
+    while let Some(open) = rest.find("{{") {
+        let after = &rest[open + 2..];
+        let Some(close) = after.find("}}") else {
+            break;
+        };
+        let name = after[..close].trim();
+        out.push_str(&rest[..open]);
+        if !is_placeholder_name(name) {
+            out.push_str(&rest[open..open + 2 + close + 2]);
+        } else {
+            match data.get(name) {
+                Some(Value::Str(s)) => out.push_str(s),
+                Some(value) => out.push_str(&to_clojure(value, None, None).0),
+                None => {
+                    if !missing.iter().any(|m| m == name) {
+                        missing.push(name.to_string());
+                    }
+                }
+            }
+        }
+        rest = &after[close + 2..];
+    }
+    out.push_str(rest);
+    if missing.is_empty() {
+        Ok(out)
+    } else {
+        Err(missing)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn placeholders_are_found_once_in_order() {
+        assert_eq!(
+            placeholders("{{b}} and {{ a }} and {{b}}, not {{two words}} or {{"),
+            vec!["b".to_string(), "a".to_string()]
+        );
+    }
+
+    #[test]
+    fn text_that_is_not_a_placeholder_stays() {
+        let data = BTreeMap::new();
+        assert_eq!(
+            expand_mission("keep {{two words}} and {{ unclosed", &data),
+            Ok("keep {{two words}} and {{ unclosed".to_string())
+        );
+    }
+
+    #[test]
+    fn non_string_values_are_written_in_clojure_syntax() {
+        let data = BTreeMap::from([(
+            "ids".to_string(),
+            Value::vector([Value::Int(1), Value::Int(2)]),
+        )]);
+        assert_eq!(
+            expand_mission("Fetch {{ids}}.", &data),
+            Ok("Fetch [1 2].".to_string())
+        );
+    }
+
+    #[test]
+    fn data_must_be_an_object() {
+        assert_eq!(
+            data_from_serialize(&[1, 2]),
+            Err(
+                "it must serialize to a JSON object whose keys name the data/ values, not to an \
+                 array"
+                    .to_string()
+            )
+        );
+    }
+}

@@ -1,0 +1,180 @@
+//! The system prompt: how a turn works, the rules for `return` and `fail`, the namespaces, the
+//! reply format, the expected output, and a compact language reference generated from the
+//! builtin registry.
+
+use std::fmt::Write as _;
+
+use ptc_compression::{HeuristicTokenizer, Tokenizer};
+
+use crate::signature::{Signature, Type};
+
+/// A generated system prompt and its size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemPrompt {
+    /// The prompt text, sent unchanged on every turn (MSG-006).
+    pub text: String,
+    /// Its length in characters.
+    pub chars: usize,
+    /// Its estimated length in tokens (about four characters a token, the estimate the history
+    /// stats use).
+    pub estimated_tokens: usize,
+}
+
+impl SystemPrompt {
+    fn new(text: String) -> SystemPrompt {
+        SystemPrompt {
+            chars: text.chars().count(),
+            estimated_tokens: HeuristicTokenizer.count_text(&text),
+            text,
+        }
+    }
+}
+
+/// What the prompt depends on.
+pub(crate) struct PromptInput<'a> {
+    pub max_turns: u32,
+    pub signature: Option<&'a Signature>,
+    pub extra: Option<&'a str>,
+}
+
+const INTRO: &str = "\
+You solve tasks by writing programs in PTC-Lisp, a small and safe subset of Clojure. The host \
+runs each program in a sandbox and tells you what it did; then you write the next program, \
+until you can give the answer.";
+
+const INTRO_SINGLE: &str = "\
+You solve a task by writing one program in PTC-Lisp, a small and safe subset of Clojure. The \
+host runs it in a sandbox once: you get a single turn.";
+
+const REPLY_FORMAT: &str = "\
+## Your reply
+
+Think briefly if you need to, then give exactly one program in a ```clojure block:
+
+```clojure
+(your-program)
+```
+
+A reply without a ```clojure block is wasted: nothing runs.";
+
+const NAMESPACES: &str = "\
+## What a program can use
+
+- `tool/NAME`: the host's tools, listed in the message, e.g. `(tool/search \"rust\")`. Tools \
+may have side effects (they send, book, write): call each only as often as the task needs.
+- `data/NAME`: the input data, listed in the message with its type and a sample. It is \
+read-only.
+- The functions and special forms of the reference below. There are no atoms, no Java \
+interop, no files and no network except through tools.";
+
+const MULTI_TURN_RULES: &str = "\
+## How turns work
+
+- `(def name \"docstring\" value)` and `(defn name \"docstring\" [args] body)` keep values and \
+functions for your later programs (your `user/` namespace). Later messages list their names, \
+docstrings and types, not your code, so give each a docstring saying what it holds.
+- `(println ...)` output is shown to you in the next message; print what you need to see. A \
+definition made without printing is shown as a short sample.
+- The tool calls you made are listed in later messages; do not repeat ones that already did \
+their job.
+- A program that fails with an error changes nothing: its definitions are discarded. Read the \
+error, fix the program and send it again; earlier definitions are still there.
+- When you have the answer, call `(return value)`: the run ends and the value goes to the \
+caller. If the task cannot be done, call `(fail \"reason\")`.
+- Each message says how many turns are left. On the final turn you must call `return` or \
+`fail`.";
+
+const SINGLE_SHOT_RULES: &str = "\
+## Rules
+
+- Call `(return value)` with the answer; without it, the value of the program's last \
+expression is the answer.
+- If the task cannot be done, call `(fail \"reason\")`.
+- An error ends the run: there is no second try, so keep the program simple and check your \
+work within it.";
+
+const SPECIAL_FORMS: &str = "\
+### Special forms and macros
+(def name doc? value) (defn name doc? [params] body) (fn [params] body) #(* % 2)
+(let [x 1 {:keys [a b]} m [p q] v] body) (letfn [(f [x] ...)] body)
+(if test then else) (when test body) (when-not test body) (if-let [x expr] then else) \
+(when-let [x expr] body) (if-some ...) (when-some ...) (when-first [x xs] body) (if-not ...)
+(cond test expr ... :else expr) (condp = x val expr ... default) (case x val expr ... default)
+(do ...) (and ...) (or ...) (loop [i 0 acc []] ... (recur (inc i) acc)) (dotimes [i n] ...)
+(for [x xs :when (odd? x) :let [y (* x x)]] y) (doseq [x xs] (println x))
+(-> x f g) (->> xs (map f) (filter p)) (as-> x $ ...) (some-> ...) (some->> ...) (cond-> ...) \
+(cond->> ...)
+(try expr (catch Exception e (ex-message e)) (finally ...)) (throw (ex-info \"msg\" {:k 1}))
+(return value) (fail reason)
+Keywords and maps are functions: (:name user), ({:a 1} :a). Destructuring works in let, fn, \
+loop, for and doseq.";
+
+/// The system prompt for an agent with these settings.
+pub(crate) fn build(input: &PromptInput<'_>) -> SystemPrompt {
+    let single = input.max_turns <= 1;
+    let mut parts: Vec<String> = vec![
+        if single { INTRO_SINGLE } else { INTRO }.to_string(),
+        REPLY_FORMAT.to_string(),
+        NAMESPACES.to_string(),
+        if single {
+            SINGLE_SHOT_RULES
+        } else {
+            MULTI_TURN_RULES
+        }
+        .to_string(),
+    ];
+    if let Some(signature) = input.signature {
+        parts.push(expected_output(signature));
+    }
+    parts.push(language_reference());
+    if let Some(extra) = input.extra.map(str::trim).filter(|e| !e.is_empty()) {
+        parts.push(extra.to_string());
+    }
+    SystemPrompt::new(parts.join("\n\n"))
+}
+
+/// The "Expected output" section: the return type and how to read it.
+fn expected_output(signature: &Signature) -> String {
+    let mut out = String::from("## Expected output\n\n");
+    let _ = write!(
+        out,
+        "Call `(return value)` with a value of this shape:\n\n    {}\n",
+        signature.output()
+    );
+    let mut notes: Vec<&str> = Vec::new();
+    let text = signature.output().to_string();
+    if matches!(signature.output(), Type::Record(_)) || text.contains('{') {
+        notes.push(
+            "`{field T}` is a map with keyword keys, e.g. `{:total 12.5}`; extra keys are fine.",
+        );
+    }
+    if text.contains('[') {
+        notes.push("`[T]` is a list or vector whose items are all `T`.");
+    }
+    if text.contains(":float") {
+        notes.push("`:float` accepts any number, integers included.");
+    }
+    if text.contains('?') {
+        notes.push("`T?` may be nil, and a map field marked so may be left out.");
+    }
+    if signature.has_firewalled_fields() {
+        notes.push(
+            "Fields starting with `_` go to the caller only: fill them in, but they are hidden \
+             from you in later messages.",
+        );
+    }
+    for note in notes {
+        out.push_str("\n- ");
+        out.push_str(note);
+    }
+    out.trim_end().to_string()
+}
+
+/// The language reference: how the special forms are written, then the compact reference
+/// generated from `ptc-lisp`'s builtin registry (so it names exactly what the engine supports).
+pub(crate) fn language_reference() -> String {
+    format!(
+        "## Language reference\n\n{SPECIAL_FORMS}\n\n{}",
+        ptc_lisp::reference::compact().trim_end()
+    )
+}

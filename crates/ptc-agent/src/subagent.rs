@@ -1,0 +1,111 @@
+//! Agents as tools of other agents.
+
+use async_trait::async_trait;
+use ptc_lisp::Value;
+use ptc_turn::StepOutcome;
+
+use crate::agent::Agent;
+use crate::run::RunOptions;
+use crate::signature::{Param, Type};
+use crate::tool::{Tool, ToolError};
+
+/// An agent that a parent agent's programs call as a tool; see [`Agent::as_tool`].
+#[derive(Debug, Clone)]
+pub struct AgentTool {
+    agent: Agent,
+    name: String,
+    description: String,
+}
+
+impl Agent {
+    /// This agent as a tool named `name`. A call runs the agent to completion and returns its
+    /// value, or fails with its failure reason. The arguments become the run's input data: one
+    /// map argument gives its keys (`(tool/summarize {:text t})`), positional arguments are
+    /// named by the parameters of the agent's signature (`(tool/summarize t)` with
+    /// `(text :string) -> :string`).
+    ///
+    /// Firewalled fields of the value (those named `_...` in the signature) are hidden from the
+    /// calling program, because what it sees reaches its model. Build the sub-agent with
+    /// [`Agent::sub_agent`] to inherit the parent's model and settings.
+    pub fn as_tool(&self, name: impl Into<String>, description: impl Into<String>) -> AgentTool {
+        AgentTool {
+            agent: self.clone(),
+            name: name.into(),
+            description: description.into(),
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for AgentTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn signature(&self) -> Option<&str> {
+        self.agent.signature().map(|s| s.source())
+    }
+
+    async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
+        let params: &[Param] = self.agent.signature().map_or(&[], |s| s.params());
+        // `(tool/x {:a 1})` passes a map of inputs, unless the one input is itself a map.
+        let takes_a_map = match params {
+            [param] => matches!(
+                param.ty.without_optional(),
+                Type::Map | Type::Record(_) | Type::Any
+            ),
+            _ => false,
+        };
+        let mut options = RunOptions::new();
+        match args.as_slice() {
+            [] => {}
+            [Value::Map(map)] if !takes_a_map => {
+                for (key, value) in map.iter() {
+                    let name = match key {
+                        Value::Keyword(k) => k.as_str().to_string(),
+                        Value::Str(s) => s.to_string(),
+                        other => ptc_lisp::format::pr_str(other),
+                    };
+                    options = options.data_value(name, value.clone());
+                }
+            }
+            _ if args.len() == params.len() => {
+                for (param, value) in params.iter().zip(args) {
+                    options = options.data_value(param.name.clone(), value);
+                }
+            }
+            _ => {
+                return Err(ToolError::new(format!(
+                    "expected {} argument(s) ({}) or one map of them, got {}",
+                    params.len(),
+                    params
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    args.len()
+                )));
+            }
+        }
+        let step = self
+            .agent
+            .run_with(options)
+            .await
+            .map_err(|e| ToolError::new(e.to_string()))?;
+        match step.outcome {
+            StepOutcome::Returned { value } => Ok(match self.agent.signature() {
+                Some(signature) => signature.redact(&value),
+                None => value,
+            }),
+            StepOutcome::Failed { kind, reason, .. } => Err(ToolError::new(format!(
+                "the sub-agent failed ({}) after {} turn(s): {reason}",
+                kind.as_str(),
+                step.turns.len()
+            ))),
+        }
+    }
+}

@@ -1,0 +1,463 @@
+//! Host tools for agents: the async [`Tool`] trait, helpers that make a tool from a function or
+//! an async closure with typed arguments, and the bridge to the sandbox's synchronous tools.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use async_trait::async_trait;
+use ptc_lisp::json::{from_json_str, to_json};
+use ptc_lisp::{ToolSpec, Value};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use ptc_lisp::ToolError;
+
+use crate::signature::{Signature, SignatureError};
+
+/// A host function a program calls as `(tool/name arg ...)`.
+///
+/// Tools are async: the agent runs each program on a blocking thread and drives a tool's future
+/// on the runtime from there, so a tool may await I/O freely. Calls from `pmap`/`pcalls` run
+/// concurrently. An error (or a panic) becomes an error of the program's turn, which the model
+/// reads and can react to; it never ends the run.
+///
+/// Most tools are easier to make with [`tool_fn`] or [`async_tool`] than by implementing this
+/// trait.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// The name in the `tool/` namespace, e.g. `get-weather`.
+    fn name(&self) -> &str;
+
+    /// What the tool does, shown to the model next to its name.
+    fn description(&self) -> &str;
+
+    /// The parameter signature, e.g. `(city :string) -> {temp :float}`: its parameter names
+    /// are shown as `(tool/get-weather city)` and the whole signature next to it.
+    fn signature(&self) -> Option<&str> {
+        None
+    }
+
+    /// The spec shown to the model: by default the name, the description, and the parameter
+    /// names and canonical form of the signature (whose parse error is reported when the agent
+    /// is built).
+    fn spec(&self) -> Result<ToolSpec, SignatureError> {
+        let mut spec = ToolSpec::new(self.name(), self.description());
+        if let Some(text) = self.signature().filter(|s| !s.trim().is_empty()) {
+            let signature = Signature::parse(text)?;
+            spec = spec
+                .with_params(signature.params().iter().map(|p| p.name.clone()))
+                .with_signature(signature.to_string());
+        }
+        Ok(spec)
+    }
+
+    /// Runs the tool with the program's arguments.
+    async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError>;
+}
+
+#[async_trait]
+impl<T: Tool + ?Sized> Tool for Arc<T> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn description(&self) -> &str {
+        (**self).description()
+    }
+
+    fn signature(&self) -> Option<&str> {
+        (**self).signature()
+    }
+
+    fn spec(&self) -> Result<ToolSpec, SignatureError> {
+        (**self).spec()
+    }
+
+    async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
+        (**self).call(args).await
+    }
+}
+
+type BoxFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send>>;
+
+/// The call of an [`FnTool`]: arguments and the signature's parameter names to a future.
+type CallFn = dyn Fn(Vec<Value>, &[String]) -> BoxFuture + Send + Sync;
+
+/// A tool made from a function or closure by [`tool_fn`], [`async_tool`] or [`value_tool`].
+///
+/// ```
+/// use ptc_agent::{Tool, ToolError, tool_fn};
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize)]
+/// struct Args { a: i64, b: i64 }
+///
+/// let add = tool_fn("add", "Adds two integers", |args: Args| -> Result<i64, ToolError> {
+///     Ok(args.a + args.b)
+/// })
+/// .with_signature("(a :int, b :int) -> :int");
+/// assert_eq!(add.name(), "add");
+/// ```
+pub struct FnTool {
+    name: String,
+    description: String,
+    signature: Option<String>,
+    params: Vec<String>,
+    call: Arc<CallFn>,
+}
+
+impl std::fmt::Debug for FnTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FnTool")
+            .field("name", &self.name)
+            .field("signature", &self.signature)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FnTool {
+    /// Declares the parameter signature, e.g. `(city :string, days :int?) -> [:map]`. Its
+    /// parameter names also let a program pass the arguments positionally, `(tool/x "Oslo" 3)`,
+    /// to a tool whose typed arguments are a struct. A signature that does not parse is
+    /// reported when the agent is built.
+    pub fn with_signature(mut self, signature: impl Into<String>) -> FnTool {
+        let signature = signature.into();
+        self.params = Signature::parse(&signature)
+            .map(|s| s.params().iter().map(|p| p.name.clone()).collect())
+            .unwrap_or_default();
+        self.signature = Some(signature);
+        self
+    }
+}
+
+#[async_trait]
+impl Tool for FnTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn signature(&self) -> Option<&str> {
+        self.signature.as_deref()
+    }
+
+    async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
+        (self.call)(args, &self.params).await
+    }
+}
+
+/// A tool from a plain function over typed arguments.
+///
+/// The arguments `A` are deserialized with serde from the program's arguments: a single
+/// argument as itself (a map for a struct: `(tool/add {:a 1 :b 2})`), positional arguments by
+/// the parameter names of the tool's signature (`(tool/add 1 2)` with `(a :int, b :int)`), or
+/// all arguments as a sequence (for tuples and `Vec`s). Map keys are keyword names, so a field
+/// `max_results` is written `:max_results` unless the struct uses
+/// `#[serde(rename_all = "kebab-case")]`. The result is serialized back into a value.
+pub fn tool_fn<A, R, F>(name: impl Into<String>, description: impl Into<String>, f: F) -> FnTool
+where
+    A: DeserializeOwned + Send + 'static,
+    R: Serialize + Send + 'static,
+    F: Fn(A) -> Result<R, ToolError> + Send + Sync + 'static,
+{
+    let name = name.into();
+    let tool_name = name.clone();
+    let f = Arc::new(f);
+    make(name, description.into(), move |args, params| {
+        let result = typed_args::<A>(&tool_name, &args, params).and_then(|a| f(a));
+        Box::pin(async move { result.and_then(|r| to_value(&r)) })
+    })
+}
+
+/// A tool from an async closure over typed arguments (deserialized as for [`tool_fn`]).
+///
+/// ```
+/// use ptc_agent::{ToolError, async_tool};
+///
+/// let slow_echo = async_tool("echo", "Echoes its text", |text: String| async move {
+///     Ok::<_, ToolError>(text)
+/// });
+/// # let _ = slow_echo;
+/// ```
+pub fn async_tool<A, R, F, Fut>(
+    name: impl Into<String>,
+    description: impl Into<String>,
+    f: F,
+) -> FnTool
+where
+    A: DeserializeOwned + Send + 'static,
+    R: Serialize + Send + 'static,
+    F: Fn(A) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, ToolError>> + Send + 'static,
+{
+    let name = name.into();
+    let tool_name = name.clone();
+    let f = Arc::new(f);
+    make(
+        name,
+        description.into(),
+        move |args, params| match typed_args::<A>(&tool_name, &args, params) {
+            Ok(a) => {
+                let future = f(a);
+                Box::pin(async move { future.await.and_then(|r| to_value(&r)) })
+            }
+            Err(e) => Box::pin(async move { Err(e) }),
+        },
+    )
+}
+
+/// A tool from a plain function over the program's values, untouched.
+pub fn value_tool<F>(name: impl Into<String>, description: impl Into<String>, f: F) -> FnTool
+where
+    F: Fn(&[Value]) -> Result<Value, ToolError> + Send + Sync + 'static,
+{
+    let f = Arc::new(f);
+    make(name.into(), description.into(), move |args, _| {
+        let result = f(&args);
+        Box::pin(async move { result })
+    })
+}
+
+fn make(
+    name: String,
+    description: String,
+    call: impl Fn(Vec<Value>, &[String]) -> BoxFuture + Send + Sync + 'static,
+) -> FnTool {
+    FnTool {
+        name,
+        description,
+        signature: None,
+        params: Vec::new(),
+        call: Arc::new(call),
+    }
+}
+
+/// The result as a value, through JSON text so that struct fields keep their order.
+fn to_value<R: Serialize>(result: &R) -> Result<Value, ToolError> {
+    let text = serde_json::to_string(result)
+        .map_err(|e| ToolError::new(format!("the tool's result could not be converted: {e}")))?;
+    from_json_str(&text).map_err(|e| {
+        ToolError::new(format!(
+            "the tool's result could not be converted: {}",
+            e.message
+        ))
+    })
+}
+
+/// Deserializes the arguments as `A`, trying the readings described on [`tool_fn`] in turn.
+fn typed_args<A: DeserializeOwned>(
+    tool: &str,
+    args: &[Value],
+    params: &[String],
+) -> Result<A, ToolError> {
+    let json: Vec<serde_json::Value> = args.iter().map(to_json).collect();
+    let mut candidates: Vec<serde_json::Value> = Vec::with_capacity(3);
+    // Positional arguments named by the parameters; trailing ones may be left out.
+    if !json.is_empty() && json.len() <= params.len() {
+        candidates.push(serde_json::Value::Object(
+            params.iter().cloned().zip(json.iter().cloned()).collect(),
+        ));
+    }
+    match json.as_slice() {
+        [] => candidates.push(serde_json::Value::Null),
+        [one] => candidates.push(one.clone()),
+        _ => {}
+    }
+    candidates.push(serde_json::Value::Array(json));
+    let mut first_error = None;
+    for candidate in candidates {
+        match serde_json::from_value::<A>(candidate) {
+            Ok(a) => return Ok(a),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    let detail = first_error.map_or_else(String::new, |e| format!(": {e}"));
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| ptc_lisp::format::to_clojure(a, Some(3), Some(40)).0)
+        .collect();
+    Err(ToolError::new(format!(
+        "invalid arguments ({}){detail}; {}",
+        shown.join(" "),
+        if params.is_empty() {
+            format!("check what tool/{tool} expects")
+        } else {
+            format!("call it as (tool/{tool} {})", params.join(" "))
+        }
+    )))
+}
+
+/// A sandbox tool (for example one of [`ptc_lisp::Tools::from_fixture_json`]) as an agent
+/// tool. It runs synchronously when called.
+pub struct SyncTool {
+    spec: ToolSpec,
+    tool: Arc<dyn ptc_lisp::Tool>,
+}
+
+impl SyncTool {
+    pub fn new(spec: ToolSpec, tool: Arc<dyn ptc_lisp::Tool>) -> SyncTool {
+        SyncTool { spec, tool }
+    }
+
+    /// Every tool of a sandbox registry, in name order.
+    pub fn all(tools: &ptc_lisp::Tools) -> Vec<SyncTool> {
+        tools
+            .specs()
+            .filter_map(|spec| Some(SyncTool::new(spec.clone(), tools.get(&spec.name)?.clone())))
+            .collect()
+    }
+
+    /// The spec the model sees.
+    pub fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+}
+
+#[async_trait]
+impl Tool for SyncTool {
+    fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    fn description(&self) -> &str {
+        &self.spec.description
+    }
+
+    /// The spec as the registry has it (parameter names, and a signature shown as written).
+    fn spec(&self) -> Result<ToolSpec, SignatureError> {
+        Ok(self.spec.clone())
+    }
+
+    async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
+        self.tool.call(&args)
+    }
+}
+
+/// An agent tool as the sandbox's synchronous tool: called on the thread running the program
+/// (or a `pmap` worker), it drives the tool's future on the runtime. Each call gets a
+/// `tool_call` span under the turn's span.
+pub(crate) struct BlockingTool {
+    pub tool: Arc<dyn Tool>,
+    pub handle: tokio::runtime::Handle,
+    pub parent: tracing::Span,
+}
+
+impl ptc_lisp::Tool for BlockingTool {
+    fn call(&self, args: &[Value]) -> Result<Value, ToolError> {
+        let span = tracing::info_span!(
+            parent: &self.parent,
+            "tool_call",
+            tool = self.tool.name(),
+            args = args.len(),
+            duration_us = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+            error = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        let result = span.in_scope(|| self.handle.block_on(self.tool.call(args.to_vec())));
+        span.record(
+            "duration_us",
+            u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+        );
+        match &result {
+            Ok(_) => span.record("outcome", "ok"),
+            Err(e) => {
+                span.record("outcome", "error");
+                span.record("error", e.message.as_str())
+            }
+        };
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use std::time::Duration;
+
+    /// Calls from several sandbox threads at once (as `pmap` workers make them) are in flight
+    /// together: each waits at a barrier that opens only when all of them have arrived.
+    #[test]
+    fn calls_from_several_threads_run_concurrently() {
+        const CALLS: usize = 4;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let barrier = Arc::new(tokio::sync::Barrier::new(CALLS));
+        let tool = async_tool("meet", "Waits for the others", move |n: i64| {
+            let barrier = barrier.clone();
+            async move {
+                // Only a guard against hanging forever if the calls were serialized.
+                tokio::time::timeout(Duration::from_secs(30), barrier.wait())
+                    .await
+                    .map_err(|_| ToolError::new("the other calls never arrived"))?;
+                Ok(n)
+            }
+        });
+        let blocking = Arc::new(BlockingTool {
+            tool: Arc::new(tool),
+            handle: runtime.handle().clone(),
+            parent: tracing::Span::none(),
+        });
+        let results: Vec<Result<Value, ToolError>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..CALLS)
+                .map(|i| {
+                    let blocking = blocking.clone();
+                    scope.spawn(move || {
+                        ptc_lisp::Tool::call(blocking.as_ref(), &[Value::Int(i as i64)])
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("worker"))
+                .collect()
+        });
+        assert_eq!(
+            results,
+            (0..CALLS as i64)
+                .map(|i| Ok(Value::Int(i)))
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn positional_arguments_may_leave_out_trailing_parameters() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Args {
+            a: i64,
+            b: Option<i64>,
+        }
+        let params = ["a".to_string(), "b".to_string()];
+        assert_eq!(
+            typed_args::<Args>("t", &[Value::Int(1)], &params),
+            Ok(Args { a: 1, b: None })
+        );
+        assert_eq!(
+            typed_args::<Args>("t", &[Value::Int(1), Value::Int(2)], &params),
+            Ok(Args { a: 1, b: Some(2) })
+        );
+        assert_eq!(
+            typed_args::<Vec<i64>>("t", &[Value::Int(1), Value::Int(2), Value::Int(3)], &[]),
+            Ok(vec![1, 2, 3])
+        );
+        assert_eq!(
+            typed_args::<i64>("t", &[Value::string("x")], &[]).map_err(|e| e.message),
+            Err(
+                "invalid arguments (\"x\"): invalid type: string \"x\", expected i64; check what \
+                 tool/t expects"
+                    .to_string()
+            )
+        );
+    }
+}

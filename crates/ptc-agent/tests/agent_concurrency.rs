@@ -1,0 +1,81 @@
+//! Many agents at once on a multi-threaded runtime: every run gets its own result.
+
+use pretty_assertions::assert_eq;
+use ptc_agent::{Agent, ScriptedLlm, ToolError, tool_fn};
+use ptc_lisp::Value;
+use std::sync::Arc;
+
+fn clojure(program: &str) -> String {
+    format!("```clojure\n{program}\n```")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_thousand_agents_run_concurrently_each_with_its_own_result() {
+    const AGENTS: i64 = 1_000;
+    // One tool shared by every agent: what it returns depends only on the call.
+    let square = Arc::new(tool_fn("square", "Squares a number", |n: i64| {
+        Ok::<_, ToolError>(n * n)
+    }));
+    let mut runs = tokio::task::JoinSet::new();
+    for i in 0..AGENTS {
+        let llm = ScriptedLlm::new([
+            clojure("(def n \"The input\" data/i)\n(def sq (tool/square n))\n(println sq)"),
+            clojure("(return {:i n :square sq :twice (* 2 n)})"),
+        ]);
+        let agent = Agent::builder("Work on {{i}}")
+            .llm(llm)
+            .tool_arc(square.clone())
+            .data(&serde_json::json!({ "i": i }))
+            .signature("{i :int, square :int, twice :int}")
+            .compression(i % 2 == 0)
+            .build()
+            .expect("agent");
+        runs.spawn(async move { (i, agent.run().await) });
+    }
+    let mut seen = 0;
+    while let Some(joined) = runs.join_next().await {
+        let (i, step) = joined.expect("the task finished");
+        let step = step.expect("the run started");
+        let expected =
+            ptc_lisp::eval_str(&format!("{{:i {i} :square {} :twice {}}}", i * i, 2 * i))
+                .expect("value");
+        assert_eq!(step.value(), Some(&expected), "agent {i}");
+        assert_eq!(step.task.mission, format!("Work on {i}"));
+        assert_eq!(step.turns[0].prints(), [(i * i).to_string()]);
+        assert_eq!(
+            step.turns[0].tool_calls()[0].args,
+            vec![Value::Int(i)],
+            "agent {i}"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, AGENTS);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_agent_serves_many_concurrent_runs() {
+    // Agent is Send + Sync and cheap to clone; runs of one agent share nothing mutable.
+    fn assert_send_sync<T: Send + Sync + Clone>() {}
+    assert_send_sync::<Agent>();
+    let llm = ScriptedLlm::new((0..50).map(|_| clojure("(return (* 3 data/x))")));
+    let agent = Agent::builder("Triple")
+        .llm(llm)
+        .max_turns(1)
+        .build()
+        .expect("agent");
+    let mut runs = tokio::task::JoinSet::new();
+    for x in 0..50i64 {
+        let agent = agent.clone();
+        runs.spawn(async move {
+            let step = agent
+                .run_with(ptc_agent::RunOptions::new().data_value("x", Value::Int(x)))
+                .await
+                .expect("runs");
+            (x, step)
+        });
+    }
+    while let Some(joined) = runs.join_next().await {
+        let (x, step) = joined.expect("task");
+        assert_eq!(step.value(), Some(&Value::Int(3 * x)));
+    }
+}

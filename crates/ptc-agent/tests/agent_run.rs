@@ -1,0 +1,182 @@
+//! Observing a run, the system prompt, and history summaries written by the agent's model.
+
+use pretty_assertions::assert_eq;
+use ptc_agent::{Agent, RunObserver, RunOptions, ScriptedLlm};
+use ptc_compression::history::{HistoryPolicy, SUMMARY_HEADER, SummaryStrategy};
+use ptc_lisp::Value;
+use ptc_turn::{Message, Role, Turn};
+use std::sync::Mutex;
+
+fn clojure(program: &str) -> String {
+    format!("```clojure\n{program}\n```")
+}
+
+#[derive(Default)]
+struct Log(Mutex<Vec<String>>);
+
+impl RunObserver for Log {
+    fn on_request(&self, turn: u32, messages: &[Message]) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("request {turn}: {} messages", messages.len()));
+    }
+
+    fn on_turn(&self, turn: &Turn) {
+        let status = match turn.error() {
+            None => "ok".to_string(),
+            Some(e) => e.kind.clone(),
+        };
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("turn {}: {status}", turn.number()));
+    }
+}
+
+#[tokio::test]
+async fn the_observer_sees_each_request_and_turn_as_it_happens() {
+    let llm = ScriptedLlm::new([
+        clojure("(def a 1)"),
+        "no code".into(),
+        clojure("(return a)"),
+    ]);
+    let agent = Agent::builder("Go").llm(llm).build().expect("agent");
+    let log = Log::default();
+    let step = agent
+        .run_with(RunOptions::new().observer(&log))
+        .await
+        .expect("runs");
+    assert_eq!(step.value(), Some(&Value::Int(1)));
+    assert_eq!(
+        log.0.into_inner().unwrap(),
+        vec![
+            "request 1: 2 messages",
+            "turn 1: ok",
+            "request 2: 4 messages",
+            "turn 2: no_program",
+            "request 3: 6 messages",
+            "turn 3: ok",
+        ]
+    );
+}
+
+#[test]
+fn the_system_prompt_size_is_known() {
+    let llm = ScriptedLlm::new(Vec::<String>::new());
+    let plain = Agent::builder("x").llm(llm.clone()).build().expect("agent");
+    let prompt = plain.system_prompt();
+    // A deliberate number: changing the prompt or the builtin registry changes it.
+    assert_eq!((prompt.chars, prompt.estimated_tokens), (7836, 1959));
+    assert!(
+        prompt
+            .text
+            .starts_with("You solve tasks by writing programs in PTC-Lisp")
+    );
+    assert!(prompt.text.contains("## How turns work"));
+    // The builtin list comes from the registry, family by family.
+    assert!(prompt.text.contains("\nSequences: "), "{}", prompt.text);
+    assert!(prompt.text.contains(" mapcat "), "{}", prompt.text);
+
+    let single = Agent::builder("x")
+        .llm(llm.clone())
+        .max_turns(1)
+        .build()
+        .expect("agent");
+    assert!(
+        single
+            .system_prompt()
+            .text
+            .contains("you get a single turn")
+    );
+    assert!(!single.system_prompt().text.contains("## How turns work"));
+
+    let typed = Agent::builder("x")
+        .llm(llm)
+        .signature("{ids [:int], _key :string}")
+        .system_prompt_extra("Answer in English.")
+        .build()
+        .expect("agent");
+    let text = &typed.system_prompt().text;
+    assert!(
+        text.contains(
+            "## Expected output\n\nCall `(return value)` with a value of this shape:\n\n    \
+             {ids [:int], _key :string}\n\n\
+             - `{field T}` is a map with keyword keys, e.g. `{:total 12.5}`; extra keys are fine.\n\
+             - `[T]` is a list or vector whose items are all `T`.\n\
+             - Fields starting with `_` go to the caller only: fill them in, but they are hidden \
+             from you in later messages.\n\n## Language reference"
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with("\n\nAnswer in English."));
+}
+
+#[tokio::test]
+async fn history_summaries_are_written_by_the_agents_model() {
+    let llm = ScriptedLlm::new([
+        clojure("(def a 1)"),
+        clojure("(def b 2)"),
+        clojure("(def c 3)"),
+        clojure("(def d 4)"),
+        "## Goal\nAdd numbers\n## Facts learned\n- a, b defined".into(),
+        clojure("(return (+ a b c d))"),
+    ]);
+    let agent = Agent::builder("Add numbers")
+        .llm(llm.clone())
+        .max_turns(6)
+        .history_policy(
+            HistoryPolicy::default().with_summary(SummaryStrategy::FromLastNMessages(2)),
+        )
+        .build()
+        .expect("agent");
+    let step = agent.run().await.expect("runs");
+    assert_eq!(step.value(), Some(&Value::Int(10)));
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 6);
+    // The fifth model call is the summary, made before turn 5's request.
+    assert!(requests[4].system.contains("## Facts learned"));
+    assert_eq!(requests[4].messages.len(), 1);
+    let fifth = &requests[5];
+    assert_eq!(
+        fifth.messages.iter().map(|m| m.role).collect::<Vec<_>>(),
+        vec![Role::User, Role::User, Role::Assistant, Role::User]
+    );
+    assert_eq!(fifth.messages[0].content, "Add numbers\n\nTurns left: 6");
+    assert_eq!(
+        fifth.messages[1].content,
+        format!("{SUMMARY_HEADER}\n## Goal\nAdd numbers\n## Facts learned\n- a, b defined")
+    );
+    assert_eq!(fifth.messages[2].content, clojure("(def d 4)"));
+    // The summary call is part of the cost of the turn that needed it.
+    assert_eq!(step.turns[4].usage().llm_requests, 2);
+    assert_eq!(step.usage.llm_requests, 6);
+}
+
+#[tokio::test]
+async fn a_history_budget_must_hold_the_system_prompt_and_the_mission() {
+    let llm = ScriptedLlm::new(Vec::<String>::new());
+    let error = Agent::builder("x")
+        .llm(llm.clone())
+        .history_policy(HistoryPolicy::default().with_max_tokens(100))
+        .build()
+        .expect_err("the system prompt alone is larger");
+    assert_eq!(
+        error.to_string(),
+        "the history policy cannot be applied: max_tokens is 100, but the system messages alone \
+         take about 1963 tokens; raise max_tokens to at least 1963 or shorten the system messages"
+    );
+    // The system prompt fits, but not together with a long mission.
+    let agent = Agent::builder("y ".repeat(400))
+        .llm(llm)
+        .history_policy(HistoryPolicy::default().with_max_tokens(2000))
+        .build()
+        .expect("the system prompt fits");
+    let error = agent.run().await.expect_err("no room for the mission");
+    assert_eq!(
+        error.to_string(),
+        "the history policy's max_tokens (2000) cannot hold the system prompt (about 1963 \
+         tokens) and the mission message (about 208 tokens), which are always sent; raise \
+         max_tokens to at least 2171"
+    );
+}

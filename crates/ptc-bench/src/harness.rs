@@ -1,0 +1,652 @@
+//! Running missions: every mission, N times, under each configuration, a bounded number at a
+//! time, with a transcript of each run's model replies.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use indicatif::{ProgressBar, ProgressStyle};
+use ptc_agent::{Llm, LlmError, LlmRequest, LlmResponse, ReplayLlm, parse_llm_spec};
+use ptc_compression::{CompressionConfig, HeuristicTokenizer, Tokenizer};
+use ptc_lisp::json::to_json;
+use ptc_turn::{FailureKind, Message, StepOutcome};
+use serde::{Deserialize, Serialize};
+
+use crate::check::RunEnd;
+use crate::mission::{Category, Mission, load_missions};
+use crate::tools::CallLog;
+
+/// One configuration of the agent: a compression setting, named by a label that is also its
+/// transcript directory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub label: String,
+    pub compression: CompressionConfig,
+}
+
+impl Config {
+    /// A configuration from a compression spec (`off`, `on`, `rolling-window?window=3`, ...);
+    /// its label is the spec as written, with characters that do not belong in a file name
+    /// replaced by `_`.
+    pub fn from_spec(spec: &str) -> Result<Config, String> {
+        let compression =
+            CompressionConfig::parse(spec).map_err(|e| format!("--compression {spec}: {e}"))?;
+        Ok(Config {
+            label: label_of(spec),
+            compression,
+        })
+    }
+}
+
+/// A file-name-safe label for a spec.
+pub fn label_of(spec: &str) -> String {
+    let label: String = spec
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '=') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if label.is_empty() {
+        "off".to_string()
+    } else {
+        label
+    }
+}
+
+/// Where each run's model comes from.
+#[derive(Clone)]
+pub enum LlmSource {
+    /// One model for every run (`openai:`, `anthropic:`, `openai-compatible:`).
+    Shared(Arc<dyn Llm>),
+    /// A fresh replay of one transcript for every run (`replay:FILE`).
+    ReplayFile(PathBuf),
+    /// Each run's own transcript, `DIR/<config>/<mission>/<run>.jsonl` (`replay-dir:DIR`).
+    ReplayDir(PathBuf),
+}
+
+impl LlmSource {
+    /// Reads `--llm`: any spec [`parse_llm_spec`] takes, or `replay-dir:DIR`.
+    pub fn parse(spec: &str) -> Result<LlmSource, String> {
+        let spec = spec.trim();
+        if let Some(dir) = spec.strip_prefix("replay-dir:") {
+            let dir = PathBuf::from(dir);
+            if !dir.is_dir() {
+                return Err(format!(
+                    "--llm {spec}: {} is not a directory of transcripts \
+                     (DIR/<config>/<mission>/<run>.jsonl)",
+                    dir.display()
+                ));
+            }
+            return Ok(LlmSource::ReplayDir(dir));
+        }
+        let llm = parse_llm_spec(spec).map_err(|e| format!("--llm {spec}: {e}"))?;
+        match spec.strip_prefix("replay:") {
+            Some(file) => Ok(LlmSource::ReplayFile(PathBuf::from(file))),
+            None => Ok(LlmSource::Shared(llm)),
+        }
+    }
+
+    /// How the report names the model.
+    pub fn describe(&self) -> String {
+        match self {
+            LlmSource::Shared(llm) => llm.describe(),
+            LlmSource::ReplayFile(path) => format!("replay:{}", path.display()),
+            LlmSource::ReplayDir(dir) => format!("replay-dir:{}", dir.display()),
+        }
+    }
+}
+
+/// What to run and where to write.
+#[derive(Debug, Clone)]
+pub struct EvalOptions {
+    /// `--llm`.
+    pub llm: String,
+    /// Compression specs, one configuration each; empty for `off` and `on` (or, replaying a
+    /// directory, the configurations it holds).
+    pub compression: Vec<String>,
+    /// Runs per mission and configuration; `None` for 1 (or, replaying a directory, every run
+    /// it holds).
+    pub runs: Option<u32>,
+    pub missions_dir: PathBuf,
+    /// Glob patterns of mission names; empty for all.
+    pub missions: Vec<String>,
+    /// Where `REPORT.md`, `report.json` and `transcripts/` go.
+    pub out_dir: PathBuf,
+    /// Runs at once (at least 1).
+    pub jobs: usize,
+    /// The sampling temperature (the provider's default otherwise).
+    pub temperature: Option<f32>,
+    /// Show a progress bar (only ever on a terminal).
+    pub progress: bool,
+}
+
+impl EvalOptions {
+    /// Options with the defaults of the command line.
+    pub fn new(llm: impl Into<String>) -> EvalOptions {
+        EvalOptions {
+            llm: llm.into(),
+            compression: Vec::new(),
+            runs: None,
+            missions_dir: PathBuf::from("benchmarks/missions"),
+            missions: Vec::new(),
+            out_dir: PathBuf::from("target/eval"),
+            jobs: 4,
+            temperature: None,
+            progress: false,
+        }
+    }
+}
+
+/// One run to make.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedRun {
+    pub config: usize,
+    pub mission: usize,
+    /// From 1.
+    pub run: u32,
+    /// The transcript to replay, when replaying a directory.
+    pub transcript: Option<PathBuf>,
+}
+
+/// Everything to run.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub missions: Vec<Mission>,
+    pub configs: Vec<Config>,
+    pub runs: Vec<PlannedRun>,
+}
+
+/// The result of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub config: String,
+    pub mission: String,
+    pub category: Category,
+    pub run: u32,
+    pub passed: bool,
+    /// Why the check failed, one line per failed part.
+    pub reasons: Vec<String>,
+    /// `returned`, a failure kind (`failed`, `max_turns_exceeded`, `llm_error`, ...), or
+    /// `harness_error` when the run could not start.
+    pub outcome: String,
+    pub turns: u32,
+    pub llm_requests: u32,
+    /// Token counts as the provider reported them (from the transcript when replaying).
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    /// The size of every request sent, estimated with the heuristic tokenizer (4 characters a
+    /// token), system prompt included: the same for every provider, and available when a
+    /// provider reports no usage.
+    pub est_prompt_tokens: u64,
+    /// The part of `est_prompt_tokens` that is the system prompt.
+    pub est_system_tokens: u64,
+    /// `est_prompt_tokens` request by request: how the prompt grew over the run.
+    pub est_prompt_tokens_per_request: Vec<u64>,
+    pub tool_calls: usize,
+    pub wall_ms: u64,
+    /// The transcript written, relative to the output directory.
+    pub transcript: String,
+}
+
+impl RunRecord {
+    /// Input, cache-read and cache-write tokens: the whole prompt, however the provider split
+    /// it.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_read_tokens)
+            .saturating_add(self.cache_write_tokens)
+    }
+}
+
+/// Loads the missions and decides the runs.
+pub fn plan(options: &EvalOptions, source: &LlmSource) -> Result<Plan, String> {
+    let missions = load_missions(&options.missions_dir, &options.missions)?;
+    let mut configs = Vec::new();
+    let dir = match source {
+        LlmSource::ReplayDir(dir) => Some(dir),
+        _ => None,
+    };
+    if options.compression.is_empty() {
+        match dir {
+            Some(dir) => configs = replay_configs(dir)?,
+            None => {
+                configs.push(Config::from_spec("off")?);
+                configs.push(Config::from_spec("on")?);
+            }
+        }
+    } else {
+        for spec in &options.compression {
+            let config = Config::from_spec(spec)?;
+            if configs.iter().any(|c: &Config| c.label == config.label) {
+                return Err(format!("--compression {spec} is given twice"));
+            }
+            configs.push(config);
+        }
+    }
+    let mut runs = Vec::new();
+    for (c, config) in configs.iter().enumerate() {
+        for (m, mission) in missions.iter().enumerate() {
+            match dir {
+                None => {
+                    for run in 1..=options.runs.unwrap_or(1) {
+                        runs.push(PlannedRun {
+                            config: c,
+                            mission: m,
+                            run,
+                            transcript: None,
+                        });
+                    }
+                }
+                Some(dir) => {
+                    let mission_dir = dir.join(&config.label).join(&mission.name);
+                    let mut found = transcript_runs(&mission_dir)?;
+                    if let Some(limit) = options.runs {
+                        found.retain(|(run, _)| *run <= limit);
+                    }
+                    runs.extend(found.into_iter().map(|(run, path)| PlannedRun {
+                        config: c,
+                        mission: m,
+                        run,
+                        transcript: Some(path),
+                    }));
+                }
+            }
+        }
+    }
+    if runs.is_empty() {
+        return Err(match dir {
+            Some(dir) => format!(
+                "{} has no transcript for these missions and configurations (expected \
+                 {}/<config>/<mission>/<run>.jsonl)",
+                dir.display(),
+                dir.display()
+            ),
+            None => "nothing to run: --runs is 0".to_string(),
+        });
+    }
+    Ok(Plan {
+        missions,
+        configs,
+        runs,
+    })
+}
+
+/// The configurations recorded in a transcript directory: each subdirectory, with the spec in
+/// its `config.json` (or its name as the spec).
+fn replay_configs(dir: &Path) -> Result<Vec<Config>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut labels: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    labels.sort();
+    // The baseline comes first: `off` when it is there.
+    if let Some(i) = labels.iter().position(|l| l == "off") {
+        let off = labels.remove(i);
+        labels.insert(0, off);
+    }
+    labels
+        .into_iter()
+        .map(|label| {
+            let meta = dir.join(&label).join("config.json");
+            let spec = match std::fs::read_to_string(&meta) {
+                Ok(text) => {
+                    serde_json::from_str::<ConfigFile>(&text)
+                        .map_err(|e| format!("{}: {e}", meta.display()))?
+                        .compression
+                }
+                Err(_) => label.clone(),
+            };
+            let compression = CompressionConfig::parse(&spec)
+                .map_err(|e| format!("{}: {e}", dir.join(&label).display()))?;
+            Ok(Config { label, compression })
+        })
+        .collect()
+}
+
+/// `config.json` of a transcript directory.
+#[derive(Debug, Serialize, Deserialize)]
+struct ConfigFile {
+    compression: String,
+}
+
+/// The `<run>.jsonl` files of one mission's transcript directory, by run number.
+fn transcript_runs(dir: &Path) -> Result<Vec<(u32, PathBuf)>, String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(Vec::new());
+    };
+    let mut runs: Vec<(u32, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter_map(|p| {
+            let run = p
+                .file_name()?
+                .to_str()?
+                .strip_suffix(".jsonl")?
+                .parse()
+                .ok()?;
+            Some((run, p))
+        })
+        .collect();
+    runs.sort();
+    Ok(runs)
+}
+
+/// A model that keeps every reply (for the transcript) and estimates every request's size.
+#[derive(Clone)]
+struct Recording {
+    inner: Arc<dyn Llm>,
+    state: Arc<Mutex<Recorded>>,
+}
+
+#[derive(Default)]
+struct Recorded {
+    replies: Vec<LlmResponse>,
+    est_prompt_tokens: u64,
+    est_system_tokens: u64,
+    per_request: Vec<u64>,
+}
+
+#[async_trait]
+impl Llm for Recording {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let system = HeuristicTokenizer.count_message(&Message::system(request.system.clone()));
+        let rest = HeuristicTokenizer.count_messages(&request.messages);
+        {
+            let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+            state.est_system_tokens += system as u64;
+            state.est_prompt_tokens += (system + rest) as u64;
+            state.per_request.push((system + rest) as u64);
+        }
+        let reply = self.inner.complete(request).await?;
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .replies
+            .push(reply.clone());
+        Ok(reply)
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+/// Where a run's transcript goes, relative to the output directory.
+pub fn transcript_path(config: &str, mission: &str, run: u32) -> PathBuf {
+    Path::new("transcripts")
+        .join(config)
+        .join(mission)
+        .join(format!("{run}.jsonl"))
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Makes one run and writes its transcript.
+async fn run_one(
+    mission: &Mission,
+    config: &Config,
+    planned: &PlannedRun,
+    source: &LlmSource,
+    options: &EvalOptions,
+) -> RunRecord {
+    let started = Instant::now();
+    let transcript = transcript_path(&config.label, &mission.name, planned.run);
+    let mut record = RunRecord {
+        config: config.label.clone(),
+        mission: mission.name.clone(),
+        category: mission.category,
+        run: planned.run,
+        passed: false,
+        reasons: Vec::new(),
+        outcome: "harness_error".into(),
+        turns: 0,
+        llm_requests: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        est_prompt_tokens: 0,
+        est_system_tokens: 0,
+        est_prompt_tokens_per_request: Vec::new(),
+        tool_calls: 0,
+        wall_ms: 0,
+        transcript: transcript.display().to_string(),
+    };
+    let llm: Arc<dyn Llm> = match (source, &planned.transcript) {
+        (LlmSource::Shared(llm), _) => llm.clone(),
+        (LlmSource::ReplayFile(path), _) | (LlmSource::ReplayDir(_), Some(path)) => {
+            match ReplayLlm::from_file(path) {
+                Ok(llm) => Arc::new(llm),
+                Err(e) => {
+                    record.reasons.push(e.to_string());
+                    return record;
+                }
+            }
+        }
+        (LlmSource::ReplayDir(dir), None) => {
+            record
+                .reasons
+                .push(format!("no transcript for this run in {}", dir.display()));
+            return record;
+        }
+    };
+    let recording = Recording {
+        inner: llm,
+        state: Arc::default(),
+    };
+    let log = CallLog::new();
+    let mut builder = mission
+        .builder(Arc::new(recording.clone()), &log)
+        .compression_config(config.compression);
+    if let Some(t) = options.temperature {
+        builder = builder.temperature(t);
+    }
+    let outcome = match builder.build() {
+        Ok(agent) => agent.run().await.map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    let recorded = std::mem::take(
+        &mut *recording
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner),
+    );
+    record.est_prompt_tokens = recorded.est_prompt_tokens;
+    record.est_system_tokens = recorded.est_system_tokens;
+    record.est_prompt_tokens_per_request = recorded.per_request;
+    if let Err(e) = write_transcript(&options.out_dir.join(&transcript), &recorded.replies) {
+        record.reasons.push(e);
+    }
+    let step = match outcome {
+        Ok(step) => step,
+        Err(e) => {
+            record.reasons.push(e);
+            record.wall_ms = millis(started.elapsed());
+            return record;
+        }
+    };
+    let end = match &step.outcome {
+        StepOutcome::Returned { value } => RunEnd::Returned(to_json(value)),
+        StepOutcome::Failed {
+            kind: FailureKind::Failed,
+            reason,
+            ..
+        } => RunEnd::Failed(reason.clone()),
+        StepOutcome::Failed { kind, reason, .. } => RunEnd::Error {
+            kind: kind.as_str().to_string(),
+            reason: reason.clone(),
+        },
+    };
+    record.outcome = match &step.outcome {
+        StepOutcome::Returned { .. } => "returned".to_string(),
+        StepOutcome::Failed { kind, .. } => kind.as_str().to_string(),
+    };
+    let calls = log.calls();
+    let params: BTreeMap<String, Vec<String>> = mission
+        .tools
+        .names()
+        .into_iter()
+        .map(|n| (n.to_string(), mission.tools.params(n).to_vec()))
+        .collect();
+    let verdict = mission.check.verdict(&end, &calls, |tool| {
+        params.get(tool).cloned().unwrap_or_default()
+    });
+    record.passed = verdict.passed && record.reasons.is_empty();
+    record.reasons.extend(verdict.reasons);
+    record.turns = u32::try_from(step.turns.len()).unwrap_or(u32::MAX);
+    record.llm_requests = step.usage.llm_requests;
+    let tokens = step.usage.tokens;
+    record.input_tokens = tokens.input_tokens;
+    record.output_tokens = tokens.output_tokens;
+    record.cache_read_tokens = tokens.cache_read_tokens;
+    record.cache_write_tokens = tokens.cache_write_tokens;
+    record.tool_calls = calls.len();
+    record.wall_ms = millis(started.elapsed());
+    record
+}
+
+/// Writes replies as a transcript [`ReplayLlm`] reads.
+fn write_transcript(path: &Path, replies: &[LlmResponse]) -> Result<(), String> {
+    let mut text = String::new();
+    for reply in replies {
+        let line = serde_json::to_string(reply)
+            .map_err(|e| format!("cannot write the transcript {}: {e}", path.display()))?;
+        text.push_str(&line);
+        text.push('\n');
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Makes every planned run, at most `options.jobs` at a time, and returns their records in
+/// plan order. Must be called within a multi-threaded tokio runtime.
+pub async fn execute(plan: &Plan, source: &LlmSource, options: &EvalOptions) -> Vec<RunRecord> {
+    let progress = if options.progress && std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(plan.runs.len() as u64);
+        if let Ok(style) = ProgressStyle::with_template(
+            "{bar:30.cyan/blue} {pos}/{len} runs {msg} [{elapsed_precise}, {eta} left]",
+        ) {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let plan = Arc::new(plan.clone());
+    let source = Arc::new(source.clone());
+    let options = Arc::new(options.clone());
+    let permits = Arc::new(tokio::sync::Semaphore::new(options.jobs.max(1)));
+    let passed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut tasks = tokio::task::JoinSet::new();
+    for index in 0..plan.runs.len() {
+        let (plan, source, options, permits, progress, passed) = (
+            plan.clone(),
+            source.clone(),
+            options.clone(),
+            permits.clone(),
+            progress.clone(),
+            passed.clone(),
+        );
+        tasks.spawn(async move {
+            // The semaphore is never closed, so acquiring only fails if it were.
+            let _permit = permits.acquire_owned().await.ok();
+            let planned = &plan.runs[index];
+            let record = run_one(
+                &plan.missions[planned.mission],
+                &plan.configs[planned.config],
+                planned,
+                &source,
+                &options,
+            )
+            .await;
+            let so_far = passed.fetch_add(
+                usize::from(record.passed),
+                std::sync::atomic::Ordering::Relaxed,
+            ) + usize::from(record.passed);
+            progress.inc(1);
+            progress.set_message(format!(
+                "({so_far} passed; last: {} {})",
+                record.config, record.mission
+            ));
+            (index, record)
+        });
+    }
+    let mut records: Vec<Option<RunRecord>> = vec![None; plan.runs.len()];
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok((index, record)) => records[index] = Some(record),
+            Err(e) => progress.println(format!("a run stopped unexpectedly: {e}")),
+        }
+    }
+    progress.finish_and_clear();
+    records
+        .into_iter()
+        .enumerate()
+        .map(|(index, record)| {
+            record.unwrap_or_else(|| {
+                let planned = &plan.runs[index];
+                let mission = &plan.missions[planned.mission];
+                let config = &plan.configs[planned.config];
+                RunRecord {
+                    config: config.label.clone(),
+                    mission: mission.name.clone(),
+                    category: mission.category,
+                    run: planned.run,
+                    passed: false,
+                    reasons: vec!["the run panicked; see the message above".into()],
+                    outcome: "harness_error".into(),
+                    turns: 0,
+                    llm_requests: 0,
+                    input_tokens: 0,
+                    output_tokens: 0,
+                    cache_read_tokens: 0,
+                    cache_write_tokens: 0,
+                    est_prompt_tokens: 0,
+                    est_system_tokens: 0,
+                    est_prompt_tokens_per_request: Vec::new(),
+                    tool_calls: 0,
+                    wall_ms: 0,
+                    transcript: transcript_path(&config.label, &mission.name, planned.run)
+                        .display()
+                        .to_string(),
+                }
+            })
+        })
+        .collect()
+}
+
+/// Writes `config.json` into each configuration's transcript directory, so a replay knows
+/// which compression spec the transcripts were recorded with.
+pub fn write_config_files(plan: &Plan, out_dir: &Path) -> Result<(), String> {
+    for config in &plan.configs {
+        let dir = out_dir.join("transcripts").join(&config.label);
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let text = serde_json::to_string_pretty(&ConfigFile {
+            compression: config.compression.to_string(),
+        })
+        .map_err(|e| e.to_string())?;
+        let path = dir.join("config.json");
+        std::fs::write(&path, text + "\n")
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}

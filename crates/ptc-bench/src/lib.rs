@@ -1,0 +1,48 @@
+//! A benchmark of agent missions: does the agent succeed, in how many turns, for how many
+//! tokens, with and without history compression?
+//!
+//! Missions are data ([`mission`]): a task, input data, tools with canned or scripted answers
+//! ([`tools`]), an output signature and a check ([`check`]). The harness ([`harness`]) runs each
+//! mission N times per configuration against any model the agent supports, records each run's
+//! model replies as a transcript that `replay:` can play back, and the report ([`report`])
+//! summarizes pass rates, turns, tokens and wall time, and compares each configuration with the
+//! first on the same missions ([`stats`]).
+//!
+//! The command line is `ptc-bench` (also `cargo xtask eval`); see `docs/benchmark.md`.
+
+pub mod check;
+pub mod harness;
+pub mod mission;
+pub mod report;
+pub mod stats;
+pub mod tools;
+
+use std::path::Path;
+
+pub use harness::{EvalOptions, LlmSource, RunRecord};
+pub use report::Report;
+
+/// Runs a whole evaluation: plans the runs, makes them, and writes `REPORT.md`, `report.json`
+/// and the transcripts into `options.out_dir`. Starts its own tokio runtime.
+pub fn evaluate(options: &EvalOptions) -> Result<Report, String> {
+    let source = LlmSource::parse(&options.llm)?;
+    let plan = harness::plan(options, &source)?;
+    std::fs::create_dir_all(&options.out_dir)
+        .map_err(|e| format!("cannot create {}: {e}", options.out_dir.display()))?;
+    harness::write_config_files(&plan, &options.out_dir)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("could not start the async runtime: {e}"))?;
+    let records = runtime.block_on(harness::execute(&plan, &source, options));
+    let report = Report::new(&source.describe(), &plan.missions, &plan.configs, records);
+    write(&options.out_dir.join("REPORT.md"), &report.markdown())?;
+    let json = serde_json::to_string_pretty(&report)
+        .map_err(|e| format!("cannot write the report as JSON: {e}"))?;
+    write(&options.out_dir.join("report.json"), &(json + "\n"))?;
+    Ok(report)
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}

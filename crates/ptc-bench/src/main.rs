@@ -1,0 +1,86 @@
+//! `ptc-bench`: run the agent missions against a model and write a report.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use ptc_bench::{EvalOptions, evaluate};
+
+/// Run every mission N times per compression configuration against a model, and write
+/// REPORT.md, report.json and one transcript per run.
+#[derive(Debug, Parser)]
+#[command(name = "ptc-bench", version)]
+struct Cli {
+    /// The model: `openai:MODEL`, `anthropic:MODEL`, `openai-compatible:URL:MODEL`,
+    /// `replay:FILE.jsonl` (one transcript for every run) or `replay-dir:DIR` (each run's own
+    /// transcript, DIR/<config>/<mission>/<run>.jsonl, as an earlier evaluation wrote them).
+    #[arg(long, value_name = "SPEC")]
+    llm: String,
+    /// Runs per mission and configuration [default: 1; replaying a directory: every run it
+    /// holds].
+    #[arg(long, value_name = "N")]
+    runs: Option<u32>,
+    /// One configuration per compression spec: `off`, `on`, or a strategy with options such as
+    /// `rolling-window?window=3`. The first is the baseline of the comparisons [default: off
+    /// and on; replaying a directory: the configurations it holds].
+    #[arg(long, value_name = "SPEC")]
+    compression: Vec<String>,
+    /// Only the missions whose names match this glob (`*` and `?`); repeatable.
+    #[arg(long, value_name = "GLOB")]
+    missions: Vec<String>,
+    /// Where the missions are.
+    #[arg(long, value_name = "DIR", default_value = "benchmarks/missions")]
+    missions_dir: PathBuf,
+    /// Where the report and the transcripts go.
+    #[arg(long, value_name = "DIR", default_value = "target/eval")]
+    out: PathBuf,
+    /// Runs at once.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    jobs: usize,
+    /// The sampling temperature [default: the provider's].
+    #[arg(long, value_name = "T")]
+    temperature: Option<f32>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let options = EvalOptions {
+        llm: cli.llm,
+        compression: cli.compression,
+        runs: cli.runs,
+        missions_dir: cli.missions_dir,
+        missions: cli.missions,
+        out_dir: cli.out.clone(),
+        jobs: cli.jobs.max(1),
+        temperature: cli.temperature,
+        progress: true,
+    };
+    match evaluate(&options) {
+        Ok(report) => {
+            for c in &report.configs {
+                let s = &c.total;
+                println!(
+                    "{}: {}/{} runs passed ({:.1} %), {:.1} turns per run",
+                    c.label,
+                    s.passed,
+                    s.runs,
+                    s.pass_rate * 100.0,
+                    s.mean_turns
+                );
+            }
+            for c in &report.comparisons {
+                println!("{}", c.summary);
+            }
+            println!(
+                "report: {} and {}",
+                cli.out.join("REPORT.md").display(),
+                cli.out.join("report.json").display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! Missions as data: one directory per mission under `benchmarks/missions/`.
+//!
+//! | file | what it is |
+//! |---|---|
+//! | `mission.txt` | the task given to the agent (`{{name}}` placeholders are filled from the data) |
+//! | `mission.json` | `category`, `max_turns`, `signature` and the `check` ([`crate::check`]) |
+//! | `data.json` | optional input data: each top-level key becomes `data/<key>` |
+//! | `tools.json` | optional tools ([`crate::tools`]) |
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use ptc_agent::{Agent, ScriptedLlm, Signature};
+use ptc_lisp::Value;
+use serde::{Deserialize, Serialize};
+
+use crate::check::Check;
+use crate::tools::{CallLog, ToolSet};
+
+/// What a mission exercises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    /// One program answers it.
+    SingleTurn,
+    /// The model must look at something (print it) before it can compute the answer.
+    MultiTurn,
+    /// Tools with side effects that must be called exactly once each.
+    SideEffects,
+    /// A tool fails, or the obvious program fails, and the model must recover.
+    ErrorRecovery,
+    /// Eight or more turns, where the size of the history matters.
+    LongRun,
+}
+
+impl Category {
+    pub const ALL: [Category; 5] = [
+        Category::SingleTurn,
+        Category::MultiTurn,
+        Category::SideEffects,
+        Category::ErrorRecovery,
+        Category::LongRun,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::SingleTurn => "single-turn",
+            Category::MultiTurn => "multi-turn",
+            Category::SideEffects => "side-effects",
+            Category::ErrorRecovery => "error-recovery",
+            Category::LongRun => "long-run",
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `mission.json`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MissionFile {
+    category: Category,
+    #[serde(default = "default_max_turns")]
+    max_turns: u32,
+    #[serde(default)]
+    signature: Option<String>,
+    #[serde(default)]
+    check: Check,
+}
+
+fn default_max_turns() -> u32 {
+    ptc_turn::DEFAULT_MAX_TURNS
+}
+
+/// A mission, loaded and checked.
+#[derive(Debug, Clone)]
+pub struct Mission {
+    /// The directory's name.
+    pub name: String,
+    pub category: Category,
+    /// The task text.
+    pub text: String,
+    /// The input data, by `data/` name.
+    pub data: BTreeMap<String, Value>,
+    pub tools: ToolSet,
+    pub max_turns: u32,
+    pub signature: Option<String>,
+    pub check: Check,
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn read_optional(path: &Path) -> Result<Option<String>, String> {
+    if path.exists() {
+        read(path).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+impl Mission {
+    /// Loads and checks the mission in `dir`: every file parses, the signatures parse, the
+    /// check names only declared tools and arguments, and an agent can be built from it.
+    pub fn load(dir: &Path) -> Result<Mission, String> {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .ok_or_else(|| format!("{} is not a mission directory", dir.display()))?;
+        let text = read(&dir.join("mission.txt"))?.trim().to_string();
+        if text.is_empty() {
+            return Err(format!("{}: the mission text is empty", dir.display()));
+        }
+        let meta_path = dir.join("mission.json");
+        let meta: MissionFile = serde_json::from_str(&read(&meta_path)?)
+            .map_err(|e| format!("{}: {e}", meta_path.display()))?;
+        let data = match read_optional(&dir.join("data.json"))? {
+            None => BTreeMap::new(),
+            Some(text) => data_entries(&text)
+                .map_err(|e| format!("{}: {e}", dir.join("data.json").display()))?,
+        };
+        let tools = match read_optional(&dir.join("tools.json"))? {
+            None => ToolSet::default(),
+            Some(text) => ToolSet::from_json(&dir.join("tools.json").display().to_string(), &text)?,
+        };
+        if let Some(signature) = &meta.signature {
+            Signature::parse(signature)
+                .map_err(|e| format!("{}: the signature: {e}", meta_path.display()))?;
+        }
+        let names = tools.names();
+        meta.check
+            .validate(|tool| names.contains(&tool).then(|| tools.params(tool)))
+            .map_err(|e| format!("{}: check: {e}", meta_path.display()))?;
+        let mission = Mission {
+            name,
+            category: meta.category,
+            text,
+            data,
+            tools,
+            max_turns: meta.max_turns,
+            signature: meta.signature,
+            check: meta.check,
+        };
+        mission
+            .builder(
+                std::sync::Arc::new(ScriptedLlm::new(Vec::<String>::new())),
+                &CallLog::new(),
+            )
+            .build()
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        Ok(mission)
+    }
+
+    /// An agent builder for this mission with these tools' log; compression and other run
+    /// settings are the caller's.
+    pub fn builder(
+        &self,
+        llm: std::sync::Arc<dyn ptc_agent::Llm>,
+        log: &CallLog,
+    ) -> ptc_agent::AgentBuilder {
+        let mut builder = Agent::builder(&self.text)
+            .llm_arc(llm)
+            .max_turns(self.max_turns);
+        for tool in self.tools.instantiate(log) {
+            builder = builder.tool_arc(tool);
+        }
+        for (name, value) in &self.data {
+            builder = builder.data_value(name, value.clone());
+        }
+        if let Some(signature) = &self.signature {
+            builder = builder.signature(signature);
+        }
+        builder
+    }
+}
+
+/// The entries of a data file: a JSON object whose keys become `data/<key>`.
+fn data_entries(text: &str) -> Result<BTreeMap<String, Value>, String> {
+    let value = ptc_lisp::json::from_json_str(text).map_err(|e| e.message)?;
+    let Value::Map(map) = value else {
+        return Err(format!(
+            "the data must be a JSON object whose keys become data/<key>, not {}",
+            value.type_name()
+        ));
+    };
+    Ok(map
+        .iter()
+        .map(|(key, value)| {
+            let name = match key {
+                Value::Keyword(k) => k.as_str().to_string(),
+                Value::Str(s) => s.to_string(),
+                other => ptc_lisp::format::pr_str(other),
+            };
+            (name, value.clone())
+        })
+        .collect())
+}
+
+/// Whether `name` matches a glob pattern: `*` is any run of characters, `?` one character.
+///
+/// ```
+/// use ptc_bench::mission::glob_match;
+/// assert!(glob_match("orders-*", "orders-late"));
+/// assert!(glob_match("*late*", "orders-late"));
+/// assert!(!glob_match("order?", "orders-late"));
+/// ```
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    // The classic two-pointer match with backtracking to the last `*`.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
+}
+
+/// The mission directories under `root` whose names match one of `patterns` (all when there
+/// are none), sorted by name, loaded and checked.
+pub fn load_missions(root: &Path, patterns: &[String]) -> Result<Vec<Mission>, String> {
+    let entries = std::fs::read_dir(root).map_err(|e| {
+        format!(
+            "cannot read the missions directory {}: {e} (run from the repository root, or pass \
+             --missions-dir)",
+            root.display()
+        )
+    })?;
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.join("mission.json").is_file())
+        .filter(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().to_string());
+            name.is_some_and(|name| {
+                patterns.is_empty() || patterns.iter().any(|pat| glob_match(pat, &name))
+            })
+        })
+        .collect();
+    dirs.sort();
+    if dirs.is_empty() {
+        return Err(format!(
+            "no mission in {} matches {}",
+            root.display(),
+            if patterns.is_empty() {
+                "(any name)".to_string()
+            } else {
+                patterns.join(", ")
+            }
+        ));
+    }
+    dirs.iter().map(|d| Mission::load(d)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn globs_match_whole_names() {
+        let cases = [
+            ("*", "anything", true),
+            ("", "", true),
+            ("", "x", false),
+            ("a*c", "abbbc", true),
+            ("a*c", "abbbd", false),
+            ("*-late", "orders-late", true),
+            ("a?c", "abc", true),
+            ("a?c", "ac", false),
+            ("**b", "aab", true),
+            ("*a*b*", "xxaxxbxx", true),
+        ];
+        for (pattern, name, expected) in cases {
+            assert_eq!(glob_match(pattern, name), expected, "{pattern} ~ {name}");
+        }
+    }
+
+    #[test]
+    fn every_bundled_mission_loads_and_every_category_is_covered() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/missions");
+        let missions = load_missions(&root, &[]).unwrap();
+        assert!(missions.len() >= 20, "{} missions", missions.len());
+        for category in Category::ALL {
+            assert!(
+                missions.iter().any(|m| m.category == category),
+                "no {category} mission"
+            );
+        }
+        for long in missions.iter().filter(|m| m.category == Category::LongRun) {
+            assert!(
+                long.max_turns >= 8,
+                "{} allows {} turns",
+                long.name,
+                long.max_turns
+            );
+        }
+    }
+}

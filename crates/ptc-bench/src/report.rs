@@ -1,0 +1,603 @@
+//! The report: per configuration, per category and per mission summaries of the runs, and the
+//! paired comparison of each configuration with the first one (the baseline).
+
+use std::fmt::Write;
+
+use serde::{Deserialize, Serialize};
+
+use crate::harness::{Config, RunRecord};
+use crate::mission::{Category, Mission};
+use crate::stats::{self, Interval, SignTest};
+
+/// Totals and means of a group of runs.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Summary {
+    pub runs: usize,
+    pub passed: usize,
+    /// `passed / runs`, from 0 to 1.
+    pub pass_rate: f64,
+    pub mean_turns: f64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub est_prompt_tokens: u64,
+    /// The system prompt's part of `est_prompt_tokens`.
+    pub est_system_tokens: u64,
+    pub wall_ms: u64,
+}
+
+impl Summary {
+    pub fn of<'a>(runs: impl IntoIterator<Item = &'a RunRecord>) -> Summary {
+        let mut s = Summary::default();
+        let mut turns = 0u64;
+        for r in runs {
+            s.runs += 1;
+            s.passed += usize::from(r.passed);
+            turns += u64::from(r.turns);
+            s.input_tokens += r.input_tokens;
+            s.output_tokens += r.output_tokens;
+            s.cache_read_tokens += r.cache_read_tokens;
+            s.cache_write_tokens += r.cache_write_tokens;
+            s.est_prompt_tokens += r.est_prompt_tokens;
+            s.est_system_tokens += r.est_system_tokens;
+            s.wall_ms += r.wall_ms;
+        }
+        if s.runs > 0 {
+            s.pass_rate = s.passed as f64 / s.runs as f64;
+            s.mean_turns = turns as f64 / s.runs as f64;
+        }
+        s
+    }
+
+    /// A total divided by the number of runs.
+    pub fn per_run(&self, total: u64) -> f64 {
+        if self.runs == 0 {
+            0.0
+        } else {
+            total as f64 / self.runs as f64
+        }
+    }
+
+    /// Input, cache-read and cache-write tokens.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+    }
+}
+
+/// One category's runs under one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CategorySummary {
+    pub category: Category,
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
+/// One mission's runs under one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MissionSummary {
+    pub mission: String,
+    pub category: Category,
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
+/// One configuration's runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfigReport {
+    pub label: String,
+    /// The compression spec, normalized.
+    pub compression: String,
+    pub total: Summary,
+    pub categories: Vec<CategorySummary>,
+    pub missions: Vec<MissionSummary>,
+}
+
+/// A difference of means between paired missions.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MeanDifference {
+    /// The mean over missions in the baseline and in the other configuration.
+    pub baseline: f64,
+    pub config: f64,
+    /// `config - baseline`, averaged over missions.
+    pub difference: f64,
+    pub ci95: Option<Interval>,
+}
+
+/// A relative change of a total between paired missions.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RelativeChange {
+    /// The sum over missions of the mean per run, in the baseline and in the other
+    /// configuration.
+    pub baseline: f64,
+    pub config: f64,
+    /// `config / baseline - 1` (-0.6 is 60 % fewer); `None` when the baseline is 0 (a
+    /// provider that reports no usage).
+    pub change: Option<f64>,
+    pub ci95: Option<Interval>,
+}
+
+/// A configuration against the baseline, on the missions both ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub baseline: String,
+    pub config: String,
+    /// Missions both configurations ran.
+    pub missions: usize,
+    /// Pass rates in points (0 to 100).
+    pub pass_rate: MeanDifference,
+    pub sign_test: SignTest,
+    pub turns: MeanDifference,
+    /// Input, cache-read and cache-write tokens as reported.
+    pub prompt_tokens: RelativeChange,
+    pub output_tokens: RelativeChange,
+    pub est_prompt_tokens: RelativeChange,
+    /// Estimated prompt tokens less the system prompt: the part compression works on.
+    pub est_history_tokens: RelativeChange,
+    /// The comparison in one sentence.
+    pub summary: String,
+}
+
+/// The whole report (`report.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The model, as `--llm` named it.
+    pub llm: String,
+    /// Missions with at least one run.
+    pub missions: usize,
+    pub configs: Vec<ConfigReport>,
+    /// Each configuration after the first against the first.
+    pub comparisons: Vec<Comparison>,
+    pub runs: Vec<RunRecord>,
+}
+
+impl Report {
+    /// Summarizes the runs. Configurations and missions keep the given order.
+    pub fn new(
+        llm: &str,
+        missions: &[Mission],
+        configs: &[Config],
+        runs: Vec<RunRecord>,
+    ) -> Report {
+        let config_reports: Vec<ConfigReport> = configs
+            .iter()
+            .map(|config| {
+                let mine: Vec<&RunRecord> =
+                    runs.iter().filter(|r| r.config == config.label).collect();
+                ConfigReport {
+                    label: config.label.clone(),
+                    compression: config.compression.to_string(),
+                    total: Summary::of(mine.iter().copied()),
+                    categories: Category::ALL
+                        .into_iter()
+                        .filter(|c| mine.iter().any(|r| r.category == *c))
+                        .map(|category| CategorySummary {
+                            category,
+                            summary: Summary::of(
+                                mine.iter().copied().filter(|r| r.category == category),
+                            ),
+                        })
+                        .collect(),
+                    missions: missions
+                        .iter()
+                        .filter(|m| mine.iter().any(|r| r.mission == m.name))
+                        .map(|m| MissionSummary {
+                            mission: m.name.clone(),
+                            category: m.category,
+                            summary: Summary::of(
+                                mine.iter().copied().filter(|r| r.mission == m.name),
+                            ),
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        let comparisons = match config_reports.split_first() {
+            Some((baseline, others)) => others.iter().map(|o| compare(baseline, o)).collect(),
+            None => Vec::new(),
+        };
+        Report {
+            llm: llm.to_string(),
+            missions: missions
+                .iter()
+                .filter(|m| runs.iter().any(|r| r.mission == m.name))
+                .count(),
+            configs: config_reports,
+            comparisons,
+            runs,
+        }
+    }
+
+    /// The report as Markdown (`REPORT.md`).
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        let runs = self.runs.len();
+        let per: Vec<usize> = self
+            .configs
+            .iter()
+            .flat_map(|c| c.missions.iter().map(|m| m.summary.runs))
+            .collect();
+        let (lo, hi) = (
+            per.iter().copied().min().unwrap_or(0),
+            per.iter().copied().max().unwrap_or(0),
+        );
+        let _ = writeln!(out, "# Benchmark report\n");
+        let _ = writeln!(
+            out,
+            "Model `{}`; {} configuration{}; {} mission{}; {} run{} per mission and configuration; {} run{} in all.\n",
+            self.llm,
+            self.configs.len(),
+            plural(self.configs.len()),
+            self.missions,
+            plural(self.missions),
+            if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo} to {hi}")
+            },
+            plural(hi),
+            runs,
+            plural(runs),
+        );
+        for c in &self.comparisons {
+            let _ = writeln!(out, "- {}", c.summary);
+        }
+        if !self.comparisons.is_empty() {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "## Configurations\n");
+        let _ = writeln!(
+            out,
+            "| configuration | compression | runs | pass rate | mean turns | input tokens / run | output tokens / run | cache-read tokens / run | est. prompt tokens / run | wall time / run |"
+        );
+        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+        for c in &self.configs {
+            let s = &c.total;
+            let _ = writeln!(
+                out,
+                "| {} | `{}` | {} | {} | {:.1} | {} | {} | {} | {} | {} |",
+                c.label,
+                c.compression,
+                s.runs,
+                pass_rate(s),
+                s.mean_turns,
+                count(s.per_run(s.input_tokens)),
+                count(s.per_run(s.output_tokens)),
+                count(s.per_run(s.cache_read_tokens)),
+                count(s.per_run(s.est_prompt_tokens)),
+                seconds(s.per_run(s.wall_ms)),
+            );
+        }
+        for c in &self.comparisons {
+            let _ = writeln!(out, "\n## `{}` against `{}`\n", c.config, c.baseline);
+            let _ = writeln!(
+                out,
+                "Paired over the {} mission{} both ran; 95 % bootstrap intervals over missions.\n",
+                c.missions,
+                plural(c.missions)
+            );
+            let _ = writeln!(
+                out,
+                "| metric (mean per mission) | {} | {} | change | 95 % interval |",
+                c.baseline, c.config
+            );
+            let _ = writeln!(out, "|---|--:|--:|--:|--:|");
+            let d = &c.pass_rate;
+            let _ = writeln!(
+                out,
+                "| pass rate | {:.1} % | {:.1} % | {} points | {} |",
+                d.baseline,
+                d.config,
+                signed(d.difference, 1),
+                interval(d.ci95, |v| signed(v, 1))
+            );
+            let t = &c.turns;
+            let _ = writeln!(
+                out,
+                "| turns | {:.2} | {:.2} | {} | {} |",
+                t.baseline,
+                t.config,
+                signed(t.difference, 2),
+                interval(t.ci95, |v| signed(v, 2))
+            );
+            for (name, r) in [
+                ("prompt tokens (input + cache, reported)", &c.prompt_tokens),
+                ("output tokens (reported)", &c.output_tokens),
+                ("prompt tokens (estimated)", &c.est_prompt_tokens),
+                (
+                    "prompt tokens less the system prompt (estimated)",
+                    &c.est_history_tokens,
+                ),
+            ] {
+                let _ = writeln!(
+                    out,
+                    "| {name} | {} | {} | {} | {} |",
+                    count(r.baseline / c.missions.max(1) as f64),
+                    count(r.config / c.missions.max(1) as f64),
+                    r.change.map_or("n/a".to_string(), percent),
+                    interval(r.ci95, percent)
+                );
+            }
+            let s = &c.sign_test;
+            let _ = writeln!(
+                out,
+                "\nSign test on the pass rate: {} mission{} better, {} worse, {} tied; p = {:.3}.",
+                s.better,
+                plural(s.better),
+                s.worse,
+                s.ties,
+                s.p_value
+            );
+        }
+        let _ = writeln!(out, "\n## By category\n");
+        let _ = writeln!(
+            out,
+            "| category | configuration | runs | pass rate | mean turns | prompt tokens / run | est. prompt tokens / run |"
+        );
+        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|");
+        for category in Category::ALL {
+            for c in &self.configs {
+                if let Some(cs) = c.categories.iter().find(|s| s.category == category) {
+                    let s = &cs.summary;
+                    let _ = writeln!(
+                        out,
+                        "| {category} | {} | {} | {} | {:.1} | {} | {} |",
+                        c.label,
+                        s.runs,
+                        pass_rate(s),
+                        s.mean_turns,
+                        count(s.per_run(s.prompt_tokens())),
+                        count(s.per_run(s.est_prompt_tokens)),
+                    );
+                }
+            }
+        }
+        let _ = writeln!(out, "\n## By mission\n");
+        let _ = writeln!(
+            out,
+            "| mission | category | configuration | runs | pass rate | mean turns | input / run | output / run | cache read / run | est. prompt / run | wall / run |"
+        );
+        let _ = writeln!(out, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+        let mut names: Vec<(&str, Category)> = Vec::new();
+        for c in &self.configs {
+            for m in &c.missions {
+                if !names.iter().any(|(n, _)| *n == m.mission) {
+                    names.push((&m.mission, m.category));
+                }
+            }
+        }
+        names.sort();
+        for (name, category) in names {
+            for c in &self.configs {
+                if let Some(m) = c.missions.iter().find(|m| m.mission == name) {
+                    let s = &m.summary;
+                    let _ = writeln!(
+                        out,
+                        "| {name} | {category} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} |",
+                        c.label,
+                        s.runs,
+                        pass_rate(s),
+                        s.mean_turns,
+                        count(s.per_run(s.input_tokens)),
+                        count(s.per_run(s.output_tokens)),
+                        count(s.per_run(s.cache_read_tokens)),
+                        count(s.per_run(s.est_prompt_tokens)),
+                        seconds(s.per_run(s.wall_ms)),
+                    );
+                }
+            }
+        }
+        let failed: Vec<&RunRecord> = self.runs.iter().filter(|r| !r.passed).collect();
+        let _ = writeln!(out, "\n## Failed runs\n");
+        if failed.is_empty() {
+            let _ = writeln!(out, "None.");
+        }
+        for r in failed {
+            let _ = writeln!(
+                out,
+                "- `{}` {} run {} ({}, {} turn{}): {} (transcript `{}`)",
+                r.config,
+                r.mission,
+                r.run,
+                r.outcome,
+                r.turns,
+                plural(r.turns as usize),
+                if r.reasons.is_empty() {
+                    "no reason recorded".to_string()
+                } else {
+                    r.reasons.join("; ").replace('|', "\\|")
+                },
+                r.transcript
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\n## Reading this report\n\n\
+             - Token counts are what the provider reported (when replaying, what the transcript \
+             says it reported). Prompt tokens are input + cache-read + cache-write tokens: the \
+             whole prompt, however the provider split it. Estimated prompt tokens are the \
+             harness's own count of every request it sent (4 characters a token, system prompt \
+             included), the same for every provider.\n\
+             - Comparisons pair missions: each mission's runs are averaged per configuration. \
+             Pass rate and turns changes are means over missions of the difference; token \
+             changes are the change of the total over the paired missions. Intervals are 95 % \
+             percentile bootstraps over missions (10,000 resamples, fixed seed); the sign test \
+             counts missions whose pass rate went up or down. See docs/benchmark.md."
+        );
+        out
+    }
+}
+
+/// The paired comparison of `other` against `baseline`.
+fn compare(baseline: &ConfigReport, other: &ConfigReport) -> Comparison {
+    let mut pairs: Vec<(&Summary, &Summary)> = Vec::new();
+    for m in &baseline.missions {
+        if let Some(o) = other.missions.iter().find(|o| o.mission == m.mission)
+            && m.summary.runs > 0
+            && o.summary.runs > 0
+        {
+            pairs.push((&m.summary, &o.summary));
+        }
+    }
+    let extract = |f: &dyn Fn(&Summary) -> f64| -> Vec<(f64, f64)> {
+        pairs.iter().map(|(a, b)| (f(a), f(b))).collect()
+    };
+    let mean_of = |values: &[(f64, f64)], side: usize| -> f64 {
+        if values.is_empty() {
+            0.0
+        } else {
+            values
+                .iter()
+                .map(|p| if side == 0 { p.0 } else { p.1 })
+                .sum::<f64>()
+                / values.len() as f64
+        }
+    };
+    let difference = |values: Vec<(f64, f64)>| MeanDifference {
+        baseline: mean_of(&values, 0),
+        config: mean_of(&values, 1),
+        difference: stats::mean_difference(&values).unwrap_or(0.0),
+        ci95: stats::bootstrap(&values, stats::mean_difference),
+    };
+    let change = |values: Vec<(f64, f64)>| RelativeChange {
+        baseline: values.iter().map(|p| p.0).sum(),
+        config: values.iter().map(|p| p.1).sum(),
+        change: stats::relative_change(&values),
+        ci95: stats::bootstrap(&values, stats::relative_change),
+    };
+    let pass = extract(&|s| s.pass_rate * 100.0);
+    let sign_test = stats::sign_test(&pass);
+    let pass_rate = difference(pass);
+    let turns = difference(extract(&|s| s.mean_turns));
+    let prompt_tokens = change(extract(&|s| s.per_run(s.prompt_tokens())));
+    let output_tokens = change(extract(&|s| s.per_run(s.output_tokens)));
+    let est_prompt_tokens = change(extract(&|s| s.per_run(s.est_prompt_tokens)));
+    let est_history_tokens = change(extract(&|s| {
+        s.per_run(s.est_prompt_tokens.saturating_sub(s.est_system_tokens))
+    }));
+    let tokens_part = match (prompt_tokens.change, est_prompt_tokens.change) {
+        (Some(c), _) => format!(
+            "{} prompt tokens (95 % interval {})",
+            percent(c),
+            interval(prompt_tokens.ci95, percent)
+        ),
+        (None, Some(c)) => format!(
+            "no reported usage; {} estimated prompt tokens (95 % interval {})",
+            percent(c),
+            interval(est_prompt_tokens.ci95, percent)
+        ),
+        (None, None) => "no token counts".to_string(),
+    };
+    let history_part = est_history_tokens
+        .change
+        .map(|c| format!(" ({} without the system prompt, estimated)", percent(c)))
+        .unwrap_or_default();
+    let summary = format!(
+        "`{}` against `{}` on {} paired mission{}: {}{}; pass rate {:.1} % -> {:.1} %, {} points \
+         (95 % interval {}; sign test {} better, {} worse, p = {:.2}); turns {} per run.",
+        other.label,
+        baseline.label,
+        pairs.len(),
+        plural(pairs.len()),
+        tokens_part,
+        history_part,
+        pass_rate.baseline,
+        pass_rate.config,
+        signed(pass_rate.difference, 1),
+        interval(pass_rate.ci95, |v| signed(v, 1)),
+        sign_test.better,
+        sign_test.worse,
+        sign_test.p_value,
+        signed(turns.difference, 2),
+    );
+    Comparison {
+        baseline: baseline.label.clone(),
+        config: other.label.clone(),
+        missions: pairs.len(),
+        pass_rate,
+        sign_test,
+        turns,
+        prompt_tokens,
+        output_tokens,
+        est_prompt_tokens,
+        est_history_tokens,
+        summary,
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn pass_rate(s: &Summary) -> String {
+    format!("{:.1} % ({}/{})", s.pass_rate * 100.0, s.passed, s.runs)
+}
+
+/// A whole number with thousands separators.
+fn count(value: f64) -> String {
+    let rounded = value.round();
+    if !rounded.is_finite() {
+        return "n/a".into();
+    }
+    let digits = format!("{}", rounded.abs() as u64);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if rounded < 0.0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+fn seconds(ms: f64) -> String {
+    format!("{:.2} s", ms / 1000.0)
+}
+
+/// `+1.5` / `-0.3` / `0.0`.
+fn signed(value: f64, decimals: usize) -> String {
+    let text = format!("{value:+.decimals$}");
+    // "-0.0" and "+0.0" read as no change.
+    if text
+        .trim_start_matches(['+', '-'])
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
+        text.trim_start_matches(['+', '-']).to_string()
+    } else {
+        text
+    }
+}
+
+/// A fraction as a signed percentage: `-0.583` is `-58.3 %`.
+fn percent(fraction: f64) -> String {
+    format!("{} %", signed(fraction * 100.0, 1))
+}
+
+fn interval(ci: Option<Interval>, show: impl Fn(f64) -> String) -> String {
+    match ci {
+        Some(ci) => format!("{} to {}", show(ci.low), show(ci.high)),
+        None => "n/a".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn numbers_are_formatted_for_reading() {
+        assert_eq!(count(1234567.4), "1,234,567");
+        assert_eq!(count(999.5), "1,000");
+        assert_eq!(count(0.0), "0");
+        assert_eq!(signed(-0.04, 1), "0.0");
+        assert_eq!(signed(2.0, 1), "+2.0");
+        assert_eq!(percent(-0.5834), "-58.3 %");
+        assert_eq!(seconds(1234.0), "1.23 s");
+    }
+}

@@ -1,0 +1,360 @@
+//! The harness end to end, offline: the committed transcripts under `benchmarks/transcripts/`
+//! (hand-written replies, not recorded from a real model) replayed against the missions, with
+//! their exact verdicts and the report's key numbers; then the transcripts the replay wrote,
+//! replayed again, must give the same records.
+
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use ptc_bench::{EvalOptions, Report, RunRecord, evaluate};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A fresh output directory for one test.
+fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptc-bench-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn options(llm: String, out: &Path) -> EvalOptions {
+    EvalOptions {
+        missions_dir: repo().join("benchmarks/missions"),
+        out_dir: out.to_path_buf(),
+        ..EvalOptions::new(llm)
+    }
+}
+
+/// (config, mission, run, passed, outcome, turns, input tokens, output tokens)
+type Row = (String, String, u32, bool, String, u32, u64, u64);
+
+fn rows(report: &Report) -> Vec<Row> {
+    report
+        .runs
+        .iter()
+        .map(|r| {
+            (
+                r.config.clone(),
+                r.mission.clone(),
+                r.run,
+                r.passed,
+                r.outcome.clone(),
+                r.turns,
+                r.input_tokens,
+                r.output_tokens,
+            )
+        })
+        .collect()
+}
+
+// One argument per column, so that the expected table below reads as a table.
+#[allow(clippy::too_many_arguments)]
+fn row(c: &str, m: &str, run: u32, passed: bool, outcome: &str, turns: u32, i: u64, o: u64) -> Row {
+    (c.into(), m.into(), run, passed, outcome.into(), turns, i, o)
+}
+
+/// The parts of a record that do not depend on the machine or the output directory.
+fn stable(mut r: RunRecord) -> RunRecord {
+    r.wall_ms = 0;
+    r
+}
+
+#[test]
+fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers() {
+    let out = out_dir("committed");
+    let dir = repo().join("benchmarks/transcripts");
+    let report = evaluate(&options(format!("replay-dir:{}", dir.display()), &out)).unwrap();
+
+    // Every mission once without compression (each mission's check accepts a correct answer);
+    // every category, passing and failing runs, with compression on and off.
+    assert_eq!(
+        rows(&report),
+        vec![
+            row("off", "category-ratings", 1, true, "returned", 1, 2594, 57),
+            row("off", "currency-totals", 1, true, "returned", 2, 5412, 111),
+            row("off", "escalate-tickets", 1, true, "returned", 1, 2699, 98),
+            row("off", "flaky-rates", 1, true, "returned", 3, 8070, 90),
+            row("off", "forecast-hottest", 1, true, "returned", 3, 8341, 151),
+            row("off", "invoice-reminders", 1, true, "returned", 1, 2684, 74),
+            row("off", "knowledge-hops", 1, true, "returned", 5, 14043, 127),
+            row(
+                "off",
+                "late-delivery-credits",
+                1,
+                true,
+                "returned",
+                5,
+                15996,
+                632
+            ),
+            row("off", "low-stock", 1, true, "returned", 1, 2599, 39),
+            row(
+                "off",
+                "missing-customers",
+                1,
+                true,
+                "returned",
+                2,
+                5496,
+                118
+            ),
+            row("off", "order-revenue", 1, true, "returned", 1, 2636, 59),
+            row("off", "order-revenue", 2, true, "returned", 2, 5360, 100),
+            row("off", "paged-admins", 1, true, "returned", 3, 8119, 203),
+            row(
+                "off",
+                "refund-unknown-order",
+                1,
+                true,
+                "failed",
+                2,
+                5410,
+                91
+            ),
+            row("off", "renamed-fields", 1, true, "returned", 3, 8016, 93),
+            row("off", "restock", 1, true, "returned", 1, 2686, 82),
+            row("off", "shipment-delays", 1, true, "returned", 3, 8324, 184),
+            row("off", "sms-rate-limit", 1, true, "returned", 3, 8328, 230),
+            row("off", "team-hours", 1, true, "returned", 3, 8161, 153),
+            row("off", "ticket-routing", 1, true, "returned", 10, 32507, 682),
+            row(
+                "off",
+                "ticket-status-counts",
+                1,
+                true,
+                "returned",
+                1,
+                2591,
+                67
+            ),
+            row("off", "top-spenders", 1, false, "returned", 1, 2584, 73),
+            row("off", "warehouse-audit", 1, true, "returned", 9, 29090, 669),
+            row(
+                "on",
+                "late-delivery-credits",
+                1,
+                true,
+                "returned",
+                5,
+                15184,
+                632
+            ),
+            row("on", "order-revenue", 1, true, "returned", 1, 2636, 59),
+            row("on", "order-revenue", 2, true, "returned", 2, 5307, 100),
+            row("on", "paged-admins", 1, true, "returned", 3, 7947, 203),
+            row("on", "sms-rate-limit", 1, false, "returned", 3, 8190, 188),
+            row("on", "top-spenders", 1, true, "returned", 1, 2584, 81),
+            row("on", "warehouse-audit", 1, true, "returned", 9, 26125, 659),
+        ]
+    );
+    let reasons: Vec<(String, Vec<String>)> = report
+        .runs
+        .iter()
+        .filter(|r| !r.passed)
+        .map(|r| (format!("{} {}", r.config, r.mission), r.reasons.clone()))
+        .collect();
+    assert_eq!(
+        reasons,
+        vec![
+            (
+                "off top-spenders".to_string(),
+                vec![r#"returned ["c-14","c-11","c-16"], expected ["c-15","c-12","c-13"]"#.to_string()]
+            ),
+            (
+                "on sms-rate-limit".to_string(),
+                vec![
+                    r#"tool/send-sms: expected one call per phone in ["+4670000001","+4670000002","+4670000003","+4670000004"], got "+4670000001" 2 times"#
+                        .to_string()
+                ]
+            ),
+        ]
+    );
+
+    // The key numbers of the report.
+    assert_eq!(report.missions, 22);
+    let totals: Vec<(String, usize, usize, u64, u64, u64)> = report
+        .configs
+        .iter()
+        .map(|c| {
+            let t = &c.total;
+            (
+                c.label.clone(),
+                t.runs,
+                t.passed,
+                t.input_tokens,
+                t.output_tokens,
+                t.cache_read_tokens,
+            )
+        })
+        .collect();
+    assert_eq!(
+        totals,
+        vec![
+            ("off".to_string(), 23, 22, 191746, 4183, 0),
+            ("on".to_string(), 7, 6, 67973, 1922, 0),
+        ]
+    );
+    assert_eq!(
+        report
+            .configs
+            .iter()
+            .map(|c| c.compression.as_str())
+            .collect::<Vec<_>>(),
+        vec!["off", "single-user-coalesced"]
+    );
+    let [comparison] = report.comparisons.as_slice() else {
+        panic!("expected one comparison, got {:?}", report.comparisons);
+    };
+    assert_eq!(
+        (comparison.baseline.as_str(), comparison.config.as_str()),
+        ("off", "on")
+    );
+    // Sixteen missions ran only without compression, so they are not paired.
+    assert_eq!(comparison.missions, 6);
+    let s = comparison.sign_test;
+    assert_eq!((s.better, s.worse, s.ties, s.p_value), (1, 1, 4, 1.0));
+    assert_eq!(comparison.pass_rate.difference, 0.0);
+    assert_eq!(comparison.turns.difference, 0.0);
+    // Per mission, the mean prompt tokens per run, summed over the six paired missions.
+    let p = comparison.prompt_tokens;
+    assert_eq!((p.baseline, p.config), (68115.0, 64001.5));
+    assert_eq!(
+        format!("{:.4}", p.change.unwrap()),
+        format!("{:.4}", 64001.5 / 68115.0 - 1.0)
+    );
+    let ci = p.ci95.unwrap();
+    assert!(
+        ci.low <= p.change.unwrap() && p.change.unwrap() <= ci.high,
+        "{ci:?}"
+    );
+    // The estimates depend on the current system prompt, so only their direction is pinned:
+    // compression sends less history.
+    let h = comparison.est_history_tokens;
+    assert!(h.config < h.baseline, "{h:?}");
+
+    let markdown = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
+    assert!(
+        markdown.contains(&format!("- {}\n", comparison.summary)),
+        "{markdown}"
+    );
+    assert!(
+        comparison.summary.starts_with(
+            "`on` against `off` on 6 paired missions: -6.0 % prompt tokens (95 % interval "
+        ),
+        "{}",
+        comparison.summary
+    );
+    assert!(
+        markdown.contains("| off | `off` | 23 | 95.7 % (22/23) | 2.9 | 8,337 | 182 | 0 |"),
+        "{markdown}"
+    );
+    let json: Report =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(json, report);
+
+    // A replay writes back the transcript it read, byte for byte...
+    for r in &report.runs {
+        let committed = dir.join(r.transcript.trim_start_matches("transcripts/"));
+        assert_eq!(
+            std::fs::read_to_string(out.join(&r.transcript)).unwrap(),
+            std::fs::read_to_string(&committed).unwrap(),
+            "{}",
+            r.transcript
+        );
+    }
+    // ...and replaying what it wrote gives the same records: the same verdicts and numbers.
+    let again = out_dir("rewritten");
+    let second = evaluate(&options(
+        format!("replay-dir:{}", out.join("transcripts").display()),
+        &again,
+    ))
+    .unwrap();
+    assert_eq!(
+        second.runs.into_iter().map(stable).collect::<Vec<_>>(),
+        report.runs.into_iter().map(stable).collect::<Vec<_>>()
+    );
+    let _ = std::fs::remove_dir_all(out);
+    let _ = std::fs::remove_dir_all(again);
+}
+
+#[test]
+fn one_transcript_replays_fresh_for_every_run() {
+    let out = out_dir("one-file");
+    let file = repo().join("benchmarks/transcripts/off/order-revenue/2.jsonl");
+    let mut opts = options(format!("replay:{}", file.display()), &out);
+    opts.missions = vec!["order-*".into()];
+    opts.compression = vec!["off".into(), "rolling-window?window=1".into()];
+    opts.runs = Some(2);
+    let report = evaluate(&opts).unwrap();
+    let got: Vec<(String, u32, bool)> = report
+        .runs
+        .iter()
+        .map(|r| (r.config.clone(), r.run, r.passed))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("off".to_string(), 1, true),
+            ("off".to_string(), 2, true),
+            ("rolling-window_window=1".to_string(), 1, true),
+            ("rolling-window_window=1".to_string(), 2, true),
+        ]
+    );
+    let original = std::fs::read_to_string(&file).unwrap();
+    for run in report.runs {
+        assert_eq!(
+            std::fs::read_to_string(out.join(&run.transcript)).unwrap(),
+            original,
+            "{}",
+            run.transcript
+        );
+    }
+    let config =
+        std::fs::read_to_string(out.join("transcripts/rolling-window_window=1/config.json"))
+            .unwrap();
+    assert_eq!(
+        config,
+        "{\n  \"compression\": \"rolling-window?window=1\"\n}\n"
+    );
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn bad_arguments_are_explained() {
+    let out = out_dir("bad");
+    let err = |opts: EvalOptions| evaluate(&opts).unwrap_err();
+    assert_eq!(
+        err(options("gemini:pro".into(), &out)),
+        "--llm gemini:pro: unknown model spec `gemini:pro`; use openai:MODEL, anthropic:MODEL, \
+         openai-compatible:URL:MODEL or replay:FILE"
+    );
+    let mut opts = options(
+        format!(
+            "replay-dir:{}",
+            repo().join("benchmarks/transcripts").display()
+        ),
+        &out,
+    );
+    opts.missions = vec!["no-such-*".into()];
+    assert_eq!(
+        err(opts.clone()),
+        format!(
+            "no mission in {} matches no-such-*",
+            repo().join("benchmarks/missions").display()
+        )
+    );
+    opts.missions = vec![];
+    opts.compression = vec!["sideways".into()];
+    assert!(
+        err(opts.clone()).starts_with("--compression sideways: "),
+        "{}",
+        err(opts)
+    );
+    assert_eq!(
+        err(options("replay-dir:/nonexistent/dir".into(), &out)),
+        "--llm replay-dir:/nonexistent/dir: /nonexistent/dir is not a directory of transcripts \
+         (DIR/<config>/<mission>/<run>.jsonl)"
+    );
+}

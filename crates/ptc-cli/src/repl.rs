@@ -1,0 +1,412 @@
+//! `ptc repl`: an interactive PTC-Lisp session.
+//!
+//! Each input runs like one turn: definitions carry over to the next input, an input that fails
+//! leaves the definitions as they were, and what the program printed is shown before its value.
+//! An input may span several lines; the REPL keeps reading until its brackets and strings are
+//! closed. [`Session`] and [`InputBuffer`] are the whole behaviour; the terminal loop around
+//! them only reads lines and prints what they return.
+
+use crate::eval::runtime_from_files;
+use clap::Args;
+use ptc_lisp::format::pr_str;
+use ptc_lisp::reference::FORMS;
+use ptc_lisp::{ErrorKind, Outcome, Program, Runtime, UserNamespace, Value, builtins};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct ReplArgs {
+    /// Input data: a JSON object whose top-level keys become `data/<key>`.
+    #[arg(long, value_name = "FILE.json")]
+    pub data: Option<PathBuf>,
+    /// Fixture tools: `{"name": {"description": "...", "params": ["a"], "returns": <json>}}`.
+    #[arg(long, value_name = "FILE.json")]
+    pub tools: Option<PathBuf>,
+}
+
+const HELP: &str = "\
+Type PTC-Lisp forms; an input may span several lines. Definitions (def, defn) last from one
+input to the next; an input that fails leaves them as they were.
+
+Commands:
+  :help        this text
+  :doc NAME    documentation of a function, special form or definition
+  :data        the input data (data/...)
+  :defs        the definitions made so far
+  :reset       forget every definition
+  :quit        leave (or Ctrl-D)";
+
+/// The state of a REPL: the runtime (tools, data, limits) and the definitions made so far.
+pub struct Session {
+    runtime: Runtime,
+    memory: UserNamespace,
+}
+
+/// What the REPL should do after an input.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// Show this text (possibly empty) and read the next input.
+    Show(String),
+    /// Leave the REPL.
+    Quit,
+}
+
+impl Session {
+    pub fn new(runtime: Runtime) -> Session {
+        Session {
+            runtime,
+            memory: UserNamespace::new(),
+        }
+    }
+
+    /// Handle one complete input: a command or a program.
+    pub fn handle(&mut self, input: &str) -> Reply {
+        let trimmed = input.trim();
+        let (word, rest) = trimmed
+            .split_once(char::is_whitespace)
+            .map_or((trimmed, ""), |(w, r)| (w, r.trim()));
+        // A command is one of these words; any other input, `:foo` included, is a program.
+        Reply::Show(match word {
+            ":help" | ":h" | ":?" => HELP.to_string(),
+            ":quit" | ":q" | ":exit" => return Reply::Quit,
+            ":doc" if rest.is_empty() => "usage: :doc NAME (for example :doc map)".to_string(),
+            ":doc" => self.doc(rest),
+            ":data" => self.data(),
+            ":defs" => self.defs(),
+            ":reset" => {
+                self.memory = UserNamespace::new();
+                "all definitions forgotten".to_string()
+            }
+            _ => self.run(input),
+        })
+    }
+
+    fn run(&mut self, source: &str) -> String {
+        let out = self.runtime.run_str(source, &self.memory);
+        let mut lines = out.prints.clone();
+        match &out.outcome {
+            Outcome::Value(v) | Outcome::Returned(v) => {
+                lines.push(pr_str(v));
+                self.memory = out.memory;
+            }
+            Outcome::Failed(reason) => lines.push(format!("failed: {}", pr_str(reason))),
+            Outcome::Error(e) => lines.push(e.render()),
+        }
+        lines.join("\n")
+    }
+
+    fn doc(&self, name: &str) -> String {
+        if let Some(b) = builtins::lookup(name) {
+            return format!(
+                "{}\n  {}\n  {}\n  ;; => {}",
+                b.signature, b.doc, b.example, b.expected
+            );
+        }
+        if let Some(f) = FORMS.iter().find(|f| f.name == name) {
+            return format!(
+                "{}\n  {}\n  {}\n  ;; => {}",
+                f.signature, f.doc, f.example, f.expected
+            );
+        }
+        let local = name.strip_prefix("user/").unwrap_or(name);
+        if let Some(d) = self
+            .memory
+            .definitions()
+            .into_iter()
+            .find(|d| d.name == local)
+        {
+            let mut text = format!("user/{}", d.name);
+            if !d.params.is_empty() {
+                text.push(' ');
+                text.push_str(&d.params.join(" "));
+            }
+            match &d.doc {
+                Some(doc) => text.push_str(&format!("\n  {doc}")),
+                None if !d.is_function() => {
+                    text.push_str(&format!("\n  = {}", short(&d.value)));
+                }
+                None => {}
+            }
+            return text;
+        }
+        format!("no documentation for {name}: it is not a function, special form or definition")
+    }
+
+    fn data(&self) -> String {
+        let data = self.runtime.data();
+        if data.is_empty() {
+            return "no input data (start the REPL with --data FILE.json)".to_string();
+        }
+        data.iter()
+            .map(|(name, value)| format!("data/{name}  {}", describe(value)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn defs(&self) -> String {
+        let defs = self.memory.definitions();
+        if defs.is_empty() {
+            return "no definitions yet".to_string();
+        }
+        defs.iter()
+            .map(|d| {
+                if d.is_function() {
+                    format!("user/{} {}", d.name, d.params.join(" "))
+                } else {
+                    format!("user/{} = {}", d.name, short(&d.value))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// A value cut to a line.
+fn short(value: &Value) -> String {
+    ptc_lisp::format::to_clojure(value, Some(8), Some(60)).0
+}
+
+/// `vector of 3 items: [...]`, for `:data`.
+fn describe(value: &Value) -> String {
+    match value.count() {
+        Some(n) if !matches!(value, Value::Str(_) | Value::Nil) => format!(
+            "{} of {n} item{}: {}",
+            value.type_name(),
+            if n == 1 { "" } else { "s" },
+            short(value)
+        ),
+        _ => format!("{}: {}", value.type_name(), short(value)),
+    }
+}
+
+/// Collects input lines until they form complete input.
+#[derive(Default)]
+pub struct InputBuffer {
+    text: String,
+}
+
+impl InputBuffer {
+    /// Whether a partial input is waiting for more lines.
+    pub fn is_pending(&self) -> bool {
+        !self.text.is_empty()
+    }
+
+    /// Add a line; the whole input once its forms are complete, `None` while more is needed.
+    pub fn push(&mut self, line: &str) -> Option<String> {
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        self.text.push_str(line);
+        if self.text.trim().is_empty() {
+            self.text.clear();
+            return None;
+        }
+        if needs_more(&self.text) {
+            return None;
+        }
+        Some(std::mem::take(&mut self.text))
+    }
+
+    /// Drop a partial input (Ctrl-C).
+    pub fn clear(&mut self) {
+        self.text.clear();
+    }
+}
+
+/// Whether `text` stops in the middle of a form: a bracket or string still open. Other read
+/// errors are complete input; running it reports them.
+pub fn needs_more(text: &str) -> bool {
+    match Program::parse(text) {
+        Ok(_) => false,
+        Err(e) => {
+            e.kind == ErrorKind::Parse
+                && (e.message.starts_with("unclosed ")
+                    || e.message.starts_with("unterminated ")
+                    || e.message.ends_with("found end of input"))
+        }
+    }
+}
+
+/// Where the history is kept: `$XDG_DATA_HOME/ptc/repl_history`, else
+/// `~/.local/share/ptc/repl_history`.
+fn history_path() -> Option<PathBuf> {
+    let base = match std::env::var_os("XDG_DATA_HOME") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => std::env::home_dir()?.join(".local").join("share"),
+    };
+    Some(base.join("ptc").join("repl_history"))
+}
+
+pub fn run(args: &ReplArgs) -> ExitCode {
+    let runtime = match runtime_from_files(args.data.as_ref(), args.tools.as_ref()) {
+        Ok(runtime) => runtime,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut editor = match rustyline::DefaultEditor::new() {
+        Ok(editor) => editor,
+        Err(e) => {
+            eprintln!("error: cannot start the line editor: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let history = history_path();
+    if let Some(path) = &history {
+        // A first run has no history yet; that is not worth a message.
+        let _ = editor.load_history(path);
+    }
+    println!("PTC-Lisp REPL. :help for commands, Ctrl-D to leave.");
+    let mut session = Session::new(runtime);
+    let mut buffer = InputBuffer::default();
+    loop {
+        let prompt = if buffer.is_pending() {
+            "  #_=> "
+        } else {
+            "user=> "
+        };
+        match editor.readline(prompt) {
+            Ok(line) => {
+                let Some(input) = buffer.push(&line) else {
+                    continue;
+                };
+                let _ = editor.add_history_entry(input.as_str());
+                match session.handle(&input) {
+                    Reply::Show(text) if text.is_empty() => {}
+                    Reply::Show(text) => println!("{text}"),
+                    Reply::Quit => break,
+                }
+            }
+            Err(rustyline::error::ReadlineError::Interrupted) => buffer.clear(),
+            Err(rustyline::error::ReadlineError::Eof) => break,
+            Err(e) => {
+                eprintln!("error: {e}");
+                break;
+            }
+        }
+    }
+    if let Some(path) = &history {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let _ = editor.save_history(path);
+    }
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn show(session: &mut Session, input: &str) -> String {
+        match session.handle(input) {
+            Reply::Show(text) => text,
+            Reply::Quit => "<quit>".to_string(),
+        }
+    }
+
+    #[test]
+    fn prints_come_before_the_value() {
+        let mut s = Session::new(Runtime::new());
+        assert_eq!(
+            show(&mut s, "(println \"hi\" 1) (prn \"x\") (+ 1 2)"),
+            "hi 1\n\"x\"\n3"
+        );
+        assert_eq!(show(&mut s, ":foo"), ":foo");
+        assert_eq!(show(&mut s, "(fail {:why 1})"), "failed: {:why 1}");
+    }
+
+    #[test]
+    fn definitions_last_and_failed_inputs_keep_the_old_ones() {
+        let mut s = Session::new(Runtime::new());
+        assert_eq!(show(&mut s, "(def rate 1)"), "#'user/rate");
+        assert_eq!(
+            show(&mut s, "(defn f \"adds rate\" [y] (+ rate y))"),
+            "#'user/f"
+        );
+        assert_eq!(show(&mut s, "(f 10)"), "11");
+        // The def runs, then the program fails: the namespace stays as it was.
+        assert_eq!(
+            show(&mut s, "(def rate 100) (undefined-thing)"),
+            "error[undefined_symbol] 1:17: undefined symbol undefined-thing"
+        );
+        assert_eq!(show(&mut s, "rate"), "1");
+        assert_eq!(show(&mut s, ":defs"), "user/rate = 1\nuser/f [y]");
+        assert_eq!(show(&mut s, ":doc f"), "user/f [y]\n  adds rate");
+        assert_eq!(show(&mut s, ":doc rate"), "user/rate\n  = 1");
+        assert_eq!(show(&mut s, ":reset"), "all definitions forgotten");
+        assert_eq!(
+            show(&mut s, "rate"),
+            "error[undefined_symbol] 1:1: undefined symbol rate"
+        );
+        assert_eq!(show(&mut s, ":defs"), "no definitions yet");
+    }
+
+    #[test]
+    fn doc_covers_builtins_aliases_and_special_forms() {
+        let s = Session::new(Runtime::new());
+        assert_eq!(
+            s.doc("str/upper-case"),
+            "(str/upper-case s)\n  s in upper case.\n  (str/upper-case \"straße\")\n  ;; => \
+             \"STRASSE\""
+        );
+        assert!(
+            s.doc("when-let")
+                .starts_with("(when-let [name test] body ...)\n")
+        );
+        assert_eq!(
+            s.doc("nope"),
+            "no documentation for nope: it is not a function, special form or definition"
+        );
+    }
+
+    #[test]
+    fn data_lists_the_inputs() {
+        let data =
+            ptc_lisp::json::from_json_str(r#"{"users": [{"id": 1}, {"id": 2}], "n": 5}"#).unwrap();
+        let mut s = Session::new(Runtime::new().with_data_map(&data).unwrap());
+        assert_eq!(
+            show(&mut s, ":data"),
+            "data/n  integer: 5\ndata/users  vector of 2 items: [{:id 1} {:id 2}]"
+        );
+        assert_eq!(show(&mut s, "(count data/users)"), "2");
+        let mut empty = Session::new(Runtime::new());
+        assert_eq!(
+            show(&mut empty, ":data"),
+            "no input data (start the REPL with --data FILE.json)"
+        );
+    }
+
+    #[test]
+    fn commands() {
+        let mut s = Session::new(Runtime::new());
+        assert_eq!(show(&mut s, ":quit"), "<quit>");
+        assert_eq!(show(&mut s, ":help"), HELP);
+        assert_eq!(
+            show(&mut s, ":doc"),
+            "usage: :doc NAME (for example :doc map)"
+        );
+    }
+
+    #[test]
+    fn input_continues_until_forms_are_closed() {
+        let mut b = InputBuffer::default();
+        assert_eq!(b.push("(defn f [x]"), None);
+        assert!(b.is_pending());
+        assert_eq!(b.push("  (str \"a"), None);
+        assert_eq!(
+            b.push("b\" x))"),
+            Some("(defn f [x]\n  (str \"a\nb\" x))".to_string())
+        );
+        assert!(!b.is_pending());
+        assert_eq!(b.push(""), None);
+        assert!(!b.is_pending());
+        // A read error that more lines cannot fix is complete input: running it reports it.
+        assert_eq!(b.push("(+ 1))"), Some("(+ 1))".to_string()));
+        assert_eq!(b.push("'"), None);
+        b.clear();
+        assert_eq!(b.push("1"), Some("1".to_string()));
+    }
+}

@@ -1,0 +1,143 @@
+//! `ptc run`: an agent run against a real or replayed model, shown turn by turn.
+
+use crate::eval::read_file;
+use crate::show;
+use clap::Args;
+use ptc_agent::{Agent, RunObserver, RunOptions, parse_llm_spec};
+use ptc_compression::CompressionConfig;
+use ptc_lisp::Value;
+use ptc_turn::{Message, Step, Turn};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// What the agent must do. `{{name}}` placeholders are filled from the data.
+    #[arg(long, value_name = "TEXT")]
+    pub mission: String,
+    /// Input data: a JSON object whose top-level keys become `data/<key>`.
+    #[arg(long, value_name = "FILE.json")]
+    pub data: Option<PathBuf>,
+    /// Fixture tools: `{"name": {"description": "...", "params": ["a"], "returns": <json>}}`.
+    #[arg(long, value_name = "FILE.json")]
+    pub tools: Option<PathBuf>,
+    /// The model: `openai:MODEL`, `anthropic:MODEL`, `openai-compatible:URL:MODEL` or
+    /// `replay:FILE.jsonl`. Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY and
+    /// OPENAI_COMPATIBLE_API_KEY.
+    #[arg(long, value_name = "SPEC")]
+    pub llm: String,
+    /// The shape of the value to return, e.g. `{total :float, ids [:int]}`.
+    #[arg(long, value_name = "SIG")]
+    pub signature: Option<String>,
+    /// The most turns the run may take.
+    #[arg(long, value_name = "N", default_value_t = ptc_turn::DEFAULT_MAX_TURNS)]
+    pub max_turns: u32,
+    /// History compression: `off` (the default), `on`, or a strategy with options such as
+    /// `single-user-coalesced?println_limit=10`.
+    #[arg(long, value_name = "SPEC", default_value = "off")]
+    pub compression: CompressionConfig,
+    /// Write the whole run (every turn, the messages sent, usage) as JSON to this file.
+    #[arg(long, value_name = "FILE.json")]
+    pub dump_step: Option<PathBuf>,
+}
+
+/// The input data entries of a JSON file, in the file's order.
+pub fn data_entries(path: &PathBuf) -> Result<Vec<(String, Value)>, String> {
+    let value = ptc_lisp::json::from_json_str(&read_file(path)?)
+        .map_err(|e| format!("{}: {}", path.display(), e.message))?;
+    let Value::Map(map) = value else {
+        return Err(format!(
+            "{}: the data must be a JSON object whose keys become data/<key>, not {}",
+            path.display(),
+            value.type_name()
+        ));
+    };
+    Ok(map
+        .iter()
+        .map(|(key, value)| {
+            let name = match key {
+                Value::Keyword(k) => k.as_str().to_string(),
+                Value::Str(s) => s.to_string(),
+                other => ptc_lisp::format::pr_str(other),
+            };
+            (name, value.clone())
+        })
+        .collect())
+}
+
+/// Prints each turn as soon as it is recorded.
+struct Live;
+
+impl RunObserver for Live {
+    fn on_request(&self, turn: u32, messages: &[Message]) {
+        let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(
+            stdout,
+            "--- turn {turn}: asking the model ({} messages, {chars} characters) ---",
+            messages.len()
+        );
+        let _ = stdout.flush();
+    }
+
+    fn on_turn(&self, turn: &Turn) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = write!(stdout, "{}", show::turn_report(turn, true));
+        let _ = writeln!(stdout);
+        let _ = stdout.flush();
+    }
+}
+
+pub fn run(args: RunArgs) -> ExitCode {
+    match execute(&args) {
+        Ok(step) if step.is_success() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::from(1),
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn execute(args: &RunArgs) -> Result<Step, String> {
+    let llm = parse_llm_spec(&args.llm).map_err(|e| e.to_string())?;
+    let mut builder = Agent::builder(&args.mission)
+        .llm_arc(llm)
+        .max_turns(args.max_turns)
+        .compression_config(args.compression);
+    if let Some(path) = &args.tools {
+        let tools = ptc_lisp::Tools::from_fixture_json(&read_file(path)?)
+            .map_err(|e| format!("{}: {}", path.display(), e.message))?;
+        builder = builder.lisp_tools(&tools);
+    }
+    if let Some(path) = &args.data {
+        for (name, value) in data_entries(path)? {
+            builder = builder.data_value(name, value);
+        }
+    }
+    if let Some(signature) = &args.signature {
+        builder = builder.signature(signature);
+    }
+    let agent = builder.build().map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("could not start the async runtime: {e}"))?;
+    let step = runtime
+        .block_on(agent.run_with(RunOptions::new().observer(&Live)))
+        .map_err(|e| e.to_string())?;
+    if let Some(path) = &args.dump_step {
+        let json = serde_json::to_string_pretty(&step)
+            .map_err(|e| format!("cannot write the step as JSON: {e}"))?;
+        std::fs::write(path, json + "\n")
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = write!(stdout, "=== result ===\n{}", show::outcome_line(&step));
+    let _ = write!(stdout, "{}", show::usage_lines(&step.usage));
+    if let Some(path) = &args.dump_step {
+        let _ = writeln!(stdout, "step written to {}", path.display());
+    }
+    Ok(step)
+}

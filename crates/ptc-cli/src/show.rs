@@ -1,0 +1,140 @@
+//! How `ptc run` and `ptc demo` print turns, messages and the end of a run.
+
+use ptc_lisp::format::to_clojure;
+use ptc_lisp::{ToolOutcome, Value};
+use ptc_turn::{Message, Role, Step, StepOutcome, Turn, TurnResult, Usage};
+use std::fmt::Write;
+
+/// Items and characters of a value shown in a turn report.
+const ITEMS: usize = 4;
+const CHARS: usize = 80;
+
+pub fn short(value: &Value) -> String {
+    to_clojure(value, Some(ITEMS), Some(CHARS)).0
+}
+
+/// Milliseconds with one decimal, as every timing is printed (tests mask `<digits>.<digit> ms`).
+pub fn millis(us: u64) -> String {
+    format!("{:.1} ms", us as f64 / 1000.0)
+}
+
+/// `text` with every line prefixed by `prefix`.
+pub fn quoted(text: &str, prefix: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        out.push_str(prefix);
+        out.push_str(line);
+        out.push('\n');
+    }
+    if text.is_empty() {
+        out.push_str(prefix.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// What a turn's program did: program, tool calls, output and its value or error.
+pub fn turn_report(turn: &Turn, with_program: bool) -> String {
+    let mut out = String::new();
+    if turn.program().trim().is_empty() {
+        out.push_str("no program in the reply:\n");
+        out.push_str(&quoted(turn.raw_response(), "  | "));
+    } else if with_program {
+        out.push_str("program:\n");
+        out.push_str(&quoted(turn.program(), "  "));
+    }
+    if !turn.tool_calls().is_empty() {
+        out.push_str("tool calls:\n");
+        for call in turn.tool_calls() {
+            let args: Vec<String> = call.args.iter().map(short).collect();
+            let result = match &call.result {
+                ToolOutcome::Ok(value) => short(value),
+                ToolOutcome::Error(message) => format!("error: {message}"),
+            };
+            let _ = writeln!(
+                out,
+                "  {}({}) -> {result}  ({})",
+                call.name,
+                args.join(" "),
+                millis(call.duration_us)
+            );
+        }
+    }
+    if !turn.prints().is_empty() {
+        out.push_str("output:\n");
+        for print in turn.prints() {
+            out.push_str(&quoted(print, "  "));
+        }
+    }
+    match turn.result() {
+        TurnResult::Value(value) => {
+            let _ = writeln!(out, "value: {}", short(value));
+        }
+        TurnResult::Error(error) => {
+            let _ = writeln!(out, "error[{}]:", error.kind);
+            out.push_str(&quoted(&error.to_string(), "  "));
+        }
+    }
+    out
+}
+
+/// Messages sent to the model after the system prompt, each under its role.
+pub fn messages_text(messages: &[Message]) -> String {
+    let mut out = String::new();
+    for message in messages.iter().filter(|m| m.role != Role::System) {
+        let _ = writeln!(out, "[{}]", message.role.as_str());
+        out.push_str(&quoted(&message.content, "  | "));
+    }
+    out
+}
+
+pub fn outcome_line(step: &Step) -> String {
+    let turns = format!(
+        "{} of {} turn{}",
+        step.turns.len(),
+        step.task.max_turns,
+        if step.task.max_turns == 1 { "" } else { "s" }
+    );
+    match &step.outcome {
+        StepOutcome::Returned { value } => {
+            format!(
+                "returned after {turns}:\n{}",
+                quoted(&short_full(value), "  ")
+            )
+        }
+        StepOutcome::Failed { kind, reason, .. } => format!(
+            "failed ({}) after {turns}:\n{}",
+            kind.as_str(),
+            quoted(reason, "  ")
+        ),
+    }
+}
+
+/// A returned value in full (it is the answer).
+fn short_full(value: &Value) -> String {
+    to_clojure(value, None, None).0
+}
+
+/// Requests, tokens and time of a run.
+pub fn usage_lines(usage: &Usage) -> String {
+    let t = &usage.tokens;
+    let mut out = format!(
+        "model requests: {}\ntokens: {} in, {} out",
+        usage.llm_requests, t.input_tokens, t.output_tokens
+    );
+    if t.cache_read_tokens > 0 || t.cache_write_tokens > 0 {
+        let _ = write!(
+            out,
+            " (prompt cache: {} read, {} written)",
+            t.cache_read_tokens, t.cache_write_tokens
+        );
+    }
+    let _ = write!(
+        out,
+        "\ntime: {} (model {}, programs {})\n",
+        millis(usage.duration_us),
+        millis(usage.llm_duration_us),
+        millis(usage.eval_duration_us)
+    );
+    out
+}

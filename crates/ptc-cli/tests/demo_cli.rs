@@ -1,0 +1,37 @@
+//! `ptc demo` end to end: the exact output, timings masked.
+//!
+//! The snapshot holds the system prompt's size, which follows the builtin registry; after a
+//! deliberate change, `UPDATE_SNAPSHOTS=1 cargo test -p ptc-cli --test demo_cli` rewrites it
+//! (review the diff).
+
+use pretty_assertions::assert_eq;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Every `12.3 ms` becomes `<t> ms`: timings differ from run to run.
+fn mask_timings(text: &str) -> String {
+    regex::Regex::new(r"\d+\.\d ms")
+        .expect("valid pattern")
+        .replace_all(text, "<t> ms")
+        .into_owned()
+}
+
+#[test]
+fn the_demo_runs_offline_to_its_return_and_compares_history_sizes() {
+    let output = Command::new(env!("CARGO_BIN_EXE_ptc"))
+        .arg("demo")
+        // Nothing from the environment may matter: no keys, no network.
+        .env_clear()
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("run ptc demo");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert!(output.status.success(), "exit status {}", output.status);
+    let stdout = mask_timings(&String::from_utf8_lossy(&output.stdout));
+    let snapshot = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/demo.txt");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&snapshot, &stdout).expect("write the snapshot");
+    }
+    let expected = std::fs::read_to_string(&snapshot).expect("read the snapshot");
+    assert_eq!(stdout, expected);
+}

@@ -1,0 +1,198 @@
+//! Grouping and splitting: `group-by`, `frequencies`, `partition` and friends, `split-at`,
+//! `split-with`.
+
+use super::seq::{drop, drop_while, list_of, take, take_while};
+use super::{Builtin, builtin, expect_fn, expect_int};
+use crate::error::{Error, Result};
+use crate::eval::{Ctx, EvalResult, Items, unbounded_error};
+use crate::value::{LazyKind, LazySeq, MapBuilder, Seq, Value};
+
+pub(crate) const BUILTINS: &[Builtin] = &[
+    builtin!("group-by", [2], group_by, "(group-by f coll)", "A map from each (f item) to the vector of items giving it, in first-seen order.", "(group-by odd? [1 2 3])" => "{true [1 3], false [2]}"),
+    builtin!("frequencies", [1], frequencies, "(frequencies coll)", "A map from each distinct item to how many times it occurs.", "(frequencies [:a :b :a])" => "{:a 2, :b 1}"),
+    builtin!("partition", [2..=4], partition, "(partition n coll) (partition n step coll) (partition n step pad coll)", "Lists of n items, starting every step (n) items; a short last part is dropped, or filled from pad when given.", "(partition 2 [1 2 3 4 5])" => "((1 2) (3 4))"),
+    builtin!("partition-all", [1..=3], partition_all, "(partition-all n coll) (partition-all n step coll) (partition-all n)", "Lists of n items, starting every step (n) items, keeping a short last part.", "(partition-all 2 [1 2 3 4 5])" => "((1 2) (3 4) (5))"),
+    builtin!("partition-by", [1..=2], partition_by, "(partition-by f coll) (partition-by f)", "Splits coll into runs of consecutive items with the same (f item).", "(partition-by odd? [1 3 2 4 5])" => "((1 3) (2 4) (5))"),
+    builtin!("split-at", [2], split_at, "(split-at n coll)", "[(take n coll) (drop n coll)].", "(split-at 2 [1 2 3 4])" => "[(1 2) (3 4)]"),
+    builtin!("split-with", [2], split_with, "(split-with pred coll)", "[(take-while pred coll) (drop-while pred coll)].", "(split-with neg? [-1 -2 3 -4])" => "[(-1 -2) (3 -4)]"),
+];
+
+fn positive(name: &str, what: &str, v: &Value) -> Result<usize> {
+    let n = expect_int(name, v)?;
+    usize::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| {
+        Error::argument(format!(
+            "{name} needs a positive {what}, got {n}; e.g. ({name} 2 coll) makes parts of 2 items"
+        ))
+    })
+}
+
+fn group_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let (f, coll) = (&args[0], &args[1]);
+    expect_fn("group-by", f)?;
+    let mut keys: Vec<Value> = Vec::new();
+    let mut groups: Vec<Vec<Value>> = Vec::new();
+    let mut index: rustc_hash::FxHashMap<Value, usize> = rustc_hash::FxHashMap::default();
+    let mut items = Items::new(coll)?;
+    if items.is_unbounded() {
+        return Err(unbounded_error("group-by", coll).into());
+    }
+    while let Some(item) = items.next(ctx)? {
+        let key = ctx.apply(f, std::slice::from_ref(item.as_ref()))?;
+        let item = item.into_owned();
+        match index.get(&key) {
+            Some(&i) => groups[i].push(item),
+            None => {
+                index.insert(key.clone(), keys.len());
+                keys.push(key);
+                groups.push(vec![item]);
+            }
+        }
+    }
+    ctx.charge_items(keys.len() * 2 + groups.iter().map(Vec::len).sum::<usize>())?;
+    let mut out = MapBuilder::new();
+    for (k, g) in keys.into_iter().zip(groups) {
+        out.insert(k, Value::Vector(Seq::from(g)));
+    }
+    Ok(Value::Map(out.build()))
+}
+
+fn frequencies(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let mut keys: Vec<Value> = Vec::new();
+    let mut counts: Vec<i64> = Vec::new();
+    let mut index: rustc_hash::FxHashMap<Value, usize> = rustc_hash::FxHashMap::default();
+    let mut items = Items::new(&args[0])?;
+    if items.is_unbounded() {
+        return Err(unbounded_error("frequencies", &args[0]).into());
+    }
+    while let Some(item) = items.next(ctx)? {
+        match index.get(item.as_ref()) {
+            Some(&i) => counts[i] += 1,
+            None => {
+                let item = item.into_owned();
+                index.insert(item.clone(), keys.len());
+                keys.push(item);
+                counts.push(1);
+            }
+        }
+    }
+    ctx.charge_items(keys.len() * 2)?;
+    let mut out = MapBuilder::new();
+    for (k, c) in keys.into_iter().zip(counts) {
+        out.insert(k, Value::Int(c));
+    }
+    Ok(Value::Map(out.build()))
+}
+
+fn partition(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let n = positive("partition", "size", &args[0])?;
+    let (step, pad, coll) = match args {
+        [_, coll] => (n, None, coll),
+        [_, step, coll] => (positive("partition", "step", step)?, None, coll),
+        [_, step, pad, coll] => (positive("partition", "step", step)?, Some(pad), coll),
+        _ => unreachable!("arity checked"),
+    };
+    if let Value::Lazy(l) = coll {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::Partition {
+            n,
+            step,
+            source: l.clone(),
+        })));
+    }
+    let items = Items::collect_all(coll, ctx, "partition")?;
+    let len = items.len();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < len {
+        let available = (len - start).min(n);
+        ctx.tick_n(available)?;
+        ctx.charge_items(available)?;
+        if start + n <= len {
+            out.push(Value::list(items[start..start + n].iter().cloned()));
+        } else {
+            if let Some(pad) = pad {
+                let mut part = items[start..].to_vec();
+                let mut fill = Items::new(pad)?;
+                while part.len() < n {
+                    match fill.next(ctx)? {
+                        Some(item) => part.push(item.into_owned()),
+                        None => break,
+                    }
+                }
+                out.push(Value::List(Seq::from(part)));
+            }
+            break;
+        }
+        start += step;
+    }
+    list_of(ctx, out)
+}
+
+fn partition_all(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let n = positive("partition-all", "size", &args[0])?;
+    let (step, coll) = match args {
+        [_] => return Ok(super::transduce::partition_all_xf(n)),
+        [_, coll] => (n, coll),
+        [_, step, coll] => (positive("partition-all", "step", step)?, coll),
+        _ => unreachable!("arity checked"),
+    };
+    if let Value::Lazy(l) = coll {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::Partition {
+            n,
+            step,
+            source: l.clone(),
+        })));
+    }
+    let items = Items::collect_all(coll, ctx, "partition-all")?;
+    let len = items.len();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < len {
+        let end = (start + n).min(len);
+        ctx.tick_n(end - start)?;
+        ctx.charge_items(end - start)?;
+        out.push(Value::list(items[start..end].iter().cloned()));
+        start += step;
+    }
+    list_of(ctx, out)
+}
+
+fn partition_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let f = &args[0];
+    expect_fn("partition-by", f)?;
+    let Some(coll) = args.get(1) else {
+        return Ok(super::transduce::partition_by_xf(f.clone()));
+    };
+    let mut items = Items::new(coll)?;
+    if items.is_unbounded() {
+        return Err(unbounded_error("partition-by", coll).into());
+    }
+    let mut out = Vec::new();
+    let mut run = Seq::new();
+    let mut last: Option<Value> = None;
+    while let Some(item) = items.next(ctx)? {
+        let key = ctx.apply(f, std::slice::from_ref(item.as_ref()))?;
+        if last.as_ref().is_some_and(|k| *k != key) {
+            out.push(Value::List(std::mem::take(&mut run)));
+        }
+        last = Some(key);
+        run.push_back(item.into_owned());
+    }
+    if !run.is_empty() {
+        out.push(Value::List(run));
+    }
+    ctx.charge_items(coll.count().unwrap_or(0))?;
+    list_of(ctx, out)
+}
+
+fn split_at(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    expect_int("split-at", &args[0])?;
+    let front = take(ctx, args)?;
+    let back = drop(ctx, args)?;
+    Ok(Value::vector([front, back]))
+}
+
+fn split_with(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let front = take_while(ctx, args)?;
+    let back = drop_while(ctx, args)?;
+    Ok(Value::vector([front, back]))
+}

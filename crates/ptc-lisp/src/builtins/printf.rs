@@ -1,0 +1,632 @@
+//! `format`: the part of Java's `String.format` that programs use, with Java's results.
+//!
+//! A directive is `%[index$][flags][width][.precision]conversion`. Conversions: `s S` (any value,
+//! as `str` shows it, nil as `null`), `d` (integers), `x X o` (integers, negative ones in two's
+//! complement), `f e E` (floats only, as in Java: `(format "%.2f" 3)` is an error), `c` (chars),
+//! `b B` (truthiness), `n` and `%`. Flags: `-` left-justify, `0` zero-pad, `+` always a sign,
+//! space for a positive sign, `,` thousands separators, `(` negatives in parentheses. Floats round
+//! half-up on their shortest decimal form, as Java does: `(format "%.2f" 1.005)` is "1.01" and
+//! `(format "%.1f" 0.25)` is "0.3".
+
+use super::got;
+use crate::error::{Error, Result};
+use crate::eval::{Ctx, EvalResult};
+use crate::format::str_of;
+use crate::value::Value;
+
+#[derive(Default, Clone, Copy)]
+struct Flags {
+    left: bool,
+    zero: bool,
+    plus: bool,
+    space: bool,
+    group: bool,
+    paren: bool,
+}
+
+struct Spec {
+    /// `n$`: the argument to use (1-based); `<` (previous) is `Some(0)`.
+    index: Option<usize>,
+    flags: Flags,
+    width: Option<usize>,
+    precision: Option<usize>,
+    conversion: char,
+    /// The directive as written, for messages.
+    text: String,
+}
+
+const DIRECTIVES: &str = "%s, %d, %f, %.2f, %x, %e, %c, %b, %% or %n";
+
+pub(crate) fn format(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let fmt = match &args[0] {
+        Value::Str(s) => s,
+        other => {
+            return Err(Error::type_error(format!(
+                "format expects a format string first, got {}",
+                got(other)
+            ))
+            .into());
+        }
+    };
+    let out = render(fmt, &args[1..])?;
+    ctx.charge(out.len() + 16)?;
+    Ok(Value::from(out))
+}
+
+/// Format `args` by `fmt`.
+pub(crate) fn render(fmt: &str, args: &[Value]) -> Result<String> {
+    let mut out = String::with_capacity(fmt.len() + 16);
+    let mut chars = fmt.char_indices().peekable();
+    let mut next_arg = 0usize;
+    let mut previous: Option<usize> = None;
+    while let Some((start, c)) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let spec = parse_spec(fmt, start, &mut chars)?;
+        match spec.conversion {
+            '%' => {
+                pad(&mut out, "%".into(), &spec);
+                continue;
+            }
+            'n' => {
+                out.push('\n');
+                continue;
+            }
+            _ => {}
+        }
+        let position = match spec.index {
+            Some(0) => previous.ok_or_else(|| {
+                Error::argument(format!(
+                    "format: {} refers to the previous argument, but there is none",
+                    spec.text
+                ))
+            })?,
+            Some(n) => n - 1,
+            None => {
+                next_arg += 1;
+                next_arg - 1
+            }
+        };
+        let arg = args.get(position).ok_or_else(|| {
+            Error::argument(format!(
+                "format: not enough arguments: {} in {:?} has no argument ({} given)",
+                spec.text,
+                fmt,
+                args.len()
+            ))
+        })?;
+        previous = Some(position);
+        let text = convert(&spec, arg)?;
+        pad(&mut out, text, &spec);
+    }
+    Ok(out)
+}
+
+fn parse_spec(
+    fmt: &str,
+    start: usize,
+    chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>,
+) -> Result<Spec> {
+    let mut index = None;
+    let mut flags = Flags::default();
+    let mut width = None;
+    let mut precision = None;
+    let number = |chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>| {
+        let mut n: Option<usize> = None;
+        while let Some(&(_, d)) = chars.peek() {
+            let Some(digit) = d.to_digit(10) else { break };
+            n = Some(
+                n.unwrap_or(0)
+                    .saturating_mul(10)
+                    .saturating_add(digit as usize),
+            );
+            chars.next();
+        }
+        n
+    };
+    if chars.peek().map(|&(_, c)| c) == Some('<') {
+        chars.next();
+        index = Some(0);
+    }
+    // Flags, then width; a leading number followed by `$` is an argument index instead.
+    loop {
+        match chars.peek().map(|&(_, c)| c) {
+            Some('-') => flags.left = true,
+            Some('0') => flags.zero = true,
+            Some('+') => flags.plus = true,
+            Some(' ') => flags.space = true,
+            Some(',') => flags.group = true,
+            Some('(') => flags.paren = true,
+            Some('#') => {
+                return Err(Error::argument(format!(
+                    "format: the # flag is not supported (in {:?})",
+                    fmt
+                )));
+            }
+            Some('1'..='9') => {
+                let n = number(chars);
+                if chars.peek().map(|&(_, c)| c) == Some('$') && index.is_none() {
+                    chars.next();
+                    index = n;
+                    continue;
+                }
+                width = n;
+                break;
+            }
+            _ => break,
+        }
+        chars.next();
+    }
+    if chars.peek().map(|&(_, c)| c) == Some('.') {
+        chars.next();
+        precision = Some(number(chars).ok_or_else(|| {
+            Error::argument(format!(
+                "format: a precision needs digits after the dot, as in %.2f (in {fmt:?})"
+            ))
+        })?);
+    }
+    let Some((end, conversion)) = chars.next() else {
+        return Err(Error::argument(format!(
+            "format: {fmt:?} ends with an unfinished directive; write %% for a percent sign"
+        )));
+    };
+    let text = fmt[start..end + conversion.len_utf8()].to_string();
+    let spec = Spec {
+        index,
+        flags,
+        width,
+        precision,
+        conversion,
+        text,
+    };
+    check_spec(&spec)?;
+    Ok(spec)
+}
+
+/// The widest field and the longest precision a directive may ask for.
+const MAX_WIDTH: usize = 10_000;
+
+fn check_spec(spec: &Spec) -> Result<()> {
+    let f = spec.flags;
+    if spec.width.unwrap_or(0) > MAX_WIDTH || spec.precision.unwrap_or(0) > MAX_WIDTH {
+        return Err(Error::argument(format!(
+            "format: {} asks for more than {MAX_WIDTH} characters",
+            spec.text
+        )));
+    }
+    let numeric = matches!(spec.conversion, 'd' | 'x' | 'X' | 'o' | 'f' | 'e' | 'E');
+    if !matches!(
+        spec.conversion,
+        's' | 'S' | 'd' | 'x' | 'X' | 'o' | 'f' | 'e' | 'E' | 'c' | 'C' | 'b' | 'B' | '%' | 'n'
+    ) {
+        return Err(Error::argument(format!(
+            "format: unknown directive {}; use {DIRECTIVES}",
+            spec.text
+        )));
+    }
+    if (f.left || f.zero) && spec.width.is_none() && spec.conversion != 'n' {
+        return Err(Error::argument(format!(
+            "format: {} needs a width for its - or 0 flag, as in %-8s or %05d",
+            spec.text
+        )));
+    }
+    if f.left && f.zero {
+        return Err(Error::argument(format!(
+            "format: {} cannot both left-justify (-) and zero-pad (0)",
+            spec.text
+        )));
+    }
+    if (f.zero || f.plus || f.space || f.paren) && !numeric
+        || f.group && !matches!(spec.conversion, 'd' | 'f')
+    {
+        return Err(Error::argument(format!(
+            "format: the flags of {} do not apply to %{}",
+            spec.text, spec.conversion
+        )));
+    }
+    if spec.precision.is_some() && matches!(spec.conversion, 'd' | 'x' | 'X' | 'o' | 'c' | 'C') {
+        return Err(Error::argument(format!(
+            "format: {} cannot have a precision; it is for %f, %e and %s",
+            spec.text
+        )));
+    }
+    Ok(())
+}
+
+/// Justify `text` in the directive's width (zero padding is done by the number formatting).
+fn pad(out: &mut String, text: String, spec: &Spec) {
+    let len = text.chars().count();
+    let fill = spec.width.unwrap_or(0).saturating_sub(len);
+    if spec.flags.left {
+        out.push_str(&text);
+        out.extend(std::iter::repeat_n(' ', fill));
+    } else {
+        out.extend(std::iter::repeat_n(' ', fill));
+        out.push_str(&text);
+    }
+}
+
+fn mismatch(spec: &Spec, arg: &Value, hint: &str) -> Error {
+    Error::argument(format!(
+        "format: {} cannot format {}; {hint}",
+        spec.text,
+        got(arg)
+    ))
+}
+
+fn convert(spec: &Spec, arg: &Value) -> Result<String> {
+    Ok(match spec.conversion {
+        's' | 'S' => {
+            let mut text = match arg {
+                Value::Nil => "null".to_string(),
+                other => str_of(other),
+            };
+            if let Some(p) = spec.precision {
+                text = text.chars().take(p).collect();
+            }
+            if spec.conversion == 'S' {
+                text = text.to_uppercase();
+            }
+            text
+        }
+        'b' | 'B' => {
+            let mut text = arg.truthy().to_string();
+            if let Some(p) = spec.precision {
+                text.truncate(p);
+            }
+            if spec.conversion == 'B' {
+                text = text.to_uppercase();
+            }
+            text
+        }
+        'c' | 'C' => match arg {
+            Value::Char(c) if spec.conversion == 'C' => c.to_uppercase().collect(),
+            Value::Char(c) => c.to_string(),
+            Value::Nil => "null".to_string(),
+            other => return Err(mismatch(spec, other, "%c takes a char such as \\a")),
+        },
+        'd' => match arg {
+            Value::Int(i) => signed(spec, i.unsigned_abs().to_string(), *i < 0),
+            Value::Nil => "null".to_string(),
+            other => {
+                return Err(mismatch(
+                    spec,
+                    other,
+                    "%d takes an integer; use %.0f for a float or convert with (long x)",
+                ));
+            }
+        },
+        'x' | 'X' | 'o' => match arg {
+            Value::Int(i) => {
+                let bits = *i as u64;
+                let digits = match spec.conversion {
+                    'x' => format!("{bits:x}"),
+                    'X' => format!("{bits:X}"),
+                    _ => format!("{bits:o}"),
+                };
+                zero_pad(spec, String::new(), digits)
+            }
+            Value::Nil => "null".to_string(),
+            other => {
+                return Err(mismatch(
+                    spec,
+                    other,
+                    "%x and %o take an integer; convert with (long x)",
+                ));
+            }
+        },
+        'f' | 'e' | 'E' => match arg {
+            Value::Float(f) if !f.is_finite() => {
+                if f.is_nan() {
+                    "NaN".to_string()
+                } else if *f > 0.0 {
+                    if spec.flags.plus {
+                        "+Infinity".to_string()
+                    } else {
+                        "Infinity".to_string()
+                    }
+                } else if spec.flags.paren {
+                    "(Infinity)".to_string()
+                } else {
+                    "-Infinity".to_string()
+                }
+            }
+            Value::Float(f) => {
+                let precision = spec.precision.unwrap_or(6);
+                // Java keeps the sign of -0.0 and of negatives that round to zero.
+                let negative = f.is_sign_negative();
+                let digits = if spec.conversion == 'f' {
+                    fixed(f.abs(), precision)
+                } else {
+                    let text = scientific(f.abs(), precision);
+                    if spec.conversion == 'E' {
+                        text.to_uppercase()
+                    } else {
+                        text
+                    }
+                };
+                signed(spec, digits, negative)
+            }
+            Value::Nil => "null".to_string(),
+            other => {
+                return Err(mismatch(
+                    spec,
+                    other,
+                    "%f and %e take a float; convert with (double x) or use %d for integers",
+                ));
+            }
+        },
+        other => unreachable!("checked conversion {other}"),
+    })
+}
+
+/// Apply sign flags, grouping and zero padding to the digits of a number's magnitude.
+fn signed(spec: &Spec, magnitude: String, negative: bool) -> String {
+    let magnitude = if spec.flags.group {
+        group_thousands(&magnitude)
+    } else {
+        magnitude
+    };
+    let (prefix, suffix) = if negative && spec.flags.paren {
+        ("(", ")")
+    } else if negative {
+        ("-", "")
+    } else if spec.flags.plus {
+        ("+", "")
+    } else if spec.flags.space {
+        (" ", "")
+    } else {
+        ("", "")
+    };
+    zero_pad(spec, prefix.to_string(), magnitude + suffix)
+}
+
+/// `prefix` + `digits`, with zeros between them up to the width when the 0 flag is set.
+fn zero_pad(spec: &Spec, prefix: String, digits: String) -> String {
+    let mut text = prefix;
+    if spec.flags.zero
+        && let Some(width) = spec.width
+    {
+        let len = text.chars().count() + digits.chars().count();
+        text.extend(std::iter::repeat_n('0', width.saturating_sub(len)));
+    }
+    text.push_str(&digits);
+    text
+}
+
+/// `1234567.5` → `1,234,567.5`.
+fn group_thousands(number: &str) -> String {
+    let (int, rest) = match number.find('.') {
+        Some(i) => number.split_at(i),
+        None => (number, ""),
+    };
+    let mut out = String::with_capacity(number.len() + int.len() / 3);
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The shortest decimal digits that read back as `f` (finite, non-negative) and the position of
+/// the decimal point relative to them: `f = 0.DIGITS × 10^point`.
+fn shortest_digits(f: f64) -> (Vec<u8>, i64) {
+    if f == 0.0 {
+        return (vec![0], 1);
+    }
+    let text = format!("{f:e}");
+    let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+    let digits: Vec<u8> = mantissa
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .map(|b| b - b'0')
+        .collect();
+    (digits, exp.parse::<i64>().unwrap_or(0) + 1)
+}
+
+/// Keep the first `keep` digits, rounding half-up; returns the digits and the new point.
+fn round_half_up(mut digits: Vec<u8>, mut point: i64, keep: i64) -> (Vec<u8>, i64) {
+    if keep < 0 {
+        return (Vec::new(), point);
+    }
+    let keep = keep as usize;
+    if digits.len() <= keep {
+        return (digits, point);
+    }
+    let round_up = digits[keep] >= 5;
+    digits.truncate(keep);
+    if round_up {
+        let mut i = keep;
+        loop {
+            if i == 0 {
+                digits.insert(0, 1);
+                point += 1;
+                break;
+            }
+            i -= 1;
+            if digits[i] == 9 {
+                digits[i] = 0;
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    (digits, point)
+}
+
+/// `%.Nf` of a finite, non-negative float.
+fn fixed(f: f64, precision: usize) -> String {
+    let (digits, point) = shortest_digits(f);
+    let (digits, point) = round_half_up(digits, point, point + precision as i64);
+    let digit = |i: i64| -> char {
+        if i >= 0 && (i as usize) < digits.len() {
+            (b'0' + digits[i as usize]) as char
+        } else {
+            '0'
+        }
+    };
+    let mut out = String::new();
+    if point <= 0 {
+        out.push('0');
+    } else {
+        for i in 0..point {
+            out.push(digit(i));
+        }
+    }
+    if precision > 0 {
+        out.push('.');
+        for i in 0..precision as i64 {
+            out.push(digit(point + i));
+        }
+    }
+    out
+}
+
+/// `%.Ne` of a finite, non-negative float: `1.234560e+01`.
+fn scientific(f: f64, precision: usize) -> String {
+    let (digits, point) = shortest_digits(f);
+    let (digits, point) = round_half_up(digits, point, precision as i64 + 1);
+    let exponent = if f == 0.0 { 0 } else { point - 1 };
+    let digit = |i: usize| digits.get(i).map_or('0', |d| (b'0' + d) as char);
+    let mut out = String::new();
+    out.push(digit(0));
+    if precision > 0 {
+        out.push('.');
+        for i in 1..=precision {
+            out.push(digit(i));
+        }
+    }
+    out.push('e');
+    out.push(if exponent < 0 { '-' } else { '+' });
+    out.push_str(&format!("{:02}", exponent.unsigned_abs()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn fmt(f: &str, args: &[Value]) -> String {
+        render(f, args).unwrap_or_else(|e| format!("error: {}", e.message))
+    }
+
+    // Expected values are what Clojure 1.11 (Java 17, US locale) gives.
+    #[test]
+    fn floats_round_half_up_like_java() {
+        let cases: &[(&str, f64, &str)] = &[
+            ("%.2f", 1.23456, "1.23"),
+            ("%.2f", 1.005, "1.01"),
+            ("%.1f", 0.25, "0.3"),
+            ("%.0f", 2.5, "3"),
+            ("%.0f", 0.5, "1"),
+            ("%.2f", 0.125, "0.13"),
+            ("%.1f", 0.05, "0.1"),
+            ("%.3f", 2.0E-3, "0.002"),
+            ("%.2f", 1e20, "100000000000000000000.00"),
+            ("%.2f", -0.5, "-0.50"),
+            ("%f", 1.23456, "1.234560"),
+            ("%.3f", 1234567.891, "1234567.891"),
+            ("%.2f", 0.004, "0.00"),
+            ("%.2f", 0.005, "0.01"),
+            ("%.2f", 9.999, "10.00"),
+            ("%e", 12345.678, "1.234568e+04"),
+            ("%10.3e|", 0.000123, " 1.230e-04|"),
+            ("%.2e", 0.0, "0.00e+00"),
+            ("%E", 0.5, "5.000000E-01"),
+            ("%05.1f", -2.345, "-02.3"),
+            ("%,.2f", 1234567.891, "1,234,567.89"),
+            ("%8.2f|", 1.23456, "    1.23|"),
+            ("%.2f", f64::NEG_INFINITY, "-Infinity"),
+            ("%f", f64::NAN, "NaN"),
+        ];
+        for (f, x, expected) in cases {
+            assert_eq!(fmt(f, &[Value::Float(*x)]), *expected, "{f} of {x}");
+        }
+    }
+
+    #[test]
+    fn integers_strings_and_flags() {
+        let cases: &[(&str, Value, &str)] = &[
+            ("%d", Value::Int(-7), "-7"),
+            ("%,d", Value::Int(1234567), "1,234,567"),
+            ("%,d", Value::Int(-1234), "-1,234"),
+            ("%05d", Value::Int(-42), "-0042"),
+            ("%03d", Value::Int(7), "007"),
+            ("[%5d]", Value::Int(42), "[   42]"),
+            ("%-5d|", Value::Int(3), "3    |"),
+            ("%+d", Value::Int(5), "+5"),
+            ("% d", Value::Int(5), " 5"),
+            ("%(d", Value::Int(-5), "(5)"),
+            ("%x", Value::Int(255), "ff"),
+            ("%X", Value::Int(255), "FF"),
+            ("%x", Value::Int(-1), "ffffffffffffffff"),
+            ("%o", Value::Int(8), "10"),
+            ("%s", Value::Nil, "null"),
+            ("%10s|", Value::Nil, "      null|"),
+            ("[%-5s]", Value::string("ab"), "[ab   ]"),
+            ("%.3s", Value::string("abcdef"), "abc"),
+            ("%S", Value::string("abc"), "ABC"),
+            ("%s", Value::keyword("status"), ":status"),
+            (
+                "%s",
+                Value::vector([1.into(), Value::string("a")]),
+                "[1 \"a\"]",
+            ),
+            ("%s", Value::Float(1e10), "1.0E10"),
+            ("%s", Value::Char('a'), "a"),
+            ("%b", Value::Nil, "false"),
+            ("%b", Value::Int(0), "true"),
+            ("%c", Value::Char('x'), "x"),
+            ("%d%%", Value::Int(50), "50%"),
+        ];
+        for (f, x, expected) in cases {
+            assert_eq!(fmt(f, std::slice::from_ref(x)), *expected, "{f} of {x:?}");
+        }
+        assert_eq!(
+            fmt("%2$s %1$s %<s", &[Value::string("a"), Value::string("b")]),
+            "b a a"
+        );
+        assert_eq!(fmt("a%nb", &[]), "a\nb");
+    }
+
+    #[test]
+    fn java_refusals_are_errors() {
+        assert_eq!(
+            fmt("%d", &[Value::Float(1.5)]),
+            "error: format: %d cannot format float 1.5; %d takes an integer; use %.0f for a \
+             float or convert with (long x)"
+        );
+        assert_eq!(
+            fmt("%.2f", &[Value::Int(3)]),
+            "error: format: %.2f cannot format integer 3; %f and %e take a float; convert with \
+             (double x) or use %d for integers"
+        );
+        assert_eq!(
+            fmt("%s and %s", &[Value::string("one")]),
+            "error: format: not enough arguments: %s in \"%s and %s\" has no argument (1 given)"
+        );
+        assert_eq!(
+            fmt("%q", &[Value::Int(1)]),
+            "error: format: unknown directive %q; use %s, %d, %f, %.2f, %x, %e, %c, %b, %% or %n"
+        );
+        assert_eq!(
+            fmt("100%", &[]),
+            "error: format: \"100%\" ends with an unfinished directive; write %% for a percent \
+             sign"
+        );
+        assert!(fmt("%-d", &[Value::Int(1)]).starts_with("error:"));
+        assert_eq!(
+            fmt("%99999999999999999999d", &[Value::Int(1)]),
+            "error: format: %99999999999999999999d asks for more than 10000 characters"
+        );
+        assert!(fmt("%.100000f", &[Value::Float(1.0)]).starts_with("error:"));
+        assert!(fmt("%c", &[Value::Int(65)]).starts_with("error:"));
+    }
+}

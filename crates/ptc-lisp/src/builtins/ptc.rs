@@ -1,0 +1,390 @@
+//! PTC extensions: predicate builders and aggregations for records (maps) from tools and data.
+//!
+//! These are not Clojure; they exist because programs over JSON records filter and aggregate
+//! by field all the time:
+//!
+//! - `(where :field op value)` builds a predicate, with `op` one of `= not= > < >= <= in
+//!   includes` written bare (the analyzer quotes it). The field may be a key or a vector path
+//!   (`(where [:user :role] = "admin")`); `(where :active)` tests truthiness. Numbers compare
+//!   by value (`100` matches the JSON number `100.0`). Ordering comparisons are false, not
+//!   errors, when the field is missing or of another type, so incomplete records are simply
+//!   filtered out. Fields are found with the key leniency of
+//!   `get`: `:price` also finds the JSON key `"price"` and the other way round.
+//! - `all-of`, `any-of`, `none-of` combine predicates.
+//! - `sum-by`, `avg-by`, `min-by`, `max-by`, `pluck` aggregate a field (a key, a vector path or
+//!   any function) over a collection, skipping records where it is nil.
+
+use super::number::{add, clojure_compare};
+use super::seq::list_of;
+use super::{Builtin, builtin, expect_fn, got};
+use crate::error::{Error, Result};
+use crate::eval::{Ctx, EvalResult, Items, get_key, lookup, pr_str_short};
+use crate::value::{Function, Value, compare_numbers};
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+pub(crate) const BUILTINS: &[Builtin] = &[
+    builtin!("where", [1..=3], where_fn, "(where field) (where field op value)", "A predicate on records: op is one of = not= > < >= <= in includes, field a key or a vector path; (where field) tests that the field is truthy. Numbers compare by value (100 matches 100.0); missing fields never match an ordering test.", "(filter (where :price > 100) [{:price 50} {:price 150} {}])" => "({:price 150})"),
+    builtin!("all-of", [0..], all_of, "(all-of & preds)", "A predicate that is true when every pred is truthy.", "(filter (all-of (where :a = 1) (where :b)) [{:a 1 :b true} {:a 1}])" => "({:a 1, :b true})"),
+    builtin!("any-of", [0..], any_of, "(any-of & preds)", "A predicate that is true when some pred is truthy.", "(filter (any-of (where :a = 1) (where :b = 2)) [{:a 1} {:b 2} {:b 3}])" => "({:a 1} {:b 2})"),
+    builtin!("none-of", [0..], none_of, "(none-of & preds)", "A predicate that is true when no pred is truthy.", "(filter (none-of (where :deleted)) [{:id 1 :deleted true} {:id 2}])" => "({:id 2})"),
+    builtin!("sum-by", [2], sum_by, "(sum-by field coll)", "The sum of the field (key, path or function) over the items, skipping nil; 0 for none.", "(sum-by :amount [{:amount 5} {:amount 7} {}])" => "12"),
+    builtin!("avg-by", [2], avg_by, "(avg-by field coll)", "The average of the field over the items that have it, as a float; nil for none.", "(avg-by :price [{:price 10} {:price 20}])" => "15.0"),
+    builtin!("min-by", [2], min_by, "(min-by field coll)", "The item with the least field value (the first on ties), skipping nil; nil for none.", "(min-by :price [{:id 1 :price 30} {:id 2 :price 10}])" => "{:id 2, :price 10}"),
+    builtin!("max-by", [2], max_by, "(max-by field coll)", "The item with the greatest field value (the first on ties), skipping nil; nil for none.", "(max-by :price [{:id 1 :price 30} {:id 2 :price 10}])" => "{:id 1, :price 30}"),
+    builtin!("pluck", [2], pluck, "(pluck field coll)", "The field of each item, as a list (like (map field coll), also for string keys and paths).", "(pluck :name [{:name \"Ann\"} {\"name\" \"Bo\"}])" => "(\"Ann\" \"Bo\")"),
+];
+
+// ---------------------------------------------------------------------------------------------
+// Fields
+// ---------------------------------------------------------------------------------------------
+
+/// How a record field is named: one key, a path of keys, or a function of the record.
+#[derive(Clone)]
+enum Field {
+    Key(Value),
+    Path(Vec<Value>),
+    Fn(Value),
+}
+
+impl Field {
+    fn parse(ctx: &mut Ctx, name: &str, v: &Value, allow_fn: bool) -> EvalResult<Field> {
+        match v {
+            Value::Keyword(_) | Value::Str(_) | Value::Int(_) => Ok(Field::Key(v.clone())),
+            Value::Vector(_) | Value::List(_) => Ok(Field::Path(Items::collect_all(v, ctx, name)?)),
+            Value::Fn(_) | Value::Map(_) | Value::Set(_) if allow_fn => Ok(Field::Fn(v.clone())),
+            other => Err(Error::type_error(format!(
+                "{name} expects a field: a keyword, a string key or a vector path{}, got {}",
+                if allow_fn { " (or a function)" } else { "" },
+                got(other)
+            ))
+            .into()),
+        }
+    }
+
+    /// The field of `item`, nil when missing (keys found with JSON leniency); borrowed from
+    /// the record where possible, since aggregations only read it.
+    fn of<'v>(&self, ctx: &mut Ctx, item: &'v Value) -> EvalResult<Cow<'v, Value>> {
+        const NIL: Cow<'static, Value> = Cow::Owned(Value::Nil);
+        match self {
+            Field::Key(k) => Ok(field_ref(item, k).unwrap_or(NIL)),
+            Field::Path(path) => {
+                let mut current = Cow::Borrowed(item);
+                for k in path {
+                    current = match current {
+                        Cow::Borrowed(v) => match field_ref(v, k) {
+                            Some(next) => next,
+                            None => return Ok(NIL),
+                        },
+                        Cow::Owned(v) => match get_key(&v, k) {
+                            Some(next) => Cow::Owned(next),
+                            None => return Ok(NIL),
+                        },
+                    };
+                }
+                Ok(current)
+            }
+            Field::Fn(f) => Ok(Cow::Owned(ctx.apply(f, std::slice::from_ref(item))?)),
+        }
+    }
+}
+
+/// `(get item key)` without copying the value out of a map or vector.
+fn field_ref<'v>(item: &'v Value, key: &Value) -> Option<Cow<'v, Value>> {
+    match item {
+        Value::Map(m) => lookup(m, key).map(Cow::Borrowed),
+        Value::Vector(items) => match key {
+            Value::Int(i) => usize::try_from(*i)
+                .ok()
+                .and_then(|i| items.get(i))
+                .map(Cow::Borrowed),
+            _ => None,
+        },
+        other => get_key(other, key).map(Cow::Owned),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// where
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Eq,
+    NotEq,
+    Gt,
+    Lt,
+    Ge,
+    Le,
+    In,
+    Includes,
+}
+
+const OPS: &str = "= not= > < >= <= in includes";
+
+fn op_named(text: &str) -> Option<Op> {
+    Some(match text {
+        "=" | "==" => Op::Eq,
+        "not=" | "!=" => Op::NotEq,
+        ">" => Op::Gt,
+        "<" => Op::Lt,
+        ">=" => Op::Ge,
+        "<=" => Op::Le,
+        "in" => Op::In,
+        "includes" | "includes?" => Op::Includes,
+        _ => return None,
+    })
+}
+
+enum Test {
+    Truthy,
+    Op(Op, Value),
+    /// Any other function, called as `(f field-value value)`.
+    Call(Value, Value),
+}
+
+fn parse_test(op: &Value, value: &Value) -> Result<Test> {
+    let named = match op {
+        Value::Symbol(s) => op_named(s.as_str()),
+        Value::Keyword(k) => op_named(k.as_str()),
+        Value::Str(s) => op_named(s),
+        Value::Fn(f) => match op_named(f.name()) {
+            Some(op) => Some(op),
+            None => return Ok(Test::Call(op.clone(), value.clone())),
+        },
+        _ => None,
+    };
+    let Some(op) = named else {
+        return Err(Error::argument(format!(
+            "where: unknown operator {}; use one of {OPS}, e.g. (where :price > 100)",
+            pr_str_short(op)
+        )));
+    };
+    if op == Op::In && !matches!(value, Value::List(_) | Value::Vector(_) | Value::Set(_)) {
+        return Err(Error::type_error(format!(
+            "(where field in values) needs a vector or set of values, got {}",
+            got(value)
+        )));
+    }
+    Ok(Test::Op(op, value.clone()))
+}
+
+/// Equality for record fields: like `=`, except that numbers compare by value, so the JSON
+/// number `100.0` matches `100`.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_)) => {
+            compare_numbers(a, b) == Some(Ordering::Equal)
+        }
+        _ => a == b,
+    }
+}
+
+fn member(coll: &Value, x: &Value) -> bool {
+    match coll {
+        Value::Set(s) => {
+            s.contains(x)
+                || (matches!(x, Value::Int(_) | Value::Float(_)) && s.iter().any(|y| same(x, y)))
+        }
+        Value::List(s) | Value::Vector(s) => s.iter().any(|y| same(x, y)),
+        Value::Map(m) => m.contains_key(x),
+        _ => false,
+    }
+}
+
+fn ordered(a: &Value, b: &Value, accept: fn(Ordering) -> bool) -> bool {
+    if a.is_nil() || b.is_nil() {
+        return false;
+    }
+    clojure_compare(a, b).is_ok_and(accept)
+}
+
+fn check(op: Op, field: &Value, value: &Value) -> bool {
+    match op {
+        Op::Eq => same(field, value),
+        Op::NotEq => !same(field, value),
+        Op::Gt => ordered(field, value, |o| o == Ordering::Greater),
+        Op::Lt => ordered(field, value, |o| o == Ordering::Less),
+        Op::Ge => ordered(field, value, |o| o != Ordering::Less),
+        Op::Le => ordered(field, value, |o| o != Ordering::Greater),
+        Op::In => member(value, field),
+        Op::Includes => match (field, value) {
+            (Value::Str(s), Value::Str(part)) => s.contains(part.as_str()),
+            (Value::Str(s), Value::Char(c)) => s.contains(*c),
+            (Value::Str(_), _) => false,
+            (coll, x) => member(coll, x),
+        },
+    }
+}
+
+fn where_fn(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let field = Field::parse(ctx, "where", &args[0], false)?;
+    let test = match args {
+        [_] => Test::Truthy,
+        [_, op, value] => parse_test(op, value)?,
+        _ => {
+            return Err(Error::arity(format!(
+                "where takes a field, or a field, an operator and a value: (where :status = \
+                 \"active\"); operators: {OPS}"
+            ))
+            .into());
+        }
+    };
+    Ok(Value::Fn(Function::native("where", move |ctx, call| {
+        let [item] = call else {
+            return Err(Error::arity(format!(
+                "a where predicate takes one record, got {} arguments",
+                call.len()
+            ))
+            .into());
+        };
+        let v = field.of(ctx, item)?;
+        Ok(Value::Bool(match &test {
+            Test::Truthy => v.truthy(),
+            Test::Op(op, value) => check(*op, &v, value),
+            Test::Call(f, value) => ctx.apply(f, &[v.into_owned(), value.clone()])?.truthy(),
+        }))
+    })))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Combinators
+// ---------------------------------------------------------------------------------------------
+
+/// A predicate over `args`: the first pred whose truthiness is `stop_on` decides the result,
+/// `stopped`; when none does, the result is the opposite.
+fn combine(args: &[Value], name: &'static str, stop_on: bool, stopped: bool) -> EvalResult {
+    for p in args {
+        expect_fn(name, p)?;
+    }
+    let preds = args.to_vec();
+    Ok(Value::Fn(Function::native(name, move |ctx, call| {
+        for p in &preds {
+            if ctx.apply(p, call)?.truthy() == stop_on {
+                return Ok(Value::Bool(stopped));
+            }
+        }
+        Ok(Value::Bool(!stopped))
+    })))
+}
+
+fn all_of(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    combine(args, "all-of", false, false)
+}
+
+fn any_of(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    combine(args, "any-of", true, true)
+}
+
+fn none_of(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    combine(args, "none-of", true, false)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Aggregations
+// ---------------------------------------------------------------------------------------------
+
+/// Calls `each(field value, item)` for every item whose field is not nil.
+fn for_each_field(
+    ctx: &mut Ctx,
+    name: &str,
+    args: &[Value],
+    mut each: impl FnMut(&mut Ctx, &Value, &Value) -> EvalResult<()>,
+) -> EvalResult<()> {
+    let field = Field::parse(ctx, name, &args[0], true)?;
+    let mut items = Items::new(&args[1])?;
+    if items.is_unbounded() {
+        return Err(crate::eval::unbounded_error(name, &args[1]).into());
+    }
+    while let Some(item) = items.next(ctx)? {
+        let v = field.of(ctx, item.as_ref())?;
+        if !v.is_nil() {
+            each(ctx, &v, item.as_ref())?;
+        }
+    }
+    Ok(())
+}
+
+fn expect_number(name: &str, v: &Value, item: &Value) -> Result<()> {
+    match v {
+        Value::Int(_) | Value::Float(_) => Ok(()),
+        other => Err(Error::type_error(format!(
+            "{name} adds numbers, but the field is {} in {}",
+            got(other),
+            pr_str_short(item)
+        ))),
+    }
+}
+
+fn sum_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let mut total = Value::Int(0);
+    for_each_field(ctx, "sum-by", args, |_ctx, v, item| {
+        expect_number("sum-by", v, item)?;
+        total = add(&total, v)?;
+        Ok(())
+    })?;
+    Ok(total)
+}
+
+fn avg_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let mut total = Value::Int(0);
+    let mut n = 0usize;
+    for_each_field(ctx, "avg-by", args, |_ctx, v, item| {
+        expect_number("avg-by", v, item)?;
+        // Integers are summed exactly; a float anywhere makes the sum a float.
+        total = match add(&total, v) {
+            Ok(sum) => sum,
+            Err(_) => Value::Float(as_f64(&total) + as_f64(v)),
+        };
+        n += 1;
+        Ok(())
+    })?;
+    if n == 0 {
+        return Ok(Value::Nil);
+    }
+    Ok(Value::Float(as_f64(&total) / n as f64))
+}
+
+fn as_f64(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) => *i as f64,
+        Value::Float(f) => *f,
+        _ => f64::NAN,
+    }
+}
+
+fn extreme_by(ctx: &mut Ctx, name: &str, args: &[Value], want: Ordering) -> EvalResult {
+    let mut best: Option<(Value, Value)> = None;
+    for_each_field(ctx, name, args, |_ctx, v, item| {
+        let better = match &best {
+            None => true,
+            Some((best_v, _)) => clojure_compare(v, best_v)? == want,
+        };
+        if better {
+            best = Some((v.clone(), item.clone()));
+        }
+        Ok(())
+    })?;
+    Ok(best.map(|(_, item)| item).unwrap_or_default())
+}
+
+fn min_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    extreme_by(ctx, "min-by", args, Ordering::Less)
+}
+
+fn max_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    extreme_by(ctx, "max-by", args, Ordering::Greater)
+}
+
+fn pluck(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let field = Field::parse(ctx, "pluck", &args[0], true)?;
+    let mut items = Items::new(&args[1])?;
+    if items.is_unbounded() {
+        return Err(crate::eval::unbounded_error("pluck", &args[1]).into());
+    }
+    let mut out = Vec::with_capacity(args[1].count().unwrap_or(0));
+    while let Some(item) = items.next(ctx)? {
+        out.push(field.of(ctx, item.as_ref())?.into_owned());
+    }
+    list_of(ctx, out)
+}

@@ -1,0 +1,572 @@
+//! Transducers, early termination (`reduced`) and the functions that run transducers.
+//!
+//! A transducer is an ordinary function value: given a reducing function it returns another
+//! one. A reducing function takes no arguments (the initial value), one (completion) or two (one
+//! step), so `comp` composes transducers in Clojure's order, data flowing through the leftmost
+//! first, and programs can write their own transducers with `fn`. Stateful transducers (`take`,
+//! `distinct`, `partition-all`, ...) create fresh state each time they are applied to a reducing
+//! function, so one transducer value can be used many times.
+//!
+//! `(reduced x)` is represented as a one-entry map under the key `:ptc/reduced` (it prints as
+//! `{:ptc/reduced x}`); `reduce`, `transduce`, `into`, `reductions` and friends stop when a step
+//! returns one and unwrap it.
+
+use super::seq::{conj_one, list_of};
+use super::{Builtin, builtin, expect_fn};
+use crate::error::Error;
+use crate::eval::{Ctx, EvalResult, Items, arity_error};
+use crate::value::{Function, Map, Seq, Value};
+use rustc_hash::FxHashSet;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+pub(crate) const BUILTINS: &[Builtin] = &[
+    builtin!("transduce", [3..=4], transduce, "(transduce xform f coll) (transduce xform f init coll)", "Reduces coll with (xform f), starting from init (or (f)), then completes the result with a one-argument call.", "(transduce (comp (filter odd?) (map inc)) + [1 2 3])" => "6"),
+    builtin!("sequence", [1..=2], sequence, "(sequence coll) (sequence xform coll)", "The items of coll as a sequence (() when empty), passed through the transducer xform if one is given.", "(sequence (comp (map inc) (take 3)) (range))" => "(1 2 3)"),
+    builtin!("reduced", [1], reduced_fn, "(reduced x)", "Wraps x so that reduce, transduce, into and reductions stop at once with x.", "(reduce (fn [acc x] (if (> x 2) (reduced acc) (+ acc x))) 0 [1 2 3 4])" => "3"),
+    builtin!("reduced?", [1], is_reduced, "(reduced? x)", "True if x was made by reduced.", "(reduced? (reduced 1))" => "true"),
+    builtin!("unreduced", [1], unreduced_fn, "(unreduced x)", "The value inside a reduced, or x itself.", "(unreduced (reduced 5))" => "5"),
+    builtin!("ensure-reduced", [1], ensure_reduced_fn, "(ensure-reduced x)", "x if it is already reduced, else (reduced x).", "(unreduced (ensure-reduced (reduced 5)))" => "5"),
+    builtin!("completing", [1..=2], completing, "(completing f) (completing f cf)", "A reducing function that steps with f and completes with cf (identity by default), for transduce with a two-argument function.", "(transduce (map inc) (completing (fn [acc x] (+ acc x))) 0 [1 2])" => "5"),
+    builtin!("cat", [1], cat, "(cat rf)", "The transducer that passes on the items of each collection it receives.", "(into [] cat [[1 2] [3]])" => "[1 2 3]"),
+];
+
+// ---------------------------------------------------------------------------------------------
+// reduced
+// ---------------------------------------------------------------------------------------------
+
+fn reduced_key() -> &'static Value {
+    static KEY: OnceLock<Value> = OnceLock::new();
+    KEY.get_or_init(|| Value::keyword("ptc/reduced"))
+}
+
+/// `(reduced v)`.
+pub(crate) fn make_reduced(v: Value) -> Value {
+    let mut m = Map::new();
+    m.assoc_mut(reduced_key().clone(), v);
+    Value::Map(m)
+}
+
+/// The value inside a `(reduced v)`, if `v` is one.
+#[inline]
+pub(crate) fn as_reduced(v: &Value) -> Option<&Value> {
+    match v {
+        Value::Map(m) if m.len() == 1 => m.get(reduced_key()),
+        _ => None,
+    }
+}
+
+/// `v` without its `reduced` wrapper.
+pub(crate) fn unreduced(v: Value) -> Value {
+    match as_reduced(&v) {
+        Some(inner) => inner.clone(),
+        None => v,
+    }
+}
+
+fn ensure_reduced(v: Value) -> Value {
+    if as_reduced(&v).is_some() {
+        v
+    } else {
+        make_reduced(v)
+    }
+}
+
+fn reduced_fn(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    Ok(make_reduced(args[0].clone()))
+}
+
+fn is_reduced(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    Ok(Value::Bool(as_reduced(&args[0]).is_some()))
+}
+
+fn unreduced_fn(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    Ok(unreduced(args[0].clone()))
+}
+
+fn ensure_reduced_fn(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    Ok(ensure_reduced(args[0].clone()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running transducers
+// ---------------------------------------------------------------------------------------------
+
+/// Feed the items of `coll` to the reducing function `rf`, starting from `acc`; stop at a
+/// reduced result and unwrap it. Unbounded inputs are accepted: a transducer such as `take` ends
+/// them (and one that never does runs into the step limit).
+pub(crate) fn reduce_items(ctx: &mut Ctx, rf: &Value, mut acc: Value, coll: &Value) -> EvalResult {
+    let mut items = Items::new(coll)?;
+    while let Some(item) = items.next(ctx)? {
+        acc = ctx.apply(rf, &[acc, item.into_owned()])?;
+        if let Some(done) = as_reduced(&acc) {
+            return Ok(done.clone());
+        }
+    }
+    Ok(acc)
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A reducing function that adds each item to `target` with `conj` semantics. It keeps the
+/// collection itself and passes a placeholder accumulator along the chain, so each step updates
+/// the collection in place instead of copying a shared one.
+fn collecting_sink(target: Arc<Mutex<Value>>) -> Value {
+    Value::Fn(Function::native("into", move |ctx, args| match args {
+        [] => Ok(Value::Nil),
+        [acc] => Ok(acc.clone()),
+        [acc, item] => {
+            ctx.charge_items(1)?;
+            conj_one(&mut lock(&target), item.clone())?;
+            Ok(acc.clone())
+        }
+        _ => Err(arity_error("into", args.len(), "0 to 2").into()),
+    }))
+}
+
+/// `(into to xform from)`.
+pub(crate) fn into_with(ctx: &mut Ctx, to: Value, xform: &Value, from: &Value) -> EvalResult {
+    expect_fn("into", xform)?;
+    let target = Arc::new(Mutex::new(to));
+    let rf = ctx.apply(xform, &[collecting_sink(target.clone())])?;
+    let acc = reduce_items(ctx, &rf, Value::Nil, from)?;
+    ctx.apply(&rf, &[acc])?;
+    let out = std::mem::take(&mut *lock(&target));
+    Ok(out)
+}
+
+fn transduce(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    let (xform, f, init, coll) = match args {
+        [xform, f, coll] => (xform, f, None, coll),
+        [xform, f, init, coll] => (xform, f, Some(init), coll),
+        _ => unreachable!("arity checked"),
+    };
+    expect_fn("transduce", xform)?;
+    expect_fn("transduce", f)?;
+    let init = match init {
+        Some(init) => init.clone(),
+        None => ctx.apply(f, &[])?,
+    };
+    let rf = ctx.apply(xform, std::slice::from_ref(f))?;
+    let acc = reduce_items(ctx, &rf, init, coll)?;
+    ctx.apply(&rf, &[acc])
+}
+
+fn sequence(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    match args {
+        [coll] => match coll {
+            Value::List(_) | Value::Lazy(_) => Ok(coll.clone()),
+            Value::Vector(s) => Ok(Value::List(s.clone())),
+            other => {
+                let items = Items::collect_all(other, ctx, "sequence")?;
+                list_of(ctx, items)
+            }
+        },
+        [xform, coll] => match into_with(ctx, Value::vector([]), xform, coll)? {
+            Value::Vector(items) => Ok(Value::List(items)),
+            other => Ok(other),
+        },
+        _ => unreachable!("arity checked"),
+    }
+}
+
+fn completing(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    expect_fn("completing", &args[0])?;
+    let f = args[0].clone();
+    let complete = args.get(1).cloned();
+    if let Some(cf) = &complete {
+        expect_fn("completing", cf)?;
+    }
+    Ok(Value::Fn(Function::native(
+        "completing",
+        move |ctx, call| match (call, &complete) {
+            ([], _) => ctx.apply(&f, &[]),
+            ([acc], None) => Ok(acc.clone()),
+            ([acc], Some(cf)) => ctx.apply(cf, std::slice::from_ref(acc)),
+            ([_, _], _) => ctx.apply(&f, call),
+            _ => Err(arity_error("a completing function", call.len(), "0 to 2").into()),
+        },
+    )))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transducer values
+// ---------------------------------------------------------------------------------------------
+
+/// A transducer: applied to a reducing function `rf`, it returns `make(rf)`.
+fn transducer(name: &'static str, make: impl Fn(Value) -> Value + Send + Sync + 'static) -> Value {
+    let label = format!("({name} ...)");
+    Value::Fn(Function::native(&label, move |_ctx, args| match args {
+        [rf] => Ok(make(rf.clone())),
+        _ => Err(Error::arity(format!(
+            "({name} ...) without a collection is a transducer, which takes one reducing \
+             function; to process a collection write ({name} ... coll), or use the transducer \
+             with into, sequence or transduce: (into [] ({name} ...) coll)"
+        ))
+        .into()),
+    }))
+}
+
+/// A reducing function around `rf`: init and completion pass through to `rf`, `step` handles
+/// `(acc, item)`.
+fn stepper(
+    rf: Value,
+    step: impl Fn(&mut Ctx, &Value, Value, Value) -> EvalResult + Send + Sync + 'static,
+) -> Value {
+    Value::Fn(Function::native(
+        "reducing function",
+        move |ctx, args| match args {
+            [] => ctx.apply(&rf, &[]),
+            [acc] => ctx.apply(&rf, std::slice::from_ref(acc)),
+            [acc, item] => step(ctx, &rf, acc.clone(), item.clone()),
+            _ => Err(arity_error("a reducing function", args.len(), "0 to 2").into()),
+        },
+    ))
+}
+
+/// Like [`stepper`], with a completion that may flush buffered items before completing `rf`.
+fn stepper_with_flush(
+    rf: Value,
+    step: impl Fn(&mut Ctx, &Value, Value, Value) -> EvalResult + Send + Sync + 'static,
+    flush: impl Fn(&mut Ctx, &Value, Value) -> EvalResult + Send + Sync + 'static,
+) -> Value {
+    Value::Fn(Function::native(
+        "reducing function",
+        move |ctx, args| match args {
+            [] => ctx.apply(&rf, &[]),
+            [acc] => {
+                let acc = flush(ctx, &rf, acc.clone())?;
+                ctx.apply(&rf, &[acc])
+            }
+            [acc, item] => step(ctx, &rf, acc.clone(), item.clone()),
+            _ => Err(arity_error("a reducing function", args.len(), "0 to 2").into()),
+        },
+    ))
+}
+
+#[inline]
+fn call1(ctx: &mut Ctx, f: &Value, x: &Value) -> EvalResult {
+    ctx.apply(f, std::slice::from_ref(x))
+}
+
+/// `(map f)`.
+pub(crate) fn map_xf(f: Value) -> Value {
+    transducer("map", move |rf| {
+        let f = f.clone();
+        stepper(rf, move |ctx, rf, acc, x| {
+            let y = call1(ctx, &f, &x)?;
+            ctx.apply(rf, &[acc, y])
+        })
+    })
+}
+
+/// `(filter pred)` (`keep = true`) or `(remove pred)`.
+pub(crate) fn filter_xf(pred: Value, keep: bool) -> Value {
+    transducer(if keep { "filter" } else { "remove" }, move |rf| {
+        let pred = pred.clone();
+        stepper(rf, move |ctx, rf, acc, x| {
+            if call1(ctx, &pred, &x)?.truthy() == keep {
+                ctx.apply(rf, &[acc, x])
+            } else {
+                Ok(acc)
+            }
+        })
+    })
+}
+
+/// `(keep f)`.
+pub(crate) fn keep_xf(f: Value) -> Value {
+    transducer("keep", move |rf| {
+        let f = f.clone();
+        stepper(rf, move |ctx, rf, acc, x| {
+            let y = call1(ctx, &f, &x)?;
+            if y.is_nil() {
+                Ok(acc)
+            } else {
+                ctx.apply(rf, &[acc, y])
+            }
+        })
+    })
+}
+
+/// `(map-indexed f)` (`keep_nil = true`) or `(keep-indexed f)`.
+pub(crate) fn indexed_xf(f: Value, keep_nil: bool) -> Value {
+    transducer(
+        if keep_nil {
+            "map-indexed"
+        } else {
+            "keep-indexed"
+        },
+        move |rf| {
+            let f = f.clone();
+            let index = AtomicI64::new(0);
+            stepper(rf, move |ctx, rf, acc, x| {
+                let i = index.fetch_add(1, Ordering::Relaxed);
+                let y = ctx.apply(&f, &[Value::Int(i), x])?;
+                if y.is_nil() && !keep_nil {
+                    Ok(acc)
+                } else {
+                    ctx.apply(rf, &[acc, y])
+                }
+            })
+        },
+    )
+}
+
+/// Take one from a counter that stops at zero; the count before, or `None` when it was zero.
+fn count_down(counter: &AtomicUsize) -> Option<usize> {
+    counter
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+        .ok()
+}
+
+/// `(take n)`.
+pub(crate) fn take_xf(n: i64) -> Value {
+    let n = usize::try_from(n).unwrap_or(0);
+    transducer("take", move |rf| {
+        let remaining = AtomicUsize::new(n);
+        stepper(rf, move |ctx, rf, acc, x| {
+            let before = count_down(&remaining).unwrap_or(0);
+            let acc = if before > 0 {
+                ctx.apply(rf, &[acc, x])?
+            } else {
+                acc
+            };
+            // Stop as soon as the last wanted item is in, without waiting for another.
+            Ok(if before <= 1 {
+                ensure_reduced(acc)
+            } else {
+                acc
+            })
+        })
+    })
+}
+
+/// `(drop n)`.
+pub(crate) fn drop_xf(n: i64) -> Value {
+    let n = usize::try_from(n).unwrap_or(0);
+    transducer("drop", move |rf| {
+        let remaining = AtomicUsize::new(n);
+        stepper(rf, move |ctx, rf, acc, x| {
+            if count_down(&remaining).is_some() {
+                Ok(acc)
+            } else {
+                ctx.apply(rf, &[acc, x])
+            }
+        })
+    })
+}
+
+/// `(take-nth n)`.
+pub(crate) fn take_nth_xf(n: usize) -> Value {
+    transducer("take-nth", move |rf| {
+        let index = AtomicUsize::new(0);
+        stepper(rf, move |ctx, rf, acc, x| {
+            if index.fetch_add(1, Ordering::Relaxed).is_multiple_of(n) {
+                ctx.apply(rf, &[acc, x])
+            } else {
+                Ok(acc)
+            }
+        })
+    })
+}
+
+/// `(take-while pred)`.
+pub(crate) fn take_while_xf(pred: Value) -> Value {
+    transducer("take-while", move |rf| {
+        let pred = pred.clone();
+        stepper(rf, move |ctx, rf, acc, x| {
+            if call1(ctx, &pred, &x)?.truthy() {
+                ctx.apply(rf, &[acc, x])
+            } else {
+                Ok(make_reduced(acc))
+            }
+        })
+    })
+}
+
+/// `(drop-while pred)`.
+pub(crate) fn drop_while_xf(pred: Value) -> Value {
+    transducer("drop-while", move |rf| {
+        let pred = pred.clone();
+        let dropping = AtomicBool::new(true);
+        stepper(rf, move |ctx, rf, acc, x| {
+            if dropping.load(Ordering::Relaxed) {
+                if call1(ctx, &pred, &x)?.truthy() {
+                    return Ok(acc);
+                }
+                dropping.store(false, Ordering::Relaxed);
+            }
+            ctx.apply(rf, &[acc, x])
+        })
+    })
+}
+
+/// Pass each item of `coll` to `rf`, stopping (still reduced) when a step returns a reduced.
+fn each_item(ctx: &mut Ctx, rf: &Value, mut acc: Value, coll: &Value) -> EvalResult {
+    let mut items = Items::new(coll)?;
+    while let Some(item) = items.next(ctx)? {
+        acc = ctx.apply(rf, &[acc, item.into_owned()])?;
+        if as_reduced(&acc).is_some() {
+            break;
+        }
+    }
+    Ok(acc)
+}
+
+fn cat(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+    Ok(stepper(args[0].clone(), |ctx, rf, acc, coll| {
+        each_item(ctx, rf, acc, &coll)
+    }))
+}
+
+/// `(mapcat f)`.
+pub(crate) fn mapcat_xf(f: Value) -> Value {
+    transducer("mapcat", move |rf| {
+        let f = f.clone();
+        stepper(rf, move |ctx, rf, acc, x| {
+            let coll = call1(ctx, &f, &x)?;
+            each_item(ctx, rf, acc, &coll)
+        })
+    })
+}
+
+/// `(distinct)`.
+pub(crate) fn distinct_xf() -> Value {
+    transducer("distinct", |rf| {
+        let seen: Mutex<FxHashSet<Value>> = Mutex::new(FxHashSet::default());
+        stepper(rf, move |ctx, rf, acc, x| {
+            let fresh = lock(&seen).insert(x.clone());
+            if fresh {
+                ctx.charge_items(1)?;
+                ctx.apply(rf, &[acc, x])
+            } else {
+                Ok(acc)
+            }
+        })
+    })
+}
+
+/// `(dedupe)`.
+pub(crate) fn dedupe_xf() -> Value {
+    transducer("dedupe", |rf| {
+        let last: Mutex<Option<Value>> = Mutex::new(None);
+        stepper(rf, move |ctx, rf, acc, x| {
+            let repeated = {
+                let mut last = lock(&last);
+                let repeated = last.as_ref() == Some(&x);
+                *last = Some(x.clone());
+                repeated
+            };
+            if repeated {
+                Ok(acc)
+            } else {
+                ctx.apply(rf, &[acc, x])
+            }
+        })
+    })
+}
+
+/// `(interpose sep)`.
+pub(crate) fn interpose_xf(sep: Value) -> Value {
+    transducer("interpose", move |rf| {
+        let sep = sep.clone();
+        let started = AtomicBool::new(false);
+        stepper(rf, move |ctx, rf, acc, x| {
+            let acc = if started.swap(true, Ordering::Relaxed) {
+                let acc = ctx.apply(rf, &[acc, sep.clone()])?;
+                if as_reduced(&acc).is_some() {
+                    return Ok(acc);
+                }
+                acc
+            } else {
+                acc
+            };
+            ctx.apply(rf, &[acc, x])
+        })
+    })
+}
+
+/// Hand a finished part (a vector, as Clojure's transducers make) to `rf`.
+fn emit_part(ctx: &mut Ctx, rf: &Value, acc: Value, part: Vec<Value>) -> EvalResult {
+    ctx.charge_items(part.len())?;
+    ctx.apply(rf, &[acc, Value::Vector(Seq::from(part))])
+}
+
+/// `(partition-all n)`.
+pub(crate) fn partition_all_xf(n: usize) -> Value {
+    transducer("partition-all", move |rf| {
+        let buffer: Arc<Mutex<Vec<Value>>> = Arc::new(Mutex::new(Vec::new()));
+        let flush_buffer = buffer.clone();
+        stepper_with_flush(
+            rf,
+            move |ctx, rf, acc, x| {
+                let full = {
+                    let mut buffer = lock(&buffer);
+                    buffer.push(x);
+                    (buffer.len() >= n).then(|| std::mem::take(&mut *buffer))
+                };
+                match full {
+                    Some(part) => emit_part(ctx, rf, acc, part),
+                    None => Ok(acc),
+                }
+            },
+            move |ctx, rf, acc| {
+                let rest = std::mem::take(&mut *lock(&flush_buffer));
+                if rest.is_empty() {
+                    Ok(acc)
+                } else {
+                    Ok(unreduced(emit_part(ctx, rf, acc, rest)?))
+                }
+            },
+        )
+    })
+}
+
+/// `(partition-by f)`.
+pub(crate) fn partition_by_xf(f: Value) -> Value {
+    transducer("partition-by", move |rf| {
+        let f = f.clone();
+        // The current run of items and the value of f they share.
+        let state: Arc<Mutex<(Vec<Value>, Option<Value>)>> =
+            Arc::new(Mutex::new((Vec::new(), None)));
+        let flush_state = state.clone();
+        stepper_with_flush(
+            rf,
+            move |ctx, rf, acc, x| {
+                let key = call1(ctx, &f, &x)?;
+                let finished = {
+                    let mut state = lock(&state);
+                    let (run, last) = &mut *state;
+                    let same = last.as_ref().is_none_or(|k| *k == key);
+                    *last = Some(key);
+                    if same {
+                        run.push(x);
+                        None
+                    } else {
+                        Some(std::mem::replace(run, vec![x]))
+                    }
+                };
+                let Some(part) = finished else {
+                    return Ok(acc);
+                };
+                let acc = emit_part(ctx, rf, acc, part)?;
+                if as_reduced(&acc).is_some() {
+                    // The item that started the new run is not passed on after the end.
+                    lock(&state).0.clear();
+                }
+                Ok(acc)
+            },
+            move |ctx, rf, acc| {
+                let rest = std::mem::take(&mut lock(&flush_state).0);
+                if rest.is_empty() {
+                    Ok(acc)
+                } else {
+                    Ok(unreduced(emit_part(ctx, rf, acc, rest)?))
+                }
+            },
+        )
+    })
+}
