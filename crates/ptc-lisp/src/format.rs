@@ -100,8 +100,10 @@ pub fn render_within(
     let style = match rendering {
         Rendering::Readable => Style::Readable,
         Rendering::Human => Style::Human,
+        // Only collections can be long without being long already in memory.
         Rendering::Str => match value {
-            Value::Nil | Value::Str(_) | Value::Char(_) | Value::Float(_) => {
+            Value::List(_) | Value::Vector(_) | Value::Map(_) | Value::Set(_) => Style::Readable,
+            _ => {
                 let text = str_of(value);
                 return if text.len() > max_bytes {
                     Err(text)
@@ -109,7 +111,6 @@ pub fn render_within(
                     Ok(text)
                 };
             }
-            _ => Style::Readable,
         },
     };
     let mut p = Printer::new(style);
@@ -219,7 +220,7 @@ impl Printer {
 
     /// Whether to go on printing.
     fn more(&mut self) -> bool {
-        if self.out.len() > self.max_len {
+        if self.out.len() > self.max_len || !crate::value::meter::text_fits(self.out.len()) {
             self.stopped = true;
         }
         !self.stopped
@@ -234,6 +235,10 @@ impl Printer {
     }
 
     fn value(&mut self, value: &Value) {
+        crate::value::nested(value.depth(), || self.value_here(value))
+    }
+
+    fn value_here(&mut self, value: &Value) {
         if !self.more() {
             return;
         }

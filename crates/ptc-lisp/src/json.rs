@@ -47,6 +47,10 @@ pub fn from_json_str(text: &str) -> Result<Value> {
 /// Convert a value to JSON: keywords become their names, sets and lists become arrays, map keys
 /// become strings, non-finite floats become null, functions their printed form.
 pub fn to_json(value: &Value) -> serde_json::Value {
+    crate::value::nested(value.depth(), || to_json_here(value))
+}
+
+fn to_json_here(value: &Value) -> serde_json::Value {
     use serde_json::Value as J;
     match value {
         Value::Nil => J::Null,

@@ -312,7 +312,7 @@ impl Runtime {
         let meter = ctx.meter_guard();
         let mut result = ctx.run_top(&analyzed.body, analyzed.frame_size);
         // What the program hands back must be safe for the host to print and serialize.
-        if let Err(e) = ctx.walk_limit() {
+        if let Err(e) = ctx.settle_meter() {
             result = Err(e.into());
         }
         let exported = match &result {

@@ -315,3 +315,71 @@ fn rewrite(text: &str, actual: &[String]) -> String {
     flush(&mut out, &mut pending);
     out
 }
+
+/// Programs at the edge of the nesting limits run to completion: the defenses above (stack
+/// segments, depth limits) must not refuse or crash what is allowed. Run on a thread with a
+/// 2 MiB stack, the default for spawned threads, where a host is likely to run programs.
+#[test]
+fn programs_at_the_nesting_limits_run() {
+    let cases: Vec<(String, &str)> =
+        vec![
+        // 199 levels of source nesting (the reader allows 200).
+        (expand(r#"{{repeat 199 "(inc "}}0{{repeat 199 ")"}}"#), "199"),
+        // `->` expanding to 990 levels (expansion allows 1,000).
+        (expand(r#"(-> 0 {{repeat 990 "inc "}})"#), "990"),
+        (expand(r#"(cond {{repeat 990 "false 1 "}} :else :last)"#), ":last"),
+        // A value 999 levels deep, built, printed, compared and dropped.
+        (
+            "(let [v (loop [v [] i 0] (if (< i 998) (recur [v] (inc i)) v))] \
+             [(count (str v)) (= v (vec v))])"
+                .to_string(),
+            "[1998 true]",
+        ),
+        // Closures holding closures, 990 deep, called and dropped.
+        (
+            "(let [f (loop [f (fn [] 0) i 0] (if (< i 990) (recur (fn [] (inc (f))) (inc i)) f))] \
+             (f))"
+                .to_string(),
+            "990",
+        ),
+        // A lazy sequence made from 900 others, realized.
+        (
+            "(let [s (loop [s (range) i 0] (if (< i 900) (recur (map inc s) (inc i)) s))] \
+             (vec (take 3 s)))"
+                .to_string(),
+            "[900 901 902]",
+        ),
+        // A comp chain 900 long.
+        (
+            "((loop [f identity i 0] (if (< i 900) (recur (comp f inc) (inc i)) f)) 0)".to_string(),
+            "900",
+        ),
+    ];
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let runtime = Runtime::new();
+            cases
+                .iter()
+                .map(|(source, _)| {
+                    let out = runtime.run_str(source, &UserNamespace::new());
+                    describe(&out)
+                })
+                .collect::<Vec<_>>()
+        })
+        .expect("thread starts");
+    let actual = handle.join().expect("no stack overflow");
+    let expected: Vec<String> = [
+        "199",
+        "990",
+        ":last",
+        "[1998 true]",
+        "990",
+        "[900 901 902]",
+        "900",
+    ]
+    .iter()
+    .map(|v| format!(";; => {v}"))
+    .collect();
+    assert_eq!(actual, expected);
+}

@@ -185,7 +185,7 @@ pub(crate) struct Analyzer<'s, 'a> {
 pub(crate) const MAX_EXPANDED_DEPTH: u32 = 1_000;
 
 /// Every this many levels of nesting, evaluation may move to a new stack segment.
-const DEEP_EVERY: u32 = 16;
+const DEEP_EVERY: u32 = 8;
 
 fn expansion_too_deep(span: Span) -> Error {
     Error::at(
@@ -355,14 +355,12 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         if self.depth >= MAX_EXPANDED_DEPTH {
             return Err(expansion_too_deep(form.span));
         }
-        // Macro expansion can nest deeper than the reader allows, so deep analysis may need more
-        // stack than the thread has; checking every few levels keeps the common case cheap.
+        // Each level of nesting takes several large frames (tens of kilobytes in a debug build),
+        // so the stack is checked at every level, with room for one level to spare.
         self.depth += 1;
-        let result = if self.depth.is_multiple_of(8) {
-            stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.analyze_inner(form, tail))
-        } else {
+        let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, || {
             self.analyze_inner(form, tail)
-        };
+        });
         self.depth -= 1;
         // Evaluating (and dropping) the result recurses as deeply as it nests: mark every few
         // levels as a place where evaluation may move to a new stack segment.

@@ -40,11 +40,13 @@ fn expect_fns(name: &str, fs: &[Value]) -> crate::error::Result<()> {
     fs.iter().try_for_each(|f| expect_fn(name, f))
 }
 
+/// A function value whose body holds `captured`.
 fn native(
     name: &str,
+    captured: &[Value],
     f: impl Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync + 'static,
 ) -> Value {
-    Value::Fn(Function::native(name, f))
+    Value::Fn(Function::native_capturing(name, captured, f))
 }
 
 fn comp(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
@@ -56,7 +58,7 @@ fn comp(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         [f] => Ok(f.clone()),
         _ => {
             let fs: Vec<Value> = args.to_vec();
-            Ok(native("comp", move |ctx, call| {
+            Ok(native("comp", args, move |ctx, call| {
                 let (innermost, outer) = fs.split_last().expect("two or more functions");
                 let mut v = ctx.apply(innermost, call)?;
                 for f in outer.iter().rev() {
@@ -75,7 +77,7 @@ fn partial(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     if given.is_empty() {
         return Ok(f);
     }
-    Ok(native("partial", move |ctx, call| {
+    Ok(native("partial", args, move |ctx, call| {
         let mut all = Vec::with_capacity(given.len() + call.len());
         all.extend_from_slice(&given);
         all.extend_from_slice(call);
@@ -86,7 +88,7 @@ fn partial(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 fn complement(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let f = args[0].clone();
     expect_fn("complement", &f)?;
-    Ok(native("complement", move |ctx, call| {
+    Ok(native("complement", args, move |ctx, call| {
         Ok(Value::Bool(!ctx.apply(&f, call)?.truthy()))
     }))
 }
@@ -94,7 +96,7 @@ fn complement(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 fn juxt(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     expect_fns("juxt", args)?;
     let fs: Vec<Value> = args.to_vec();
-    Ok(native("juxt", move |ctx, call| {
+    Ok(native("juxt", args, move |ctx, call| {
         ctx.charge_items(fs.len())?;
         let mut out = crate::value::Seq::new();
         for f in &fs {
@@ -106,14 +108,14 @@ fn juxt(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 
 fn constantly(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let x = args[0].clone();
-    Ok(native("constantly", move |_ctx, _call| Ok(x.clone())))
+    Ok(native("constantly", args, move |_ctx, _call| Ok(x.clone())))
 }
 
 fn fnil(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     expect_fn("fnil", &args[0])?;
     let f = args[0].clone();
     let defaults: Vec<Value> = args[1..].to_vec();
-    Ok(native("fnil", move |ctx, call_args| {
+    Ok(native("fnil", args, move |ctx, call_args| {
         let patched: Vec<Value> = call_args
             .iter()
             .enumerate()
@@ -130,7 +132,7 @@ fn memoize(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let f = args[0].clone();
     expect_fn("memoize", &f)?;
     let cache: Mutex<FxHashMap<Vec<Value>, Value>> = Mutex::new(FxHashMap::default());
-    Ok(native("memoize", move |ctx, call| {
+    Ok(native("memoize", args, move |ctx, call| {
         let lock = || {
             cache
                 .lock()
@@ -152,7 +154,7 @@ fn memoize(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 fn every_pred(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     expect_fns("every-pred", args)?;
     let preds: Vec<Value> = args.to_vec();
-    Ok(native("every-pred", move |ctx, call| {
+    Ok(native("every-pred", args, move |ctx, call| {
         for p in &preds {
             for x in call {
                 if !ctx.apply(p, std::slice::from_ref(x))?.truthy() {
@@ -167,7 +169,7 @@ fn every_pred(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 fn some_fn(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     expect_fns("some-fn", args)?;
     let preds: Vec<Value> = args.to_vec();
-    Ok(native("some-fn", move |ctx, call| {
+    Ok(native("some-fn", args, move |ctx, call| {
         // Clojure's (or (p1 x) (p1 y) (p2 x) ...): the first truthy result, else the last one.
         let mut last = Value::Nil;
         for p in &preds {

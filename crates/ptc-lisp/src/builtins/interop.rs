@@ -415,6 +415,7 @@ fn string_join(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let mut out = String::new();
     let mut first = true;
     while let Some(item) = items.next(ctx)? {
+        super::check_text(out.len())?;
         if !first {
             out.push_str(separator);
         }

@@ -242,6 +242,19 @@ pub fn all() -> Vec<(&'static str, Vec<&'static Builtin>)> {
 // ---------------------------------------------------------------------------------------------
 
 /// "got string \"abc\"" for error messages.
+/// Refuse to grow a text being built past `len` bytes when that is more than the run's memory
+/// budget (the run then ends with a memory limit error; see `value::meter`).
+pub(crate) fn check_text(len: usize) -> Result<()> {
+    if crate::value::meter::text_fits(len) {
+        Ok(())
+    } else {
+        Err(Error::new(
+            crate::error::ErrorKind::MemoryLimit,
+            "memory limit exceeded: the text being built is larger than the memory budget",
+        ))
+    }
+}
+
 pub(crate) fn got(v: &Value) -> String {
     match v {
         Value::Nil => "nil".to_string(),

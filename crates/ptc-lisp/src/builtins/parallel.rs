@@ -99,7 +99,15 @@ fn run_parallel(
                 return used;
             }
             let mut child = parent.fork_worker(n, &budget, used);
-            let result = call(&mut child, i);
+            let result = {
+                // Walking values on this thread spends the worker's budget (see value::meter).
+                let _meter = child.meter_guard();
+                let result = call(&mut child, i);
+                match child.settle_meter() {
+                    Err(e) => Err(e.into()),
+                    Ok(()) => result,
+                }
+            };
             used += child.eval_time();
             *done[i]
                 .lock()

@@ -100,6 +100,8 @@ pub(crate) fn render(fmt: &str, args: &[Value]) -> Result<String> {
         previous = Some(position);
         let text = convert(&spec, arg)?;
         pad(&mut out, text, &spec);
+        // Many wide fields add up: stop before the text outgrows the memory budget.
+        super::check_text(out.len())?;
     }
     Ok(out)
 }

@@ -167,6 +167,7 @@ fn join(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         }
         if out.len() > 4096 {
             ctx.tick()?;
+            super::check_text(out.len())?;
         }
     }
     new_string(ctx, out)
@@ -367,6 +368,17 @@ pub(crate) fn replace_impl(
     let s = text_of(name, &args[0])?;
     match (&args[1], &args[2]) {
         (Value::Str(from), Value::Str(to)) => {
+            // Each match may grow the text by the whole replacement: refuse before building
+            // when the result cannot fit.
+            let matches = if from.is_empty() {
+                s.chars().count() + 1
+            } else {
+                s.matches(from.as_str()).count()
+            };
+            let matches = if first_only { matches.min(1) } else { matches };
+            if s.len().saturating_add(matches.saturating_mul(to.len())) > ctx.memory_left() {
+                return Err(ctx.memory_limit_error().into());
+            }
             let out = if first_only {
                 s.replacen(from.as_str(), to, 1)
             } else if from.is_empty() {
@@ -579,6 +591,7 @@ fn escape(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             Value::Nil => out.push(c),
             other => out.push_str(&str_of(&other)),
         }
+        super::check_text(out.len())?;
     }
     new_string(ctx, out)
 }

@@ -73,7 +73,7 @@ pub(crate) enum Expr {
 pub(crate) struct Deep(pub Box<Expr>);
 
 /// Native stack kept free before deeper work moves to a new stack segment.
-pub(crate) const STACK_RED_ZONE: usize = 128 * 1024;
+pub(crate) const STACK_RED_ZONE: usize = 256 * 1024;
 /// Size of each new stack segment.
 pub(crate) const STACK_GROW_BY: usize = 2 * 1024 * 1024;
 

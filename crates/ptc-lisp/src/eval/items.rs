@@ -187,6 +187,14 @@ pub enum Cursor {
 
 impl Cursor {
     pub fn new(seq: &LazySeq) -> Cursor {
+        // One cursor per source, as deep as the sequence nests (at most the value depth
+        // limit): build them where the stack can grow.
+        stacker::maybe_grow(super::ir::STACK_RED_ZONE, super::ir::STACK_GROW_BY, || {
+            Cursor::build(seq)
+        })
+    }
+
+    fn build(seq: &LazySeq) -> Cursor {
         match seq.kind() {
             LazyKind::Range { start, step } => Cursor::Range {
                 next: start.clone(),
@@ -298,6 +306,12 @@ impl Cursor {
     /// The next item (there always is one).
     pub fn next(&mut self, ctx: &mut Ctx) -> EvalResult<Value> {
         ctx.tick()?;
+        // A cursor asks its source for items, which asks its source ...: as deep as the
+        // sequence nests.
+        ctx.with_stack(|ctx| self.step(ctx))
+    }
+
+    fn step(&mut self, ctx: &mut Ctx) -> EvalResult<Value> {
         match self {
             Cursor::Range { next, step } => {
                 let current = next.clone();

@@ -54,6 +54,20 @@ pub struct Closure {
     pub(crate) depth: u32,
 }
 
+impl Drop for Closure {
+    fn drop(&mut self) {
+        // Captured values may hold closures holding closures ...: drop them where the stack
+        // can grow.
+        let captures = std::mem::replace(&mut self.captures, no_captures().clone());
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, move || drop(captures));
+    }
+}
+
+fn no_captures() -> &'static Arc<[Value]> {
+    static NO_CAPTURES: std::sync::OnceLock<Arc<[Value]>> = std::sync::OnceLock::new();
+    NO_CAPTURES.get_or_init(|| Arc::from(Vec::new()))
+}
+
 /// The nesting depth of a function holding `captured` values.
 pub(crate) fn captured_depth<'a>(captured: impl IntoIterator<Item = &'a Value>) -> u32 {
     1 + captured.into_iter().map(Value::depth).max().unwrap_or(0)
@@ -87,6 +101,18 @@ pub struct NativeFn {
     pub f: Box<NativeBody>,
     /// Nesting depth of the values the body holds (see [`Value::depth`]).
     pub(crate) depth: u32,
+}
+
+impl Drop for NativeFn {
+    fn drop(&mut self) {
+        // The body may hold functions holding functions ... (a memoization cache, a `comp`
+        // chain): drop it where the stack can grow.
+        let body = std::mem::replace(
+            &mut self.f,
+            Box::new(|_: &mut Ctx, _: &[Value]| Ok(Value::Nil)),
+        );
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, move || drop(body));
+    }
 }
 
 impl Function {
@@ -279,12 +305,21 @@ impl Ctx {
             .run_started
             .checked_add(self.limits.timeout)
             .and_then(|d| d.checked_add(self.tool_time));
-        meter::Guard::new(self.limits.max_steps.saturating_sub(self.steps), deadline)
+        meter::Guard::new(
+            self.limits.max_steps.saturating_sub(self.steps),
+            deadline,
+            self.limits.max_memory_bytes,
+        )
     }
 
-    /// The limit error when walking values used up the budget, which ends the run.
-    pub(crate) fn walk_limit(&self) -> Result<(), Error> {
-        match meter::exhausted() {
+    /// Charge the copies made behind the scenes since the last call, and end the run when
+    /// walking values used up the budget (see `value::meter`).
+    pub(crate) fn settle_meter(&mut self) -> Result<(), Error> {
+        let (copied, exhausted) = meter::settle();
+        if copied > 0 {
+            self.charge_items(copied)?;
+        }
+        match exhausted {
             None => Ok(()),
             Some(meter::Exhausted::Steps) => Err(Error::new(
                 ErrorKind::StepLimit,
@@ -296,6 +331,7 @@ impl Ctx {
                 ),
             )),
             Some(meter::Exhausted::Time) => Err(self.timeout_error()),
+            Some(meter::Exhausted::Memory) => Err(self.memory_limit_error()),
         }
     }
 
@@ -381,7 +417,7 @@ impl Ctx {
 
     /// Record one `println` entry (cut at [`Limits::max_print_chars`], TRN-011).
     pub fn emit_print(&mut self, mut text: String) -> Result<(), Error> {
-        self.walk_limit()?;
+        self.settle_meter()?;
         let max = self.limits.max_print_chars;
         if let Some((cut, _)) = text.char_indices().nth(max) {
             text.truncate(cut);
@@ -432,7 +468,7 @@ impl Ctx {
             };
             return Err(Error::new(ErrorKind::ToolCallLimit, message).into());
         }
-        self.walk_limit()?;
+        self.settle_meter()?;
         for arg in &args {
             self.check_export(arg, &format!("an argument of tool/{name}"))?;
         }
@@ -490,6 +526,9 @@ impl Ctx {
         limits.timeout = self.limits.timeout.saturating_sub(self.run_time());
         let mut child = Ctx::new(Arc::new(limits), self.globals.clone(), self.next_order);
         child.worker = true;
+        // A worker may start with its time or steps already spent (the items before it on its
+        // thread used them): look at the budget on its first step, not after thousands.
+        child.next_check = 1;
         child.depth = self.depth;
         child.tool_budget = self.tool_budget.clone();
         child
@@ -660,8 +699,9 @@ impl Ctx {
         self.tick()?;
         let result = (b.f)(self, args);
         // A builtin that hashed, compared or printed past the walking budget got meaningless
-        // answers from those walks: the run ends here, before they can matter.
-        self.walk_limit()?;
+        // answers from those walks: the run ends here, before they can matter. Copies it made
+        // of shared collections are charged here too.
+        self.settle_meter()?;
         let value = result?;
         self.check_depth(&value)?;
         Ok(value)
@@ -742,7 +782,7 @@ impl Ctx {
     /// count against the memory budget, so deep recursion (when the call depth limit is set
     /// high) ends with a memory limit error rather than taking the host's memory.
     #[inline]
-    fn with_stack(&mut self, f: impl FnOnce(&mut Ctx) -> EvalResult) -> EvalResult {
+    pub(crate) fn with_stack(&mut self, f: impl FnOnce(&mut Ctx) -> EvalResult) -> EvalResult {
         if stacker::remaining_stack().is_some_and(|left| left >= STACK_RED_ZONE) {
             return f(self);
         }
@@ -782,10 +822,8 @@ impl Ctx {
         self.stack.clear();
         self.base = 0;
         self.stack.resize(frame_size as usize, Value::Nil);
-        static NO_CAPTURES: std::sync::OnceLock<Arc<[Value]>> = std::sync::OnceLock::new();
-        let captures = NO_CAPTURES.get_or_init(|| Arc::from(Vec::new()));
         let env = Env {
-            captures,
+            captures: no_captures(),
             self_fn: None,
             group: None,
         };

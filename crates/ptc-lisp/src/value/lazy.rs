@@ -10,7 +10,15 @@ use super::{Seq, Value};
 use std::sync::Arc;
 
 #[derive(Clone)]
-pub struct LazySeq(pub Arc<LazyKind>);
+pub struct LazySeq(Arc<LazyNode>);
+
+/// A sequence's kind and how deeply values nest inside its sources (see [`Value::depth`]): a
+/// sequence made from a sequence made from a sequence ... is walked recursively when realized,
+/// so its nesting is bounded like a collection's.
+struct LazyNode {
+    kind: LazyKind,
+    depth: u32,
+}
 
 /// How the elements of an unbounded sequence are produced.
 pub enum LazyKind {
@@ -71,13 +79,80 @@ pub enum LazyKind {
     For(Arc<crate::eval::LazyFor>),
 }
 
+impl LazyKind {
+    fn depth(&self) -> u32 {
+        let values: Vec<&Value> = match self {
+            LazyKind::Range { start, step } => vec![start, step],
+            LazyKind::Repeat(x) => vec![x],
+            LazyKind::Cycle(_) => Vec::new(),
+            LazyKind::Iterate { f, seed } => vec![f, seed],
+            LazyKind::Map { f, .. }
+            | LazyKind::Keep { f, .. }
+            | LazyKind::MapIndexed { f, .. }
+            | LazyKind::MapCat { f, .. }
+            | LazyKind::KeepIndexed { f, .. } => vec![f],
+            LazyKind::Filter { pred, .. } | LazyKind::DropWhile { pred, .. } => vec![pred],
+            LazyKind::Reductions { f, init, .. } => std::iter::once(f).chain(init).collect(),
+            LazyKind::Interpose { sep, .. } => vec![sep],
+            LazyKind::For(lazy) => lazy.frame.iter().chain(lazy.captures.iter()).collect(),
+            LazyKind::Drop { .. }
+            | LazyKind::Concat { .. }
+            | LazyKind::Interleave(_)
+            | LazyKind::TakeNth { .. }
+            | LazyKind::Partition { .. }
+            | LazyKind::Distinct(_)
+            | LazyKind::Dedupe(_) => Vec::new(),
+        };
+        let sources: Vec<&LazySeq> = match self {
+            LazyKind::Map { sources, .. } | LazyKind::Interleave(sources) => {
+                sources.iter().collect()
+            }
+            LazyKind::Filter { source, .. }
+            | LazyKind::Keep { source, .. }
+            | LazyKind::MapIndexed { source, .. }
+            | LazyKind::Drop { source, .. }
+            | LazyKind::Concat { source, .. }
+            | LazyKind::MapCat { source, .. }
+            | LazyKind::KeepIndexed { source, .. }
+            | LazyKind::TakeNth { source, .. }
+            | LazyKind::DropWhile { source, .. }
+            | LazyKind::Partition { source, .. }
+            | LazyKind::Reductions { source, .. }
+            | LazyKind::Interpose { source, .. } => vec![source],
+            LazyKind::Distinct(source) | LazyKind::Dedupe(source) => vec![source],
+            LazyKind::For(lazy) => vec![&lazy.source],
+            LazyKind::Range { .. }
+            | LazyKind::Repeat(_)
+            | LazyKind::Cycle(_)
+            | LazyKind::Iterate { .. } => Vec::new(),
+        };
+        let prefix = match self {
+            LazyKind::Cycle(items) | LazyKind::Concat { prefix: items, .. } => items.depth(),
+            _ => 0,
+        };
+        1 + values
+            .into_iter()
+            .map(Value::depth)
+            .chain(sources.into_iter().map(LazySeq::depth))
+            .chain(std::iter::once(prefix))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 impl LazySeq {
     pub fn new(kind: LazyKind) -> LazySeq {
-        LazySeq(Arc::new(kind))
+        let depth = kind.depth();
+        LazySeq(Arc::new(LazyNode { kind, depth }))
+    }
+
+    /// How deeply values nest inside the sequence's sources and functions, plus one.
+    pub fn depth(&self) -> u32 {
+        self.0.depth
     }
 
     pub fn kind(&self) -> &LazyKind {
-        &self.0
+        &self.0.kind
     }
 
     pub fn ptr_eq(&self, other: &LazySeq) -> bool {
@@ -90,7 +165,7 @@ impl LazySeq {
 
     /// How the sequence was made, for printing (`(range)`, `(iterate ...)`).
     pub fn describe(&self) -> &'static str {
-        match &*self.0 {
+        match &self.0.kind {
             LazyKind::Range { .. } => "range",
             LazyKind::Repeat(_) => "repeat",
             LazyKind::Cycle(_) => "cycle",

@@ -27,6 +27,29 @@ struct MapInner {
     repr: MapRepr,
 }
 
+/// Dropping a deeply nested value recurses as deeply as it nests: every 16th level continues
+/// where the stack can grow (see `value::nested`).
+impl Drop for Map {
+    fn drop(&mut self) {
+        if self.0.depth.is_multiple_of(16) && Arc::strong_count(&self.0) == 1 {
+            static EMPTY: std::sync::OnceLock<Arc<MapInner>> = std::sync::OnceLock::new();
+            let empty = EMPTY
+                .get_or_init(|| {
+                    Arc::new(MapInner {
+                        depth: 1,
+                        repr: MapRepr::Small {
+                            keys: empty_keys(),
+                            vals: Box::new([]),
+                        },
+                    })
+                })
+                .clone();
+            let inner = std::mem::replace(&mut self.0, empty);
+            super::nested(0, move || drop(inner));
+        }
+    }
+}
+
 impl Map {
     fn of(repr: MapRepr) -> Map {
         let depth = 1 + match &repr {

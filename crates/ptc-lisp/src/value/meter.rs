@@ -9,6 +9,9 @@
 //! can be seen: before the next builtin returns, before any tool call or print, and before the
 //! run's result is handed back.
 //!
+//! Texts built while rendering values are bounded the same way: one rendering may not grow
+//! past the run's memory budget.
+//!
 //! Outside a run the budget is unlimited, so host code that hashes or prints values is never
 //! affected.
 
@@ -23,6 +26,8 @@ const CLOCK_EVERY: u64 = 1 << 16;
 pub(crate) enum Exhausted {
     Steps,
     Time,
+    /// A text being built grew past the memory budget.
+    Memory,
 }
 
 #[derive(Clone, Copy)]
@@ -32,6 +37,11 @@ pub(crate) struct State {
     /// Look at the clock when `left` falls below this.
     clock_at: u64,
     deadline: Option<Instant>,
+    /// Longest text one rendering may build.
+    max_text: usize,
+    /// Value slots copied behind the scenes (a shared flat vector turned into a tree before it
+    /// is changed) since the evaluator last took them, to be charged to the memory budget.
+    copied: usize,
     exhausted: Option<Exhausted>,
 }
 
@@ -39,6 +49,8 @@ const UNMETERED: State = State {
     left: u64::MAX,
     clock_at: 0,
     deadline: None,
+    max_text: usize::MAX,
+    copied: 0,
     exhausted: None,
 };
 
@@ -72,15 +84,60 @@ pub(crate) fn spend(units: usize) -> bool {
     })
 }
 
-/// Start metering this thread with `units` and an optional deadline; returns what was there
-/// before, for [`restore`].
-pub(crate) fn install(units: u64, deadline: Option<Instant>) -> State {
+/// Note that `slots` values were copied to change a shared collection: the work counts as
+/// walking, and the copy is charged to the memory budget when the evaluator next settles.
+pub(crate) fn note_copy(slots: usize) {
+    if spend(slots) {
+        METER.with(|m| {
+            let mut s = m.get();
+            if s.left != u64::MAX {
+                s.copied = s.copied.saturating_add(slots);
+                m.set(s);
+            }
+        })
+    }
+}
+
+/// Take the slots copied since the last call, and whether (and why) the budget ran out.
+pub(crate) fn settle() -> (usize, Option<Exhausted>) {
+    METER.with(|m| {
+        let mut s = m.get();
+        let copied = std::mem::take(&mut s.copied);
+        if copied > 0 {
+            m.set(s);
+        }
+        (copied, s.exhausted)
+    })
+}
+
+/// Whether a text of `len` bytes may be built. Once one may not, the budget is gone (as
+/// [`Exhausted::Memory`]) and the caller should stop building.
+#[inline]
+pub(crate) fn text_fits(len: usize) -> bool {
+    METER.with(|m| {
+        let mut s = m.get();
+        if len <= s.max_text {
+            return true;
+        }
+        if s.exhausted.is_none() {
+            s.exhausted = Some(Exhausted::Memory);
+            m.set(s);
+        }
+        false
+    })
+}
+
+/// Start metering this thread with `units`, an optional deadline and the longest text one
+/// rendering may build; returns what was there before, for [`restore`].
+pub(crate) fn install(units: u64, deadline: Option<Instant>, max_text: usize) -> State {
     let units = units.min(u64::MAX - 1);
     METER.with(|m| {
         m.replace(State {
             left: units,
             clock_at: units.saturating_sub(CLOCK_EVERY),
             deadline,
+            max_text,
+            copied: 0,
             exhausted: None,
         })
     })
@@ -106,8 +163,8 @@ pub(crate) fn extend_deadline(by: std::time::Duration) {
 pub(crate) struct Guard(State);
 
 impl Guard {
-    pub(crate) fn new(units: u64, deadline: Option<Instant>) -> Guard {
-        Guard(install(units, deadline))
+    pub(crate) fn new(units: u64, deadline: Option<Instant>, max_text: usize) -> Guard {
+        Guard(install(units, deadline, max_text))
     }
 }
 
@@ -118,8 +175,8 @@ impl Drop for Guard {
 }
 
 /// Whether walking stopped early since the budget was installed.
-#[inline]
-pub(crate) fn exhausted() -> Option<Exhausted> {
+#[cfg(test)]
+fn exhausted() -> Option<Exhausted> {
     METER.with(|m| m.get().exhausted)
 }
 
@@ -135,7 +192,7 @@ mod tests {
 
     #[test]
     fn a_metered_thread_runs_out_and_restores() {
-        let before = install(10, None);
+        let before = install(10, None, usize::MAX);
         assert!(spend(9));
         assert!(!spend(1));
         assert_eq!(exhausted(), Some(Exhausted::Steps));
@@ -146,8 +203,33 @@ mod tests {
     }
 
     #[test]
+    fn a_text_past_the_cap_ends_the_budget() {
+        let before = install(100, None, 10);
+        assert!(text_fits(10));
+        assert!(!text_fits(11));
+        assert_eq!(exhausted(), Some(Exhausted::Memory));
+        assert!(!spend(1));
+        restore(before);
+        assert!(text_fits(usize::MAX));
+    }
+
+    #[test]
+    fn copies_are_counted_until_settled() {
+        let before = install(100, None, usize::MAX);
+        note_copy(40);
+        note_copy(2);
+        assert_eq!(settle(), (42, None));
+        assert_eq!(settle(), (0, None));
+        note_copy(100);
+        assert_eq!(settle(), (0, Some(Exhausted::Steps)));
+        restore(before);
+        note_copy(5);
+        assert_eq!(settle(), (0, None));
+    }
+
+    #[test]
     fn a_passed_deadline_ends_the_budget() {
-        let before = install(u64::MAX / 2, Some(Instant::now()));
+        let before = install(u64::MAX / 2, Some(Instant::now()), usize::MAX);
         std::thread::sleep(std::time::Duration::from_millis(2));
         // The clock is read once CLOCK_EVERY units have been spent.
         assert!(!spend(CLOCK_EVERY as usize + 1));

@@ -31,6 +31,24 @@ use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+/// Run `f`, which walks into the children of a collection nested `depth` deep, where the stack
+/// can grow. Values nest up to [`crate::Limits::max_value_depth`] levels; every walker (printing,
+/// hashing, comparing, dropping) recurses that deep, which in a debug build on a 2 MiB thread
+/// is more than the stack holds. Only every 16th level looks at the stack, so shallow values
+/// cost nothing.
+#[inline]
+pub(crate) fn nested<R>(depth: u32, f: impl FnOnce() -> R) -> R {
+    if depth.is_multiple_of(16) {
+        stacker::maybe_grow(
+            crate::eval::ir::STACK_RED_ZONE,
+            crate::eval::ir::STACK_GROW_BY,
+            f,
+        )
+    } else {
+        f()
+    }
+}
+
 /// Bytes one value slot takes, the unit of the memory budget's estimates.
 const SLOT_BYTES: usize = std::mem::size_of::<Value>();
 
@@ -313,6 +331,7 @@ impl Value {
             Value::Map(m) => m.depth(),
             Value::Set(s) => s.depth(),
             Value::Fn(f) => f.depth(),
+            Value::Lazy(l) => l.depth(),
             _ => 0,
         }
     }
@@ -344,6 +363,10 @@ impl Value {
     /// A rough count of the bytes this value occupies, used by the memory budget. Shared structure
     /// is counted at every place it is reachable from, so this is an upper bound.
     pub fn estimated_size(&self) -> usize {
+        nested(self.depth(), || self.estimated_size_here())
+    }
+
+    fn estimated_size_here(&self) -> usize {
         const SLOT: usize = std::mem::size_of::<Value>();
         // Past the walking budget the answer only needs to be too large for any memory budget.
         const UNKNOWN: usize = usize::MAX / 4;
@@ -382,6 +405,9 @@ impl Value {
     /// writing it out in full would never end.
     pub fn estimated_size_within(&self, max: usize) -> bool {
         fn walk(v: &Value, left: &mut usize) -> bool {
+            nested(v.depth(), || walk_here(v, left))
+        }
+        fn walk_here(v: &Value, left: &mut usize) -> bool {
             let cost = match v {
                 Value::Str(s) => SLOT_BYTES.saturating_add(s.len()),
                 _ => SLOT_BYTES,
@@ -423,6 +449,12 @@ impl std::fmt::Display for Value {
 impl PartialEq for Value {
     /// Clojure's `=`: lists and vectors with equal elements are equal, `1` and `1.0` are not.
     fn eq(&self, other: &Value) -> bool {
+        nested(self.depth(), || self.eq_here(other))
+    }
+}
+
+impl Value {
+    fn eq_here(&self, other: &Value) -> bool {
         use Value::*;
         match (self, other) {
             (Nil, Nil) => true,
@@ -467,6 +499,10 @@ fn fx(bytes_or_word: impl Hash) -> u64 {
 
 /// A hash consistent with [`PartialEq`] and independent of the process (no random seed).
 pub fn hash_value(value: &Value) -> u64 {
+    nested(value.depth(), || hash_here(value))
+}
+
+fn hash_here(value: &Value) -> u64 {
     use Value::*;
     match value {
         Nil => 0x6e69_6c00,
@@ -539,6 +575,12 @@ impl Ord for Value {
     /// tie-breaker. Within one type it agrees with Clojure's `compare` (vectors by length, then
     /// element by element). Numbers compare by value; an integer sorts before an equal float.
     fn cmp(&self, other: &Value) -> Ordering {
+        nested(self.depth(), || self.cmp_here(other))
+    }
+}
+
+impl Value {
+    fn cmp_here(&self, other: &Value) -> Ordering {
         use Value::*;
         let rank = self.type_rank().cmp(&other.type_rank());
         if rank != Ordering::Equal {

@@ -35,6 +35,26 @@ fn depth_of_items<'a>(items: impl IntoIterator<Item = &'a Value>) -> u32 {
     1 + items.into_iter().map(Value::depth).max().unwrap_or(0)
 }
 
+/// Dropping a deeply nested value recurses as deeply as it nests: every 16th level continues
+/// where the stack can grow (see `value::nested`).
+impl Drop for Seq {
+    fn drop(&mut self) {
+        if self.0.depth.is_multiple_of(16) && Arc::strong_count(&self.0) == 1 {
+            static EMPTY: std::sync::OnceLock<Arc<SeqInner>> = std::sync::OnceLock::new();
+            let empty = EMPTY
+                .get_or_init(|| {
+                    Arc::new(SeqInner {
+                        depth: 1,
+                        items: Items::Flat(Vec::new()),
+                    })
+                })
+                .clone();
+            let inner = std::mem::replace(&mut self.0, empty);
+            super::nested(0, move || drop(inner));
+        }
+    }
+}
+
 impl Seq {
     pub fn new() -> Seq {
         Seq(Arc::new(SeqInner {
@@ -97,6 +117,7 @@ impl Seq {
             && let Items::Flat(v) = &self.0.items
             && v.len() > COPY_LIMIT
         {
+            super::meter::note_copy(v.len());
             let tree: Tree = v.iter().cloned().collect();
             self.0 = Arc::new(SeqInner {
                 depth: self.0.depth,
@@ -177,6 +198,7 @@ impl Seq {
             Items::Flat(v) if end - start <= COPY_LIMIT => Items::Flat(v[start..end].to_vec()),
             Items::Flat(v) => {
                 // `rest` in a loop would copy on every step; a tree is sliced in O(log n).
+                super::meter::note_copy(v.len());
                 let mut tree: Tree = v.iter().cloned().collect();
                 let mut tail = tree.split_off(start);
                 tail.truncate(end - start);

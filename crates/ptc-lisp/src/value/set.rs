@@ -20,6 +20,26 @@ struct SetInner {
     repr: SetRepr,
 }
 
+/// Dropping a deeply nested value recurses as deeply as it nests: every 16th level continues
+/// where the stack can grow (see `value::nested`).
+impl Drop for Set {
+    fn drop(&mut self) {
+        if self.0.depth.is_multiple_of(16) && Arc::strong_count(&self.0) == 1 {
+            static EMPTY: std::sync::OnceLock<Arc<SetInner>> = std::sync::OnceLock::new();
+            let empty = EMPTY
+                .get_or_init(|| {
+                    Arc::new(SetInner {
+                        depth: 1,
+                        repr: SetRepr::Small(Vec::new()),
+                    })
+                })
+                .clone();
+            let inner = std::mem::replace(&mut self.0, empty);
+            super::nested(0, move || drop(inner));
+        }
+    }
+}
+
 impl Set {
     fn of(repr: SetRepr) -> Set {
         let depth = 1 + match &repr {
