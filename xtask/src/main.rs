@@ -5,6 +5,7 @@ mod ci;
 mod conformance;
 mod docs;
 mod eval;
+mod fuzz;
 
 use std::process::ExitCode;
 
@@ -16,7 +17,8 @@ subcommands:
   conformance [--regenerate | --docs]   check (or regenerate) the Clojure conformance corpus
   docs [--check]                        write docs/language.md from the builtin registry (or check it)
   eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
-                                        run the agent missions against a model; report in target/eval";
+                                        run the agent missions against a model; report in target/eval
+  fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,6 +28,7 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::run(&args[1..]),
         Some("docs") => docs::run(&args[1..]),
         Some("eval") => eval::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
