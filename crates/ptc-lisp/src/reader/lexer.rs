@@ -161,14 +161,12 @@ enum Raw {
     /// `#` followed by nothing this reader knows.
     #[token("#")]
     Hash,
-    #[regex(r#""([^"\\]|\\(.|\n))*""#)]
-    Str,
-    #[regex(r#""([^"\\]|\\(.|\n))*\\?"#)]
-    UnterminatedStr,
-    #[regex(r#"#"([^"\\]|\\(.|\n))*""#)]
-    Regex,
-    #[regex(r#"#"([^"\\]|\\(.|\n))*\\?"#)]
-    UnterminatedRegex,
+    /// A string literal, through its closing quote or to the end of the text.
+    #[token("\"", quoted_rest)]
+    Str(Quoted),
+    /// A regex literal, through its closing quote or to the end of the text.
+    #[token("#\"", quoted_rest)]
+    Regex(Quoted),
     #[regex(r"\\[^\s](?&sc)*")]
     Char,
     /// `\` followed by whitespace or the end of the text.
@@ -182,6 +180,40 @@ enum Raw {
     #[regex(r"[+\-]")]
     #[regex(r"[+\-](?&sign_next)(?&sc)*")]
     Symbol,
+}
+
+/// Whether a string or regex literal has its closing quote.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Quoted {
+    Closed,
+    Unterminated,
+}
+
+/// Moves past the rest of a string or regex literal whose opening quote was just read: through
+/// the closing quote, or to the end of the text when there is none. (`\` escapes the character
+/// after it.)
+///
+/// A loop rather than a pattern: logos matches an alternation such as `([^"\\]|\\.)*` by
+/// recursing once per escape, so in an unoptimized build a literal with a few thousand escapes
+/// (a long multi-line text) overflowed the stack.
+fn quoted_rest(lex: &mut logos::Lexer<'_, Raw>) -> Quoted {
+    let rest = lex.remainder();
+    let bytes = rest.as_bytes();
+    let mut i = 0;
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
+            b'"' => {
+                lex.bump(i + 1);
+                return Quoted::Closed;
+            }
+            // The escaped character may be several bytes long; none of its bytes is a quote
+            // or a backslash, so the scan goes on from inside it safely.
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    lex.bump(rest.len());
+    Quoted::Unterminated
 }
 
 /// The token stream of one program: yields `(token, span)` pairs, or the first error.
@@ -278,14 +310,14 @@ impl<'src> Lexer<'src> {
                      #' (var), #_ (discard) or a tag such as #inst",
                 ));
             }
-            Raw::Str => {
+            Raw::Str(Quoted::Closed) => {
                 let body = &text[1..text.len() - 1];
                 validate_string_escapes(body, span.start as usize + 1)?;
                 Tok::Str(body)
             }
-            Raw::Regex => Tok::Regex(&text[2..text.len() - 1]),
-            Raw::UnterminatedStr | Raw::UnterminatedRegex => {
-                let what = if raw == Raw::UnterminatedStr {
+            Raw::Regex(Quoted::Closed) => Tok::Regex(&text[2..text.len() - 1]),
+            Raw::Str(Quoted::Unterminated) | Raw::Regex(Quoted::Unterminated) => {
+                let what = if matches!(raw, Raw::Str(_)) {
                     "string"
                 } else {
                     "regex"
@@ -817,5 +849,36 @@ mod tests {
             "a\nb\t\r\"\\\u{8}\u{c}é😀"
         );
         assert_eq!(unescape("plain"), "plain");
+    }
+
+    #[test]
+    fn literals_with_many_escapes_lex_on_a_default_stack() {
+        let lexer = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(|| {
+                let body = "line\\n\\\"é\\\\".repeat(50_000);
+                let src = format!("\"{body}\" #\"{body}\" \"{body}\\");
+                let limits = ReadLimits {
+                    max_program_bytes: usize::MAX,
+                    ..ReadLimits::default()
+                };
+                let mut lexer = Lexer::new(&src, &limits);
+                assert_eq!(
+                    lexer.next().map(|r| r.map(|(t, _)| t)),
+                    Some(Ok(Tok::Str(&body)))
+                );
+                assert_eq!(
+                    lexer.next().map(|r| r.map(|(t, _)| t)),
+                    Some(Ok(Tok::Regex(&body)))
+                );
+                let error = lexer
+                    .next()
+                    .expect("a third token")
+                    .expect_err("unterminated");
+                assert_eq!(error.message, "unterminated string starting at 1:1100008");
+                assert!(lexer.next().is_none());
+            })
+            .expect("thread");
+        lexer.join().expect("no stack overflow");
     }
 }

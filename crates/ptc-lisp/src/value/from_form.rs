@@ -148,9 +148,38 @@ pub mod serde_text {
     }
 }
 
+/// The stack a value nested deeper than a program may be is read on: reading takes a few KiB
+/// of stack per level in a debug build, and values nest up to the default
+/// [`Limits::max_value_depth`](crate::Limits::max_value_depth).
+const DEEP_READ_STACK: usize = 32 << 20;
+
 /// Read the one value printed in `text`.
+///
+/// A printed value is data, not a program: it may be of any size, and may nest as deeply as a
+/// value may at run time under the default [`Limits`](crate::Limits) (a program's text may
+/// nest only [`ReadLimits::max_depth`](crate::reader::ReadLimits::max_depth) levels). Values
+/// nested deeper than that are read on a stack of their own.
 pub fn read_value(text: &str) -> Result<Value> {
-    let forms = crate::reader::read(text, &crate::reader::ReadLimits::default())?;
+    let shallow = crate::reader::ReadLimits {
+        max_program_bytes: usize::MAX,
+        ..crate::reader::ReadLimits::default()
+    };
+    match read_one(text, &shallow) {
+        // With no size limit, only the nesting depth can be over a limit: printed numbers are
+        // short.
+        Err(e) if e.kind == ErrorKind::ProgramLimit => {
+            let deep = crate::reader::ReadLimits {
+                max_depth: crate::Limits::default().max_value_depth as usize,
+                ..shallow
+            };
+            stacker::grow(DEEP_READ_STACK, || read_one(text, &deep))
+        }
+        other => other,
+    }
+}
+
+fn read_one(text: &str, limits: &crate::reader::ReadLimits) -> Result<Value> {
+    let forms = crate::reader::read(text, limits)?;
     match forms.as_slice() {
         [form] => Value::from_form(form),
         _ => Err(Error::new(
@@ -174,5 +203,50 @@ impl<'de> serde::Deserialize<'de> for Value {
         deserializer: D,
     ) -> std::result::Result<Value, D::Error> {
         serde_text::deserialize(deserializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// `levels` vectors, each holding the next, around a map holding a set.
+    fn nested(levels: usize) -> Value {
+        let mut value = Value::map([(Value::keyword("leaf"), Value::set([Value::Int(1)]))]);
+        for _ in 2..levels {
+            value = Value::vector([value]);
+        }
+        value
+    }
+
+    // A value is data, not a program: no program size limit applies to reading it back.
+    #[test]
+    fn values_larger_than_a_program_may_be_read_back() {
+        let value = Value::vector([
+            Value::string("x".repeat(1 << 21)),
+            Value::vector((0..300_000).map(Value::Int)),
+        ]);
+        assert_eq!(read_value(&pr_str(&value)).unwrap(), value);
+    }
+
+    // Values nest as deeply as the runtime allows, deeper than a program may; reading one back
+    // must not need more stack than a thread gets by default.
+    #[test]
+    fn values_nested_to_the_depth_limit_are_read_back_on_a_default_stack() {
+        let limit = crate::Limits::default().max_value_depth as usize;
+        let reader = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let value = nested(limit);
+                assert_eq!(value.depth() as usize, limit);
+                assert_eq!(read_value(&pr_str(&value)).unwrap(), value);
+                let shallow = nested(150);
+                assert_eq!(read_value(&pr_str(&shallow)).unwrap(), shallow);
+                let error = read_value(&pr_str(&nested(limit + 1))).unwrap_err();
+                assert_eq!(error.kind, ErrorKind::ProgramLimit);
+            })
+            .expect("thread");
+        reader.join().expect("no stack overflow");
     }
 }
