@@ -137,6 +137,16 @@ fn executions(log: &str) -> Option<u64> {
     })
 }
 
+/// Seconds spent fuzzing, from libFuzzer's closing line (`Done N runs in S second(s)`); the
+/// wall time around the command also counts building the target.
+fn fuzzing_seconds(log: &str) -> Option<f64> {
+    log.lines().rev().find_map(|line| {
+        let rest = line.strip_prefix("Done ")?;
+        let (_, after) = rest.split_once(" runs in ")?;
+        after.split_whitespace().next()?.parse().ok()
+    })
+}
+
 struct Report {
     target: String,
     executions: Option<u64>,
@@ -195,7 +205,7 @@ fn run_target(root: &Path, target: &str, seconds: u64, seeds: &[String]) -> Resu
         target: target.to_string(),
         executions,
         findings,
-        seconds: started.elapsed().as_secs_f64(),
+        seconds: fuzzing_seconds(&log).unwrap_or_else(|| started.elapsed().as_secs_f64()),
     })
 }
 
@@ -276,6 +286,13 @@ mod tests {
         let log = "#1024 pulse\nstat::number_of_executed_units: 123456\nstat::peak_rss_mb: 80\n";
         assert_eq!(executions(log), Some(123456));
         assert_eq!(executions("no stats"), None);
+    }
+
+    #[test]
+    fn fuzzing_time_comes_from_the_closing_line() {
+        let log = "#2405136\tDONE   cov: 10492\nDone 2405136 runs in 601 second(s)\n";
+        assert_eq!(fuzzing_seconds(log), Some(601.0));
+        assert_eq!(fuzzing_seconds("no closing line"), None);
     }
 
     #[test]

@@ -482,6 +482,17 @@ fn reduce(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             None => return ctx.apply(f, &[]),
         }
     };
+    // `(reduce + xs)` is the most common reduction: add without the general call.
+    if let Value::Fn(func) = f
+        && let FnRepr::Builtin(b) = func.repr()
+        && b.name == "+"
+    {
+        while let Some(item) = items.next(ctx)? {
+            ctx.tick()?;
+            acc = super::number::add(&acc, item.as_ref())?;
+        }
+        return Ok(acc);
+    }
     while let Some(item) = items.next(ctx)? {
         acc = ctx.apply(f, &[acc, item.into_owned()])?;
         if let Some(done) = as_reduced(&acc) {

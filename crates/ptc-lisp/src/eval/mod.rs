@@ -807,10 +807,13 @@ impl Ctx {
     /// Run a function or loop body, jumping back to its head on `recur`.
     fn run_body(&mut self, body: &Expr, env: &Env) -> EvalResult {
         loop {
-            match self.eval(body, env) {
-                Err(Flow::Recur) => self.tick()?,
-                other => return other,
+            let result = self.eval(body, env);
+            if !matches!(result, Err(Flow::Recur)) {
+                return result;
             }
+            // `Flow::Recur` owns nothing: skip the out-of-line destructor of the result.
+            std::mem::forget(result);
+            self.tick()?;
         }
     }
 
@@ -842,9 +845,59 @@ impl Ctx {
         match expr {
             Expr::Local(s) => Ok(self.stack[self.base + *s as usize].clone()),
             Expr::Const(v) => Ok(v.clone()),
-            Expr::Op2(o) => self.eval_op2(o, env),
-            Expr::Op1(o) => self.eval_op1(o, env),
+            Expr::Op2(o) => match self.op2_in_place(o, env) {
+                Some(v) => Ok(v),
+                None => self.eval_op2(o, env),
+            },
+            Expr::Op1(o) => match self.op1_in_place(o, env) {
+                Some(v) => Ok(v),
+                None => self.eval_op1(o, env),
+            },
             _ => self.eval(expr, env),
+        }
+    }
+
+    /// The integer a local, a captured local or a constant holds, read without evaluating.
+    #[inline(always)]
+    fn peek_int(&self, expr: &Expr, env: &Env) -> Option<i64> {
+        let value = match expr {
+            Expr::Local(s) => &self.stack[self.base + *s as usize],
+            Expr::Capture(i) => &env.captures[*i as usize],
+            Expr::Const(v) => v,
+            _ => return None,
+        };
+        match value {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// `(op a b)` on integer locals and constants (a loop counter against its bound), read in
+    /// place: no copies to make and drop. `None` sends the operation down the general path,
+    /// which may read the operands again since reading them has no effects.
+    #[inline(always)]
+    fn op2_in_place(&self, o: &Op2Expr, env: &Env) -> Option<Value> {
+        let (x, y) = (self.peek_int(&o.left, env)?, self.peek_int(&o.right, env)?);
+        match o.op {
+            Op2::Add => x.checked_add(y).map(Value::Int),
+            Op2::Sub => x.checked_sub(y).map(Value::Int),
+            Op2::Mul => x.checked_mul(y).map(Value::Int),
+            Op2::Lt => Some(Value::Bool(x < y)),
+            Op2::Gt => Some(Value::Bool(x > y)),
+            Op2::Le => Some(Value::Bool(x <= y)),
+            Op2::Ge => Some(Value::Bool(x >= y)),
+            Op2::Eq => Some(Value::Bool(x == y)),
+        }
+    }
+
+    /// `(op a)` on an integer local or constant, read in place (see [`Ctx::op2_in_place`]).
+    #[inline(always)]
+    fn op1_in_place(&self, o: &Op1Expr, env: &Env) -> Option<Value> {
+        let x = self.peek_int(&o.arg, env)?;
+        match o.op {
+            Op1::Inc => x.checked_add(1).map(Value::Int),
+            Op1::Dec => x.checked_sub(1).map(Value::Int),
+            Op1::Zero => Some(Value::Bool(x == 0)),
         }
     }
 
@@ -859,6 +912,7 @@ impl Ctx {
                 Op1::Zero => Some(Value::Bool(x == 0)),
             };
             if let Some(result) = fast {
+                v.drop_fast();
                 return Ok(result);
             }
         }
@@ -900,6 +954,8 @@ impl Ctx {
             _ => None,
         };
         if let Some(result) = fast {
+            a.drop_fast();
+            b.drop_fast();
             return Ok(result);
         }
         self.call_builtin(o.builtin, &[a, b])
@@ -907,124 +963,139 @@ impl Ctx {
     }
 
     pub(crate) fn eval(&mut self, expr: &Expr, env: &Env) -> EvalResult {
-        match expr {
-            Expr::Const(v) => Ok(v.clone()),
-            Expr::Local(s) => Ok(self.stack[self.base + *s as usize].clone()),
-            Expr::Capture(i) => Ok(env.captures[*i as usize].clone()),
-            Expr::Global {
-                slot,
-                name,
-                fallback,
-                span,
-            } => match &self.globals[*slot as usize].value {
-                Some(v) => Ok(v.clone()),
-                None => match fallback {
-                    Some(e) => self.eval(e, env),
-                    None => Err(Error::at(
-                        ErrorKind::UndefinedSymbol,
-                        *span,
-                        format!(
-                            "{name} is declared but has no value yet: define it with def \
+        // Expressions in tail position (the branches of `if`, the last of `do`, the body of
+        // `let`) are evaluated by this loop rather than by a nested call.
+        let mut expr = expr;
+        loop {
+            return match expr {
+                Expr::Const(v) => Ok(v.clone()),
+                Expr::Local(s) => Ok(self.stack[self.base + *s as usize].clone()),
+                Expr::Capture(i) => Ok(env.captures[*i as usize].clone()),
+                Expr::Global {
+                    slot,
+                    name,
+                    fallback,
+                    span,
+                } => match &self.globals[*slot as usize].value {
+                    Some(v) => Ok(v.clone()),
+                    None => match fallback {
+                        Some(e) => self.eval(e, env),
+                        None => Err(Error::at(
+                            ErrorKind::UndefinedSymbol,
+                            *span,
+                            format!(
+                                "{name} is declared but has no value yet: define it with def \
                              before using it"
-                        ),
-                    )
-                    .into()),
+                            ),
+                        )
+                        .into()),
+                    },
                 },
-            },
-            Expr::If(b) => {
-                if self.operand(&b.0, env)?.truthy() {
-                    self.eval(&b.1, env)
-                } else {
-                    self.eval(&b.2, env)
+                Expr::If(b) => {
+                    let test = self.operand(&b.0, env)?;
+                    let truthy = test.truthy();
+                    test.drop_fast();
+                    expr = if truthy { &b.1 } else { &b.2 };
+                    continue;
                 }
-            }
-            Expr::Do(exprs) => {
-                let (last, init) = exprs.split_last().expect("do bodies are never empty");
-                for e in init {
-                    self.eval(e, env)?;
-                }
-                self.eval(last, env)
-            }
-            Expr::Let(bindings, body) => {
-                for (slot, e) in bindings.iter() {
-                    let v = self.eval(e, env)?;
-                    *self.slot(*slot) = v;
-                }
-                self.eval(body, env)
-            }
-            Expr::Recur(args, slots) => {
-                // All arguments are evaluated before any slot is assigned.
-                match (&args[..], &slots[..]) {
-                    ([a], [sa]) => {
-                        let a = self.operand(a, env)?;
-                        *self.slot(*sa) = a;
+                Expr::Do(exprs) => {
+                    let (last, init) = exprs.split_last().expect("do bodies are never empty");
+                    for e in init {
+                        self.eval(e, env)?;
                     }
-                    ([a, b], [sa, sb]) => {
-                        let a = self.operand(a, env)?;
-                        let b = self.operand(b, env)?;
-                        *self.slot(*sa) = a;
-                        *self.slot(*sb) = b;
+                    expr = last;
+                    continue;
+                }
+                Expr::Let(bindings, body) => {
+                    for (slot, e) in bindings.iter() {
+                        let v = self.eval(e, env)?;
+                        Value::store_fast(self.slot(*slot), v);
                     }
-                    _ => {
-                        let mut values: SmallVec<[Value; 4]> = SmallVec::with_capacity(args.len());
-                        for e in args.iter() {
-                            values.push(self.operand(e, env)?);
+                    expr = body;
+                    continue;
+                }
+                Expr::Recur(args, slots) => {
+                    // All arguments are evaluated before any slot is assigned.
+                    match (&args[..], &slots[..]) {
+                        ([a], [sa]) => {
+                            let a = self.operand(a, env)?;
+                            Value::store_fast(self.slot(*sa), a);
                         }
-                        for (slot, v) in slots.iter().zip(values) {
-                            *self.slot(*slot) = v;
+                        ([a, b], [sa, sb]) => {
+                            let a = self.operand(a, env)?;
+                            let b = self.operand(b, env)?;
+                            Value::store_fast(self.slot(*sa), a);
+                            Value::store_fast(self.slot(*sb), b);
+                        }
+                        _ => {
+                            let mut values: SmallVec<[Value; 4]> =
+                                SmallVec::with_capacity(args.len());
+                            for e in args.iter() {
+                                values.push(self.operand(e, env)?);
+                            }
+                            for (slot, v) in slots.iter().zip(values) {
+                                Value::store_fast(self.slot(*slot), v);
+                            }
                         }
                     }
+                    Err(Flow::Recur)
                 }
-                Err(Flow::Recur)
-            }
-            Expr::CallBuiltin(c) => {
-                let args = self.eval_args(&c.args, env)?;
-                self.call_builtin(c.builtin, &args)
-                    .map_err(|f| with_span(f, c.span))
-            }
-            Expr::Op1(o) => self.eval_op1(o, env),
-            Expr::Op2(o) => self.eval_op2(o, env),
-            Expr::Call(c) => {
-                let f = self.eval(&c.callee, env)?;
-                let args = self.eval_args(&c.args, env)?;
-                self.apply(&f, &args).map_err(|f| with_span(f, c.span))
-            }
-            Expr::KeywordGet(k) => {
-                let target = self.operand(&k.target, env)?;
-                let found = match &target {
-                    Value::Map(m) => m
-                        .get_hinted(&k.key, &k.hint)
-                        .or_else(|| lookup(m, &k.key))
-                        .cloned(),
-                    other => get_key(other, &k.key),
-                };
-                match (found, &k.default) {
-                    (Some(v), _) => Ok(v),
-                    (None, Some(d)) => self.eval(d, env).map_err(|f| with_span(f, k.span)),
-                    (None, None) => Ok(Value::Nil),
+                Expr::CallBuiltin(c) => {
+                    let args = self.eval_args(&c.args, env)?;
+                    self.call_builtin(c.builtin, &args)
+                        .map_err(|f| with_span(f, c.span))
                 }
-            }
-            Expr::And(exprs) => {
-                let mut last = Value::Bool(true);
-                for e in exprs.iter() {
-                    last = self.eval(e, env)?;
-                    if !last.truthy() {
-                        return Ok(last);
+                Expr::Op1(o) => match self.op1_in_place(o, env) {
+                    Some(v) => Ok(v),
+                    None => self.eval_op1(o, env),
+                },
+                Expr::Op2(o) => match self.op2_in_place(o, env) {
+                    Some(v) => Ok(v),
+                    None => self.eval_op2(o, env),
+                },
+                Expr::Call(c) => {
+                    let f = self.eval(&c.callee, env)?;
+                    let args = self.eval_args(&c.args, env)?;
+                    self.apply(&f, &args).map_err(|f| with_span(f, c.span))
+                }
+                Expr::KeywordGet(k) => {
+                    // A local or captured map is looked into where it is, not copied out first.
+                    let found = match &k.target {
+                        Expr::Local(s) => keyword_get(&self.stack[self.base + *s as usize], k),
+                        Expr::Capture(i) => keyword_get(&env.captures[*i as usize], k),
+                        target => {
+                            let target = self.operand(target, env)?;
+                            keyword_get(&target, k)
+                        }
+                    };
+                    match (found, &k.default) {
+                        (Some(v), _) => Ok(v),
+                        (None, Some(d)) => self.eval(d, env).map_err(|f| with_span(f, k.span)),
+                        (None, None) => Ok(Value::Nil),
                     }
                 }
-                Ok(last)
-            }
-            Expr::Or(exprs) => {
-                let mut last = Value::Nil;
-                for e in exprs.iter() {
-                    last = self.eval(e, env)?;
-                    if last.truthy() {
-                        return Ok(last);
+                Expr::And(exprs) => {
+                    let mut last = Value::Bool(true);
+                    for e in exprs.iter() {
+                        last = self.eval(e, env)?;
+                        if !last.truthy() {
+                            return Ok(last);
+                        }
                     }
+                    Ok(last)
                 }
-                Ok(last)
-            }
-            _ => self.eval_cold(expr, env),
+                Expr::Or(exprs) => {
+                    let mut last = Value::Nil;
+                    for e in exprs.iter() {
+                        last = self.eval(e, env)?;
+                        if last.truthy() {
+                            return Ok(last);
+                        }
+                    }
+                    Ok(last)
+                }
+                _ => self.eval_cold(expr, env),
+            };
         }
     }
 
@@ -1515,6 +1586,18 @@ pub fn lookup<'a>(m: &'a Map, key: &Value) -> Option<&'a Value> {
         Value::Keyword(k) => m.get(&Value::string(k.as_str())),
         Value::Str(s) => m.get(&Value::Keyword(Keyword::new(s))),
         _ => None,
+    }
+}
+
+/// `(:key target)` at a call site that remembers where the key was last found.
+#[inline]
+fn keyword_get(target: &Value, k: &KeywordGet) -> Option<Value> {
+    match target {
+        Value::Map(m) => m
+            .get_hinted(&k.key, &k.hint)
+            .or_else(|| lookup(m, &k.key))
+            .map(Value::clone_fast),
+        other => get_key(other, &k.key),
     }
 }
 

@@ -45,7 +45,7 @@ impl Drop for Map {
                 })
                 .clone();
             let inner = std::mem::replace(&mut self.0, empty);
-            super::nested(0, move || drop(inner));
+            super::with_stack_room(move || drop(inner));
         }
     }
 }

@@ -34,19 +34,24 @@ use std::sync::Arc;
 /// Run `f`, which walks into the children of a collection nested `depth` deep, where the stack
 /// can grow. Values nest up to [`crate::Limits::max_value_depth`] levels; every walker (printing,
 /// hashing, comparing, dropping) recurses that deep, which in a debug build on a 2 MiB thread
-/// is more than the stack holds. Only every 16th level looks at the stack, so shallow values
-/// cost nothing.
+/// is more than the stack holds. Only every 16th level looks at the stack, so scalars and
+/// shallow values cost nothing (the red zone covers the levels between two looks).
 #[inline]
 pub(crate) fn nested<R>(depth: u32, f: impl FnOnce() -> R) -> R {
-    if depth.is_multiple_of(16) {
-        stacker::maybe_grow(
-            crate::eval::ir::STACK_RED_ZONE,
-            crate::eval::ir::STACK_GROW_BY,
-            f,
-        )
+    if depth != 0 && depth.is_multiple_of(16) {
+        with_stack_room(f)
     } else {
         f()
     }
+}
+
+/// Run `f` where the stack has room for the red zone, on a new segment if need be.
+pub(crate) fn with_stack_room<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(
+        crate::eval::ir::STACK_RED_ZONE,
+        crate::eval::ir::STACK_GROW_BY,
+        f,
+    )
 }
 
 /// Bytes one value slot takes, the unit of the memory budget's estimates.
@@ -267,6 +272,44 @@ impl Value {
     #[inline]
     pub fn truthy(&self) -> bool {
         !matches!(self, Value::Nil | Value::Bool(false))
+    }
+
+    /// True for the variants that own no heap data, whose copies and drops are free.
+    #[inline(always)]
+    fn is_plain(&self) -> bool {
+        matches!(
+            self,
+            Value::Nil | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Char(_)
+        )
+    }
+
+    /// `clone`, without a call for the plain variants (the evaluator's hot path).
+    #[inline(always)]
+    pub(crate) fn clone_fast(&self) -> Value {
+        if self.is_plain() {
+            // SAFETY: a plain value owns nothing, so a bitwise copy is a complete clone and
+            // both copies may be dropped (or forgotten) independently.
+            unsafe { std::ptr::read(self) }
+        } else {
+            self.clone()
+        }
+    }
+
+    /// `drop`, without a call for the plain variants (the evaluator's hot path).
+    #[inline(always)]
+    pub(crate) fn drop_fast(self) {
+        if self.is_plain() {
+            // Nothing to release: skip the out-of-line destructor.
+            std::mem::forget(self);
+        } else {
+            drop(self);
+        }
+    }
+
+    /// Replace `*slot` with `value`, dropping the old value without a call when it is plain.
+    #[inline(always)]
+    pub(crate) fn store_fast(slot: &mut Value, value: Value) {
+        std::mem::replace(slot, value).drop_fast();
     }
 
     pub fn is_nil(&self) -> bool {
