@@ -2,10 +2,11 @@
 //! turn and every tool call that happened, and its `Step` read back from JSON is identical.
 //!
 //! The faults: provider 500s (with and without recovery), timeouts, malformed JSON, empty
-//! replies, replies without code, a signature mismatch on every turn, and tools that fail, hang
-//! or break inside `pmap` every other call. Most strike mid-run, after turns that called tools;
-//! one comes after a tool result longer than a program may be and a value nested deeper than a
-//! program may be, which the step must still read back.
+//! replies, replies without code, a signature mismatch on every turn, tools that fail, hang or
+//! break inside `pmap` every other call, and `pmap` items over the memory and output limits
+//! together. Most strike mid-run, after turns that called tools; one comes after a tool result
+//! longer than a program may be and a value nested deeper than a program may be, which the step
+//! must still read back.
 //!
 //! Every case is data ([`cases`]): the model (a `ScriptedLlm` script, or a local server answering
 //! like the OpenAI or Anthropic API), the tools, and the exact run expected: how it ended, and for
@@ -425,6 +426,10 @@ struct Case {
     /// Retries of the agent's own policy (the HTTP providers retry on their own).
     agent_retries: u32,
     tool_timeout: Option<Duration>,
+    /// The sandbox's memory budget, when not the default.
+    max_memory_bytes: Option<usize>,
+    /// The sandbox's output budget, when not the default.
+    max_output_bytes: Option<usize>,
     /// [`view_outcome`] of the step; `{url}` stands for the local server's address.
     outcome: String,
     /// The turns, numbered in order.
@@ -445,6 +450,8 @@ impl Default for Case {
             max_turns: 5,
             agent_retries: 0,
             tool_timeout: None,
+            max_memory_bytes: None,
+            max_output_bytes: None,
             outcome: String::new(),
             turns: Vec::new(),
             llm_requests: 0,
@@ -1058,6 +1065,44 @@ fn cases() -> Vec<Case> {
             ..Case::default()
         },
         Case {
+            name: "pmap items over the memory and output limits keep every call",
+            model: script(vec![
+                Ok(code(PMAP_OVER_MEMORY)),
+                Ok(code(PMAP_OVER_OUTPUT)),
+                Ok(code("(return :done)")),
+            ]),
+            tools: vec![Bulk],
+            max_memory_bytes: Some(100_000),
+            max_output_bytes: Some(40),
+            outcome: returned(":done"),
+            turns: vec![
+                turn(PMAP_OVER_MEMORY)
+                    .error(&format!("memory_limit: 1:7: {MEMORY_LIMIT}"))
+                    .calls(vec![
+                        ok("bulk", "[1]", &pr_str(&Value::string(export(1)))),
+                        ok("bulk", "[2000]", &pr_str(&Value::string(export(2000)))),
+                        ok("bulk", "[3]", &pr_str(&Value::string(export(3)))),
+                        ok("bulk", "[2000]", &pr_str(&Value::string(export(2000)))),
+                        ok("bulk", "[4]", &pr_str(&Value::string(export(4)))),
+                    ]),
+                turn(PMAP_OVER_OUTPUT)
+                    .error(&format!("output_limit: 1:1: {OUTPUT_LIMIT}"))
+                    .prints(&["reading 1 line", "reading 2 lines"])
+                    .calls(
+                        (1..=4)
+                            .map(|n| {
+                                let args = format!("[{n}]");
+                                ok("bulk", &args, &pr_str(&Value::string(export(n))))
+                            })
+                            .collect(),
+                    ),
+                turn("(return :done)").value(":done"),
+            ],
+            llm_requests: 3,
+            model_requests: 3,
+            ..Case::default()
+        },
+        Case {
             name: "a tool that hangs every other call, then a provider 500",
             model: Model::OpenAi(
                 vec![
@@ -1133,6 +1178,18 @@ fn cases() -> Vec<Case> {
         },
     ]
 }
+
+/// Items 1 and 3 each receive more than their share of a 100,000-byte budget, and more than
+/// the whole budget together.
+const PMAP_OVER_MEMORY: &str = "(pmap #(tool/bulk %) [1 2000 3 2000 4])";
+/// Each item's print fits in 40 bytes; together they do not.
+const PMAP_OVER_OUTPUT: &str = "(pmap (fn [n] (println \"reading\" n (if (= n 1) \"line\" \"lines\")) (tool/bulk n)) [1 2 3 4])";
+/// The error is item 1's, the first to fail: over its share of what the budget had left.
+const MEMORY_LIMIT: &str = "memory limit exceeded: the values built by this program exceed \
+                            19977 bytes; work on smaller pieces (take, filter first) instead of \
+                            materializing everything";
+const OUTPUT_LIMIT: &str = "output limit exceeded: the program printed more than 40 bytes; print \
+                            samples or counts instead of whole collections";
 
 /// Prints over 1 MiB: more than a program may be.
 const BULK: &str = "(def export (tool/bulk 33000))\n(println (count export) \"bytes\")";
@@ -1210,12 +1267,17 @@ async fn check(case: Case) {
     if let Some(signature) = case.signature {
         builder = builder.signature(signature);
     }
+    let mut limits = Limits::default();
     if let Some(timeout) = case.tool_timeout {
-        builder = builder.limits(Limits {
-            tool_timeout: Some(timeout),
-            ..Limits::default()
-        });
+        limits.tool_timeout = Some(timeout);
     }
+    if let Some(bytes) = case.max_memory_bytes {
+        limits.max_memory_bytes = bytes;
+    }
+    if let Some(bytes) = case.max_output_bytes {
+        limits.max_output_bytes = bytes;
+    }
+    builder = builder.limits(limits);
     let step = builder
         .build()
         .expect("a valid agent")

@@ -10,7 +10,12 @@
 //! remaining time.
 //!
 //! Every item runs even when another fails (so the set of tool calls made does not depend on
-//! timing); the error of the first failing item, in item order, is the result.
+//! timing), and every item's tool calls are recorded, also when an item fails or taking an item
+//! back goes over a limit (memory, output, tool calls, steps or time); the error of the first
+//! failing item, in item order, is the result. An item's prints are kept while they fit in the
+//! run's output limit: each item may print up to what the run has left, so together they may
+//! not fit, and then the prints from the first one that does not fit on are dropped, as a run
+//! stops printing at the limit (see `Ctx::join`).
 
 use super::seq::list_of;
 use super::{Builtin, builtin, expect_fn};
@@ -145,13 +150,17 @@ fn run_parallel(
             // Only a worker that panicked leaves an item unfinished.
             continue;
         };
-        ctx.join(child)?;
-        match result {
-            Ok(v) => results.push(v),
-            Err(flow) => {
-                if first_failure.is_none() {
-                    first_failure = Some(flow);
-                }
+        // Every worker is joined, also after a failure: its tool calls happened. A limit the
+        // merge goes over counts as that item's failure, ahead of the item's own error (the
+        // item's prints and memory came before the error that ended it).
+        let merged = ctx.join(child);
+        match (merged, result) {
+            (Ok(()), Ok(v)) => results.push(v),
+            (Err(e), _) => {
+                first_failure.get_or_insert(e.into());
+            }
+            (Ok(()), Err(flow)) => {
+                first_failure.get_or_insert(flow);
             }
         }
     }

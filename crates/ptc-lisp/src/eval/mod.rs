@@ -423,6 +423,12 @@ impl Ctx {
             text.truncate(cut);
             text.push_str("...");
         }
+        self.keep_print(text)
+    }
+
+    /// Count `text` against [`Limits::max_output_bytes`] and keep it if it fits. Once the
+    /// limit is passed nothing more is kept: the kept entries are always the first ones.
+    fn keep_print(&mut self, text: String) -> Result<(), Error> {
         self.output_bytes = self.output_bytes.saturating_add(text.len());
         if self.output_bytes > self.limits.max_output_bytes {
             return Err(Error::new(
@@ -584,16 +590,28 @@ impl Ctx {
         self.tool_time = tool_time_before + wall.saturating_sub(busy);
     }
 
-    /// Take back a finished worker's records and counters (call in a deterministic order).
+    /// Take back a finished worker's records and counters (call in a deterministic order, for
+    /// every worker, even after one of them returned an error).
+    ///
+    /// The worker's tool calls are recorded first and always: they happened, so the run reports
+    /// them whatever limit the merge hits. Its steps, tool time and memory are added up as well.
+    /// Its prints are kept while they fit in this context's output limit; the first one that
+    /// does not fit, and every print after it, is dropped (a run stops printing at the limit,
+    /// so the kept prints are always the first ones). The `Err` is the first limit the merged
+    /// counters went over: memory, output, tool calls, then steps and time.
     pub fn join(&mut self, child: Ctx) -> Result<(), Error> {
+        self.tool_calls.extend(child.tool_calls);
         self.steps = self.steps.saturating_add(child.steps);
         self.tool_time += child.tool_time;
-        self.charge(child.memory)?;
+        let mut outcome = self.charge(child.memory);
         for text in child.prints {
-            self.emit_print(text)?;
+            if let Err(e) = self.keep_print(text) {
+                outcome = outcome.and(Err(e));
+                break;
+            }
         }
-        if self.tool_calls.len() + child.tool_calls.len() > self.limits.max_tool_calls {
-            return Err(Error::new(
+        if outcome.is_ok() && self.tool_calls.len() > self.limits.max_tool_calls {
+            outcome = Err(Error::new(
                 ErrorKind::ToolCallLimit,
                 format!(
                     "tool call limit exceeded: a program may call tools at most {} times",
@@ -601,8 +619,7 @@ impl Ctx {
                 ),
             ));
         }
-        self.tool_calls.extend(child.tool_calls);
-        self.check_budget()
+        outcome.and_then(|()| self.check_budget())
     }
 
     // -----------------------------------------------------------------------------------------
