@@ -2,7 +2,9 @@
 
 use clap::Args;
 use ptc_lisp::format::pr_str;
-use ptc_lisp::{Limits, Outcome, Program, RunOutcome, Runtime, ToolOutcome, Tools, UserNamespace};
+use ptc_lisp::{
+    Limits, Outcome, Pos, Program, RunOutcome, Runtime, ToolOutcome, Tools, UserNamespace, Value,
+};
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -122,6 +124,7 @@ fn execute(args: &EvalArgs) -> Result<ExitCode, String> {
             }
             Err(e) => RunOutcome {
                 outcome: Outcome::Error(e),
+                failed_at: None,
                 prints: Vec::new(),
                 tool_calls: Vec::new(),
                 memory: UserNamespace::new(),
@@ -151,7 +154,7 @@ fn execute(args: &EvalArgs) -> Result<ExitCode, String> {
         match &out.outcome {
             Outcome::Value(v) | Outcome::Returned(v) => println!("{}", pr_str(v)),
             Outcome::Failed(reason) => {
-                eprintln!("failed: {}", pr_str(reason));
+                eprintln!("{}", render_failure(reason, out.failed_at));
                 return Ok(ExitCode::from(1));
             }
             Outcome::Error(e) => {
@@ -167,6 +170,15 @@ fn execute(args: &EvalArgs) -> Result<ExitCode, String> {
             ExitCode::SUCCESS
         },
     )
+}
+
+/// A `(fail reason)` shown like an error: `error[failed] 1:1: "reason"` (the position of the
+/// `fail` form, the reason as Clojure prints it).
+fn render_failure(reason: &Value, at: Option<Pos>) -> String {
+    match at {
+        Some(pos) => format!("error[failed] {pos}: {}", pr_str(reason)),
+        None => format!("error[failed] {}", pr_str(reason)),
+    }
 }
 
 fn json_report(out: &RunOutcome) -> serde_json::Value {
@@ -191,7 +203,13 @@ fn json_report(out: &RunOutcome) -> serde_json::Value {
         Outcome::Failed(reason) => (
             false,
             None,
-            Some(serde_json::json!({"kind": "failed", "message": pr_str(reason)})),
+            Some(serde_json::json!({
+                "kind": "failed",
+                "message": pr_str(reason),
+                "line": out.failed_at.map(|p| p.line),
+                "column": out.failed_at.map(|p| p.col),
+                "rendered": render_failure(reason, out.failed_at),
+            })),
         ),
         Outcome::Error(e) => (
             false,

@@ -152,6 +152,49 @@ fn a_failing_program_exits_1_with_kind_position_and_message() {
 }
 
 #[test]
+fn a_program_over_the_size_limit_is_an_error_where_the_limit_is_crossed() {
+    // 1,100 lines of 1,024 bytes: the 1 MiB limit ends with line 1,024.
+    let line = format!("{:<1023}\n", "(inc 1)");
+    let program = line.repeat(1100);
+    let out = ptc(&["eval", "-"], Some(&program));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(
+        stderr(&out),
+        "error[program_limit] 1025:1: program is 1126400 bytes; the limit is 1048576 bytes: split \
+         the work into smaller programs\n"
+    );
+}
+
+#[test]
+fn a_program_that_calls_fail_exits_1_like_an_error_at_the_fail_form() {
+    let out = ptc(
+        &[
+            "eval",
+            "-e",
+            "(println \"checking\")\n(when true\n  (fail \"x\"))",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(stderr(&out), "checking\nerror[failed] 3:3: \"x\"\n");
+    let out = ptc(&["eval", "--json", "-e", "(fail {:code 4})"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON object");
+    assert_eq!(
+        report["error"],
+        serde_json::json!({
+            "kind": "failed",
+            "message": "{:code 4}",
+            "line": 1,
+            "column": 1,
+            "rendered": "error[failed] 1:1: {:code 4}"
+        })
+    );
+}
+
+#[test]
 fn repeat_reports_median_parse_and_evaluate_times() {
     let out = ptc(&["eval", "--repeat", "5", "-e", "(+ 1 2)"], None);
     assert_eq!(stdout(&out), "3\n");

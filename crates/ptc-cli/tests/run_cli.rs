@@ -154,7 +154,7 @@ fn the_demo_files_replay_to_their_return() {
     assert!(
         stdout.contains(
             "=== result ===\nreturned after 5 of 6 turns:\n  {:credited [\"c-04\" \"c-17\" \
-             \"c-08\"] :total-credit 30 :late-orders [\"A-1002\" \"A-1004\" \"A-1006\" \
+             \"c-08\"], :total-credit 30, :late-orders [\"A-1002\" \"A-1004\" \"A-1006\" \
              \"A-1008\"]}\n"
         ),
         "{stdout}"

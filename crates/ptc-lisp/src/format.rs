@@ -1,10 +1,11 @@
 //! Rendering values as text.
 //!
 //! - [`pr_str`]: exactly what Clojure's `pr-str` prints (readable; maps with `, `).
-//! - [`to_clojure`]: the compact form used in prompts: the same reader syntax without the commas
-//!   between map entries (commas are whitespace to the reader, so it reads back to the same
-//!   value), optionally truncated (TRN-001..005): collections over `limit` items end with
-//!   `... (N items, showing first M)` and strings over `printable_limit` characters end with `...`.
+//! - [`to_clojure`]: without limits, exactly [`pr_str`]; with limits, the compact form used in
+//!   prompts (SAM-003): the same reader syntax without the commas between map entries (commas
+//!   are whitespace to the reader, so it reads back to the same value), truncated
+//!   (TRN-001..005): collections over `limit` items end with `... (N items, showing first M)` and
+//!   strings over `printable_limit` characters end with `...`.
 //! - [`print_str`]: what `println` shows (strings and characters unquoted at every depth).
 //! - [`str_of`]: what `str` makes of one value (`nil` is empty, a string is itself).
 
@@ -18,21 +19,29 @@ pub fn pr_str(value: &Value) -> String {
     p.out
 }
 
-/// The compact Clojure rendering used in prompts, and whether anything was truncated.
+/// A value in Clojure syntax, and whether anything was truncated. Without limits it is exactly
+/// what Clojure's `pr-str` prints ([`pr_str`]); with either limit it is the compact rendering of
+/// prompts, whose maps have no commas.
 ///
 /// ```
 /// use ptc_lisp::{Value, format::to_clojure};
 /// let v = Value::vector((1..=5).map(Value::Int));
 /// assert_eq!(to_clojure(&v, Some(3), None), ("[1 2 3 ...] (5 items, showing first 3)".to_string(), true));
-/// let m = Value::map([(Value::keyword("a"), Value::string("hello world"))]);
-/// assert_eq!(to_clojure(&m, None, Some(5)), (r#"{:a "hello..."}"#.to_string(), true));
+/// let m = Value::map([(Value::keyword("a"), Value::string("hello world")), (Value::keyword("b"), Value::Int(2))]);
+/// assert_eq!(to_clojure(&m, None, Some(5)), (r#"{:a "hello..." :b 2}"#.to_string(), true));
+/// assert_eq!(to_clojure(&m, None, None), (r#"{:a "hello world", :b 2}"#.to_string(), false));
 /// ```
 pub fn to_clojure(
     value: &Value,
     limit: Option<usize>,
     printable_limit: Option<usize>,
 ) -> (String, bool) {
-    let mut p = Printer::new(Style::Compact);
+    let style = if limit.is_none() && printable_limit.is_none() {
+        Style::Readable
+    } else {
+        Style::Compact
+    };
+    let mut p = Printer::new(style);
     p.limit = limit;
     p.printable_limit = printable_limit;
     p.value(value);
@@ -505,6 +514,55 @@ mod tests {
         }
     }
 
+    #[test]
+    fn lazy_sequences_and_functions_read_back_as_what_they_printed() {
+        use crate::value::read_value;
+        for program in [
+            "(range)",
+            "(map inc (iterate inc 0))",
+            "(range 100000000000)",
+        ] {
+            let lazy = crate::eval_str(program).unwrap();
+            let text = pr_str(&lazy);
+            let back = read_value(&text).unwrap();
+            assert_eq!(pr_str(&back), text);
+            // The read-back value stands for the printed one: equal, and hashed alike.
+            assert_eq!(back, lazy);
+            assert_eq!(lazy, back);
+            assert_eq!(
+                crate::value::hash_value(&back),
+                crate::value::hash_value(&lazy)
+            );
+            let Value::Lazy(l) = &back else {
+                panic!("{text} reads back as a lazy sequence")
+            };
+            assert!(l.is_unrealized());
+        }
+        assert_eq!(
+            pr_str(&read_value("#lazy-seq[range]").unwrap()),
+            "#lazy-seq[range]"
+        );
+        // Two sequences computed by a program stay distinct values.
+        assert_ne!(
+            crate::eval_str("(range)").unwrap(),
+            crate::eval_str("(range)").unwrap()
+        );
+        assert_ne!(
+            read_value("#lazy-seq[range]").unwrap(),
+            read_value("#lazy-seq[map]").unwrap()
+        );
+        let err = read_value("#lazy-seq[1 2]").unwrap_err();
+        assert_eq!(
+            err.message,
+            "#lazy-seq needs a vector holding one name, e.g. #lazy-seq[range]"
+        );
+        let f = crate::eval_str("(defn adults [xs] xs) adults").unwrap();
+        let back = read_value(&pr_str(&f)).unwrap();
+        assert_eq!(pr_str(&back), "#fn[adults]");
+        assert_eq!(back, f);
+        assert_ne!(back, crate::eval_str("inc").unwrap());
+    }
+
     // TRN-001..TRN-005, SAM-003
     #[test]
     fn to_clojure_truncates_collections_and_strings() {
@@ -518,6 +576,14 @@ mod tests {
             to_clojure(&m, Some(3), Some(80)),
             (r#"{:name "Alice" :age 30}"#.into(), false)
         );
+        // Without limits: exactly pr-str, commas included.
+        assert_eq!(
+            to_clojure(&m, None, None),
+            (r#"{:name "Alice", :age 30}"#.into(), false)
+        );
+        let nested = Value::vector([m.clone(), Value::set([Value::Char('a')]), Value::Nil]);
+        assert_eq!(to_clojure(&nested, None, None), (pr_str(&nested), false));
+        assert_eq!(pr_str(&nested), r#"[{:name "Alice", :age 30} #{\a} nil]"#);
         let long = Value::string("x".repeat(100));
         let (text, truncated) = to_clojure(&long, Some(3), Some(80));
         assert_eq!(text, format!("\"{}...\"", "x".repeat(80)));

@@ -7,6 +7,7 @@ use crate::eval::{Binding, Ctx, Flow};
 use crate::limits::Limits;
 use crate::namespace::{Definition, ValueShape};
 use crate::reader::{Form, ReadLimits, read};
+use crate::span::{LineIndex, Pos};
 use crate::tools::{ToolCallRecord, Tools};
 use crate::value::{FnRepr, Value};
 use arcstr::ArcStr;
@@ -183,6 +184,8 @@ pub struct RunStats {
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
     pub outcome: Outcome,
+    /// Where the `(fail ...)` form that ended the run is, for [`Outcome::Failed`].
+    pub failed_at: Option<Pos>,
     /// One entry per `println` call, in order (TRN-008).
     pub prints: Vec<String>,
     /// Every tool call, in order.
@@ -262,6 +265,7 @@ impl Runtime {
             Ok(program) => self.run_since(&program, memory, started),
             Err(e) => RunOutcome {
                 outcome: Outcome::Error(e),
+                failed_at: None,
                 prints: Vec::new(),
                 tool_calls: Vec::new(),
                 memory: memory.clone(),
@@ -297,6 +301,7 @@ impl Runtime {
             Err(e) => {
                 return RunOutcome {
                     outcome: Outcome::Error(e.locate(&program.source)),
+                    failed_at: None,
                     prints: Vec::new(),
                     tool_calls: Vec::new(),
                     memory: memory.clone(),
@@ -316,7 +321,8 @@ impl Runtime {
             result = Err(e.into());
         }
         let exported = match &result {
-            Ok(v) | Err(Flow::Return(v)) | Err(Flow::Fail(v)) => Some(v),
+            Ok(v) | Err(Flow::Return(v)) => Some(v),
+            Err(Flow::Fail(failed)) => Some(&failed.0),
             Err(Flow::Error(e)) => e.data.as_ref(),
             Err(Flow::Recur) => None,
         };
@@ -326,10 +332,15 @@ impl Runtime {
             result = Err(e.into());
         }
         drop(meter);
+        let mut failed_at = None;
         let outcome = match result {
             Ok(v) => Outcome::Value(v),
             Err(Flow::Return(v)) => Outcome::Returned(v),
-            Err(Flow::Fail(v)) => Outcome::Failed(v),
+            Err(Flow::Fail(failed)) => {
+                let (reason, span) = *failed;
+                failed_at = Some(LineIndex::new(&program.source).pos(span.start as usize));
+                Outcome::Failed(reason)
+            }
             Err(Flow::Error(e)) => Outcome::Error(e.locate(&program.source)),
             Err(Flow::Recur) => Outcome::Error(Error::new(
                 ErrorKind::Syntax,
@@ -345,6 +356,7 @@ impl Runtime {
         };
         RunOutcome {
             outcome,
+            failed_at,
             prints: std::mem::take(&mut ctx.prints),
             tool_calls: std::mem::take(&mut ctx.tool_calls),
             memory: UserNamespace {
@@ -376,5 +388,38 @@ pub fn eval_str(source: &str) -> Result<Value> {
             format!("the program failed: {}", crate::format::pr_str(&reason)),
         )),
         Outcome::Error(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(source: &str) -> (Outcome, Option<Pos>) {
+        let out = Runtime::new().run_str(source, &UserNamespace::new());
+        (out.outcome, out.failed_at)
+    }
+
+    #[test]
+    fn a_failed_run_tells_where_its_fail_form_is() {
+        assert_eq!(
+            failed("(def x 1)\n(when x\n  (fail {:why \"none\"}))"),
+            (
+                Outcome::Failed(Value::map([(Value::keyword("why"), Value::string("none"))])),
+                Some(Pos { line: 3, col: 3 })
+            )
+        );
+        // From inside a parallel call, too.
+        assert_eq!(
+            failed("(pmap (fn [x] (fail x)) [7])"),
+            (
+                Outcome::Failed(Value::Int(7)),
+                Some(Pos { line: 1, col: 15 })
+            )
+        );
+        assert_eq!(
+            failed("(return 1)"),
+            (Outcome::Returned(Value::Int(1)), None)
+        );
     }
 }

@@ -152,6 +152,82 @@ fn step_json_round_trip_is_lossless() {
     assert_eq!(back.value(), Some(&Value::Int(2)));
     assert_eq!(back.task, step.task);
     assert_eq!(back.usage, step.usage);
+    // Every turn, field by field: programs, results, prints, tool calls, memory, messages.
+    for (read, written) in back.turns.iter().zip(step.turns.iter()) {
+        assert_eq!(read, written);
+    }
+    assert_eq!(back, step);
+}
+
+// DBG-003: a step whose values include lazy sequences (a definition `(def naturals (range))`, a
+// range too long to realize, a turn result) reads back: each prints as `#lazy-seq[...]` and
+// reads back as a value that prints the same and stands for the sequence that was printed.
+#[test]
+fn a_step_holding_lazy_sequences_reads_back_equal() {
+    let naturals = ptc_lisp::eval_str("(range)").expect("an unbounded range");
+    let big = ptc_lisp::eval_str("(range 100000000000)").expect("a long range");
+    let squares = ptc_lisp::eval_str("(map #(* % %) (range))").expect("a lazy map");
+    let memory = vec![
+        Definition {
+            name: "naturals".into(),
+            doc: None,
+            value: naturals.clone(),
+            params: Vec::new(),
+            last_return: None,
+        },
+        Definition {
+            name: "big".into(),
+            doc: Some("All ids".into()),
+            value: big,
+            params: Vec::new(),
+            last_return: None,
+        },
+    ];
+    let mut step = step();
+    let mut turns = Turns::new();
+    turns
+        .push(
+            Turn::success(
+                1,
+                "(def naturals (range))\n(def big (range 100000000000))",
+                squares,
+            )
+            .with_prints(vec!["#lazy-seq[range]".into()])
+            .with_tool_calls(vec![ToolCallRecord {
+                name: "fetch-users".into(),
+                args: vec![naturals],
+                result: ToolOutcome::Ok(Value::Nil),
+                duration_us: 10,
+            }])
+            .with_memory(memory),
+        )
+        .expect("turn 1");
+    step.turns = turns;
+    let json = serde_json::to_string(&step).expect("serialize");
+    assert!(
+        json.contains(r##""value":"#lazy-seq[range]""##),
+        "the definition is stored as printed: {json}"
+    );
+    assert!(
+        json.contains(r##""result":{"value":"#lazy-seq[map]"}"##),
+        "the turn result is stored as printed: {json}"
+    );
+    let back: Step = serde_json::from_str(&json).expect("a step with lazy values reads back");
+    assert_eq!(serde_json::to_string(&back).expect("serialize"), json);
+    assert_eq!(back.turns.len(), 1);
+    for (read, written) in back.turns.iter().zip(step.turns.iter()) {
+        assert_eq!(read, written);
+    }
+    assert_eq!(back, step);
+    let Some(Value::Lazy(lazy)) = back.turns.iter().next().and_then(|t| {
+        t.memory()
+            .iter()
+            .find(|d| d.name == "naturals")
+            .map(|d| d.value.clone())
+    }) else {
+        panic!("naturals reads back as a lazy sequence");
+    };
+    assert!(lazy.is_unrealized());
 }
 
 // DBG-001, DBG-005: the full program of every turn is in the step, and no summary is.

@@ -5,7 +5,7 @@
 //! contain a space, which no program can write.
 
 use super::Analyzer;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::reader::{Form, FormKind};
 use crate::span::Span;
 
@@ -208,21 +208,31 @@ pub(super) fn expand(
                     [] => break,
                 }
             }
+            // No match and no default: an argument error naming the value, as Clojure's
+            // IllegalArgumentException "No matching clause: 9" (thrown as a caught exception
+            // of that kind would be rethrown).
             let mut result = default.unwrap_or_else(|| {
-                list(
+                let keyword = |k: &str| Form::new(FormKind::Keyword(k.into()), span);
+                let message = list(
                     vec![
-                        sym("throw", span),
-                        list(
-                            vec![
-                                sym("clojure.core/ex-info", span),
-                                Form::new(FormKind::Str("condp: no clause matches".into()), span),
-                                Form::new(FormKind::Map(vec![]), span),
-                            ],
-                            span,
-                        ),
+                        sym("clojure.core/str", span),
+                        Form::new(FormKind::Str("No matching clause: ".into()), span),
+                        value.clone(),
                     ],
                     span,
-                )
+                );
+                let exception = Form::new(
+                    FormKind::Map(vec![
+                        keyword(crate::eval::EXCEPTION_MARKER),
+                        Form::new(FormKind::Bool(true), span),
+                        keyword("kind"),
+                        keyword(ErrorKind::Argument.as_str()),
+                        keyword("message"),
+                        message,
+                    ]),
+                    span,
+                );
+                list(vec![sym("throw", span), exception], span)
             });
             let mut i = clauses.len();
             while i > 0 {

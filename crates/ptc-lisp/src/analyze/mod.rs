@@ -570,7 +570,15 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             .flatten();
         let callee = match direct {
             Some(_) => None,
-            None => Some(self.resolve(name, items[0].span)?),
+            // A call of something outside the subset (`(rand)`, `(.hashCode s)`) points at the
+            // call's opening parenthesis, as `(atom 1)` and every other refused form do.
+            None => Some(self.resolve(name, items[0].span).map_err(|e| {
+                if e.kind == ErrorKind::Unsupported {
+                    e.with_span(span)
+                } else {
+                    e
+                }
+            })?),
         };
         let args = self.analyze_all(&items[1..])?.into_boxed_slice();
         let builtin = match (&callee, direct) {
@@ -1141,7 +1149,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 }
             },
             "fail" => match args {
-                [x] => Expr::Fail(Box::new(self.analyze(x, false)?)),
+                [x] => Expr::Fail(Box::new(self.analyze(x, false)?), span),
                 _ => return Err(Error::syntax(span, "fail takes one reason")),
             },
             "for" | "doseq" => self.analyze_for(form, args, name == "for")?,

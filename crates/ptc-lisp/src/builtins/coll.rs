@@ -416,7 +416,7 @@ fn update_keys(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 
 fn zipmap(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let (ks, vs) = (&args[0], &args[1]);
-    if matches!(ks, Value::Lazy(_)) && matches!(vs, Value::Lazy(_)) {
+    if ks.is_unbounded() && vs.is_unbounded() {
         return Err(crate::eval::unbounded_error("zipmap", ks).into());
     }
     let mut keys = Items::new(ks)?;

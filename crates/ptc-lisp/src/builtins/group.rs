@@ -26,6 +26,16 @@ fn positive(name: &str, what: &str, v: &Value) -> Result<usize> {
     })
 }
 
+/// How many items a long range has (0 for anything else).
+fn known_count(coll: &Value) -> usize {
+    match coll {
+        Value::Lazy(l) => l
+            .known_count()
+            .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX)),
+        _ => 0,
+    }
+}
+
 fn group_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let (f, coll) = (&args[0], &args[1]);
     expect_fn("group-by", f)?;
@@ -36,6 +46,8 @@ fn group_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     if items.is_unbounded() {
         return Err(unbounded_error("group-by", coll).into());
     }
+    // Every item of a long range ends up in a group: refuse at once what cannot fit.
+    ctx.charge_items(known_count(coll))?;
     while let Some(item) = items.next(ctx)? {
         let key = ctx.apply(f, std::slice::from_ref(item.as_ref()))?;
         let item = item.into_owned();
@@ -64,6 +76,8 @@ fn frequencies(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     if items.is_unbounded() {
         return Err(unbounded_error("frequencies", &args[0]).into());
     }
+    // The items of a range are distinct: each is a key.
+    ctx.charge_items(known_count(&args[0]).saturating_mul(2))?;
     while let Some(item) = items.next(ctx)? {
         match index.get(item.as_ref()) {
             Some(&i) => counts[i] += 1,
@@ -91,10 +105,14 @@ fn partition(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         [_, step, pad, coll] => (positive("partition", "step", step)?, Some(pad), coll),
         _ => unreachable!("arity checked"),
     };
-    if let Value::Lazy(l) = coll {
+    // With a pad, a bounded sequence's short last part is padded: realized below.
+    if let Value::Lazy(l) = coll
+        && (pad.is_none() || !l.is_bounded())
+    {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Partition {
             n,
             step,
+            all: false,
             source: l.clone(),
         })));
     }
@@ -139,6 +157,7 @@ fn partition_all(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Partition {
             n,
             step,
+            all: true,
             source: l.clone(),
         })));
     }

@@ -44,7 +44,7 @@ fn pmap(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             .map(|x| vec![x])
             .collect()
     } else {
-        if colls.iter().all(|c| matches!(c, Value::Lazy(_))) {
+        if colls.iter().all(Value::is_unbounded) {
             return Err(unbounded_error("pmap", &colls[0]).into());
         }
         let mut iters = colls

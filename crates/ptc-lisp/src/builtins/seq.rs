@@ -1,16 +1,16 @@
 //! Sequence functions.
 //!
 //! Finite inputs give realized results at once (a list for `map`/`filter`/..., as Clojure's
-//! lazy sequences print). Unbounded inputs (`(range)`, `(iterate f x)`, `(repeat x)`,
-//! `(cycle coll)`) give unbounded results where Clojure's would be infinite (`map`, `filter`,
-//! `drop`, ...), and are consumed item by item by `take`, `first`, `nth`, `some`, ...
+//! lazy sequences print). Lazy inputs (`(range)`, `(iterate f x)`, `(repeat x)`, `(cycle coll)`,
+//! and ranges too long to realize) give lazy results where Clojure's would be lazy (`map`,
+//! `filter`, `drop`, ...), and are consumed item by item by `take`, `first`, `nth`, `some`, ...
 
 use super::number::clojure_compare;
 use super::transduce::{self, as_reduced};
 use super::{Builtin, builtin, expect_fn, expect_int, got};
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult, Items, unbounded_error};
-use crate::value::{FnRepr, LazyKind, LazySeq, Seq, Value};
+use crate::value::{FnRepr, LazyKind, LazySeq, RangeEnd, Seq, Value};
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
@@ -43,7 +43,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("reduce", [2..=3], reduce, "(reduce f coll) (reduce f init coll)", "Combines the items with f, from the left, starting from init (or the first item); stops early at a (reduced x).", "(reduce + 10 [1 2 3])" => "16"),
     builtin!("reduce-kv", [3], reduce_kv, "(reduce-kv f init m)", "Like reduce over a map, calling (f acc k v); vectors give index and item.", "(reduce-kv (fn [acc k v] (+ acc v)) 0 {:a 1 :b 2})" => "3"),
     builtin!("reductions", [2..=3], reductions, "(reductions f coll) (reductions f init coll)", "The intermediate results of reduce, as a sequence.", "(reductions + [1 2 3 4])" => "(1 3 6 10)"),
-    builtin!("range", [0..=3], range, "(range) (range end) (range start end) (range start end step)", "Numbers from start (0) up to, not including, end, by step (1); without end, unbounded.", "(range 1 10 3)" => "(1 4 7)"),
+    builtin!("range", [0..=3], range, "(range) (range end) (range start end) (range start end step)", "Numbers from start (0) up to, not including, end, by step (1); without end, unbounded; lazy when longer than memory could hold.", "(range 1 10 3)" => "(1 4 7)"),
     builtin!("take", [1..=2], take, "(take n coll) (take n)", "The first n items (fewer if coll is shorter).", "(take 2 (range))" => "(0 1)"),
     builtin!("drop", [1..=2], drop, "(drop n coll) (drop n)", "All but the first n items.", "(drop 2 [1 2 3 4])" => "(3 4)"),
     builtin!("take-while", [1..=2], take_while, "(take-while pred coll) (take-while pred)", "The items before the first one for which pred is falsey.", "(take-while #(< % 10) (iterate #(* 2 %) 1))" => "(1 2 4 8)"),
@@ -63,7 +63,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("tree-seq", [3], tree_seq, "(tree-seq branch? children root)", "Every node of a tree, depth first: root, then the nodes under (children node) for each node where (branch? node) is truthy.", "(tree-seq vector? seq [1 [2]])" => "([1 [2]] 1 [2] 2)"),
     builtin!("min-key", [2..], min_key, "(min-key k x & more)", "The x for which (k x), a number, is least (the last one on ties).", "(min-key count \"abc\" \"a\" \"ab\")" => "\"a\""),
     builtin!("max-key", [2..], max_key, "(max-key k x & more)", "The x for which (k x), a number, is greatest (the last one on ties).", "(max-key :n {:n 1} {:n 3} {:n 2})" => "{:n 3}"),
-    builtin!("doall", [1..=2], doall, "(doall coll) (doall n coll)", "Returns coll (sequences are already realized; unbounded ones are refused).", "(doall (map inc [1 2]))" => "(2 3)"),
+    builtin!("doall", [1..=2], doall, "(doall coll) (doall n coll)", "Returns coll, realized (sequences are already realized but long ranges; unbounded ones are refused).", "(doall (map inc [1 2]))" => "(2 3)"),
     builtin!("dorun", [1..=2], dorun, "(dorun coll) (dorun n coll)", "Returns nil (sequences are already realized).", "(dorun (map inc [1 2]))" => "nil"),
     builtin!("sort", [1..=2], sort, "(sort coll) (sort comparator coll)", "The items in ascending order (stable); comparator is a function like compare or <.", "(sort > [3 1 2])" => "(3 2 1)"),
     builtin!("sort-by", [2..=3], sort_by, "(sort-by keyfn coll) (sort-by keyfn comparator coll)", "The items ordered by (keyfn item) (stable).", "(sort-by :age [{:age 30} {:age 20}])" => "({:age 20} {:age 30})"),
@@ -88,8 +88,21 @@ pub(crate) fn vector_of(ctx: &mut Ctx, items: Vec<Value>) -> EvalResult {
     Ok(Value::Vector(Seq::from(items)))
 }
 
-fn count(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn count(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     match &args[0] {
+        Value::Lazy(l) if l.is_bounded() => match l.known_count() {
+            Some(n) => i64::try_from(n).map(Value::Int).map_err(|_| {
+                Error::arithmetic(format!("count: {n} items do not fit a 64-bit integer")).into()
+            }),
+            None => {
+                let mut items = Items::new(&args[0])?;
+                let mut n = 0i64;
+                while items.next(ctx)?.is_some() {
+                    n += 1;
+                }
+                Ok(Value::Int(n))
+            }
+        },
         Value::Lazy(_) => Err(unbounded_error("count", &args[0]).into()),
         v => v.count().map(Value::from).ok_or_else(|| {
             Error::type_error(format!(
@@ -107,6 +120,14 @@ fn nth_item(ctx: &mut Ctx, coll: &Value, index: usize) -> EvalResult<Option<Valu
         Value::Nil => Ok(None),
         Value::Str(s) => Ok(s.chars().nth(index).map(Value::Char)),
         Value::Map(_) | Value::Set(_) | Value::Lazy(_) => {
+            // A long range: the item is computed, not walked to.
+            if let Value::Lazy(l) = coll
+                && let Some(rest) = l.drop_from_range(index)
+            {
+                return Ok(Items::new(&Value::Lazy(rest))?
+                    .next(ctx)?
+                    .map(|c| c.into_owned()));
+            }
             let mut items = Items::new(coll)?;
             for _ in 0..index {
                 if items.next(ctx)?.is_none() {
@@ -145,10 +166,23 @@ fn drop_items(ctx: &mut Ctx, coll: &Value, n: usize) -> EvalResult {
             let rest = s.slice(n, s.len());
             Ok(Value::List(rest))
         }
-        Value::Lazy(l) => Ok(Value::Lazy(LazySeq::new(LazyKind::Drop {
-            n,
-            source: l.clone(),
-        }))),
+        Value::Lazy(l) => match l.drop_from_range(n) {
+            // A long range: the rest is computed, not walked to, and realized when it is short
+            // enough, as a short range is.
+            Some(rest)
+                if rest
+                    .known_count()
+                    .is_some_and(|k| k <= most_range_items(ctx)) =>
+            {
+                let items = Items::collect_all(&Value::Lazy(rest), ctx, "drop")?;
+                Ok(Value::List(Seq::from(items)))
+            }
+            Some(rest) => Ok(Value::Lazy(rest)),
+            None => Ok(Value::Lazy(LazySeq::new(LazyKind::Drop {
+                n,
+                source: l.clone(),
+            }))),
+        },
         other => {
             let items = Items::collect_all(other, ctx, "drop")?;
             list_of(ctx, items.into_iter().skip(n).collect())
@@ -201,6 +235,11 @@ fn nthnext(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 fn seq(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     match &args[0] {
         Value::List(s) if s.is_empty() => Ok(Value::Nil),
+        Value::Lazy(l) if l.is_bounded() => Ok(if nth_item(ctx, &args[0], 0)?.is_some() {
+            args[0].clone()
+        } else {
+            Value::Nil
+        }),
         Value::List(_) | Value::Lazy(_) => Ok(args[0].clone()),
         Value::Vector(s) => Ok(if s.is_empty() {
             Value::Nil
@@ -220,6 +259,7 @@ fn seq(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 
 fn is_empty(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     match &args[0] {
+        Value::Lazy(l) if l.is_bounded() => Ok(Value::Bool(nth_item(ctx, &args[0], 0)?.is_none())),
         Value::Lazy(_) => Ok(Value::Bool(false)),
         v => match v.count() {
             Some(n) => Ok(Value::Bool(n == 0)),
@@ -536,6 +576,11 @@ fn reduce_kv(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(acc)
 }
 
+/// The most items a range is realized with at once: as many as the memory budget could hold.
+fn most_range_items(ctx: &Ctx) -> u64 {
+    (ctx.limits().max_memory_bytes / std::mem::size_of::<Value>()) as u64
+}
+
 fn range(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let number = |v: &Value| -> Result<Value> {
         match v {
@@ -546,55 +591,89 @@ fn range(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             ))),
         }
     };
+    let unbounded = |start: Value, step: Value| {
+        Value::Lazy(LazySeq::new(LazyKind::Range {
+            start,
+            step,
+            end: None,
+        }))
+    };
     let (start, end, step) = match args {
-        [] => {
-            return Ok(Value::Lazy(LazySeq::new(LazyKind::Range {
-                start: Value::Int(0),
-                step: Value::Int(1),
-            })));
-        }
+        [] => return Ok(unbounded(Value::Int(0), Value::Int(1))),
         [end] => (Value::Int(0), number(end)?, Value::Int(1)),
         [start, end] => (number(start)?, number(end)?, Value::Int(1)),
         [start, end, step] => (number(start)?, number(end)?, number(step)?),
         _ => unreachable!("arity checked"),
     };
+    // More items than the memory budget could ever hold are produced one at a time, so that
+    // (first (range 100000000000)) works; shorter ranges are realized at once (faster to walk).
+    let most_items = u128::from(most_range_items(ctx));
+    if let (Value::Int(s), Value::Int(e), Value::Int(st)) = (&start, &end, &step) {
+        // Counted exactly: no step past the end is ever computed, so nothing can overflow.
+        let (s, e, st) = (i128::from(*s), i128::from(*e), i128::from(*st));
+        let count = match st.cmp(&0) {
+            Ordering::Greater if e > s => (e - s + st - 1) / st,
+            Ordering::Less if e < s => (s - e - st - 1) / -st,
+            Ordering::Equal if e != s => {
+                return Ok(Value::Lazy(LazySeq::new(LazyKind::Repeat(start))));
+            }
+            _ => 0,
+        };
+        if count as u128 > most_items {
+            return Ok(Value::Lazy(LazySeq::new(LazyKind::Range {
+                start,
+                step,
+                end: Some(RangeEnd::Count(count as u64)),
+            })));
+        }
+        let n = count as usize;
+        ctx.charge_items(n)?;
+        ctx.tick_n(n)?;
+        let (mut x, st) = (s as i64, st as i64);
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            out.push(Value::Int(x));
+            if i + 1 < n {
+                x += st;
+            }
+        }
+        return Ok(Value::List(Seq::from(out)));
+    }
+    // With a float, items are accumulated by adding the step while they are below (above, for
+    // a negative step) the end, as Clojure does: (range 0 1 0.1) has 11 items.
     let as_f = |v: &Value| match v {
         Value::Int(i) => *i as f64,
         Value::Float(f) => *f,
-        _ => 0.0,
+        _ => f64::NAN,
     };
     let (s, e, st) = (as_f(&start), as_f(&end), as_f(&step));
+    if (st > 0.0 && s > e) || (st < 0.0 && e > s) || s == e {
+        return Ok(Value::empty_list());
+    }
     if st == 0.0 {
-        return if s == e {
-            Ok(Value::empty_list())
-        } else {
-            Ok(Value::Lazy(LazySeq::new(LazyKind::Repeat(start))))
-        };
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::Repeat(start))));
     }
-    let n = ((e - s) / st).ceil();
-    let n = if n.is_finite() && n > 0.0 { n } else { 0.0 };
-    if n > usize::MAX as f64 / 64.0 {
-        return Err(Error::memory_limit(ctx.limits().max_memory_bytes).into());
+    // An end that is never reached (infinite, NaN) leaves the range without end.
+    if e.is_nan() || e.is_infinite() {
+        return Ok(unbounded(start, step));
     }
-    let n = n as usize;
-    ctx.charge_items(n)?;
-    ctx.tick_n(n)?;
-    let mut out = Vec::with_capacity(n);
-    match (&start, &step) {
-        (Value::Int(s), Value::Int(st)) => {
-            let mut x = *s;
-            for _ in 0..n {
-                out.push(Value::Int(x));
-                x = x.wrapping_add(*st);
-            }
-        }
-        _ => {
-            let mut x = start.clone();
-            for _ in 0..n {
-                out.push(x.clone());
-                x = super::number::add(&x, &step)?;
-            }
-        }
+    let estimate = ((e - s) / st).ceil();
+    if !estimate.is_finite() || estimate > most_items as f64 {
+        return Ok(Value::Lazy(LazySeq::new(LazyKind::Range {
+            start,
+            step,
+            end: Some(RangeEnd::Below(e)),
+        })));
+    }
+    let within = |x: f64| if st > 0.0 { x < e } else { x > e };
+    ctx.charge_items(estimate as usize + 1)?;
+    let mut out = Vec::with_capacity(estimate as usize + 1);
+    let mut x = start;
+    while within(as_f(&x)) {
+        ctx.tick()?;
+        let next = super::number::add(&x, &step)?;
+        out.push(x);
+        x = next;
     }
     Ok(Value::List(Seq::from(out)))
 }
@@ -611,15 +690,34 @@ pub(crate) fn take(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     if let Value::List(s) | Value::Vector(s) = coll {
         return Ok(Value::List(s.slice(0, n)));
     }
+    // The items of a lazy sequence are new, and n may be huge: they are counted at once when
+    // the length is known (a range), else as they come.
+    let (charge_first, charge_each) = match coll {
+        Value::Lazy(l) => match l.known_count() {
+            Some(known) => (n.min(usize::try_from(known).unwrap_or(usize::MAX)), false),
+            None if l.is_endless() => (n, false),
+            None => (0, true),
+        },
+        _ => (0, false),
+    };
+    ctx.charge_items(charge_first)?;
     let mut items = Items::new(coll)?;
     let mut out = Vec::new();
     while out.len() < n {
         match items.next(ctx)? {
-            Some(item) => out.push(item.into_owned()),
+            Some(item) => {
+                if charge_each {
+                    ctx.charge_items(1)?;
+                }
+                out.push(item.into_owned());
+            }
             None => break,
         }
     }
-    list_of(ctx, out)
+    if !matches!(coll, Value::Lazy(_)) {
+        ctx.charge_items(out.len())?;
+    }
+    Ok(Value::List(Seq::from(out)))
 }
 
 pub(crate) fn drop(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
@@ -776,21 +874,29 @@ fn cycle(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 // ---------------------------------------------------------------------------------------------
 
 fn mapv(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    if args[1..].iter().all(|c| matches!(c, Value::Lazy(_))) {
+    if args[1..].iter().all(Value::is_unbounded) {
         return Err(unbounded_error("mapv", &args[1]).into());
     }
     match map(ctx, args)? {
         Value::List(items) => Ok(Value::Vector(items)),
+        lazy @ Value::Lazy(_) => {
+            let items = Items::collect_all(&lazy, ctx, "mapv")?;
+            vector_of(ctx, items)
+        }
         other => Ok(other),
     }
 }
 
 fn filterv(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    if let Value::Lazy(_) = &args[1] {
+    if args[1].is_unbounded() {
         return Err(unbounded_error("filterv", &args[1]).into());
     }
     match filter_items(ctx, "filterv", args, true)? {
         Value::List(items) => Ok(Value::Vector(items)),
+        lazy @ Value::Lazy(_) => {
+            let items = Items::collect_all(&lazy, ctx, "filterv")?;
+            vector_of(ctx, items)
+        }
         other => Ok(other),
     }
 }
@@ -945,9 +1051,11 @@ pub(crate) fn take_while(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let Some(coll) = args.get(1) else {
         return Ok(transduce::take_while_xf(pred.clone()));
     };
-    // An unbounded input is consumed until pred fails, which gives a finite result.
+    // A lazy input is consumed until pred fails, which gives a finite result; its items are
+    // new, so they are counted as they come.
     let mut items = Items::new(coll)?;
     let mut out = Vec::new();
+    let lazy = matches!(coll, Value::Lazy(_));
     while let Some(item) = items.next(ctx)? {
         if !ctx
             .apply(pred, std::slice::from_ref(item.as_ref()))?
@@ -955,9 +1063,15 @@ pub(crate) fn take_while(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         {
             break;
         }
+        if lazy {
+            ctx.charge_items(1)?;
+        }
         out.push(item.into_owned());
     }
-    list_of(ctx, out)
+    if !lazy {
+        ctx.charge_items(out.len())?;
+    }
+    Ok(Value::List(Seq::from(out)))
 }
 
 pub(crate) fn drop_while(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
@@ -1110,7 +1224,10 @@ fn flatten_into(ctx: &mut Ctx, items: &Seq, out: &mut Vec<Value>) -> EvalResult<
         ctx.tick()?;
         match item {
             Value::List(inner) | Value::Vector(inner) => flatten_into(ctx, inner, out)?,
-            Value::Lazy(_) => return Err(unbounded_error("flatten", item).into()),
+            Value::Lazy(_) => {
+                let inner = Seq::from(Items::collect_all(item, ctx, "flatten")?);
+                flatten_into(ctx, &inner, out)?;
+            }
             other => out.push(other.clone()),
         }
     }
@@ -1122,7 +1239,10 @@ fn flatten(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     match &args[0] {
         // Recursion depth is bounded by the value depth limit.
         Value::List(items) | Value::Vector(items) => flatten_into(ctx, items, &mut out)?,
-        Value::Lazy(_) => return Err(unbounded_error("flatten", &args[0]).into()),
+        Value::Lazy(_) => {
+            let items = Seq::from(Items::collect_all(&args[0], ctx, "flatten")?);
+            flatten_into(ctx, &items, &mut out)?;
+        }
         _ => {}
     }
     list_of(ctx, out)
@@ -1270,17 +1390,26 @@ fn not_empty(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     }
 }
 
-fn doall(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn doall(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let coll = args.last().expect("arity checked");
     match coll {
+        Value::Lazy(l) if args.len() == 1 && l.is_bounded() => {
+            let items = Items::collect_all(coll, ctx, "doall")?;
+            list_of(ctx, items)
+        }
         Value::Lazy(_) if args.len() == 1 => Err(unbounded_error("doall", coll).into()),
         _ => Ok(coll.clone()),
     }
 }
 
-fn dorun(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn dorun(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let coll = args.last().expect("arity checked");
     match coll {
+        Value::Lazy(l) if args.len() == 1 && l.is_bounded() => {
+            let mut items = Items::new(coll)?;
+            while items.next(ctx)?.is_some() {}
+            Ok(Value::Nil)
+        }
         Value::Lazy(_) if args.len() == 1 => Err(unbounded_error("dorun", coll).into()),
         _ => Ok(Value::Nil),
     }

@@ -57,7 +57,8 @@ pub(crate) enum Expr {
     Try(Box<TryExpr>),
     Throw(Box<Expr>, Span),
     Return(Box<Expr>),
-    Fail(Box<Expr>),
+    /// `(fail reason)`, with the span of the form.
+    Fail(Box<Expr>, Span),
     Case(Box<CaseExpr>),
     Vector(Box<[Expr]>),
     Map(Box<[(Expr, Expr)]>),

@@ -1,9 +1,9 @@
 //! Walking the items of any sequential value, including unbounded lazy sequences.
 
 use super::{Ctx, EvalResult};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::format::pr_str;
-use crate::value::{LazyKind, LazySeq, MapIter, Seq, Value};
+use crate::value::{LazyKind, LazySeq, MapIter, RangeEnd, Seq, Value};
 use rustc_hash::FxHashSet;
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -16,7 +16,7 @@ pub enum Items<'a> {
     Map(MapIter<'a>),
     Set(crate::value::SetIter<'a>),
     Str(std::str::Chars<'a>),
-    Lazy(Box<Cursor>),
+    Lazy { cursor: Box<Cursor>, bounded: bool },
     Empty,
 }
 
@@ -28,7 +28,10 @@ impl<'a> Items<'a> {
             Value::Map(m) => Items::Map(m.iter()),
             Value::Set(s) => Items::Set(s.iter()),
             Value::Str(s) => Items::Str(s.chars()),
-            Value::Lazy(l) => Items::Lazy(Box::new(Cursor::new(l))),
+            Value::Lazy(l) => Items::Lazy {
+                cursor: Box::new(Cursor::new(l)?),
+                bounded: l.is_bounded(),
+            },
             other => {
                 return Err(Error::type_error(format!(
                     "expected a collection, got {} {}",
@@ -39,9 +42,9 @@ impl<'a> Items<'a> {
         })
     }
 
-    /// Whether the items never end (a lazy sequence).
+    /// Whether the items never end (an unbounded lazy sequence).
     pub fn is_unbounded(&self) -> bool {
-        matches!(self, Items::Lazy(_))
+        matches!(self, Items::Lazy { bounded: false, .. })
     }
 
     /// The next item, if any.
@@ -55,7 +58,7 @@ impl<'a> Items<'a> {
                 .map(|(k, v)| Cow::Owned(Value::vector([k.clone(), v.clone()]))),
             Items::Set(it) => it.next().map(Cow::Borrowed),
             Items::Str(it) => it.next().map(|c| Cow::Owned(Value::Char(c))),
-            Items::Lazy(cursor) => Some(Cow::Owned(cursor.next(ctx)?)),
+            Items::Lazy { cursor, .. } => cursor.next(ctx)?.map(Cow::Owned),
             Items::Empty => None,
         })
     }
@@ -67,6 +70,22 @@ impl<'a> Items<'a> {
         if items.is_unbounded() {
             return Err(unbounded_error(what, value).into());
         }
+        if let Value::Lazy(l) = value {
+            // A long range: refuse at once what cannot fit, otherwise count the items as they
+            // come (how many there will be is unknown).
+            let known = l
+                .known_count()
+                .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
+            ctx.charge_items(known)?;
+            let mut out = Vec::new();
+            while let Some(item) = items.next(ctx)? {
+                if known == 0 {
+                    ctx.charge_items(1)?;
+                }
+                out.push(item.into_owned());
+            }
+            return Ok(out);
+        }
         let mut out = Vec::with_capacity(value.count().unwrap_or(0));
         ctx.charge_items(value.count().unwrap_or(0))?;
         while let Some(item) = items.next(ctx)? {
@@ -76,20 +95,35 @@ impl<'a> Items<'a> {
     }
 }
 
-/// The error for realizing an unbounded sequence in full.
+/// The error for realizing an unbounded sequence in full: a memory limit, since realizing
+/// all of a sequence that never ends would need unbounded memory (Clojure runs out of it, or
+/// never returns).
 pub fn unbounded_error(what: &str, value: &Value) -> Error {
-    Error::argument(format!(
-        "{what} cannot realize the unbounded sequence {}; take a finite part first, e.g. \
-         (take 10 ...)",
-        pr_str(value)
-    ))
+    Error::new(
+        ErrorKind::MemoryLimit,
+        format!(
+            "{what} cannot realize {}: the sequence is infinite, so realizing all of it would \
+             exceed any memory limit; take a finite part first, e.g. (take 10 ...), or stop \
+             with take-while",
+            pr_str(value)
+        ),
+    )
 }
 
-/// Position in an unbounded sequence.
+fn number_f64(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) => *i as f64,
+        Value::Float(f) => *f,
+        _ => f64::NAN,
+    }
+}
+
+/// Position in a lazy sequence.
 pub enum Cursor {
     Range {
         next: Value,
         step: Value,
+        end: Option<RangeEnd>,
     },
     Repeat(Value),
     Cycle {
@@ -130,7 +164,7 @@ pub enum Cursor {
     },
     Interleave {
         sources: Vec<Cursor>,
-        turn: usize,
+        pending: VecDeque<Value>,
     },
     MapCat {
         f: Value,
@@ -155,9 +189,11 @@ pub enum Cursor {
     Partition {
         n: usize,
         step: usize,
+        all: bool,
         source: Box<Cursor>,
         window: VecDeque<Value>,
         skip: usize,
+        done: bool,
     },
     Distinct {
         source: Box<Cursor>,
@@ -171,6 +207,7 @@ pub enum Cursor {
         f: Value,
         acc: Option<Value>,
         source: Box<Cursor>,
+        done: bool,
     },
     Interpose {
         sep: Value,
@@ -186,7 +223,8 @@ pub enum Cursor {
 }
 
 impl Cursor {
-    pub fn new(seq: &LazySeq) -> Cursor {
+    /// A cursor at the start of `seq`; an error for a sequence read back from its printed form.
+    pub fn new(seq: &LazySeq) -> Result<Cursor, Error> {
         // One cursor per source, as deep as the sequence nests (at most the value depth
         // limit): build them where the stack can grow.
         stacker::maybe_grow(super::ir::STACK_RED_ZONE, super::ir::STACK_GROW_BY, || {
@@ -194,11 +232,20 @@ impl Cursor {
         })
     }
 
-    fn build(seq: &LazySeq) -> Cursor {
-        match seq.kind() {
-            LazyKind::Range { start, step } => Cursor::Range {
+    fn build(seq: &LazySeq) -> Result<Cursor, Error> {
+        let boxed = |source: &LazySeq| Cursor::new(source).map(Box::new);
+        Ok(match seq.kind() {
+            LazyKind::Unrealized(_) => {
+                return Err(Error::argument(format!(
+                    "{} was read back from a stored step and cannot produce items; compute the \
+                     sequence again",
+                    pr_str(&Value::Lazy(seq.clone()))
+                )));
+            }
+            LazyKind::Range { start, step, end } => Cursor::Range {
                 next: start.clone(),
                 step: step.clone(),
+                end: end.clone(),
             },
             LazyKind::Repeat(x) => Cursor::Repeat(x.clone()),
             LazyKind::Cycle(items) => Cursor::Cycle {
@@ -212,68 +259,75 @@ impl Cursor {
             },
             LazyKind::Map { f, sources } => Cursor::Map {
                 f: f.clone(),
-                sources: sources.iter().map(Cursor::new).collect(),
+                sources: sources.iter().map(Cursor::new).collect::<Result<_, _>>()?,
             },
             LazyKind::Filter { pred, source, keep } => Cursor::Filter {
                 pred: pred.clone(),
-                source: Box::new(Cursor::new(source)),
+                source: boxed(source)?,
                 keep: *keep,
             },
             LazyKind::Keep { f, source } => Cursor::Keep {
                 f: f.clone(),
-                source: Box::new(Cursor::new(source)),
+                source: boxed(source)?,
             },
             LazyKind::MapIndexed { f, source } => Cursor::MapIndexed {
                 f: f.clone(),
-                source: Box::new(Cursor::new(source)),
+                source: boxed(source)?,
                 index: 0,
             },
             LazyKind::Drop { n, source } => Cursor::Drop {
                 remaining: *n,
-                source: Box::new(Cursor::new(source)),
+                source: boxed(source)?,
             },
             LazyKind::Concat { prefix, source } => Cursor::Concat {
                 prefix: prefix.clone(),
                 index: 0,
-                source: Box::new(Cursor::new(source)),
+                source: boxed(source)?,
             },
             LazyKind::Interleave(sources) => Cursor::Interleave {
-                sources: sources.iter().map(Cursor::new).collect(),
-                turn: 0,
+                sources: sources.iter().map(Cursor::new).collect::<Result<_, _>>()?,
+                pending: VecDeque::new(),
             },
             LazyKind::MapCat { f, source } => Cursor::MapCat {
                 f: f.clone(),
-                source: Box::new(Cursor::new(source)),
+                source: boxed(source)?,
                 pending: Vec::new().into_iter(),
             },
             LazyKind::KeepIndexed { f, source } => Cursor::KeepIndexed {
                 f: f.clone(),
-                source: Box::new(Cursor::new(source)),
+                source: boxed(source)?,
                 index: 0,
             },
             LazyKind::TakeNth { n, source } => Cursor::TakeNth {
                 n: *n,
-                source: Box::new(Cursor::new(source)),
+                source: boxed(source)?,
                 started: false,
             },
             LazyKind::DropWhile { pred, source } => Cursor::DropWhile {
                 pred: pred.clone(),
-                source: Box::new(Cursor::new(source)),
+                source: boxed(source)?,
                 dropping: true,
             },
-            LazyKind::Partition { n, step, source } => Cursor::Partition {
+            LazyKind::Partition {
+                n,
+                step,
+                all,
+                source,
+            } => Cursor::Partition {
                 n: *n,
                 step: *step,
-                source: Box::new(Cursor::new(source)),
+                all: *all,
+                source: boxed(source)?,
                 window: VecDeque::new(),
                 skip: 0,
+                done: false,
             },
             LazyKind::Distinct(source) => Cursor::Distinct {
-                source: Box::new(Cursor::new(source)),
+                source: boxed(source)?,
                 seen: FxHashSet::default(),
             },
             LazyKind::Dedupe(source) => Cursor::Dedupe {
-                source: Box::new(Cursor::new(source)),
+                source: boxed(source)?,
                 last: None,
             },
             LazyKind::Reductions { f, init, source } => Cursor::Reductions {
@@ -284,45 +338,64 @@ impl Cursor {
                     Some(init) => Cursor::Concat {
                         prefix: Seq::from(vec![init.clone()]),
                         index: 0,
-                        source: Box::new(Cursor::new(source)),
+                        source: boxed(source)?,
                     },
-                    None => Cursor::new(source),
+                    None => Cursor::new(source)?,
                 }),
+                done: false,
             },
             LazyKind::For(lazy) => Cursor::For {
                 lazy: lazy.clone(),
-                source: Box::new(Cursor::new(&lazy.source)),
+                source: boxed(&lazy.source)?,
                 pending: VecDeque::new(),
             },
             LazyKind::Interpose { sep, source } => Cursor::Interpose {
                 sep: sep.clone(),
-                source: Box::new(Cursor::new(source)),
+                source: boxed(source)?,
                 pending: None,
                 started: false,
             },
-        }
+        })
     }
 
-    /// The next item (there always is one).
-    pub fn next(&mut self, ctx: &mut Ctx) -> EvalResult<Value> {
+    /// The next item, or `None` at the end of a bounded sequence.
+    pub fn next(&mut self, ctx: &mut Ctx) -> EvalResult<Option<Value>> {
         ctx.tick()?;
         // A cursor asks its source for items, which asks its source ...: as deep as the
         // sequence nests.
         ctx.with_stack(|ctx| self.step(ctx))
     }
 
-    fn step(&mut self, ctx: &mut Ctx) -> EvalResult<Value> {
+    fn step(&mut self, ctx: &mut Ctx) -> EvalResult<Option<Value>> {
         match self {
-            Cursor::Range { next, step } => {
+            Cursor::Range { next, step, end } => {
+                match end {
+                    None => {}
+                    Some(RangeEnd::Count(0)) => return Ok(None),
+                    Some(RangeEnd::Count(left)) => {
+                        *left -= 1;
+                        if *left == 0 {
+                            // The last item: the one after it may not even be representable.
+                            return Ok(Some(next.clone()));
+                        }
+                    }
+                    Some(RangeEnd::Below(bound)) => {
+                        let (x, step) = (number_f64(next), number_f64(step));
+                        let within = if step > 0.0 { x < *bound } else { x > *bound };
+                        if !within {
+                            return Ok(None);
+                        }
+                    }
+                }
                 let current = next.clone();
                 *next = crate::builtins::number::add(&current, step)?;
-                Ok(current)
+                Ok(Some(current))
             }
-            Cursor::Repeat(x) => Ok(x.clone()),
+            Cursor::Repeat(x) => Ok(Some(x.clone())),
             Cursor::Cycle { items, index } => {
                 let item = items[*index % items.len()].clone();
                 *index = (*index + 1) % items.len();
-                Ok(item)
+                Ok(Some(item))
             }
             Cursor::Iterate { f, next, current } => {
                 let value = match next.take() {
@@ -330,37 +403,49 @@ impl Cursor {
                     None => ctx.apply(f, std::slice::from_ref(current))?,
                 };
                 *current = value.clone();
-                Ok(value)
+                Ok(Some(value))
             }
             Cursor::Map { f, sources } => {
                 let mut args = Vec::with_capacity(sources.len());
                 for source in sources.iter_mut() {
-                    args.push(source.next(ctx)?);
+                    match source.next(ctx)? {
+                        Some(item) => args.push(item),
+                        None => return Ok(None),
+                    }
                 }
-                ctx.apply(f, &args)
+                ctx.apply(f, &args).map(Some)
             }
-            Cursor::Filter { pred, source, keep } => loop {
-                let item = source.next(ctx)?;
-                if ctx.apply(pred, std::slice::from_ref(&item))?.truthy() == *keep {
-                    return Ok(item);
+            Cursor::Filter { pred, source, keep } => {
+                while let Some(item) = source.next(ctx)? {
+                    if ctx.apply(pred, std::slice::from_ref(&item))?.truthy() == *keep {
+                        return Ok(Some(item));
+                    }
                 }
-            },
-            Cursor::Keep { f, source } => loop {
-                let item = source.next(ctx)?;
-                let result = ctx.apply(f, std::slice::from_ref(&item))?;
-                if !result.is_nil() {
-                    return Ok(result);
+                Ok(None)
+            }
+            Cursor::Keep { f, source } => {
+                while let Some(item) = source.next(ctx)? {
+                    let result = ctx.apply(f, std::slice::from_ref(&item))?;
+                    if !result.is_nil() {
+                        return Ok(Some(result));
+                    }
                 }
-            },
+                Ok(None)
+            }
             Cursor::MapIndexed { f, source, index } => {
-                let item = source.next(ctx)?;
+                let Some(item) = source.next(ctx)? else {
+                    return Ok(None);
+                };
                 let i = *index;
                 *index += 1;
-                ctx.apply(f, &[Value::Int(i), item])
+                ctx.apply(f, &[Value::Int(i), item]).map(Some)
             }
             Cursor::Drop { remaining, source } => {
                 while *remaining > 0 {
-                    source.next(ctx)?;
+                    if source.next(ctx)?.is_none() {
+                        *remaining = 0;
+                        return Ok(None);
+                    }
                     *remaining -= 1;
                 }
                 source.next(ctx)
@@ -372,36 +457,52 @@ impl Cursor {
             } => {
                 if let Some(item) = prefix.get(*index) {
                     *index += 1;
-                    return Ok(item.clone());
+                    return Ok(Some(item.clone()));
                 }
                 source.next(ctx)
             }
-            Cursor::Interleave { sources, turn } => {
-                let i = *turn % sources.len();
-                *turn += 1;
-                sources[i].next(ctx)
+            Cursor::Interleave { sources, pending } => {
+                // A round takes one item of every source, and none is left over when one ends.
+                if pending.is_empty() {
+                    for source in sources.iter_mut() {
+                        match source.next(ctx)? {
+                            Some(item) => pending.push_back(item),
+                            None => {
+                                pending.clear();
+                                return Ok(None);
+                            }
+                        }
+                    }
+                }
+                Ok(pending.pop_front())
             }
             Cursor::MapCat { f, source, pending } => loop {
                 if let Some(item) = pending.next() {
-                    return Ok(item);
+                    return Ok(Some(item));
                 }
-                let item = source.next(ctx)?;
+                let Some(item) = source.next(ctx)? else {
+                    return Ok(None);
+                };
                 let coll = ctx.apply(f, std::slice::from_ref(&item))?;
                 *pending = Items::collect_all(&coll, ctx, "mapcat")?.into_iter();
             },
-            Cursor::KeepIndexed { f, source, index } => loop {
-                let item = source.next(ctx)?;
-                let i = *index;
-                *index += 1;
-                let result = ctx.apply(f, &[Value::Int(i), item])?;
-                if !result.is_nil() {
-                    return Ok(result);
+            Cursor::KeepIndexed { f, source, index } => {
+                while let Some(item) = source.next(ctx)? {
+                    let i = *index;
+                    *index += 1;
+                    let result = ctx.apply(f, &[Value::Int(i), item])?;
+                    if !result.is_nil() {
+                        return Ok(Some(result));
+                    }
                 }
-            },
+                Ok(None)
+            }
             Cursor::TakeNth { n, source, started } => {
                 if *started {
                     for _ in 1..*n {
-                        source.next(ctx)?;
+                        if source.next(ctx)?.is_none() {
+                            return Ok(None);
+                        }
                     }
                 }
                 *started = true;
@@ -411,26 +512,47 @@ impl Cursor {
                 pred,
                 source,
                 dropping,
-            } => loop {
-                let item = source.next(ctx)?;
-                if !*dropping || !ctx.apply(pred, std::slice::from_ref(&item))?.truthy() {
-                    *dropping = false;
-                    return Ok(item);
+            } => {
+                while let Some(item) = source.next(ctx)? {
+                    if !*dropping || !ctx.apply(pred, std::slice::from_ref(&item))?.truthy() {
+                        *dropping = false;
+                        return Ok(Some(item));
+                    }
                 }
-            },
+                Ok(None)
+            }
             Cursor::Partition {
                 n,
                 step,
+                all,
                 source,
                 window,
                 skip,
+                done,
             } => {
+                if *done {
+                    return Ok(None);
+                }
                 while *skip > 0 {
-                    source.next(ctx)?;
+                    if source.next(ctx)?.is_none() {
+                        *done = true;
+                        return Ok(None);
+                    }
                     *skip -= 1;
                 }
                 while window.len() < *n {
-                    window.push_back(source.next(ctx)?);
+                    match source.next(ctx)? {
+                        Some(item) => window.push_back(item),
+                        None => {
+                            // The source ended: partition-all keeps the short last part.
+                            *done = true;
+                            if *all && !window.is_empty() {
+                                ctx.charge_items(window.len())?;
+                                return Ok(Some(Value::List(window.drain(..).collect())));
+                            }
+                            return Ok(None);
+                        }
+                    }
                 }
                 ctx.charge_items(*n)?;
                 let part = Value::List(window.iter().cloned().collect());
@@ -440,38 +562,51 @@ impl Cursor {
                     window.clear();
                     *skip = *step - *n;
                 }
-                Ok(part)
+                Ok(Some(part))
             }
-            Cursor::Distinct { source, seen } => loop {
-                let item = source.next(ctx)?;
-                if !seen.contains(&item) {
-                    ctx.charge_items(1)?;
-                    seen.insert(item.clone());
-                    return Ok(item);
+            Cursor::Distinct { source, seen } => {
+                while let Some(item) = source.next(ctx)? {
+                    if !seen.contains(&item) {
+                        ctx.charge_items(1)?;
+                        seen.insert(item.clone());
+                        return Ok(Some(item));
+                    }
                 }
-            },
-            Cursor::Dedupe { source, last } => loop {
-                let item = source.next(ctx)?;
-                if last.as_ref() != Some(&item) {
-                    *last = Some(item.clone());
-                    return Ok(item);
+                Ok(None)
+            }
+            Cursor::Dedupe { source, last } => {
+                while let Some(item) = source.next(ctx)? {
+                    if last.as_ref() != Some(&item) {
+                        *last = Some(item.clone());
+                        return Ok(Some(item));
+                    }
                 }
-            },
-            Cursor::Reductions { f, acc, source } => {
-                let item = source.next(ctx)?;
+                Ok(None)
+            }
+            Cursor::Reductions {
+                f,
+                acc,
+                source,
+                done,
+            } => {
+                if *done {
+                    return Ok(None);
+                }
+                let Some(item) = source.next(ctx)? else {
+                    *done = true;
+                    return Ok(None);
+                };
                 let next = match acc.take() {
                     None => item,
                     Some(previous) => ctx.apply(f, &[previous, item])?,
                 };
-                if crate::builtins::transduce::as_reduced(&next).is_some() {
-                    return Err(Error::argument(
-                        "reductions over an unbounded sequence cannot stop with reduced; take \
-                         a finite part of the sequence first, e.g. (take 100 ...)",
-                    )
-                    .into());
+                // As in Clojure, a (reduced x) ends the reductions with x.
+                if let Some(value) = crate::builtins::transduce::as_reduced(&next) {
+                    *done = true;
+                    return Ok(Some(value.clone()));
                 }
                 *acc = Some(next.clone());
-                Ok(next)
+                Ok(Some(next))
             }
             Cursor::Interpose {
                 sep,
@@ -480,11 +615,16 @@ impl Cursor {
                 started,
             } => {
                 if let Some(item) = pending.take() {
-                    return Ok(item);
+                    return Ok(Some(item));
                 }
                 if *started {
-                    *pending = Some(source.next(ctx)?);
-                    return Ok(sep.clone());
+                    return Ok(match source.next(ctx)? {
+                        Some(item) => {
+                            *pending = Some(item);
+                            Some(sep.clone())
+                        }
+                        None => None,
+                    });
                 }
                 *started = true;
                 source.next(ctx)
@@ -495,9 +635,11 @@ impl Cursor {
                 pending,
             } => loop {
                 if let Some(item) = pending.pop_front() {
-                    return Ok(item);
+                    return Ok(Some(item));
                 }
-                let item = source.next(ctx)?;
+                let Some(item) = source.next(ctx)? else {
+                    return Ok(None);
+                };
                 let mut out = Vec::new();
                 ctx.for_item(lazy, item, &mut out)?;
                 ctx.charge_items(out.len())?;

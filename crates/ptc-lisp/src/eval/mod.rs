@@ -28,8 +28,8 @@ pub enum Flow {
     Error(Box<Error>),
     /// `(return v)`: the program succeeded with `v`.
     Return(Value),
-    /// `(fail reason)`: the program gave up with `reason`.
-    Fail(Value),
+    /// `(fail reason)`: the program gave up with `reason`; the span is the `fail` form's.
+    Fail(Box<(Value, Span)>),
     /// `recur`: jump back to the innermost loop or function head (never escapes a function).
     Recur,
 }
@@ -799,7 +799,10 @@ impl Ctx {
     /// count against the memory budget, so deep recursion (when the call depth limit is set
     /// high) ends with a memory limit error rather than taking the host's memory.
     #[inline]
-    pub(crate) fn with_stack(&mut self, f: impl FnOnce(&mut Ctx) -> EvalResult) -> EvalResult {
+    pub(crate) fn with_stack<T>(
+        &mut self,
+        f: impl FnOnce(&mut Ctx) -> EvalResult<T>,
+    ) -> EvalResult<T> {
         if stacker::remaining_stack().is_some_and(|left| left >= STACK_RED_ZONE) {
             return f(self);
         }
@@ -1172,9 +1175,9 @@ impl Ctx {
                 let v = self.eval(e, env)?;
                 Err(Flow::Return(v))
             }
-            Expr::Fail(e) => {
+            Expr::Fail(e, span) => {
                 let v = self.eval(e, env)?;
-                Err(Flow::Fail(v))
+                Err(Flow::Fail(Box::new((v, *span))))
             }
             Expr::Case(c) => {
                 let subject = self.eval(&c.subject, env)?;
@@ -1185,9 +1188,16 @@ impl Ctx {
                         None => Err(Error::at(
                             ErrorKind::Argument,
                             c.span,
+                            // Clojure's message (the value as str shows it), which a program
+                            // may catch and compare.
                             format!(
-                                "no case clause matches {}; add a default expression at the end",
-                                pr_str_short(&subject)
+                                "No matching clause: {}",
+                                crate::format::render_within(
+                                    &subject,
+                                    crate::format::Rendering::Str,
+                                    400
+                                )
+                                .unwrap_or_else(|prefix| prefix + "...")
                             ),
                         )
                         .into()),

@@ -43,8 +43,14 @@ use crate::span::{LineIndex, Span};
 /// ```
 pub fn parse(src: &str, limits: &ReadLimits) -> Result<Vec<Form>> {
     if src.len() > limits.max_program_bytes {
-        return Err(Error::new(
+        // Where the limit is crossed: the first character past it.
+        let mut at = limits.max_program_bytes;
+        while !src.is_char_boundary(at) {
+            at -= 1;
+        }
+        return Err(Error::at(
             ErrorKind::ProgramLimit,
+            Span::new(at, at),
             format!(
                 "program is {} bytes; the limit is {} bytes: split the work into smaller programs",
                 src.len(),

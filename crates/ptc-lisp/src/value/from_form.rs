@@ -83,6 +83,21 @@ impl Value {
                     format!("#fn{shown}").into(),
                 ))))
             }
+            // A lazy sequence as printed: a value that shows how the sequence was made.
+            FormKind::Tagged(tag, inner) if tag == "lazy-seq" => match &inner.kind {
+                FormKind::Vector(items) if items.len() == 1 && items[0].as_symbol().is_some() => {
+                    let name = items[0].as_symbol().expect("checked");
+                    Value::Lazy(super::LazySeq::new(super::LazyKind::Unrealized(
+                        name.into(),
+                    )))
+                }
+                _ => {
+                    return Err(Error::syntax(
+                        form.span,
+                        "#lazy-seq needs a vector holding one name, e.g. #lazy-seq[range]",
+                    ));
+                }
+            },
             FormKind::Tagged(tag, inner) if tag == "inst" || tag == "object" => {
                 date_literal(tag, inner).map_err(|message| Error::syntax(form.span, message))?
             }

@@ -1,10 +1,11 @@
-//! Unbounded sequences.
+//! Lazy sequences.
 //!
-//! Finite sequences are always realized eagerly (a PTC-Lisp `map` over a vector returns a list at
-//! once). Only sequences without an end are lazy: a [`LazySeq`] describes how to produce its
-//! elements and is consumed element by element by `take`, `take-while`, `first`, `nth` and
-//! friends. Anything that would realize all of it (`count`, `vec`, `reduce`, printing in full)
-//! stops with a clean error instead of running until a limit.
+//! Finite sequences are realized eagerly (a PTC-Lisp `map` over a vector returns a list at once).
+//! Lazy are the sequences without an end and the ranges too long to hold in memory: a [`LazySeq`]
+//! describes how to produce its elements and is consumed element by element by `take`,
+//! `take-while`, `first`, `nth` and friends. Realizing all of an unbounded sequence (`count`,
+//! `vec`, `reduce`, ...) stops with a clean limit error instead of running until a limit; a
+//! bounded one is walked like any collection, within the step and memory budgets.
 
 use super::{Seq, Value};
 use std::sync::Arc;
@@ -18,12 +19,19 @@ pub struct LazySeq(Arc<LazyNode>);
 struct LazyNode {
     kind: LazyKind,
     depth: u32,
+    /// Whether the sequence ends (see [`LazySeq::is_bounded`]).
+    bounded: bool,
 }
 
-/// How the elements of an unbounded sequence are produced.
+/// How the elements of a lazy sequence are produced.
 pub enum LazyKind {
-    /// `(range)`, `(range start)`: start, start+step, ... (numbers).
-    Range { start: Value, step: Value },
+    /// `(range)`: start, start+step, ... (numbers), without end; or a range with an end whose
+    /// items are too many to realize at once (`(range 100000000000)`).
+    Range {
+        start: Value,
+        step: Value,
+        end: Option<RangeEnd>,
+    },
     /// `(repeat x)`.
     Repeat(Value),
     /// `(cycle coll)` over a non-empty finite collection.
@@ -56,11 +64,12 @@ pub enum LazyKind {
     TakeNth { n: usize, source: LazySeq },
     /// `(drop-while pred s)`.
     DropWhile { pred: Value, source: LazySeq },
-    /// `(partition n step s)` or `(partition-all n step s)` (alike: an unbounded source never
-    /// leaves a short last part): lists of `n` items, starting every `step` items.
+    /// `(partition n step s)` (`all = false`: a short last part is left out) or
+    /// `(partition-all n step s)`: lists of `n` items, starting every `step` items.
     Partition {
         n: usize,
         step: usize,
+        all: bool,
         source: LazySeq,
     },
     /// `(distinct s)`.
@@ -75,14 +84,27 @@ pub enum LazyKind {
     },
     /// `(interpose sep s)`.
     Interpose { sep: Value, source: LazySeq },
-    /// `(for [x s ...] ...)` over an unbounded first sequence.
+    /// `(for [x s ...] ...)` over a lazy first sequence.
     For(Arc<crate::eval::LazyFor>),
+    /// A lazy sequence read back from its printed form `#lazy-seq[range]` (a value stored in a
+    /// serialized step): it prints as it was printed and cannot produce items.
+    Unrealized(arcstr::ArcStr),
+}
+
+/// Where a lazy range with an end stops.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RangeEnd {
+    /// Integer ranges: exactly this many items, counted without overflow.
+    Count(u64),
+    /// Ranges of floats: up to, not including, this bound (items are accumulated by adding the
+    /// step, as Clojure does).
+    Below(f64),
 }
 
 impl LazyKind {
     fn depth(&self) -> u32 {
         let values: Vec<&Value> = match self {
-            LazyKind::Range { start, step } => vec![start, step],
+            LazyKind::Range { start, step, .. } => vec![start, step],
             LazyKind::Repeat(x) => vec![x],
             LazyKind::Cycle(_) => Vec::new(),
             LazyKind::Iterate { f, seed } => vec![f, seed],
@@ -96,6 +118,7 @@ impl LazyKind {
             LazyKind::Interpose { sep, .. } => vec![sep],
             LazyKind::For(lazy) => lazy.frame.iter().chain(lazy.captures.iter()).collect(),
             LazyKind::Drop { .. }
+            | LazyKind::Unrealized(_)
             | LazyKind::Concat { .. }
             | LazyKind::Interleave(_)
             | LazyKind::TakeNth { .. }
@@ -124,7 +147,8 @@ impl LazyKind {
             LazyKind::Range { .. }
             | LazyKind::Repeat(_)
             | LazyKind::Cycle(_)
-            | LazyKind::Iterate { .. } => Vec::new(),
+            | LazyKind::Iterate { .. }
+            | LazyKind::Unrealized(_) => Vec::new(),
         };
         let prefix = match self {
             LazyKind::Cycle(items) | LazyKind::Concat { prefix: items, .. } => items.depth(),
@@ -138,12 +162,120 @@ impl LazyKind {
             .max()
             .unwrap_or(0)
     }
+
+    /// Whether the sequence ends: a range with an end, and what is made from one (a `map` over
+    /// several sources ends with the shortest).
+    fn bounded(&self) -> bool {
+        match self {
+            LazyKind::Range { end, .. } => end.is_some(),
+            LazyKind::Repeat(_)
+            | LazyKind::Cycle(_)
+            | LazyKind::Iterate { .. }
+            | LazyKind::Unrealized(_) => false,
+            LazyKind::Map { sources, .. } | LazyKind::Interleave(sources) => {
+                sources.iter().any(LazySeq::is_bounded)
+            }
+            LazyKind::Filter { source, .. }
+            | LazyKind::Keep { source, .. }
+            | LazyKind::MapIndexed { source, .. }
+            | LazyKind::Drop { source, .. }
+            | LazyKind::Concat { source, .. }
+            | LazyKind::MapCat { source, .. }
+            | LazyKind::KeepIndexed { source, .. }
+            | LazyKind::TakeNth { source, .. }
+            | LazyKind::DropWhile { source, .. }
+            | LazyKind::Partition { source, .. }
+            | LazyKind::Reductions { source, .. }
+            | LazyKind::Interpose { source, .. }
+            | LazyKind::Distinct(source)
+            | LazyKind::Dedupe(source) => source.is_bounded(),
+            LazyKind::For(lazy) => lazy.source.is_bounded(),
+        }
+    }
 }
 
 impl LazySeq {
     pub fn new(kind: LazyKind) -> LazySeq {
         let depth = kind.depth();
-        LazySeq(Arc::new(LazyNode { kind, depth }))
+        let bounded = kind.bounded();
+        LazySeq(Arc::new(LazyNode {
+            kind,
+            depth,
+            bounded,
+        }))
+    }
+
+    /// Whether the sequence has an end: a range too long to realize at once, or a sequence
+    /// made from one. Unbounded sequences (`(range)`, `iterate`, `repeat`, `cycle`) never end,
+    /// so whatever must see all their items refuses them.
+    pub fn is_bounded(&self) -> bool {
+        self.0.bounded
+    }
+
+    /// Whether every item asked for comes (unless producing it fails): an unbounded sequence
+    /// that neither skips items (`filter`, `keep`, `distinct`, ...) nor may stop (`reductions`
+    /// on a `reduced`). `(take n s)` of such a sequence has exactly n items.
+    pub fn is_endless(&self) -> bool {
+        match &self.0.kind {
+            LazyKind::Range { end, .. } => end.is_none(),
+            LazyKind::Repeat(_) | LazyKind::Cycle(_) | LazyKind::Iterate { .. } => true,
+            LazyKind::Map { sources, .. } | LazyKind::Interleave(sources) => {
+                sources.iter().all(LazySeq::is_endless)
+            }
+            LazyKind::MapIndexed { source, .. }
+            | LazyKind::Drop { source, .. }
+            | LazyKind::Concat { source, .. }
+            | LazyKind::Interpose { source, .. } => source.is_endless(),
+            _ => false,
+        }
+    }
+
+    /// The number of items, when known without walking them (a range's).
+    pub fn known_count(&self) -> Option<u64> {
+        match &self.0.kind {
+            LazyKind::Range {
+                end: Some(RangeEnd::Count(n)),
+                ..
+            } => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// For a long range of integers, the range without its first `n` items, found without
+    /// walking them (`(drop 99999999990 (range 100000000000))`).
+    pub fn drop_from_range(&self, n: usize) -> Option<LazySeq> {
+        let LazyKind::Range {
+            start: Value::Int(start),
+            step: Value::Int(step),
+            end: Some(RangeEnd::Count(count)),
+        } = &self.0.kind
+        else {
+            return None;
+        };
+        let n = (n as u64).min(*count);
+        // Within the range, so within 64 bits (the last item is start + (count - 1) * step).
+        let first = i128::from(*start) + i128::from(n) * i128::from(*step);
+        let start = if n == *count {
+            *start
+        } else {
+            i64::try_from(first).ok()?
+        };
+        Some(LazySeq::new(LazyKind::Range {
+            start: Value::Int(start),
+            step: Value::Int(*step),
+            end: Some(RangeEnd::Count(*count - n)),
+        }))
+    }
+
+    /// Whether this is a sequence read back from its printed form, which cannot produce items.
+    pub fn is_unrealized(&self) -> bool {
+        matches!(self.0.kind, LazyKind::Unrealized(_))
+    }
+
+    /// Whether one of the two was read back from a stored step (`#lazy-seq[range]`) and both
+    /// print the same: the read-back value stands for the sequence that was printed.
+    pub fn same_as_read_back(&self, other: &LazySeq) -> bool {
+        (self.is_unrealized() || other.is_unrealized()) && self.describe() == other.describe()
     }
 
     /// How deeply values nest inside the sequence's sources and functions, plus one.
@@ -164,8 +296,9 @@ impl LazySeq {
     }
 
     /// How the sequence was made, for printing (`(range)`, `(iterate ...)`).
-    pub fn describe(&self) -> &'static str {
+    pub fn describe(&self) -> &str {
         match &self.0.kind {
+            LazyKind::Unrealized(text) => text,
             LazyKind::Range { .. } => "range",
             LazyKind::Repeat(_) => "repeat",
             LazyKind::Cycle(_) => "cycle",

@@ -19,7 +19,7 @@ pub use date::{Date, DateKind};
 pub(crate) use from_form::date_literal;
 pub use from_form::{compile_regex, read_value, serde_text};
 pub use intern::intern;
-pub use lazy::{LazyKind, LazySeq};
+pub use lazy::{LazyKind, LazySeq, RangeEnd};
 pub use map::{Map, MapBuilder, MapIter, SMALL_MAP_MAX};
 pub use seq::{Seq, SeqIter};
 pub use set::{Set, SetIter};
@@ -82,7 +82,8 @@ pub enum Value {
     Regex(Regex),
     /// `#'name`: a reference to a user definition.
     Var(Symbol),
-    /// An unbounded sequence (`(range)`, `(iterate f x)`, ...), realized only as far as consumed.
+    /// A lazy sequence, realized only as far as consumed: an unbounded one (`(range)`,
+    /// `(iterate f x)`, ...) or a range too long to realize at once.
     Lazy(LazySeq),
     /// A `java.time.LocalDate` or a `java.util.Date`.
     Date(Date),
@@ -231,6 +232,22 @@ impl Function {
     }
     pub fn ptr_eq(&self, other: &Function) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
+    }
+    /// The name inside the printed form `#fn[NAME]`.
+    fn shown_name(&self) -> &str {
+        match &*self.0 {
+            FnRepr::Opaque(text) => text
+                .strip_prefix("#fn[")
+                .and_then(|t| t.strip_suffix(']'))
+                .unwrap_or(text),
+            _ => self.name(),
+        }
+    }
+    /// Whether one of the two is a function read back from a stored step (`#fn[...]`) and both
+    /// print the same: the read-back value stands for the function that was printed.
+    pub fn same_as_read_back(&self, other: &Function) -> bool {
+        (matches!(&*self.0, FnRepr::Opaque(_)) || matches!(&*other.0, FnRepr::Opaque(_)))
+            && self.shown_name() == other.shown_name()
     }
     /// How deeply values nest inside the values this function holds (see [`Value::depth`]).
     pub fn depth(&self) -> u32 {
@@ -386,6 +403,11 @@ impl Value {
         }
     }
 
+    /// Whether the value is a lazy sequence without end (`(range)`, `iterate`, ...).
+    pub fn is_unbounded(&self) -> bool {
+        matches!(self, Value::Lazy(l) if !l.is_bounded())
+    }
+
     /// Whether the value is a list, vector or lazy sequence (Clojure's `sequential?`).
     pub fn is_sequential(&self) -> bool {
         matches!(self, Value::List(_) | Value::Vector(_) | Value::Lazy(_))
@@ -516,10 +538,10 @@ impl Value {
             }
             (Map(a), Map(b)) => a == b,
             (Set(a), Set(b)) => a == b,
-            (Fn(a), Fn(b)) => a.ptr_eq(b),
+            (Fn(a), Fn(b)) => a.ptr_eq(b) || a.same_as_read_back(b),
             (Regex(a), Regex(b)) => a.ptr_eq(b),
             (Var(a), Var(b)) => a == b,
-            (Lazy(a), Lazy(b)) => a.ptr_eq(b),
+            (Lazy(a), Lazy(b)) => a.ptr_eq(b) || a.same_as_read_back(b),
             (Date(a), Date(b)) => a == b,
             _ => false,
         }
@@ -570,10 +592,12 @@ fn hash_here(value: &Value) -> u64 {
         Set(s) => s
             .iter()
             .fold(0x7365_7400u64, |acc, x| acc.wrapping_add(hash_value(x))),
-        Fn(f) => fx((8u8, Arc::as_ptr(&f.0) as *const () as usize)),
+        // By name, so that a function read back from its printed form (equal to any function
+        // printed the same way) hashes alike.
+        Fn(f) => fx((8u8, f.shown_name())),
         Regex(r) => fx((9u8, r.as_str())),
         Var(s) => fx((10u8, s.as_str())),
-        Lazy(l) => fx((11u8, l.addr())),
+        Lazy(l) => fx((11u8, l.describe())),
         Date(d) => fx((12u8, d.bits())),
     }
 }
@@ -675,6 +699,7 @@ impl Value {
             }),
             (Regex(a), Regex(b)) => a.as_str().cmp(b.as_str()),
             (Var(a), Var(b)) => a.cmp(b),
+            (Fn(_), Fn(_)) | (Lazy(_), Lazy(_)) if self == other => Ordering::Equal,
             (Fn(a), Fn(b)) => (Arc::as_ptr(&a.0) as *const () as usize)
                 .cmp(&(Arc::as_ptr(&b.0) as *const () as usize)),
             (Lazy(a), Lazy(b)) => a.addr().cmp(&b.addr()),
