@@ -634,9 +634,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
                 || matches!((x.repr(), y.repr()), (FnRepr::Opaque(p), FnRepr::Opaque(q)) if p == q)
         }
         // The same allocation: equal without looking inside.
-        (Value::List(x), Value::List(y)) | (Value::Vector(x), Value::Vector(y))
-            if x.ptr_eq(y) =>
-        {
+        (Value::List(x), Value::List(y)) | (Value::Vector(x), Value::Vector(y)) if x.ptr_eq(y) => {
             true
         }
         (Value::Map(x), Value::Map(y)) if x.ptr_eq(y) => true,
