@@ -333,10 +333,14 @@ impl AgentBuilder {
         self
     }
 
-    /// Keeps the full history within budgets (summaries, token and message limits) when it is
-    /// sent uncompressed: with compression off, or single-shot. Compressed renderings are
-    /// already bounded by their own limits and are sent as they are. The mission message is
-    /// always kept (MSG-007); summaries are written by the agent's model.
+    /// Keeps the messages of every request within budgets (summaries, token and message
+    /// limits). It applies to what the run renders: the full history when compression is off
+    /// (or single-shot), the strategy's messages when it is on, so the two combine: the
+    /// strategy condenses the turns, then the policy trims or summarizes its messages (e.g.
+    /// the failed-turn pairs or per-turn pairs that follow its first user message). The first
+    /// user message (the mission, or the strategy's summary that starts with it) is always
+    /// kept (MSG-007), and room is reserved for it in `max_tokens`; summaries are written by
+    /// the agent's model.
     pub fn history_policy(mut self, policy: HistoryPolicy) -> AgentBuilder {
         self.settings.history = Some(policy);
         self

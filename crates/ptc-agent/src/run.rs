@@ -7,9 +7,7 @@ use std::time::{Duration, Instant};
 use ptc_compression::history::{
     HistoryError, HistoryManager, HistoryPolicy, SummaryState, TRIM_NOTICE,
 };
-use ptc_compression::{
-    Compression, HeuristicTokenizer, RenderOptions, Tokenizer, Uncompressed, cacheable_prefix_len,
-};
+use ptc_compression::{Compression, RenderOptions, Uncompressed, cacheable_prefix_len};
 use ptc_lisp::format::{print_str, to_clojure};
 use ptc_lisp::{Outcome, RunOutcome, Runtime, Tools, UserNamespace, Value};
 use ptc_turn::{
@@ -224,33 +222,33 @@ enum Ending {
     Failed(Value),
 }
 
-/// The history policy of an uncompressed run, with the state it keeps across turns.
+/// The history policy of a run, with the state it keeps across turns. It applies to whatever
+/// the run renders: the full history, or a compression strategy's messages.
 struct History {
+    policy: HistoryPolicy,
+    /// Holds the tokenizer (and its cache) for every turn's manager.
     manager: HistoryManager,
     state: SummaryState,
     summarizer: LlmSummarizer,
 }
 
 impl History {
-    /// The policy with room reserved for the mission message, which is always sent (MSG-007):
-    /// trims may drop it, and [`History::apply`] puts it back.
+    /// Checks that the budget holds the system prompt and the mission message, which are
+    /// always sent (MSG-007).
     fn new(
         policy: HistoryPolicy,
         mission: &Message,
         system: &Message,
         summarizer: LlmSummarizer,
     ) -> Result<History, RunError> {
-        let mission_tokens = HeuristicTokenizer.count_message(mission);
-        let mut pinned = policy;
-        pinned.max_tokens = policy
-            .max_tokens
-            .map(|max| max.saturating_sub(mission_tokens));
-        pinned.max_messages = policy.max_messages.map(|max| max.saturating_sub(1).max(1));
-        let manager = HistoryManager::new(pinned);
+        let manager = HistoryManager::new(policy);
+        let mission_tokens = manager.tokenizer().count_message(mission);
         if let Err(HistoryError::InvalidTokenLimit {
             system_prompt_tokens,
             ..
-        }) = manager.validate(std::slice::from_ref(system))
+        }) = manager
+            .with_policy(pinned(policy, mission_tokens))
+            .validate(std::slice::from_ref(system))
         {
             return Err(RunError::HistoryBudget {
                 max_tokens: policy.max_tokens.unwrap_or_default(),
@@ -259,32 +257,79 @@ impl History {
             });
         }
         Ok(History {
+            policy,
             manager,
             state: SummaryState::new(),
             summarizer,
         })
     }
 
+    /// The messages to send: `messages` (system message first, then the first user message:
+    /// the mission, or a compression strategy's summary that starts with it) within the
+    /// policy. The summary step sees every message (its strategies keep the first user
+    /// message); the limits apply to the others, with the budget left after the first user
+    /// message, which is then put back in its place.
     async fn apply(&mut self, messages: Vec<Message>, usage: &mut Usage) -> Vec<Message> {
-        let applied = match self
-            .manager
+        let system_count = messages
+            .iter()
+            .take_while(|m| m.role == Role::System)
+            .count();
+        let mission = messages
+            .get(system_count)
+            .filter(|m| m.role == Role::User)
+            .cloned();
+        let summarizing = self.manager.with_policy(HistoryPolicy {
+            max_tokens: None,
+            max_messages: None,
+            ..self.policy
+        });
+        let summarized = match summarizing
             .apply(&messages, &mut self.state, &self.summarizer)
             .await
         {
-            Ok(applied) => applied,
+            Ok(summarized) => summarized,
             Err(error) => {
                 tracing::warn!(%error, "the history summary failed; trimming without it");
-                self.manager
-                    .apply_limits(&messages)
-                    .unwrap_or_else(|_| messages.clone())
+                messages
             }
         };
         *usage += self.summarizer.take_usage();
-        match messages.get(1) {
-            Some(mission) if mission.role == Role::User => keep_mission(applied, mission),
-            _ => applied,
+        let Some(mission) = mission else {
+            return self
+                .manager
+                .with_policy(self.policy)
+                .apply_limits(&summarized)
+                .unwrap_or(summarized);
+        };
+        let mut rest = summarized;
+        if rest.get(system_count) == Some(&mission) {
+            rest.remove(system_count);
         }
+        let mission_tokens = self.manager.tokenizer().count_message(&mission);
+        let limited = self
+            .manager
+            .with_policy(pinned(self.policy, mission_tokens))
+            .apply_limits(&rest)
+            .unwrap_or_else(|error| {
+                // A budget too small for the system prompt and the first user message, which a
+                // compression strategy's summary can outgrow: send only those.
+                tracing::warn!(%error, "the history budget holds no more than the first messages");
+                rest[..system_count.min(rest.len())].to_vec()
+            });
+        keep_mission(limited, &mission)
     }
+}
+
+/// The limits of `policy` for the messages other than the mission message (`mission_tokens`),
+/// which [`keep_mission`] puts back.
+fn pinned(policy: HistoryPolicy, mission_tokens: usize) -> HistoryPolicy {
+    let mut pinned = policy;
+    pinned.summarize = None;
+    pinned.max_tokens = policy
+        .max_tokens
+        .map(|max| max.saturating_sub(mission_tokens));
+    pinned.max_messages = policy.max_messages.map(|max| max.saturating_sub(1).max(1));
+    pinned
 }
 
 /// `messages` with `mission` after the system messages, if a trim dropped it; a trim notice
@@ -345,7 +390,7 @@ impl<'a> Loop<'a> {
             Box::new(Uncompressed)
         };
         let history = match settings.history {
-            Some(policy) if !compressed => {
+            Some(policy) => {
                 let opts = RenderOptions::from_task(&task);
                 let first = Uncompressed.to_messages(&[], &[], &opts).messages;
                 let system = first
@@ -718,7 +763,12 @@ impl<'a> Loop<'a> {
             let started = Instant::now();
             let result = llm.complete(request).instrument(span.clone()).await;
             let elapsed = started.elapsed();
-            usage.llm_requests = usage.llm_requests.saturating_add(1);
+            // Every request the provider sent, its own retries included.
+            let requests = match &result {
+                Ok(response) => response.attempts.max(1),
+                Err(error) => error.attempts(),
+            };
+            usage.llm_requests = usage.llm_requests.saturating_add(requests);
             usage.llm_duration_us = usage.llm_duration_us.saturating_add(micros(elapsed));
             span.record("duration_ms", micros(elapsed) / 1000);
             let error = match result {

@@ -93,7 +93,11 @@ impl Summarizer for LlmSummarizer {
         let result = self.llm.complete(&llm_request).instrument(span).await;
         {
             let mut usage = self.usage.lock().unwrap_or_else(PoisonError::into_inner);
-            usage.llm_requests = usage.llm_requests.saturating_add(1);
+            let requests = match &result {
+                Ok(response) => response.attempts.max(1),
+                Err(error) => error.attempts(),
+            };
+            usage.llm_requests = usage.llm_requests.saturating_add(requests);
             usage.llm_duration_us = usage
                 .llm_duration_us
                 .saturating_add(u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX));

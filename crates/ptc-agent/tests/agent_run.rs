@@ -180,3 +180,97 @@ async fn a_history_budget_must_hold_the_system_prompt_and_the_mission() {
          max_tokens to at least 2171"
     );
 }
+
+/// `1234567` as `1,234,567`, as the docs write numbers.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[test]
+fn the_documented_system_prompt_size_is_the_real_one() {
+    // docs/agent.md states the size of the default prompt; this keeps it true.
+    let agent = Agent::builder("x")
+        .llm(ScriptedLlm::new(Vec::<String>::new()))
+        .build()
+        .expect("agent");
+    let prompt = agent.system_prompt();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/agent.md");
+    let doc = std::fs::read_to_string(&path)
+        .expect("docs/agent.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let sentence = format!(
+        "a default agent's prompt is {} characters, about {} tokens.",
+        thousands(prompt.chars),
+        thousands(prompt.estimated_tokens)
+    );
+    assert!(
+        doc.contains(&sentence),
+        "docs/agent.md should say: {sentence}"
+    );
+    assert_eq!(thousands(7836), "7,836");
+    assert_eq!(thousands(999), "999");
+}
+
+#[tokio::test]
+async fn a_history_policy_also_limits_compressed_messages() {
+    let replies = [
+        clojure("(def a 1)"),
+        clojure("(first-item)"),
+        clojure("(second-item)"),
+        clojure("(third-item)"),
+        clojure("(return a)"),
+    ];
+    let run = |policy: Option<HistoryPolicy>| {
+        let llm = ScriptedLlm::new(replies.clone());
+        let mut builder = Agent::builder("Find a").llm(llm.clone()).compression(true);
+        if let Some(policy) = policy {
+            builder = builder.history_policy(policy);
+        }
+        let agent = builder.build().expect("agent");
+        async move {
+            let step = agent.run().await.expect("runs");
+            assert_eq!(step.value(), Some(&Value::Int(1)));
+            llm.requests()
+        }
+    };
+    // Compression alone: the coalesced user message, then the three failed turns as pairs.
+    let compressed = run(None).await;
+    let last = &compressed[4];
+    assert_eq!(last.messages.len(), 7);
+    // With a message limit too: the same coalesced user message (always kept), then the
+    // newest messages that fit. Of four messages, the system message and the first user
+    // message take two; the newest two are a program and its error, and a trimmed history may
+    // not go on with the program (an assistant message), so only the error remains.
+    let limited = run(Some(HistoryPolicy::default().with_max_messages(4))).await;
+    let trimmed = &limited[4];
+    assert_eq!(trimmed.system, last.system);
+    assert_eq!(
+        trimmed.messages,
+        vec![last.messages[0].clone(), last.messages[6].clone()]
+    );
+    assert!(
+        last.messages[0]
+            .content
+            .starts_with("Find a\n\n;; === user/ (your prelude) ===\na "),
+        "{}",
+        last.messages[0].content
+    );
+    assert_eq!(
+        trimmed.messages[1].content,
+        "Error: 1:2: undefined symbol third-item\n\nFINAL TURN - you must call (return result) \
+         or (fail reason) now."
+    );
+    // Up to four messages, the limit changes nothing.
+    assert_eq!(compressed[2].messages.len(), 3);
+    assert_eq!(limited[..3], compressed[..3]);
+}

@@ -75,6 +75,7 @@ async fn sends_the_exact_request_with_cache_breakpoints() {
             },
             model: Some("claude-sonnet-4-5-20250929".into()),
             stop_reason: Some("end_turn".into()),
+            attempts: 1,
         }
     );
     let requests = server.requests();
@@ -292,13 +293,6 @@ async fn a_response_without_content_is_invalid() {
 async fn unsendable_requests_fail_before_sending() {
     let server = TestServer::start(vec![text_reply("x")]).await;
     let llm = llm(&server);
-    let late_system = LlmRequest::new("s", vec![Message::user("a"), Message::system("b")]);
-    assert_eq!(
-        llm.complete(&late_system).await.unwrap_err().to_string(),
-        "invalid model request: message 1 is a system message after the conversation started; \
-         the Anthropic format only has a system prompt in front of all messages, so move its \
-         text into the system prompt"
-    );
     let on_assistant = LlmRequest::new("s", vec![Message::user("a"), Message::assistant("b")])
         .with_cache_breakpoint(1, 0);
     assert_eq!(
@@ -317,6 +311,28 @@ async fn unsendable_requests_fail_before_sending() {
         )
     );
     assert_eq!(server.requests().len(), 0);
+}
+
+#[tokio::test]
+async fn a_late_system_message_is_sent_in_place_as_marked_user_text() {
+    let server = TestServer::start(vec![text_reply("(return 1)")]).await;
+    let request = LlmRequest::new(
+        "s",
+        vec![
+            Message::user("a"),
+            Message::system("From now on, be brief."),
+            Message::user("b"),
+        ],
+    );
+    llm(&server).complete(&request).await.unwrap();
+    assert_eq!(
+        server.requests()[0].body["messages"],
+        json!([
+            {"role": "user", "content": "a"},
+            {"role": "user", "content": "<system>\nFrom now on, be brief.\n</system>"},
+            {"role": "user", "content": "b"}
+        ])
+    );
 }
 
 #[test]

@@ -5,10 +5,12 @@ mod support;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
+use ptc_agent::Agent;
 use ptc_agent::llm::{
     Llm, LlmError, LlmRequest, LlmResponse, OpenAiCompatible, RetryPolicy, TokenUsage,
 };
-use ptc_turn::{Message, MessageToolCall};
+use ptc_lisp::Value as LispValue;
+use ptc_turn::{Message, MessageToolCall, StepOutcome};
 use serde_json::{Value, json};
 use support::{Reply, TestServer, closed_port};
 
@@ -92,6 +94,7 @@ async fn sends_the_exact_request_and_reads_usage() {
             },
             model: Some("gpt-4o-2024-08-06".into()),
             stop_reason: Some("stop".into()),
+            attempts: 1,
         }
     );
     let requests = server.requests();
@@ -185,11 +188,121 @@ async fn server_errors_are_retried_until_success() {
     .await;
     let response = llm(&server).complete(&request()).await.unwrap();
 
-    assert_eq!(response.content, "(+ 1 2)");
+    assert_eq!(
+        (response.content.as_str(), response.attempts),
+        ("(+ 1 2)", 3)
+    );
     let requests = server.requests();
     assert_eq!(requests.len(), 3);
     // Every attempt sends the same request.
     assert_eq!(requests[0].body, requests[2].body);
+}
+
+fn http_error(status: u16) -> LlmError {
+    LlmError::Http {
+        provider: "p".into(),
+        status,
+        message: "m".into(),
+    }
+}
+
+#[test]
+fn request_timeouts_and_server_errors_are_transient_except_permanent_5xx() {
+    let transient: Vec<u16> = (100..=599)
+        .filter(|&status| http_error(status).is_transient())
+        .collect();
+    let mut expected = vec![408, 429, 500, 502, 503, 504, 507, 509];
+    expected.extend(512..=599);
+    assert_eq!(transient, expected);
+}
+
+#[tokio::test]
+async fn every_transient_status_is_retried_and_permanent_ones_are_not() {
+    let mut seen = Vec::new();
+    for status in [408, 502, 507, 520, 529, 501, 505, 511] {
+        let server = TestServer::start(vec![
+            Reply::json(status, &json!({"error": {"message": "trouble"}})),
+            Reply::json(200, &completion("ok")),
+        ])
+        .await;
+        let outcome = llm(&server).complete(&request()).await;
+        seen.push((
+            status,
+            server.requests().len(),
+            outcome.map(|r| r.attempts).map_err(|e| e.status()),
+        ));
+    }
+    assert_eq!(
+        seen,
+        vec![
+            (408, 2, Ok(2)),
+            (502, 2, Ok(2)),
+            (507, 2, Ok(2)),
+            (520, 2, Ok(2)),
+            (529, 2, Ok(2)),
+            (501, 1, Err(Some(501))),
+            (505, 1, Err(Some(505))),
+            (511, 1, Err(Some(511))),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_agent_counts_every_request_the_provider_sent() {
+    let server = TestServer::start(vec![
+        server_error(),
+        Reply::json(200, &completion("```clojure\n(return 3)\n```")),
+    ])
+    .await;
+    let agent = Agent::builder("Add 1 and 2.")
+        .llm(llm(&server))
+        .build()
+        .expect("agent");
+    let step = agent.run().await.expect("runs");
+    assert_eq!(step.value(), Some(&LispValue::Int(3)));
+    assert_eq!(server.requests().len(), 2);
+    assert_eq!(step.turns[0].usage().llm_requests, 2);
+    assert_eq!(step.usage.llm_requests, 2);
+}
+
+#[tokio::test]
+async fn a_permanent_error_after_a_retry_keeps_the_count() {
+    let bad_request = Reply::json(400, &json!({"error": {"message": "context too long"}}));
+    let server = TestServer::start(vec![server_error(), server_error(), bad_request]).await;
+    let err = llm(&server).complete(&request()).await.unwrap_err();
+    assert_eq!(
+        err,
+        LlmError::RetriesExhausted {
+            attempts: 3,
+            last: Box::new(LlmError::Http {
+                provider: format!("openai-compatible:{}/v1:gpt-4o", server.base_url),
+                status: 400,
+                message: "context too long".into(),
+            }),
+        }
+    );
+    assert!(!err.is_transient());
+    assert_eq!(err.attempts(), 3);
+
+    // In a run: the failed call's three requests are part of the run's usage.
+    let server = TestServer::start(vec![
+        server_error(),
+        server_error(),
+        Reply::json(400, &json!({"error": {"message": "context too long"}})),
+    ])
+    .await;
+    let agent = Agent::builder("Add 1 and 2.")
+        .llm(llm(&server))
+        .build()
+        .expect("agent");
+    let step = agent.run().await.expect("runs");
+    assert_eq!(step.turns.len(), 0);
+    assert_eq!(step.usage.llm_requests, 3);
+    assert!(
+        matches!(&step.outcome, StepOutcome::Failed { reason, .. } if reason.starts_with("gave up after 3 attempts: ")),
+        "{:?}",
+        step.outcome
+    );
 }
 
 #[tokio::test]

@@ -93,6 +93,7 @@ async fn replay_returns_the_transcript_in_order() {
             },
             model: None,
             stop_reason: None,
+            attempts: 1,
         }
     );
     assert_eq!(
@@ -102,6 +103,7 @@ async fn replay_returns_the_transcript_in_order() {
             usage: TokenUsage::default(),
             model: Some("claude-sonnet-4-5".into()),
             stop_reason: Some("end_turn".into()),
+            attempts: 1,
         }
     );
     assert_eq!(
@@ -111,6 +113,28 @@ async fn replay_returns_the_transcript_in_order() {
     );
     assert_eq!(llm.requests().len(), 3);
     assert_eq!(llm.describe(), "replay:run.jsonl");
+}
+
+#[tokio::test]
+async fn a_reply_keeps_the_requests_it_took_through_a_transcript() {
+    let reply = LlmResponse {
+        attempts: 3,
+        ..LlmResponse::text("(return 1)")
+    };
+    let line = serde_json::to_string(&reply).unwrap();
+    assert_eq!(
+        line,
+        r#"{"content":"(return 1)","usage":{"input_tokens":0,"output_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0},"attempts":3}"#
+    );
+    // One attempt is the default and is not written.
+    assert_eq!(
+        serde_json::to_string(&LlmResponse::text("x")).unwrap(),
+        r#"{"content":"x","usage":{"input_tokens":0,"output_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0}}"#
+    );
+    let llm =
+        ReplayLlm::from_jsonl("run.jsonl", &format!("{line}\n{{\"content\": \"y\"}}")).unwrap();
+    assert_eq!(llm.complete(&ask("1")).await.unwrap(), reply);
+    assert_eq!(llm.complete(&ask("2")).await.unwrap().attempts, 1);
 }
 
 #[test]

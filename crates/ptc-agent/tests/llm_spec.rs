@@ -43,7 +43,8 @@ fn specs() {
         describe("anthropic:claude-sonnet-4-5"),
         "anthropic:claude-sonnet-4-5"
     );
-    // The URL's own colons stay in the URL: the split is at the last colon.
+    // The URL's own colons (scheme, port) stay in the URL; everything after it is the model,
+    // colons included.
     assert_eq!(
         describe("openai-compatible:http://localhost:11434/v1:llama3"),
         "openai-compatible:http://localhost:11434/v1:llama3"
@@ -51,6 +52,24 @@ fn specs() {
     assert_eq!(
         describe(" openai-compatible:https://openrouter.ai/api/v1:meta-llama/llama-3-70b "),
         "openai-compatible:https://openrouter.ai/api/v1:meta-llama/llama-3-70b"
+    );
+    assert_eq!(
+        describe("openai-compatible:http://localhost:11434/v1:qwen2.5:7b"),
+        "openai-compatible:http://localhost:11434/v1:qwen2.5:7b"
+    );
+    assert_eq!(
+        describe(
+            "openai-compatible:https://openrouter.ai/api/v1:meta-llama/llama-3.3-70b-instruct:free"
+        ),
+        "openai-compatible:https://openrouter.ai/api/v1:meta-llama/llama-3.3-70b-instruct:free"
+    );
+    assert_eq!(
+        describe("openai-compatible:http://localhost:8080:llama3:latest"),
+        "openai-compatible:http://localhost:8080:llama3:latest"
+    );
+    assert_eq!(
+        describe("openai-compatible:http://[::1]:8000/v1/:Qwen/Qwen2.5-Coder-7B:q4"),
+        "openai-compatible:http://[::1]:8000/v1:Qwen/Qwen2.5-Coder-7B:q4"
     );
 
     assert_eq!(
@@ -65,6 +84,19 @@ fn specs() {
         error("openai-compatible:llama3"),
         "the model spec `openai-compatible:llama3` needs a URL and a model; write \
          openai-compatible:URL:MODEL, e.g. openai-compatible:http://localhost:11434/v1:llama3"
+    );
+    // A port is not a model name.
+    assert_eq!(
+        error("openai-compatible:http://localhost:8080"),
+        "the model spec `openai-compatible:http://localhost:8080` needs a URL and a model; \
+         write openai-compatible:URL:MODEL, e.g. \
+         openai-compatible:http://localhost:11434/v1:llama3"
+    );
+    assert_eq!(
+        error("openai-compatible:http://localhost:8080/v1:"),
+        "the model spec `openai-compatible:http://localhost:8080/v1:` needs a URL and a model; \
+         write openai-compatible:URL:MODEL, e.g. \
+         openai-compatible:http://localhost:11434/v1:llama3"
     );
     assert_eq!(
         error("openai-compatible:localhost:llama3"),

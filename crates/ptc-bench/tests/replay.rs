@@ -55,6 +55,16 @@ fn row(c: &str, m: &str, run: u32, passed: bool, outcome: &str, turns: u32, i: u
     (c.into(), m.into(), run, passed, outcome.into(), turns, i, o)
 }
 
+/// A report with every wall time (the last column of its tables, `0.01 s`) blanked out.
+fn without_wall_times(report: &str) -> String {
+    let wall = regex::Regex::new(r"\| \d+\.\d\d s \|$").unwrap();
+    report
+        .lines()
+        .map(|line| wall.replace(line, "| _ s |").into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The parts of a record that do not depend on the machine or the output directory.
 fn stable(mut r: RunRecord) -> RunRecord {
     r.wall_ms = 0;
@@ -78,7 +88,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
             row("off", "flaky-rates", 1, true, "returned", 3, 8070, 90),
             row("off", "forecast-hottest", 1, true, "returned", 3, 8341, 151),
             row("off", "invoice-reminders", 1, true, "returned", 1, 2684, 74),
-            row("off", "knowledge-hops", 1, true, "returned", 5, 14043, 127),
+            row("off", "knowledge-hops", 1, true, "returned", 9, 22759, 258),
             row(
                 "off",
                 "late-delivery-credits",
@@ -192,7 +202,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     assert_eq!(
         totals,
         vec![
-            ("off".to_string(), 23, 22, 191746, 4183, 0),
+            ("off".to_string(), 23, 22, 200462, 4314, 0),
             ("on".to_string(), 7, 6, 67973, 1922, 0),
         ]
     );
@@ -247,9 +257,22 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
         comparison.summary
     );
     assert!(
-        markdown.contains("| off | `off` | 23 | 95.7 % (22/23) | 2.9 | 8,337 | 182 | 0 |"),
+        markdown.contains("| off | `off` | 23 | 95.7 % (22/23) | 3.0 | 8,716 | 188 | 0 |"),
         "{markdown}"
     );
+    // docs/benchmark.md shows this report as its sample: the same text but for wall times.
+    let doc = std::fs::read_to_string(repo().join("docs/benchmark.md")).unwrap();
+    let sample = doc
+        .split_once("````markdown\n")
+        .and_then(|(_, rest)| rest.split_once("````\n"))
+        .map(|(sample, _)| sample)
+        .expect("docs/benchmark.md has a ````markdown sample");
+    // (made with `--llm replay-dir:benchmarks/transcripts` from the repository's root).
+    let from_root = markdown.replace(
+        &format!("replay-dir:{}", dir.display()),
+        "replay-dir:benchmarks/transcripts",
+    );
+    assert_eq!(without_wall_times(sample), without_wall_times(&from_root));
     let json: Report =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(json, report);

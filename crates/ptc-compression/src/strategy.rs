@@ -579,26 +579,32 @@ impl Compression for PerTurnSummary {
     }
 }
 
-/// The definitions of `current` that are new or differ from those in `previous`. Namespaces
-/// list names in the order they were first defined, so normally `previous` is a prefix of
-/// `current` by name and definitions are compared by position; a name lookup is built only when
-/// that does not hold.
+/// The definitions of `current` that are new or differ from those in `previous`.
+///
+/// Namespaces list names in the order they were first defined, so normally `previous` is a
+/// prefix of `current` by name: one pass compares the definitions position by position, each
+/// with the cheapest tests first (a definition that did not change shares its value with the
+/// earlier snapshot, so comparing values is a pointer comparison), and everything after
+/// `previous` is new. Only when the names do not line up is a name lookup built.
 fn changed_definitions<'m>(
     previous: &'m [Definition],
     current: &'m [Definition],
 ) -> Vec<&'m Definition> {
-    let aligned = previous.len() <= current.len()
-        && previous
-            .iter()
-            .zip(current)
-            .all(|(old, new)| old.name == new.name);
-    if aligned {
-        return current
-            .iter()
-            .enumerate()
-            .filter(|(i, def)| previous.get(*i).is_none_or(|old| !same(old, def)))
-            .map(|(_, def)| def)
-            .collect();
+    if previous.len() <= current.len() {
+        let mut changed = Vec::new();
+        let aligned = previous.iter().zip(current).all(|(old, new)| {
+            if old.name != new.name {
+                return false;
+            }
+            if !same(old, new) {
+                changed.push(new);
+            }
+            true
+        });
+        if aligned {
+            changed.extend(&current[previous.len()..]);
+            return changed;
+        }
     }
     let by_name: HashMap<&str, &Definition> =
         previous.iter().map(|d| (d.name.as_str(), d)).collect();
@@ -615,14 +621,25 @@ fn changed_definitions<'m>(
 /// Whether two snapshots of a definition are the same definition. Functions read back from JSON
 /// are distinct opaque values even when unchanged, so those compare by their printed form.
 fn same(a: &Definition, b: &Definition) -> bool {
-    let same_value = match (&a.value, &b.value) {
-        (Value::Fn(x), Value::Fn(y)) => match (x.repr(), y.repr()) {
-            (FnRepr::Opaque(p), FnRepr::Opaque(q)) => p == q,
-            _ => x.ptr_eq(y),
-        },
+    a.last_return == b.last_return
+        && same_value(&a.value, &b.value)
+        && a.doc == b.doc
+        && a.params == b.params
+}
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Fn(x), Value::Fn(y)) => {
+            x.ptr_eq(y)
+                || matches!((x.repr(), y.repr()), (FnRepr::Opaque(p), FnRepr::Opaque(q)) if p == q)
+        }
+        // The same allocation: equal without looking inside.
+        (Value::List(x), Value::List(y)) | (Value::Vector(x), Value::Vector(y)) if x.ptr_eq(y) => {
+            true
+        }
+        (Value::Map(x), Value::Map(y)) if x.ptr_eq(y) => true,
         (x, y) => x == y,
-    };
-    same_value && a.doc == b.doc && a.params == b.params && a.last_return == b.last_return
+    }
 }
 
 /// Any strategy, applied only under pressure: below both thresholds the history is rendered in

@@ -82,31 +82,31 @@ fn summary_runs_before_the_message_limit() {
 
 #[test]
 fn token_budget_runs_before_the_message_limit() {
-    // Only assistant messages after the first user message: any trim needs the notice.
-    let h = vec![
-        sys("s"),
-        user("u1"),
-        asst(&"x".repeat(400)),
-        asst("a2"),
-        asst("a3"),
-        asst("a4"),
-    ];
+    // The two orders differ only through the trim notice: the message limit puts one in front
+    // of a history that would start with the assistant, and the notice costs tokens.
+    let h = vec![sys("s"), user("u1"), asst("a1"), asst("a2"), asst("a3")];
+    let tokens = |m: &[Message]| HeuristicTokenizer.count_messages(m);
+    assert_eq!(tokens(&h), 25);
     let manager = HistoryManager::new(
         HistoryPolicy::default()
-            .with_max_tokens(50)
-            .with_max_messages(4),
+            .with_max_tokens(25)
+            .with_max_messages(3),
     );
     let out = manager.apply_limits(&h).unwrap();
-    // Tokens: the 400-character message cannot stay; notice + a2..a4 fit (5 + 24 + 15).
-    let after_tokens = trim_to_tokens(&h, 50, &HeuristicTokenizer).unwrap();
+    // max_tokens first: the history fits, nothing is dropped. max_messages then keeps the
+    // newest messages behind a notice, and has the last word even though the notice takes
+    // the result past the token budget.
+    assert_eq!(trim_to_tokens(&h, 25, &HeuristicTokenizer).unwrap(), h);
+    assert_eq!(out, vec![sys("s"), trim_notice(), asst("a3")]);
+    assert_eq!(tokens(&out), 5 + tokens(&[trim_notice()]) + 5);
+    // The other order would end differently: the token budget, applied last, leaves no room
+    // for the notice and so for anything but the system message.
+    let by_messages = trim_to_messages(&h, 3).unwrap();
+    assert_eq!(by_messages, out);
     assert_eq!(
-        after_tokens,
-        vec![sys("s"), trim_notice(), asst("a2"), asst("a3"), asst("a4")]
+        trim_to_tokens(&by_messages, 25, &HeuristicTokenizer).unwrap(),
+        vec![sys("s")]
     );
-    // Messages: five is one too many; dropping the notice would expose a2, so a2 goes too and
-    // a fresh notice leads.
-    assert_eq!(out, vec![sys("s"), trim_notice(), asst("a3"), asst("a4")]);
-    assert_eq!(out, trim_to_messages(&after_tokens, 4).unwrap());
 }
 
 #[test]

@@ -62,13 +62,16 @@ impl AddAssign for TokenUsage {
 }
 
 /// The cost of one turn (on [`crate::Turn`]) or of a whole run (on [`crate::Step`], the sum over
-/// its turns plus any model requests that produced no turn, such as retries after a provider error).
+/// its turns plus any model requests that produced no turn, such as those of a model call that
+/// failed for good and ended the run).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     #[serde(default, skip_serializing_if = "TokenUsage::is_zero")]
     /// Tokens reported by the provider.
     pub tokens: TokenUsage,
-    /// Requests sent to the model (more than one per turn when a request was retried).
+    /// Requests sent to the model: every attempt, whether the agent's retry policy or an HTTP
+    /// provider's own retries made it (so more than one per turn after a transient failure),
+    /// and the calls that wrote history summaries.
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub llm_requests: u32,
     /// Time spent waiting for the model, in microseconds.

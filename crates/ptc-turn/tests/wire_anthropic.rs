@@ -118,24 +118,115 @@ fn a_history_without_system_messages_round_trips() {
 }
 
 #[test]
-fn timestamps_are_not_part_of_the_wire_format() {
-    let conversation =
-        anthropic::to_anthropic(&[Message::user("hi").with_timestamp_ms(1_700_000_000_000)])
-            .unwrap();
+fn timestamps_travel_in_the_stamped_form_only() {
+    let history = vec![
+        Message::system("Be brief.").with_timestamp_ms(1),
+        Message::system("Use tools."),
+        Message::user("hi").with_timestamp_ms(2),
+        Message::assistant("")
+            .with_tool_calls(vec![
+                call("toolu_1", "a", json!({})),
+                call("toolu_2", "b", json!({})),
+            ])
+            .with_timestamp_ms(3),
+        Message::tool_result("toolu_1", "1").with_timestamp_ms(4),
+        Message::tool_result("toolu_2", "2"),
+        Message::system("Now summarise.").with_timestamp_ms(5),
+        Message::assistant("Done.").with_timestamp_ms(6),
+    ];
+    // A request may only hold the API's own fields.
+    let request = anthropic::to_anthropic(&history).unwrap();
+    assert!(request.system_timestamps.is_empty());
     assert_eq!(
-        conversation.messages,
-        vec![json!({"role": "user", "content": "hi"})]
+        request.system_json(),
+        json!([{"type": "text", "text": "Be brief."}, {"type": "text", "text": "Use tools."}])
+    );
+    assert!(
+        !serde_json::to_string(&request.messages)
+            .unwrap()
+            .contains("timestamp")
+    );
+    // The stamped form keeps every one, where its message went.
+    let record = anthropic::to_anthropic_stamped(&history).unwrap();
+    assert_eq!(record.system_timestamps, vec![Some(1), None]);
+    assert_eq!(
+        record.system_json(),
+        json!([
+            {"type": "text", "text": "Be brief.", "timestamp_ms": 1},
+            {"type": "text", "text": "Use tools."}
+        ])
     );
     assert_eq!(
-        anthropic::from_anthropic(None, &conversation.messages).unwrap(),
-        vec![Message::user("hi")]
+        record.messages,
+        vec![
+            json!({"role": "user", "content": "hi", "timestamp_ms": 2}),
+            json!({"role": "assistant", "timestamp_ms": 3, "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "a", "input": {}},
+                {"type": "tool_use", "id": "toolu_2", "name": "b", "input": {}}
+            ]}),
+            json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "1", "timestamp_ms": 4},
+                {"type": "tool_result", "tool_use_id": "toolu_2", "content": "2"}
+            ]}),
+            json!({"role": "user", "content": "<system>\nNow summarise.\n</system>", "timestamp_ms": 5}),
+            json!({"role": "assistant", "content": "Done.", "timestamp_ms": 6}),
+        ]
+    );
+    assert_eq!(
+        anthropic::from_anthropic(Some(&record.system_json()), &record.messages).unwrap(),
+        history
     );
 }
 
 #[test]
-fn a_system_message_inside_the_conversation_is_rejected() {
-    let err = anthropic::to_anthropic(&[Message::user("a"), Message::system("late")]).unwrap_err();
-    assert_eq!(err, WireError::SystemMessageInConversation { index: 1 });
+fn a_system_message_inside_the_conversation_keeps_its_place_as_marked_user_text() {
+    // As a history summarized section by section looks: each section opens with its system
+    // message.
+    let history = vec![
+        Message::system("You are a support agent."),
+        Message::user("My order is late."),
+        Message::user("Summary: the order was found."),
+        Message::system("From now on, answer in French."),
+        Message::user("And the refund?"),
+    ];
+    let conversation = anthropic::to_anthropic(&history).unwrap();
+    assert_eq!(
+        conversation.system,
+        vec!["You are a support agent.".to_string()]
+    );
+    assert_eq!(
+        conversation.messages,
+        vec![
+            json!({"role": "user", "content": "My order is late."}),
+            json!({"role": "user", "content": "Summary: the order was found."}),
+            json!({"role": "user", "content": "<system>\nFrom now on, answer in French.\n</system>"}),
+            json!({"role": "user", "content": "And the refund?"}),
+        ]
+    );
+    assert_eq!(
+        conversation.positions,
+        vec![None, Some(0), Some(1), Some(2), Some(3)]
+    );
+    assert_eq!(
+        anthropic::from_anthropic(Some(&conversation.system_json()), &conversation.messages)
+            .unwrap(),
+        history
+    );
+    // Read from text blocks too.
+    assert_eq!(
+        anthropic::message_from_json(&json!({"role": "user", "content": [
+            {"type": "text", "text": "<system>\nBe formal."},
+            {"type": "text", "text": "\n</system>"}
+        ]}))
+        .unwrap(),
+        vec![Message::system("Be formal.")]
+    );
+    // Text that only starts like it stays user text.
+    assert_eq!(
+        anthropic::message_from_json(&json!({"role": "user", "content": "<system>\nno end"}))
+            .unwrap(),
+        vec![Message::user("<system>\nno end")]
+    );
 }
 
 #[test]

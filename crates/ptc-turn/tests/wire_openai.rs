@@ -89,13 +89,42 @@ fn non_object_arguments_round_trip() {
 }
 
 #[test]
-fn timestamps_are_not_part_of_the_wire_format() {
+fn timestamps_travel_in_the_stamped_form_only() {
     let stamped = Message::user("hi").with_timestamp_ms(1_700_000_000_000);
-    let wire = openai::message_to_json(&stamped);
-    assert_eq!(wire, json!({"role": "user", "content": "hi"}));
+    // A request may only hold the API's own fields.
+    let request = openai::message_to_json(&stamped);
+    assert_eq!(request, json!({"role": "user", "content": "hi"}));
     assert_eq!(
-        openai::message_from_json(&wire).unwrap(),
+        openai::message_from_json(&request).unwrap(),
         Message::user("hi")
+    );
+    // The stamped form keeps it.
+    let record = openai::message_to_json_stamped(&stamped);
+    assert_eq!(
+        record,
+        json!({"role": "user", "content": "hi", "timestamp_ms": 1_700_000_000_000i64})
+    );
+    assert_eq!(openai::message_from_json(&record).unwrap(), stamped);
+    let history: Vec<Message> = history()
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| m.with_timestamp_ms(-5 + i as i64))
+        .collect();
+    let wire = openai::messages_to_json_stamped(&history);
+    assert_eq!(wire[3]["timestamp_ms"], json!(-2));
+    assert_eq!(openai::messages_from_json(&wire).unwrap(), history);
+    // Messages without one are written as in a request.
+    assert_eq!(
+        openai::messages_to_json_stamped(&self::history()),
+        openai::messages_to_json(&self::history())
+    );
+    assert_eq!(
+        openai::message_from_json(&json!({"role": "user", "content": "x", "timestamp_ms": "now"})),
+        Err(WireError::InvalidField {
+            at: "message".into(),
+            field: "timestamp_ms",
+            expected: "an integer (milliseconds since the Unix epoch)",
+        })
     );
 }
 

@@ -1,4 +1,5 @@
-//! Any well-formed history survives a trip through either wire format unchanged.
+//! Any well-formed history survives a trip through either wire format unchanged: exactly in the
+//! stamped form, and but for the timestamps in the request form.
 
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
@@ -36,20 +37,30 @@ fn tool_call() -> impl Strategy<Value = MessageToolCall> {
 }
 
 /// A message as the agent builds them: tool calls only on assistant messages, a call id on
-/// every tool message.
+/// every tool message; system messages may come anywhere (history summaries put one at the
+/// start of each section).
 fn conversation_message() -> impl Strategy<Value = Message> {
     prop_oneof![
-        "\\PC{0,20}".prop_map(Message::user),
-        ("\\PC{0,20}", prop::collection::vec(tool_call(), 0..3))
+        4 => "\\PC{0,20}".prop_map(Message::user),
+        4 => ("\\PC{0,20}", prop::collection::vec(tool_call(), 0..3))
             .prop_map(|(text, calls)| Message::assistant(text).with_tool_calls(calls)),
-        ("[a-zA-Z0-9_]{1,12}", "\\PC{0,20}").prop_map(|(id, text)| Message::tool_result(id, text)),
+        4 => ("[a-zA-Z0-9_]{1,12}", "\\PC{0,20}").prop_map(|(id, text)| Message::tool_result(id, text)),
+        1 => "\\PC{0,20}".prop_map(Message::system),
     ]
+}
+
+/// Some messages get a timestamp, any 64-bit number of milliseconds.
+fn stamped(message: impl Strategy<Value = Message>) -> impl Strategy<Value = Message> {
+    (message, prop::option::of(any::<i64>())).prop_map(|(message, timestamp)| match timestamp {
+        Some(t) => message.with_timestamp_ms(t),
+        None => message,
+    })
 }
 
 fn history() -> impl Strategy<Value = Vec<Message>> {
     (
-        prop::collection::vec("\\PC{0,20}".prop_map(Message::system), 0..3),
-        prop::collection::vec(conversation_message(), 0..10),
+        prop::collection::vec(stamped("\\PC{0,20}".prop_map(Message::system)), 0..3),
+        prop::collection::vec(stamped(conversation_message()), 0..10),
     )
         .prop_map(|(mut system, rest)| {
             system.extend(rest);
@@ -57,22 +68,53 @@ fn history() -> impl Strategy<Value = Vec<Message>> {
         })
 }
 
+fn without_timestamps(history: &[Message]) -> Vec<Message> {
+    history
+        .iter()
+        .map(|m| Message {
+            timestamp_ms: None,
+            ..m.clone()
+        })
+        .collect()
+}
+
 proptest! {
     #[test]
     fn openai_round_trip(history in history()) {
-        let wire = openai::messages_to_json(&history);
+        let wire = openai::messages_to_json_stamped(&history);
         // Through text too, as the messages travel.
         let text = serde_json::to_string(&wire).unwrap();
         let parsed: Vec<Value> = serde_json::from_str(&text).unwrap();
-        prop_assert_eq!(openai::messages_from_json(&parsed).unwrap(), history);
+        prop_assert_eq!(openai::messages_from_json(&parsed).unwrap(), history.clone());
+        // The request form is the same but for the timestamps.
+        let request = openai::messages_to_json(&history);
+        prop_assert_eq!(
+            openai::messages_from_json(&request).unwrap(),
+            without_timestamps(&history)
+        );
+        prop_assert!(request.iter().all(|m| m.get("timestamp_ms").is_none()));
     }
 
     #[test]
     fn anthropic_round_trip(history in history()) {
-        let conversation = anthropic::to_anthropic(&history).unwrap();
-        let system = anthropic::system_to_json(&conversation.system);
-        let back = anthropic::from_anthropic(Some(&system), &conversation.messages).unwrap();
+        let conversation = anthropic::to_anthropic_stamped(&history).unwrap();
+        let system = conversation.system_json();
+        let text = serde_json::to_string(&conversation.messages).unwrap();
+        let parsed: Vec<Value> = serde_json::from_str(&text).unwrap();
+        let back = anthropic::from_anthropic(Some(&system), &parsed).unwrap();
         prop_assert_eq!(back, history.clone());
+        // The request form is the same but for the timestamps.
+        let request = anthropic::to_anthropic(&history).unwrap();
+        prop_assert_eq!(
+            anthropic::from_anthropic(Some(&request.system_json()), &request.messages).unwrap(),
+            without_timestamps(&history)
+        );
+        prop_assert!(!serde_json::to_string(&request.messages).unwrap().contains("timestamp_ms"));
+        prop_assert!(!request.system_json().to_string().contains("timestamp_ms"));
+        // Only the leading system messages are in the system field; every later message
+        // (system ones included) is in the conversation.
+        let leading = history.iter().take_while(|m| m.role == Role::System).count();
+        prop_assert_eq!(conversation.system.len(), leading);
         // Every run of tool results became one user message.
         let runs = history
             .windows(2)

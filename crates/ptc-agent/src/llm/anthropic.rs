@@ -209,6 +209,8 @@ impl Anthropic {
                 .get("stop_reason")
                 .and_then(Value::as_str)
                 .map(String::from),
+            // Set by the HTTP exchange, which counts the retries.
+            attempts: 1,
         })
     }
 }

@@ -66,7 +66,9 @@ pub enum LlmError {
         line: Option<usize>,
         message: String,
     },
-    /// A transient failure that went on through every retry; `last` is the final failure.
+    /// A failure after more than one attempt: a transient failure went on through every
+    /// retry, or a retry met a permanent failure. `last` is the final failure, and says which
+    /// ([`LlmError::is_transient`] looks through to it).
     #[error("gave up after {attempts} attempts: {last}")]
     RetriesExhausted { attempts: u32, last: Box<LlmError> },
 }
@@ -84,9 +86,19 @@ fn line_suffix(line: Option<usize>) -> String {
         .unwrap_or_default()
 }
 
-/// HTTP statuses worth retrying: overload and gateway trouble (529 is Anthropic's "overloaded").
+/// HTTP statuses worth retrying: 408 (request timeout), 429 (rate limited) and every server
+/// error (5xx: overload, gateway trouble, Anthropic's 529 "overloaded", a proxy's own codes)
+/// except those that name a permanent property of the server or the network, which the same
+/// request meets again: 501 (not implemented), 505 (HTTP version not supported), 506 (variant
+/// also negotiates), 508 (loop detected), 510 (not extended) and 511 (network authentication
+/// required).
 pub(crate) fn is_transient_status(status: u16) -> bool {
-    matches!(status, 429 | 500 | 502 | 503 | 504 | 529)
+    match status {
+        408 | 429 => true,
+        501 | 505 | 506 | 508 | 510 | 511 => false,
+        500..=599 => true,
+        _ => false,
+    }
 }
 
 impl LlmError {
@@ -116,6 +128,15 @@ impl LlmError {
             LlmError::RateLimited { .. } => Some(429),
             LlmError::RetriesExhausted { last, .. } => last.status(),
             _ => None,
+        }
+    }
+
+    /// The requests sent before this failure: the count of a
+    /// [`LlmError::RetriesExhausted`], else 1.
+    pub fn attempts(&self) -> u32 {
+        match self {
+            LlmError::RetriesExhausted { attempts, .. } => *attempts,
+            _ => 1,
         }
     }
 

@@ -54,9 +54,9 @@ struct Failure {
     retry_after: Option<Duration>,
 }
 
-/// POSTs `body` to `url` and returns the JSON answer, retrying transient failures. Logs an
-/// event per attempt; the caller's span names the call.
-/// POST a request body, parse the reply with `parse`, and log the call's token usage.
+/// POSTs a request body (retrying transient failures), parses the reply with `parse`, records
+/// the requests it took in [`LlmResponse::attempts`](super::LlmResponse::attempts), and logs
+/// the call's token usage.
 pub(crate) async fn call_model(
     ctx: &CallContext<'_>,
     url: &str,
@@ -65,8 +65,9 @@ pub(crate) async fn call_model(
     parse: impl FnOnce(&Value) -> Result<super::LlmResponse, LlmError>,
 ) -> Result<super::LlmResponse, LlmError> {
     let started = Instant::now();
-    let value = post_json(ctx, url, headers, body).await?;
-    let response = parse(&value)?;
+    let (value, attempts) = post_json(ctx, url, headers, body).await?;
+    let mut response = parse(&value).map_err(|error| with_attempts(error, attempts))?;
+    response.attempts = attempts;
     tracing::info!(
         provider = ctx.provider,
         model = ctx.model,
@@ -80,12 +81,28 @@ pub(crate) async fn call_model(
     Ok(response)
 }
 
+/// A failure after `attempts` requests: wrapped in [`LlmError::RetriesExhausted`] when there
+/// was more than one, so the count is not lost.
+fn with_attempts(error: LlmError, attempts: u32) -> LlmError {
+    if attempts > 1 {
+        LlmError::RetriesExhausted {
+            attempts,
+            last: Box::new(error),
+        }
+    } else {
+        error
+    }
+}
+
+/// POSTs `body` to `url` and returns the JSON answer and the number of requests sent, retrying
+/// transient failures. Logs an event per attempt; the caller's span names the call. A failure
+/// after more than one request is a [`LlmError::RetriesExhausted`] carrying the count.
 pub(crate) async fn post_json(
     ctx: &CallContext<'_>,
     url: &str,
     headers: HeaderMap,
     body: &Value,
-) -> Result<Value, LlmError> {
+) -> Result<(Value, u32), LlmError> {
     let bytes = serde_json::to_vec(body).map_err(|e| {
         LlmError::InvalidRequest(format!("could not encode the request as JSON: {e}"))
     })?;
@@ -105,7 +122,7 @@ pub(crate) async fn post_json(
                     duration_ms,
                     "model call attempt succeeded"
                 );
-                return Ok(value);
+                return Ok((value, attempt));
             }
             Err(failure) => failure,
         };
@@ -121,14 +138,7 @@ pub(crate) async fn post_json(
                 error = %failure.error,
                 "model call failed"
             );
-            return Err(if attempt > 1 && failure.error.is_transient() {
-                LlmError::RetriesExhausted {
-                    attempts: attempt,
-                    last: Box::new(failure.error),
-                }
-            } else {
-                failure.error
-            });
+            return Err(with_attempts(failure.error, attempt));
         }
         let delay = ctx.retry.delay(attempt, failure.retry_after);
         tracing::warn!(

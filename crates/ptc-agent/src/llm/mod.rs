@@ -10,8 +10,9 @@
 //! [`parse_llm_spec`] builds one of them from a command-line string such as
 //! `anthropic:claude-sonnet-4-5` or `openai-compatible:http://localhost:11434/v1:llama3`.
 //!
-//! The HTTP providers retry transient failures (connection errors, timeouts, HTTP 429, 500, 502,
-//! 503, 504 and 529) as their [`RetryPolicy`] says, and fail at once on anything else.
+//! The HTTP providers retry transient failures (connection errors, timeouts, HTTP 408, 429 and
+//! server errors other than 501, 505, 506, 508, 510 and 511) as their [`RetryPolicy`] says, and
+//! fail at once on anything else.
 
 mod anthropic;
 mod error;
@@ -179,7 +180,7 @@ impl LlmRequest {
 }
 
 /// A model's reply.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LlmResponse {
     /// The reply's text.
     pub content: String,
@@ -191,6 +192,31 @@ pub struct LlmResponse {
     /// Why the model stopped, in the provider's words (`stop`, `end_turn`, `max_tokens`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+    /// The requests sent to get this reply: 1, plus the retries an HTTP provider made on its
+    /// own after transient failures. The agent counts these in
+    /// [`Usage::llm_requests`](ptc_turn::Usage::llm_requests).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub attempts: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+impl Default for LlmResponse {
+    fn default() -> LlmResponse {
+        LlmResponse {
+            content: String::new(),
+            usage: TokenUsage::default(),
+            model: None,
+            stop_reason: None,
+            attempts: 1,
+        }
+    }
 }
 
 impl LlmResponse {

@@ -179,6 +179,8 @@ impl OpenAiCompatible {
                 .get("finish_reason")
                 .and_then(Value::as_str)
                 .map(String::from),
+            // Set by the HTTP exchange, which counts the retries.
+            attempts: 1,
         })
     }
 }

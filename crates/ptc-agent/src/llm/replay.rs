@@ -8,8 +8,9 @@ use serde::Deserialize;
 use super::{Llm, LlmError, LlmRequest, LlmResponse, ScriptedLlm, TokenUsage};
 
 /// Replies read from a JSONL transcript, returned in order: one JSON object per line,
-/// `{"content": "..."}` plus optional `usage` (the fields of [`TokenUsage`]), `model` and
-/// `stop_reason`. Blank lines are skipped; other fields are ignored.
+/// `{"content": "..."}` plus optional `usage` (the fields of [`TokenUsage`]), `model`,
+/// `stop_reason` and `attempts` (the requests the recorded reply took, 1 when absent), which is
+/// the line [`LlmResponse`] serializes to. Blank lines are skipped; other fields are ignored.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -39,6 +40,8 @@ struct Entry {
     model: Option<String>,
     #[serde(default)]
     stop_reason: Option<String>,
+    #[serde(default)]
+    attempts: Option<u32>,
 }
 
 impl ReplayLlm {
@@ -70,6 +73,7 @@ impl ReplayLlm {
                 usage: entry.usage,
                 model: entry.model,
                 stop_reason: entry.stop_reason,
+                attempts: entry.attempts.unwrap_or(1).max(1),
             }));
         }
         Ok(ReplayLlm {

@@ -15,14 +15,17 @@ use super::{Anthropic, Llm, LlmError, OpenAiCompatible, ReplayLlm};
 ///
 /// The OpenAI key is deliberately not sent to other servers, hence the separate variable.
 ///
-/// A URL has colons of its own, so `openai-compatible` splits at the last colon: the model name
-/// cannot contain one (write Ollama's `llama3:latest` as `llama3`).
+/// For `openai-compatible`, the URL is read as `http[s]://HOST[:PORT][/PATH]` and the model is
+/// everything after the colon that follows it, so model names may contain colons of their own:
+/// Ollama's `qwen2.5:7b`, OpenRouter's `meta-llama/llama-3.3-70b-instruct:free`. A port is
+/// digits only, and the path ends at its first colon (base URLs have none). `HOST` may be an
+/// IPv6 address in brackets.
 ///
 /// ```
 /// use ptc_agent::llm::parse_llm_spec;
 ///
-/// let llm = parse_llm_spec("openai-compatible:http://localhost:11434/v1:llama3").unwrap();
-/// assert_eq!(llm.describe(), "openai-compatible:http://localhost:11434/v1:llama3");
+/// let llm = parse_llm_spec("openai-compatible:http://localhost:11434/v1:qwen2.5:7b").unwrap();
+/// assert_eq!(llm.describe(), "openai-compatible:http://localhost:11434/v1:qwen2.5:7b");
 /// assert!(parse_llm_spec("gemini:pro").is_err());
 /// ```
 pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
@@ -48,7 +51,8 @@ pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
             Ok(Arc::new(Anthropic::from_env(rest)?))
         }
         "openai-compatible" => {
-            let Some((url, model)) = rest.rsplit_once(':').filter(|(_, m)| !m.is_empty()) else {
+            let Some((url, model)) = split_url_and_model(rest).filter(|(_, m)| !m.is_empty())
+            else {
                 return Err(LlmError::Configuration(format!(
                     "the model spec `{spec}` needs a URL and a model; write \
                      openai-compatible:URL:MODEL, e.g. \
@@ -74,5 +78,81 @@ pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
             "unknown model spec `{spec}`; use openai:MODEL, anthropic:MODEL, \
              openai-compatible:URL:MODEL or replay:FILE"
         ))),
+    }
+}
+
+/// Splits `URL:MODEL` after the URL: the scheme, `://`, the host (a bracketed IPv6 address or
+/// up to the next `:` or `/`), an optional all-digit port, and a path up to its first colon.
+/// Without a scheme, at the first colon (the provider then rejects the URL with an
+/// explanation). `None` when there is no colon after the URL.
+fn split_url_and_model(spec: &str) -> Option<(&str, &str)> {
+    let Some(scheme_end) = spec.find("://") else {
+        return spec.split_once(':');
+    };
+    let authority_start = scheme_end + 3;
+    let rest = &spec[authority_start..];
+    let mut end = if rest.starts_with('[') {
+        rest.find(']').map_or(rest.len(), |i| i + 1)
+    } else {
+        rest.find([':', '/']).unwrap_or(rest.len())
+    };
+    // A port: a colon followed by digits up to a `/`, a `:` or the end.
+    if let Some(after) = rest[end..].strip_prefix(':') {
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let next = after.as_bytes().get(digits);
+        if digits > 0 && matches!(next, None | Some(b'/' | b':')) {
+            end += 1 + digits;
+        }
+    }
+    if rest[end..].starts_with('/') {
+        end += rest[end..].find(':').unwrap_or(rest.len() - end);
+    }
+    let url_end = authority_start + end;
+    let model = spec[url_end..].strip_prefix(':')?;
+    Some((&spec[..url_end], model))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_url_and_model;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn the_model_is_everything_after_the_url() {
+        let split = |spec| split_url_and_model(spec);
+        assert_eq!(
+            split("http://localhost:11434/v1:qwen2.5:7b"),
+            Some(("http://localhost:11434/v1", "qwen2.5:7b"))
+        );
+        assert_eq!(
+            split("https://openrouter.ai/api/v1:meta-llama/llama-3.3-70b-instruct:free"),
+            Some((
+                "https://openrouter.ai/api/v1",
+                "meta-llama/llama-3.3-70b-instruct:free"
+            ))
+        );
+        assert_eq!(
+            split("http://localhost:8080:llama3:latest"),
+            Some(("http://localhost:8080", "llama3:latest"))
+        );
+        assert_eq!(
+            split("http://localhost:llama3:latest"),
+            Some(("http://localhost", "llama3:latest"))
+        );
+        assert_eq!(
+            split("http://[::1]:8000/v1:Qwen/Qwen2.5-Coder-32B-Instruct"),
+            Some(("http://[::1]:8000/v1", "Qwen/Qwen2.5-Coder-32B-Instruct"))
+        );
+        assert_eq!(split("http://[::1]:m:1"), Some(("http://[::1]", "m:1")));
+        // A port followed by nothing, and a path with no model after it.
+        assert_eq!(split("http://localhost:8080"), None);
+        assert_eq!(split("http://localhost:8080/v1"), None);
+        assert_eq!(
+            split("http://localhost:8080/v1:"),
+            Some(("http://localhost:8080/v1", ""))
+        );
+        // No scheme: the first colon; the URL is rejected later.
+        assert_eq!(split("localhost:8080:m"), Some(("localhost", "8080:m")));
+        assert_eq!(split("llama3"), None);
     }
 }

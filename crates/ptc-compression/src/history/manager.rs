@@ -64,6 +64,16 @@ impl HistoryManager {
         HistoryManager { policy, tokenizer }
     }
 
+    /// A manager for `policy` that shares this one's tokenizer (and so its cached counts):
+    /// for a caller whose budget changes from call to call, e.g. to reserve room for a message
+    /// it always sends. The tokenizer stays as it is, whatever `policy.token_caching` says.
+    pub fn with_policy(&self, policy: HistoryPolicy) -> HistoryManager {
+        HistoryManager {
+            policy,
+            tokenizer: Arc::clone(&self.tokenizer),
+        }
+    }
+
     pub fn policy(&self) -> &HistoryPolicy {
         &self.policy
     }

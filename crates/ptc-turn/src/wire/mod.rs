@@ -2,10 +2,19 @@
 //! families the agent speaks: the OpenAI Chat Completions format ([`openai`]), which most
 //! self-hosted servers copy, and the Anthropic Messages format ([`anthropic`]).
 //!
-//! Both directions are lossless for a message's role, content, tool calls (id, name, arguments)
-//! and tool-call id, so a history can be sent, logged as provider JSON and read back unchanged.
-//! [`Message::timestamp_ms`](crate::Message::timestamp_ms) is the one exception: neither wire
-//! format has a place for it, so it is dropped on the way out and `None` on the way back.
+//! Both directions are lossless for a message's role, content, tool calls (id, name, arguments),
+//! tool-call id and timestamp, so a history can be sent, logged as provider JSON and read back
+//! unchanged. Each format has two writers:
+//!
+//! * the request form (`openai::messages_to_json`, `anthropic::to_anthropic`): only the
+//!   provider's own fields, because both APIs reject fields they do not know. Neither has a
+//!   place for [`Message::timestamp_ms`](crate::Message::timestamp_ms), so it is left out;
+//! * the stamped form (`openai::messages_to_json_stamped`, `anthropic::to_anthropic_stamped`):
+//!   the same JSON plus a `"timestamp_ms"` field ([`TIMESTAMP_FIELD`]) wherever a message with a
+//!   timestamp is written, for storing and logging histories.
+//!
+//! The readers accept both, so the stamped form reads back exactly, and the request form
+//! exactly but for the timestamps.
 //!
 //! This module only builds and reads `serde_json::Value`s; sending them is the job of the agent
 //! crate's LLM providers.
@@ -33,9 +42,6 @@ pub enum WireError {
     },
     /// A role name the format does not define.
     UnknownRole { at: String, role: String },
-    /// A system message after the conversation started, which the Anthropic format cannot carry:
-    /// its system prompt is a separate field in front of all messages.
-    SystemMessageInConversation { index: usize },
     /// A tool-result message without the id of the call it answers, which Anthropic requires.
     MissingToolCallId { index: usize },
 }
@@ -53,12 +59,6 @@ impl fmt::Display for WireError {
                 expected,
             } => write!(f, "{at}: the field `{field}` must be {expected}"),
             WireError::UnknownRole { at, role } => write!(f, "{at}: unknown role `{role}`"),
-            WireError::SystemMessageInConversation { index } => write!(
-                f,
-                "message {index} is a system message after the conversation started; the \
-                 Anthropic format only has a system prompt in front of all messages, so move its \
-                 text into the system prompt"
-            ),
             WireError::MissingToolCallId { index } => write!(
                 f,
                 "message {index} is a tool result without a tool_call_id; set it to the id of \
@@ -69,6 +69,28 @@ impl fmt::Display for WireError {
 }
 
 impl std::error::Error for WireError {}
+
+/// The field the stamped forms write a message's timestamp in: milliseconds since the Unix
+/// epoch, as a JSON integer.
+pub const TIMESTAMP_FIELD: &str = "timestamp_ms";
+
+/// The timestamp of a message object or block, if it has one.
+fn timestamp_field(
+    obj: &serde_json::Map<String, serde_json::Value>,
+    at: &str,
+) -> Result<Option<i64>, WireError> {
+    match obj.get(TIMESTAMP_FIELD) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(value) => value
+            .as_i64()
+            .map(Some)
+            .ok_or_else(|| WireError::InvalidField {
+                at: at.to_string(),
+                field: TIMESTAMP_FIELD,
+                expected: "an integer (milliseconds since the Unix epoch)",
+            }),
+    }
+}
 
 /// The string-valued field `field` of `obj`, if present and a string.
 fn str_field<'a>(

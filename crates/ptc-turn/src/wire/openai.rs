@@ -10,6 +10,11 @@
 //! Tool calls are only carried on assistant messages and `tool_call_id` only on tool messages:
 //! the format has no place for them on other roles.
 //!
+//! The format has no field for [`Message::timestamp_ms`] either, and the API refuses fields it
+//! does not know. [`message_to_json`] writes what a request may hold (no timestamp);
+//! [`message_to_json_stamped`] adds `"timestamp_ms"` for histories that are stored or logged,
+//! and [`message_from_json`] reads it back, so that form is lossless.
+//!
 //! ```
 //! use ptc_turn::wire::openai;
 //! use ptc_turn::Message;
@@ -21,10 +26,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{WireError, as_object, str_field};
+use super::{TIMESTAMP_FIELD, WireError, as_object, str_field, timestamp_field};
 use crate::{Message, MessageToolCall, Role};
 
-/// One message in the Chat Completions format.
+/// One message in the Chat Completions format, as a request may hold it: without the
+/// timestamp (see [`message_to_json_stamped`]).
 pub fn message_to_json(message: &Message) -> Value {
     let mut obj = Map::new();
     obj.insert("role".into(), Value::from(message.role.as_str()));
@@ -65,9 +71,38 @@ pub fn message_to_json(message: &Message) -> Value {
     Value::Object(obj)
 }
 
-/// Every message in order, in the Chat Completions format.
+/// Every message in order, in the Chat Completions format, as a request may hold them.
 pub fn messages_to_json(messages: &[Message]) -> Vec<Value> {
     messages.iter().map(message_to_json).collect()
+}
+
+/// One message in the Chat Completions format plus its timestamp, when it has one, as
+/// `"timestamp_ms"`: every field of the message, for storing or logging a history. Not for
+/// requests: the API rejects the extra field.
+///
+/// ```
+/// use ptc_turn::wire::openai;
+/// use ptc_turn::Message;
+///
+/// let stamped = Message::user("hi").with_timestamp_ms(1_700_000_000_000);
+/// let json = openai::message_to_json_stamped(&stamped);
+/// assert_eq!(
+///     json,
+///     serde_json::json!({"role": "user", "content": "hi", "timestamp_ms": 1_700_000_000_000i64})
+/// );
+/// assert_eq!(openai::message_from_json(&json).unwrap(), stamped);
+/// ```
+pub fn message_to_json_stamped(message: &Message) -> Value {
+    let mut json = message_to_json(message);
+    if let (Some(timestamp), Value::Object(obj)) = (message.timestamp_ms, &mut json) {
+        obj.insert(TIMESTAMP_FIELD.into(), Value::from(timestamp));
+    }
+    json
+}
+
+/// Every message in order, with timestamps: see [`message_to_json_stamped`].
+pub fn messages_to_json_stamped(messages: &[Message]) -> Vec<Value> {
+    messages.iter().map(message_to_json_stamped).collect()
 }
 
 /// Reads one Chat Completions message (a request message or a response's `choices[i].message`).
@@ -76,7 +111,8 @@ pub fn messages_to_json(messages: &[Message]) -> Vec<Value> {
 /// `developer` (read as system), `content` as an array of parts (the text parts are joined,
 /// other parts such as images are skipped), `arguments` as a JSON object instead of JSON text,
 /// and empty `arguments` text (read as `{}`). Arguments text that is not valid JSON is kept as
-/// a JSON string so nothing the model wrote is lost.
+/// a JSON string so nothing the model wrote is lost. A `"timestamp_ms"` (as
+/// [`message_to_json_stamped`] writes it) becomes the message's timestamp.
 pub fn message_from_json(value: &Value) -> Result<Message, WireError> {
     message_from_json_at(value, "message")
 }
@@ -136,7 +172,7 @@ fn message_from_json_at(value: &Value, at: &str) -> Result<Message, WireError> {
         content,
         tool_calls,
         tool_call_id,
-        timestamp_ms: None,
+        timestamp_ms: timestamp_field(obj, at)?,
     })
 }
 
