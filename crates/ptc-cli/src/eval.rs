@@ -38,6 +38,27 @@ pub struct EvalArgs {
     /// Wall-clock limit for evaluation, in milliseconds.
     #[arg(long, value_name = "MS")]
     pub timeout_ms: Option<u64>,
+    /// Memory budget for the values the program builds, in bytes.
+    #[arg(long, value_name = "BYTES")]
+    pub max_memory: Option<usize>,
+    /// Evaluation step budget (function calls, loop iterations, elements processed).
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u64>,
+}
+
+/// The default limits with the ones given on the command line.
+fn limits(args: &EvalArgs) -> Limits {
+    let mut limits = Limits::default();
+    if let Some(ms) = args.timeout_ms {
+        limits.timeout = Duration::from_millis(ms);
+    }
+    if let Some(bytes) = args.max_memory {
+        limits.max_memory_bytes = bytes;
+    }
+    if let Some(steps) = args.max_steps {
+        limits.max_steps = steps;
+    }
+    limits
 }
 
 /// Read a file, naming it in the error.
@@ -100,13 +121,8 @@ pub fn run(args: EvalArgs) -> ExitCode {
 
 fn execute(args: &EvalArgs) -> Result<ExitCode, String> {
     let source = program_text(args)?;
-    let mut runtime = runtime_from_files(args.data.as_ref(), args.tools.as_ref())?;
-    if let Some(ms) = args.timeout_ms {
-        runtime = runtime.with_limits(Limits {
-            timeout: Duration::from_millis(ms),
-            ..Limits::default()
-        });
-    }
+    let runtime =
+        runtime_from_files(args.data.as_ref(), args.tools.as_ref())?.with_limits(limits(args));
     let repeat = args.repeat.max(1);
     let mut parse_times = Vec::with_capacity(repeat);
     let mut eval_times = Vec::with_capacity(repeat);

@@ -219,3 +219,59 @@ fn bad_input_files_are_reported_with_their_name() {
         stderr(&out)
     );
 }
+
+#[test]
+fn limits_are_set_from_the_command_line() {
+    let out = ptc(
+        &[
+            "eval",
+            "--max-memory",
+            "100000",
+            "-e",
+            "(vec (range 100000))",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "error[memory_limit] 1:6: memory limit exceeded: the values built by this program \
+         exceed 100000 bytes; work on smaller pieces (take, filter first) instead of \
+         materializing everything\n"
+    );
+    let out = ptc(
+        &[
+            "eval",
+            "--max-steps",
+            "1000",
+            "-e",
+            "(loop [i 0] (recur (inc i)))",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "error[step_limit] 1:1: step limit exceeded: the program took more than 1000 \
+         evaluation steps; look for an infinite loop or process less data per turn\n"
+    );
+    // Each flag changes its own limit only.
+    let out = ptc(
+        &[
+            "eval",
+            "--max-steps",
+            "1000",
+            "--max-memory",
+            "100000",
+            "--timeout-ms",
+            "5000",
+            "-e",
+            "(count (vec (range 100)))",
+        ],
+        None,
+    );
+    assert_eq!(
+        (out.status.code(), stdout(&out)),
+        (Some(0), "100\n".to_string())
+    );
+}

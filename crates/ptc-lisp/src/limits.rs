@@ -20,8 +20,11 @@ pub struct Limits {
     /// Deepest chain of nested function calls (default 2,000).
     pub max_call_depth: usize,
     /// Budget in bytes for the values a run builds, counted as they are built (default
-    /// 256 MiB). Counting allocation rather than live data makes the check cheap and
-    /// guarantees the peak stays below the budget.
+    /// 256 MiB). What a run builds is counted as allocated and never given back, which makes
+    /// the check cheap and keeps the peak below the budget; only the containers themselves (a
+    /// collection's or closure's own allocation, the copy made to change a small shared
+    /// collection) are given back when dropped, so that a loop making one per step is not
+    /// charged for each. The counts are estimates: docs/security.md says what they miss.
     pub max_memory_bytes: usize,
     /// Deepest nesting of collections inside one value (default 1,000). Deeper values could not
     /// be printed, compared or freed without exhausting the stack.

@@ -52,10 +52,20 @@ pub struct Closure {
     /// How deeply values nest inside the captured ones, plus one (see [`Value::depth`]):
     /// closures that capture closures nest like collections do.
     pub(crate) depth: u32,
+    /// Slots charged to the memory budget of a run for the closure's own allocation (its `Arc`
+    /// and the array of its captures), given back when it is dropped: a program keeping many
+    /// closures pays for them, a loop making one closure per step does not pay for each.
+    pub(crate) own: u32,
 }
+
+/// Slots of a closure's own allocation: its `Arc`, its fields and the header of its captures.
+const CLOSURE_SLOTS: usize = (std::mem::size_of::<FnRepr>() + 32).div_ceil(16);
 
 impl Drop for Closure {
     fn drop(&mut self) {
+        if self.own > 0 {
+            meter::note_free(self.own as usize);
+        }
         // Captured values may hold closures holding closures ...: drop them where the stack
         // can grow.
         let captures = std::mem::replace(&mut self.captures, no_captures().clone());
@@ -293,6 +303,10 @@ impl Ctx {
         if self.run_time() > self.limits.timeout {
             return Err(self.timeout_error());
         }
+        // Memory allocated behind the scenes is settled here too, not only when a builtin
+        // returns: a builtin calling a function for each of a million items must not build
+        // them all before the budget is looked at.
+        self.settle_meter()?;
         self.next_check = (self.steps + CLOCK_INTERVAL).min(self.limits.max_steps.max(1));
         Ok(())
     }
@@ -312,10 +326,19 @@ impl Ctx {
         )
     }
 
-    /// Charge the copies made behind the scenes since the last call, and end the run when
-    /// walking values used up the budget (see `value::meter`).
+    /// Charge the copies made behind the scenes since the last call (giving back those already
+    /// dropped), and end the run when walking values used up the budget (see `value::meter`).
     pub(crate) fn settle_meter(&mut self) -> Result<(), Error> {
-        let (copied, exhausted) = meter::settle();
+        let meter::Settled {
+            copied,
+            freed,
+            exhausted,
+        } = meter::settle();
+        if freed > 0 {
+            self.memory = self
+                .memory
+                .saturating_sub(freed.saturating_mul(std::mem::size_of::<Value>()));
+        }
         if copied > 0 {
             self.charge_items(copied)?;
         }
@@ -1139,7 +1162,7 @@ impl Ctx {
             }
             Expr::MakeFn(lambda) => {
                 let captures = self.capture(&lambda.captures, env);
-                self.charge_items(captures.len() + 2)?;
+                self.charge_items(captures.len())?;
                 let depth = captured_depth(captures.iter());
                 self.check_nesting(depth as usize)?;
                 Ok(Value::Fn(Function(Arc::new(FnRepr::Closure(Closure {
@@ -1147,6 +1170,7 @@ impl Ctx {
                     captures,
                     group: None,
                     depth,
+                    own: meter::own(CLOSURE_SLOTS),
                 })))))
             }
             Expr::Letfn(l) => {
@@ -1159,6 +1183,7 @@ impl Ctx {
                         captures: captures.clone(),
                         group: Some(l.lambdas.clone()),
                         depth,
+                        own: meter::own(CLOSURE_SLOTS),
                     }))));
                     *self.slot(*slot) = f;
                 }
@@ -1482,6 +1507,7 @@ fn sibling(env: &Env, j: u32) -> Value {
             captures: env.captures.clone(),
             group: Some(group.clone()),
             depth: captured_depth(env.captures.iter()),
+            own: meter::own(CLOSURE_SLOTS),
         })))),
         None => Value::Nil,
     }

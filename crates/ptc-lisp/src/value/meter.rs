@@ -40,8 +40,11 @@ pub(crate) struct State {
     /// Longest text one rendering may build.
     max_text: usize,
     /// Value slots copied behind the scenes (a shared flat vector turned into a tree before it
-    /// is changed) since the evaluator last took them, to be charged to the memory budget.
+    /// is changed, a small map copied to change it, the nodes of a hash map) since the evaluator
+    /// last took them, to be charged to the memory budget.
     copied: usize,
+    /// Value slots of such copies dropped since the evaluator last took them, to be given back.
+    freed: usize,
     exhausted: Option<Exhausted>,
 }
 
@@ -51,6 +54,7 @@ const UNMETERED: State = State {
     deadline: None,
     max_text: usize::MAX,
     copied: 0,
+    freed: 0,
     exhausted: None,
 };
 
@@ -86,27 +90,93 @@ pub(crate) fn spend(units: usize) -> bool {
 
 /// Note that `slots` values were copied to change a shared collection: the work counts as
 /// walking, and the copy is charged to the memory budget when the evaluator next settles.
-pub(crate) fn note_copy(slots: usize) {
-    if spend(slots) {
-        METER.with(|m| {
+/// Returns whether it was charged (a run meters this thread and its budget is not gone).
+pub(crate) fn note_copy(slots: usize) -> bool {
+    spend(slots)
+        && METER.with(|m| {
             let mut s = m.get();
-            if s.left != u64::MAX {
-                s.copied = s.copied.saturating_add(slots);
-                m.set(s);
+            if s.left == u64::MAX {
+                return false;
             }
+            s.copied = s.copied.saturating_add(slots);
+            m.set(s);
+            true
         })
+}
+
+/// Note that `slots` values' worth of memory was allocated behind the scenes without copying
+/// (a collection's own `Arc`, the nodes of a hash map growing by one entry): charged to the
+/// memory budget when the evaluator next settles, as copies are, but not counted as walking.
+/// Returns whether it was charged.
+pub(crate) fn note_alloc(slots: usize) -> bool {
+    METER.with(|m| {
+        let mut s = m.get();
+        if s.left == u64::MAX || s.exhausted.is_some() {
+            return false;
+        }
+        s.copied = s.copied.saturating_add(slots);
+        m.set(s);
+        true
+    })
+}
+
+/// [`note_alloc`] for an allocation a value owns and gives back with [`note_free`] when it is
+/// dropped: the slots charged, 0 when nothing was.
+pub(crate) fn own(slots: usize) -> u32 {
+    if note_alloc(slots) {
+        u32::try_from(slots).unwrap_or(u32::MAX)
+    } else {
+        0
     }
 }
 
-/// Take the slots copied since the last call, and whether (and why) the budget ran out.
-pub(crate) fn settle() -> (usize, Option<Exhausted>) {
+/// [`note_copy`] for a copy a value owns and gives back with [`note_free`] when it is dropped:
+/// the slots charged, 0 when nothing was.
+pub(crate) fn own_copy(slots: usize) -> u32 {
+    if note_copy(slots) {
+        u32::try_from(slots).unwrap_or(u32::MAX)
+    } else {
+        0
+    }
+}
+
+/// Note that a copy of `slots` values noted by [`note_copy`] was dropped: its memory is free
+/// again and goes back to the budget when the evaluator next settles.
+pub(crate) fn note_free(slots: usize) {
+    METER.with(|m| {
+        let mut s = m.get();
+        if s.left != u64::MAX {
+            s.freed = s.freed.saturating_add(slots);
+            m.set(s);
+        }
+    })
+}
+
+/// What happened since the last call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Settled {
+    /// Slots copied, to charge.
+    pub(crate) copied: usize,
+    /// Slots of copies dropped, to give back.
+    pub(crate) freed: usize,
+    /// Whether (and why) the budget ran out.
+    pub(crate) exhausted: Option<Exhausted>,
+}
+
+/// Take the slots copied and freed since the last call, and whether the budget ran out.
+pub(crate) fn settle() -> Settled {
     METER.with(|m| {
         let mut s = m.get();
         let copied = std::mem::take(&mut s.copied);
-        if copied > 0 {
+        let freed = std::mem::take(&mut s.freed);
+        if copied > 0 || freed > 0 {
             m.set(s);
         }
-        (copied, s.exhausted)
+        Settled {
+            copied,
+            freed,
+            exhausted: s.exhausted,
+        }
     })
 }
 
@@ -138,6 +208,7 @@ pub(crate) fn install(units: u64, deadline: Option<Instant>, max_text: usize) ->
             deadline,
             max_text,
             copied: 0,
+            freed: 0,
             exhausted: None,
         })
     })
@@ -213,18 +284,28 @@ mod tests {
         assert!(text_fits(usize::MAX));
     }
 
+    fn settled(copied: usize, freed: usize, exhausted: Option<Exhausted>) -> Settled {
+        Settled {
+            copied,
+            freed,
+            exhausted,
+        }
+    }
+
     #[test]
     fn copies_are_counted_until_settled() {
         let before = install(100, None, usize::MAX);
         note_copy(40);
         note_copy(2);
-        assert_eq!(settle(), (42, None));
-        assert_eq!(settle(), (0, None));
+        note_free(7);
+        assert_eq!(settle(), settled(42, 7, None));
+        assert_eq!(settle(), settled(0, 0, None));
         note_copy(100);
-        assert_eq!(settle(), (0, Some(Exhausted::Steps)));
+        assert_eq!(settle(), settled(0, 0, Some(Exhausted::Steps)));
         restore(before);
         note_copy(5);
-        assert_eq!(settle(), (0, None));
+        note_free(5);
+        assert_eq!(settle(), settled(0, 0, None));
     }
 
     #[test]

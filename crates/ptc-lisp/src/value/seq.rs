@@ -7,7 +7,7 @@
 //! collection in a loop or walking it with `rest` stays linear instead of copying on every step.
 //! A `Flat` sequence held by one owner is changed in place.
 
-use super::Value;
+use super::{Value, meter};
 use std::sync::Arc;
 
 type Tree = imbl::Vector<Value>;
@@ -19,10 +19,39 @@ const COPY_LIMIT: usize = 32;
 #[derive(Clone)]
 pub struct Seq(Arc<SeqInner>);
 
-#[derive(Clone)]
 struct SeqInner {
     depth: u32,
     items: Items,
+    /// Slots charged to the memory budget of a run for this sequence's own allocation, given
+    /// back when it is dropped (see the map module).
+    own: u32,
+    /// Slots charged for this sequence's own copy of a short shared sequence's items, made to
+    /// change it, given back when it is dropped.
+    copied: u32,
+}
+
+/// Slots of a sequence's own allocation: its `Arc` and fields.
+const INNER_SLOTS: usize = (std::mem::size_of::<SeqInner>() + 16).div_ceil(16);
+
+impl SeqInner {
+    /// A sequence made in a run is charged for its own allocation.
+    fn new(depth: u32, items: Items) -> SeqInner {
+        SeqInner {
+            depth,
+            items,
+            own: meter::own(INNER_SLOTS),
+            copied: 0,
+        }
+    }
+}
+
+impl Drop for SeqInner {
+    fn drop(&mut self) {
+        let slots = self.own as usize + self.copied as usize;
+        if slots > 0 {
+            meter::note_free(slots);
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -46,6 +75,8 @@ impl Drop for Seq {
                     Arc::new(SeqInner {
                         depth: 1,
                         items: Items::Flat(Vec::new()),
+                        own: 0,
+                        copied: 0,
                     })
                 })
                 .clone();
@@ -57,10 +88,7 @@ impl Drop for Seq {
 
 impl Seq {
     pub fn new() -> Seq {
-        Seq(Arc::new(SeqInner {
-            depth: 1,
-            items: Items::Flat(Vec::new()),
-        }))
+        Seq(Arc::new(SeqInner::new(1, Items::Flat(Vec::new()))))
     }
 
     pub fn depth(&self) -> u32 {
@@ -110,27 +138,41 @@ impl Seq {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
-    /// Mutable items: in place when this is the only owner; otherwise a copy (short) or a
-    /// persistent tree (long), so that repeated changes stay cheap.
-    fn items_mut(&mut self) -> &mut Items {
-        if Arc::strong_count(&self.0) > 1
-            && let Items::Flat(v) = &self.0.items
-            && v.len() > COPY_LIMIT
-        {
-            super::meter::note_copy(v.len());
-            let tree: Tree = v.iter().cloned().collect();
-            self.0 = Arc::new(SeqInner {
-                depth: self.0.depth,
-                items: Items::Tree(tree),
-            });
+    /// This sequence to change: in place when this is the only owner; otherwise a copy (short)
+    /// or a persistent tree (long), so that repeated changes stay cheap. In a run the copy is
+    /// charged to the memory budget, the tree's nodes are charged once as it is built, and the
+    /// nodes a tree copies when it is changed while shared are not charged.
+    fn inner_mut(&mut self) -> &mut SeqInner {
+        if Arc::strong_count(&self.0) > 1 {
+            let depth = self.0.depth;
+            let (items, copied) = match &self.0.items {
+                Items::Flat(v) if v.len() > COPY_LIMIT => {
+                    meter::note_copy(v.len());
+                    (Items::Tree(v.iter().cloned().collect()), 0)
+                }
+                Items::Flat(v) => {
+                    // Room for the item about to be added, so that the copy is not grown again.
+                    let mut copy = Vec::with_capacity(v.len() + 1);
+                    copy.extend_from_slice(v);
+                    (Items::Flat(copy), meter::own_copy(v.len()))
+                }
+                Items::Tree(t) => (Items::Tree(t.clone()), 0),
+            };
+            let mut inner = SeqInner::new(depth, items);
+            inner.copied = copied;
+            self.0 = Arc::new(inner);
         }
-        &mut Arc::make_mut(&mut self.0).items
+        Arc::get_mut(&mut self.0).expect("a sequence held once")
+    }
+
+    fn items_mut(&mut self) -> &mut Items {
+        &mut self.inner_mut().items
     }
 
     fn note_depth(&mut self, item: &Value) {
         let depth = item.depth() + 1;
         if depth > self.0.depth {
-            Arc::make_mut(&mut self.0).depth = depth;
+            self.inner_mut().depth = depth;
         }
     }
 
@@ -194,11 +236,15 @@ impl Seq {
         if start == 0 && end == len {
             return self.clone();
         }
+        let mut copied = 0;
         let items = match &self.0.items {
-            Items::Flat(v) if end - start <= COPY_LIMIT => Items::Flat(v[start..end].to_vec()),
+            Items::Flat(v) if end - start <= COPY_LIMIT => {
+                copied = meter::own_copy(end - start);
+                Items::Flat(v[start..end].to_vec())
+            }
             Items::Flat(v) => {
                 // `rest` in a loop would copy on every step; a tree is sliced in O(log n).
-                super::meter::note_copy(v.len());
+                meter::note_copy(v.len());
                 let mut tree: Tree = v.iter().cloned().collect();
                 let mut tail = tree.split_off(start);
                 tail.truncate(end - start);
@@ -210,10 +256,9 @@ impl Seq {
                 Items::Tree(tail)
             }
         };
-        Seq(Arc::new(SeqInner {
-            depth: self.0.depth,
-            items,
-        }))
+        let mut inner = SeqInner::new(self.0.depth, items);
+        inner.copied = copied;
+        Seq(Arc::new(inner))
     }
 
     pub fn append(&mut self, other: &Seq) {
@@ -221,7 +266,7 @@ impl Seq {
             return;
         }
         let depth = self.0.depth.max(other.depth());
-        Arc::make_mut(&mut self.0).depth = depth;
+        self.inner_mut().depth = depth;
         match self.items_mut() {
             Items::Flat(v) => v.extend(other.iter().cloned()),
             Items::Tree(t) => match &other.0.items {
@@ -253,10 +298,10 @@ impl FromIterator<Value> for Seq {
 
 impl From<Vec<Value>> for Seq {
     fn from(items: Vec<Value>) -> Seq {
-        Seq(Arc::new(SeqInner {
-            depth: depth_of_items(&items),
-            items: Items::Flat(items),
-        }))
+        Seq(Arc::new(SeqInner::new(
+            depth_of_items(&items),
+            Items::Flat(items),
+        )))
     }
 }
 
@@ -333,5 +378,30 @@ mod tests {
         let rest = original.slice(1, 100);
         assert_eq!(rest.first(), Some(&Value::Int(1)));
         assert_eq!(rest.iter().next_back(), Some(&Value::Int(99)));
+    }
+
+    #[test]
+    fn copies_of_short_shared_sequences_are_charged_until_dropped() {
+        let ints = |n: i64| (0..n).map(Value::Int).collect::<Seq>();
+        let before = meter::install(1 << 20, None, usize::MAX);
+        let short = ints(10);
+        assert_eq!(meter::settle().copied, INNER_SLOTS);
+        let mut changed = short.clone();
+        changed.push_back(Value::Nil);
+        changed.push_back(Value::Nil);
+        // One copy, of the ten items there were, made for the first change.
+        assert_eq!(meter::settle().copied, INNER_SLOTS + 10);
+        let sliced = short.slice(2, 5);
+        assert_eq!(meter::settle().copied, INNER_SLOTS + 3);
+        drop((changed, sliced));
+        assert_eq!(meter::settle().freed, 2 * INNER_SLOTS + 13);
+        // A long one becomes a tree, whose nodes are charged once and not given back.
+        let long = ints(100);
+        let mut grown = long.clone();
+        grown.push_back(Value::Nil);
+        assert_eq!(meter::settle().copied, 2 * INNER_SLOTS + 100);
+        drop((short, long, grown));
+        assert_eq!(meter::settle().freed, 3 * INNER_SLOTS);
+        meter::restore(before);
     }
 }

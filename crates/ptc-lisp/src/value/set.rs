@@ -1,6 +1,6 @@
 //! Persistent sets with deterministic iteration order (see the map module for the scheme).
 
-use super::{Value, hash_value};
+use super::{Value, hash_value, meter};
 use imbl::shared_ptr::DefaultSharedPtr;
 use std::hash::BuildHasherDefault;
 use std::sync::Arc;
@@ -18,6 +18,28 @@ pub struct Set(Arc<SetInner>);
 struct SetInner {
     depth: u32,
     repr: SetRepr,
+    /// Slots charged to the memory budget of a run for this set's own allocation, given back
+    /// when it is dropped (see the map module).
+    own: u32,
+    /// Slots charged for this set's own copy of a small set's items, given back when it is
+    /// dropped.
+    copied: u32,
+}
+
+/// Slots of a set's own allocation: its `Arc` and fields.
+const INNER_SLOTS: usize = (std::mem::size_of::<SetInner>() + 16).div_ceil(16);
+
+/// Slots a hash set item takes beyond its own, charged as it is added: its share of the trie
+/// nodes. Measured on sets of 1,000 to 1,000,000 items, an item takes 85 to 110 bytes in all.
+const HASH_ITEM_SLOTS: usize = 6;
+
+impl Drop for SetInner {
+    fn drop(&mut self) {
+        let slots = self.own as usize + self.copied as usize;
+        if slots > 0 {
+            meter::note_free(slots);
+        }
+    }
 }
 
 /// Dropping a deeply nested value recurses as deeply as it nests: every 16th level continues
@@ -31,6 +53,8 @@ impl Drop for Set {
                     Arc::new(SetInner {
                         depth: 1,
                         repr: SetRepr::Small(Vec::new()),
+                        own: 0,
+                        copied: 0,
                     })
                 })
                 .clone();
@@ -48,7 +72,12 @@ impl Set {
             SetRepr::Sorted(s) => s.iter().map(Value::depth).max(),
         }
         .unwrap_or(0);
-        Set(Arc::new(SetInner { depth, repr }))
+        Set(Arc::new(SetInner {
+            depth,
+            repr,
+            own: meter::own(INNER_SLOTS),
+            copied: 0,
+        }))
     }
 
     pub fn depth(&self) -> u32 {
@@ -128,22 +157,37 @@ impl Set {
         out
     }
 
+    /// Add `item` in place (copying only what is shared with other sets). In a run, what this
+    /// allocates is charged to the memory budget, as for maps (see `Map::assoc_mut`).
     pub fn insert_mut(&mut self, item: Value) {
         if self.contains(&item) {
             return;
         }
+        let shared = Arc::strong_count(&self.0) > 1;
         let inner = Arc::make_mut(&mut self.0);
+        if shared {
+            inner.own = meter::own(INNER_SLOTS);
+            inner.copied = 0;
+        }
         inner.depth = inner.depth.max(item.depth() + 1);
-        let repr = &mut inner.repr;
-        match repr {
-            SetRepr::Small(v) if v.len() < SMALL_SET_MAX => v.push(item),
+        match &mut inner.repr {
+            SetRepr::Small(v) if v.len() < SMALL_SET_MAX => {
+                v.push(item);
+                if shared {
+                    inner.copied = meter::own_copy(v.len());
+                }
+            }
             SetRepr::Small(v) => {
                 let mut s: HashRepr = std::mem::take(v).into_iter().map(|x| (x, ())).collect();
                 s.insert(item, ());
-                *repr = SetRepr::Hash(s);
+                meter::note_alloc(s.len() * HASH_ITEM_SLOTS);
+                // The small array is freed: give back what was charged for it.
+                meter::note_free(std::mem::take(&mut inner.copied) as usize);
+                inner.repr = SetRepr::Hash(s);
             }
             SetRepr::Hash(s) => {
                 s.insert(item, ());
+                meter::note_alloc(HASH_ITEM_SLOTS);
             }
             SetRepr::Sorted(s) => {
                 s.insert(item);
@@ -156,8 +200,15 @@ impl Set {
             return self.clone();
         }
         let mut out = self.clone();
-        match &mut Arc::make_mut(&mut out.0).repr {
-            SetRepr::Small(v) => v.retain(|x| x != item),
+        // A copy (`self` still holds the original), charged like one made by `insert_mut`.
+        let inner = Arc::make_mut(&mut out.0);
+        inner.own = meter::own(INNER_SLOTS);
+        inner.copied = 0;
+        match &mut inner.repr {
+            SetRepr::Small(v) => {
+                v.retain(|x| x != item);
+                inner.copied = meter::own_copy(v.len());
+            }
             SetRepr::Hash(s) => {
                 s.remove(item);
             }
@@ -229,5 +280,26 @@ mod tests {
         assert!(s.contains(&Value::Int(49)));
         assert!(!s.contains(&Value::Float(49.0)));
         assert_eq!(s.remove(&Value::Int(3)).len(), 49);
+    }
+
+    #[test]
+    fn copies_of_small_sets_and_hash_set_items_are_charged() {
+        let before = meter::install(1 << 20, None, usize::MAX);
+        let small = Set::from_items((0..4i64).map(Value::Int));
+        assert_eq!(meter::settle().copied, INNER_SLOTS);
+        let added = small.insert(Value::Int(9));
+        assert_eq!(meter::settle().copied, 5 + INNER_SLOTS);
+        let removed = added.remove(&Value::Int(0));
+        assert_eq!(meter::settle().copied, 4 + INNER_SLOTS);
+        drop((added, removed));
+        assert_eq!(meter::settle().freed, 9 + 2 * INNER_SLOTS);
+        // Past the small size every item moves into a hash set.
+        let big = Set::from_items((0..17i64).map(Value::Int));
+        assert_eq!(meter::settle().copied, INNER_SLOTS + 17 * HASH_ITEM_SLOTS);
+        let bigger = big.insert(Value::Int(17));
+        assert_eq!(meter::settle().copied, INNER_SLOTS + HASH_ITEM_SLOTS);
+        drop((small, big, bigger));
+        assert_eq!(meter::settle().freed, 3 * INNER_SLOTS);
+        meter::restore(before);
     }
 }
