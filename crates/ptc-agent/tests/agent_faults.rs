@@ -522,7 +522,7 @@ fn cases() -> Vec<Case> {
             tools: vec![Lookup],
             outcome: failed(LlmError, &format!("gave up after 3 attempts: {openai_500}")),
             turns: two_lookups(),
-            llm_requests: 3,
+            llm_requests: 5,
             model_requests: 5,
             ..Case::default()
         },
@@ -569,10 +569,12 @@ fn cases() -> Vec<Case> {
             outcome: returned(NAMES),
             turns: {
                 let mut turns = two_lookups();
+                turns[0].llm_requests = 2;
+                turns[1].llm_requests = 3;
                 turns.push(turn(RETURN_NAMES).value(NAMES).memory(&["ada", "grace"]));
                 turns
             },
-            llm_requests: 3,
+            llm_requests: 6,
             model_requests: 6,
             ..Case::default()
         },
@@ -652,11 +654,14 @@ fn cases() -> Vec<Case> {
             outcome: returned("\"Ada\""),
             turns: vec![
                 two_lookups().remove(0),
-                turn("(return (:name ada))")
-                    .value("\"Ada\"")
-                    .memory(&["ada"]),
+                TurnView {
+                    llm_requests: 2,
+                    ..turn("(return (:name ada))")
+                        .value("\"Ada\"")
+                        .memory(&["ada"])
+                },
             ],
-            llm_requests: 2,
+            llm_requests: 3,
             model_requests: 3,
             ..Case::default()
         },
@@ -671,7 +676,7 @@ fn cases() -> Vec<Case> {
                  within 0.5 s; raise the request timeout if the model is slow",
             ),
             turns: vec![two_lookups().remove(0)],
-            llm_requests: 2,
+            llm_requests: 3,
             model_requests: 3,
             ..Case::default()
         },
@@ -689,11 +694,14 @@ fn cases() -> Vec<Case> {
             outcome: returned("\"Ada\""),
             turns: vec![
                 two_lookups().remove(0),
-                turn("(return (:name ada))")
-                    .value("\"Ada\"")
-                    .memory(&["ada"]),
+                TurnView {
+                    llm_requests: 2,
+                    ..turn("(return (:name ada))")
+                        .value("\"Ada\"")
+                        .memory(&["ada"])
+                },
             ],
-            llm_requests: 2,
+            llm_requests: 3,
             model_requests: 3,
             ..Case::default()
         },
@@ -1186,7 +1194,7 @@ const PMAP_OVER_MEMORY: &str = "(pmap #(tool/bulk %) [1 2000 3 2000 4])";
 const PMAP_OVER_OUTPUT: &str = "(pmap (fn [n] (println \"reading\" n (if (= n 1) \"line\" \"lines\")) (tool/bulk n)) [1 2 3 4])";
 /// The error is item 1's, the first to fail: over its share of what the budget had left.
 const MEMORY_LIMIT: &str = "memory limit exceeded: the values built by this program exceed \
-                            19977 bytes; work on smaller pieces (take, filter first) instead of \
+                            19984 bytes; work on smaller pieces (take, filter first) instead of \
                             materializing everything";
 const OUTPUT_LIMIT: &str = "output limit exceeded: the program printed more than 40 bytes; print \
                             samples or counts instead of whole collections";
