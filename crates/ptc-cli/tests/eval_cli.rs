@@ -235,7 +235,7 @@ fn limits_are_set_from_the_command_line() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
-        "error[memory_limit] 1:6: memory limit exceeded: the values built by this program \
+        "error[memory_limit] 1:1: memory limit exceeded: the values built by this program \
          exceed 100000 bytes; work on smaller pieces (take, filter first) instead of \
          materializing everything\n"
     );
