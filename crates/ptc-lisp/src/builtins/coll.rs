@@ -422,11 +422,19 @@ fn zipmap(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let mut keys = Items::new(ks)?;
     let mut vals = Items::new(vs)?;
     let mut out = MapBuilder::new();
+    // Charged as the map grows: a long lazy input (a huge range) must hit the memory limit
+    // while it is read, not after the whole map is built.
+    const CHARGE_EVERY: usize = 1024;
+    let mut charged = 0;
     while let Some(k) = keys.next(ctx)? {
         let Some(v) = vals.next(ctx)? else { break };
         out.insert(k.into_owned(), v.into_owned());
+        if out.len() - charged >= CHARGE_EVERY {
+            ctx.charge_items((out.len() - charged) * MapBuilder::SLOTS_PER_ENTRY)?;
+            charged = out.len();
+        }
     }
-    ctx.charge_items(out.len() * 2)?;
+    ctx.charge_items((out.len() - charged) * MapBuilder::SLOTS_PER_ENTRY)?;
     Ok(Value::Map(out.build()))
 }
 

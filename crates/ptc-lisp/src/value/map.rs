@@ -441,6 +441,10 @@ pub struct MapBuilder {
 }
 
 impl MapBuilder {
+    /// Value slots one entry takes while the map is being built: its key and value, room the
+    /// two vectors keep for growing, and the entry of the index that finds duplicate keys.
+    pub const SLOTS_PER_ENTRY: usize = 7;
+
     pub fn new() -> MapBuilder {
         MapBuilder::default()
     }
