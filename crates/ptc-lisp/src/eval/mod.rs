@@ -774,8 +774,10 @@ impl Ctx {
                     Value::list(rest.iter().cloned())
                 });
             }
-            self.stack
-                .resize(new_base + arity.frame_size as usize, Value::Nil);
+            let frame_end = new_base + arity.frame_size as usize;
+            if self.stack.len() < frame_end {
+                self.stack.resize(frame_end, Value::Nil);
+            }
             let saved_base = self.base;
             self.base = new_base;
             self.depth += 1;
@@ -1631,6 +1633,7 @@ pub(crate) fn throw_value(v: Value) -> Error {
 
 /// `get` with the key leniency JSON data needs: a keyword also finds the string key of the same
 /// name, and a string finds the keyword.
+#[inline]
 pub fn lookup<'a>(m: &'a Map, key: &Value) -> Option<&'a Value> {
     if let Some(v) = m.get(key) {
         return Some(v);
@@ -1655,6 +1658,7 @@ fn keyword_get(target: &Value, k: &KeywordGet) -> Option<Value> {
 }
 
 /// `(get coll key)` for any collection (nil for everything else, as in Clojure).
+#[inline]
 pub fn get_key(coll: &Value, key: &Value) -> Option<Value> {
     match coll {
         Value::Map(m) => lookup(m, key).cloned(),
