@@ -19,6 +19,9 @@
 //! `UPDATE_ADVERSARIAL=1 cargo test -p ptc-lisp --test adversarial` rewrites the expectation
 //! lines (review the diff).
 
+#[path = "support/rewrite.rs"]
+mod rewrite;
+
 use pretty_assertions::assert_eq;
 use ptc_lisp::format::pr_str;
 use ptc_lisp::{
@@ -278,42 +281,12 @@ fn adversarial_programs_end_with_typed_errors_within_their_limits() {
 
 /// The file with each case's expectation line replaced by the actual one.
 fn rewrite(text: &str, actual: &[String]) -> String {
-    let mut actual = actual.iter().map(|block| {
-        block
-            .lines()
-            .skip(1)
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    });
-    let mut out = String::new();
-    let mut pending: Option<Vec<String>> = None;
-    let flush = |out: &mut String, pending: &mut Option<Vec<String>>| {
-        if let Some(lines) = pending.take() {
-            for l in lines {
-                out.push_str(&l);
-                out.push('\n');
-            }
-        }
-    };
-    for line in text.lines() {
-        if line.starts_with(";; ==== ") {
-            flush(&mut out, &mut pending);
-            pending = actual.next();
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        }
-        if line.starts_with(";; !!") || line.starts_with(";; =>") {
-            continue;
-        }
-        if line.trim().is_empty() {
-            flush(&mut out, &mut pending);
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    flush(&mut out, &mut pending);
-    out
+    rewrite::rewrite(
+        text,
+        actual,
+        |line| line.starts_with(";; ==== "),
+        |line| line.starts_with(";; !!") || line.starts_with(";; =>"),
+    )
 }
 
 /// Programs at the edge of the nesting limits run to completion: the defenses above (stack

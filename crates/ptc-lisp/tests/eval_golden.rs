@@ -19,6 +19,9 @@
 //! `UPDATE_GOLDEN=1 cargo test --test eval_golden` rewrites the expectation lines in place
 //! (review the diff before committing).
 
+#[path = "support/rewrite.rs"]
+mod rewrite;
+
 use pretty_assertions::assert_eq;
 use ptc_lisp::format::pr_str;
 use ptc_lisp::{
@@ -261,40 +264,10 @@ fn golden_programs() {
 
 /// The file with each turn's expectation lines replaced by the actual ones.
 fn rewrite(text: &str, actual: &[String]) -> String {
-    let mut actual = actual.iter().map(|block| {
-        block
-            .lines()
-            .skip(1)
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    });
-    let mut out = String::new();
-    let mut pending: Option<Vec<String>> = None;
-    let flush = |out: &mut String, pending: &mut Option<Vec<String>>| {
-        if let Some(lines) = pending.take() {
-            for l in lines {
-                out.push_str(&l);
-                out.push('\n');
-            }
-        }
-    };
-    for line in text.lines() {
-        if line.starts_with(";; ==== ") || line.starts_with(";; ----") {
-            flush(&mut out, &mut pending);
-            pending = actual.next();
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        }
-        if is_expectation(line) {
-            continue;
-        }
-        if line.trim().is_empty() {
-            flush(&mut out, &mut pending);
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    flush(&mut out, &mut pending);
-    out
+    rewrite::rewrite(
+        text,
+        actual,
+        |line| line.starts_with(";; ==== ") || line.starts_with(";; ----"),
+        is_expectation,
+    )
 }
