@@ -404,6 +404,37 @@ fn more_cases() -> Vec<Case> {
             false,
         ),
         case(
+            "versions-of-a-large-hash-map-kept",
+            "(let [m (zipmap (range 1000) (range 1000))] (mapv #(assoc m % %) (range 100000000)))",
+            16 * MIB,
+            false,
+        ),
+        case(
+            "versions-of-a-large-sorted-map-kept",
+            "(let [m (into (sorted-map) (zipmap (range 1000) (range 1000)))]
+               (mapv #(assoc m % %) (range 100000000)))",
+            16 * MIB,
+            false,
+        ),
+        case(
+            "versions-of-a-large-hash-set-kept",
+            "(let [s (set (range 1000))] (mapv #(conj s (str %)) (range 100000000)))",
+            16 * MIB,
+            false,
+        ),
+        case(
+            "versions-of-a-long-vector-kept",
+            "(let [v (vec (range 1000))] (mapv #(assoc v 0 %) (range 100000000)))",
+            16 * MIB,
+            false,
+        ),
+        case(
+            "rests-of-a-long-vector-kept",
+            "(let [v (conj (vec (range 1000)) 0)] (mapv #(rest (conj v %)) (range 100000000)))",
+            16 * MIB,
+            false,
+        ),
+        case(
             "records-with-their-text",
             "(mapv #(assoc % :text (pr-str %)) (concat data/records data/records data/records))",
             16 * MIB,

@@ -32,8 +32,8 @@ struct MapInner {
     /// program keeping many small maps pays for them, and a loop changing one small map pays
     /// for the copy it keeps rather than for every copy it made.
     own: u32,
-    /// Slots charged for this map's own copy of a small map's values, given back when it is
-    /// dropped.
+    /// Slots charged for this map's own copy of a small map's values, or for the trie or B-tree
+    /// nodes it copied from a map it shares them with; given back when it is dropped.
     copied: u32,
     /// Whether the key array was made for a change of a small map and charged the same way
     /// (given back by the last map holding it).
@@ -48,6 +48,20 @@ const INNER_SLOTS: usize = (std::mem::size_of::<MapInner>() + 32).div_ceil(16);
 /// 1,000 to 1,000,000 entries, an entry takes 136 to 175 bytes in all.
 const HASH_ENTRY_SLOTS: usize = 9;
 
+/// A hash map's trie: 32 entries of a key, a value and a hash per node.
+const HASH_SHAPE: meter::TreeShape = meter::TreeShape {
+    fanout: 32,
+    node_slots: 96,
+    item_slots: HASH_ENTRY_SLOTS,
+};
+
+/// A sorted map's B-tree: up to 64 entries and 65 children per node.
+const SORTED_SHAPE: meter::TreeShape = meter::TreeShape {
+    fanout: 64,
+    node_slots: 160,
+    item_slots: 3,
+};
+
 impl MapInner {
     /// Slots charged for a small map's arrays that dropping them frees.
     fn charged_arrays(&self) -> usize {
@@ -58,6 +72,34 @@ impl MapInner {
             _ => 0,
         };
         self.copied as usize + keys
+    }
+}
+
+impl MapInner {
+    /// Charge what a change just copied: a fresh copy of a small map's values, or the nodes on
+    /// the path to the change in a hash or sorted map.
+    fn charge_change(&mut self, fresh_copy: bool) {
+        let shape = match &self.repr {
+            MapRepr::Small { vals, .. } => {
+                if fresh_copy {
+                    self.copied = meter::own_copy(vals.len());
+                }
+                return;
+            }
+            MapRepr::Hash(m) if !m.is_empty() => HASH_SHAPE,
+            MapRepr::Sorted(m) if !m.is_empty() => SORTED_SHAPE,
+            _ => return,
+        };
+        self.copied = meter::charge_path_copy(self.copied, fresh_copy, self.len(), shape);
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        match &self.repr {
+            MapRepr::Small { keys, .. } => keys.len(),
+            MapRepr::Hash(m) => m.len(),
+            MapRepr::Sorted(m) => m.len(),
+        }
     }
 }
 
@@ -175,11 +217,7 @@ impl Map {
     }
 
     pub fn len(&self) -> usize {
-        match &self.0.repr {
-            MapRepr::Small { keys, .. } => keys.len(),
-            MapRepr::Hash(m) => m.len(),
-            MapRepr::Sorted(m) => m.len(),
-        }
+        self.0.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -244,8 +282,8 @@ impl Map {
     ///
     /// In a run, what this allocates is charged to the memory budget (see `value::meter`): a
     /// copy of a shared small map (given back when the copy is dropped), a new key array, a new
-    /// hash map entry. The copies a hash map makes of the trie nodes it shares with other maps
-    /// are not charged.
+    /// hash map entry, the trie or B-tree nodes copied from a map this one shares them with
+    /// (see `meter::charge_path_copy`).
     pub fn assoc_mut(&mut self, key: Value, value: Value) {
         let shared = Arc::strong_count(&self.0) > 1;
         let inner = Arc::make_mut(&mut self.0);
@@ -301,10 +339,9 @@ impl Map {
         }
         if shared {
             inner.own = meter::own(INNER_SLOTS);
-            if let MapRepr::Small { vals, .. } = &inner.repr {
-                inner.copied = meter::own_copy(vals.len());
-            }
         }
+        // A small map just turned into a hash map shares no nodes.
+        inner.charge_change(shared && !converting);
     }
 
     /// A new map without `key`.
@@ -339,6 +376,9 @@ impl Map {
             MapRepr::Sorted(m) => {
                 m.remove(key);
             }
+        }
+        if !matches!(inner.repr, MapRepr::Small { .. }) {
+            inner.charge_change(true);
         }
         out
     }
@@ -587,8 +627,20 @@ mod tests {
         );
         let built = ints(40);
         assert_eq!(meter::settle().copied, 40 * HASH_ENTRY_SLOTS + INNER_SLOTS);
-        drop((m, built));
-        assert_eq!(meter::settle().freed, 2 * INNER_SLOTS);
+        // A copy of a shared hash map: the new entry and the trie nodes on its path, two
+        // levels for 41 entries.
+        let path = 2 * HASH_SHAPE.node_slots;
+        let mut copy = built.assoc(Value::Int(40), Value::Nil);
+        assert_eq!(
+            meter::settle().copied,
+            INNER_SLOTS + HASH_ENTRY_SLOTS + path
+        );
+        // The copy still shares the other nodes with `built`: its next changes are charged too.
+        copy.assoc_mut(Value::Int(0), Value::Nil);
+        let removed = copy.dissoc(&Value::Int(1));
+        assert_eq!(meter::settle().copied, path + INNER_SLOTS + path);
+        drop((m, built, copy, removed));
+        assert_eq!(meter::settle().freed, 4 * INNER_SLOTS + 3 * path);
         meter::restore(before);
         // Outside a run nothing is counted.
         let mut m = ints(16);

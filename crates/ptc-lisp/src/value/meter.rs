@@ -140,6 +140,50 @@ pub(crate) fn own_copy(slots: usize) -> u32 {
     }
 }
 
+/// The shape of a persistent tree (a hash trie, a B-tree, an RRB vector), for charging the
+/// nodes it copies when it is changed while another value shares them.
+#[derive(Clone, Copy)]
+pub(crate) struct TreeShape {
+    /// Children (or items) per node.
+    pub(crate) fanout: usize,
+    /// Slots one node takes.
+    pub(crate) node_slots: usize,
+    /// Slots per item of all the tree's nodes together: what copying the whole tree costs.
+    pub(crate) item_slots: usize,
+}
+
+/// Charge the nodes that changing one item of a tree of `len` items copies: one node per level
+/// on the path to the item. `charged` is what the value holding the tree has been charged so
+/// far for such copies, and it is given back when that value is dropped.
+///
+/// A tree copied from one another value still holds (`fresh_copy`) shares all of its nodes, and
+/// one changed since (`charged > 0`) may still share most of them, so each change is charged
+/// until the charges reach the cost of the whole tree. A tree built from nothing by one owner
+/// (`charged == 0` and not a fresh copy) shares no nodes and copies none: a `reduce` building a
+/// map is charged for its entries only.
+pub(crate) fn charge_path_copy(
+    charged: u32,
+    fresh_copy: bool,
+    len: usize,
+    shape: TreeShape,
+) -> u32 {
+    let charged = if fresh_copy { 0 } else { charged };
+    if !fresh_copy && charged == 0 {
+        return 0;
+    }
+    let whole = len.saturating_mul(shape.item_slots);
+    if charged as usize >= whole.max(shape.node_slots) {
+        return charged;
+    }
+    let mut levels = 1;
+    let mut reach = shape.fanout;
+    while reach < len {
+        levels += 1;
+        reach = reach.saturating_mul(shape.fanout);
+    }
+    charged.saturating_add(own(levels * shape.node_slots))
+}
+
 /// Note that a copy of `slots` values noted by [`note_copy`] was dropped: its memory is free
 /// again and goes back to the budget when the evaluator next settles.
 pub(crate) fn note_free(slots: usize) {
@@ -306,6 +350,32 @@ mod tests {
         note_copy(5);
         note_free(5);
         assert_eq!(settle(), settled(0, 0, None));
+    }
+
+    #[test]
+    fn path_copies_are_charged_per_level_until_the_whole_tree_is() {
+        let shape = TreeShape {
+            fanout: 32,
+            node_slots: 10,
+            item_slots: 2,
+        };
+        let before = install(1 << 20, None, usize::MAX);
+        // A tree built by its only owner shares nothing.
+        assert_eq!(charge_path_copy(0, false, 1_000, shape), 0);
+        // One level up to 32 items, two up to 1,024, three beyond.
+        assert_eq!(charge_path_copy(0, true, 32, shape), 10);
+        assert_eq!(charge_path_copy(0, true, 1_000, shape), 20);
+        assert_eq!(charge_path_copy(0, true, 1_025, shape), 30);
+        // A fresh copy forgets what the value it was copied from was charged.
+        assert_eq!(charge_path_copy(500, true, 1_000, shape), 20);
+        // A copy changed again still shares nodes, up to the cost of the whole tree (2,000).
+        assert_eq!(charge_path_copy(20, false, 1_000, shape), 40);
+        assert_eq!(charge_path_copy(1_990, false, 1_000, shape), 2_010);
+        assert_eq!(charge_path_copy(2_010, false, 1_000, shape), 2_010);
+        assert_eq!(settle().copied, 10 + 20 + 30 + 20 + 20 + 20);
+        restore(before);
+        // Outside a run nothing is charged.
+        assert_eq!(charge_path_copy(0, true, 1_000, shape), 0);
     }
 
     #[test]

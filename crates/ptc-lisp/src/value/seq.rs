@@ -26,9 +26,17 @@ struct SeqInner {
     /// back when it is dropped (see the map module).
     own: u32,
     /// Slots charged for this sequence's own copy of a short shared sequence's items, made to
-    /// change it, given back when it is dropped.
+    /// change it, or for the tree nodes it copied from a sequence it shares them with; given
+    /// back when it is dropped.
     copied: u32,
 }
+
+/// A tree's shape: 64 items or children per node.
+const TREE_SHAPE: meter::TreeShape = meter::TreeShape {
+    fanout: 64,
+    node_slots: 64,
+    item_slots: 1,
+};
 
 /// Slots of a sequence's own allocation: its `Arc` and fields.
 const INNER_SLOTS: usize = (std::mem::size_of::<SeqInner>() + 16).div_ceil(16);
@@ -141,7 +149,8 @@ impl Seq {
     /// This sequence to change: in place when this is the only owner; otherwise a copy (short)
     /// or a persistent tree (long), so that repeated changes stay cheap. In a run the copy is
     /// charged to the memory budget, the tree's nodes are charged once as it is built, and the
-    /// nodes a tree copies when it is changed while shared are not charged.
+    /// nodes a tree copies when it is changed while shared are charged as `items_mut` changes
+    /// it (see `meter::charge_path_copy`).
     fn inner_mut(&mut self) -> &mut SeqInner {
         if Arc::strong_count(&self.0) > 1 {
             let depth = self.0.depth;
@@ -156,7 +165,10 @@ impl Seq {
                     copy.extend_from_slice(v);
                     (Items::Flat(copy), meter::own_copy(v.len()))
                 }
-                Items::Tree(t) => (Items::Tree(t.clone()), 0),
+                Items::Tree(t) => (
+                    Items::Tree(t.clone()),
+                    meter::charge_path_copy(0, true, t.len(), TREE_SHAPE),
+                ),
             };
             let mut inner = SeqInner::new(depth, items);
             inner.copied = copied;
@@ -166,7 +178,14 @@ impl Seq {
     }
 
     fn items_mut(&mut self) -> &mut Items {
-        &mut self.inner_mut().items
+        let fresh_copy = Arc::strong_count(&self.0) > 1;
+        let inner = self.inner_mut();
+        if let Items::Tree(t) = &inner.items
+            && !fresh_copy
+        {
+            inner.copied = meter::charge_path_copy(inner.copied, false, t.len(), TREE_SHAPE);
+        }
+        &mut inner.items
     }
 
     fn note_depth(&mut self, item: &Value) {
@@ -253,6 +272,7 @@ impl Seq {
             Items::Tree(t) => {
                 let mut tail = t.clone().split_off(start);
                 tail.truncate(end - start);
+                copied = meter::charge_path_copy(0, true, t.len(), TREE_SHAPE);
                 Items::Tree(tail)
             }
         };
@@ -400,8 +420,18 @@ mod tests {
         let mut grown = long.clone();
         grown.push_back(Value::Nil);
         assert_eq!(meter::settle().copied, 2 * INNER_SLOTS + 100);
-        drop((short, long, grown));
-        assert_eq!(meter::settle().freed, 3 * INNER_SLOTS);
+        // Changing a shared tree copies the nodes on the path to the change: two levels of 64
+        // for 101 items. Later changes of the copy are charged until the charges reach the
+        // cost of the whole tree, which this first one already passes.
+        let path = 2 * TREE_SHAPE.node_slots;
+        let mut changed_tree = grown.clone();
+        changed_tree.set(0, Value::Nil);
+        changed_tree.set(1, Value::Nil);
+        assert_eq!(meter::settle().copied, INNER_SLOTS + path);
+        let rest = grown.slice(1, 101);
+        assert_eq!(meter::settle().copied, INNER_SLOTS + path);
+        drop((short, long, grown, changed_tree, rest));
+        assert_eq!(meter::settle().freed, 5 * INNER_SLOTS + 2 * path);
         meter::restore(before);
     }
 }
