@@ -51,6 +51,8 @@ pub(crate) fn analyze_program(src: &str, forms: &[Form], scope: Scope<'_>) -> Re
         frames: vec![Frame::top()],
         gensym: 0,
         depth: 0,
+        fn_depth: 0,
+        stack_floor: UNKNOWN_STACK_FLOOR,
     };
     for form in forms {
         a.declare_definitions(form);
@@ -177,6 +179,11 @@ pub(crate) struct Analyzer<'s, 'a> {
     frames: Vec<Frame>,
     gensym: u32,
     depth: u32,
+    /// `depth` where the innermost function's body starts (0 outside functions). Calling a
+    /// function checks the stack, so a body counts its nesting for `Deep` marks from there.
+    fn_depth: u32,
+    /// See [`stack_has_room`].
+    stack_floor: usize,
 }
 
 /// Deepest nesting of a program after macro expansion: `(-> x a b c)` nests as deeply as
@@ -358,16 +365,21 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         // Each level of nesting takes several large frames (tens of kilobytes in a debug build),
         // so the stack is checked at every level, with room for one level to spare.
         self.depth += 1;
-        let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, || {
+        let result = if stack_has_room(&mut self.stack_floor) {
             self.analyze_inner(form, tail)
-        });
+        } else {
+            let floor = std::mem::replace(&mut self.stack_floor, UNKNOWN_STACK_FLOOR);
+            let result = stacker::grow(STACK_GROW_BY, || self.analyze_inner(form, tail));
+            self.stack_floor = floor;
+            result
+        };
         self.depth -= 1;
         // Evaluating (and dropping) the result recurses as deeply as it nests: mark every few
         // levels as a place where evaluation may move to a new stack segment.
+        let from_fn = self.depth - self.fn_depth;
+        let mark = from_fn.is_multiple_of(DEEP_EVERY) && (from_fn > 0 || self.fn_depth == 0);
         match result {
-            Ok(expr) if self.depth.is_multiple_of(DEEP_EVERY) && !is_leaf(&expr) => {
-                Ok(Expr::Deep(Deep(Box::new(expr))))
-            }
+            Ok(expr) if mark && !is_leaf(&expr) => Ok(Expr::Deep(Deep(Box::new(expr)))),
             other => other,
         }
     }
@@ -1368,6 +1380,13 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     }
 
     fn analyze_arities(&mut self, arity_forms: &[(&Form, &[Form])]) -> Result<Vec<ArityBody>> {
+        let outer_fn_depth = std::mem::replace(&mut self.fn_depth, self.depth);
+        let result = self.analyze_arity_bodies(arity_forms);
+        self.fn_depth = outer_fn_depth;
+        result
+    }
+
+    fn analyze_arity_bodies(&mut self, arity_forms: &[(&Form, &[Form])]) -> Result<Vec<ArityBody>> {
         let mut arities = Vec::new();
         for (params_form, body) in arity_forms {
             let FormKind::Vector(params) = &params_form.kind else {

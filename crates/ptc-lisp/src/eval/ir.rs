@@ -78,6 +78,30 @@ pub(crate) const STACK_RED_ZONE: usize = 256 * 1024;
 /// Size of each new stack segment.
 pub(crate) const STACK_GROW_BY: usize = 2 * 1024 * 1024;
 
+/// A stack floor not looked up yet (on a fresh context or stack segment): no address is above
+/// it, so the first [`stack_has_room`] looks it up.
+pub(crate) const UNKNOWN_STACK_FLOOR: usize = usize::MAX;
+
+/// Whether the stack has [`STACK_RED_ZONE`] left. `floor` caches the lowest address work may
+/// reach on the current segment (comparing with it is much cheaper than asking for the
+/// stack's limit); whoever moves work to a new segment sets it to [`UNKNOWN_STACK_FLOOR`]
+/// there and restores it after.
+#[inline(always)]
+pub(crate) fn stack_has_room(floor: &mut usize) -> bool {
+    let marker = 0u8;
+    let here = std::hint::black_box(&marker) as *const u8 as usize;
+    if here > *floor {
+        return true;
+    }
+    match stacker::remaining_stack() {
+        Some(left) if left >= STACK_RED_ZONE => {
+            *floor = here - (left - STACK_RED_ZONE);
+            true
+        }
+        _ => false,
+    }
+}
+
 impl Drop for Deep {
     fn drop(&mut self) {
         // Dropping a nested expression recurses as deeply as evaluating it does.
@@ -298,6 +322,15 @@ pub(crate) struct Lambda {
     /// Shape of the most recent return value, packed by [`crate::eval::pack_shape`]
     /// (0 = never returned). Read when the user namespace is summarized.
     pub last_return: AtomicU64,
+}
+
+/// A function body is nested without `Deep` marks up to where it starts (see the analyzer), so
+/// dropping one continues where the stack can grow.
+impl Drop for Lambda {
+    fn drop(&mut self) {
+        let arities = std::mem::take(&mut self.arities);
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, move || drop(arities));
+    }
 }
 
 impl Lambda {

@@ -186,6 +186,13 @@ pub struct Ctx {
     /// Stack segments in use by nested calls: they count against the memory budget while
     /// they are in use.
     stack_segments: usize,
+    /// Lowest stack address evaluation may reach on the current stack segment before it
+    /// continues on a new one, [`UNKNOWN_STACK_FLOOR`] until it is looked up (on a fresh
+    /// context and segment): comparing with it is cheaper than asking for the stack's limit.
+    stack_floor: usize,
+    /// Where a keyword called as a function (`(map :price items)`) last found its key in a
+    /// small map: builtins call the same keyword on many maps of one shape.
+    keyword_hint: std::sync::atomic::AtomicU8,
     output_bytes: usize,
     pub(crate) prints: Vec<String>,
     pub(crate) tool_calls: Vec<ToolCallRecord>,
@@ -221,6 +228,8 @@ impl Ctx {
             depth: 0,
             memory: 0,
             stack_segments: 0,
+            stack_floor: UNKNOWN_STACK_FLOOR,
+            keyword_hint: std::sync::atomic::AtomicU8::new(0),
             output_bytes: 0,
             prints: Vec::new(),
             tool_calls: Vec::new(),
@@ -654,6 +663,11 @@ impl Ctx {
         match f {
             Value::Fn(func) => self.apply_fn(func, args),
             Value::Keyword(k) => match args {
+                [Value::Map(m)] => Ok(m
+                    .get_hinted(f, &self.keyword_hint)
+                    .or_else(|| lookup(m, f))
+                    .map(Value::clone_fast)
+                    .unwrap_or_default()),
                 [m] => Ok(get_key(m, f).unwrap_or_default()),
                 [m, default] => Ok(get_key(m, f).unwrap_or_else(|| default.clone())),
                 _ => Err(arity_error(&format!(":{}", k.as_str()), args.len(), "1 or 2").into()),
@@ -828,7 +842,7 @@ impl Ctx {
         &mut self,
         f: impl FnOnce(&mut Ctx) -> EvalResult<T>,
     ) -> EvalResult<T> {
-        if stacker::remaining_stack().is_some_and(|left| left >= STACK_RED_ZONE) {
+        if stack_has_room(&mut self.stack_floor) {
             return f(self);
         }
         let in_use = (self.stack_segments + 1).saturating_mul(STACK_GROW_BY);
@@ -844,7 +858,9 @@ impl Ctx {
             .into());
         }
         self.stack_segments += 1;
+        let floor = std::mem::replace(&mut self.stack_floor, UNKNOWN_STACK_FLOOR);
         let result = stacker::grow(STACK_GROW_BY, || f(self));
+        self.stack_floor = floor;
         self.stack_segments -= 1;
         result
     }
@@ -867,6 +883,8 @@ impl Ctx {
     // -----------------------------------------------------------------------------------------
 
     pub(crate) fn run_top(&mut self, body: &Expr, frame_size: u32) -> EvalResult {
+        // The run may be on another thread than the context's last one.
+        self.stack_floor = UNKNOWN_STACK_FLOOR;
         self.stack.clear();
         self.base = 0;
         self.stack.resize(frame_size as usize, Value::Nil);

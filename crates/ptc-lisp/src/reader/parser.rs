@@ -25,6 +25,7 @@ use super::lexer::{Lexer, Tok, closer_for, unescape};
 use super::{Form, FormKind, ReadLimits};
 use crate::error::{Error, ErrorKind, Result};
 use crate::span::{LineIndex, Span};
+use crate::value::intern;
 
 /// Read every top-level form of `src`.
 ///
@@ -390,7 +391,7 @@ where
         (Tok::Str(body), span) => Form::new(FormKind::Str(unescape(body)), span),
         (Tok::Char(c), span) => Form::new(FormKind::Char(c), span),
         (Tok::Keyword(k), span) => Form::new(FormKind::Keyword(k.to_owned()), span),
-        (Tok::Symbol(s), span) => Form::new(FormKind::Symbol(arcstr::ArcStr::from(s)), span),
+        (Tok::Symbol(s), span) => Form::new(FormKind::Symbol(intern(s)), span),
         (Tok::Regex(r), span) => Form::new(FormKind::Regex(r.to_owned()), span),
     }
 }
