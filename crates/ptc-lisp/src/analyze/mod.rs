@@ -995,7 +995,14 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         candidates.extend(tool_names.iter().map(String::as_str));
         candidates.extend(data_names.iter().map(String::as_str));
         let suggestion = closest(name, &candidates)
-            .map(|s| format!("; did you mean {s}?"))
+            // `coll??` would read as a typo: quote a name that ends in its own `?`.
+            .map(|s| {
+                if s.ends_with('?') {
+                    format!("; did you mean `{s}`?")
+                } else {
+                    format!("; did you mean {s}?")
+                }
+            })
             .unwrap_or_default();
         Error::at(
             ErrorKind::UndefinedSymbol,
