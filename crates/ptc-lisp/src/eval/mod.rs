@@ -19,7 +19,7 @@ use arcstr::ArcStr;
 use ir::*;
 use smallvec::SmallVec;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering as AtomicOrdering};
 use std::time::{Duration, Instant};
 
 /// Why evaluation stopped early: an error, or one of the program's own exits.
@@ -192,7 +192,7 @@ pub struct Ctx {
     stack_floor: usize,
     /// Where a keyword called as a function (`(map :price items)`) last found its key in a
     /// small map: builtins call the same keyword on many maps of one shape.
-    keyword_hint: std::sync::atomic::AtomicU8,
+    keyword_hint: AtomicU8,
     output_bytes: usize,
     pub(crate) prints: Vec<String>,
     pub(crate) tool_calls: Vec<ToolCallRecord>,
@@ -229,7 +229,7 @@ impl Ctx {
             memory: 0,
             stack_segments: 0,
             stack_floor: UNKNOWN_STACK_FLOOR,
-            keyword_hint: std::sync::atomic::AtomicU8::new(0),
+            keyword_hint: AtomicU8::new(0),
             output_bytes: 0,
             prints: Vec::new(),
             tool_calls: Vec::new(),
@@ -663,12 +663,7 @@ impl Ctx {
         match f {
             Value::Fn(func) => self.apply_fn(func, args),
             Value::Keyword(k) => match args {
-                [Value::Map(m)] => Ok(m
-                    .get_hinted(f, &self.keyword_hint)
-                    .or_else(|| lookup(m, f))
-                    .map(Value::clone_fast)
-                    .unwrap_or_default()),
-                [m] => Ok(get_key(m, f).unwrap_or_default()),
+                [m] => Ok(keyword_get_hinted(m, f, &self.keyword_hint).unwrap_or_default()),
                 [m, default] => Ok(get_key(m, f).unwrap_or_else(|| default.clone())),
                 _ => Err(arity_error(&format!(":{}", k.as_str()), args.len(), "1 or 2").into()),
             },
@@ -1666,12 +1661,18 @@ pub fn lookup<'a>(m: &'a Map, key: &Value) -> Option<&'a Value> {
 /// `(:key target)` at a call site that remembers where the key was last found.
 #[inline]
 fn keyword_get(target: &Value, k: &KeywordGet) -> Option<Value> {
+    keyword_get_hinted(target, &k.key, &k.hint)
+}
+
+/// `(key target)` for a keyword `key`, looked for first where `hint` says it was last found.
+#[inline]
+fn keyword_get_hinted(target: &Value, key: &Value, hint: &AtomicU8) -> Option<Value> {
     match target {
         Value::Map(m) => m
-            .get_hinted(&k.key, &k.hint)
-            .or_else(|| lookup(m, &k.key))
+            .get_hinted(key, hint)
+            .or_else(|| lookup(m, key))
             .map(Value::clone_fast),
-        other => get_key(other, &k.key),
+        other => get_key(other, key),
     }
 }
 

@@ -73,9 +73,7 @@ impl MapInner {
         };
         self.copied as usize + keys
     }
-}
 
-impl MapInner {
     /// Charge what a change just copied: a fresh copy of a small map's values, or the nodes on
     /// the path to the change in a hash or sorted map.
     fn charge_change(&mut self, fresh_copy: bool) {
@@ -367,7 +365,6 @@ impl Map {
                 new_vals.remove(i);
                 *keys = Arc::from(new_keys);
                 *vals = new_vals.into_boxed_slice();
-                inner.copied = meter::own_copy(vals.len());
                 inner.own_keys = meter::note_copy(keys.len() + 1);
             }
             MapRepr::Hash(m) => {
@@ -377,9 +374,7 @@ impl Map {
                 m.remove(key);
             }
         }
-        if !matches!(inner.repr, MapRepr::Small { .. }) {
-            inner.charge_change(true);
-        }
+        inner.charge_change(true);
         out
     }
 
