@@ -2,7 +2,8 @@
 //!
 //! Up to [`SMALL_MAP_MAX`] entries a map is a key array and a value array in insertion order (keys
 //! arrays are shared between maps of the same shape, so ten thousand JSON records with the same
-//! fields store their key list once). Larger maps are hash array mapped tries keyed by a fixed,
+//! fields store their key list once). Up to `INLINE_VALS` values live in the map's own
+//! allocation: a record is then one allocation, and reading a field follows one pointer. Larger maps are hash array mapped tries keyed by a fixed,
 //! seedless hash, so their order is the same in every process. Sorted maps are B-trees.
 
 use super::{Value, hash_value, meter};
@@ -16,6 +17,13 @@ pub const SMALL_MAP_MAX: usize = 16;
 type FxBuild = BuildHasherDefault<rustc_hash::FxHasher>;
 type HashRepr = imbl::GenericHashMap<Value, Value, FxBuild, DefaultSharedPtr>;
 type SortedRepr = imbl::OrdMap<Value, Value>;
+
+/// Values a small map keeps in its own allocation. Most records have a handful of fields;
+/// keeping them inline saves an allocation per map and a dependent load per field read, which is
+/// what a pipeline over thousands of records spends its time on when they are spread over the
+/// heap.
+const INLINE_VALS: usize = 8;
+type SmallVals = smallvec::SmallVec<[Value; INLINE_VALS]>;
 
 #[derive(Clone)]
 pub struct Map(Arc<MapInner>);
@@ -32,7 +40,7 @@ struct MapInner {
     /// program keeping many small maps pays for them, and a loop changing one small map pays
     /// for the copy it keeps rather than for every copy it made.
     own: u32,
-    /// Slots charged for this map's own copy of a small map's values, or for the trie or B-tree
+    /// Slots charged for this map's own copy of a small map's values kept outside it, or for the trie or B-tree
     /// nodes it copied from a map it shares them with; given back when it is dropped.
     copied: u32,
     /// Whether the key array was made for a change of a small map and charged the same way
@@ -40,7 +48,8 @@ struct MapInner {
     own_keys: bool,
 }
 
-/// Slots of a map's own allocation: its `Arc`, fields, and the header of its key array.
+/// Slots of a map's own allocation: its `Arc`, fields (inline values included), and the header
+/// of its key array.
 const INNER_SLOTS: usize = (std::mem::size_of::<MapInner>() + 32).div_ceil(16);
 
 /// Slots a hash map entry takes beyond the two of its key and value, charged as it is added:
@@ -79,7 +88,8 @@ impl MapInner {
     fn charge_change(&mut self, fresh_copy: bool) {
         let shape = match &self.repr {
             MapRepr::Small { vals, .. } => {
-                if fresh_copy {
+                // Inline values were copied with the map itself, which `own` pays for.
+                if fresh_copy && vals.spilled() {
                     self.copied = meter::own_copy(vals.len());
                 }
                 return;
@@ -122,7 +132,7 @@ impl Drop for Map {
                         depth: 1,
                         repr: MapRepr::Small {
                             keys: empty_keys(),
-                            vals: Box::new([]),
+                            vals: SmallVals::new(),
                         },
                         own: 0,
                         copied: 0,
@@ -160,10 +170,7 @@ impl Map {
 
 #[derive(Clone)]
 enum MapRepr {
-    Small {
-        keys: Arc<[Value]>,
-        vals: Box<[Value]>,
-    },
+    Small { keys: Arc<[Value]>, vals: SmallVals },
     Hash(HashRepr),
     Sorted(SortedRepr),
 }
@@ -183,7 +190,7 @@ impl Map {
     pub fn new() -> Map {
         Map::of(MapRepr::Small {
             keys: empty_keys(),
-            vals: Box::new([]),
+            vals: SmallVals::new(),
         })
     }
 
@@ -207,7 +214,7 @@ impl Map {
         if keys.len() <= SMALL_MAP_MAX {
             Map::of(MapRepr::Small {
                 keys,
-                vals: vals.into_boxed_slice(),
+                vals: SmallVals::from_vec(vals),
             })
         } else {
             Map::from_pairs(keys.iter().cloned().zip(vals))
@@ -315,7 +322,7 @@ impl Map {
                         meter::note_free(old_keys.len() + 1);
                     }
                     inner.own_keys = meter::note_copy(keys.len() + 1);
-                    *vals = new_vals.into_boxed_slice();
+                    *vals = SmallVals::from_vec(new_vals);
                 } else {
                     let mut m = HashRepr::default();
                     for (k, v) in keys.iter().cloned().zip(std::mem::take(vals).into_vec()) {
@@ -364,7 +371,7 @@ impl Map {
                 let mut new_vals = std::mem::take(vals).into_vec();
                 new_vals.remove(i);
                 *keys = Arc::from(new_keys);
-                *vals = new_vals.into_boxed_slice();
+                *vals = SmallVals::from_vec(new_vals);
                 inner.own_keys = meter::note_copy(keys.len() + 1);
             }
             MapRepr::Hash(m) => {
@@ -525,7 +532,7 @@ impl MapBuilder {
         if self.keys.len() <= SMALL_MAP_MAX {
             Map::of(MapRepr::Small {
                 keys: Arc::from(self.keys),
-                vals: self.vals.into_boxed_slice(),
+                vals: SmallVals::from_vec(self.vals),
             })
         } else {
             let mut m = HashRepr::default();
@@ -580,23 +587,31 @@ mod tests {
         let m = ints(4);
         // Its entries are charged by the builtin that builds it; its own allocation here.
         assert_eq!(meter::settle().copied, INNER_SLOTS);
-        // A new key: a copy of the values and a new key array, both of 5.
+        // A new key: a copy of the map (its values are inline) and a new key array of 5.
         let added = m.assoc(Value::Int(9), Value::Int(9));
-        assert_eq!(meter::settle().copied, 5 + INNER_SLOTS + 6);
-        // A new value: a copy of the values; the key array stays shared.
+        assert_eq!(meter::settle().copied, INNER_SLOTS + 6);
+        // A new value: a copy of the map; the key array stays shared.
         let changed = added.assoc(Value::Int(1), Value::Int(7));
-        assert_eq!(meter::settle().copied, 5 + INNER_SLOTS);
-        // `changed` still holds the key array of `added`: only its copy of the values is free.
+        assert_eq!(meter::settle().copied, INNER_SLOTS);
+        // `changed` still holds the key array of `added`: only the copy itself is free.
         drop(added);
-        assert_eq!(meter::settle().freed, 5 + INNER_SLOTS);
+        assert_eq!(meter::settle().freed, INNER_SLOTS);
         drop(changed);
-        assert_eq!(meter::settle().freed, 5 + INNER_SLOTS + 6);
+        assert_eq!(meter::settle().freed, INNER_SLOTS + 6);
         let removed = m.dissoc(&Value::Int(0));
-        assert_eq!(meter::settle().copied, 3 + INNER_SLOTS + 4);
+        assert_eq!(meter::settle().copied, INNER_SLOTS + 4);
         drop(m);
         assert_eq!(meter::settle().freed, INNER_SLOTS);
         drop(removed);
-        assert_eq!(meter::settle().freed, 3 + INNER_SLOTS + 4);
+        assert_eq!(meter::settle().freed, INNER_SLOTS + 4);
+        // More values than fit inline: a copy copies them too.
+        let wide = ints(INLINE_VALS as i64 + 2);
+        assert_eq!(meter::settle().copied, INNER_SLOTS);
+        let changed = wide.assoc(Value::Int(1), Value::Int(7));
+        assert_eq!(meter::settle().copied, INNER_SLOTS + INLINE_VALS + 2);
+        drop(changed);
+        assert_eq!(meter::settle().freed, INNER_SLOTS + INLINE_VALS + 2);
+        drop(wide);
         meter::restore(before);
     }
 
