@@ -261,8 +261,10 @@ impl Runtime {
     /// Read and run `source`; a read error is reported in the outcome like any other error.
     pub fn run_str(&self, source: &str, memory: &UserNamespace) -> RunOutcome {
         let started = Instant::now();
-        match Program::parse_with(source, &self.limits.read) {
-            Ok(program) => self.run_since(&program, memory, started),
+        // Read without building a `Program`: its shared copies of the text and forms would
+        // only be dropped again.
+        match read(source, &self.limits.read) {
+            Ok(forms) => self.run_since(source, &forms, memory, started, Instant::now()),
             Err(e) => RunOutcome {
                 outcome: Outcome::Error(e),
                 failed_at: None,
@@ -277,17 +279,25 @@ impl Runtime {
     /// Run `program` starting from the definitions in `memory`. The timeout counts analysis
     /// and evaluation.
     pub fn run(&self, program: &Program, memory: &UserNamespace) -> RunOutcome {
-        self.run_since(program, memory, Instant::now())
+        let now = Instant::now();
+        self.run_since(&program.source, &program.forms, memory, now, now)
     }
 
-    /// [`Runtime::run`], with the timeout counted from `started`.
-    fn run_since(&self, program: &Program, memory: &UserNamespace, started: Instant) -> RunOutcome {
-        let analysis_started = Instant::now();
-        let mut globals: Vec<Binding> = (*memory.bindings).clone();
-        let mut index: FxHashMap<ArcStr, u32> = (*memory.index).clone();
+    /// [`Runtime::run`] of the program `forms` read from `source`, with the timeout counted from
+    /// `started`; analysis starts at `analysis_started`.
+    fn run_since(
+        &self,
+        source: &str,
+        forms: &[Form],
+        memory: &UserNamespace,
+        started: Instant,
+        analysis_started: Instant,
+    ) -> RunOutcome {
+        let mut globals = memory.bindings.clone();
+        let mut index = memory.index.clone();
         let analyzed = analyze_program(
-            &program.source,
-            &program.forms,
+            source,
+            forms,
             Scope {
                 tools: &self.tools,
                 data: &self.data,
@@ -295,12 +305,13 @@ impl Runtime {
                 global_index: &mut index,
             },
         );
-        let analyze_time = analysis_started.elapsed();
+        let analyzed_at = Instant::now();
+        let analyze_time = analyzed_at - analysis_started;
         let analyzed = match analyzed {
             Ok(a) => a,
             Err(e) => {
                 return RunOutcome {
-                    outcome: Outcome::Error(e.locate(&program.source)),
+                    outcome: Outcome::Error(e.locate(source)),
                     failed_at: None,
                     prints: Vec::new(),
                     tool_calls: Vec::new(),
@@ -312,8 +323,13 @@ impl Runtime {
                 };
             }
         };
-        let mut ctx = Ctx::new(self.limits.clone(), Arc::new(globals), memory.next_order);
-        ctx.set_run_started(started);
+        let mut ctx = Ctx::new(
+            self.limits.clone(),
+            globals,
+            memory.next_order,
+            analyzed_at,
+            started,
+        );
         let meter = ctx.meter_guard();
         let mut result = ctx.run_top(&analyzed.body, analyzed.frame_size);
         // What the program hands back must be safe for the host to print and serialize.
@@ -338,10 +354,10 @@ impl Runtime {
             Err(Flow::Return(v)) => Outcome::Returned(v),
             Err(Flow::Fail(failed)) => {
                 let (reason, span) = *failed;
-                failed_at = Some(LineIndex::new(&program.source).pos(span.start as usize));
+                failed_at = Some(LineIndex::new(source).pos(span.start as usize));
                 Outcome::Failed(reason)
             }
-            Err(Flow::Error(e)) => Outcome::Error(e.locate(&program.source)),
+            Err(Flow::Error(e)) => Outcome::Error(e.locate(source)),
             Err(Flow::Recur) => Outcome::Error(Error::new(
                 ErrorKind::Syntax,
                 "recur outside of a loop or function",
@@ -361,7 +377,7 @@ impl Runtime {
             tool_calls: std::mem::take(&mut ctx.tool_calls),
             memory: UserNamespace {
                 bindings: ctx.globals.clone(),
-                index: Arc::new(index),
+                index,
                 next_order: ctx.next_order,
             },
             stats,

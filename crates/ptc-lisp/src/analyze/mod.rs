@@ -33,8 +33,9 @@ use std::sync::atomic::AtomicU64;
 pub(crate) struct Scope<'a> {
     pub tools: &'a Tools,
     pub data: &'a BTreeMap<String, Value>,
-    pub globals: &'a mut Vec<Binding>,
-    pub global_index: &'a mut FxHashMap<ArcStr, u32>,
+    /// The user namespace, shared with the run's caller until a definition changes it.
+    pub globals: &'a mut Arc<Vec<Binding>>,
+    pub global_index: &'a mut Arc<FxHashMap<ArcStr, u32>>,
 }
 
 /// The analyzed program: one body evaluated in a frame of `frame_size` slots.
@@ -54,22 +55,17 @@ pub(crate) fn analyze_program(src: &str, forms: &[Form], scope: Scope<'_>) -> Re
         fn_depth: 0,
         stack_floor: UNKNOWN_STACK_FLOOR,
     };
-    for form in forms {
-        a.declare_definitions(form);
+    // Every definition form names `def`, `defn`, `defn-` or `declare` in the text: a program
+    // without them (most programs) needs no walk.
+    if src.contains("def") || src.contains("declare") {
+        for form in forms {
+            a.declare_definitions(form);
+        }
     }
-    let body = if forms.is_empty() {
-        Expr::Const(Value::Nil)
-    } else {
-        let mut exprs = Vec::with_capacity(forms.len());
-        let last = forms.len() - 1;
-        for (i, form) in forms.iter().enumerate() {
-            exprs.push(a.analyze(form, i == last)?);
-        }
-        if exprs.len() == 1 {
-            exprs.pop().expect("one expression")
-        } else {
-            Expr::Do(exprs.into_boxed_slice())
-        }
+    let body = match forms {
+        [] => Expr::Const(Value::Nil),
+        [form] => a.analyze(form, true)?,
+        _ => Expr::Do(a.analyze_operands(forms, true)?.into_boxed_slice()),
     };
     Ok(Analyzed {
         body,
@@ -95,7 +91,7 @@ struct Frame {
 
 impl Frame {
     fn top() -> Frame {
-        Frame::new(false, None, Arc::default())
+        Frame::new(false, None, no_letfn_group())
     }
 
     fn new(is_fn: bool, self_name: Option<ArcStr>, letfn: Arc<FxHashMap<ArcStr, u32>>) -> Frame {
@@ -111,6 +107,13 @@ impl Frame {
             recur: None,
         }
     }
+}
+
+/// The `letfn` group of a frame outside any: one shared empty map, so that making a frame
+/// allocates nothing.
+fn no_letfn_group() -> Arc<FxHashMap<ArcStr, u32>> {
+    static EMPTY: std::sync::OnceLock<Arc<FxHashMap<ArcStr, u32>>> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(Arc::default).clone()
 }
 
 /// The local names of a frame, in binding order, with an index so that a lookup costs the
@@ -343,14 +346,14 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         }
         let slot = self.scope.globals.len() as Slot;
         let name = intern(name);
-        self.scope.globals.push(Binding {
+        Arc::make_mut(self.scope.globals).push(Binding {
             name: name.clone(),
             value: None,
             doc: None,
             params: Vec::new(),
             order: u64::MAX,
         });
-        self.scope.global_index.insert(name, slot);
+        Arc::make_mut(self.scope.global_index).insert(name, slot);
         slot
     }
 
@@ -394,23 +397,32 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     }
 
     fn analyze_inner(&mut self, form: &Form, tail: bool) -> Result<Expr> {
+        if let Some(value) = literal(form) {
+            return Ok(Expr::Const(value));
+        }
         Ok(match &form.kind {
-            FormKind::Nil => Expr::Const(Value::Nil),
-            FormKind::Bool(b) => Expr::Const(Value::Bool(*b)),
-            FormKind::Int(i) => Expr::Const(Value::Int(*i)),
-            FormKind::Float(f) => Expr::Const(Value::Float(*f)),
-            FormKind::Str(s) => Expr::Const(Value::string(s)),
-            FormKind::Char(c) => Expr::Const(Value::Char(*c)),
-            FormKind::Keyword(k) => Expr::Const(Value::keyword(k)),
+            FormKind::Nil
+            | FormKind::Bool(_)
+            | FormKind::Int(_)
+            | FormKind::Float(_)
+            | FormKind::Str(_)
+            | FormKind::Char(_)
+            | FormKind::Keyword(_) => unreachable!("literals are handled above"),
             FormKind::Regex(p) => Expr::Const(Value::Regex(
                 compile_regex(p).map_err(|e| e.or_span(form.span))?,
             )),
             FormKind::Symbol(name) => self.resolve(name, form.span)?,
+            // `[1 2 3]`, `[:a :b]`: built at once, without an expression per item.
             FormKind::Vector(items) => {
-                let exprs = self.analyze_all(items)?;
-                match constants(&exprs) {
+                match items.iter().map(literal).collect::<Option<Vec<_>>>() {
                     Some(values) => Expr::Const(Value::vector(values)),
-                    None => Expr::Vector(exprs.into_boxed_slice()),
+                    None => {
+                        let exprs = self.analyze_all(items)?;
+                        match constants(&exprs) {
+                            Some(values) => Expr::Const(Value::vector(values)),
+                            None => Expr::Vector(exprs.into_boxed_slice()),
+                        }
+                    }
                 }
             }
             FormKind::Map(items) => {
@@ -531,7 +543,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                     return self.analyze(&expanded, tail);
                 }
             }
-            return self.analyze_call_to_symbol(name, form, items);
+            return self.analyze_call_to_symbol(name, shadowed, form, items);
         }
         if let FormKind::Keyword(k) = &head.kind {
             return match &items[1..] {
@@ -574,10 +586,17 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         })
     }
 
-    fn analyze_call_to_symbol(&mut self, name: &str, form: &Form, items: &[Form]) -> Result<Expr> {
+    /// A call whose head is the symbol `name`; `shadowed` says whether a local binds it.
+    fn analyze_call_to_symbol(
+        &mut self,
+        name: &str,
+        shadowed: bool,
+        form: &Form,
+        items: &[Form],
+    ) -> Result<Expr> {
         let span = form.span;
         // The common case, a call of a builtin nothing shadows, needs no function value.
-        let direct = (!self.is_local_name(name) && !self.scope.global_index.contains_key(name))
+        let direct = (!shadowed && !self.scope.global_index.contains_key(name))
             .then(|| builtins::lookup(name))
             .flatten();
         let callee = match direct {
@@ -632,6 +651,42 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         let callee = callee.expect("resolved when it is not a direct builtin call");
         Ok(Expr::Call(Box::new(CallExpr { callee, args, span })))
     }
+}
+
+/// The value of a literal form: nil, a boolean, number, string, character or keyword.
+fn literal(form: &Form) -> Option<Value> {
+    Some(match &form.kind {
+        FormKind::Nil => Value::Nil,
+        FormKind::Bool(b) => Value::Bool(*b),
+        FormKind::Int(i) => Value::Int(*i),
+        FormKind::Float(f) => Value::Float(*f),
+        FormKind::Str(s) => Value::string(s),
+        FormKind::Char(c) => Value::Char(*c),
+        FormKind::Keyword(k) => Value::keyword(k),
+        _ => return None,
+    })
+}
+
+/// Whether the symbol `recur` appears anywhere in `forms`, quoted or not.
+fn mentions_recur(forms: &[Form]) -> bool {
+    let mut pending = vec![forms];
+    while let Some(forms) = pending.pop() {
+        for form in forms {
+            match &form.kind {
+                FormKind::Symbol(name) if name.as_str() == "recur" => return true,
+                FormKind::List(items)
+                | FormKind::Vector(items)
+                | FormKind::Map(items)
+                | FormKind::Set(items)
+                | FormKind::AnonFn(items) => pending.push(items),
+                FormKind::Quote(inner) | FormKind::Deref(inner) | FormKind::Tagged(_, inner) => {
+                    pending.push(std::slice::from_ref(inner))
+                }
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 fn constants(exprs: &[Expr]) -> Option<Vec<Value>> {
@@ -821,8 +876,8 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 span,
             });
         }
-        if let Some(b) = builtins::lookup(name) {
-            return Ok(Expr::Const(Value::Fn(builtins::function(b))));
+        if let Some(f) = builtins::lookup_function(name) {
+            return Ok(Expr::Const(Value::Fn(f)));
         }
         if let Some(expr) = self.resolve_tool_or_data(name, span) {
             return Ok(expr);
@@ -832,8 +887,8 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 
     /// What an unbound user definition falls back to: a builtin, tool or data of that name.
     fn resolve_unqualified_global_fallback(&mut self, name: &str, span: Span) -> Option<Expr> {
-        if let Some(b) = builtins::lookup(name) {
-            return Some(Expr::Const(Value::Fn(builtins::function(b))));
+        if let Some(f) = builtins::lookup_function(name) {
+            return Some(Expr::Const(Value::Fn(f)));
         }
         self.resolve_tool_or_data(name, span)
     }
@@ -889,12 +944,12 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 }),
                 None => Err(self.undefined(full, span)),
             },
-            "clojure.core" => match builtins::lookup(local) {
-                Some(b) => Ok(Expr::Const(Value::Fn(builtins::function(b)))),
+            "clojure.core" => match builtins::lookup_function(local) {
+                Some(f) => Ok(Expr::Const(Value::Fn(f))),
                 None => Err(self.undefined(full, span)),
             },
-            _ => match builtins::lookup(full) {
-                Some(b) => Ok(Expr::Const(Value::Fn(builtins::function(b)))),
+            _ => match builtins::lookup_function(full) {
+                Some(f) => Ok(Expr::Const(Value::Fn(f))),
                 None => match builtins::constant(full) {
                     Some(value) => Ok(Expr::Const(value)),
                     None => Err(self.undefined(full, span)),
@@ -1354,7 +1409,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             }
         };
         self.frames
-            .push(Frame::new(true, self_name.clone(), Arc::default()));
+            .push(Frame::new(true, self_name.clone(), no_letfn_group()));
         let result = self.analyze_arities(&arity_forms);
         let frame = self.frames.pop().expect("pushed above");
         let arities = result?;
@@ -1423,9 +1478,21 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 fixed_patterns.push(&params[i]);
                 i += 1;
             }
-            let slots: Vec<Slot> = (0..fixed_patterns.len() + usize::from(rest_pattern.is_some()))
-                .map(|_| self.new_slot())
+            // Without `recur` the parameters are never rebound: they are read where the caller
+            // holds the arguments. (A `recur` that a macro expands to has a loop of its own.)
+            let args_in_place = !mentions_recur(body);
+            let mut slots: Vec<Slot> = (0..fixed_patterns.len())
+                .map(|i| {
+                    if args_in_place {
+                        ARG_SLOT + i as Slot
+                    } else {
+                        self.new_slot()
+                    }
+                })
                 .collect();
+            if rest_pattern.is_some() {
+                slots.push(self.new_slot());
+            }
             let mut bindings = Vec::new();
             for (pattern, slot) in fixed_patterns
                 .iter()
@@ -1435,7 +1502,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             {
                 self.bind_pattern(pattern, slot, &mut bindings)?;
             }
-            self.frame().recur = Some(slots.clone());
+            self.frame().recur = (!args_in_place).then(|| slots.clone());
             let body_expr = self.analyze_body(body, true)?;
             let body_expr = if bindings.is_empty() {
                 body_expr
@@ -1450,6 +1517,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             arities.push(ArityBody {
                 fixed: fixed_patterns.len(),
                 variadic: rest_pattern.is_some(),
+                args_in_place,
                 frame_size: self.frame().max_slots,
                 body: body_expr,
                 params_text,

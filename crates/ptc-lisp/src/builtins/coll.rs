@@ -395,7 +395,7 @@ fn update_vals(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     ctx.charge_items(m.len() * 2)?;
     let mut out = m.clone();
     for (k, v) in m.iter() {
-        out.assoc_mut(k.clone(), ctx.apply(f, std::slice::from_ref(v))?);
+        out.assoc_mut(k.clone(), ctx.apply1(f, v)?);
     }
     Ok(Value::Map(out))
 }
@@ -409,7 +409,7 @@ fn update_keys(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     ctx.charge_items(m.len() * 2)?;
     let mut out = m.empty_like();
     for (k, v) in m.iter() {
-        out.assoc_mut(ctx.apply(f, std::slice::from_ref(k))?, v.clone());
+        out.assoc_mut(ctx.apply1(f, k)?, v.clone());
     }
     Ok(Value::Map(out))
 }

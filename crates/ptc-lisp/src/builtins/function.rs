@@ -52,8 +52,8 @@ fn native(
 fn comp(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     expect_fns("comp", args)?;
     match args {
-        [] => Ok(super::lookup("identity")
-            .map(|b| Value::Fn(super::function(b)))
+        [] => Ok(super::lookup_function("identity")
+            .map(Value::Fn)
             .unwrap_or_default()),
         [f] => Ok(f.clone()),
         _ => {
@@ -62,7 +62,7 @@ fn comp(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
                 let (innermost, outer) = fs.split_last().expect("two or more functions");
                 let mut v = ctx.apply(innermost, call)?;
                 for f in outer.iter().rev() {
-                    v = ctx.apply(f, std::slice::from_ref(&v))?;
+                    v = ctx.apply1(f, &v)?;
                 }
                 Ok(v)
             }))
@@ -157,7 +157,7 @@ fn every_pred(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(native("every-pred", args, move |ctx, call| {
         for p in &preds {
             for x in call {
-                if !ctx.apply(p, std::slice::from_ref(x))?.truthy() {
+                if !ctx.apply1(p, x)?.truthy() {
                     return Ok(Value::Bool(false));
                 }
             }
@@ -174,7 +174,7 @@ fn some_fn(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         let mut last = Value::Nil;
         for p in &preds {
             for x in call {
-                last = ctx.apply(p, std::slice::from_ref(x))?;
+                last = ctx.apply1(p, x)?;
                 if last.truthy() {
                     return Ok(last);
                 }

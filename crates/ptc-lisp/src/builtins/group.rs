@@ -6,6 +6,7 @@ use super::{Builtin, builtin, expect_fn, expect_int};
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult, Items, unbounded_error};
 use crate::value::{LazyKind, LazySeq, MapBuilder, Seq, Value};
+use std::borrow::Cow;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("group-by", [2], group_by, "(group-by f coll)", "A map from each (f item) to the vector of items giving it, in first-seen order.", "(group-by odd? [1 2 3])" => "{true [1 3], false [2]}"),
@@ -49,16 +50,21 @@ fn group_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     // Every item of a long range ends up in a group: refuse at once what cannot fit.
     ctx.charge_items(known_count(coll))?;
     while let Some(item) = items.next(ctx)? {
-        let key = ctx.apply(f, std::slice::from_ref(item.as_ref()))?;
-        let item = item.into_owned();
-        match index.get(&key) {
-            Some(&i) => groups[i].push(item),
+        let key = match ctx.keyword_field(f, item.as_ref()) {
+            Some(field) => Cow::Borrowed(field),
+            None => Cow::Owned(ctx.apply1(f, item.as_ref())?),
+        };
+        let group = match index.get(key.as_ref()) {
+            Some(&i) => i,
             None => {
+                let key = key.into_owned();
                 index.insert(key.clone(), keys.len());
                 keys.push(key);
-                groups.push(vec![item]);
+                groups.push(Vec::new());
+                groups.len() - 1
             }
-        }
+        };
+        groups[group].push(item.into_owned());
     }
     ctx.charge_items(keys.len() * 2 + groups.iter().map(Vec::len).sum::<usize>())?;
     let mut out = MapBuilder::new();
@@ -189,7 +195,7 @@ fn partition_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let mut run = Seq::new();
     let mut last: Option<Value> = None;
     while let Some(item) = items.next(ctx)? {
-        let key = ctx.apply(f, std::slice::from_ref(item.as_ref()))?;
+        let key = ctx.apply1(f, item.as_ref())?;
         if last.as_ref().is_some_and(|k| *k != key) {
             out.push(Value::List(std::mem::take(&mut run)));
         }

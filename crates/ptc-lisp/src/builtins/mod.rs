@@ -159,12 +159,22 @@ fn registry() -> &'static Registry {
 /// for `clojure.string/`, `set/` for `clojure.set/`, and Java classes with or without their
 /// package (`java.lang.Math/abs`, `java.time.LocalDate/parse`, `java.util.Date.`).
 pub fn lookup(name: &str) -> Option<&'static Builtin> {
+    entry(name).map(|(b, _)| *b)
+}
+
+/// [`lookup`], giving the builtin's function value (shared, so referring to `inc` allocates
+/// nothing).
+pub fn lookup_function(name: &str) -> Option<Function> {
+    entry(name).map(|(_, f)| f.clone())
+}
+
+fn entry(name: &str) -> Option<&'static (&'static Builtin, Function)> {
     let reg = registry();
-    if let Some((b, _)) = reg.by_name.get(name) {
-        return Some(b);
+    if let Some(entry) = reg.by_name.get(name) {
+        return Some(entry);
     }
     let canonical = canonical_name(name)?;
-    reg.by_name.get(canonical.as_str()).map(|(b, _)| *b)
+    reg.by_name.get(canonical.as_str())
 }
 
 /// The registry name an alias stands for, if `name` is written as an alias.
@@ -210,14 +220,6 @@ pub(crate) fn class_members(class: &str) -> Vec<&'static str> {
         .collect();
     names.sort_unstable();
     names
-}
-
-/// The function value of a builtin (shared, so referring to `inc` allocates nothing).
-pub fn function(b: &'static Builtin) -> Function {
-    match registry().by_name.get(b.name) {
-        Some((_, f)) => f.clone(),
-        None => Function(Arc::new(FnRepr::Builtin(b))),
-    }
 }
 
 /// All builtin names.

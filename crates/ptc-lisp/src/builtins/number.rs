@@ -130,6 +130,7 @@ fn as_f64(v: &Value) -> f64 {
     }
 }
 
+#[inline(always)]
 fn arith(
     op: &str,
     a: &Value,
@@ -137,13 +138,23 @@ fn arith(
     ints: fn(i64, i64) -> Option<i64>,
     floats: fn(f64, f64) -> f64,
 ) -> Result<Value> {
-    expect_number(op, a)?;
-    expect_number(op, b)?;
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => ints(*x, *y)
             .map(Value::Int)
             .ok_or_else(|| overflow(op, a, b)),
-        _ => Ok(Value::Float(floats(as_f64(a), as_f64(b)))),
+        (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_)) => {
+            Ok(Value::Float(floats(as_f64(a), as_f64(b))))
+        }
+        _ => Err(not_numbers(op, a, b)),
+    }
+}
+
+/// The error for arithmetic on `a` and `b` when one of them is not a number.
+#[cold]
+fn not_numbers(op: &str, a: &Value, b: &Value) -> Error {
+    match expect_number(op, a).and_then(|_| expect_number(op, b)) {
+        Err(e) => e,
+        Ok(_) => unreachable!("called when one of them is not a number"),
     }
 }
 

@@ -84,7 +84,7 @@ impl Field {
                 }
                 Ok(current)
             }
-            Field::Fn(f) => Ok(Cow::Owned(ctx.apply(f, std::slice::from_ref(item))?)),
+            Field::Fn(f) => Ok(Cow::Owned(ctx.apply1(f, item)?)),
         }
     }
 }

@@ -439,14 +439,14 @@ fn map(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         if let Value::List(s) | Value::Vector(s) = coll {
             let mut out = Vec::with_capacity(s.len());
             for item in s.iter() {
-                out.push(ctx.apply(f, std::slice::from_ref(item))?);
+                out.push(ctx.apply1(f, item)?);
             }
             return list_of(ctx, out);
         }
         let mut items = Items::new(coll)?;
         let mut out = Vec::new();
         while let Some(item) = items.next(ctx)? {
-            out.push(ctx.apply(f, std::slice::from_ref(item.as_ref()))?);
+            out.push(ctx.apply1(f, item.as_ref())?);
         }
         return list_of(ctx, out);
     }
@@ -481,11 +481,7 @@ fn filter_items(ctx: &mut Ctx, name: &str, args: &[Value], keep: bool) -> EvalRe
     let mut items = Items::new(coll)?;
     let mut out = Vec::new();
     while let Some(item) = items.next(ctx)? {
-        if ctx
-            .apply(pred, std::slice::from_ref(item.as_ref()))?
-            .truthy()
-            == keep
-        {
+        if ctx.apply1(pred, item.as_ref())?.into_truthy() == keep {
             out.push(item.into_owned());
         }
     }
@@ -806,7 +802,7 @@ fn sort_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let items = Items::collect_all(coll, ctx, "sort-by")?;
     let keys = items
         .iter()
-        .map(|item| ctx.apply(keyfn, std::slice::from_ref(item)))
+        .map(|item| ctx.apply1(keyfn, item))
         .collect::<EvalResult<Vec<_>>>()?;
     let sorted = sort_with_keys(ctx, items, keys, cmp)?;
     list_of(ctx, sorted)
@@ -817,7 +813,7 @@ fn some(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     expect_fn("some", pred)?;
     let mut items = Items::new(&args[1])?;
     while let Some(item) = items.next(ctx)? {
-        let r = ctx.apply(pred, std::slice::from_ref(item.as_ref()))?;
+        let r = ctx.apply1(pred, item.as_ref())?;
         if r.truthy() {
             return Ok(r);
         }
@@ -830,10 +826,7 @@ fn every(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     expect_fn("every?", pred)?;
     let mut items = Items::new(&args[1])?;
     while let Some(item) = items.next(ctx)? {
-        if !ctx
-            .apply(pred, std::slice::from_ref(item.as_ref()))?
-            .truthy()
-        {
+        if !ctx.apply1(pred, item.as_ref())?.truthy() {
             return Ok(Value::Bool(false));
         }
     }
@@ -936,7 +929,7 @@ fn keep(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let mut items = Items::new(coll)?;
     let mut out = Vec::new();
     while let Some(item) = items.next(ctx)? {
-        let y = ctx.apply(f, std::slice::from_ref(item.as_ref()))?;
+        let y = ctx.apply1(f, item.as_ref())?;
         if !y.is_nil() {
             out.push(y);
         }
@@ -988,7 +981,7 @@ fn mapcat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         let Value::Lazy(l) = mapped else {
             return Ok(mapped);
         };
-        let identity = super::lookup("identity").map(|b| Value::Fn(super::function(b)));
+        let identity = super::lookup_function("identity").map(Value::Fn);
         return Ok(Value::Lazy(LazySeq::new(LazyKind::MapCat {
             f: identity.unwrap_or_default(),
             source: l,
@@ -1057,10 +1050,7 @@ pub(crate) fn take_while(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let mut out = Vec::new();
     let lazy = matches!(coll, Value::Lazy(_));
     while let Some(item) = items.next(ctx)? {
-        if !ctx
-            .apply(pred, std::slice::from_ref(item.as_ref()))?
-            .truthy()
-        {
+        if !ctx.apply1(pred, item.as_ref())?.truthy() {
             break;
         }
         if lazy {
@@ -1090,11 +1080,7 @@ pub(crate) fn drop_while(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let mut out = Vec::new();
     let mut dropping = true;
     while let Some(item) = items.next(ctx)? {
-        if dropping
-            && ctx
-                .apply(pred, std::slice::from_ref(item.as_ref()))?
-                .truthy()
-        {
+        if dropping && ctx.apply1(pred, item.as_ref())?.truthy() {
             continue;
         }
         dropping = false;
@@ -1329,8 +1315,8 @@ fn tree_seq(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             },
         };
         ctx.tick()?;
-        if ctx.apply(branch, std::slice::from_ref(&node))?.truthy() {
-            let kids = ctx.apply(children, std::slice::from_ref(&node))?;
+        if ctx.apply1(branch, &node)?.truthy() {
+            let kids = ctx.apply1(children, &node)?;
             let kids = Items::collect_all(&kids, ctx, "tree-seq")?;
             pending.push(kids.into_iter());
         }
@@ -1344,7 +1330,7 @@ fn extreme_key(ctx: &mut Ctx, args: &[Value], name: &str, want: Ordering) -> Eva
     expect_fn(name, k)?;
     let mut best: Option<(Value, Value)> = None;
     for x in &args[1..] {
-        let key = ctx.apply(k, std::slice::from_ref(x))?;
+        let key = ctx.apply1(k, x)?;
         if !matches!(key, Value::Int(_) | Value::Float(_)) {
             return Err(Error::type_error(format!(
                 "{name} needs (k x) to be a number, got {} for {}",

@@ -129,7 +129,7 @@ fn select(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let mut out = s.empty_like();
     for x in s.iter() {
         ctx.tick()?;
-        if ctx.apply(pred, std::slice::from_ref(x))?.truthy() {
+        if ctx.apply1(pred, x)?.truthy() {
             out.insert_mut(x.clone());
         }
     }

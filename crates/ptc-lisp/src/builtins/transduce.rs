@@ -149,7 +149,7 @@ fn transduce(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         Some(init) => init.clone(),
         None => ctx.apply(f, &[])?,
     };
-    let rf = ctx.apply(xform, std::slice::from_ref(f))?;
+    let rf = ctx.apply1(xform, f)?;
     let acc = reduce_items(ctx, &rf, init, coll)?;
     ctx.apply(&rf, &[acc])
 }
@@ -184,7 +184,7 @@ fn completing(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         move |ctx, call| match (call, &complete) {
             ([], _) => ctx.apply(&f, &[]),
             ([acc], None) => Ok(acc.clone()),
-            ([acc], Some(cf)) => ctx.apply(cf, std::slice::from_ref(acc)),
+            ([acc], Some(cf)) => ctx.apply1(cf, acc),
             ([_, _], _) => ctx.apply(&f, call),
             _ => Err(arity_error("a completing function", call.len(), "0 to 2").into()),
         },
@@ -219,7 +219,7 @@ fn stepper(
         "reducing function",
         move |ctx, args| match args {
             [] => ctx.apply(&rf, &[]),
-            [acc] => ctx.apply(&rf, std::slice::from_ref(acc)),
+            [acc] => ctx.apply1(&rf, acc),
             [acc, item] => step(ctx, &rf, acc.clone(), item.clone()),
             _ => Err(arity_error("a reducing function", args.len(), "0 to 2").into()),
         },
@@ -248,7 +248,7 @@ fn stepper_with_flush(
 
 #[inline]
 fn call1(ctx: &mut Ctx, f: &Value, x: &Value) -> EvalResult {
-    ctx.apply(f, std::slice::from_ref(x))
+    ctx.apply1(f, x)
 }
 
 /// `(map f)`.

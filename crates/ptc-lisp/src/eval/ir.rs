@@ -17,6 +17,11 @@ use std::sync::atomic::{AtomicU8, AtomicU64};
 
 pub(crate) type Slot = u32;
 
+/// Slots from here on name the running closure's arguments, read where its caller holds them
+/// (`ARG_SLOT + i` is argument `i`). A closure whose body never uses `recur` cannot rebind its
+/// parameters, so a call need not copy its arguments into its frame and drop them after.
+pub(crate) const ARG_SLOT: Slot = 1 << 31;
+
 pub(crate) enum Expr {
     Const(Value),
     Local(Slot),
@@ -309,6 +314,9 @@ pub(crate) struct ArityBody {
     pub fixed: usize,
     /// Whether a `& rest` parameter follows (bound to the remaining arguments, or nil).
     pub variadic: bool,
+    /// Whether the fixed parameters are read from the caller's arguments ([`ARG_SLOT`]) rather
+    /// than copied into the frame.
+    pub args_in_place: bool,
     pub frame_size: u32,
     pub body: Expr,
     /// The parameter vector as written (`[x & more]`).

@@ -48,8 +48,18 @@ impl<'a> Items<'a> {
     }
 
     /// The next item, if any.
-    #[inline]
+    #[inline(always)]
     pub fn next(&mut self, ctx: &mut Ctx) -> EvalResult<Option<Cow<'a, Value>>> {
+        // Lists and vectors, most of what builtins walk, without a call.
+        if let Items::Seq(it) = self {
+            ctx.tick()?;
+            return Ok(it.next().map(Cow::Borrowed));
+        }
+        self.next_other(ctx)
+    }
+
+    #[inline(never)]
+    fn next_other(&mut self, ctx: &mut Ctx) -> EvalResult<Option<Cow<'a, Value>>> {
         ctx.tick()?;
         Ok(match self {
             Items::Seq(it) => it.next().map(Cow::Borrowed),
@@ -400,7 +410,7 @@ impl Cursor {
             Cursor::Iterate { f, next, current } => {
                 let value = match next.take() {
                     Some(seed) => seed,
-                    None => ctx.apply(f, std::slice::from_ref(current))?,
+                    None => ctx.apply1(f, current)?,
                 };
                 *current = value.clone();
                 Ok(Some(value))
@@ -417,7 +427,7 @@ impl Cursor {
             }
             Cursor::Filter { pred, source, keep } => {
                 while let Some(item) = source.next(ctx)? {
-                    if ctx.apply(pred, std::slice::from_ref(&item))?.truthy() == *keep {
+                    if ctx.apply1(pred, &item)?.truthy() == *keep {
                         return Ok(Some(item));
                     }
                 }
@@ -425,7 +435,7 @@ impl Cursor {
             }
             Cursor::Keep { f, source } => {
                 while let Some(item) = source.next(ctx)? {
-                    let result = ctx.apply(f, std::slice::from_ref(&item))?;
+                    let result = ctx.apply1(f, &item)?;
                     if !result.is_nil() {
                         return Ok(Some(result));
                     }
@@ -483,7 +493,7 @@ impl Cursor {
                 let Some(item) = source.next(ctx)? else {
                     return Ok(None);
                 };
-                let coll = ctx.apply(f, std::slice::from_ref(&item))?;
+                let coll = ctx.apply1(f, &item)?;
                 *pending = Items::collect_all(&coll, ctx, "mapcat")?.into_iter();
             },
             Cursor::KeepIndexed { f, source, index } => {
@@ -514,7 +524,7 @@ impl Cursor {
                 dropping,
             } => {
                 while let Some(item) = source.next(ctx)? {
-                    if !*dropping || !ctx.apply(pred, std::slice::from_ref(&item))?.truthy() {
+                    if !*dropping || !ctx.apply1(pred, &item)?.truthy() {
                         *dropping = false;
                         return Ok(Some(item));
                     }

@@ -206,13 +206,25 @@ pub struct Ctx {
 const CLOCK_INTERVAL: u64 = 4096;
 
 pub(crate) struct Env<'a> {
+    /// The running closure's arguments, when its parameters are read in place (see
+    /// [`ARG_SLOT`]).
+    pub args: &'a [Value],
     pub captures: &'a Arc<[Value]>,
     pub self_fn: Option<&'a Function>,
     pub group: Option<&'a Arc<[Arc<Lambda>]>>,
 }
 
 impl Ctx {
-    pub(crate) fn new(limits: Arc<Limits>, globals: Arc<Vec<Binding>>, next_order: u64) -> Ctx {
+    /// A context whose evaluation starts now (`now`), in a run that began at `run_started`
+    /// (when reading or analysis began), which the timeout counts from. The caller passes the
+    /// clock reading it already has: reading the clock costs more than a small program's step.
+    pub(crate) fn new(
+        limits: Arc<Limits>,
+        globals: Arc<Vec<Binding>>,
+        next_order: u64,
+        now: Instant,
+        run_started: Instant,
+    ) -> Ctx {
         let next_check = CLOCK_INTERVAL.min(limits.max_steps);
         Ctx {
             stack: Vec::with_capacity(32),
@@ -222,8 +234,8 @@ impl Ctx {
             limits,
             steps: 0,
             next_check,
-            started: Instant::now(),
-            run_started: Instant::now(),
+            started: now,
+            run_started,
             tool_time: Duration::ZERO,
             depth: 0,
             memory: 0,
@@ -261,11 +273,6 @@ impl Ctx {
     /// included), not counting time spent in tools.
     fn run_time(&self) -> Duration {
         self.run_started.elapsed().saturating_sub(self.tool_time)
-    }
-
-    /// Count the time since `started` (when reading or analysis began) against the timeout.
-    pub(crate) fn set_run_started(&mut self, started: Instant) {
-        self.run_started = started;
     }
 
     // -----------------------------------------------------------------------------------------
@@ -562,7 +569,14 @@ impl Ctx {
             .max_output_bytes
             .saturating_sub(self.output_bytes);
         limits.timeout = self.limits.timeout.saturating_sub(self.run_time());
-        let mut child = Ctx::new(Arc::new(limits), self.globals.clone(), self.next_order);
+        let now = Instant::now();
+        let mut child = Ctx::new(
+            Arc::new(limits),
+            self.globals.clone(),
+            self.next_order,
+            now,
+            now,
+        );
         child.worker = true;
         // A worker may start with its time or steps already spent (the items before it on its
         // thread used them): look at the budget on its first step, not after thousands.
@@ -720,6 +734,33 @@ impl Ctx {
         }
     }
 
+    /// [`Ctx::apply`] to one argument, with a keyword (`(map :price rows)`, `(group-by
+    /// :category rows)`) looked up without the general call.
+    #[inline]
+    pub fn apply1(&mut self, f: &Value, arg: &Value) -> EvalResult {
+        match f {
+            Value::Fn(func) => self.apply_fn(func, std::slice::from_ref(arg)),
+            Value::Keyword(_) => {
+                Ok(keyword_get_hinted(arg, f, &self.keyword_hint).unwrap_or_default())
+            }
+            _ => self.apply(f, std::slice::from_ref(arg)),
+        }
+    }
+
+    /// What the keyword `f` finds in the map `target`, borrowed; `None` when `f` is not a
+    /// keyword, `target` not a map, or the key absent. For callers that only look at the value
+    /// (grouping by a field), so it need not be copied.
+    #[inline]
+    pub(crate) fn keyword_field<'v>(&self, f: &Value, target: &'v Value) -> Option<&'v Value> {
+        match (f, target) {
+            (Value::Keyword(_), Value::Map(m)) => {
+                m.get_hinted(f, &self.keyword_hint).or_else(|| lookup(m, f))
+            }
+            _ => None,
+        }
+    }
+
+    #[inline]
     pub fn apply_fn(&mut self, func: &Function, args: &[Value]) -> EvalResult {
         match func.repr() {
             FnRepr::Builtin(b) => self.call_builtin(b, args),
@@ -756,6 +797,7 @@ impl Ctx {
         Ok(value)
     }
 
+    #[inline]
     fn call_closure(&mut self, func: &Function, c: &Closure, args: &[Value]) -> EvalResult {
         let Some(arity) = c.lambda.arity_for(args.len()) else {
             return Err(closure_arity_error(&c.lambda, args.len()).into());
@@ -774,7 +816,9 @@ impl Ctx {
     ) -> EvalResult {
         {
             let new_base = self.stack.len();
-            self.stack.extend_from_slice(&args[..arity.fixed]);
+            if !arity.args_in_place {
+                self.stack.extend_from_slice(&args[..arity.fixed]);
+            }
             if arity.variadic {
                 let rest = &args[arity.fixed..];
                 self.stack.push(if rest.is_empty() {
@@ -791,6 +835,11 @@ impl Ctx {
             self.base = new_base;
             self.depth += 1;
             let env = Env {
+                args: if arity.args_in_place {
+                    &args[..arity.fixed]
+                } else {
+                    &[]
+                },
                 captures: &c.captures,
                 self_fn: Some(func),
                 group: c.group.as_ref(),
@@ -884,11 +933,22 @@ impl Ctx {
         self.base = 0;
         self.stack.resize(frame_size as usize, Value::Nil);
         let env = Env {
+            args: &[],
             captures: no_captures(),
             self_fn: None,
             group: None,
         };
         self.eval(body, &env)
+    }
+
+    /// The value of local `slot`: in the frame, or an argument read in place.
+    #[inline(always)]
+    fn local<'v>(&'v self, slot: Slot, env: &'v Env) -> &'v Value {
+        if slot >= ARG_SLOT {
+            &env.args[(slot - ARG_SLOT) as usize]
+        } else {
+            &self.stack[self.base + slot as usize]
+        }
     }
 
     #[inline]
@@ -901,7 +961,7 @@ impl Ctx {
     #[inline(always)]
     fn operand(&mut self, expr: &Expr, env: &Env) -> EvalResult {
         match expr {
-            Expr::Local(s) => Ok(self.stack[self.base + *s as usize].clone()),
+            Expr::Local(s) => Ok(self.local(*s, env).clone()),
             Expr::Const(v) => Ok(v.clone()),
             Expr::Op2(o) => match self.op2_in_place(o, env) {
                 Some(v) => Ok(v),
@@ -915,11 +975,24 @@ impl Ctx {
         }
     }
 
+    /// [`Ctx::operand`], with a field of a record held in a local (`(:price %)`) read without a
+    /// call: the operands of comparisons and of `and`/`or` in predicates often are.
+    #[inline(always)]
+    fn field_operand(&mut self, expr: &Expr, env: &Env) -> EvalResult {
+        match expr {
+            Expr::KeywordGet(k) if k.default.is_none() => match &k.target {
+                Expr::Local(s) => Ok(keyword_get(self.local(*s, env), k).unwrap_or_default()),
+                _ => self.eval(expr, env),
+            },
+            _ => self.operand(expr, env),
+        }
+    }
+
     /// The integer a local, a captured local or a constant holds, read without evaluating.
     #[inline(always)]
     fn peek_int(&self, expr: &Expr, env: &Env) -> Option<i64> {
         let value = match expr {
-            Expr::Local(s) => &self.stack[self.base + *s as usize],
+            Expr::Local(s) => self.local(*s, env),
             Expr::Capture(i) => &env.captures[*i as usize],
             Expr::Const(v) => v,
             _ => return None,
@@ -981,8 +1054,8 @@ impl Ctx {
     /// A numeric operation: integers and floats inline, anything else through the builtin.
     #[inline(never)]
     fn eval_op2(&mut self, o: &Op2Expr, env: &Env) -> EvalResult {
-        let a = self.operand(&o.left, env)?;
-        let b = self.operand(&o.right, env)?;
+        let a = self.field_operand(&o.left, env)?;
+        let b = self.field_operand(&o.right, env)?;
         let fast = match (&a, &b) {
             (Value::Int(x), Value::Int(y)) => match o.op {
                 Op2::Add => x.checked_add(*y).map(Value::Int),
@@ -1027,7 +1100,7 @@ impl Ctx {
         loop {
             return match expr {
                 Expr::Const(v) => Ok(v.clone()),
-                Expr::Local(s) => Ok(self.stack[self.base + *s as usize].clone()),
+                Expr::Local(s) => Ok(self.local(*s, env).clone()),
                 Expr::Capture(i) => Ok(env.captures[*i as usize].clone()),
                 Expr::Global {
                     slot,
@@ -1050,9 +1123,7 @@ impl Ctx {
                     },
                 },
                 Expr::If(b) => {
-                    let test = self.operand(&b.0, env)?;
-                    let truthy = test.truthy();
-                    test.drop_fast();
+                    let truthy = self.operand(&b.0, env)?.into_truthy();
                     expr = if truthy { &b.1 } else { &b.2 };
                     continue;
                 }
@@ -1066,7 +1137,7 @@ impl Ctx {
                 }
                 Expr::Let(bindings, body) => {
                     for (slot, e) in bindings.iter() {
-                        let v = self.eval(e, env)?;
+                        let v = self.field_operand(e, env)?;
                         Value::store_fast(self.slot(*slot), v);
                     }
                     expr = body;
@@ -1119,7 +1190,7 @@ impl Ctx {
                 Expr::KeywordGet(k) => {
                     // A local or captured map is looked into where it is, not copied out first.
                     let found = match &k.target {
-                        Expr::Local(s) => keyword_get(&self.stack[self.base + *s as usize], k),
+                        Expr::Local(s) => keyword_get(self.local(*s, env), k),
                         Expr::Capture(i) => keyword_get(&env.captures[*i as usize], k),
                         target => {
                             let target = self.operand(target, env)?;
@@ -1135,7 +1206,7 @@ impl Ctx {
                 Expr::And(exprs) => {
                     let mut last = Value::Bool(true);
                     for e in exprs.iter() {
-                        last = self.eval(e, env)?;
+                        std::mem::replace(&mut last, self.field_operand(e, env)?).drop_fast();
                         if !last.truthy() {
                             return Ok(last);
                         }
@@ -1145,7 +1216,7 @@ impl Ctx {
                 Expr::Or(exprs) => {
                     let mut last = Value::Nil;
                     for e in exprs.iter() {
-                        last = self.eval(e, env)?;
+                        std::mem::replace(&mut last, self.field_operand(e, env)?).drop_fast();
                         if last.truthy() {
                             return Ok(last);
                         }
@@ -1287,6 +1358,7 @@ impl Ctx {
                                 LazyFor {
                                     expr: f.clone(),
                                     frame: self.stack[self.base..].to_vec(),
+                                    args: env.args.to_vec(),
                                     captures: env.captures.clone(),
                                     self_fn: env.self_fn.cloned(),
                                     group: env.group.cloned(),
@@ -1324,7 +1396,7 @@ impl Ctx {
     fn capture(&self, from: &[CaptureFrom], env: &Env) -> Arc<[Value]> {
         from.iter()
             .map(|c| match c {
-                CaptureFrom::Local(s) => self.stack[self.base + *s as usize].clone(),
+                CaptureFrom::Local(s) => self.local(*s, env).clone(),
                 CaptureFrom::Capture(i) => env.captures[*i as usize].clone(),
                 CaptureFrom::SelfFn => env
                     .self_fn
@@ -1432,6 +1504,7 @@ impl Ctx {
         self.stack.extend_from_slice(&lazy.frame);
         self.base = new_base;
         let env = Env {
+            args: &lazy.args,
             captures: &lazy.captures,
             self_fn: lazy.self_fn.as_ref(),
             group: lazy.group.as_ref(),
@@ -1499,6 +1572,7 @@ impl Ctx {
 pub struct LazyFor {
     pub(crate) expr: Arc<ForExpr>,
     pub(crate) frame: Vec<Value>,
+    pub(crate) args: Vec<Value>,
     pub(crate) captures: Arc<[Value]>,
     pub(crate) self_fn: Option<Function>,
     pub(crate) group: Option<Arc<[Arc<Lambda>]>>,
@@ -1665,7 +1739,7 @@ fn keyword_get(target: &Value, k: &KeywordGet) -> Option<Value> {
 }
 
 /// `(key target)` for a keyword `key`, looked for first where `hint` says it was last found.
-#[inline]
+#[inline(always)]
 fn keyword_get_hinted(target: &Value, key: &Value, hint: &AtomicU8) -> Option<Value> {
     match target {
         Value::Map(m) => m

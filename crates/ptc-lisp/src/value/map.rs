@@ -244,20 +244,21 @@ impl Map {
 
     /// `get` for a call site that looks up the same key in many maps: `hint` remembers where the
     /// key was last found in a small map and is checked first.
-    #[inline]
+    #[inline(always)]
     pub fn get_hinted(&self, key: &Value, hint: &std::sync::atomic::AtomicU8) -> Option<&Value> {
         use std::sync::atomic::Ordering::Relaxed;
         match &self.0.repr {
             MapRepr::Small { keys, vals } => {
+                let vals = vals.as_slice();
                 let guess = hint.load(Relaxed) as usize;
                 if let (Some(Value::Keyword(k)), Value::Keyword(want)) = (keys.get(guess), key)
                     && arcstr::ArcStr::ptr_eq(k.arc(), want.arc())
                 {
-                    return Some(&vals[guess]);
+                    return vals.get(guess);
                 }
                 let i = small_index(keys, key)?;
                 hint.store(i as u8, Relaxed);
-                Some(&vals[i])
+                vals.get(i)
             }
             _ => self.get(key),
         }

@@ -312,6 +312,14 @@ impl Value {
         }
     }
 
+    /// Whether the value is truthy, dropping it (without a call for the plain variants).
+    #[inline(always)]
+    pub(crate) fn into_truthy(self) -> bool {
+        let truthy = self.truthy();
+        self.drop_fast();
+        truthy
+    }
+
     /// `drop`, without a call for the plain variants (the evaluator's hot path).
     #[inline(always)]
     pub(crate) fn drop_fast(self) {
