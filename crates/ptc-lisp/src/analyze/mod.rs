@@ -397,9 +397,6 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     }
 
     fn analyze_inner(&mut self, form: &Form, tail: bool) -> Result<Expr> {
-        if let Some(value) = literal(form) {
-            return Ok(Expr::Const(value));
-        }
         Ok(match &form.kind {
             FormKind::Nil
             | FormKind::Bool(_)
@@ -407,7 +404,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             | FormKind::Float(_)
             | FormKind::Str(_)
             | FormKind::Char(_)
-            | FormKind::Keyword(_) => unreachable!("literals are handled above"),
+            | FormKind::Keyword(_) => Expr::Const(literal(form).unwrap_or_default()),
             FormKind::Regex(p) => Expr::Const(Value::Regex(
                 compile_regex(p).map_err(|e| e.or_span(form.span))?,
             )),

@@ -99,11 +99,13 @@ pub(crate) fn constant(name: &str) -> Option<Value> {
 fn expect_number<'v>(name: &str, v: &'v Value) -> Result<&'v Value> {
     match v {
         Value::Int(_) | Value::Float(_) => Ok(v),
-        other => Err(Error::type_error(format!(
-            "{name} expects numbers, got {}",
-            got(other)
-        ))),
+        other => Err(not_a_number(name, other)),
     }
+}
+
+#[cold]
+fn not_a_number(name: &str, v: &Value) -> Error {
+    Error::type_error(format!("{name} expects numbers, got {}", got(v)))
 }
 
 fn overflow(op: &str, a: &Value, b: &Value) -> Error {
@@ -145,16 +147,7 @@ fn arith(
         (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_)) => {
             Ok(Value::Float(floats(as_f64(a), as_f64(b))))
         }
-        _ => Err(not_numbers(op, a, b)),
-    }
-}
-
-/// The error for arithmetic on `a` and `b` when one of them is not a number.
-#[cold]
-fn not_numbers(op: &str, a: &Value, b: &Value) -> Error {
-    match expect_number(op, a).and_then(|_| expect_number(op, b)) {
-        Err(e) => e,
-        Ok(_) => unreachable!("called when one of them is not a number"),
+        (Value::Int(_) | Value::Float(_), other) | (other, _) => Err(not_a_number(op, other)),
     }
 }
 
