@@ -61,7 +61,14 @@ const SLOT_BYTES: usize = std::mem::size_of::<Value>();
 pub type Vector = imbl::Vector<Value>;
 
 /// A PTC-Lisp value.
+///
+/// The tag is a whole word so that every payload starts at the second word. With a byte tag,
+/// `Bool` and `Char` payloads start at byte 1 and 4, and the compiler moves a value (or an
+/// `Option<Cow<Value>>` taken from an iterator) as bytes 1 to 15: a load that straddles the two
+/// stores that wrote it, which the processor cannot forward and stalls on. Evaluation moves
+/// values all the time, so this costs a large share of a pipeline's time.
 #[derive(Clone, Default)]
+#[repr(u64)]
 pub enum Value {
     #[default]
     Nil,
@@ -795,6 +802,9 @@ mod tests {
         fn send_sync<T: Send + Sync>() {}
         send_sync::<Value>();
         assert_eq!(std::mem::size_of::<Value>(), 16);
+        // The unused tags hold `None`: an optional value costs nothing more.
+        assert_eq!(std::mem::size_of::<Option<Value>>(), 16);
+        assert_eq!(std::mem::size_of::<Option<std::borrow::Cow<Value>>>(), 16);
     }
 
     #[test]
