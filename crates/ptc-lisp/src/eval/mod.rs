@@ -1733,7 +1733,7 @@ pub fn lookup<'a>(m: &'a Map, key: &Value) -> Option<&'a Value> {
 }
 
 /// `(:key target)` at a call site that remembers where the key was last found.
-#[inline]
+#[inline(always)]
 fn keyword_get(target: &Value, k: &KeywordGet) -> Option<Value> {
     keyword_get_hinted(target, &k.key, &k.hint)
 }
@@ -1741,9 +1741,20 @@ fn keyword_get(target: &Value, k: &KeywordGet) -> Option<Value> {
 /// `(key target)` for a keyword `key`, looked for first where `hint` says it was last found.
 #[inline(always)]
 fn keyword_get_hinted(target: &Value, key: &Value, hint: &AtomicU8) -> Option<Value> {
+    if let Value::Map(m) = target
+        && let Some(v) = m.get_at_hint(key, hint)
+    {
+        return Some(v.clone_fast());
+    }
+    keyword_get_unhinted(target, key, hint)
+}
+
+/// [`keyword_get_hinted`] where the hint did not point at the key; updates the hint.
+#[inline(never)]
+fn keyword_get_unhinted(target: &Value, key: &Value, hint: &AtomicU8) -> Option<Value> {
     match target {
         Value::Map(m) => m
-            .get_hinted(key, hint)
+            .get_and_hint(key, hint)
             .or_else(|| lookup(m, key))
             .map(Value::clone_fast),
         other => get_key(other, key),

@@ -10,6 +10,7 @@ use super::{Value, hash_value, meter};
 use imbl::shared_ptr::DefaultSharedPtr;
 use std::hash::BuildHasherDefault;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 /// Largest map kept in the insertion-ordered small representation.
 pub const SMALL_MAP_MAX: usize = 16;
@@ -242,20 +243,40 @@ impl Map {
         }
     }
 
+    /// The value under the keyword `key` when it sits where `hint` says this call site last found
+    /// it in a small map. Small enough to inline into every field read; `None` says nothing
+    /// about whether the key is present.
+    #[inline(always)]
+    pub fn get_at_hint(&self, key: &Value, hint: &AtomicU8) -> Option<&Value> {
+        let MapRepr::Small { keys, vals } = &self.0.repr else {
+            return None;
+        };
+        let guess = hint.load(Relaxed) as usize;
+        match (keys.get(guess), key) {
+            (Some(Value::Keyword(k)), Value::Keyword(want))
+                if arcstr::ArcStr::ptr_eq(k.arc(), want.arc()) =>
+            {
+                vals.get(guess)
+            }
+            _ => None,
+        }
+    }
+
     /// `get` for a call site that looks up the same key in many maps: `hint` remembers where the
     /// key was last found in a small map and is checked first.
     #[inline(always)]
-    pub fn get_hinted(&self, key: &Value, hint: &std::sync::atomic::AtomicU8) -> Option<&Value> {
-        use std::sync::atomic::Ordering::Relaxed;
+    pub fn get_hinted(&self, key: &Value, hint: &AtomicU8) -> Option<&Value> {
+        match self.get_at_hint(key, hint) {
+            Some(v) => Some(v),
+            None => self.get_and_hint(key, hint),
+        }
+    }
+
+    /// `get`, remembering in `hint` where a small map holds `key`.
+    #[inline(never)]
+    pub fn get_and_hint(&self, key: &Value, hint: &AtomicU8) -> Option<&Value> {
         match &self.0.repr {
             MapRepr::Small { keys, vals } => {
-                let vals = vals.as_slice();
-                let guess = hint.load(Relaxed) as usize;
-                if let (Some(Value::Keyword(k)), Value::Keyword(want)) = (keys.get(guess), key)
-                    && arcstr::ArcStr::ptr_eq(k.arc(), want.arc())
-                {
-                    return vals.get(guess);
-                }
                 let i = small_index(keys, key)?;
                 hint.store(i as u8, Relaxed);
                 vals.get(i)
