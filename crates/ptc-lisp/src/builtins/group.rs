@@ -40,9 +40,8 @@ fn known_count(coll: &Value) -> usize {
 fn group_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let (f, coll) = (&args[0], &args[1]);
     expect_fn("group-by", f)?;
-    let mut keys: Vec<Value> = Vec::new();
+    let mut keys = KeyIndex::default();
     let mut groups: Vec<Vec<Value>> = Vec::new();
-    let mut index: rustc_hash::FxHashMap<Value, usize> = rustc_hash::FxHashMap::default();
     let mut items = Items::new(coll)?;
     if items.is_unbounded() {
         return Err(unbounded_error("group-by", coll).into());
@@ -54,30 +53,80 @@ fn group_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             Some(field) => Cow::Borrowed(field),
             None => Cow::Owned(ctx.apply1(f, item.as_ref())?),
         };
-        let group = match index.get(key.as_ref()) {
-            Some(&i) => i,
+        let group = match keys.find(key.as_ref()) {
+            Some(i) => i,
             None => {
-                let key = key.into_owned();
-                index.insert(key.clone(), keys.len());
-                keys.push(key);
                 groups.push(Vec::new());
-                groups.len() - 1
+                keys.add(key.into_owned())
             }
         };
         groups[group].push(item.into_owned());
     }
+    let keys = keys.into_keys();
     ctx.charge_items(keys.len() * 2 + groups.iter().map(Vec::len).sum::<usize>())?;
     let mut out = MapBuilder::new();
     for (k, g) in keys.into_iter().zip(groups) {
-        out.insert(k, Value::Vector(Seq::from(g)));
+        out.insert(k, Value::Vector(Seq::picked_from(g, coll)));
     }
     Ok(Value::Map(out.build()))
 }
 
+/// The distinct keys met so far, in first-seen order, each found by its position.
+#[derive(Default)]
+struct KeyIndex {
+    keys: Vec<Value>,
+    /// [`text_identity`] of the first [`IDENTIFIED_KEYS`] keys.
+    identities: Vec<u128>,
+    positions: rustc_hash::FxHashMap<Value, usize>,
+}
+
+/// How many keys are also found by identity, before any hashing.
+const IDENTIFIED_KEYS: usize = 16;
+
+/// Which string or keyword allocation `v` is: two values with the same identity are equal.
+/// Records loaded from JSON share their repeated short strings, so grouping them by a text
+/// field finds almost every group without hashing or comparing text.
+/// Its address, doubled, plus one for a keyword (a string and a keyword may share text); 0 for
+/// other values.
+fn text_identity(v: &Value) -> u128 {
+    let (address, keyword) = match v {
+        Value::Str(s) => (s.as_ptr(), 0),
+        Value::Keyword(k) => (k.as_str().as_ptr(), 1),
+        _ => return 0,
+    };
+    (address as usize as u128) << 1 | keyword
+}
+
+impl KeyIndex {
+    fn find(&self, key: &Value) -> Option<usize> {
+        let id = text_identity(key);
+        if id != 0
+            && let Some(i) = self.identities.iter().position(|k| *k == id)
+        {
+            return Some(i);
+        }
+        self.positions.get(key).copied()
+    }
+
+    /// Add a key not found yet; its position.
+    fn add(&mut self, key: Value) -> usize {
+        let position = self.keys.len();
+        if position < IDENTIFIED_KEYS {
+            self.identities.push(text_identity(&key));
+        }
+        self.positions.insert(key.clone(), position);
+        self.keys.push(key);
+        position
+    }
+
+    fn into_keys(self) -> Vec<Value> {
+        self.keys
+    }
+}
+
 fn frequencies(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let mut keys: Vec<Value> = Vec::new();
+    let mut keys = KeyIndex::default();
     let mut counts: Vec<i64> = Vec::new();
-    let mut index: rustc_hash::FxHashMap<Value, usize> = rustc_hash::FxHashMap::default();
     let mut items = Items::new(&args[0])?;
     if items.is_unbounded() {
         return Err(unbounded_error("frequencies", &args[0]).into());
@@ -85,16 +134,15 @@ fn frequencies(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     // The items of a range are distinct: each is a key.
     ctx.charge_items(known_count(&args[0]).saturating_mul(2))?;
     while let Some(item) = items.next(ctx)? {
-        match index.get(item.as_ref()) {
-            Some(&i) => counts[i] += 1,
+        match keys.find(item.as_ref()) {
+            Some(i) => counts[i] += 1,
             None => {
-                let item = item.into_owned();
-                index.insert(item.clone(), keys.len());
-                keys.push(item);
+                keys.add(item.into_owned());
                 counts.push(1);
             }
         }
     }
+    let keys = keys.into_keys();
     ctx.charge_items(keys.len() * 2)?;
     let mut out = MapBuilder::new();
     for (k, c) in keys.into_iter().zip(counts) {
@@ -220,4 +268,23 @@ fn split_with(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     let front = take_while(ctx, args)?;
     let back = drop_while(ctx, args)?;
     Ok(Value::vector([front, back]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Keyword;
+
+    #[test]
+    fn a_string_sharing_a_keywords_text_is_another_key() {
+        let keyword = Keyword::new("a");
+        let string = Value::Str(keyword.arc().clone());
+        let keyword = Value::Keyword(keyword);
+        let mut keys = KeyIndex::default();
+        assert_eq!(keys.add(keyword.clone()), 0);
+        assert_eq!(keys.find(&string), None);
+        assert_eq!(keys.find(&keyword), Some(0));
+        assert_eq!(keys.add(string.clone()), 1);
+        assert_eq!(keys.find(&string), Some(1));
+    }
 }

@@ -485,7 +485,8 @@ fn filter_items(ctx: &mut Ctx, name: &str, args: &[Value], keep: bool) -> EvalRe
             out.push(item.into_owned());
         }
     }
-    list_of(ctx, out)
+    ctx.charge_items(out.len())?;
+    Ok(Value::List(Seq::picked_from(out, coll)))
 }
 
 fn filter(ctx: &mut Ctx, args: &[Value]) -> EvalResult {

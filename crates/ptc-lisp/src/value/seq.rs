@@ -325,6 +325,22 @@ impl From<Vec<Value>> for Seq {
     }
 }
 
+impl Seq {
+    /// A flat sequence of items picked from the collection `source` (what `filter` or
+    /// `group-by` keeps). Its depth is taken from the source rather than found by looking at every
+    /// item again: an upper bound, which is all that depth is used for (when nested work moves to
+    /// a fresh stack, and whether a value nests too deeply, which the source already passed).
+    pub fn picked_from(items: Vec<Value>, source: &Value) -> Seq {
+        let depth = match source {
+            _ if items.is_empty() => 1,
+            Value::List(s) | Value::Vector(s) => s.depth(),
+            Value::Set(s) => s.depth(),
+            _ => return Seq::from(items),
+        };
+        Seq(Arc::new(SeqInner::new(depth, Items::Flat(items))))
+    }
+}
+
 impl<'a> IntoIterator for &'a Seq {
     type Item = &'a Value;
     type IntoIter = SeqIter<'a>;
@@ -382,6 +398,15 @@ mod tests {
         assert_eq!(outer.depth(), 2);
         assert_eq!(outer.slice(0, 1).len(), 1);
         assert_eq!(flat.slice(1, 5).len(), 0);
+    }
+
+    #[test]
+    fn picked_items_are_bounded_by_their_sources_depth() {
+        let source = Value::vector([Value::vector([Value::Int(1)]), Value::Int(2)]);
+        assert_eq!(Seq::picked_from(vec![Value::Int(2)], &source).depth(), 2);
+        assert_eq!(Seq::picked_from(Vec::new(), &source).depth(), 1);
+        let entries = Value::Map(crate::value::Map::new());
+        assert_eq!(Seq::picked_from(vec![Value::Int(2)], &entries).depth(), 1);
     }
 
     #[test]
