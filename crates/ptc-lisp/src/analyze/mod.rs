@@ -19,7 +19,7 @@ use crate::builtins::{self, Builtin};
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Binding;
 use crate::eval::ir::*;
-use crate::reader::{Form, FormKind};
+use crate::reader::{Form, FormKind, literal_kind};
 use crate::span::Span;
 use crate::tools::Tools;
 use crate::value::{Function, Keyword, Value, compile_regex, intern};
@@ -398,20 +398,18 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 
     fn analyze_inner(&mut self, form: &Form, tail: bool) -> Result<Expr> {
         Ok(match &form.kind {
-            FormKind::Nil
-            | FormKind::Bool(_)
-            | FormKind::Int(_)
-            | FormKind::Float(_)
-            | FormKind::Str(_)
-            | FormKind::Char(_)
-            | FormKind::Keyword(_) => Expr::Const(literal(form).unwrap_or_default()),
+            literal_kind!() => Expr::Const(Value::from_literal(form).unwrap_or_default()),
             FormKind::Regex(p) => Expr::Const(Value::Regex(
                 compile_regex(p).map_err(|e| e.or_span(form.span))?,
             )),
             FormKind::Symbol(name) => self.resolve(name, form.span)?,
             // `[1 2 3]`, `[:a :b]`: built at once, without an expression per item.
             FormKind::Vector(items) => {
-                match items.iter().map(literal).collect::<Option<Vec<_>>>() {
+                match items
+                    .iter()
+                    .map(Value::from_literal)
+                    .collect::<Option<Vec<_>>>()
+                {
                     Some(values) => Expr::Const(Value::vector(values)),
                     None => {
                         let exprs = self.analyze_all(items)?;
@@ -648,20 +646,6 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         let callee = callee.expect("resolved when it is not a direct builtin call");
         Ok(Expr::Call(Box::new(CallExpr { callee, args, span })))
     }
-}
-
-/// The value of a literal form: nil, a boolean, number, string, character or keyword.
-fn literal(form: &Form) -> Option<Value> {
-    Some(match &form.kind {
-        FormKind::Nil => Value::Nil,
-        FormKind::Bool(b) => Value::Bool(*b),
-        FormKind::Int(i) => Value::Int(*i),
-        FormKind::Float(f) => Value::Float(*f),
-        FormKind::Str(s) => Value::string(s),
-        FormKind::Char(c) => Value::Char(*c),
-        FormKind::Keyword(k) => Value::keyword(k),
-        _ => return None,
-    })
 }
 
 /// Whether the symbol `recur` appears anywhere in `forms`, quoted or not.

@@ -9,6 +9,21 @@ pub struct Form {
     pub span: Span,
 }
 
+/// The pattern matching the kinds of literal form: those that are the same value quoted or not
+/// (see `Value::from_literal`). One list, so that a new literal kind is added everywhere at once.
+macro_rules! literal_kind {
+    () => {
+        $crate::reader::FormKind::Nil
+            | $crate::reader::FormKind::Bool(_)
+            | $crate::reader::FormKind::Int(_)
+            | $crate::reader::FormKind::Float(_)
+            | $crate::reader::FormKind::Str(_)
+            | $crate::reader::FormKind::Char(_)
+            | $crate::reader::FormKind::Keyword(_)
+    };
+}
+pub(crate) use literal_kind;
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum FormKind {
     Nil,

@@ -9,6 +9,7 @@ mod form;
 pub mod lexer;
 pub mod parser;
 
+pub(crate) use form::literal_kind;
 pub use form::{Form, FormKind, with_article};
 
 use crate::error::Result;

@@ -3,10 +3,25 @@
 use super::{FnRepr, Function, Map, Regex, Set, Value};
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::pr_str;
-use crate::reader::{Form, FormKind};
+use crate::reader::{Form, FormKind, literal_kind};
 use std::sync::Arc;
 
 impl Value {
+    /// The value of a literal form (nil, a boolean, number, string, character or keyword), which
+    /// is the same quoted or not; `None` for any other form.
+    pub fn from_literal(form: &Form) -> Option<Value> {
+        Some(match &form.kind {
+            FormKind::Nil => Value::Nil,
+            FormKind::Bool(b) => Value::Bool(*b),
+            FormKind::Int(i) => Value::Int(*i),
+            FormKind::Float(f) => Value::Float(*f),
+            FormKind::Str(s) => Value::string(s),
+            FormKind::Char(c) => Value::Char(*c),
+            FormKind::Keyword(k) => Value::keyword(k),
+            _ => return None,
+        })
+    }
+
     /// The value a quoted form denotes: `'(a 1 [b])` is a list of a symbol, a number and a vector.
     pub fn from_form(form: &Form) -> Result<Value> {
         let items = |forms: &[Form]| {
@@ -16,13 +31,7 @@ impl Value {
                 .collect::<Result<Vec<_>>>()
         };
         Ok(match &form.kind {
-            FormKind::Nil => Value::Nil,
-            FormKind::Bool(b) => Value::Bool(*b),
-            FormKind::Int(i) => Value::Int(*i),
-            FormKind::Float(f) => Value::Float(*f),
-            FormKind::Str(s) => Value::string(s),
-            FormKind::Char(c) => Value::Char(*c),
-            FormKind::Keyword(k) => Value::keyword(k),
+            literal_kind!() => Value::from_literal(form).unwrap_or_default(),
             FormKind::Symbol(s) => Value::symbol(s),
             FormKind::Regex(pattern) => {
                 Value::Regex(compile_regex(pattern).map_err(|e| e.or_span(form.span))?)
