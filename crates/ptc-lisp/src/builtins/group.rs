@@ -83,11 +83,10 @@ struct KeyIndex {
 /// How many keys are also found by identity, before any hashing.
 const IDENTIFIED_KEYS: usize = 16;
 
-/// Which string or keyword allocation `v` is: two values with the same identity are equal.
-/// Records loaded from JSON share their repeated short strings, so grouping them by a text
-/// field finds almost every group without hashing or comparing text.
-/// Its address, doubled, plus one for a keyword (a string and a keyword may share text); 0 for
-/// other values.
+/// Which string or keyword allocation `v` is: its address, doubled, plus one for a keyword (a
+/// string and a keyword may share text); 0 for other values. Two values with the same nonzero
+/// identity are equal. Records loaded from JSON share their repeated short strings, so grouping
+/// them by a text field finds almost every group without hashing or comparing text.
 fn text_identity(v: &Value) -> u128 {
     let (address, keyword) = match v {
         Value::Str(s) => (s.as_ptr(), 0),

@@ -753,9 +753,7 @@ impl Ctx {
     #[inline]
     pub(crate) fn keyword_field<'v>(&self, f: &Value, target: &'v Value) -> Option<&'v Value> {
         match (f, target) {
-            (Value::Keyword(_), Value::Map(m)) => {
-                m.get_hinted(f, &self.keyword_hint).or_else(|| lookup(m, f))
-            }
+            (Value::Keyword(_), Value::Map(m)) => map_field(m, f, &self.keyword_hint),
             _ => None,
         }
     }
@@ -1749,14 +1747,18 @@ fn keyword_get_hinted(target: &Value, key: &Value, hint: &AtomicU8) -> Option<Va
     keyword_get_unhinted(target, key, hint)
 }
 
+/// What the keyword `key` finds in `m`, looked for first where `hint` says, then as any key,
+/// then as the same text in a string-keyed map ([`lookup`]).
+#[inline(always)]
+fn map_field<'m>(m: &'m Map, key: &Value, hint: &AtomicU8) -> Option<&'m Value> {
+    m.get_hinted(key, hint).or_else(|| lookup(m, key))
+}
+
 /// [`keyword_get_hinted`] where the hint did not point at the key; updates the hint.
 #[inline(never)]
 fn keyword_get_unhinted(target: &Value, key: &Value, hint: &AtomicU8) -> Option<Value> {
     match target {
-        Value::Map(m) => m
-            .get_and_hint(key, hint)
-            .or_else(|| lookup(m, key))
-            .map(Value::clone_fast),
+        Value::Map(m) => map_field(m, key, hint).map(Value::clone_fast),
         other => get_key(other, key),
     }
 }

@@ -274,7 +274,7 @@ impl Map {
 
     /// `get`, remembering in `hint` where a small map holds `key`.
     #[inline(never)]
-    pub fn get_and_hint(&self, key: &Value, hint: &AtomicU8) -> Option<&Value> {
+    fn get_and_hint(&self, key: &Value, hint: &AtomicU8) -> Option<&Value> {
         match &self.0.repr {
             MapRepr::Small { keys, vals } => {
                 let i = small_index(keys, key)?;
