@@ -354,6 +354,8 @@ impl ptc_lisp::Tool for BlockingTool {
         let span = tracing::info_span!(
             parent: &self.parent,
             "tool_call",
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = self.tool.name(),
             tool = self.tool.name(),
             args = args.len(),
             duration_us = tracing::field::Empty,
