@@ -150,7 +150,7 @@ fn closing(step: &Step) -> String {
          --signature \"$(cat examples/demo/signature.txt)\" --max-turns {MAX_TURNS} \
          --compression on --llm replay:examples/demo/transcript.jsonl\n",
         show::outcome_line(step),
-        show::usage_lines(&step.usage),
+        show::usage_lines(&step.usage, true),
         step.turns.len(),
         line("compressed (single-user-coalesced):", &compressed),
         line("uncompressed (full history):", &full),
