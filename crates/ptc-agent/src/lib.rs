@@ -43,7 +43,7 @@ pub use llm::{
     parse_llm_spec_with,
 };
 pub use prompt::SystemPrompt;
-pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions};
+pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions, tokens_text};
 pub use signature::{Mismatch, Signature, SignatureError};
 pub use subagent::AgentTool;
 pub use summarizer::LlmSummarizer;

@@ -8,7 +8,7 @@ use ptc_compression::{Compression, RenderOptions, Uncompressed, cacheable_prefix
 use ptc_lisp::format::{print_str, to_clojure};
 use ptc_lisp::{Outcome, RunOutcome, Runtime, Tools, UserNamespace, Value};
 use ptc_turn::{
-    FailureKind, Message, Role, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage,
+    FailureKind, Message, Role, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage,
 };
 use serde::Serialize;
 use tracing::Instrument;
@@ -893,6 +893,27 @@ async fn call_llm(
     }
 }
 
+/// Token counts in words: `950 tokens in, 25 out`, with the prompt cache's share when there
+/// is one (`950 tokens in (+700 read from the prompt cache), 25 out`).
+pub fn tokens_text(tokens: &TokenUsage) -> String {
+    let mut cache = Vec::new();
+    if tokens.cache_read_tokens > 0 {
+        cache.push(format!("{} read from", tokens.cache_read_tokens));
+    }
+    if tokens.cache_write_tokens > 0 {
+        cache.push(format!("{} written to", tokens.cache_write_tokens));
+    }
+    let cache = if cache.is_empty() {
+        String::new()
+    } else {
+        format!(" (+{} the prompt cache)", cache.join(" and "))
+    };
+    format!(
+        "{} tokens in{cache}, {} out",
+        tokens.input_tokens, tokens.output_tokens
+    )
+}
+
 /// The line each turn logs: its outcome, tokens and time.
 fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
     let number = turn.number();
@@ -908,9 +929,8 @@ fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
         gen_ai.usage.output_tokens = usage.tokens.output_tokens,
         llm_requests = usage.llm_requests,
         duration_ms = usage.duration_us / 1000,
-        "turn {number} of {max_turns}: {outcome}; {} tokens in, {} out; {} (model {}, program {})",
-        usage.tokens.prompt_tokens(),
-        usage.tokens.output_tokens,
+        "turn {number} of {max_turns}: {outcome}; {}; {} (model {}, program {})",
+        tokens_text(&usage.tokens),
         HumanDuration(Duration::from_micros(usage.duration_us)),
         HumanDuration(Duration::from_micros(usage.llm_duration_us)),
         HumanDuration(Duration::from_micros(usage.eval_duration_us)),

@@ -6,6 +6,7 @@ use ptc_lisp::json::to_json;
 use ptc_lisp::{
     Outcome, Pos, Program, RunOutcome, Runtime, ToolOutcome, Tools, UserNamespace, Value,
 };
+use ptc_turn::TurnError;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -171,7 +172,15 @@ fn execute(args: &EvalArgs, config: &Config) -> Result<u8, String> {
         }
         Outcome::Failed(reason) => {
             let _ = stdout.flush();
-            eprintln!("{}", render_failure(reason, out.failed_at));
+            let shown = match out.failed_at {
+                Some(pos) => diagnostic::turn_error(
+                    &source,
+                    &origin,
+                    &TurnError::new("failed", pr_str(reason)).at(pos.line, pos.col),
+                ),
+                None => render_failure(reason, None),
+            };
+            eprintln!("{shown}");
         }
         Outcome::Error(e) => {
             let _ = stdout.flush();

@@ -1,6 +1,8 @@
 //! Logs on standard error: what the library reports through `tracing` (retries, each turn's
 //! tokens and time, ...), at a level chosen by `-v`/`-q` or `RUST_LOG`, as text or JSON lines.
 
+use std::io::IsTerminal;
+
 use clap::{Args, ValueEnum};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::format::debug_fn;
@@ -61,6 +63,7 @@ impl LogOptions {
             .with_writer(std::io::stderr);
         let installed = match self.log_format {
             LogFormat::Text => builder
+                .with_ansi(std::io::stderr().is_terminal())
                 .without_time()
                 .with_target(false)
                 // The messages carry what a person needs; the fields are for JSON readers.

@@ -1,6 +1,6 @@
 //! How `ptc run` and `ptc demo` print turns, messages and the end of a run.
 
-use ptc_agent::HumanDuration;
+use ptc_agent::{HumanDuration, tokens_text};
 use ptc_lisp::format::to_clojure;
 use ptc_lisp::{ToolOutcome, Value};
 use ptc_turn::{Message, Role, Step, StepOutcome, Turn, TurnResult, Usage};
@@ -17,9 +17,9 @@ pub fn short(value: &Value) -> String {
     to_clojure(value, Some(ITEMS), Some(CHARS)).0
 }
 
-/// Milliseconds with one decimal, as every timing is printed (tests mask `<digits>.<digit> ms`).
+/// A time in microseconds as a person reads it (`850 µs`, `42 ms`, `1.5 s`).
 pub fn millis(us: u64) -> String {
-    format!("{:.1} ms", us as f64 / 1000.0)
+    HumanDuration(Duration::from_micros(us)).to_string()
 }
 
 /// `text` with every line prefixed by `prefix`.
@@ -90,10 +90,9 @@ pub fn turn_usage(turn: &Turn) -> String {
     let usage = turn.usage();
     let micros = |us: u64| HumanDuration(Duration::from_micros(us));
     format!(
-        "turn {}: {} tokens in, {} out; {} (model {}, program {})",
+        "turn {}: {}; {} (model {}, program {})",
         turn.number(),
-        usage.tokens.prompt_tokens(),
-        usage.tokens.output_tokens,
+        tokens_text(&usage.tokens),
         micros(usage.duration_us),
         micros(usage.llm_duration_us),
         micros(usage.eval_duration_us)
