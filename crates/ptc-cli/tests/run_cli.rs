@@ -512,3 +512,87 @@ fn help_shows_the_exit_status_table() {
         );
     }
 }
+
+#[test]
+fn logs_show_each_turn_with_verbose_as_text_or_json_and_quiet_keeps_only_the_result() {
+    let dir = Scratch::new("logs");
+    let transcript = dir.file(
+        "t.jsonl",
+        concat!(
+            r#"{"content": "(def a 1)", "usage": {"input_tokens": 900, "output_tokens": 40}}"#,
+            "\n",
+            r#"{"content": "(return a)"}"#,
+            "\n"
+        ),
+    );
+    let llm = format!("replay:{}", path(&transcript));
+    let args = ["run", "--mission", "x", "--llm", &llm];
+    let output = ptc(&[&["-v"][..], &args].concat());
+    assert_eq!(
+        text(&output.stderr),
+        " INFO agent_run:agent_turn: turn 1 of 5: ok; 900 tokens in, 40 out; <t> (model <t>, \
+         program <t>)\n INFO agent_run:agent_turn: turn 2 of 5: ok; 0 tokens in, 0 out; <t> \
+         (model <t>, program <t>)\n"
+    );
+    let output = ptc(&[&args[..], &["--log-format", "json", "-v"]].concat());
+    let first: serde_json::Value = serde_json::from_str(
+        String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .next()
+            .expect("a log line"),
+    )
+    .expect("a JSON log line");
+    assert_eq!(first["level"], "INFO");
+    assert_eq!(first["fields"]["gen_ai.usage.input_tokens"], 900);
+    assert_eq!(first["fields"]["gen_ai.usage.output_tokens"], 40);
+    assert_eq!(first["spans"][0]["gen_ai.operation.name"], "invoke_agent");
+    assert_eq!(first["spans"][0]["gen_ai.provider.name"], "replay");
+    let output = ptc(&[&["-q"][..], &args].concat());
+    assert_eq!(text(&output.stderr), "");
+    assert!(
+        text(&output.stdout).starts_with("=== result ===\nreturned after 2 of 5 turns:\n  1\n"),
+        "{}",
+        text(&output.stdout)
+    );
+}
+
+#[test]
+fn openai_and_anthropic_specs_go_to_the_base_url_of_the_environment() {
+    let server = support::ModelServer::start(vec!["(return 42)".to_string()], usize::MAX);
+    let output = command(&[
+        "run",
+        "--json",
+        "--mission",
+        "x",
+        "--llm",
+        "openai:gpt-test",
+    ])
+    .env("OPENAI_API_KEY", "test-key")
+    .env("OPENAI_BASE_URL", &server.base_url)
+    .output()
+    .expect("run ptc");
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["value"], 42);
+    let output = command(&[
+        "run",
+        "--mission",
+        "x",
+        "--llm",
+        "anthropic:claude-test",
+        "--retries",
+        "0",
+    ])
+    .env("ANTHROPIC_API_KEY", "test-key")
+    .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    .output()
+    .expect("run ptc");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stdout).contains(
+            "could not connect to anthropic:claude-test at http://127.0.0.1:9/v1/messages"
+        ),
+        "{}",
+        text(&output.stdout)
+    );
+}
