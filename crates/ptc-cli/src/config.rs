@@ -114,6 +114,23 @@ mod tests {
         );
     }
 
+    /// Every `ptc.toml` example of the README reads.
+    #[test]
+    fn the_readme_examples_read() {
+        let readme = include_str!("../../../README.md");
+        let blocks: Vec<&str> = readme
+            .split("```toml\n")
+            .skip(1)
+            .filter_map(|rest| rest.split_once("```").map(|(block, _)| block))
+            .filter(|block| block.starts_with("[agent]"))
+            .collect();
+        assert_eq!(blocks.len(), 1);
+        for block in blocks {
+            let config = Config::parse(block).expect("a README example parses");
+            assert_eq!(config.agent.retries, Some(2));
+        }
+    }
+
     #[test]
     fn unknown_keys_and_bad_values_are_reported_with_their_place() {
         assert_eq!(
