@@ -50,7 +50,7 @@ enum Command {
     Render(render::RenderArgs),
     /// Run an agent on a mission against a model, showing each turn as it happens.
     #[command(after_help = exit::HELP)]
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Run the bundled example offline with a recorded model: each turn, the compressed
     /// history the model sees, and its size against the full history.
     #[command(after_help = exit::HELP)]
@@ -81,7 +81,7 @@ fn main() -> ExitCode {
                 exit::code(exit::USAGE)
             }
         },
-        Command::Run(args) => run::run(args, &config, cli.log.quiet),
+        Command::Run(args) => run::run(*args, &config, cli.log.quiet),
         Command::Demo(args) => demo::run(&args),
     }
 }

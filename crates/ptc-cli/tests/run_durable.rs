@@ -349,3 +349,35 @@ fn an_sqlite_checkpoint_resumes_too() {
         (&serde_json::json!("returned"), &serde_json::json!(5))
     );
 }
+
+#[test]
+fn a_run_past_its_deadline_exits_3_with_the_timeout_failure() {
+    let server = ModelServer::silent();
+    let output = Command::new(env!("CARGO_BIN_EXE_ptc"))
+        .args([
+            "run",
+            "--mission",
+            "Say hello",
+            "--llm",
+            &server.spec(),
+            "--deadline",
+            "1s",
+        ])
+        .env_remove("RUST_LOG")
+        .env_remove("PTC_REQUEST_TIMEOUT")
+        .output()
+        .expect("run ptc");
+    assert_eq!(output.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        " WARN the run's deadline of 1.0 s passed during turn 1\n"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "=== result ===\nfailed (timeout) after 0 of 5 turns:\n  the run did not finish \
+             within its deadline of 1.0 s; turn 1 was cut off\nmodel requests: 1\n"
+        ),
+        "{stdout}"
+    );
+}
