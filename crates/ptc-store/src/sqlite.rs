@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use ptc_agent::store::{Checkpoint, RunStore, StoreError};
+use ptc_agent::store::{Checkpoint, RunStore, StoreError, run_blocking};
 use ptc_turn::{StepOutcome, Task, Turn, Turns, Usage};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -110,14 +110,7 @@ impl SqliteStore {
         work: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let store = self.clone();
-        let run = move || work(&mut store.lock());
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) => handle
-                .spawn_blocking(run)
-                .await
-                .map_err(|e| StoreError::Io(format!("the database call was interrupted: {e}")))?,
-            Err(_) => run(),
-        }
+        run_blocking(move || work(&mut store.lock())).await
     }
 }
 
@@ -131,6 +124,15 @@ fn run_state(connection: &Connection, id: &str) -> Result<Option<bool>, StoreErr
         )
         .optional()
         .map_err(io)
+}
+
+/// Checks that run `id` exists and has not ended, so it takes turns and an end.
+fn ongoing(connection: &Connection, id: &str) -> Result<(), StoreError> {
+    match run_state(connection, id)? {
+        None => Err(StoreError::Missing(id.to_string())),
+        Some(true) => Err(StoreError::Ended(id.to_string())),
+        Some(false) => Ok(()),
+    }
 }
 
 #[async_trait]
@@ -163,11 +165,7 @@ impl RunStore for SqliteStore {
             let tx = connection
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(io)?;
-            match run_state(&tx, &id)? {
-                None => return Err(StoreError::Missing(id)),
-                Some(true) => return Err(StoreError::Ended(id)),
-                Some(false) => {}
-            }
+            ongoing(&tx, &id)?;
             let count: u32 = tx
                 .query_row(
                     "SELECT count(*) FROM ptc_turns WHERE run_id = ?1",
@@ -205,11 +203,7 @@ impl RunStore for SqliteStore {
             let tx = connection
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(io)?;
-            match run_state(&tx, &id)? {
-                None => return Err(StoreError::Missing(id)),
-                Some(true) => return Err(StoreError::Ended(id)),
-                Some(false) => {}
-            }
+            ongoing(&tx, &id)?;
             tx.execute(
                 "UPDATE ptc_runs SET outcome = ?2, usage = ?3, \
                  ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1",

@@ -11,7 +11,7 @@ use ptc_turn::{StepOutcome, Task, Turn, Turns, Usage};
 use serde::{Deserialize, Serialize};
 
 use super::memory::push_turn;
-use super::{Checkpoint, RunStore, StoreError};
+use super::{Checkpoint, RunStore, StoreError, run_blocking};
 
 /// A [`RunStore`] in one file of JSON lines: a line when a run starts (its task), one per
 /// completed turn, and one when it ends (outcome and usage), each naming its run.
@@ -196,13 +196,7 @@ impl JsonlStore {
             state.runs.insert(id, next);
             Ok(())
         };
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) => handle
-                .spawn_blocking(write)
-                .await
-                .map_err(|e| StoreError::Io(format!("the write was interrupted: {e}")))?,
-            Err(_) => write(),
-        }
+        run_blocking(write).await
     }
 }
 
@@ -334,13 +328,7 @@ impl RunStore for JsonlStore {
             }
             Ok(found)
         };
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) => handle
-                .spawn_blocking(read)
-                .await
-                .map_err(|e| StoreError::Io(format!("the read was interrupted: {e}")))?,
-            Err(_) => read(),
-        }
+        run_blocking(read).await
     }
 }
 

@@ -67,6 +67,20 @@ impl Checkpoint {
     }
 }
 
+/// Runs `work`, blocking I/O of a store, on tokio's blocking threads when called within a
+/// runtime (so the async threads stay free), else right here.
+pub async fn run_blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => handle
+            .spawn_blocking(work)
+            .await
+            .map_err(|e| StoreError::Io(format!("the store's work was interrupted: {e}")))?,
+        Err(_) => work(),
+    }
+}
+
 /// Why a store could not save or read a run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
