@@ -89,6 +89,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let Some(mode) = parse_mode(args)? else {
         return Ok(());
     };
+    if mode == Mode::Regenerate {
+        oracle::find_clojure()?;
+    }
     let root = workspace_root();
     let mut files = load_case_files(&root.join(CASES_DIR))?;
     check_unique_names(&files)?;

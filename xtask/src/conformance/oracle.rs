@@ -17,7 +17,7 @@ const CASE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Clojure version whose behaviour the corpus records.
 pub const EXPECTED_CLOJURE: &str = "1.11";
 /// The command that installs the oracle on the Debian-based machines the project runs on.
-pub const INSTALL_COMMAND: &str = "sudo apt-get update && sudo apt-get install -y clojure";
+pub const INSTALL_COMMAND: &str = "apt-get update && apt-get install -y clojure";
 /// Names the launcher may have, in the order they are tried.
 const LAUNCHERS: [&str; 2] = ["clojure1.11", "clojure"];
 
@@ -154,7 +154,7 @@ const VAR_LISTER: &str = r#"
 "#;
 
 /// The Clojure launcher to run, or how to install one.
-fn find_clojure() -> Result<PathBuf, String> {
+pub fn find_clojure() -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os("PTC_CLOJURE") {
         let path = PathBuf::from(path);
         return if path.is_file() {
@@ -178,8 +178,8 @@ fn find_clojure() -> Result<PathBuf, String> {
             format!(
                 "Clojure {EXPECTED_CLOJURE}, the oracle of the conformance corpus, is not \
                  installed (no `clojure1.11` or `clojure` on PATH). Install it with\n\n    \
-                 {INSTALL_COMMAND}\n\n(Debian 12's package is Clojure 1.11.1), or set \
-                 PTC_CLOJURE to a Clojure {EXPECTED_CLOJURE} launcher. Checking the committed \
+                 {INSTALL_COMMAND}\n\n(as root or with sudo; Debian 12 packages Clojure \
+                 1.11.1), or set PTC_CLOJURE to a Clojure {EXPECTED_CLOJURE} launcher. Checking the committed \
                  results does not need it: `cargo xtask conformance`"
             )
         })
