@@ -136,10 +136,22 @@ fn clojure_cannot_resolve(message: &str) -> bool {
     .any(|m| message.contains(m))
 }
 
-/// Whether Clojure's exception comes from its reader, so that PTC-Lisp's `parse` error is the
-/// fitting answer.
-fn clojure_cannot_read(class: &str) -> bool {
+/// Whether Clojure's exception comes from its reader (reading the program, or text given to
+/// `clojure.edn/read-string`), so that PTC-Lisp's `parse` error is the fitting answer.
+fn clojure_cannot_read(class: &str, message: &str) -> bool {
     class.contains("ReaderException")
+        || [
+            "EOF while reading",
+            "Unmatched delimiter",
+            "No dispatch macro",
+            "Invalid leading character",
+            "Invalid token",
+            "No reader function for tag",
+            "Map literal must contain an even number of forms",
+            "Duplicate key",
+        ]
+        .iter()
+        .any(|m| message.starts_with(m))
 }
 
 /// The kind of failure an unexpected PTC-Lisp error stands for.
@@ -199,7 +211,7 @@ pub fn check(program: &str, outcome: &Outcome, ptc: Option<&PtcOutcome>) -> Resu
                 FailureKind::Undefined,
                 format!("Clojure throws {class}, PTC-Lisp: {}", e.render()),
             )),
-            ErrorKind::Parse if !clojure_cannot_read(class) => Err(failure(
+            ErrorKind::Parse if !clojure_cannot_read(class, message) => Err(failure(
                 FailureKind::Parse,
                 format!("Clojure throws {class}, PTC-Lisp: {}", e.render()),
             )),

@@ -236,6 +236,11 @@ fn run_in(
         write(&input_path, input)?;
         command.arg(&input_path);
     }
+    // After an exception has been thrown often enough from the same compiled code, HotSpot
+    // throws a preallocated one without a message; keep every message, whatever ran before.
+    let mut java_options = std::env::var("JAVA_TOOL_OPTIONS").unwrap_or_default();
+    java_options.push_str(" -XX:-OmitStackTraceInFastThrow");
+    command.env("JAVA_TOOL_OPTIONS", java_options.trim_start());
     let status = command
         .args(args)
         .current_dir(root)
