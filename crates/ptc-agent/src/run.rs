@@ -700,6 +700,8 @@ impl<'a> Loop<'a> {
         program: String,
         span: tracing::Span,
     ) -> Result<RunOutcome, TurnError> {
+        // Dropped when this future is (the run ended): tool calls in flight then stop waiting.
+        let (_run_alive, run_ended) = tokio::sync::watch::channel(());
         let mut tools = Tools::new();
         for (tool, spec) in self.agent.tools.iter().zip(&self.agent.specs) {
             tools.insert_arc(
@@ -708,6 +710,7 @@ impl<'a> Loop<'a> {
                     tool: tool.clone(),
                     handle: self.handle.clone(),
                     parent: span.clone(),
+                    run_ended: Some(run_ended.clone()),
                 }),
             );
         }

@@ -9,7 +9,7 @@
 //   malformed     {}              writes a line that is not JSON, then a reply whose result is not a
 //                                 tool result
 //   flood         {count}         sends COUNT progress and logging notifications, then never answers
-//   huge          {megabytes}     answers with one text block of MEGABYTES MiB
+//   huge          {bytes}         answers with one text block of BYTES bytes
 //   cancellations {}              the ids of every request the client cancelled so far
 //
 // Options: `--tools-pages N` splits tools/list into N pages (pagination); `--name-clash` adds
@@ -58,8 +58,8 @@ const tools = [
     description: "Answers with a large text",
     inputSchema: {
       type: "object",
-      properties: { megabytes: { type: "number" } },
-      required: ["megabytes"],
+      properties: { bytes: { type: "integer" } },
+      required: ["bytes"],
     },
   },
   { name: "cancellations", description: "Request ids the client cancelled", inputSchema: noArgs },
@@ -113,12 +113,8 @@ function callTool(id, params) {
       }
       return;
     }
-    case "huge": {
-      const block = "x".repeat(1024 * 1024);
-      let body = "";
-      for (let i = 0; i < args.megabytes; i++) body += block;
-      return reply(id, text(body));
-    }
+    case "huge":
+      return reply(id, text("x".repeat(args.bytes)));
     case "cancellations":
       return reply(id, {
         content: [{ type: "text", text: JSON.stringify(cancelled) }],

@@ -91,7 +91,10 @@ fn install() -> Result<PathBuf, String> {
         .lock()
         .map_err(|e| format!("cannot lock {}: {e}", dir.display()))?;
     if !is_installed(&dir, &wanted) {
-        eprintln!("installing the MCP test servers: npm ci in {}", dir.display());
+        eprintln!(
+            "installing the MCP test servers: npm ci in {}",
+            dir.display()
+        );
         let output = Command::new("npm")
             .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
             .current_dir(&dir)

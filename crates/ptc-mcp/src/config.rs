@@ -411,7 +411,12 @@ fn parse_server(
             }
             server
         }
-        (Some(kind), _, _) if !matches!(kind, "stdio" | "http" | "streamable-http" | "streamableHttp") => {
+        (Some(kind), _, _)
+            if !matches!(
+                kind,
+                "stdio" | "http" | "streamable-http" | "streamableHttp"
+            ) =>
+        {
             return Err(ConfigError::new(format!(
                 "unknown `type` {kind:?}; use \"stdio\" (with `command`) or \"http\" (with `url`)"
             )));
@@ -462,9 +467,18 @@ mod tests {
     #[test]
     fn names_come_from_the_package_or_program() {
         let cases = [
-            ("npx -y @modelcontextprotocol/server-filesystem /tmp", "filesystem"),
-            ("npx -y @modelcontextprotocol/server-memory@2026.8.31", "memory"),
-            ("node_modules/.bin/mcp-server-everything stdio", "everything"),
+            (
+                "npx -y @modelcontextprotocol/server-filesystem /tmp",
+                "filesystem",
+            ),
+            (
+                "npx -y @modelcontextprotocol/server-memory@2026.8.31",
+                "memory",
+            ),
+            (
+                "node_modules/.bin/mcp-server-everything stdio",
+                "everything",
+            ),
             ("node /srv/fault-server.mjs --name-clash", "fault-server"),
             ("uvx mcp-server-fetch", "fetch"),
             ("/usr/local/bin/github-mcp-server stdio", "github"),
@@ -472,7 +486,11 @@ mod tests {
             ("my_tool", "my_tool"),
         ];
         for (line, name) in cases {
-            assert_eq!(ServerConfig::from_command_line(line).unwrap().name, name, "{line}");
+            assert_eq!(
+                ServerConfig::from_command_line(line).unwrap().name,
+                name,
+                "{line}"
+            );
         }
     }
 
@@ -484,14 +502,21 @@ mod tests {
             server.endpoint,
             Endpoint::Stdio {
                 command: "node".into(),
-                args: vec!["my server.js".into(), "--root".into(), "/a b".into(), "x y".into()],
+                args: vec![
+                    "my server.js".into(),
+                    "--root".into(),
+                    "/a b".into(),
+                    "x y".into()
+                ],
                 env: BTreeMap::new(),
                 cwd: None,
             }
         );
         assert_eq!(server.describe(), "node 'my server.js' --root '/a b' 'x y'");
         assert_eq!(
-            ServerConfig::from_command_line("node 'open").unwrap_err().message,
+            ServerConfig::from_command_line("node 'open")
+                .unwrap_err()
+                .message,
             "cannot split \"node 'open\" into words: a quote is not closed"
         );
         assert!(ServerConfig::from_command_line("  ").is_err());

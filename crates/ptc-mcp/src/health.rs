@@ -89,20 +89,6 @@ impl Health {
             .clone()
     }
 
-    /// Why the connection is gone, in a clause: how the server ended and its last stderr
-    /// lines, as far as they are known.
-    pub fn gone(&self) -> String {
-        let mut text = match self.exit() {
-            Some(how) => format!("the server {how}"),
-            None => "the server closed the connection".to_string(),
-        };
-        let tail = self.stderr_tail();
-        if let Some(last) = tail.iter().rev().find(|l| !l.trim().is_empty()) {
-            text.push_str(&format!("; its last words on stderr: {last}"));
-        }
-        text
-    }
-
     pub fn count_progress(&self) {
         self.progress.fetch_add(1, Ordering::Relaxed);
     }
@@ -149,8 +135,14 @@ impl Health {
             orders.insert(
                 tool.name,
                 PropertyOrder {
-                    input: tool.input_schema.map(|s| s.properties.0).unwrap_or_default(),
-                    output: tool.output_schema.map(|s| s.properties.0).unwrap_or_default(),
+                    input: tool
+                        .input_schema
+                        .map(|s| s.properties.0)
+                        .unwrap_or_default(),
+                    output: tool
+                        .output_schema
+                        .map(|s| s.properties.0)
+                        .unwrap_or_default(),
                 },
             );
         }
@@ -237,7 +229,10 @@ mod tests {
                 output: vec!["z".into(), "a".into()],
             })
         );
-        assert_eq!(health.property_order("bare"), Some(PropertyOrder::default()));
+        assert_eq!(
+            health.property_order("bare"),
+            Some(PropertyOrder::default())
+        );
         assert_eq!(health.property_order("other"), None);
     }
 }

@@ -153,7 +153,17 @@ mod tests {
         assert_eq!(
             names(&[
                 ("everything", &["echo", "get-sum"]),
-                ("fault", &["echo", "github/search issues", "2fa:check", "a b", "a-b", "é"]),
+                (
+                    "fault",
+                    &[
+                        "echo",
+                        "github/search issues",
+                        "2fa:check",
+                        "a b",
+                        "a-b",
+                        "é"
+                    ]
+                ),
             ]),
             vec![
                 ("everything.echo".into(), Some(Clash)),
@@ -174,9 +184,10 @@ mod tests {
         for text in odd {
             let name = symbol_part(text);
             let mut tools = ptc_lisp::Tools::new();
-            tools.insert(ptc_lisp::ToolSpec::new(&name, ""), |_: &[ptc_lisp::Value]| {
-                Ok(ptc_lisp::Value::Int(1))
-            });
+            tools.insert(
+                ptc_lisp::ToolSpec::new(&name, ""),
+                |_: &[ptc_lisp::Value]| Ok(ptc_lisp::Value::Int(1)),
+            );
             let out = ptc_lisp::Runtime::new()
                 .with_tools(tools)
                 .run_str(&format!("(tool/{name})"), &ptc_lisp::UserNamespace::new());

@@ -41,18 +41,22 @@ pub(crate) fn to_value(
     match blocks.as_mut_slice() {
         [] => Ok(Value::Nil),
         [ContentBlock::Text(text)] => {
-            if has_output_schema
-                && let Ok(json) = serde_json::from_str::<Json>(&text.text)
-            {
+            if has_output_schema && let Ok(json) = serde_json::from_str::<Json>(&text.text) {
                 let mut json = json;
                 budget.cut_json(&mut json);
                 return Ok(from_json(&json));
             }
             Ok(Value::string(budget.cut(std::mem::take(&mut text.text))))
         }
-        [one] => Ok(block(std::mem::replace(one, ContentBlock::text("")), &mut budget)),
+        [one] => Ok(block(
+            std::mem::replace(one, ContentBlock::text("")),
+            &mut budget,
+        )),
         _ => Ok(Value::vector(
-            blocks.into_iter().map(|b| block(b, &mut budget)).collect::<Vec<_>>(),
+            blocks
+                .into_iter()
+                .map(|b| block(b, &mut budget))
+                .collect::<Vec<_>>(),
         )),
     }
 }
@@ -128,13 +132,15 @@ fn block(block: ContentBlock, budget: &mut Budget) -> Value {
             ("type", Value::string("unknown")),
             (
                 "summary",
-                Value::string(budget.cut(
-                    serde_json::to_string(&other)
-                        .unwrap_or_default()
-                        .chars()
-                        .take(200)
-                        .collect(),
-                )),
+                Value::string(
+                    budget.cut(
+                        serde_json::to_string(&other)
+                            .unwrap_or_default()
+                            .chars()
+                            .take(200)
+                            .collect(),
+                    ),
+                ),
             ),
         ]),
     }
@@ -143,7 +149,12 @@ fn block(block: ContentBlock, budget: &mut Budget) -> Value {
 /// The number of bytes base64 `data` decodes to.
 fn decoded_len(data: &str) -> i64 {
     let significant = data.bytes().filter(|b| !b.is_ascii_whitespace()).count();
-    let padding = data.trim_end().bytes().rev().take_while(|&b| b == b'=').count();
+    let padding = data
+        .trim_end()
+        .bytes()
+        .rev()
+        .take_while(|&b| b == b'=')
+        .count();
     i64::try_from((significant / 4 * 3).saturating_sub(padding)).unwrap_or(i64::MAX)
 }
 
@@ -212,7 +223,11 @@ mod tests {
         let cases: Vec<(Json, bool, Result<&str, &str>)> = vec![
             (json!({"content": []}), false, Ok("nil")),
             (json!({"content": [text("hi")]}), false, Ok("\"hi\"")),
-            (json!({"content": [text("{\"a\": 1}")]}), false, Ok("\"{\\\"a\\\": 1}\"")),
+            (
+                json!({"content": [text("{\"a\": 1}")]}),
+                false,
+                Ok("\"{\\\"a\\\": 1}\""),
+            ),
             (json!({"content": [text("{\"a\": 1}")]}), true, Ok("{:a 1}")),
             (
                 json!({"content": [text("ignored")], "structuredContent": {"t": 33, "c": "Cloudy"}}),
@@ -232,7 +247,9 @@ mod tests {
             (
                 json!({"content": [{"type": "resource_link", "uri": "test://1", "name": "one", "mimeType": "text/plain"}]}),
                 false,
-                Ok("{:type \"resource-link\", :uri \"test://1\", :name \"one\", :mime-type \"text/plain\"}"),
+                Ok(
+                    "{:type \"resource-link\", :uri \"test://1\", :name \"one\", :mime-type \"text/plain\"}",
+                ),
             ),
             (
                 json!({"content": [text("no such file")], "isError": true}),
@@ -266,9 +283,18 @@ mod tests {
                  limit of 2 bytes for one result; the first 1 are above]"
             )
         );
-        let structured = shown(json!({"structuredContent": {"a": "abcdef", "b": "gh"}}), false, 4)
-            .unwrap();
-        assert!(structured.starts_with("{:a \"abcd\\n[... cut by the MCP client: the tool's text was 6 bytes"), "{structured}");
+        let structured = shown(
+            json!({"structuredContent": {"a": "abcdef", "b": "gh"}}),
+            false,
+            4,
+        )
+        .unwrap();
+        assert!(
+            structured.starts_with(
+                "{:a \"abcd\\n[... cut by the MCP client: the tool's text was 6 bytes"
+            ),
+            "{structured}"
+        );
         assert!(structured.contains(":b \"\\n[... cut"), "{structured}");
     }
 }

@@ -38,8 +38,6 @@ pub(crate) struct Shape {
     pub params: Vec<Param>,
     /// `additionalProperties: false`: other argument names are refused before the call.
     pub closed: bool,
-    /// The type of the result (`:any` without an `outputSchema`).
-    pub output: Type,
     pub has_output_schema: bool,
     /// The signature text, or `None` when a property name cannot be written in one.
     pub signature: Option<String>,
@@ -225,7 +223,6 @@ impl Shape {
         Shape {
             params,
             closed,
-            output: output_type,
             has_output_schema: output.is_some(),
             signature: signature.filter(|s| Signature::parse(s).is_ok()),
             check,
@@ -365,10 +362,14 @@ impl Shape {
             return false;
         };
         match self.params.as_slice() {
-            [only] if matches!(only.ty.without_optional(), Type::Map | Type::Record(_) | Type::Any) => {
-                map.iter().all(|(key, _)| {
-                    key_text(key).is_some_and(|k| self.param_named(&k).is_some())
-                })
+            [only]
+                if matches!(
+                    only.ty.without_optional(),
+                    Type::Map | Type::Record(_) | Type::Any
+                ) =>
+            {
+                map.iter()
+                    .all(|(key, _)| key_text(key).is_some_and(|k| self.param_named(&k).is_some()))
             }
             _ => true,
         }
@@ -432,8 +433,14 @@ mod tests {
                  filter {since :string?}?, opt :bool?, ref :any) -> [:int]"
             )
         );
-        assert_eq!(s.choices_note().as_deref(), Some("color: \"red\" | \"blue\""));
-        let odd = shape(json!({"properties": {"user.name": {"type": "string"}}}), None);
+        assert_eq!(
+            s.choices_note().as_deref(),
+            Some("color: \"red\" | \"blue\"")
+        );
+        let odd = shape(
+            json!({"properties": {"user.name": {"type": "string"}}}),
+            None,
+        );
         assert_eq!(odd.signature, None);
         assert_eq!(odd.param_names(), vec!["user.name"]);
     }
@@ -443,29 +450,47 @@ mod tests {
         let s = read_file();
         let call = |args: &[Value]| s.arguments("read", args).map(Json::Object);
         let kw = |k: &str| Value::keyword(k);
-        assert_eq!(call(&[Value::string("a.txt")]), Ok(json!({"path": "a.txt"})));
+        assert_eq!(
+            call(&[Value::string("a.txt")]),
+            Ok(json!({"path": "a.txt"}))
+        );
         assert_eq!(
             call(&[Value::string("a.txt"), Value::Nil, Value::Int(2)]),
             Ok(json!({"path": "a.txt", "head": 2}))
         );
         assert_eq!(
-            call(&[Value::map([(kw("path"), Value::string("a")), (kw("head"), Value::Int(1))])]),
+            call(&[Value::map([
+                (kw("path"), Value::string("a")),
+                (kw("head"), Value::Int(1))
+            ])]),
             Ok(json!({"path": "a", "head": 1}))
         );
         let usage = "call it as (tool/read {:path ...}) or (tool/read path tail head), with \
                      (path :string, tail :float?, head :float?) -> {content :string}";
-        assert_eq!(call(&[]), Err(format!("tool/read: missing argument path (:string); {usage}")));
         assert_eq!(
-            call(&[Value::Int(3)]),
-            Err(format!("tool/read: path: expected string, got integer 3; {usage}"))
+            call(&[]),
+            Err(format!(
+                "tool/read: missing argument path (:string); {usage}"
+            ))
         );
         assert_eq!(
-            call(&[Value::map([(kw("path"), Value::string("a")), (kw("mode"), Value::Int(1))])]),
+            call(&[Value::Int(3)]),
+            Err(format!(
+                "tool/read: path: expected string, got integer 3; {usage}"
+            ))
+        );
+        assert_eq!(
+            call(&[Value::map([
+                (kw("path"), Value::string("a")),
+                (kw("mode"), Value::Int(1))
+            ])]),
             Err(format!("tool/read: it has no argument mode; {usage}"))
         );
         assert_eq!(
             call(&[Value::Nil, Value::Nil, Value::Nil, Value::Nil]),
-            Err(format!("tool/read: it takes at most 3 arguments, got 4; {usage}"))
+            Err(format!(
+                "tool/read: it takes at most 3 arguments, got 4; {usage}"
+            ))
         );
     }
 
@@ -479,10 +504,12 @@ mod tests {
         );
         assert_eq!(
             s.arguments("weather", &[Value::string("Paris")]),
-            Err("tool/weather: location: expected one of \"New York\", \"Chicago\", got \
+            Err(
+                "tool/weather: location: expected one of \"New York\", \"Chicago\", got \
                  \"Paris\"; call it as (tool/weather {:location ...}) or (tool/weather \
                  location), with (location :string) -> :any"
-                .to_string())
+                    .to_string()
+            )
         );
         let s = shape(
             json!({"type": "object", "properties": {"filter": {"type": "object"}}}),

@@ -88,8 +88,8 @@ impl McpServer {
                 tokio::time::timeout(DEFAULT_CONNECT_TIMEOUT, handler.serve(transport)).await
             }
             Endpoint::Http { url, headers } => {
-                let transport = crate::http::transport(url, headers, config.max_message_bytes)
-                    .map_err(fail)?;
+                let transport =
+                    crate::http::transport(url, headers, config.max_message_bytes).map_err(fail)?;
                 tokio::time::timeout(DEFAULT_CONNECT_TIMEOUT, handler.serve(transport)).await
             }
         };
@@ -141,11 +141,20 @@ impl McpServer {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
-            let params = cursor.take().map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+            let params = cursor
+                .take()
+                .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
             let page = tokio::time::timeout(self.config.timeout, self.peer.list_tools(params))
                 .await
-                .map_err(|_| self.connect_error(format!("tools/list got no answer within {}", seconds(self.config.timeout))))?
-                .map_err(|e| self.connect_error(format!("tools/list failed: {}", self.describe_error(&e))))?;
+                .map_err(|_| {
+                    self.connect_error(format!(
+                        "tools/list got no answer within {}",
+                        seconds(self.config.timeout)
+                    ))
+                })?
+                .map_err(|e| {
+                    self.connect_error(format!("tools/list failed: {}", self.describe_error(&e)))
+                })?;
             tools.extend(page.tools);
             match page.next_cursor {
                 Some(next) if !next.is_empty() => cursor = Some(next),
@@ -180,7 +189,10 @@ impl McpServer {
         ));
         let handle = self
             .peer
-            .send_request_with_option(request, PeerRequestOptions::with_timeout(self.config.timeout))
+            .send_request_with_option(
+                request,
+                PeerRequestOptions::with_timeout(self.config.timeout),
+            )
             .await
             .map_err(|e| self.describe_error(&e))?;
         let mut guard = CancelOnDrop {
@@ -208,7 +220,9 @@ impl McpServer {
     /// A service error in words for a program, with what is known about a server that is gone.
     fn describe_error(&self, error: &ServiceError) -> String {
         match error {
-            ServiceError::McpError(data) if data.code == UNREADABLE_REPLY => data.message.to_string(),
+            ServiceError::McpError(data) if data.code == UNREADABLE_REPLY => {
+                data.message.to_string()
+            }
             ServiceError::McpError(data) => format!(
                 "the server answered with an error: {} (JSON-RPC error {})",
                 data.message, data.code.0
@@ -220,10 +234,15 @@ impl McpServer {
             ),
             ServiceError::Cancelled { reason } => format!(
                 "the server cancelled the call{}",
-                reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default()
+                reason
+                    .as_ref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default()
             ),
             ServiceError::Timeout { timeout } => format!("no answer within {}", seconds(*timeout)),
-            ServiceError::UnexpectedResponse => "the server's reply is not a tool result".to_string(),
+            ServiceError::UnexpectedResponse => {
+                "the server's reply is not a tool result".to_string()
+            }
             other => other.to_string(),
         }
     }
@@ -258,7 +277,12 @@ fn gone_suffix(health: &Health) -> String {
     if let Some(how) = health.exit() {
         text.push_str(&format!(": it {how}"));
     }
-    if let Some(last) = health.stderr_tail().iter().rev().find(|l| !l.trim().is_empty()) {
+    if let Some(last) = health
+        .stderr_tail()
+        .iter()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+    {
         text.push_str(&format!("; its last words on stderr: {last}"));
     }
     text

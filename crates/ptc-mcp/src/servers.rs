@@ -172,7 +172,11 @@ impl McpServers {
                 config.describe(),
                 if count == 1 { "" } else { "s" }
             );
-            for tool in self.tools.iter().filter(|t| Arc::ptr_eq(t.server(), server)) {
+            for tool in self
+                .tools
+                .iter()
+                .filter(|t| Arc::ptr_eq(t.server(), server))
+            {
                 let mut call = format!("(tool/{}", tool.name());
                 for param in tool.params() {
                     call.push(' ');

@@ -92,16 +92,13 @@ impl StdioTransport {
             tokio::spawn(async move {
                 let mut reader = BufReader::new(stderr);
                 let mut line = Vec::new();
-                loop {
-                    match read_line(&mut reader, &mut line, STDERR_LINE).await {
-                        Ok(LineRead::Line | LineRead::Oversized { .. }) => {
-                            let text = String::from_utf8_lossy(&line).trim_end().to_string();
-                            line.clear();
-                            tracing::debug!(server = %health.server, stderr = %text, "mcp server stderr");
-                            health.push_stderr(text);
-                        }
-                        Ok(LineRead::Eof) | Err(_) => break,
-                    }
+                while let Ok(LineRead::Line | LineRead::Oversized { .. }) =
+                    read_line(&mut reader, &mut line, STDERR_LINE).await
+                {
+                    let text = String::from_utf8_lossy(&line).trim_end().to_string();
+                    line.clear();
+                    tracing::debug!(server = %health.server, stderr = %text, "mcp server stderr");
+                    health.push_stderr(text);
                 }
             })
         });
@@ -136,7 +133,11 @@ impl StdioTransport {
         let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
         let id = find_id(tail, &pending, true)
             .or_else(|| find_id(head, &pending, false))
-            .or_else(|| (pending.len() == 1).then(|| pending.keys().next().cloned()).flatten())?;
+            .or_else(|| {
+                (pending.len() == 1)
+                    .then(|| pending.keys().next().cloned())
+                    .flatten()
+            })?;
         pending.remove(&id);
         Some(JsonRpcMessage::error(
             ErrorData::new(UNREADABLE_REPLY, message, None),
@@ -161,11 +162,7 @@ fn describe_status(status: std::process::ExitStatus) -> String {
 
 /// The id of a pending request named in a fragment of a message: the last `"id":` in the
 /// fragment (the reply's own id ends the line in most servers' output) or the first.
-fn find_id(
-    fragment: &[u8],
-    pending: &HashMap<RequestId, String>,
-    last: bool,
-) -> Option<RequestId> {
+fn find_id(fragment: &[u8], pending: &HashMap<RequestId, String>, last: bool) -> Option<RequestId> {
     let text = String::from_utf8_lossy(fragment);
     let mut found: Vec<RequestId> = Vec::new();
     let mut rest: &str = &text;
@@ -192,7 +189,11 @@ fn find_id(
             found.push(id);
         }
     }
-    if last { found.pop() } else { found.into_iter().next() }
+    if last {
+        found.pop()
+    } else {
+        found.into_iter().next()
+    }
 }
 
 /// The outcome of reading one line with a length limit.
@@ -200,7 +201,10 @@ enum LineRead {
     /// A whole line (without its newline) is in the buffer.
     Line,
     /// The line was longer than the limit: the buffer has its first bytes, `tail` its last.
-    Oversized { len: usize, tail: Vec<u8> },
+    Oversized {
+        len: usize,
+        tail: Vec<u8>,
+    },
     Eof,
 }
 
@@ -288,7 +292,10 @@ impl Transport<RoleClient> for StdioTransport {
             line.push(b'\n');
             let mut stdin = stdin.lock().await;
             let pipe = stdin.as_mut().ok_or_else(|| {
-                std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the server's stdin is closed")
+                std::io::Error::new(
+                    std::io::ErrorKind::BrokenPipe,
+                    "the server's stdin is closed",
+                )
             })?;
             pipe.write_all(&line).await?;
             pipe.flush().await
@@ -363,9 +370,15 @@ impl Transport<RoleClient> for StdioTransport {
             return Ok(());
         };
         let group = child.id();
-        if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_err() {
+        if tokio::time::timeout(EXIT_GRACE, child.wait())
+            .await
+            .is_err()
+        {
             signal_group(group, Signal::Term);
-            if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_err() {
+            if tokio::time::timeout(EXIT_GRACE, child.wait())
+                .await
+                .is_err()
+            {
                 signal_group(group, Signal::Kill);
                 let _ = child.kill().await;
             }
@@ -473,7 +486,10 @@ mod tests {
         .into();
         let text = br#"{"result":{"items":[{"id":3},{"id": 7}]},"jsonrpc":"2.0","id":7}"#;
         assert_eq!(find_id(text, &pending, true), Some(RequestId::Number(7)));
-        assert_eq!(find_id(br#"{"id" : "a", "x": 1"#, &pending, false), Some(RequestId::String(Arc::from("a"))));
+        assert_eq!(
+            find_id(br#"{"id" : "a", "x": 1"#, &pending, false),
+            Some(RequestId::String(Arc::from("a")))
+        );
         assert_eq!(find_id(br#"{"id":3}"#, &pending, true), None);
     }
 }

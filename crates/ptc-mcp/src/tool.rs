@@ -108,8 +108,8 @@ impl Tool for McpTool {
     /// The parameter names are given even when the signature cannot show them (a property
     /// name that is not a symbol), so that positional calls stay documented.
     fn spec(&self) -> Result<ToolSpec, SignatureError> {
-        let mut spec = ToolSpec::new(&self.name.name, &self.description)
-            .with_params(self.shape.param_names());
+        let mut spec =
+            ToolSpec::new(&self.name.name, &self.description).with_params(self.shape.param_names());
         if let Some(signature) = &self.shape.signature {
             spec = spec.with_signature(signature.clone());
         }
