@@ -371,6 +371,10 @@ struct Loop<'a> {
     memory: UserNamespace,
     /// Requests that produced no turn (a model failure that ended the run).
     unattached: Usage,
+    /// Dropped with the run: tool calls still in flight then stop waiting (functions defined
+    /// in one turn keep the tools of that turn, so this must outlive every turn).
+    _run_alive: tokio::sync::watch::Sender<()>,
+    run_ended: tokio::sync::watch::Receiver<()>,
 }
 
 impl<'a> Loop<'a> {
@@ -412,7 +416,10 @@ impl<'a> Loop<'a> {
         for (name, value) in &task.data {
             runtime = runtime.with_data(name.clone(), value.clone());
         }
+        let (run_alive, run_ended) = tokio::sync::watch::channel(());
         Ok(Loop {
+            _run_alive: run_alive,
+            run_ended,
             agent,
             task,
             handle,
@@ -700,8 +707,6 @@ impl<'a> Loop<'a> {
         program: String,
         span: tracing::Span,
     ) -> Result<RunOutcome, TurnError> {
-        // Dropped when this future is (the run ended): tool calls in flight then stop waiting.
-        let (_run_alive, run_ended) = tokio::sync::watch::channel(());
         let mut tools = Tools::new();
         for (tool, spec) in self.agent.tools.iter().zip(&self.agent.specs) {
             tools.insert_arc(
@@ -710,7 +715,7 @@ impl<'a> Loop<'a> {
                     tool: tool.clone(),
                     handle: self.handle.clone(),
                     parent: span.clone(),
-                    run_ended: Some(run_ended.clone()),
+                    run_ended: Some(self.run_ended.clone()),
                 }),
             );
         }

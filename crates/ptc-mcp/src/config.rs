@@ -314,8 +314,10 @@ impl McpConfig {
     pub fn from_file(path: &Path) -> Result<McpConfig, ConfigError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ConfigError::new(format!("cannot read {}: {e}", path.display())))?;
-        let base = path.parent().unwrap_or(Path::new("."));
-        McpConfig::parse(&text, base)
+        let folder = path.parent().unwrap_or(Path::new("."));
+        // Absolute, so that a relative command does not depend on the server's `cwd`.
+        let base = std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf());
+        McpConfig::parse(&text, &base)
             .map_err(|e| ConfigError::new(format!("{}: {}", path.display(), e.message)))
     }
 }
