@@ -1,6 +1,6 @@
 //! `ptc eval`: run one PTC-Lisp program.
 
-use crate::mcp::{McpArgs, McpSession, merge_tools};
+use crate::mcp::{McpArgs, McpSession, merge_tools, with_servers};
 use clap::Args;
 use ptc_lisp::format::pr_str;
 use ptc_lisp::{
@@ -120,24 +120,13 @@ fn median(mut times: Vec<Duration>) -> Duration {
 }
 
 pub fn run(args: EvalArgs) -> ExitCode {
-    let mcp = match McpSession::start(&args.mcp) {
-        Ok(mcp) => mcp,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::from(2);
-        }
-    };
-    let code = match execute(&args, mcp.as_ref()) {
+    with_servers(&args.mcp, |mcp| match execute(&args, mcp) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("error: {message}");
             ExitCode::from(2)
         }
-    };
-    if let Some(mcp) = mcp {
-        mcp.close();
-    }
-    code
+    })
 }
 
 fn execute(args: &EvalArgs, mcp: Option<&McpSession>) -> Result<ExitCode, String> {

@@ -89,6 +89,26 @@ impl McpSession {
     }
 }
 
+/// Runs `body` with the servers `args` names connected (or none), and closes them after. A
+/// server that cannot be reached is an error of the arguments (exit status 2).
+pub fn with_servers(
+    args: &McpArgs,
+    body: impl FnOnce(Option<&McpSession>) -> ExitCode,
+) -> ExitCode {
+    let mcp = match McpSession::start(args) {
+        Ok(mcp) => mcp,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = body(mcp.as_ref());
+    if let Some(mcp) = mcp {
+        mcp.close();
+    }
+    code
+}
+
 /// Adds `extra` tools to `tools`; a name both have is an error.
 pub fn merge_tools(tools: &mut ptc_lisp::Tools, extra: &ptc_lisp::Tools) -> Result<(), String> {
     for spec in extra.specs() {

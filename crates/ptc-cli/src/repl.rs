@@ -7,7 +7,7 @@
 //! them only reads lines and prints what they return.
 
 use crate::eval::runtime_from_files;
-use crate::mcp::{McpArgs, McpSession};
+use crate::mcp::{McpArgs, McpSession, with_servers};
 use clap::Args;
 use ptc_lisp::format::pr_str;
 use ptc_lisp::reference::FORMS;
@@ -241,18 +241,7 @@ fn history_path() -> Option<PathBuf> {
 }
 
 pub fn run(args: &ReplArgs) -> ExitCode {
-    let mcp = match McpSession::start(&args.mcp) {
-        Ok(mcp) => mcp,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::from(2);
-        }
-    };
-    let code = repl(args, mcp.as_ref());
-    if let Some(mcp) = mcp {
-        mcp.close();
-    }
-    code
+    with_servers(&args.mcp, |mcp| repl(args, mcp))
 }
 
 fn repl(args: &ReplArgs, mcp: Option<&McpSession>) -> ExitCode {

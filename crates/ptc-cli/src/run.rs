@@ -1,7 +1,7 @@
 //! `ptc run`: an agent run against a real or replayed model, shown turn by turn.
 
 use crate::eval::read_file;
-use crate::mcp::{McpArgs, McpSession};
+use crate::mcp::{McpArgs, McpSession, with_servers};
 use crate::show;
 use clap::Args;
 use ptc_agent::{Agent, RunObserver, RunOptions, parse_llm_spec};
@@ -93,25 +93,14 @@ impl RunObserver for Live {
 }
 
 pub fn run(args: RunArgs) -> ExitCode {
-    let mcp = match McpSession::start(&args.mcp) {
-        Ok(mcp) => mcp,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::from(2);
-        }
-    };
-    let code = match execute(&args, mcp.as_ref()) {
+    with_servers(&args.mcp, |mcp| match execute(&args, mcp) {
         Ok(step) if step.is_success() => ExitCode::SUCCESS,
         Ok(_) => ExitCode::from(1),
         Err(message) => {
             eprintln!("error: {message}");
             ExitCode::from(2)
         }
-    };
-    if let Some(mcp) = mcp {
-        mcp.close();
-    }
-    code
+    })
 }
 
 fn execute(args: &RunArgs, mcp: Option<&McpSession>) -> Result<Step, String> {

@@ -1,6 +1,6 @@
 //! What a call through MCP stdio costs on top of the server's own round trip: 1,000 calls to
-//! server-everything's `echo` tool, each way, after 100 to warm up, reporting the median and
-//! 90th percentile of single calls.
+//! server-everything's `echo` tool each way (after 100 to warm up), the ways taking turns call
+//! by call, reporting the median and 90th percentile of single calls.
 //!
 //! - *server round trip*: a minimal client written here writes the `tools/call` request on
 //!   the server's stdin and reads its reply line, nothing else;
@@ -37,8 +37,7 @@ fn main() {
     let command = ptc_mcp_testkit::server_command(ptc_mcp_testkit::EVERYTHING)
         .unwrap_or_else(|e| panic!("{e}"));
 
-    let raw = raw_round_trips(&command.display().to_string());
-
+    let mut raw = RawClient::start(&command.display().to_string());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -52,18 +51,31 @@ fn main() {
         )]))
         .unwrap_or_else(|e| panic!("{e}"));
     let echo = servers.tool("echo").expect("echo").clone();
-    let tool = measure(|| {
-        let result = runtime.block_on(echo.call(vec![Value::string("hi")]));
-        assert_eq!(result, Ok(Value::string("Echo: hi")));
-    });
     let sandbox = ptc_lisp::Runtime::new()
         .with_tools(ptc_agent::sandbox_tools(&servers.tools(), runtime.handle()).expect("tools"));
     let memory = UserNamespace::new();
-    let program = measure(|| {
+    // The three ways take turns, call by call, so that the machine's load weighs on each alike.
+    let mut times: [Vec<Duration>; 3] = Default::default();
+    for i in 0..WARM_UP + CALLS {
+        let started = Instant::now();
+        raw.echo();
+        let bare = started.elapsed();
+        let started = Instant::now();
+        let result = runtime.block_on(echo.call(vec![Value::string("hi")]));
+        let tool = started.elapsed();
+        assert_eq!(result, Ok(Value::string("Echo: hi")));
+        let started = Instant::now();
         let out = sandbox.run_str(r#"(tool/echo "hi")"#, &memory);
+        let program = started.elapsed();
         assert_eq!(out.outcome.value(), Some(&Value::string("Echo: hi")));
-    });
+        if i >= WARM_UP {
+            for (all, time) in times.iter_mut().zip([bare, tool, program]) {
+                all.push(time);
+            }
+        }
+    }
     runtime.block_on(servers.close());
+    let [raw, tool, program] = times;
 
     println!("mcp_overhead: {CALLS} calls to server-everything's echo over stdio, each way");
     report("server round trip (bare JSON-RPC)", &raw, None);
@@ -71,63 +83,75 @@ fn main() {
     report("PTC-Lisp program (tool/echo ...)", &program, Some(&raw));
 }
 
-/// Single-call times, after the warm-up.
-fn measure(mut call: impl FnMut()) -> Vec<Duration> {
-    for _ in 0..WARM_UP {
-        call();
-    }
-    (0..CALLS)
-        .map(|_| {
-            let started = Instant::now();
-            call();
-            started.elapsed()
-        })
-        .collect()
+/// A minimal client of the server's own protocol: the handshake, then one request line and
+/// one reply line per call, with no parsing beyond finding the reply.
+struct RawClient {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+    line: String,
+    id: u64,
 }
 
-/// The server's own round trip: the handshake, then one request line and one reply line per
-/// call, with no parsing beyond finding the reply.
-fn raw_round_trips(command: &str) -> Vec<Duration> {
-    let mut child = Command::new(command)
-        .arg("stdio")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the server");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    let mut send = |text: &str| {
-        stdin.write_all(text.as_bytes()).expect("write");
-        stdin.write_all(b"\n").expect("write");
-        stdin.flush().expect("flush");
-    };
-    send(
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#,
-    );
-    stdout.read_line(&mut line).expect("initialize reply");
-    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    let mut id = 1u64;
-    let times = measure(|| {
-        send(&format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hi"}}}}}}"#
-        ));
+impl RawClient {
+    fn start(command: &str) -> RawClient {
+        let mut child = Command::new(command)
+            .arg("stdio")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the server");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut client = RawClient {
+            child,
+            stdin,
+            stdout,
+            line: String::new(),
+            id: 0,
+        };
+        client.send(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#,
+        );
+        client.reply_to(0);
+        client.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        client
+    }
+
+    fn send(&mut self, text: &str) {
+        self.stdin.write_all(text.as_bytes()).expect("write");
+        self.stdin.write_all(b"\n").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Reads lines up to the reply to request `id` (notifications may come between).
+    fn reply_to(&mut self, id: u64) {
         let wanted = format!("\"id\":{id}");
         loop {
-            line.clear();
-            stdout.read_line(&mut line).expect("reply");
-            // Notifications may come between; the reply carries the request's id.
-            if line.contains(&wanted) {
-                break;
+            self.line.clear();
+            self.stdout.read_line(&mut self.line).expect("reply");
+            if self.line.contains(&wanted) {
+                return;
             }
         }
-        id += 1;
-    });
-    drop(send);
-    let _ = child.kill();
-    let _ = child.wait();
-    times
+    }
+
+    fn echo(&mut self) {
+        self.id += 1;
+        let id = self.id;
+        self.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hi"}}}}}}"#
+        ));
+        self.reply_to(id);
+    }
+}
+
+impl Drop for RawClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 fn percentile(times: &[Duration], p: f64) -> Duration {
