@@ -135,24 +135,25 @@ fn bad_arguments_fail_before_the_call_and_server_errors_are_tool_errors() {
 
 #[test]
 fn a_long_running_tool_reports_progress_and_a_late_call_is_cancelled() {
-    let session = Session::start(vec![
-        support::everything().timeout(Duration::from_millis(1500)),
-    ]);
-    let started = Instant::now();
+    let session = Session::start(vec![support::everything().timeout(Duration::from_secs(4))]);
     session.check(&[(
         "(tool/trigger-long-running-operation {:duration 1 :steps 4})",
         Ok(r#""Long running operation completed. Duration: 1 seconds, Steps: 4.""#),
     )]);
-    assert_eq!(session.servers.servers()[0].stats().progress, 4);
-    assert!(started.elapsed() < Duration::from_secs(10));
+    let server = &session.servers.servers()[0];
+    assert!(
+        support::eventually(|| server.stats().progress == 4),
+        "{:?}",
+        server.stats()
+    );
 
     let started = Instant::now();
     session.check(&[(
         "(tool/trigger-long-running-operation 30 3)",
-        Err("tool/trigger-long-running-operation failed: no answer within 1.5 s; the call was cancelled"),
+        Err("tool/trigger-long-running-operation failed: no answer within 4 s; the call was cancelled"),
     )]);
     let waited = started.elapsed();
-    assert!(waited < Duration::from_secs(5), "waited {waited:?}");
+    assert!(waited < Duration::from_secs(8), "waited {waited:?}");
     // The server is still there and answers the next call.
     session.check(&[(r#"(tool/echo "still here")"#, Ok(r#""Echo: still here""#))]);
     session.close();

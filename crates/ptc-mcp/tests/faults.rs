@@ -12,7 +12,7 @@ use ptc_lisp::{ToolOutcome, Value};
 use ptc_mcp::McpServers;
 use ptc_turn::Step;
 
-const TIMEOUT: Duration = Duration::from_secs(2);
+const TIMEOUT: Duration = Duration::from_secs(3);
 
 fn reply(program: &str) -> String {
     format!("```clojure\n{program}\n```")
@@ -101,7 +101,7 @@ fn a_server_that_never_answers() {
     check_fault(
         "(tool/hang)",
         "hang",
-        "no answer within 2 s; the call was cancelled",
+        "no answer within 3 s; the call was cancelled",
     );
 }
 
@@ -113,7 +113,10 @@ fn a_server_that_sends_malformed_json_rpc() {
         "the server's reply is not a valid JSON-RPC message (key must be a string at line 1 \
          column 40); it began: {\"jsonrpc\": \"2.0\", \"id\": 4, \"result\": {oops",
     );
-    assert_eq!(servers.servers()[0].stats().malformed_messages, 1);
+    let server = &servers.servers()[0];
+    assert!(support::eventually(
+        || server.stats().malformed_messages == 1
+    ));
 }
 
 #[test]
@@ -121,10 +124,17 @@ fn a_server_that_floods_notifications() {
     let servers = check_fault(
         "(tool/flood 20000)",
         "flood",
-        "no answer within 2 s; the call was cancelled",
+        "no answer within 3 s; the call was cancelled",
     );
-    let stats = servers.servers()[0].stats();
-    assert!(stats.log_messages > 0 && stats.progress > 0, "{stats:?}");
+    let server = &servers.servers()[0];
+    assert!(
+        support::eventually(|| {
+            let stats = server.stats();
+            stats.log_messages > 0 && stats.progress > 0
+        }),
+        "{:?}",
+        server.stats()
+    );
 }
 
 #[test]
@@ -240,8 +250,8 @@ fn a_run_that_ends_cancels_the_calls_it_was_waiting_for() {
     }
     let agent = builder.build().expect("agent");
     let started = Instant::now();
-    let ended = runtime
-        .block_on(async { tokio::time::timeout(Duration::from_millis(800), agent.run()).await });
+    let ended =
+        runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), agent.run()).await });
     assert!(ended.is_err(), "the run should still be waiting");
     let cancellations = servers.tool("cancellations").unwrap().clone();
     let mut cancelled = Value::Nil;

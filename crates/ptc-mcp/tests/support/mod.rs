@@ -60,6 +60,19 @@ pub fn fault(options: &[&str], timeout: Duration) -> ServerConfig {
     ServerConfig::stdio("fault", node, args).timeout(timeout)
 }
 
+/// Waits up to five seconds for `done`: notifications are handled on tasks of their own, so
+/// their counts may trail the reply that followed them.
+pub fn eventually(done: impl Fn() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !done() {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
 /// Connects, or fails the test with the reason.
 pub async fn connect(configs: Vec<ServerConfig>) -> McpServers {
     McpServers::connect(configs)
