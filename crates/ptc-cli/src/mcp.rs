@@ -149,7 +149,7 @@ pub fn run(command: &McpCommand) -> ExitCode {
         Ok(None) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
-            ExitCode::from(1)
+            ExitCode::from(2)
         }
     }
 }
