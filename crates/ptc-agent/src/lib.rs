@@ -48,7 +48,7 @@ pub use signature::{Mismatch, Signature, SignatureError};
 pub use subagent::AgentTool;
 pub use summarizer::LlmSummarizer;
 pub use telemetry::HumanDuration;
-pub use tool::{FnTool, SyncTool, Tool, ToolError, async_tool, tool_fn, value_tool};
+pub use tool::{FnTool, SyncTool, Tool, ToolError, async_tool, sandbox_tools, tool_fn, value_tool};
 
 /// The README's examples (the language alone, and an agent), compiled and run as doc tests so
 /// the README stays true.

@@ -369,6 +369,10 @@ struct Loop<'a> {
     awaiting_model: bool,
     /// Requests that produced no turn (a model failure, or a turn cut off by the deadline).
     unattached: Usage,
+    /// Dropped with the run: tool calls still in flight then stop waiting (functions defined
+    /// in one turn keep the tools of that turn, so this must outlive every turn).
+    _run_alive: tokio::sync::watch::Sender<()>,
+    run_ended: tokio::sync::watch::Receiver<()>,
 }
 
 impl<'a> Loop<'a> {
@@ -410,7 +414,10 @@ impl<'a> Loop<'a> {
             _ => None,
         };
         let runtime = resume::runtime_for(&settings.limits, &task);
+        let (run_alive, run_ended) = tokio::sync::watch::channel(());
         Ok(Loop {
+            _run_alive: run_alive,
+            run_ended,
             agent,
             task,
             handle,
@@ -772,6 +779,7 @@ impl<'a> Loop<'a> {
                     tool: tool.clone(),
                     handle: self.handle.clone(),
                     parent: span.clone(),
+                    run_ended: Some(self.run_ended.clone()),
                 }),
             );
         }

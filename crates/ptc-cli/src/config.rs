@@ -21,13 +21,23 @@
 //! [history]
 //! max-tokens = 32000
 //! summary = "last:8"
+//!
+//! [mcp.servers.files]   # MCP servers in the mcpServers format; paths relative to this file
+//! command = "npx"
+//! args = ["-y", "@modelcontextprotocol/server-filesystem", "docs"]
+//!
+//! [mcp.servers.search]
+//! url = "http://127.0.0.1:3001/mcp"
+//! timeout = 60
 //! ```
+//!
+//! `[mcp]` may also hold `commands` (like `--mcp`) and `config-files` (like `--mcp-config`).
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions};
+use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
 
 /// The file looked for in the working directory when `--config` is not given.
 pub const FILE_NAME: &str = "ptc.toml";
@@ -44,6 +54,8 @@ pub struct Config {
     pub limits: LimitOptions,
     #[serde(default)]
     pub history: HistoryOptions,
+    #[serde(default)]
+    pub mcp: McpOptions,
 }
 
 impl Config {
@@ -66,6 +78,7 @@ impl Config {
         let dir = path.parent().unwrap_or(Path::new(""));
         Ok(Config {
             input: config.input.relative_to(dir),
+            mcp: config.mcp.read_from(&path),
             ..config
         })
     }
@@ -82,6 +95,7 @@ mod tests {
     use crate::options::{Span, Summary};
     use pretty_assertions::assert_eq;
     use ptc_compression::history::SummaryStrategy;
+    use ptc_mcp::ServerConfig;
     use std::time::Duration;
 
     /// The example of the module documentation (and of the README) is a valid configuration.
@@ -112,6 +126,51 @@ mod tests {
             config.history.summary,
             Some(Summary(SummaryStrategy::FromLastNMessages(8)))
         );
+        let servers = config
+            .mcp
+            .read_from(Path::new("/project/ptc.toml"))
+            .servers()
+            .expect("the servers read");
+        assert_eq!(
+            servers,
+            vec![
+                ServerConfig::stdio(
+                    "files",
+                    "npx",
+                    ["-y", "@modelcontextprotocol/server-filesystem", "docs"]
+                ),
+                ServerConfig::http("search", "http://127.0.0.1:3001/mcp")
+                    .timeout(Duration::from_secs(60)),
+            ]
+        );
+    }
+
+    /// The `[mcp]` example of docs/mcp.md reads, its paths relative to the file.
+    #[test]
+    fn the_mcp_guide_example_reads() {
+        let guide = include_str!("../../../docs/mcp.md");
+        let block = guide
+            .split("```toml\n")
+            .nth(1)
+            .and_then(|rest| rest.split_once("```"))
+            .map(|(block, _)| block)
+            .expect("docs/mcp.md has a ptc.toml example");
+        let mcp = Config::parse(block)
+            .expect("the example parses")
+            .mcp
+            .read_from(Path::new("/project/ptc.toml"));
+        assert_eq!(
+            mcp.config_files,
+            Some(vec![PathBuf::from("/project/more-servers.json")])
+        );
+        let entries = mcp.servers.expect("servers");
+        let names: Vec<&str> = entries.keys().map(String::as_str).collect();
+        assert_eq!(names, ["files", "remote"]);
+        assert_eq!(
+            entries["remote"],
+            serde_json::json!({"url": "http://127.0.0.1:3001/mcp",
+                               "headers": {"Authorization": "Bearer TOKEN"}, "timeout": 60})
+        );
     }
 
     /// Every `ptc.toml` example of the README reads.
@@ -128,6 +187,14 @@ mod tests {
         for block in blocks {
             let config = Config::parse(block).expect("a README example parses");
             assert_eq!(config.agent.retries, Some(2));
+            let servers = config.mcp.servers().expect("the README's servers read");
+            assert_eq!(
+                servers
+                    .iter()
+                    .map(ServerConfig::describe)
+                    .collect::<Vec<_>>(),
+                ["npx -y @modelcontextprotocol/server-filesystem docs"]
+            );
         }
     }
 

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::diagnostic;
 use crate::exit;
-use crate::options::{InputOptions, LimitOptions};
+use crate::mcp::{McpSession, merge_tools, resolve, with_servers};
+use crate::options::{InputOptions, LimitOptions, McpOptions};
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
@@ -44,6 +45,8 @@ pub struct EvalArgs {
     /// Run the program N times in one process and report median parse and evaluate times.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
+    #[command(flatten)]
+    pub mcp: McpOptions,
 }
 
 /// Read a file, naming it in the error.
@@ -57,11 +60,21 @@ pub(crate) fn fixture_tools(path: &PathBuf) -> Result<Tools, String> {
         .map_err(|e| format!("{}: {}", path.display(), e.message))
 }
 
-/// Build a runtime from the data and tools files.
-pub(crate) fn runtime_from_files(input: &InputOptions) -> Result<Runtime, String> {
+/// Build a runtime from the data and tools files and the tools of MCP servers.
+pub(crate) fn runtime_from_files(
+    input: &InputOptions,
+    mcp: Option<&McpSession>,
+) -> Result<Runtime, String> {
     let mut runtime = Runtime::new();
-    if let Some(path) = &input.tools {
-        runtime = runtime.with_tools(fixture_tools(path)?);
+    let mut tools = match &input.tools {
+        Some(path) => fixture_tools(path)?,
+        None => Tools::new(),
+    };
+    if let Some(mcp) = mcp {
+        merge_tools(&mut tools, &mcp.sandbox_tools()?)?;
+    }
+    if !tools.is_empty() {
+        runtime = runtime.with_tools(tools);
     }
     if let Some(path) = &input.data {
         let value = ptc_lisp::json::from_json_str(&read_file(path)?)
@@ -97,20 +110,21 @@ fn median(mut times: Vec<Duration>) -> Duration {
 }
 
 pub fn run(args: EvalArgs, config: &Config) -> ExitCode {
-    match execute(&args, config) {
+    let mcp = resolve(&args.mcp, config);
+    with_servers(&mcp, |mcp| match execute(&args, config, mcp) {
         Ok(status) => exit::code(status),
         Err(message) => {
             eprintln!("error: {message}");
             exit::code(exit::USAGE)
         }
-    }
+    })
 }
 
-fn execute(args: &EvalArgs, config: &Config) -> Result<u8, String> {
+fn execute(args: &EvalArgs, config: &Config, mcp: Option<&McpSession>) -> Result<u8, String> {
     let (source, origin) = program_text(args)?;
     let input = args.input.clone().or(config.input.clone());
     let limits = args.limits.clone().or(config.limits.clone()).limits();
-    let runtime = runtime_from_files(&input)?.with_limits(limits);
+    let runtime = runtime_from_files(&input, mcp)?.with_limits(limits);
     let repeat = args.repeat.max(1) as usize;
     let mut parse_times = Vec::with_capacity(repeat);
     let mut eval_times = Vec::with_capacity(repeat);

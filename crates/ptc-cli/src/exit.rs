@@ -8,7 +8,8 @@ use ptc_turn::{FailureKind, Step, StepOutcome};
 pub const OK: u8 = 0;
 /// The program or the run failed: an error, `(fail ...)`, a model that could not be reached.
 pub const FAILED: u8 = 1;
-/// The command could not start: unusable arguments, a missing or invalid file.
+/// The command could not start: unusable arguments, a missing or invalid file, an MCP server
+/// that could not be started or reached.
 pub const USAGE: u8 = 2;
 /// A limit stopped it: a sandbox limit of a program (time, steps, memory, ...), or the turn
 /// budget or the deadline of a run.
@@ -17,9 +18,10 @@ pub const LIMIT: u8 = 3;
 /// The table printed at the end of `--help`.
 pub const HELP: &str = "\
 Exit status (every subcommand):
-  0  the program or the run returned a value
+  0  the program or the run returned a value (or the command did what it was asked)
   1  the program or the run failed (an error, (fail ...), a model that could not be reached)
-  2  unusable arguments or input (an unknown option, a missing or invalid file)
+  2  unusable arguments or input (an unknown option, a missing or invalid file, an MCP
+     server that could not be started or reached)
   3  a limit stopped it (a sandbox limit of a program; the turn budget or deadline of a run)";
 
 pub fn code(status: u8) -> ExitCode {

@@ -7,6 +7,7 @@ mod diagnostic;
 mod eval;
 mod exit;
 mod logging;
+mod mcp;
 mod options;
 mod render;
 mod repl;
@@ -51,6 +52,9 @@ enum Command {
     /// Run an agent on a mission against a model, showing each turn as it happens.
     #[command(after_help = exit::HELP)]
     Run(Box<run::RunArgs>),
+    /// The tools of MCP servers: `ptc mcp list --mcp 'COMMAND ARGS...'`.
+    #[command(subcommand, after_help = exit::HELP)]
+    Mcp(mcp::McpCommand),
     /// Run the bundled example offline with a recorded model: each turn, the compressed
     /// history the model sees, and its size against the full history.
     #[command(after_help = exit::HELP)]
@@ -62,7 +66,7 @@ fn main() -> ExitCode {
     cli.log.init();
     let config = || config::Config::load(cli.config.as_deref());
     let config = match &cli.command {
-        Command::Eval(_) | Command::Repl(_) | Command::Run(_) => match config() {
+        Command::Eval(_) | Command::Repl(_) | Command::Run(_) | Command::Mcp(_) => match config() {
             Ok(config) => config,
             Err(message) => {
                 eprintln!("error: {message}");
@@ -83,6 +87,7 @@ fn main() -> ExitCode {
         },
         Command::Run(args) => run::run(*args, &config, cli.log.quiet),
         Command::Demo(args) => demo::run(&args),
+        Command::Mcp(command) => mcp::run(&command, &config),
     }
 }
 

@@ -16,6 +16,7 @@ use ptc_agent::{AgentBuilder, HumanDuration};
 use ptc_compression::CompressionConfig;
 use ptc_compression::history::{HistoryPolicy, SummaryStrategy};
 use ptc_lisp::Limits;
+use ptc_mcp::{McpConfig, ServerConfig};
 use serde::Deserialize;
 
 /// Declares an option group (every field an `Option`) with `or`, which fills the fields not
@@ -303,6 +304,115 @@ impl HistoryOptions {
     }
 }
 
+/// The variable naming `mcpServers` files when no server is given on the command line
+/// (several are separated as in `PATH`).
+pub const MCP_CONFIG_ENV: &str = "PTC_MCP_CONFIG";
+
+/// The MCP servers whose tools programs call as `tool/NAME`.
+///
+/// Unlike the other groups, this one is layered as a whole: the set of servers is one
+/// setting, so servers named on the command line replace those of `PTC_MCP_CONFIG`, which
+/// replace those of the configuration file (rather than adding to them).
+#[derive(Debug, Clone, Default, PartialEq, Args, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct McpOptions {
+    /// An MCP server to spawn, as one string of shell words: 'COMMAND ARGS...' (e.g.
+    /// 'npx -y @modelcontextprotocol/server-filesystem .'). Its tools become tool/NAME.
+    /// Repeatable.
+    #[arg(long = "mcp", value_name = "'COMMAND ARGS...'")]
+    pub commands: Option<Vec<String>>,
+    /// MCP servers from a JSON file in the `mcpServers` format of MCP hosts (`command`,
+    /// `args`, `env`, `cwd`, or `url` and `headers`; `timeout` in seconds). Repeatable
+    /// [env: PTC_MCP_CONFIG=].
+    #[arg(long = "mcp-config", value_name = "FILE.json")]
+    pub config_files: Option<Vec<PathBuf>>,
+    /// Servers written in the configuration file itself, `[mcp.servers.NAME]` tables in the
+    /// `mcpServers` format.
+    #[arg(skip)]
+    pub servers: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The configuration file the options were read from: relative paths of `servers` are
+    /// relative to its folder, and its name prefixes their errors.
+    #[arg(skip)]
+    #[serde(skip)]
+    pub file: Option<PathBuf>,
+}
+
+impl McpOptions {
+    /// Whether any server is named here.
+    pub fn is_given(&self) -> bool {
+        self.commands.is_some() || self.config_files.is_some() || self.servers.is_some()
+    }
+
+    /// These servers, or those of `lower` when none is named here.
+    pub fn or(self, lower: McpOptions) -> McpOptions {
+        if self.is_given() { self } else { lower }
+    }
+
+    /// The servers named by [`MCP_CONFIG_ENV`].
+    pub fn from_env() -> McpOptions {
+        let files: Vec<PathBuf> = std::env::var_os(MCP_CONFIG_ENV)
+            .map(|value| std::env::split_paths(&value).collect())
+            .unwrap_or_default();
+        let files: Vec<PathBuf> = files
+            .into_iter()
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect();
+        McpOptions {
+            config_files: (!files.is_empty()).then_some(files),
+            ..McpOptions::default()
+        }
+    }
+
+    /// The options of the configuration file `file`, whose relative paths resolve against
+    /// its folder.
+    pub fn read_from(self, file: &Path) -> McpOptions {
+        let dir = file.parent().unwrap_or(Path::new(""));
+        McpOptions {
+            config_files: self
+                .config_files
+                .map(|files| files.into_iter().map(|p| dir.join(p)).collect()),
+            file: Some(file.to_path_buf()),
+            ..self
+        }
+    }
+
+    /// Every server named here: the configuration file's own, then those of the `mcpServers`
+    /// files, then the `--mcp` commands. Fields of a file that mean nothing here are named on
+    /// stderr.
+    pub fn servers(&self) -> Result<Vec<ServerConfig>, String> {
+        let mut servers = Vec::new();
+        let mut add = |origin: &Path, config: McpConfig| {
+            for field in &config.ignored {
+                eprintln!("note: {}: {field} has no effect here", origin.display());
+            }
+            servers.extend(config.servers);
+        };
+        if let Some(entries) = &self.servers {
+            let origin = self
+                .file
+                .as_deref()
+                .unwrap_or(Path::new(crate::config::FILE_NAME));
+            let folder = origin.parent().unwrap_or(Path::new("."));
+            let base = std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf());
+            let config = McpConfig::from_entries(entries, &base, "mcp.servers")
+                .map_err(|e| format!("{}: {e}", origin.display()))?;
+            add(origin, config);
+        }
+        for path in self.config_files.iter().flatten() {
+            add(path, McpConfig::from_file(path).map_err(|e| e.to_string())?);
+        }
+        let place = match &self.file {
+            Some(file) => format!("{}: mcp.commands", file.display()),
+            None => "--mcp".to_string(),
+        };
+        for line in self.commands.iter().flatten() {
+            servers
+                .push(ServerConfig::from_command_line(line).map_err(|e| format!("{place}: {e}"))?);
+        }
+        Ok(servers)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,6 +439,23 @@ mod tests {
                 ..AgentOptions::default()
             }
         );
+    }
+
+    /// A set of MCP servers is one setting: servers named at a higher level replace the lower
+    /// level's, whichever fields name them.
+    #[test]
+    fn mcp_servers_are_layered_as_a_whole() {
+        let file = McpOptions {
+            commands: Some(vec!["server-a".into()]),
+            servers: Some(serde_json::Map::new()),
+            ..McpOptions::default()
+        };
+        let flags = McpOptions {
+            config_files: Some(vec![PathBuf::from("b.json")]),
+            ..McpOptions::default()
+        };
+        assert_eq!(flags.clone().or(file.clone()), flags);
+        assert_eq!(McpOptions::default().or(file.clone()), file);
     }
 
     #[test]

@@ -10,7 +10,8 @@ use crate::config::Config;
 use crate::diagnostic;
 use crate::eval::runtime_from_files;
 use crate::exit;
-use crate::options::{InputOptions, LimitOptions};
+use crate::mcp::{McpSession, resolve, with_servers};
+use crate::options::{InputOptions, LimitOptions, McpOptions};
 use clap::Args;
 use ptc_lisp::format::pr_str;
 use ptc_lisp::reference::FORMS;
@@ -24,6 +25,8 @@ pub struct ReplArgs {
     pub input: InputOptions,
     #[command(flatten)]
     pub limits: LimitOptions,
+    #[command(flatten)]
+    pub mcp: McpOptions,
 }
 
 /// The names under which the REPL keeps its last results and its last error.
@@ -321,9 +324,14 @@ fn history_path() -> Option<PathBuf> {
 }
 
 pub fn run(args: &ReplArgs, config: &Config) -> ExitCode {
+    let mcp = resolve(&args.mcp, config);
+    with_servers(&mcp, |mcp| repl(args, config, mcp))
+}
+
+fn repl(args: &ReplArgs, config: &Config, mcp: Option<&McpSession>) -> ExitCode {
     let input = args.input.clone().or(config.input.clone());
     let limits = args.limits.clone().or(config.limits.clone()).limits();
-    let runtime = match runtime_from_files(&input) {
+    let runtime = match runtime_from_files(&input, mcp) {
         Ok(runtime) => runtime.with_limits(limits),
         Err(message) => {
             eprintln!("error: {message}");

@@ -18,7 +18,8 @@ use ptc_turn::{Message, Step, StepOutcome, Turn};
 use crate::config::Config;
 use crate::eval::{fixture_tools, read_file};
 use crate::exit;
-use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions};
+use crate::mcp::{McpSession, resolve, with_servers};
+use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
 use crate::show;
 
 #[derive(Debug, Args)]
@@ -37,6 +38,8 @@ pub struct RunArgs {
     pub limits: LimitOptions,
     #[command(flatten)]
     pub history: HistoryOptions,
+    #[command(flatten)]
+    pub mcp: McpOptions,
     /// Print one JSON object at the end (outcome, value as JSON and as Clojure text, turns,
     /// usage) instead of the turn-by-turn trace.
     #[arg(long)]
@@ -117,6 +120,7 @@ struct Resolved {
     input: InputOptions,
     limits: LimitOptions,
     history: HistoryOptions,
+    mcp: McpOptions,
 }
 
 impl Resolved {
@@ -126,18 +130,22 @@ impl Resolved {
             input: args.input.clone().or(config.input.clone()),
             limits: args.limits.clone().or(config.limits.clone()),
             history: args.history.clone().or(config.history.clone()),
+            mcp: resolve(&args.mcp, config),
         }
     }
 }
 
 pub fn run(args: RunArgs, config: &Config, quiet: bool) -> ExitCode {
-    match execute(&args, config, quiet) {
-        Ok(status) => exit::code(status),
-        Err(message) => {
-            eprintln!("error: {message}");
-            exit::code(exit::USAGE)
+    let settings = Resolved::new(&args, config);
+    with_servers(&settings.mcp, |mcp| {
+        match execute(&args, &settings, mcp, quiet) {
+            Ok(status) => exit::code(status),
+            Err(message) => {
+                eprintln!("error: {message}");
+                exit::code(exit::USAGE)
+            }
         }
-    }
+    })
 }
 
 fn mission(args: &RunArgs) -> Result<String, String> {
@@ -154,7 +162,7 @@ fn mission(args: &RunArgs) -> Result<String, String> {
     Ok(text.trim().to_string())
 }
 
-fn agent(args: &RunArgs, settings: &Resolved) -> Result<Agent, String> {
+fn agent(args: &RunArgs, settings: &Resolved, mcp: Option<&McpSession>) -> Result<Agent, String> {
     let mut builder = settings.agent.apply(Agent::builder(mission(args)?))?;
     builder = builder.limits(settings.limits.limits());
     if let Some(policy) = settings.history.policy() {
@@ -162,6 +170,11 @@ fn agent(args: &RunArgs, settings: &Resolved) -> Result<Agent, String> {
     }
     if let Some(path) = &settings.input.tools {
         builder = builder.lisp_tools(&fixture_tools(path)?);
+    }
+    if let Some(mcp) = mcp {
+        for tool in mcp.servers.tools() {
+            builder = builder.tool_arc(tool);
+        }
     }
     if let Some(path) = &settings.input.data {
         for (name, value) in data_entries(path)? {
@@ -206,17 +219,29 @@ fn open_store(path: &Path) -> Result<Box<dyn RunStore>, String> {
     Ok(Box::new(store))
 }
 
-fn execute(args: &RunArgs, config: &Config, quiet: bool) -> Result<u8, String> {
-    let settings = Resolved::new(args, config);
-    let agent = agent(args, &settings)?;
+fn execute(
+    args: &RunArgs,
+    settings: &Resolved,
+    mcp: Option<&McpSession>,
+    quiet: bool,
+) -> Result<u8, String> {
+    let agent = agent(args, settings, mcp)?;
     if let Some(path) = &args.dump_step {
         check_writable(path)?;
     }
     let store = args.checkpoint.as_deref().map(open_store).transpose()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("could not start the async runtime: {e}"))?;
+    // The MCP servers' connections live on their session's runtime, so the run uses it too.
+    let own_runtime;
+    let runtime = match mcp {
+        Some(mcp) => &mcp.runtime,
+        None => {
+            own_runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("could not start the async runtime: {e}"))?;
+            &own_runtime
+        }
+    };
     let trace = !args.json && !quiet;
     let step = runtime.block_on(async {
         let mut options = RunOptions::new();

@@ -25,7 +25,8 @@ fn command(args: &[&str]) -> Command {
         .env_remove("PTC_LLM")
         .env_remove("PTC_RETRIES")
         .env_remove("PTC_REQUEST_TIMEOUT")
-        .env_remove("PTC_DEADLINE");
+        .env_remove("PTC_DEADLINE")
+        .env_remove("PTC_MCP_CONFIG");
     command
 }
 
@@ -495,15 +496,22 @@ fn options_come_from_flags_then_the_environment_then_ptc_toml() {
 
 #[test]
 fn help_shows_the_exit_status_table() {
-    for args in [&["--help"][..], &["run", "--help"], &["eval", "--help"]] {
+    for args in [
+        &["--help"][..],
+        &["run", "--help"],
+        &["eval", "--help"],
+        &["mcp", "list", "--help"],
+    ] {
         let output = ptc(args);
         assert!(
             text(&output.stdout).ends_with(
                 "Exit status (every subcommand):\n  \
-                 0  the program or the run returned a value\n  \
+                 0  the program or the run returned a value (or the command did what it was \
+                 asked)\n  \
                  1  the program or the run failed (an error, (fail ...), a model that could not \
                  be reached)\n  \
-                 2  unusable arguments or input (an unknown option, a missing or invalid file)\n  \
+                 2  unusable arguments or input (an unknown option, a missing or invalid file, \
+                 an MCP\n     server that could not be started or reached)\n  \
                  3  a limit stopped it (a sandbox limit of a program; the turn budget or deadline \
                  of a run)\n"
             ),

@@ -59,6 +59,7 @@ fn demo_run(llm: &str, extra: &[&str]) -> Command {
         .env_remove("PTC_RETRIES")
         .env_remove("PTC_REQUEST_TIMEOUT")
         .env_remove("PTC_DEADLINE")
+        .env_remove("PTC_MCP_CONFIG")
         .stdin(Stdio::null());
     command
 }
