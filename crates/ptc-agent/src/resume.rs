@@ -5,9 +5,11 @@
 //! over), so they are made again: the program of each successful turn runs once more, in
 //! order, with every tool call answered from the turn's record. The programs are
 //! deterministic given their inputs and their tools' answers, so this rebuilds the namespace
-//! the run had, and no tool is called twice.
+//! the run had, and no tool is called twice: while restoring, no tool (no MCP server, no
+//! service) is reached at all. The functions restored keep the tools they were made with, as
+//! functions do, so those tools call the run's real ones once the restoring is over.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use ptc_lisp::{
     Limits, Outcome, Runtime, ToolCallRecord, ToolError, ToolOutcome, Tools, UserNamespace, Value,
@@ -15,6 +17,7 @@ use ptc_lisp::{
 use ptc_turn::{Task, Turn};
 
 use crate::agent::Inner;
+use crate::tool::{BlockingTool, RunAlive};
 
 /// The sandbox every program of a run runs in, before the turn's tools are added.
 pub(crate) fn runtime_for(limits: &Limits, task: &Task) -> Runtime {
@@ -67,36 +70,44 @@ pub(crate) fn task_difference(stored: &Task, now: &Task) -> Option<String> {
 }
 
 /// The namespace after `turns`, made by running each successful turn's program again with
-/// its recorded tool answers.
+/// its recorded tool answers. Once it is made, the tools its functions hold call the agent's
+/// tools as the run `alive` belongs to does.
 pub(crate) async fn restore_namespace(
     agent: &Inner,
     task: &Task,
     turns: &[Turn],
+    handle: &tokio::runtime::Handle,
+    alive: &RunAlive,
 ) -> Result<UserNamespace, String> {
     let replayed: Vec<Turn> = turns.iter().filter(|t| t.is_success()).cloned().collect();
     if replayed.is_empty() {
         return Ok(UserNamespace::new());
     }
-    let runtime = runtime_for(&agent.settings.limits, task);
-    let specs = task.tools.clone();
-    tokio::task::spawn_blocking(move || {
+    let replay = Arc::new(Replay::default());
+    let mut tools = Tools::new();
+    // The task's tools are the agent's (the resume checked), in the same order.
+    for (tool, spec) in agent.tools.iter().zip(&task.tools) {
+        tools.insert_arc(
+            spec.clone(),
+            Arc::new(ReplayedTool {
+                name: spec.name.clone(),
+                replay: replay.clone(),
+                live: BlockingTool {
+                    tool: tool.clone(),
+                    handle: handle.clone(),
+                    parent: tracing::Span::none(),
+                    run_ended: Some(alive.ended()),
+                },
+            }),
+        );
+    }
+    let runtime = runtime_for(&agent.settings.limits, task).with_tools(tools);
+    let restoring = replay.clone();
+    let restored = tokio::task::spawn_blocking(move || {
         let mut memory = UserNamespace::new();
         for turn in &replayed {
-            let record = Arc::new(Recorded::new(turn));
-            let mut tools = Tools::new();
-            for spec in &specs {
-                tools.insert_arc(
-                    spec.clone(),
-                    Arc::new(RecordedTool {
-                        name: spec.name.clone(),
-                        record: record.clone(),
-                    }),
-                );
-            }
-            let out = runtime
-                .clone()
-                .with_tools(tools)
-                .run_str(turn.program(), &memory);
+            *restoring.turn() = Some(Recorded::new(turn));
+            let out = runtime.run_str(turn.program(), &memory);
             let number = turn.number();
             match out.outcome {
                 Outcome::Value(_) | Outcome::Returned(_) => {}
@@ -126,41 +137,44 @@ pub(crate) async fn restore_namespace(
         Ok(memory)
     })
     .await
-    .map_err(|e| format!("restoring the definitions was interrupted: {e}"))?
+    .map_err(|e| format!("restoring the definitions was interrupted: {e}"));
+    // From here on, the tools of the restored functions are the run's.
+    *replay.turn() = None;
+    restored?
+}
+
+/// The turn whose program is being run again, if the restoring is not over.
+#[derive(Default)]
+struct Replay {
+    current: Mutex<Option<Recorded>>,
+}
+
+impl Replay {
+    fn turn(&self) -> MutexGuard<'_, Option<Recorded>> {
+        self.current.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// The tool calls one turn made, each answered once.
 struct Recorded {
     number: u32,
-    calls: Mutex<Vec<Option<ToolCallRecord>>>,
+    calls: Vec<Option<ToolCallRecord>>,
 }
 
 impl Recorded {
     fn new(turn: &Turn) -> Recorded {
         Recorded {
             number: turn.number(),
-            calls: Mutex::new(turn.tool_calls().iter().cloned().map(Some).collect()),
+            calls: turn.tool_calls().iter().cloned().map(Some).collect(),
         }
     }
-}
 
-/// A tool that answers with what the tool of that name answered to the same arguments in the
-/// turn's record (calls from `pmap` workers may come in another order than recorded).
-struct RecordedTool {
-    name: String,
-    record: Arc<Recorded>,
-}
-
-impl ptc_lisp::Tool for RecordedTool {
-    fn call(&self, args: &[Value]) -> Result<Value, ToolError> {
-        let mut calls = self
-            .record
-            .calls
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let found = calls.iter_mut().find(|call| {
+    /// What the tool `name` answered to `args` in this turn (calls from `pmap` workers may
+    /// come in another order than recorded).
+    fn answer(&mut self, name: &str, args: &[Value]) -> Result<Value, ToolError> {
+        let found = self.calls.iter_mut().find(|call| {
             call.as_ref()
-                .is_some_and(|c| c.name == self.name && c.args == args)
+                .is_some_and(|c| c.name == name && c.args == args)
         });
         match found.and_then(Option::take) {
             Some(call) => match call.result {
@@ -168,10 +182,28 @@ impl ptc_lisp::Tool for RecordedTool {
                 ToolOutcome::Error(message) => Err(ToolError::new(message)),
             },
             None => Err(ToolError::new(format!(
-                "turn {} has no recorded call of tool/{} with these arguments to answer from",
-                self.record.number, self.name
+                "turn {} has no recorded call of tool/{name} with these arguments to answer from",
+                self.number
             ))),
         }
+    }
+}
+
+/// A tool of a restored namespace: while a turn is run again, it answers from that turn's
+/// record (whichever turn defined the function calling it) and never calls `live`; after,
+/// it is `live`, the run's tool.
+struct ReplayedTool {
+    name: String,
+    replay: Arc<Replay>,
+    live: BlockingTool,
+}
+
+impl ptc_lisp::Tool for ReplayedTool {
+    fn call(&self, args: &[Value]) -> Result<Value, ToolError> {
+        if let Some(turn) = self.replay.turn().as_mut() {
+            return turn.answer(&self.name, args);
+        }
+        self.live.call_under(&tracing::Span::current(), args)
     }
 }
 

@@ -23,7 +23,7 @@ use crate::signature::Mismatch;
 use crate::store::{RunStore, StoreError};
 use crate::summarizer::LlmSummarizer;
 use crate::telemetry::{HumanDuration, record_tokens};
-use crate::tool::BlockingTool;
+use crate::tool::{BlockingTool, RunAlive};
 
 /// Told about a run as it happens, e.g. to show each turn live. Both methods do nothing unless
 /// implemented.
@@ -146,8 +146,12 @@ impl Agent {
         if let Some((store, id)) = &options.store {
             store.start(id, &task).await?;
         }
-        self.drive(task, Turns::new(), UserNamespace::new(), options)
-            .await
+        let start = Start {
+            turns: Turns::new(),
+            memory: UserNamespace::new(),
+            alive: RunAlive::new(),
+        };
+        self.drive(task, start, options).await
     }
 
     /// Continues run `id` of `store` from its last completed turn: the turns recorded there
@@ -207,12 +211,16 @@ impl Agent {
                 reason,
             });
         }
-        let memory = resume::restore_namespace(&self.inner, &task, &checkpoint.turns)
-            .await
-            .map_err(|reason| RunError::Resume {
-                id: id.to_string(),
-                reason,
-            })?;
+        let handle = tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
+        // Restored functions call the tools of this run once the restoring is over.
+        let alive = RunAlive::new();
+        let memory =
+            resume::restore_namespace(&self.inner, &task, &checkpoint.turns, &handle, &alive)
+                .await
+                .map_err(|reason| RunError::Resume {
+                    id: id.to_string(),
+                    reason,
+                })?;
         if let Some(last) = checkpoint.turns.last() {
             tracing::info!(
                 run = id,
@@ -221,8 +229,12 @@ impl Agent {
                 last.number()
             );
         }
-        self.drive(checkpoint.task, checkpoint.turns, memory, options)
-            .await
+        let start = Start {
+            turns: checkpoint.turns,
+            memory,
+            alive,
+        };
+        self.drive(checkpoint.task, start, options).await
     }
 
     /// The task a run with `options` is given.
@@ -249,12 +261,11 @@ impl Agent {
         })
     }
 
-    /// Runs the loop from `turns` (none for a new run) and `memory`, the namespace after them.
+    /// Runs the loop from `start` until the run ends.
     async fn drive(
         &self,
         task: Task,
-        turns: Turns,
-        memory: UserNamespace,
+        start: Start,
         options: RunOptions<'_>,
     ) -> Result<Step, RunError> {
         let inner = &self.inner;
@@ -270,7 +281,7 @@ impl Agent {
             max_turns = task.max_turns,
             compression = %inner.settings.compression,
             tools = task.tools.len(),
-            resumed_after = turns.len(),
+            resumed_after = start.turns.len(),
             outcome = Empty,
             failure = Empty,
             turns = Empty,
@@ -285,7 +296,7 @@ impl Agent {
             .store
             .as_ref()
             .map(|(store, id)| (*store, id.as_str()));
-        let run = Loop::new(inner, task, handle, options.observer, store, turns, memory)?;
+        let run = Loop::new(inner, task, handle, options.observer, store, start)?;
         let step = run.run().instrument(span.clone()).await;
         record_step(&span, &step);
         if let Some((store, id)) = &options.store
@@ -329,6 +340,16 @@ fn micros(duration: Duration) -> u64 {
     u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
 }
 
+/// Where a run starts.
+struct Start {
+    /// The turns already made: none for a new run, the recorded ones for a resumed run.
+    turns: Turns,
+    /// The namespace after `turns`.
+    memory: UserNamespace,
+    /// Dropped when the run ends.
+    alive: RunAlive,
+}
+
 /// What to do after a turn.
 enum Next {
     Continue,
@@ -369,10 +390,8 @@ struct Loop<'a> {
     awaiting_model: bool,
     /// Requests that produced no turn (a model failure, or a turn cut off by the deadline).
     unattached: Usage,
-    /// Dropped with the run: tool calls still in flight then stop waiting (functions defined
-    /// in one turn keep the tools of that turn, so this must outlive every turn).
-    _run_alive: tokio::sync::watch::Sender<()>,
-    run_ended: tokio::sync::watch::Receiver<()>,
+    /// Dropped with the run: tool calls still in flight then stop waiting.
+    alive: RunAlive,
 }
 
 impl<'a> Loop<'a> {
@@ -382,9 +401,13 @@ impl<'a> Loop<'a> {
         handle: tokio::runtime::Handle,
         observer: Option<&'a dyn RunObserver>,
         store: Option<(&'a dyn RunStore, &'a str)>,
-        turns: Turns,
-        memory: UserNamespace,
+        start: Start,
     ) -> Result<Loop<'a>, RunError> {
+        let Start {
+            turns,
+            memory,
+            alive,
+        } = start;
         let settings = &agent.settings;
         let single_shot = task.max_turns <= 1;
         // SS-001: a single-shot run is never compressed.
@@ -414,10 +437,8 @@ impl<'a> Loop<'a> {
             _ => None,
         };
         let runtime = resume::runtime_for(&settings.limits, &task);
-        let (run_alive, run_ended) = tokio::sync::watch::channel(());
         Ok(Loop {
-            _run_alive: run_alive,
-            run_ended,
+            alive,
             agent,
             task,
             handle,
@@ -779,7 +800,7 @@ impl<'a> Loop<'a> {
                     tool: tool.clone(),
                     handle: self.handle.clone(),
                     parent: span.clone(),
-                    run_ended: Some(self.run_ended.clone()),
+                    run_ended: Some(self.alive.ended()),
                 }),
             );
         }

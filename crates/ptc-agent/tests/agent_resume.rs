@@ -246,3 +246,44 @@ async fn a_run_past_its_deadline_fails_with_timeout_and_keeps_its_turns() {
     // The request left waiting counts as sent.
     assert_eq!(step.usage.llm_requests, 2);
 }
+
+/// A run whose helper, defined in turn 1, calls the tool again in turns 2 and 3.
+const HELPER_REPLIES: [&str; 3] = [
+    "```clojure\n(defn price-of [item] (tool/price {:item item}))\n(def pen (price-of \"pen\"))\n```",
+    "```clojure\n(def ink (price-of \"ink\"))\n```",
+    "```clojure\n(return {:pen pen :ink ink :again (price-of \"ink\")})\n```",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn functions_restored_on_resume_call_the_tools_of_the_resumed_run() {
+    let whole = agent(&HELPER_REPLIES, Arc::default())
+        .run()
+        .await
+        .expect("runs");
+    assert_eq!(
+        whole.value().map(ptc_lisp::format::pr_str),
+        Some("{:pen 3, :ink 5, :again 5}".to_string())
+    );
+    let store = MemoryStore::new();
+    for done in 0..=2 {
+        let id = format!("after-{done}");
+        interrupted(&store, &id, &whole, done).await;
+        let calls = Arc::new(AtomicUsize::new(0));
+        let resumed = agent(&HELPER_REPLIES[done..], calls.clone())
+            .resume(&store, &id, RunOptions::new())
+            .await
+            .expect("resumes");
+        assert_eq!(
+            without_timings(&resumed),
+            without_timings(&whole),
+            "resumed after {done} turns"
+        );
+        // Restoring `price-of` and `pen` answers from the record; the turns run after the
+        // resume call the tool, through the restored function too.
+        let made_after = whole.turns[done..]
+            .iter()
+            .map(|t| t.tool_calls().len())
+            .sum::<usize>();
+        assert_eq!(calls.load(Ordering::SeqCst), made_after, "{done}");
+    }
+}
