@@ -70,6 +70,35 @@ async fn interrupted(store: &dyn RunStore, id: &str, step: &Step, turns: usize) 
     }
 }
 
+/// Resumes run `id` of `store`, holding the first `done` turns of `whole`, with an agent given
+/// the replies of the turns left, and checks that it ends as `whole` did and that the tool was
+/// called only by the turns run after the resume.
+async fn check_resume(
+    store: &dyn RunStore,
+    id: &str,
+    whole: &Step,
+    replies: &[&str],
+    done: usize,
+    label: &str,
+) {
+    interrupted(store, id, whole, done).await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let resumed = agent(&replies[done..], calls.clone())
+        .resume(store, id, RunOptions::new())
+        .await
+        .expect("resumes");
+    assert_eq!(
+        without_timings(&resumed),
+        without_timings(whole),
+        "{label}, resumed after {done} turns"
+    );
+    let made_after: usize = whole.turns[done..]
+        .iter()
+        .map(|t| t.tool_calls().len())
+        .sum();
+    assert_eq!(calls.load(Ordering::SeqCst), made_after, "{label}, {done}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_turn_is_checkpointed_and_the_end_recorded() {
     let store = MemoryStore::new();
@@ -116,23 +145,8 @@ async fn a_resumed_run_ends_as_the_uninterrupted_one_without_calling_tools_twice
     ] {
         for done in 0..=3 {
             let id = format!("after-{done}");
-            interrupted(store.as_ref(), &id, &whole, done).await;
-            let calls = Arc::new(AtomicUsize::new(0));
-            let resumed = agent(&REPLIES[done..], calls.clone())
-                .resume(store.as_ref(), &id, RunOptions::new())
-                .await
-                .expect("resumes");
-            assert_eq!(
-                without_timings(&resumed),
-                without_timings(&whole),
-                "{name}, resumed after {done} turns"
-            );
             // The two `price` calls are made once in all: by the turns run after the resume.
-            let made_after = whole.turns[done..]
-                .iter()
-                .map(|t| t.tool_calls().len())
-                .sum::<usize>();
-            assert_eq!(calls.load(Ordering::SeqCst), made_after, "{name}, {done}");
+            check_resume(store.as_ref(), &id, &whole, &REPLIES, done, name).await;
             let stored = store.load(&id).await.unwrap().expect("stored");
             assert_eq!(stored.turns.len(), 4, "{name}, {done}");
             assert!(stored.end.is_some());
@@ -266,24 +280,16 @@ async fn functions_restored_on_resume_call_the_tools_of_the_resumed_run() {
     );
     let store = MemoryStore::new();
     for done in 0..=2 {
-        let id = format!("after-{done}");
-        interrupted(&store, &id, &whole, done).await;
-        let calls = Arc::new(AtomicUsize::new(0));
-        let resumed = agent(&HELPER_REPLIES[done..], calls.clone())
-            .resume(&store, &id, RunOptions::new())
-            .await
-            .expect("resumes");
-        assert_eq!(
-            without_timings(&resumed),
-            without_timings(&whole),
-            "resumed after {done} turns"
-        );
         // Restoring `price-of` and `pen` answers from the record; the turns run after the
         // resume call the tool, through the restored function too.
-        let made_after = whole.turns[done..]
-            .iter()
-            .map(|t| t.tool_calls().len())
-            .sum::<usize>();
-        assert_eq!(calls.load(Ordering::SeqCst), made_after, "{done}");
+        check_resume(
+            &store,
+            &format!("after-{done}"),
+            &whole,
+            &HELPER_REPLIES,
+            done,
+            "helper",
+        )
+        .await;
     }
 }

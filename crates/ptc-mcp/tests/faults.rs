@@ -28,11 +28,10 @@ fn run_fault(fault_call: &str) -> (Step, McpServers, tokio::runtime::Runtime) {
         reply(&format!("(tool/ok \"second\")\n{fault_call}")),
         reply(r#"(return "done")"#),
     ]);
-    let mut builder = Agent::builder("Exercise the server").llm(llm).max_turns(3);
-    for tool in servers.tools() {
-        builder = builder.tool_arc(tool);
-    }
-    let agent = builder.build().expect("agent");
+    let agent = support::agent_with(
+        Agent::builder("Exercise the server").llm(llm).max_turns(3),
+        &servers,
+    );
     let step = runtime.block_on(agent.run()).expect("run");
     (step, servers, runtime)
 }
@@ -262,14 +261,13 @@ fn a_run_past_its_deadline_cancels_the_call_a_function_of_an_earlier_turn_made()
         Duration::from_secs(60),
     )]));
     let llm = ScriptedLlm::new([reply("(defn wait [] (tool/hang))"), reply("(wait)")]);
-    let mut builder = Agent::builder("Wait forever")
-        .llm(llm)
-        .max_turns(3)
-        .deadline(Duration::from_secs(2));
-    for tool in servers.tools() {
-        builder = builder.tool_arc(tool);
-    }
-    let agent = builder.build().expect("agent");
+    let agent = support::agent_with(
+        Agent::builder("Wait forever")
+            .llm(llm)
+            .max_turns(3)
+            .deadline(Duration::from_secs(2)),
+        &servers,
+    );
     let step = runtime.block_on(agent.run()).expect("run");
     assert_eq!(
         step.outcome,
@@ -293,11 +291,10 @@ fn a_run_that_ends_cancels_the_calls_it_was_waiting_for() {
         Duration::from_secs(60),
     )]));
     let llm = ScriptedLlm::new([reply("(tool/hang)")]);
-    let mut builder = Agent::builder("Wait forever").llm(llm).max_turns(1);
-    for tool in servers.tools() {
-        builder = builder.tool_arc(tool);
-    }
-    let agent = builder.build().expect("agent");
+    let agent = support::agent_with(
+        Agent::builder("Wait forever").llm(llm).max_turns(1),
+        &servers,
+    );
     let ended =
         runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), agent.run()).await });
     assert!(ended.is_err(), "the run should still be waiting");

@@ -25,13 +25,12 @@ fn process(replies: &[&str], store: &MemoryStore, resume: bool) -> ptc_turn::Ste
         &[],
         Duration::from_secs(10),
     )]));
-    let mut builder = Agent::builder("Ask twice")
-        .llm(ScriptedLlm::new(replies.iter().map(|r| r.to_string())))
-        .max_turns(3);
-    for tool in servers.tools() {
-        builder = builder.tool_arc(tool);
-    }
-    let agent = builder.build().expect("agent");
+    let agent = support::agent_with(
+        Agent::builder("Ask twice")
+            .llm(ScriptedLlm::new(replies.iter().map(|r| r.to_string())))
+            .max_turns(3),
+        &servers,
+    );
     let step = runtime
         .block_on(async {
             if resume {
