@@ -145,6 +145,28 @@ impl<'a> Arg<'a> for &'a str {
     }
 }
 
+/// Declare a string parameter type whose error says what the string is for:
+/// `string_arg!(Needle, "a string to look for")`.
+macro_rules! string_arg {
+    ($(#[$doc:meta])* $name:ident, $what:literal) => {
+        $(#[$doc])*
+        struct $name<'a>(&'a str);
+
+        impl<'a> $crate::builtins::args::Arg<'a> for $name<'a> {
+            fn from_arg(
+                call: $crate::builtins::args::Call,
+                value: &'a $crate::value::Value,
+            ) -> $crate::error::Result<Self> {
+                match value {
+                    $crate::value::Value::Str(s) => Ok($name(s)),
+                    other => Err(call.expected($what, other)),
+                }
+            }
+        }
+    };
+}
+pub(crate) use string_arg;
+
 /// A value that can be called: a function, or a keyword, map, set, vector or var used as one.
 pub(crate) struct Callable<'a>(&'a Value);
 

@@ -8,7 +8,7 @@
 //! string. Positions count characters, as everywhere in PTC-Lisp. Methods not listed here are
 //! not available; the error lists the ones that are.
 
-use super::args::{Arg, Call};
+use super::args::{Arg, Call, string_arg};
 use super::string::{Fragment, is_java_whitespace, matches_whole, split_by};
 use super::{Builtin, builtin, got};
 use crate::error::{Error, ErrorKind, Result};
@@ -73,17 +73,11 @@ impl<'a> Arg<'a> for Receiver<'a> {
     }
 }
 
-/// A string argument of a method.
-struct StringArg<'a>(&'a str);
-
-impl<'a> Arg<'a> for StringArg<'a> {
-    fn from_arg(call: Call, value: &'a Value) -> Result<Self> {
-        match value {
-            Value::Str(s) => Ok(StringArg(s)),
-            other => Err(call.expected("a string argument", other)),
-        }
-    }
-}
+string_arg!(
+    /// A string argument of a method.
+    StringArg,
+    "a string argument"
+);
 
 /// A regex written as a string (`(.split s ",")`), compiled.
 struct RegexString(crate::value::Regex);

@@ -13,7 +13,7 @@
 //! look-behind (`(?=`, `(?!`, `(?<=`, `(?<!`), atomic groups (`(?>`) and possessive quantifiers
 //! (`a*+`). Such a pattern is an `unsupported` error that says so and what to do instead.
 
-use super::args::{Arg, Call};
+use super::args::{Arg, Call, string_arg};
 use super::{Builtin, builtin};
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{Ctx, EvalResult};
@@ -373,17 +373,11 @@ impl<'a> Arg<'a> for &'a Regex {
     }
 }
 
-/// The string a regex searches.
-struct Searched<'a>(&'a str);
-
-impl<'a> Arg<'a> for Searched<'a> {
-    fn from_arg(call: Call, value: &'a Value) -> Result<Self> {
-        match value {
-            Value::Str(s) => Ok(Searched(s)),
-            other => Err(call.expected("a string to search", other)),
-        }
-    }
-}
+string_arg!(
+    /// The string a regex searches.
+    Searched,
+    "a string to search"
+);
 
 /// What a match gives a program: the matched text, or `[match group1 ...]` (nil for a group
 /// that did not take part) when the pattern has groups.

@@ -5,7 +5,7 @@
 //! units, which differs only for characters outside the Basic Multilingual Plane, such as emoji).
 //! Whitespace is what Java's `Character.isWhitespace` calls whitespace: no-break spaces are not.
 
-use super::args::{Arg, Call};
+use super::args::{Arg, Call, string_arg};
 use super::regex::{java_captures, java_matches, match_value, whole_match_engine};
 use super::{Builtin, builtin, got};
 use crate::error::{Error, ErrorKind, Result};
@@ -97,17 +97,11 @@ impl std::ops::Deref for Fragment {
     }
 }
 
-/// A string a test looks for (`str/includes?`, `str/starts-with?`).
-struct Needle<'a>(&'a str);
-
-impl<'a> Arg<'a> for Needle<'a> {
-    fn from_arg(call: Call, value: &'a Value) -> Result<Self> {
-        match value {
-            Value::Str(s) => Ok(Needle(s)),
-            other => Err(call.expected("a string to look for", other)),
-        }
-    }
-}
+string_arg!(
+    /// A string a test looks for (`str/includes?`, `str/starts-with?`).
+    Needle,
+    "a string to look for"
+);
 
 fn new_string(ctx: &mut Ctx, s: String) -> EvalResult {
     ctx.charge(s.len() + 16)?;

@@ -164,6 +164,17 @@ fn variant_map(variant: &str, content: Value) -> Value {
     Value::map([(Value::keyword(variant), content)])
 }
 
+/// Serializer methods for integer types, each converting exactly or failing.
+macro_rules! integers {
+    ($($method:ident: $ty:ty),* $(,)?) => {
+        $(
+            fn $method(self, v: $ty) -> Converted<Value> {
+                integer(v)
+            }
+        )*
+    };
+}
+
 impl Serializer for ToValue {
     type Ok = Value;
     type Error = Failure;
@@ -179,44 +190,10 @@ impl Serializer for ToValue {
         Ok(Value::Bool(v))
     }
 
-    fn serialize_i8(self, v: i8) -> Converted<Value> {
-        integer(v)
-    }
-
-    fn serialize_i16(self, v: i16) -> Converted<Value> {
-        integer(v)
-    }
-
-    fn serialize_i32(self, v: i32) -> Converted<Value> {
-        integer(v)
-    }
-
-    fn serialize_i64(self, v: i64) -> Converted<Value> {
-        integer(v)
-    }
-
-    fn serialize_i128(self, v: i128) -> Converted<Value> {
-        integer(v)
-    }
-
-    fn serialize_u8(self, v: u8) -> Converted<Value> {
-        integer(v)
-    }
-
-    fn serialize_u16(self, v: u16) -> Converted<Value> {
-        integer(v)
-    }
-
-    fn serialize_u32(self, v: u32) -> Converted<Value> {
-        integer(v)
-    }
-
-    fn serialize_u64(self, v: u64) -> Converted<Value> {
-        integer(v)
-    }
-
-    fn serialize_u128(self, v: u128) -> Converted<Value> {
-        integer(v)
+    integers! {
+        serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_i128: i128, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
+        serialize_u64: u64, serialize_u128: u128,
     }
 
     fn serialize_f32(self, v: f32) -> Converted<Value> {
@@ -351,44 +328,31 @@ impl Items {
     }
 }
 
-impl ser::SerializeSeq for Items {
-    type Ok = Value;
-    type Error = Failure;
+/// The three ways of serializing a sequence, which all make a vector.
+macro_rules! sequence {
+    ($($kind:ident :: $method:ident),*) => {
+        $(
+            impl ser::$kind for Items {
+                type Ok = Value;
+                type Error = Failure;
 
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Converted<()> {
-        self.push(value)
-    }
+                fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Converted<()> {
+                    self.push(value)
+                }
 
-    fn end(self) -> Converted<Value> {
-        Ok(Value::vector(self.0))
-    }
+                fn end(self) -> Converted<Value> {
+                    Ok(Value::vector(self.0))
+                }
+            }
+        )*
+    };
 }
 
-impl ser::SerializeTuple for Items {
-    type Ok = Value;
-    type Error = Failure;
-
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Converted<()> {
-        self.push(value)
-    }
-
-    fn end(self) -> Converted<Value> {
-        Ok(Value::vector(self.0))
-    }
-}
-
-impl ser::SerializeTupleStruct for Items {
-    type Ok = Value;
-    type Error = Failure;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Converted<()> {
-        self.push(value)
-    }
-
-    fn end(self) -> Converted<Value> {
-        Ok(Value::vector(self.0))
-    }
-}
+sequence!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
 
 /// The entries of a map or struct being serialized.
 struct Entries {
