@@ -198,6 +198,7 @@ fn update_in_path(
     Ok(assoc_one(call, coll, key.clone(), updated)?)
 }
 
+/// The path is checked before `f`, so `f` is read in the body.
 fn update_in(
     ctx: &mut Ctx,
     call: Call,
@@ -514,6 +515,7 @@ fn pop(_: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
     }
 }
 
+/// The vector is checked before the positions, so they are read in the body.
 fn subvec(
     _: &mut Ctx,
     call: Call,

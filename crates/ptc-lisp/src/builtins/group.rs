@@ -148,6 +148,7 @@ fn frequencies(ctx: &mut Ctx, call: Call, coll: Seqable) -> EvalResult {
     Ok(Value::Map(out.build()))
 }
 
+/// Each size is checked to be positive before the next is read, so `step` is read in the body.
 fn partition(
     ctx: &mut Ctx,
     call: Call,

@@ -180,6 +180,7 @@ fn char_index(s: &str, byte: usize) -> i64 {
     s[..byte].chars().count() as i64
 }
 
+/// On a list or vector the start position is ignored, so the arguments are read in the body.
 fn index_of(
     _: &mut Ctx,
     call: Call,

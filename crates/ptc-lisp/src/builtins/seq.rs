@@ -886,6 +886,7 @@ fn into_vector(ctx: &mut Ctx, call: Call, sequence: Value) -> EvalResult {
     }
 }
 
+/// Unbounded inputs are refused before `f` is checked, so `f` is read in the body.
 fn mapv(ctx: &mut Ctx, call: Call, (f, colls): (&Value, AtLeastOne)) -> EvalResult {
     if colls.iter().all(Value::is_unbounded) {
         return Err(call.unbounded(colls.first()).into());
@@ -895,6 +896,7 @@ fn mapv(ctx: &mut Ctx, call: Call, (f, colls): (&Value, AtLeastOne)) -> EvalResu
     into_vector(ctx, call, mapped)
 }
 
+/// An unbounded input is refused before `pred` is checked, so `pred` is read in the body.
 fn filterv(ctx: &mut Ctx, call: Call, (pred, coll): (&Value, &Value)) -> EvalResult {
     if coll.is_unbounded() {
         return Err(call.unbounded(coll).into());

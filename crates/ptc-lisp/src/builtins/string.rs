@@ -245,6 +245,7 @@ pub(crate) fn split_by(
     Ok(pieces.into_iter().map(Value::string).collect())
 }
 
+/// The separator is checked before the limit, so the limit is read in the body.
 fn split(
     ctx: &mut Ctx,
     call: Call,
