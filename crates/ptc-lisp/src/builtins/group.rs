@@ -4,7 +4,7 @@
 use super::args::{Call, Callable, Seqable};
 use super::seq::{drop_items_of, drop_while_of, list_of, take_of, take_while_of};
 use super::{Builtin, builtin};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult};
 use crate::value::{LazyKind, LazySeq, MapBuilder, Seq, Value};
 use std::borrow::Cow;
@@ -21,7 +21,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
 
 fn positive(call: Call, what: &str, n: i64) -> Result<usize> {
     usize::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| {
-        crate::error::Error::argument(format!(
+        Error::argument(format!(
             "{call} needs a positive {what}, got {n}; e.g. ({call} 2 coll) makes parts of 2 items"
         ))
     })
