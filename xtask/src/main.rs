@@ -6,6 +6,8 @@ mod conformance;
 mod docs;
 mod eval;
 mod fuzz;
+mod pending;
+mod verdict;
 
 use std::process::ExitCode;
 
@@ -14,11 +16,21 @@ const USAGE: &str = "usage: cargo xtask <subcommand>
 subcommands:
   ci                                    every check CI runs: fmt, clippy, tests, doc tests, benches compile
   bench [FILTER]                        run the criterion benchmarks (medians in target/criterion)
-  conformance [--regenerate | --docs]   check (or regenerate) the Clojure conformance corpus
+  conformance [--regenerate | --docs | --pending]
+                                        check (or regenerate) the Clojure conformance corpus,
+                                        its table of Clojure vars and its pending list
   docs [--check]                        write docs/language.md from the builtin registry (or check it)
   eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
                                         run the agent missions against a model; report in target/eval
-  fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each";
+  fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each
+  mcp-servers                           install the pinned MCP servers the tests and missions use (npm ci)";
+
+/// Installs the MCP servers of `crates/ptc-mcp-testkit/servers` (once per lock file).
+pub fn mcp_servers() -> Result<(), String> {
+    let dir = ptc_mcp_testkit::ensure_installed()?;
+    eprintln!("==> MCP test servers are installed in {}", dir.display());
+    Ok(())
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,6 +41,7 @@ fn main() -> ExitCode {
         Some("docs") => docs::run(&args[1..]),
         Some("eval") => eval::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("mcp-servers") => mcp_servers(),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
