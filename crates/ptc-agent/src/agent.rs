@@ -53,6 +53,10 @@ pub(crate) struct Inner {
     pub specs: Vec<ToolSpec>,
     pub data: BTreeMap<String, Value>,
     pub signature: Option<Signature>,
+    /// What the output fields mean, by field name.
+    pub field_descriptions: BTreeMap<String, String>,
+    /// What the `data/` inputs mean, by name.
+    pub context_descriptions: BTreeMap<String, String>,
     pub settings: Settings,
     pub system_prompt: SystemPrompt,
 }
@@ -149,6 +153,17 @@ pub enum BuildError {
     /// A history policy that cannot work with this agent's system prompt.
     #[error("the history policy cannot be applied: {0}")]
     History(HistoryError),
+    /// Field descriptions for fields the output signature does not have.
+    #[error(
+        "field descriptions name {} but the output signature {} has no such field; describe \
+         only the fields of the signature's output map",
+        .fields.join(", "),
+        .signature.as_deref().map_or_else(|| "(none given)".to_string(), |s| format!("`{s}`"))
+    )]
+    UnknownField {
+        fields: Vec<String>,
+        signature: Option<String>,
+    },
 }
 
 fn join(mismatches: &[Mismatch]) -> String {
@@ -167,6 +182,8 @@ pub struct AgentBuilder {
     tools: Vec<Arc<dyn Tool>>,
     data: BTreeMap<String, Value>,
     signature: Option<String>,
+    field_descriptions: BTreeMap<String, String>,
+    context_descriptions: BTreeMap<String, String>,
     settings: Settings,
     /// The first problem found while collecting options, reported by `build`.
     deferred: Option<BuildError>,
@@ -182,6 +199,8 @@ impl Agent {
             tools: Vec::new(),
             data: BTreeMap::new(),
             signature: None,
+            field_descriptions: BTreeMap::new(),
+            context_descriptions: BTreeMap::new(),
             settings: Settings::default(),
             deferred: None,
         }
@@ -236,6 +255,16 @@ impl Agent {
     /// The input data given when the agent was built.
     pub fn data(&self) -> &BTreeMap<String, Value> {
         &self.inner.data
+    }
+
+    /// What the output fields mean, by field name.
+    pub fn field_descriptions(&self) -> &BTreeMap<String, String> {
+        &self.inner.field_descriptions
+    }
+
+    /// What the `data/` inputs mean, by name.
+    pub fn context_descriptions(&self) -> &BTreeMap<String, String> {
+        &self.inner.context_descriptions
     }
 }
 
@@ -292,6 +321,30 @@ impl AgentBuilder {
     /// [`Signature`]): `(return v)` is checked against it, and parameters against the input.
     pub fn signature(mut self, signature: impl Into<String>) -> AgentBuilder {
         self.signature = Some(signature.into());
+        self
+    }
+
+    /// Describes fields of the output map (`field -> text`, `_` and `-` spelled as in the
+    /// signature): each is listed under the expected output in the system prompt, and travels
+    /// with the step to an agent run after it, where it describes that input. Every field
+    /// named must be a field of the signature's output map (checked by `build`).
+    pub fn field_descriptions<K: Into<String>, V: Into<String>>(
+        mut self,
+        descriptions: impl IntoIterator<Item = (K, V)>,
+    ) -> AgentBuilder {
+        self.field_descriptions
+            .extend(descriptions.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self
+    }
+
+    /// Describes `data/` inputs (`name -> text`): each description ends the input's line in
+    /// the first message. Inputs given only at run time may be described too.
+    pub fn context_descriptions<K: Into<String>, V: Into<String>>(
+        mut self,
+        descriptions: impl IntoIterator<Item = (K, V)>,
+    ) -> AgentBuilder {
+        self.context_descriptions
+            .extend(descriptions.into_iter().map(|(k, v)| (k.into(), v.into())));
         self
     }
 
@@ -420,9 +473,26 @@ impl AgentBuilder {
         if !unknown.is_empty() {
             return Err(BuildError::UnknownPlaceholders(unknown));
         }
+        let unknown_fields: Vec<String> = self
+            .field_descriptions
+            .keys()
+            .filter(|name| {
+                signature
+                    .as_ref()
+                    .is_none_or(|s| s.output_field(name).is_none())
+            })
+            .cloned()
+            .collect();
+        if !unknown_fields.is_empty() {
+            return Err(BuildError::UnknownField {
+                fields: unknown_fields,
+                signature: signature.as_ref().map(|s| s.source().to_string()),
+            });
+        }
         let system_prompt = prompt::build(&PromptInput {
             max_turns: self.settings.max_turns,
             signature: signature.as_ref(),
+            field_descriptions: &self.field_descriptions,
             extra: self.settings.system_prompt_extra.as_deref(),
         });
         if let Some(policy) = self.settings.history {
@@ -438,6 +508,8 @@ impl AgentBuilder {
                 specs,
                 data: self.data,
                 signature,
+                field_descriptions: self.field_descriptions,
+                context_descriptions: self.context_descriptions,
                 settings: self.settings,
                 system_prompt,
             }),

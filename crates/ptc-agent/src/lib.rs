@@ -22,6 +22,7 @@
 //! answer, never compressed (SS-001).
 
 mod agent;
+mod chain;
 mod extract;
 mod history;
 pub mod llm;

@@ -2,6 +2,7 @@
 //! reply format, the expected output, and a compact language reference generated from the
 //! builtin registry.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use ptc_compression::{HeuristicTokenizer, Tokenizer};
@@ -34,6 +35,7 @@ impl SystemPrompt {
 pub(crate) struct PromptInput<'a> {
     pub max_turns: u32,
     pub signature: Option<&'a Signature>,
+    pub field_descriptions: &'a BTreeMap<String, String>,
     pub extra: Option<&'a str>,
 }
 
@@ -124,7 +126,7 @@ pub(crate) fn build(input: &PromptInput<'_>) -> SystemPrompt {
         .to_string(),
     ];
     if let Some(signature) = input.signature {
-        parts.push(expected_output(signature));
+        parts.push(expected_output(signature, input.field_descriptions));
     }
     parts.push(language_reference());
     if let Some(extra) = input.extra.map(str::trim).filter(|e| !e.is_empty()) {
@@ -134,13 +136,35 @@ pub(crate) fn build(input: &PromptInput<'_>) -> SystemPrompt {
 }
 
 /// The "Expected output" section: the return type and how to read it.
-fn expected_output(signature: &Signature) -> String {
+fn expected_output(signature: &Signature, descriptions: &BTreeMap<String, String>) -> String {
     let mut out = String::from("## Expected output\n\n");
     let _ = write!(
         out,
         "Call `(return value)` with a value of this shape:\n\n    {}\n",
         signature.output()
     );
+    // In the signature's order, whatever order they were given in.
+    let fields: &[crate::signature::Field] = match signature.output().without_optional() {
+        Type::Record(fields) => fields,
+        _ => &[],
+    };
+    let described: Vec<(&str, String)> = fields
+        .iter()
+        .filter_map(|field| {
+            let text = descriptions.iter().find_map(|(name, text)| {
+                let same = signature.output_field(name)? == field;
+                same.then_some(text)
+            })?;
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            (!text.is_empty()).then_some((field.name.as_str(), text))
+        })
+        .collect();
+    if !described.is_empty() {
+        out.push_str("\nThe fields:\n");
+        for (name, text) in described {
+            let _ = writeln!(out, "- `{name}`: {text}");
+        }
+    }
     let mut notes: Vec<&str> = Vec::new();
     let text = signature.output().to_string();
     if matches!(signature.output(), Type::Record(_)) || text.contains('{') {

@@ -15,6 +15,7 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use crate::agent::{Agent, Inner, data_from_serialize, expand_mission};
+use crate::chain;
 use crate::extract::extract_program;
 use crate::history::History;
 use crate::llm::{LlmError, LlmRequest, LlmResponse};
@@ -48,6 +49,7 @@ pub struct RunOptions<'a> {
     data_error: Option<String>,
     observer: Option<&'a dyn RunObserver>,
     store: Option<(&'a dyn RunStore, String)>,
+    after: Option<&'a Step>,
 }
 
 impl<'a> RunOptions<'a> {
@@ -70,6 +72,18 @@ impl<'a> RunOptions<'a> {
     /// One input value for this run, as `data/<name>`.
     pub fn data_value(mut self, name: impl Into<String>, value: Value) -> RunOptions<'a> {
         self.data.insert(name.into(), value);
+        self
+    }
+
+    /// Chains this run onto `step`, a finished run of another agent: the map it returned
+    /// becomes this run's input data (one `data/` value per key, below data given here), and
+    /// its field descriptions describe those inputs (this agent's own context descriptions
+    /// win). If `step` failed, this run fails at once with `chained_failure` and the previous
+    /// failure in its reason, without asking the model. A value that is not a map
+    /// ([`RunError::ChainNotMap`]) or lacks what this agent's signature needs
+    /// ([`RunError::ChainMismatch`]) stops the run before it starts.
+    pub fn after(mut self, step: &'a Step) -> RunOptions<'a> {
+        self.after = Some(step);
         self
     }
 
@@ -113,6 +127,24 @@ pub enum RunError {
         system_tokens: usize,
         mission_tokens: usize,
     },
+    /// The step this run was chained onto returned something other than a map, so it cannot
+    /// become this run's `data/`.
+    #[error(
+        "chain mismatch: the previous step returned {returned}, but only a map can become the \
+         next run's input (each key a data/ value); make the previous agent return a map"
+    )]
+    ChainNotMap { returned: String },
+    /// The map returned by the step this run was chained onto lacks inputs this agent's
+    /// signature needs, or has them with other types.
+    #[error(
+        "chain mismatch: the previous step returned {} but this agent's signature needs: {}",
+        if .provided.is_empty() { "an empty map".to_string() } else { .provided.iter().map(|n| format!("data/{n}")).collect::<Vec<_>>().join(", ") },
+        .mismatches.iter().map(Mismatch::to_string).collect::<Vec<_>>().join("; ")
+    )]
+    ChainMismatch {
+        mismatches: Vec<Mismatch>,
+        provided: Vec<String>,
+    },
     /// Not called from within a tokio runtime.
     #[error("agents run on tokio: call run() from within a tokio runtime (e.g. #[tokio::main])")]
     NoRuntime,
@@ -135,6 +167,36 @@ impl Agent {
         self.run_with(RunOptions::new()).await
     }
 
+    /// Runs the agent on what `step` returned. See [`RunOptions::after`].
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use ptc_agent::{Agent, ScriptedLlm};
+    ///
+    /// let find = Agent::builder("Find the open tickets")
+    ///     .llm(ScriptedLlm::new(["(return {:ids [3 5 8]})"]))
+    ///     .signature("{ids [:int]}")
+    ///     .field_descriptions([("ids", "Ids of the open tickets, oldest first")])
+    ///     .build()
+    ///     .unwrap();
+    /// let count = Agent::builder("Count the tickets")
+    ///     .llm(ScriptedLlm::new(["(return (count data/ids))"]))
+    ///     .signature("(ids [:int]) -> :int")
+    ///     .build()
+    ///     .unwrap();
+    /// let found = find.run().await.unwrap();
+    /// let counted = count.run_after(&found).await.unwrap();
+    /// assert_eq!(counted.value(), Some(&ptc_lisp::Value::Int(3)));
+    /// assert_eq!(
+    ///     counted.task.data_descriptions["ids"],
+    ///     "Ids of the open tickets, oldest first"
+    /// );
+    /// # });
+    /// ```
+    pub async fn run_after(&self, step: &Step) -> Result<Step, RunError> {
+        self.run_with(RunOptions::new().after(step)).await
+    }
+
     /// Runs the agent until a program returns or fails, the turns run out or the deadline
     /// passes, and returns the [`Step`] with every turn. Model failures end the run with a
     /// failed step (`llm_error`); only invalid input (or a store that cannot record the start)
@@ -142,6 +204,17 @@ impl Agent {
     ///
     /// Must be called within a tokio runtime (programs run on its blocking threads).
     pub async fn run_with(&self, options: RunOptions<'_>) -> Result<Step, RunError> {
+        if let Some(upstream) = options.after {
+            let mut data = self.inner.data.clone();
+            data.extend(options.data.clone());
+            let mission = expand_mission(&self.inner.mission, &data)
+                .unwrap_or_else(|_| self.inner.mission.clone());
+            if let Some(step) =
+                chain::failed_run(upstream, self.task(mission, data, BTreeMap::new()))
+            {
+                return Ok(step);
+            }
+        }
         let task = self.task_for(&options)?;
         if let Some((store, id)) = &options.store {
             store.start(id, &task).await?;
@@ -244,21 +317,53 @@ impl Agent {
             return Err(RunError::Data(message.clone()));
         }
         let mut data = inner.data.clone();
+        let mut descriptions = BTreeMap::new();
+        let mut provided: Option<Vec<String>> = None;
+        if let Some(step) = options.after
+            && let Some(value) = step.value()
+        {
+            let upstream = chain::upstream_input(value, step)?;
+            provided = Some(upstream.data.iter().map(|(name, _)| name.clone()).collect());
+            data.extend(upstream.data);
+            descriptions.extend(upstream.descriptions);
+        }
         data.extend(options.data.clone());
+        descriptions.extend(inner.context_descriptions.clone());
+        descriptions.retain(|name, _| data.contains_key(name));
         if let Some(signature) = &inner.signature {
-            signature
-                .validate_input(|name| data.get(name))
-                .map_err(RunError::Input)?;
+            signature.validate_input(|name| data.get(name)).map_err(
+                |mismatches| match provided {
+                    Some(provided) => RunError::ChainMismatch {
+                        mismatches,
+                        provided,
+                    },
+                    None => RunError::Input(mismatches),
+                },
+            )?;
         }
         let mission =
             expand_mission(&inner.mission, &data).map_err(RunError::MissingPlaceholders)?;
-        Ok(Task {
+        Ok(self.task(mission, data, descriptions))
+    }
+
+    /// The task of a run of this agent with this mission and input.
+    fn task(
+        &self,
+        mission: String,
+        data: BTreeMap<String, Value>,
+        data_descriptions: BTreeMap<String, String>,
+    ) -> Task {
+        let inner = &self.inner;
+        Task {
             mission,
             system_prompt: inner.system_prompt.text.clone(),
             tools: inner.specs.clone(),
             data,
+            data_descriptions,
+            signature: inner.signature.as_ref().map(|s| s.source().to_string()),
+            field_descriptions: inner.field_descriptions.clone(),
             max_turns: inner.settings.max_turns,
-        })
+        }
     }
 
     /// Runs the loop from `start` until the run ends.

@@ -227,6 +227,16 @@ impl Signature {
         redact(&self.output, value)
     }
 
+    /// The field `name` of the output map (`-` and `_` alike, as in validation), if the
+    /// output is a map with such a field.
+    pub fn output_field(&self, name: &str) -> Option<&Field> {
+        let Type::Record(fields) = self.output.without_optional() else {
+            return None;
+        };
+        let spelled = |n: &str| n.replace('-', "_");
+        fields.iter().find(|f| spelled(&f.name) == spelled(name))
+    }
+
     /// Whether the output type has firewalled fields anywhere.
     pub fn has_firewalled_fields(&self) -> bool {
         has_firewalled(&self.output)

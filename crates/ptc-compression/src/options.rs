@@ -58,6 +58,8 @@ pub struct RenderOptions<'a> {
     pub tools: &'a [ToolSpec],
     /// The `data/` namespace, shown in name order.
     pub data: &'a BTreeMap<String, Value>,
+    /// What some `data/` inputs mean, shown at the end of their lines.
+    pub data_descriptions: &'a BTreeMap<String, String>,
     /// The turn budget. Turns left is `max_turns` minus the turns recorded (ARC-006).
     pub max_turns: u32,
     /// Size limits (the required defaults unless configured).
@@ -65,6 +67,7 @@ pub struct RenderOptions<'a> {
 }
 
 static NO_DATA: BTreeMap<String, Value> = BTreeMap::new();
+static NO_DESCRIPTIONS: BTreeMap<String, String> = BTreeMap::new();
 
 impl<'a> RenderOptions<'a> {
     /// Options with no tools, no data and the default limits.
@@ -74,6 +77,7 @@ impl<'a> RenderOptions<'a> {
             system_prompt,
             tools: &[],
             data: &NO_DATA,
+            data_descriptions: &NO_DESCRIPTIONS,
             max_turns,
             limits: Limits::default(),
         }
@@ -86,6 +90,7 @@ impl<'a> RenderOptions<'a> {
             system_prompt: &task.system_prompt,
             tools: &task.tools,
             data: &task.data,
+            data_descriptions: &task.data_descriptions,
             max_turns: task.max_turns,
             limits: Limits::default(),
         }

@@ -196,6 +196,15 @@ pub(crate) fn write_data(out: &mut String, opts: &RenderOptions<'_>, detail: Det
             out.push_str(", sample: ");
             push_sample(out, value, &opts.limits);
         }
+        let description = opts
+            .data_descriptions
+            .get(name)
+            .map(|d| d.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|d| detail == Detail::Full && !d.is_empty());
+        if let Some(description) = description {
+            out.push_str(" -- ");
+            out.push_str(&description);
+        }
     }
 }
 

@@ -21,6 +21,16 @@ pub struct Task {
     /// The input data of the `data/` namespace, by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub data: BTreeMap<String, Value>,
+    /// What some `data/` inputs mean, by name, shown on their lines of the first message.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub data_descriptions: BTreeMap<String, String>,
+    /// The output signature the returned value was checked against, as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// What the output fields mean, by field name: shown under the expected output, and
+    /// handed to the next run when this one's value becomes its input.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub field_descriptions: BTreeMap<String, String>,
     /// The most turns the run may take (SS-002: 5 unless set).
     #[serde(default = "default_max_turns")]
     pub max_turns: u32,
@@ -41,6 +51,9 @@ impl Task {
             system_prompt: String::new(),
             tools: Vec::new(),
             data: BTreeMap::new(),
+            data_descriptions: BTreeMap::new(),
+            signature: None,
+            field_descriptions: BTreeMap::new(),
             max_turns: DEFAULT_MAX_TURNS,
         }
     }
@@ -63,6 +76,8 @@ pub enum FailureKind {
     ProgramError,
     /// The run took longer than its overall time limit.
     Timeout,
+    /// The run was chained onto a step that had failed, so it did not start.
+    ChainedFailure,
 }
 
 impl FailureKind {
@@ -75,6 +90,7 @@ impl FailureKind {
             FailureKind::SignatureMismatch => "signature_mismatch",
             FailureKind::ProgramError => "program_error",
             FailureKind::Timeout => "timeout",
+            FailureKind::ChainedFailure => "chained_failure",
         }
     }
 }
