@@ -6,12 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ptc_compression::history::{HistoryError, HistoryManager, HistoryPolicy};
-use ptc_compression::{CompressionConfig, CompressionSetting};
+use ptc_compression::{Compression, CompressionConfig, CompressionOptions, CompressionSetting};
 use ptc_lisp::format::to_clojure;
 use ptc_lisp::{Limits, ToolSpec, Value};
 use ptc_turn::{DEFAULT_MAX_TURNS, Message};
 use serde::Serialize;
 
+use crate::custom_strategy::CustomStrategy;
 use crate::llm::{Llm, RetryPolicy};
 use crate::prompt::{self, PromptInput, SystemPrompt};
 use crate::signature::{Mismatch, Signature, SignatureError};
@@ -67,6 +68,8 @@ pub(crate) struct Settings {
     pub llm: Option<Arc<dyn Llm>>,
     pub max_turns: u32,
     pub compression: CompressionConfig,
+    /// A strategy given as an implementation; it replaces `compression` when set.
+    pub custom_compression: Option<CustomStrategy>,
     pub limits: Limits,
     pub retry: RetryPolicy,
     pub system_prompt_extra: Option<String>,
@@ -82,6 +85,7 @@ impl Default for Settings {
             llm: None,
             max_turns: DEFAULT_MAX_TURNS,
             compression: CompressionConfig::default(),
+            custom_compression: None,
             limits: Limits::default(),
             retry: RetryPolicy::none(),
             system_prompt_extra: None,
@@ -89,6 +93,32 @@ impl Default for Settings {
             max_tokens: None,
             temperature: None,
             deadline: None,
+        }
+    }
+}
+
+impl Settings {
+    /// The strategy a multi-turn run renders its history with.
+    pub(crate) fn strategy(&self) -> Box<dyn Compression> {
+        match &self.custom_compression {
+            Some(custom) => custom.build(),
+            None => self.compression.build(),
+        }
+    }
+
+    /// The size limits of the rendering.
+    pub(crate) fn render_limits(&self) -> ptc_compression::Limits {
+        match &self.custom_compression {
+            Some(custom) => custom.options().limits,
+            None => self.compression.limits(),
+        }
+    }
+
+    /// The compression in words, for logs.
+    pub(crate) fn compression_text(&self) -> String {
+        match &self.custom_compression {
+            Some(custom) => custom.to_string(),
+            None => self.compression.to_string(),
         }
     }
 }
@@ -108,7 +138,7 @@ impl fmt::Debug for Agent {
                 &inner.signature.as_ref().map(Signature::source),
             )
             .field("max_turns", &inner.settings.max_turns)
-            .field("compression", &inner.settings.compression.to_string())
+            .field("compression", &inner.settings.compression_text())
             .field("llm", &inner.llm.describe())
             .finish_non_exhaustive()
     }
@@ -360,6 +390,7 @@ impl AgentBuilder {
     /// options (API-002).
     pub fn compression(mut self, setting: impl Into<CompressionSetting>) -> AgentBuilder {
         self.settings.compression = CompressionConfig::normalize(Some(setting.into()));
+        self.settings.custom_compression = None;
         self
     }
 
@@ -367,6 +398,33 @@ impl AgentBuilder {
     /// `CompressionConfig::parse("single-user-coalesced?println_limit=10")`.
     pub fn compression_config(mut self, config: CompressionConfig) -> AgentBuilder {
         self.settings.compression = config;
+        self.settings.custom_compression = None;
+        self
+    }
+
+    /// History compression by a strategy of your own: any [`Compression`] implementation,
+    /// rendering with the default options. It replaces a built-in strategy set before, as a
+    /// built-in one set after replaces it; sub-agents inherit it. Single-shot runs are never
+    /// compressed.
+    pub fn compression_strategy(self, strategy: impl Compression + 'static) -> AgentBuilder {
+        self.compression_strategy_with(Arc::new(strategy), CompressionOptions::default())
+    }
+
+    /// History compression by a strategy of your own with options: its rendering limits
+    /// (`options.limits`, in the [`RenderOptions`](ptc_compression::RenderOptions) it is given)
+    /// and its activation thresholds (`activate_after_turns`, `activate_above_tokens`: the full
+    /// history is sent until one is crossed). `failed_turns` and `window` belong to the
+    /// built-in strategies and are not used.
+    pub fn compression_strategy_with(
+        mut self,
+        strategy: Arc<dyn Compression>,
+        options: CompressionOptions,
+    ) -> AgentBuilder {
+        self.settings.custom_compression = Some(CustomStrategy::new(strategy, options));
+        self.settings.compression = CompressionConfig {
+            strategy: None,
+            options,
+        };
         self
     }
 

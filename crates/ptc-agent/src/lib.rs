@@ -23,6 +23,7 @@
 
 mod agent;
 mod chain;
+mod custom_strategy;
 mod extract;
 mod history;
 pub mod llm;

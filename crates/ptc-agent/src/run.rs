@@ -384,7 +384,7 @@ impl Agent {
             mission = %preview(&task.mission, 80),
             llm = %llm.describe(),
             max_turns = task.max_turns,
-            compression = %inner.settings.compression,
+            compression = %inner.settings.compression_text(),
             tools = task.tools.len(),
             resumed_after = start.turns.len(),
             outcome = Empty,
@@ -516,11 +516,10 @@ impl<'a> Loop<'a> {
         let settings = &agent.settings;
         let single_shot = task.max_turns <= 1;
         // SS-001: a single-shot run is never compressed.
-        let compressed = settings.compression.is_enabled() && !single_shot;
-        let strategy: Box<dyn Compression> = if compressed {
-            settings.compression.build()
-        } else {
+        let strategy: Box<dyn Compression> = if single_shot {
             Box::new(Uncompressed)
+        } else {
+            settings.strategy()
         };
         let history = match settings.history {
             Some(policy) => {
@@ -671,7 +670,7 @@ impl<'a> Loop<'a> {
     async fn turn(&mut self, number: u32, span: tracing::Span) -> Next {
         let started = Instant::now();
         let settings = &self.agent.settings;
-        let opts = RenderOptions::from_task(&self.task).with_limits(settings.compression.limits());
+        let opts = RenderOptions::from_task(&self.task).with_limits(settings.render_limits());
         let definitions = self.memory.definitions();
         let rendered = self.strategy.to_messages(&self.turns, &definitions, &opts);
         self.pending = Usage {
