@@ -183,6 +183,13 @@ pub enum BuildError {
     /// A history policy that cannot work with this agent's system prompt.
     #[error("the history policy cannot be applied: {0}")]
     History(HistoryError),
+    /// Names that are both a tool and an input (`tool/x` and `data/x`).
+    #[error(
+        "{} both a tool and an input; a program (and the model reading the first message) \
+         could mistake one for the other, so rename the tool or the input",
+        clash_names(.0)
+    )]
+    NameClash(Vec<String>),
     /// Field descriptions for fields the output signature does not have.
     #[error(
         "field descriptions name {} but the output signature {} has no such field; describe \
@@ -194,6 +201,31 @@ pub enum BuildError {
         fields: Vec<String>,
         signature: Option<String>,
     },
+}
+
+/// `x is` or `x and y are`, each name written `tool/x and data/x`.
+pub(crate) fn clash_names(names: &[String]) -> String {
+    let each: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match each.as_slice() {
+        [one] => format!("{one} is"),
+        [rest @ .., last] => format!("{} and {last} are", rest.join(", ")),
+        [] => "nothing is".into(),
+    }
+}
+
+/// The names of `tools` that are also input names.
+pub(crate) fn name_clashes<'n>(
+    specs: &[ToolSpec],
+    inputs: impl IntoIterator<Item = &'n String>,
+) -> Vec<String> {
+    let mut clashes: Vec<String> = inputs
+        .into_iter()
+        .filter(|name| specs.iter().any(|s| &s.name == *name))
+        .cloned()
+        .collect();
+    clashes.sort();
+    clashes.dedup();
+    clashes
 }
 
 fn join(mismatches: &[Mismatch]) -> String {
@@ -512,6 +544,13 @@ impl AgentBuilder {
                 error,
             })?;
             specs.push(spec);
+        }
+        let params = signature
+            .iter()
+            .flat_map(|s| s.params().iter().map(|p| &p.name));
+        let clashes = name_clashes(&specs, self.data.keys().chain(params));
+        if !clashes.is_empty() {
+            return Err(BuildError::NameClash(clashes));
         }
         if let Some(signature) = &signature {
             // Parameters given now must have the right types; missing ones may come at run time.

@@ -9,7 +9,9 @@ const LANGUAGES: [&str; 2] = ["clojure", "lisp"];
 ///   a blank line (a fence left open at the end of the reply runs to the end);
 /// * otherwise the whole reply, when it starts with `(` (a bare program).
 ///
-/// Text around fences is ignored, and so are fences in other languages.
+/// Text around fences is ignored, and so are fences in other languages. Curly quotes,
+/// zero-width characters and non-breaking spaces outside string literals are then made
+/// readable ([`normalize_program`](crate::normalize_program)).
 ///
 /// ```
 /// use ptc_agent::extract_program;
@@ -18,8 +20,18 @@ const LANGUAGES: [&str; 2] = ["clojure", "lisp"];
 /// assert_eq!(extract_program(reply).as_deref(), Some("(def xs [1 2])\n\n(count xs)"));
 /// assert_eq!(extract_program("  (+ 1 2)\n").as_deref(), Some("(+ 1 2)"));
 /// assert_eq!(extract_program("I cannot do that."), None);
+/// assert_eq!(extract_program("```clojure\n(str “a”)\n```").as_deref(), Some("(str \"a\")"));
 /// ```
 pub fn extract_program(reply: &str) -> Option<String> {
+    found_program(reply).map(
+        |program| match crate::normalize::normalize_program(&program) {
+            std::borrow::Cow::Borrowed(_) => program,
+            std::borrow::Cow::Owned(normalized) => normalized,
+        },
+    )
+}
+
+fn found_program(reply: &str) -> Option<String> {
     let blocks = fenced_blocks(reply);
     if !blocks.is_empty() {
         let program = blocks

@@ -27,6 +27,7 @@ mod custom_strategy;
 mod extract;
 mod history;
 pub mod llm;
+mod normalize;
 mod prompt;
 mod resume;
 mod run;
@@ -44,6 +45,7 @@ pub use llm::{
     ProviderOptions, ReplayLlm, RetryPolicy, ScriptedLlm, TokenUsage, parse_llm_spec,
     parse_llm_spec_with,
 };
+pub use normalize::normalize_program;
 pub use prompt::SystemPrompt;
 pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions, tokens_text};
 pub use signature::{Mismatch, Signature, SignatureError};

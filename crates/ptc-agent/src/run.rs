@@ -14,7 +14,7 @@ use serde::Serialize;
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use crate::agent::{Agent, Inner, data_from_serialize, expand_mission};
+use crate::agent::{Agent, Inner, clash_names, data_from_serialize, expand_mission, name_clashes};
 use crate::chain;
 use crate::extract::extract_program;
 use crate::history::History;
@@ -145,6 +145,12 @@ pub enum RunError {
         mismatches: Vec<Mismatch>,
         provided: Vec<String>,
     },
+    /// Input given for this run has the name of one of the agent's tools.
+    #[error(
+        "{} both a tool and an input of this run; rename the input",
+        clash_names(.0)
+    )]
+    NameClash(Vec<String>),
     /// Not called from within a tokio runtime.
     #[error("agents run on tokio: call run() from within a tokio runtime (e.g. #[tokio::main])")]
     NoRuntime,
@@ -328,6 +334,10 @@ impl Agent {
             descriptions.extend(upstream.descriptions);
         }
         data.extend(options.data.clone());
+        let clashes = name_clashes(&inner.specs, data.keys());
+        if !clashes.is_empty() {
+            return Err(RunError::NameClash(clashes));
+        }
         descriptions.extend(inner.context_descriptions.clone());
         descriptions.retain(|name, _| data.contains_key(name));
         if let Some(signature) = &inner.signature {
