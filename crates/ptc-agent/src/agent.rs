@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::custom_strategy::CustomStrategy;
 use crate::llm::{Llm, RetryPolicy};
 use crate::prompt::{self, PromptInput, SystemPrompt};
+use crate::prompt_custom::PromptCustomization;
 use crate::signature::{Mismatch, Signature, SignatureError};
 use crate::tool::{SyncTool, Tool};
 
@@ -72,7 +73,7 @@ pub(crate) struct Settings {
     pub custom_compression: Option<CustomStrategy>,
     pub limits: Limits,
     pub retry: RetryPolicy,
-    pub system_prompt_extra: Option<String>,
+    pub prompt: PromptCustomization,
     pub history: Option<HistoryPolicy>,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f32>,
@@ -88,7 +89,7 @@ impl Default for Settings {
             custom_compression: None,
             limits: Limits::default(),
             retry: RetryPolicy::none(),
-            system_prompt_extra: None,
+            prompt: PromptCustomization::default(),
             history: None,
             max_tokens: None,
             temperature: None,
@@ -269,8 +270,8 @@ impl Agent {
     }
 
     /// A builder for a sub-agent with its own mission that inherits this agent's model, retry
-    /// policy, sandbox limits, turn budget, compression, history policy, extra system-prompt
-    /// text, reply token limit, temperature and run deadline (API-007). Each can be overridden on the
+    /// policy, sandbox limits, turn budget, compression, history policy, system-prompt
+    /// customisation, reply token limit, temperature and run deadline (API-007). Each can be overridden on the
     /// builder. Tools, data and signature are the sub-agent's own.
     pub fn sub_agent(&self, mission: impl Into<String>) -> AgentBuilder {
         AgentBuilder {
@@ -473,9 +474,52 @@ impl AgentBuilder {
         self
     }
 
-    /// Text appended to the generated system prompt.
+    /// Text appended to the generated system prompt, after a blank line.
     pub fn system_prompt_extra(mut self, text: impl Into<String>) -> AgentBuilder {
-        self.settings.system_prompt_extra = Some(text.into());
+        self.settings.prompt.extra = Some(text.into());
+        self
+    }
+
+    /// Text put before the generated system prompt, followed by a blank line (a role, the
+    /// house rules).
+    pub fn system_prompt_prefix(mut self, text: impl Into<String>) -> AgentBuilder {
+        self.settings.prompt.prefix = Some(text.into());
+        self
+    }
+
+    /// The whole system prompt, used as given instead of the generated one: the prefix, the
+    /// extra text and the section replacements no longer apply (a
+    /// [`map_system_prompt`](Self::map_system_prompt) function still does). The prompt must
+    /// then tell the model everything: the reply format, `return`/`fail`, the expected output.
+    pub fn replace_system_prompt(mut self, text: impl Into<String>) -> AgentBuilder {
+        self.settings.prompt.replacement = Some(text.into());
+        self
+    }
+
+    /// A function from the system prompt built from the other settings to the one sent, for
+    /// changes the other options cannot make (rewording a rule, removing a line). It is
+    /// called once, by `build`.
+    pub fn map_system_prompt(
+        mut self,
+        map: impl Fn(&str) -> String + Send + Sync + 'static,
+    ) -> AgentBuilder {
+        self.settings.prompt.map = Some(Arc::new(map));
+        self
+    }
+
+    /// The "Your reply" section (the reply format: one program in a ```` ```clojure ````
+    /// block) replaced by `text`; an empty text leaves the section out. Start from
+    /// [`default_reply_format`](crate::default_reply_format).
+    pub fn reply_format_section(mut self, text: impl Into<String>) -> AgentBuilder {
+        self.settings.prompt.reply_format = Some(text.into());
+        self
+    }
+
+    /// The "Language reference" section replaced by `text`, e.g. a shorter one for a small
+    /// context window; an empty text leaves it out. Start from
+    /// [`default_language_reference`](crate::default_language_reference).
+    pub fn language_reference_section(mut self, text: impl Into<String>) -> AgentBuilder {
+        self.settings.prompt.language_reference = Some(text.into());
         self
     }
 
@@ -590,7 +634,7 @@ impl AgentBuilder {
             max_turns: self.settings.max_turns,
             signature: signature.as_ref(),
             field_descriptions: &self.field_descriptions,
-            extra: self.settings.system_prompt_extra.as_deref(),
+            custom: &self.settings.prompt,
         });
         if let Some(policy) = self.settings.history {
             HistoryManager::new(policy)

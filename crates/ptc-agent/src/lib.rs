@@ -29,6 +29,7 @@ mod history;
 pub mod llm;
 mod normalize;
 mod prompt;
+mod prompt_custom;
 mod resume;
 mod run;
 pub mod signature;
@@ -46,7 +47,7 @@ pub use llm::{
     parse_llm_spec_with,
 };
 pub use normalize::normalize_program;
-pub use prompt::SystemPrompt;
+pub use prompt::{SystemPrompt, default_language_reference, default_reply_format};
 pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions, tokens_text};
 pub use signature::{Mismatch, Signature, SignatureError};
 pub use subagent::AgentTool;

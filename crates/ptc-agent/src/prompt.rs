@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use ptc_compression::{HeuristicTokenizer, Tokenizer};
 
+use crate::prompt_custom::PromptCustomization;
 use crate::signature::{Signature, Type};
 
 /// A generated system prompt and its size.
@@ -36,7 +37,7 @@ pub(crate) struct PromptInput<'a> {
     pub max_turns: u32,
     pub signature: Option<&'a Signature>,
     pub field_descriptions: &'a BTreeMap<String, String>,
-    pub extra: Option<&'a str>,
+    pub custom: &'a PromptCustomization,
 }
 
 const INTRO: &str = "\
@@ -114,9 +115,10 @@ loop, for and doseq.";
 /// The system prompt for an agent with these settings.
 pub(crate) fn build(input: &PromptInput<'_>) -> SystemPrompt {
     let single = input.max_turns <= 1;
+    let custom = input.custom;
     let mut parts: Vec<String> = vec![
         if single { INTRO_SINGLE } else { INTRO }.to_string(),
-        REPLY_FORMAT.to_string(),
+        PromptCustomization::section(&custom.reply_format, default_reply_format),
         NAMESPACES.to_string(),
         if single {
             SINGLE_SHOT_RULES
@@ -128,11 +130,17 @@ pub(crate) fn build(input: &PromptInput<'_>) -> SystemPrompt {
     if let Some(signature) = input.signature {
         parts.push(expected_output(signature, input.field_descriptions));
     }
-    parts.push(language_reference());
-    if let Some(extra) = input.extra.map(str::trim).filter(|e| !e.is_empty()) {
-        parts.push(extra.to_string());
-    }
-    SystemPrompt::new(parts.join("\n\n"))
+    parts.push(PromptCustomization::section(
+        &custom.language_reference,
+        default_language_reference,
+    ));
+    SystemPrompt::new(custom.apply(parts))
+}
+
+/// The generated "Your reply" section: the reply format the model is asked for (one program in
+/// a ```` ```clojure ```` block). Replace it with `AgentBuilder::reply_format_section`.
+pub fn default_reply_format() -> String {
+    REPLY_FORMAT.to_string()
 }
 
 /// The "Expected output" section: the return type and how to read it.
@@ -194,9 +202,10 @@ fn expected_output(signature: &Signature, descriptions: &BTreeMap<String, String
     out.trim_end().to_string()
 }
 
-/// The language reference: how the special forms are written, then the compact reference
-/// generated from `ptc-lisp`'s builtin registry (so it names exactly what the engine supports).
-pub(crate) fn language_reference() -> String {
+/// The generated "Language reference" section: how the special forms are written, then the
+/// compact reference generated from `ptc-lisp`'s builtin registry (so it names exactly what the
+/// engine supports). Replace it with `AgentBuilder::language_reference_section`.
+pub fn default_language_reference() -> String {
     format!(
         "## Language reference\n\n{SPECIAL_FORMS}\n\n{}",
         ptc_lisp::reference::compact().trim_end()

@@ -189,6 +189,12 @@ option_group! {
         /// Text added to the end of the generated system prompt.
         #[arg(long, value_name = "TEXT")]
         pub system_prompt_extra: Option<String>,
+        /// Text put before the generated system prompt.
+        #[arg(long, value_name = "TEXT")]
+        pub system_prompt_prefix: Option<String>,
+        /// A file whose text is the whole system prompt, instead of the generated one.
+        #[arg(long, value_name = "FILE")]
+        pub system_prompt_file: Option<PathBuf>,
     }
 }
 
@@ -227,6 +233,15 @@ impl AgentOptions {
         }
         if let Some(text) = &self.system_prompt_extra {
             builder = builder.system_prompt_extra(text);
+        }
+        if let Some(text) = &self.system_prompt_prefix {
+            builder = builder.system_prompt_prefix(text);
+        }
+        if let Some(path) = &self.system_prompt_file {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                format!("--system-prompt-file {}: cannot be read: {e}", path.display())
+            })?;
+            builder = builder.replace_system_prompt(text);
         }
         if let Some(deadline) = self.deadline {
             builder = builder.deadline(deadline.0);
