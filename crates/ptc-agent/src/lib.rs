@@ -28,6 +28,7 @@ mod extract;
 mod history;
 pub mod llm;
 mod normalize;
+mod preview;
 mod prompt;
 mod prompt_custom;
 mod resume;
@@ -47,6 +48,7 @@ pub use llm::{
     parse_llm_spec_with,
 };
 pub use normalize::normalize_program;
+pub use preview::PromptPreview;
 pub use prompt::{SystemPrompt, default_language_reference, default_reply_format};
 pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions, tokens_text};
 pub use signature::{Mismatch, Signature, SignatureError};

@@ -317,7 +317,7 @@ impl Agent {
     }
 
     /// The task a run with `options` is given.
-    fn task_for(&self, options: &RunOptions<'_>) -> Result<Task, RunError> {
+    pub(crate) fn task_for(&self, options: &RunOptions<'_>) -> Result<Task, RunError> {
         let inner = &self.inner;
         if let Some(message) = &options.data_error {
             return Err(RunError::Data(message.clone()));
@@ -1083,7 +1083,7 @@ fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
 /// The model request for rendered `messages` (system message first): leading system messages
 /// become the system prompt, and the cacheable prefix of the first user message (mission,
 /// `tool/`, `data/`) is marked.
-fn request_for(
+pub(crate) fn request_for(
     messages: &[Message],
     opts: &RenderOptions<'_>,
     max_tokens: Option<u32>,

@@ -9,6 +9,7 @@ mod exit;
 mod logging;
 mod mcp;
 mod options;
+mod preview;
 mod render;
 mod repl;
 mod run;
@@ -52,6 +53,10 @@ enum Command {
     /// Run an agent on a mission against a model, showing each turn as it happens.
     #[command(after_help = exit::HELP)]
     Run(Box<run::RunArgs>),
+    /// Print the system prompt and the first request a `ptc run` with these options would
+    /// send, without asking the model (`--llm` may be left out).
+    #[command(after_help = exit::HELP)]
+    Preview(Box<preview::PreviewArgs>),
     /// The tools of MCP servers: `ptc mcp list --mcp 'COMMAND ARGS...'`.
     #[command(subcommand, after_help = exit::HELP)]
     Mcp(mcp::McpCommand),
@@ -66,7 +71,11 @@ fn main() -> ExitCode {
     cli.log.init();
     let config = || config::Config::load(cli.config.as_deref());
     let config = match &cli.command {
-        Command::Eval(_) | Command::Repl(_) | Command::Run(_) | Command::Mcp(_) => match config() {
+        Command::Eval(_)
+        | Command::Repl(_)
+        | Command::Run(_)
+        | Command::Preview(_)
+        | Command::Mcp(_) => match config() {
             Ok(config) => config,
             Err(message) => {
                 eprintln!("error: {message}");
@@ -86,6 +95,7 @@ fn main() -> ExitCode {
             }
         },
         Command::Run(args) => run::run(*args, &config, cli.log.quiet),
+        Command::Preview(args) => preview::run(&args, &config),
         Command::Demo(args) => demo::run(&args),
         Command::Mcp(command) => mcp::run(&command, &config),
     }

@@ -216,6 +216,11 @@ impl AgentOptions {
             }),
         };
         builder = builder.llm_arc(parse_llm_spec_with(spec, &provider).map_err(|e| e.to_string())?);
+        self.apply_settings(builder)
+    }
+
+    /// The builder with every option given here but the model.
+    pub fn apply_settings(&self, mut builder: AgentBuilder) -> Result<AgentBuilder, String> {
         if let Some(n) = self.max_turns {
             builder = builder.max_turns(n);
         }
@@ -239,7 +244,10 @@ impl AgentOptions {
         }
         if let Some(path) = &self.system_prompt_file {
             let text = std::fs::read_to_string(path).map_err(|e| {
-                format!("--system-prompt-file {}: cannot be read: {e}", path.display())
+                format!(
+                    "--system-prompt-file {}: cannot be read: {e}",
+                    path.display()
+                )
             })?;
             builder = builder.replace_system_prompt(text);
         }

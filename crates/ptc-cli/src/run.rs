@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use ptc_agent::store::{JsonlStore, RunStore};
-use ptc_agent::{Agent, RunObserver, RunOptions};
+use ptc_agent::{Agent, AgentBuilder, RunObserver, RunOptions};
 use ptc_lisp::Value;
 use ptc_lisp::format::to_clojure;
 use ptc_lisp::json::to_json;
@@ -22,8 +22,9 @@ use crate::mcp::{McpSession, resolve, with_servers};
 use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
 use crate::show;
 
+/// What defines an agent on the command line: its mission, model, settings, input and tools.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub struct AgentArgs {
     /// What the agent must do. `{{name}}` placeholders are filled from the data.
     #[arg(long, value_name = "TEXT", required_unless_present = "mission_file")]
     pub mission: Option<String>,
@@ -40,6 +41,12 @@ pub struct RunArgs {
     pub history: HistoryOptions,
     #[command(flatten)]
     pub mcp: McpOptions,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub spec: AgentArgs,
     /// Print one JSON object at the end (outcome, value as JSON and as Clojure text, turns,
     /// usage) instead of the turn-by-turn trace.
     #[arg(long)]
@@ -115,16 +122,16 @@ impl RunObserver for Live {
 }
 
 /// The run's settings, from the command line over the configuration file.
-struct Resolved {
-    agent: AgentOptions,
-    input: InputOptions,
-    limits: LimitOptions,
-    history: HistoryOptions,
-    mcp: McpOptions,
+pub struct Resolved {
+    pub agent: AgentOptions,
+    pub input: InputOptions,
+    pub limits: LimitOptions,
+    pub history: HistoryOptions,
+    pub mcp: McpOptions,
 }
 
 impl Resolved {
-    fn new(args: &RunArgs, config: &Config) -> Resolved {
+    pub fn new(args: &AgentArgs, config: &Config) -> Resolved {
         Resolved {
             agent: args.agent.clone().or(config.agent.clone()),
             input: args.input.clone().or(config.input.clone()),
@@ -136,7 +143,7 @@ impl Resolved {
 }
 
 pub fn run(args: RunArgs, config: &Config, quiet: bool) -> ExitCode {
-    let settings = Resolved::new(&args, config);
+    let settings = Resolved::new(&args.spec, config);
     with_servers(&settings.mcp, |mcp| {
         match execute(&args, &settings, mcp, quiet) {
             Ok(status) => exit::code(status),
@@ -148,7 +155,7 @@ pub fn run(args: RunArgs, config: &Config, quiet: bool) -> ExitCode {
     })
 }
 
-fn mission(args: &RunArgs) -> Result<String, String> {
+pub fn mission(args: &AgentArgs) -> Result<String, String> {
     let text = match (&args.mission, &args.mission_file) {
         (Some(text), _) => text.clone(),
         (None, Some(path)) => read_file(path)?,
@@ -163,7 +170,17 @@ fn mission(args: &RunArgs) -> Result<String, String> {
 }
 
 fn agent(args: &RunArgs, settings: &Resolved, mcp: Option<&McpSession>) -> Result<Agent, String> {
-    let mut builder = settings.agent.apply(Agent::builder(mission(args)?))?;
+    let builder = settings.agent.apply(Agent::builder(mission(&args.spec)?))?;
+    build_agent(builder, settings, mcp)
+}
+
+/// Builds the agent `builder` starts, with the settings' limits, history policy, tools and
+/// data.
+pub fn build_agent(
+    mut builder: AgentBuilder,
+    settings: &Resolved,
+    mcp: Option<&McpSession>,
+) -> Result<Agent, String> {
     builder = builder.limits(settings.limits.limits());
     if let Some(policy) = settings.history.policy() {
         builder = builder.history_policy(policy);
