@@ -13,7 +13,7 @@ use ptc_turn::{DEFAULT_MAX_TURNS, Message};
 use serde::Serialize;
 
 use crate::custom_strategy::CustomStrategy;
-use crate::llm::{Llm, RetryPolicy};
+use crate::llm::{Llm, RetryPolicy, Sampling};
 use crate::prompt::{self, PromptInput, SystemPrompt};
 use crate::prompt_custom::PromptCustomization;
 use crate::signature::{Mismatch, Signature, SignatureError};
@@ -77,6 +77,7 @@ pub(crate) struct Settings {
     pub history: Option<HistoryPolicy>,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f32>,
+    pub sampling: Sampling,
     pub deadline: Option<Duration>,
 }
 
@@ -93,6 +94,7 @@ impl Default for Settings {
             history: None,
             max_tokens: None,
             temperature: None,
+            sampling: Sampling::default(),
             deadline: None,
         }
     }
@@ -271,8 +273,8 @@ impl Agent {
 
     /// A builder for a sub-agent with its own mission that inherits this agent's model, retry
     /// policy, sandbox limits, turn budget, compression, history policy, system-prompt
-    /// customisation, reply token limit, temperature and run deadline (API-007). Each can be overridden on the
-    /// builder. Tools, data and signature are the sub-agent's own.
+    /// customisation, reply token limit, temperature, sampling parameters and run deadline (API-007). Each can be
+    /// overridden on the builder. Tools, data and signature are the sub-agent's own.
     pub fn sub_agent(&self, mission: impl Into<String>) -> AgentBuilder {
         AgentBuilder {
             settings: self.inner.settings.clone(),
@@ -545,6 +547,14 @@ impl AgentBuilder {
     /// The sampling temperature (the provider's default otherwise).
     pub fn temperature(mut self, temperature: f32) -> AgentBuilder {
         self.settings.temperature = Some(temperature);
+        self
+    }
+
+    /// The other sampling parameters of every model request (top-p, stop sequences, seed,
+    /// response format, end-user id), passed to the providers that accept them; a provider
+    /// that has no such parameter fails the request rather than drop it. None by default.
+    pub fn sampling(mut self, sampling: Sampling) -> AgentBuilder {
+        self.settings.sampling = sampling;
         self
     }
 

@@ -46,7 +46,7 @@ impl Agent {
         // With no turn yet, every strategy renders the system prompt and the mission message
         // the same way; a history policy always keeps both.
         let messages = Uncompressed.to_messages(&[], &[], &opts).messages;
-        let request = request_for(&messages, &opts, settings.max_tokens, settings.temperature);
+        let request = request_for(&messages, &opts, settings, 1);
         Ok(PromptPreview {
             system_prompt: self.inner.system_prompt.clone(),
             request,

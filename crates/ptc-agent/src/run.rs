@@ -14,7 +14,9 @@ use serde::Serialize;
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use crate::agent::{Agent, Inner, clash_names, data_from_serialize, expand_mission, name_clashes};
+use crate::agent::{
+    Agent, Inner, Settings, clash_names, data_from_serialize, expand_mission, name_clashes,
+};
 use crate::chain;
 use crate::extract::extract_program;
 use crate::history::History;
@@ -691,7 +693,7 @@ impl<'a> Loop<'a> {
             Some(history) => history.apply(rendered.messages, &mut self.pending).await,
             None => rendered.messages,
         };
-        let request = request_for(&messages, &opts, settings.max_tokens, settings.temperature);
+        let request = request_for(&messages, &opts, settings, number);
         if let Some(observer) = self.observer {
             observer.on_request(number, &messages);
         }
@@ -1086,8 +1088,8 @@ fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
 pub(crate) fn request_for(
     messages: &[Message],
     opts: &RenderOptions<'_>,
-    max_tokens: Option<u32>,
-    temperature: Option<f32>,
+    settings: &Settings,
+    turn: u32,
 ) -> LlmRequest {
     let system_count = messages
         .iter()
@@ -1108,13 +1110,16 @@ pub(crate) fn request_for(
     if let Some(len) = breakpoint {
         request = request.with_cache_breakpoint(0, len);
     }
-    if let Some(max_tokens) = max_tokens {
+    if let Some(max_tokens) = settings.max_tokens {
         request = request.with_max_tokens(max_tokens);
     }
-    if let Some(temperature) = temperature {
+    if let Some(temperature) = settings.temperature {
         request = request.with_temperature(temperature);
     }
+    let tool_names = opts.tools.iter().map(|t| t.name.clone()).collect();
     request
+        .with_sampling(settings.sampling.clone())
+        .for_turn(turn, tool_names)
 }
 
 /// A `(fail ...)` reason as text: a string as it is, anything else printed.

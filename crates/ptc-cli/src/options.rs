@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use clap::Args;
 use ptc_agent::llm::{ProviderOptions, RetryPolicy, parse_llm_spec_with};
-use ptc_agent::{AgentBuilder, HumanDuration};
+use ptc_agent::{AgentBuilder, HumanDuration, Sampling};
 use ptc_compression::CompressionConfig;
 use ptc_compression::history::{HistoryPolicy, SummaryStrategy};
 use ptc_lisp::Limits;
@@ -185,6 +185,15 @@ option_group! {
         /// The sampling temperature [default: the provider's].
         #[arg(long, value_name = "T")]
         pub temperature: Option<f32>,
+        /// Nucleus sampling, above 0 and at most 1 [default: the provider's].
+        #[arg(long, value_name = "P")]
+        pub top_p: Option<f32>,
+        /// A seed for sampling (OpenAI-compatible servers) [default: none].
+        #[arg(long, value_name = "N")]
+        pub seed: Option<u64>,
+        /// A text that ends the model's reply; repeat for several [default: none].
+        #[arg(long, value_name = "TEXT")]
+        pub stop: Option<Vec<String>>,
         // The reply token limit (`--max-tokens`) belongs in this group, beside temperature.
         /// Text added to the end of the generated system prompt.
         #[arg(long, value_name = "TEXT")]
@@ -235,6 +244,14 @@ impl AgentOptions {
                 return Err(format!("--temperature must be a number, not {t}"));
             }
             builder = builder.temperature(t);
+        }
+        if self.top_p.is_some() || self.seed.is_some() || self.stop.is_some() {
+            builder = builder.sampling(Sampling {
+                top_p: self.top_p,
+                seed: self.seed,
+                stop: self.stop.clone().unwrap_or_default(),
+                ..Sampling::default()
+            });
         }
         if let Some(text) = &self.system_prompt_extra {
             builder = builder.system_prompt_extra(text);

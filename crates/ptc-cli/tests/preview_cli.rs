@@ -96,3 +96,28 @@ fn preview_reports_what_a_run_would_refuse() {
          directory (os error 2)\n"
     );
 }
+
+#[test]
+fn sampling_flags_reach_the_request() {
+    let output = ptc(&[
+        "preview",
+        "--mission",
+        "Go",
+        "--top-p",
+        "0.9",
+        "--seed",
+        "7",
+        "--stop",
+        "END",
+        "--stop",
+        "STOP",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let request: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        request["sampling"],
+        serde_json::json!({"top_p": 0.9, "stop": ["END", "STOP"], "seed": 7})
+    );
+    assert_eq!(request["turn"], 1);
+}

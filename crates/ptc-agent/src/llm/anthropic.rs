@@ -182,6 +182,7 @@ impl Anthropic {
         if let Some(temperature) = request.temperature {
             body.insert("temperature".into(), json_f32(temperature));
         }
+        request.sampling.write_anthropic(&mut body)?;
         Ok(Value::Object(body))
     }
 

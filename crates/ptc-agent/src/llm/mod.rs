@@ -20,6 +20,7 @@ mod http;
 mod openai;
 mod replay;
 mod retry;
+mod sampling;
 mod scripted;
 mod spec;
 
@@ -36,6 +37,7 @@ pub use openai::OpenAiCompatible;
 pub use ptc_turn::TokenUsage;
 pub use replay::ReplayLlm;
 pub use retry::{RetryPolicy, parse_retry_after};
+pub use sampling::{ResponseFormat, Sampling};
 pub use scripted::ScriptedLlm;
 pub use spec::{ProviderOptions, parse_llm_spec, parse_llm_spec_with};
 
@@ -125,6 +127,17 @@ pub struct LlmRequest {
     /// Sampling temperature; the provider's default when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
+    /// The other sampling parameters (top-p, stop sequences, seed, response format, user).
+    #[serde(default, skip_serializing_if = "Sampling::is_empty")]
+    pub sampling: Sampling,
+    /// The turn of the run this request is for (1 for the first); `None` for requests made
+    /// outside a turn, such as history summaries. Not sent to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
+    /// The names of the tools the program may call, in the order shown to the model. Not
+    /// sent as provider tools: programs call them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_names: Vec<String>,
 }
 
 /// The end of the stable prefix of a prompt: the system prompt plus the first `byte_offset`
@@ -166,9 +179,22 @@ impl LlmRequest {
         self
     }
 
+    pub fn with_sampling(mut self, sampling: Sampling) -> Self {
+        self.sampling = sampling;
+        self
+    }
+
+    /// Marks the request as the one of turn `turn`, with these tools.
+    pub fn for_turn(mut self, turn: u32, tool_names: Vec<String>) -> Self {
+        self.turn = Some(turn);
+        self.tool_names = tool_names;
+        self
+    }
+
     /// Checks the settings every HTTP provider relies on: the cache breakpoint points into a
     /// user message at a character boundary, and the temperature is a finite number.
     pub fn validate(&self) -> Result<(), LlmError> {
+        self.sampling.validate()?;
         if let Some(temperature) = self.temperature
             && !temperature.is_finite()
         {

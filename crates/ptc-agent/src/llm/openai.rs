@@ -153,6 +153,7 @@ impl OpenAiCompatible {
         if let Some(temperature) = request.temperature {
             body.insert("temperature".into(), json_f32(temperature));
         }
+        request.sampling.write_openai(&mut body);
         Ok(Value::Object(body))
     }
 
