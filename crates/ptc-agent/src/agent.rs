@@ -16,6 +16,7 @@ use crate::custom_strategy::CustomStrategy;
 use crate::llm::{Llm, RetryPolicy, Sampling};
 use crate::prompt::{self, PromptInput, SystemPrompt};
 use crate::prompt_custom::PromptCustomization;
+use crate::registry::LlmRegistry;
 use crate::signature::{Mismatch, Signature, SignatureError};
 use crate::tool::{SyncTool, Tool};
 
@@ -78,6 +79,8 @@ pub(crate) struct Settings {
     pub max_tokens: Option<u32>,
     pub temperature: Option<f32>,
     pub sampling: Sampling,
+    /// Models by name, for `llm_named` here, in sub-agents and in runs.
+    pub registry: LlmRegistry,
     pub deadline: Option<Duration>,
 }
 
@@ -95,6 +98,7 @@ impl Default for Settings {
             max_tokens: None,
             temperature: None,
             sampling: Sampling::default(),
+            registry: LlmRegistry::default(),
             deadline: None,
         }
     }
@@ -180,6 +184,9 @@ pub enum BuildError {
         .0.iter().map(|n| format!("{{{{{n}}}}}")).collect::<Vec<_>>().join(", ")
     )]
     UnknownPlaceholders(Vec<String>),
+    /// `llm_named` names no model of the registry.
+    #[error("{0}")]
+    UnknownLlm(String),
     /// `max_turns` of 0.
     #[error("max_turns must be at least 1 (1 means a single program, no retries)")]
     NoTurns,
@@ -249,6 +256,8 @@ pub struct AgentBuilder {
     signature: Option<String>,
     field_descriptions: BTreeMap<String, String>,
     context_descriptions: BTreeMap<String, String>,
+    /// A model of the registry asked for by name, found by `build`.
+    llm_name: Option<String>,
     settings: Settings,
     /// The first problem found while collecting options, reported by `build`.
     deferred: Option<BuildError>,
@@ -266,6 +275,7 @@ impl Agent {
             signature: None,
             field_descriptions: BTreeMap::new(),
             context_descriptions: BTreeMap::new(),
+            llm_name: None,
             settings: Settings::default(),
             deferred: None,
         }
@@ -285,6 +295,16 @@ impl Agent {
     /// The system prompt sent on every turn, with its size.
     pub fn system_prompt(&self) -> &SystemPrompt {
         &self.inner.system_prompt
+    }
+
+    /// The model the agent asks (unless a run asks another).
+    pub fn llm(&self) -> &Arc<dyn Llm> {
+        &self.inner.llm
+    }
+
+    /// The models it (and its sub-agents) can name.
+    pub fn llm_registry(&self) -> &LlmRegistry {
+        &self.inner.settings.registry
     }
 
     /// The mission as written (placeholders unfilled).
@@ -342,6 +362,21 @@ impl AgentBuilder {
     /// The model to ask, shared.
     pub fn llm_arc(mut self, llm: Arc<dyn Llm>) -> AgentBuilder {
         self.settings.llm = Some(llm);
+        self.llm_name = None;
+        self
+    }
+
+    /// The model of the registry called `name` (found by `build`, which fails with
+    /// [`BuildError::UnknownLlm`] if there is none). The last of `llm` and `llm_named` wins.
+    pub fn llm_named(mut self, name: impl Into<String>) -> AgentBuilder {
+        self.llm_name = Some(name.into());
+        self
+    }
+
+    /// Names for models: `llm_named` here, in sub-agents (which inherit the registry) and in
+    /// runs ([`RunOptions::llm_named`](crate::RunOptions::llm_named)) picks from it.
+    pub fn llm_registry(mut self, registry: LlmRegistry) -> AgentBuilder {
+        self.settings.registry = registry;
         self
     }
 
@@ -568,9 +603,17 @@ impl AgentBuilder {
 
     /// Checks everything and builds the agent. Signature errors (the agent's and the tools')
     /// are reported here with their line and column, not when the agent runs.
-    pub fn build(self) -> Result<Agent, BuildError> {
+    pub fn build(mut self) -> Result<Agent, BuildError> {
         if let Some(error) = self.deferred {
             return Err(error);
+        }
+        if let Some(name) = &self.llm_name {
+            let llm = self
+                .settings
+                .registry
+                .resolve(name)
+                .map_err(BuildError::UnknownLlm)?;
+            self.settings.llm = Some(llm);
         }
         let Some(llm) = self.settings.llm.clone() else {
             return Err(BuildError::NoLlm);

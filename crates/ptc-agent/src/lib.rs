@@ -31,6 +31,7 @@ mod normalize;
 mod preview;
 mod prompt;
 mod prompt_custom;
+mod registry;
 mod resume;
 mod run;
 pub mod signature;
@@ -43,13 +44,14 @@ mod tool;
 pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
 pub use extract::extract_program;
 pub use llm::{
-    Anthropic, CacheBreakpoint, Llm, LlmError, LlmRequest, LlmResponse, OpenAiCompatible,
+    Anthropic, CacheBreakpoint, FnLlm, Llm, LlmError, LlmRequest, LlmResponse, OpenAiCompatible,
     ProviderOptions, ReplayLlm, ResponseFormat, RetryPolicy, Sampling, ScriptedLlm, TokenUsage,
-    parse_llm_spec, parse_llm_spec_with,
+    llm_fn, parse_llm_spec, parse_llm_spec_with,
 };
 pub use normalize::normalize_program;
 pub use preview::PromptPreview;
 pub use prompt::{SystemPrompt, default_language_reference, default_reply_format};
+pub use registry::LlmRegistry;
 pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions, tokens_text};
 pub use signature::{Mismatch, Signature, SignatureError};
 pub use subagent::AgentTool;

@@ -20,7 +20,7 @@ use crate::agent::{
 use crate::chain;
 use crate::extract::extract_program;
 use crate::history::History;
-use crate::llm::{LlmError, LlmRequest, LlmResponse};
+use crate::llm::{Llm, LlmError, LlmRequest, LlmResponse};
 use crate::resume;
 use crate::signature::Mismatch;
 use crate::store::{RunStore, StoreError};
@@ -52,6 +52,13 @@ pub struct RunOptions<'a> {
     observer: Option<&'a dyn RunObserver>,
     store: Option<(&'a dyn RunStore, String)>,
     after: Option<&'a Step>,
+    llm: Option<RunLlm>,
+}
+
+/// The model a run asks instead of its agent's.
+enum RunLlm {
+    Given(Arc<dyn Llm>),
+    Named(String),
 }
 
 impl<'a> RunOptions<'a> {
@@ -86,6 +93,24 @@ impl<'a> RunOptions<'a> {
     /// ([`RunError::ChainMismatch`]) stops the run before it starts.
     pub fn after(mut self, step: &'a Step) -> RunOptions<'a> {
         self.after = Some(step);
+        self
+    }
+
+    /// Ask `llm` in this run instead of the agent's model.
+    pub fn llm(self, llm: impl Llm + 'static) -> RunOptions<'a> {
+        self.llm_arc(Arc::new(llm))
+    }
+
+    /// Ask the shared `llm` in this run instead of the agent's model.
+    pub fn llm_arc(mut self, llm: Arc<dyn Llm>) -> RunOptions<'a> {
+        self.llm = Some(RunLlm::Given(llm));
+        self
+    }
+
+    /// Ask the model of the agent's registry called `name` in this run (a
+    /// [`RunError::UnknownLlm`] if there is none).
+    pub fn llm_named(mut self, name: impl Into<String>) -> RunOptions<'a> {
+        self.llm = Some(RunLlm::Named(name.into()));
         self
     }
 
@@ -153,6 +178,9 @@ pub enum RunError {
         clash_names(.0)
     )]
     NameClash(Vec<String>),
+    /// `RunOptions::llm_named` names no model of the agent's registry.
+    #[error("{0}")]
+    UnknownLlm(String),
     /// Not called from within a tokio runtime.
     #[error("agents run on tokio: call run() from within a tokio runtime (e.g. #[tokio::main])")]
     NoRuntime,
@@ -387,7 +415,15 @@ impl Agent {
     ) -> Result<Step, RunError> {
         let inner = &self.inner;
         let handle = tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
-        let llm = &inner.llm;
+        let llm: Arc<dyn Llm> = match &options.llm {
+            None => inner.llm.clone(),
+            Some(RunLlm::Given(llm)) => llm.clone(),
+            Some(RunLlm::Named(name)) => inner
+                .settings
+                .registry
+                .resolve(name)
+                .map_err(RunError::UnknownLlm)?,
+        };
         let span = tracing::info_span!(
             "agent_run",
             gen_ai.operation.name = "invoke_agent",
@@ -413,7 +449,7 @@ impl Agent {
             .store
             .as_ref()
             .map(|(store, id)| (*store, id.as_str()));
-        let run = Loop::new(inner, task, handle, options.observer, store, start)?;
+        let run = Loop::new(inner, llm, task, handle, options.observer, store, start)?;
         let step = run.run().instrument(span.clone()).await;
         record_step(&span, &step);
         if let Some((store, id)) = &options.store
@@ -486,6 +522,8 @@ enum Ending {
 /// One run in progress.
 struct Loop<'a> {
     agent: &'a Inner,
+    /// The model this run asks.
+    llm: Arc<dyn Llm>,
     task: Task,
     handle: tokio::runtime::Handle,
     observer: Option<&'a dyn RunObserver>,
@@ -514,6 +552,7 @@ struct Loop<'a> {
 impl<'a> Loop<'a> {
     fn new(
         agent: &'a Inner,
+        llm: Arc<dyn Llm>,
         task: Task,
         handle: tokio::runtime::Handle,
         observer: Option<&'a dyn RunObserver>,
@@ -542,7 +581,7 @@ impl<'a> Loop<'a> {
                     .cloned()
                     .unwrap_or_else(|| Message::system(""));
                 let mission = first.get(1).cloned().unwrap_or_else(|| Message::user(""));
-                let llm = agent.llm.clone();
+                let llm = llm.clone();
                 Some(History::new(
                     policy,
                     &mission,
@@ -556,6 +595,7 @@ impl<'a> Loop<'a> {
         Ok(Loop {
             alive,
             agent,
+            llm,
             task,
             handle,
             observer,
@@ -698,7 +738,7 @@ impl<'a> Loop<'a> {
             observer.on_request(number, &messages);
         }
         self.awaiting_model = true;
-        let response = call_llm(self.agent, number, &request, &mut self.pending).await;
+        let response = call_llm(self.agent, &self.llm, number, &request, &mut self.pending).await;
         self.awaiting_model = false;
         let response = match response {
             Ok(response) => response,
@@ -940,11 +980,11 @@ impl<'a> Loop<'a> {
 /// says, and adds the requests and their time to `usage`.
 async fn call_llm(
     agent: &Inner,
+    llm: &Arc<dyn Llm>,
     turn: u32,
     request: &LlmRequest,
     usage: &mut Usage,
 ) -> Result<LlmResponse, LlmError> {
-    let llm = &agent.llm;
     let policy = &agent.settings.retry;
     let prompt_chars: usize = request.system.chars().count()
         + request

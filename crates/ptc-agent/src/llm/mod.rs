@@ -15,6 +15,7 @@
 //! fail at once on anything else.
 
 mod anthropic;
+mod closure;
 mod error;
 mod http;
 mod openai;
@@ -31,6 +32,7 @@ use ptc_turn::{Message, Role};
 use serde::{Deserialize, Serialize};
 
 pub use anthropic::Anthropic;
+pub use closure::{FnLlm, llm_fn};
 pub use error::LlmError;
 pub use openai::OpenAiCompatible;
 /// Token counts of a call: the same type the turn record keeps.

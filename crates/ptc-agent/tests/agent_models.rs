@@ -1,0 +1,138 @@
+//! Choosing the model: by name from a registry that sub-agents inherit, for one run, and from
+//! an async closure.
+
+use std::sync::{Arc, Mutex};
+
+use pretty_assertions::assert_eq;
+use ptc_agent::{
+    Agent, BuildError, LlmError, LlmRegistry, LlmResponse, RunError, RunOptions, ScriptedLlm,
+    llm_fn,
+};
+use ptc_lisp::Value;
+
+fn registry() -> LlmRegistry {
+    LlmRegistry::new()
+        .with(
+            "fast",
+            llm_fn("test:fast", |_| async {
+                Ok(LlmResponse::text("(return :fast)"))
+            }),
+        )
+        .with(
+            "smart",
+            llm_fn("test:smart", |_| async {
+                Ok(LlmResponse::text("(return :smart)"))
+            }),
+        )
+}
+
+#[tokio::test]
+async fn an_agent_and_its_sub_agents_pick_models_by_name() {
+    let parent = Agent::builder("Go")
+        .llm_registry(registry())
+        .llm_named("fast")
+        .build()
+        .expect("agent");
+    assert_eq!(parent.llm().describe(), "test:fast");
+    assert_eq!(
+        parent.run().await.unwrap().value(),
+        Some(&Value::keyword("fast"))
+    );
+    // The sub-agent inherits the model and the registry, and may name another.
+    let same = parent.sub_agent("Child").build().expect("child");
+    assert_eq!(same.llm().describe(), "test:fast");
+    let smart = parent
+        .sub_agent("Child")
+        .llm_named("smart")
+        .build()
+        .expect("child");
+    assert_eq!(
+        smart.run().await.unwrap().value(),
+        Some(&Value::keyword("smart"))
+    );
+    assert_eq!(smart.llm_registry().names(), vec!["fast", "smart"]);
+}
+
+#[test]
+fn an_unknown_name_is_a_build_error_listing_the_names() {
+    let error = Agent::builder("Go")
+        .llm_registry(registry())
+        .llm_named("smrt")
+        .build()
+        .expect_err("unknown");
+    assert_eq!(
+        error,
+        BuildError::UnknownLlm(
+            "no model is called `smrt`; the registry has `fast`, `smart`".into()
+        )
+    );
+    let error = Agent::builder("Go")
+        .llm_named("fast")
+        .build()
+        .expect_err("no registry");
+    assert_eq!(
+        error.to_string(),
+        "no model is called `fast`: the agent has no model registry; give one with \
+         .llm_registry(...)"
+    );
+}
+
+#[tokio::test]
+async fn a_run_can_ask_another_model() {
+    let default = ScriptedLlm::new(Vec::<String>::new());
+    let agent = Agent::builder("Go")
+        .llm(default.clone())
+        .llm_registry(registry())
+        .build()
+        .expect("agent");
+    let step = agent
+        .run_with(RunOptions::new().llm_named("smart"))
+        .await
+        .expect("runs");
+    assert_eq!(step.value(), Some(&Value::keyword("smart")));
+    let step = agent
+        .run_with(RunOptions::new().llm(ScriptedLlm::new(["(return 3)"])))
+        .await
+        .expect("runs");
+    assert_eq!(step.value(), Some(&Value::Int(3)));
+    assert!(
+        default.requests().is_empty(),
+        "the agent's own model was not asked"
+    );
+    let error = agent
+        .run_with(RunOptions::new().llm_named("huge"))
+        .await
+        .expect_err("unknown");
+    assert_eq!(
+        error,
+        RunError::UnknownLlm("no model is called `huge`; the registry has `fast`, `smart`".into())
+    );
+}
+
+#[tokio::test]
+async fn a_closure_model_sees_each_request_and_its_errors_end_the_run() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let llm = llm_fn("test:closure", move |request| {
+        let log = log.clone();
+        async move {
+            let turn = request.turn.unwrap_or(0);
+            log.lock().unwrap().push(turn);
+            if turn == 1 {
+                Ok(LlmResponse::text("(def x 1)"))
+            } else {
+                Err(LlmError::InvalidRequest("no more".into()))
+            }
+        }
+    });
+    let step = Agent::builder("Go")
+        .llm(llm)
+        .build()
+        .unwrap()
+        .run()
+        .await
+        .unwrap();
+    assert_eq!(*seen.lock().unwrap(), vec![1, 2]);
+    assert_eq!(step.turns.len(), 1);
+    assert!(!step.is_success());
+}
