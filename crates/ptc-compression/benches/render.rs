@@ -114,5 +114,28 @@ fn bench_render(c: &mut Criterion) {
     }
 }
 
+/// Render the 32-turn history `n` times with the default strategy (for the `profile` example).
+pub fn profile(n: usize) {
+    let tools = vec![
+        ToolSpec::new("search", "Search the catalogue, one page at a time")
+            .with_params(["query"])
+            .with_signature("({:query :string :page :int}) -> [{:id :int :name :string}]"),
+        ToolSpec::new("log", "Append a line to the audit log").with_params(["line"]),
+    ];
+    let data = BTreeMap::from([
+        ("catalogue".to_string(), Value::vector((0..50).map(record))),
+        ("currency".to_string(), Value::string("EUR")),
+    ]);
+    let strategy = SingleUserCoalesced::default();
+    let turns = history(32);
+    let opts = RenderOptions::new("Score every catalogue page.", "You write PTC-Lisp.", 200)
+        .with_tools(&tools)
+        .with_data(&data);
+    let memory = turns.last().map_or(&[][..], Turn::memory);
+    for _ in 0..n {
+        black_box(strategy.to_messages(black_box(&turns), black_box(memory), &opts));
+    }
+}
+
 criterion_group!(benches, bench_render);
 criterion_main!(benches);
