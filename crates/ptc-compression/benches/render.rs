@@ -6,12 +6,11 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ptc_compression::{
     Compression, PerTurnSummary, RenderOptions, RollingWindow, SingleUserCoalesced, Uncompressed,
 };
-use ptc_lisp::value::{FnRepr, Function};
+use ptc_lisp::Function;
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, ToolSpec, Value, ValueShape};
 use ptc_turn::Turn;
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::sync::Arc;
 
 fn record(i: usize) -> Value {
     Value::map([
@@ -43,9 +42,7 @@ fn history(turns: usize) -> Vec<Turn> {
             memory.push(Definition {
                 name: format!("score-{n}"),
                 doc: Some(format!("Score an item for round {n}")),
-                value: Value::Fn(Function(Arc::new(FnRepr::Opaque(
-                    format!("#fn[score-{n}]").as_str().into(),
-                )))),
+                value: Value::Fn(Function::read_back(&format!("#fn[score-{n}]"))),
                 params: vec!["[item]".into()],
                 last_return: Some(ValueShape::Float),
             });

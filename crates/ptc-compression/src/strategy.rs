@@ -7,7 +7,6 @@ use crate::render::{
 use crate::tokenizer::HeuristicTokenizer;
 use ptc_lisp::Definition;
 use ptc_lisp::Value;
-use ptc_lisp::value::FnRepr;
 use ptc_turn::{CompressionStats, Message, Role, Turn};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -631,7 +630,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Fn(x), Value::Fn(y)) => {
             x.ptr_eq(y)
-                || matches!((x.repr(), y.repr()), (FnRepr::Opaque(p), FnRepr::Opaque(q)) if p == q)
+                || matches!((x.read_back_text(), y.read_back_text()), (Some(p), Some(q)) if p == q)
         }
         // The same allocation: equal without looking inside.
         (Value::List(x), Value::List(y)) | (Value::Vector(x), Value::Vector(y)) if x.ptr_eq(y) => {

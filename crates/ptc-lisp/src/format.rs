@@ -9,7 +9,7 @@
 //! - [`print_str`]: what `println` shows (strings and characters unquoted at every depth).
 //! - [`str_of`]: what `str` makes of one value (`nil` is empty, a string is itself).
 
-use crate::value::{Date, DateKind, FnRepr, Value};
+use crate::value::{Date, DateKind, Value};
 use std::fmt::Write;
 
 /// Clojure's `pr-str` of one value.
@@ -188,6 +188,20 @@ pub fn format_float(f: f64) -> String {
     }
 }
 
+/// `pr-str`: a value debugs as the program would print it.
+impl std::fmt::Debug for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&pr_str(self))
+    }
+}
+
+impl std::fmt::Display for Value {
+    /// The `str` rendering: strings without quotes, `nil` as the empty string.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&str_of(self))
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Style {
     /// `pr-str`: quoted strings, `, ` between map entries.
@@ -270,9 +284,9 @@ impl Printer {
             Value::Set(items) => self.items("#{", "}", items.len(), items.iter()),
             Value::Map(m) => self.map(m),
             Value::Fn(f) => {
-                let _ = match f.repr() {
-                    FnRepr::Opaque(text) => write!(self.out, "{text}"),
-                    _ => write!(self.out, "#fn[{}]", f.name()),
+                let _ = match f.read_back_text() {
+                    Some(text) => write!(self.out, "{text}"),
+                    None => write!(self.out, "#fn[{}]", f.name()),
                 };
             }
             Value::Regex(r) => {
@@ -510,13 +524,13 @@ mod tests {
         assert_eq!(pr_str(&instant), r#"#inst "1970-01-01T00:00:01.500-00:00""#);
         assert_eq!(str_of(&instant), "Thu Jan 01 00:00:01 UTC 1970");
         for v in [day, instant] {
-            assert_eq!(crate::value::read_value(&pr_str(&v)).unwrap(), v);
+            assert_eq!(crate::reader::read_value(&pr_str(&v)).unwrap(), v);
         }
     }
 
     #[test]
     fn lazy_sequences_and_functions_read_back_as_what_they_printed() {
-        use crate::value::read_value;
+        use crate::reader::read_value;
         for program in [
             "(range)",
             "(map inc (iterate inc 0))",

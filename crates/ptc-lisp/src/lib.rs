@@ -9,6 +9,7 @@ pub mod builtins;
 pub mod error;
 pub mod eval;
 pub mod format;
+mod ir;
 pub mod json;
 pub mod limits;
 pub mod namespace;
@@ -16,16 +17,19 @@ pub mod reader;
 pub mod reference;
 mod runtime;
 pub mod span;
+mod stack;
 pub mod tools;
 pub mod value;
 
 pub use error::{Error, ErrorKind, Result};
+pub use format::{pr_str, print_str, to_clojure};
 pub use limits::Limits;
-pub use namespace::{Definition, ValueShape};
+pub use namespace::Definition;
+pub use reader::read_value;
 pub use runtime::{Outcome, Program, RunOutcome, RunStats, Runtime, UserNamespace, eval_str};
 pub use span::{Pos, Span};
 pub use tools::{Tool, ToolCallRecord, ToolError, ToolOutcome, ToolSpec, Tools};
-pub use value::Value;
+pub use value::{Function, Value, ValueShape};
 
 /// The README's examples, compiled and run as doc tests so the README stays true.
 #[doc = include_str!("../../../README.md")]

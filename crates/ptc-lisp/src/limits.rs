@@ -48,7 +48,7 @@ impl Default for Limits {
             max_steps: 50_000_000,
             max_call_depth: 2_000,
             max_memory_bytes: 256 << 20,
-            max_value_depth: 1_000,
+            max_value_depth: crate::value::MAX_VALUE_DEPTH,
             max_tool_calls: 1_000,
             tool_timeout: Some(Duration::from_secs(30)),
             max_output_bytes: 1 << 20,

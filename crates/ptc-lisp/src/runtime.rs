@@ -4,12 +4,14 @@
 use crate::analyze::{Scope, analyze_program};
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{Binding, Ctx, Flow};
+use crate::ir::FnRepr;
 use crate::limits::Limits;
-use crate::namespace::{Definition, ValueShape};
+use crate::namespace::Definition;
 use crate::reader::{Form, ReadLimits, read};
 use crate::span::{LineIndex, Pos};
 use crate::tools::{ToolCallRecord, Tools};
-use crate::value::{FnRepr, Value};
+use crate::value::Value;
+use crate::value::ValueShape;
 use arcstr::ArcStr;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;

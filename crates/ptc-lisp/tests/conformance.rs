@@ -10,7 +10,7 @@ mod cases;
 
 use cases::{Item, Outcome, PtcOutcome, parse_cases};
 use ptc_lisp::format::pr_str;
-use ptc_lisp::value::read_value;
+use ptc_lisp::read_value;
 use ptc_lisp::{Outcome as RunResult, Runtime, UserNamespace, Value};
 
 /// Equality for comparing with Clojure's printed results: like `=`, except that lists and

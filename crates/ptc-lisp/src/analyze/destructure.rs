@@ -7,8 +7,8 @@
 use super::{Analyzer, internal};
 use crate::builtins::{self, Builtin};
 use crate::error::{Error, Result};
-use crate::eval::ir::{Expr, Slot};
 use crate::eval::{Ctx, EvalResult};
+use crate::ir::{Expr, Slot};
 use crate::reader::{Form, FormKind};
 use crate::span::Span;
 use crate::value::{Map, Value};

@@ -18,11 +18,13 @@ mod macros;
 use crate::builtins::{self, Builtin};
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Binding;
-use crate::eval::ir::*;
+use crate::ir::*;
+use crate::reader::regex::compile as compile_regex;
 use crate::reader::{Form, FormKind, literal_kind};
 use crate::span::Span;
+use crate::stack::{STACK_GROW_BY, UNKNOWN_STACK_FLOOR, stack_has_room};
 use crate::tools::Tools;
-use crate::value::{Function, Keyword, Value, compile_regex, intern};
+use crate::value::{Function, Keyword, Value, intern};
 use arcstr::ArcStr;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -484,7 +486,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             }
             FormKind::Deref(_) => return Err(unsupported_form("@ (deref)", form.span)),
             FormKind::Tagged(tag, inner) if tag == "inst" || tag == "object" => Expr::Const(
-                crate::value::date_literal(tag, inner)
+                crate::reader::date_literal(tag, inner)
                     .map_err(|message| Error::syntax(form.span, message))?,
             ),
             FormKind::Tagged(tag, _) => {
@@ -610,7 +612,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         let builtin = match (&callee, direct) {
             (_, Some(b)) => Some(b),
             (Some(Expr::Const(Value::Fn(f))), None) => match f.repr() {
-                crate::value::FnRepr::Builtin(b) => Some(*b),
+                FnRepr::Builtin(b) => Some(*b),
                 _ => None,
             },
             _ => None,

@@ -24,9 +24,9 @@ pub(crate) mod transduce;
 
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult};
-use crate::value::{FnRepr, Function, Value};
+use crate::value::{Function, Value};
 use rustc_hash::FxHashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 pub type BuiltinFn = fn(&mut Ctx, &[Value]) -> EvalResult;
 
@@ -147,7 +147,7 @@ fn registry() -> &'static Registry {
         let mut by_name = FxHashMap::default();
         for (_, family) in families() {
             for b in family {
-                let previous = by_name.insert(b.name, (b, Function(Arc::new(FnRepr::Builtin(b)))));
+                let previous = by_name.insert(b.name, (b, Function::builtin(b)));
                 assert!(previous.is_none(), "builtin {} is registered twice", b.name);
             }
         }

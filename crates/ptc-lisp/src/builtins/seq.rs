@@ -10,7 +10,8 @@ use super::transduce::{self, as_reduced};
 use super::{Builtin, builtin, expect_fn, expect_int, got};
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult, Items, unbounded_error};
-use crate::value::{FnRepr, LazyKind, LazySeq, RangeEnd, Seq, Value};
+use crate::ir::FnRepr;
+use crate::value::{LazyKind, LazySeq, RangeEnd, Seq, Value};
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[

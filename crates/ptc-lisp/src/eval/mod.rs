@@ -3,20 +3,19 @@
 //! Locals live in one value stack (a call pushes a frame, a return truncates it), so calling a
 //! closure allocates nothing. Every limit is a counter on [`Ctx`]; see [`crate::limits`].
 
-pub(crate) mod ir;
 mod items;
 
 pub use items::{Cursor, Items, unbounded_error};
 
 use crate::builtins::Builtin;
 use crate::error::{Error, ErrorKind};
+use crate::ir::*;
 use crate::limits::Limits;
-use crate::namespace::ValueShape;
 use crate::span::Span;
+use crate::stack::{STACK_GROW_BY, UNKNOWN_STACK_FLOOR, stack_has_room};
 use crate::tools::{Tool, ToolCallRecord, ToolOutcome};
-use crate::value::{FnRepr, Function, Keyword, LazyKind, LazySeq, Map, Set, Value, meter};
+use crate::value::{ForSeq, Function, Keyword, LazyKind, LazySeq, Map, Set, Value, meter};
 use arcstr::ArcStr;
-use ir::*;
 use smallvec::SmallVec;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering as AtomicOrdering};
@@ -42,117 +41,6 @@ impl From<Error> for Flow {
 
 /// The result type of evaluation and of every builtin.
 pub type EvalResult<T = Value> = Result<T, Flow>;
-
-/// A `fn`/`defn` closure: its code and the values it captured.
-pub struct Closure {
-    pub(crate) lambda: Arc<Lambda>,
-    pub(crate) captures: Arc<[Value]>,
-    /// The `letfn` group the closure belongs to, so it can reach its siblings.
-    pub(crate) group: Option<Arc<[Arc<Lambda>]>>,
-    /// How deeply values nest inside the captured ones, plus one (see [`Value::depth`]):
-    /// closures that capture closures nest like collections do.
-    pub(crate) depth: u32,
-    /// Slots charged to the memory budget of a run for the closure's own allocation (its `Arc`
-    /// and the array of its captures), given back when it is dropped: a program keeping many
-    /// closures pays for them, a loop making one closure per step does not pay for each.
-    pub(crate) own: u32,
-}
-
-/// Slots of a closure's own allocation: its `Arc`, its fields and the header of its captures.
-const CLOSURE_SLOTS: usize = (std::mem::size_of::<FnRepr>() + 32).div_ceil(16);
-
-impl Drop for Closure {
-    fn drop(&mut self) {
-        if self.own > 0 {
-            meter::note_free(self.own as usize);
-        }
-        // Captured values may hold closures holding closures ...: drop them where the stack
-        // can grow.
-        let captures = std::mem::replace(&mut self.captures, no_captures().clone());
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, move || drop(captures));
-    }
-}
-
-fn no_captures() -> &'static Arc<[Value]> {
-    static NO_CAPTURES: std::sync::OnceLock<Arc<[Value]>> = std::sync::OnceLock::new();
-    NO_CAPTURES.get_or_init(|| Arc::from(Vec::new()))
-}
-
-/// The nesting depth of a function holding `captured` values.
-pub(crate) fn captured_depth<'a>(captured: impl IntoIterator<Item = &'a Value>) -> u32 {
-    1 + captured.into_iter().map(Value::depth).max().unwrap_or(0)
-}
-
-impl Closure {
-    pub fn name(&self) -> Option<&str> {
-        self.lambda.name.as_deref()
-    }
-
-    /// Each arity's parameter vector as written (`["[x]", "[x y]"]`).
-    pub fn params(&self) -> Vec<String> {
-        self.lambda
-            .arities
-            .iter()
-            .map(|a| a.params_text.clone())
-            .collect()
-    }
-
-    /// The shape of the value this closure most recently returned.
-    pub fn last_return(&self) -> Option<ValueShape> {
-        unpack_shape(self.lambda.last_return.load(AtomicOrdering::Relaxed))
-    }
-}
-
-/// The body of a function made by a builtin (`comp`, `partial`, ...).
-pub type NativeBody = dyn Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync;
-
-pub struct NativeFn {
-    pub name: ArcStr,
-    pub f: Box<NativeBody>,
-    /// Nesting depth of the values the body holds (see [`Value::depth`]).
-    pub(crate) depth: u32,
-}
-
-impl Drop for NativeFn {
-    fn drop(&mut self) {
-        // The body may hold functions holding functions ... (a memoization cache, a `comp`
-        // chain): drop it where the stack can grow.
-        let body = std::mem::replace(
-            &mut self.f,
-            Box::new(|_: &mut Ctx, _: &[Value]| Ok(Value::Nil)),
-        );
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, move || drop(body));
-    }
-}
-
-impl Function {
-    /// A function value implemented in Rust that holds no values.
-    pub fn native(
-        name: &str,
-        f: impl Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync + 'static,
-    ) -> Function {
-        Function(Arc::new(FnRepr::Native(NativeFn {
-            name: ArcStr::from(name),
-            f: Box::new(f),
-            depth: 0,
-        })))
-    }
-
-    /// A function value implemented in Rust whose body holds the `captured` values, e.g. the
-    /// result of `(partial f 1)` holds `f` and `1`. Naming them lets the evaluator bound how
-    /// deeply functions nest inside functions, as it does for collections.
-    pub fn native_capturing<'a>(
-        name: &str,
-        captured: impl IntoIterator<Item = &'a Value>,
-        f: impl Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync + 'static,
-    ) -> Function {
-        Function(Arc::new(FnRepr::Native(NativeFn {
-            name: ArcStr::from(name),
-            f: Box::new(f),
-            depth: captured_depth(captured),
-        })))
-    }
-}
 
 /// One user definition slot.
 #[derive(Clone)]
@@ -774,8 +662,9 @@ impl Ctx {
                 self.check_depth(&value)?;
                 Ok(value)
             }
-            FnRepr::Opaque(text) => Err(Error::type_error(format!(
-                "{text} was read back from a printed value and cannot be called"
+            FnRepr::ReadBack => Err(Error::type_error(format!(
+                "{} was read back from a printed value and cannot be called",
+                func.name()
             ))
             .into()),
         }
@@ -847,9 +736,7 @@ impl Ctx {
             self.base = saved_base;
             self.depth -= 1;
             if let Ok(v) = &result {
-                c.lambda
-                    .last_return
-                    .store(pack_shape(ValueShape::of(v)), AtomicOrdering::Relaxed);
+                c.note_return(v);
             }
             result
         }
@@ -1249,26 +1136,24 @@ impl Ctx {
                 self.charge_items(captures.len())?;
                 let depth = captured_depth(captures.iter());
                 self.check_nesting(depth as usize)?;
-                Ok(Value::Fn(Function(Arc::new(FnRepr::Closure(Closure {
-                    lambda: lambda.clone(),
+                Ok(Value::Fn(Function::closure(
+                    lambda.clone(),
                     captures,
-                    group: None,
+                    None,
                     depth,
-                    own: meter::own(CLOSURE_SLOTS),
-                })))))
+                )))
             }
             Expr::Letfn(l) => {
                 let captures = self.capture(&l.captures, env);
                 let depth = captured_depth(captures.iter());
                 self.check_nesting(depth as usize)?;
                 for (j, slot) in l.slots.iter().enumerate() {
-                    let f = Value::Fn(Function(Arc::new(FnRepr::Closure(Closure {
-                        lambda: l.lambdas[j].clone(),
-                        captures: captures.clone(),
-                        group: Some(l.lambdas.clone()),
+                    let f = Value::Fn(Function::closure(
+                        l.lambdas[j].clone(),
+                        captures.clone(),
+                        Some(l.lambdas.clone()),
                         depth,
-                        own: meter::own(CLOSURE_SLOTS),
-                    }))));
+                    ));
                     *self.slot(*slot) = f;
                 }
                 self.eval(&l.body, env)
@@ -1352,16 +1237,23 @@ impl Ctx {
                     Some(ForClause::Each { coll, .. }) if f.collect && f.lazy_over_first() => {
                         let coll = self.eval(coll, env)?;
                         if let Value::Lazy(source) = coll {
-                            return Ok(Value::Lazy(LazySeq::new(LazyKind::For(Arc::new(
-                                LazyFor {
-                                    expr: f.clone(),
-                                    frame: self.stack[self.base..].to_vec(),
-                                    args: env.args.to_vec(),
-                                    captures: env.captures.clone(),
-                                    self_fn: env.self_fn.cloned(),
-                                    group: env.group.cloned(),
-                                    source,
-                                },
+                            let state = ForState {
+                                expr: f.clone(),
+                                frame: self.stack[self.base..].to_vec(),
+                                args: env.args.to_vec(),
+                                captures: env.captures.clone(),
+                                self_fn: env.self_fn.cloned(),
+                                group: env.group.cloned(),
+                            };
+                            let held_depth = state
+                                .frame
+                                .iter()
+                                .chain(state.captures.iter())
+                                .map(Value::depth)
+                                .max()
+                                .unwrap_or(0);
+                            return Ok(Value::Lazy(LazySeq::new(LazyKind::For(ForSeq::new(
+                                source, held_depth, state,
                             )))));
                         }
                         self.for_each_item(f, 0, &coll, env, &mut out)?;
@@ -1493,7 +1385,7 @@ impl Ctx {
     /// the rest of the clauses run in a copy of the frame the `for` was evaluated in.
     pub(crate) fn for_item(
         &mut self,
-        lazy: &LazyFor,
+        lazy: &ForState,
         item: Value,
         out: &mut Vec<Value>,
     ) -> EvalResult<()> {
@@ -1565,16 +1457,15 @@ impl Ctx {
     }
 }
 
-/// A `for` over an unbounded first sequence, with what it needs to produce items later: the
-/// frame and closure environment it was evaluated in.
-pub struct LazyFor {
+/// A `for` over a lazy first sequence, with what it needs to produce items later: the frame
+/// and closure environment it was evaluated in (see [`ForSeq`]).
+pub struct ForState {
     pub(crate) expr: Arc<ForExpr>,
     pub(crate) frame: Vec<Value>,
     pub(crate) args: Vec<Value>,
     pub(crate) captures: Arc<[Value]>,
     pub(crate) self_fn: Option<Function>,
     pub(crate) group: Option<Arc<[Arc<Lambda>]>>,
-    pub(crate) source: crate::value::LazySeq,
 }
 
 #[inline]
@@ -1589,13 +1480,12 @@ fn float_of(v: &Value) -> f64 {
 /// Sibling `j` of the running closure's letfn group, as a function value.
 fn sibling(env: &Env, j: u32) -> Value {
     match env.group {
-        Some(group) => Value::Fn(Function(Arc::new(FnRepr::Closure(Closure {
-            lambda: group[j as usize].clone(),
-            captures: env.captures.clone(),
-            group: Some(group.clone()),
-            depth: captured_depth(env.captures.iter()),
-            own: meter::own(CLOSURE_SLOTS),
-        })))),
+        Some(group) => Value::Fn(Function::closure(
+            group[j as usize].clone(),
+            env.captures.clone(),
+            Some(group.clone()),
+            captured_depth(env.captures.iter()),
+        )),
         None => Value::Nil,
     }
 }
@@ -1808,50 +1698,4 @@ fn closure_arity_error(lambda: &Lambda, got: usize) -> Error {
 /// A value shown in an error message, cut to a readable length.
 pub(crate) fn pr_str_short(v: &Value) -> String {
     crate::format::to_clojure_within(v, Some(5), Some(40), 400)
-}
-
-/// Pack a shape into a word for an atomic store (0 means "none").
-pub(crate) fn pack_shape(shape: ValueShape) -> u64 {
-    let (tag, len): (u64, usize) = match shape {
-        ValueShape::Nil => (1, 0),
-        ValueShape::Boolean => (2, 0),
-        ValueShape::Integer => (3, 0),
-        ValueShape::Float => (4, 0),
-        ValueShape::String => (5, 0),
-        ValueShape::Char => (6, 0),
-        ValueShape::Keyword => (7, 0),
-        ValueShape::Symbol => (8, 0),
-        ValueShape::List(n) => (9, n),
-        ValueShape::Map(n) => (10, n),
-        ValueShape::Set(n) => (11, n),
-        ValueShape::Function => (12, 0),
-        ValueShape::Regex => (13, 0),
-        ValueShape::Var => (14, 0),
-        ValueShape::LazySeq => (15, 0),
-        ValueShape::Date => (16, 0),
-    };
-    (tag << 56) | (len as u64 & ((1 << 56) - 1))
-}
-
-pub(crate) fn unpack_shape(word: u64) -> Option<ValueShape> {
-    let len = (word & ((1 << 56) - 1)) as usize;
-    Some(match word >> 56 {
-        1 => ValueShape::Nil,
-        2 => ValueShape::Boolean,
-        3 => ValueShape::Integer,
-        4 => ValueShape::Float,
-        5 => ValueShape::String,
-        6 => ValueShape::Char,
-        7 => ValueShape::Keyword,
-        8 => ValueShape::Symbol,
-        9 => ValueShape::List(len),
-        10 => ValueShape::Map(len),
-        11 => ValueShape::Set(len),
-        12 => ValueShape::Function,
-        13 => ValueShape::Regex,
-        14 => ValueShape::Var,
-        15 => ValueShape::LazySeq,
-        16 => ValueShape::Date,
-        _ => return None,
-    })
 }

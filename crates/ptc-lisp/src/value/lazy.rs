@@ -8,6 +8,7 @@
 //! bounded one is walked like any collection, within the step and memory budgets.
 
 use super::{Seq, Value};
+use std::any::Any;
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -85,10 +86,42 @@ pub enum LazyKind {
     /// `(interpose sep s)`.
     Interpose { sep: Value, source: LazySeq },
     /// `(for [x s ...] ...)` over a lazy first sequence.
-    For(Arc<crate::eval::LazyFor>),
+    For(ForSeq),
     /// A lazy sequence read back from its printed form `#lazy-seq[range]` (a value stored in a
     /// serialized step): it prints as it was printed and cannot produce items.
     Unrealized(arcstr::ArcStr),
+}
+
+/// A `for` over a lazy first sequence: the items of `source`, each run through the rest of the
+/// `for`, whose clauses and environment the evaluator keeps in `state`.
+#[derive(Clone)]
+pub struct ForSeq {
+    source: LazySeq,
+    /// How deeply values nest inside the values `state` holds.
+    held_depth: u32,
+    state: Arc<dyn Any + Send + Sync>,
+}
+
+impl ForSeq {
+    /// A `for` over `source` whose evaluator state is `state`, holding values nested
+    /// `held_depth` deep.
+    pub(crate) fn new(source: LazySeq, held_depth: u32, state: impl Any + Send + Sync) -> ForSeq {
+        ForSeq {
+            source,
+            held_depth,
+            state: Arc::new(state),
+        }
+    }
+
+    /// The sequence the `for` walks.
+    pub(crate) fn source(&self) -> &LazySeq {
+        &self.source
+    }
+
+    /// The evaluator state, if it is a `T`.
+    pub(crate) fn state<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.state.clone().downcast::<T>().ok()
+    }
 }
 
 /// Where a lazy range with an end stops.
@@ -116,8 +149,8 @@ impl LazyKind {
             LazyKind::Filter { pred, .. } | LazyKind::DropWhile { pred, .. } => vec![pred],
             LazyKind::Reductions { f, init, .. } => std::iter::once(f).chain(init).collect(),
             LazyKind::Interpose { sep, .. } => vec![sep],
-            LazyKind::For(lazy) => lazy.frame.iter().chain(lazy.captures.iter()).collect(),
             LazyKind::Drop { .. }
+            | LazyKind::For(_)
             | LazyKind::Unrealized(_)
             | LazyKind::Concat { .. }
             | LazyKind::Interleave(_)
@@ -152,6 +185,7 @@ impl LazyKind {
         };
         let prefix = match self {
             LazyKind::Cycle(items) | LazyKind::Concat { prefix: items, .. } => items.depth(),
+            LazyKind::For(lazy) => lazy.held_depth,
             _ => 0,
         };
         1 + values

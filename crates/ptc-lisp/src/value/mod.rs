@@ -7,25 +7,26 @@
 //! insertion order (like Clojure's array maps), larger ones use a fixed hash function.
 
 pub(crate) mod date;
-mod from_form;
+mod function;
 mod intern;
 mod lazy;
 mod map;
 pub(crate) mod meter;
 mod seq;
 mod set;
+mod shape;
 
 pub use date::{Date, DateKind};
-pub(crate) use from_form::date_literal;
-pub use from_form::{compile_regex, read_value, serde_text};
+pub(crate) use function::FnBody;
+pub use function::Function;
 pub use intern::intern;
-pub use lazy::{LazyKind, LazySeq, RangeEnd};
+pub use lazy::{ForSeq, LazyKind, LazySeq, RangeEnd};
 pub use map::{Map, MapBuilder, MapIter, SMALL_MAP_MAX};
 pub use seq::{Seq, SeqIter};
 pub use set::{Set, SetIter};
+pub use shape::ValueShape;
 
-use crate::builtins::Builtin;
-use crate::eval::{Closure, NativeFn};
+use crate::stack::with_stack_room;
 use arcstr::ArcStr;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
@@ -45,14 +46,10 @@ pub(crate) fn nested<R>(depth: u32, f: impl FnOnce() -> R) -> R {
     }
 }
 
-/// Run `f` where the stack has room for the red zone, on a new segment if need be.
-pub(crate) fn with_stack_room<R>(f: impl FnOnce() -> R) -> R {
-    stacker::maybe_grow(
-        crate::eval::ir::STACK_RED_ZONE,
-        crate::eval::ir::STACK_GROW_BY,
-        f,
-    )
-}
+/// Deepest nesting of collections inside one value by default (see
+/// `Limits::max_value_depth`): deeper values could not be printed, compared or freed without
+/// exhausting the stack.
+pub(crate) const MAX_VALUE_DEPTH: u32 = 1_000;
 
 /// Bytes one value slot takes, the unit of the memory budget's estimates.
 const SLOT_BYTES: usize = std::mem::size_of::<Value>();
@@ -178,7 +175,7 @@ struct CompiledRegex {
 
 impl Regex {
     /// Pair a compiled engine with the source text it was compiled from (which may differ from
-    /// the engine's own pattern, see [`compile_regex`]).
+    /// the engine's own pattern when Java syntax was translated).
     pub fn new(source: &str, engine: regex::Regex) -> Regex {
         Regex(Arc::new(CompiledRegex {
             source: source.into(),
@@ -206,63 +203,6 @@ impl Regex {
     }
     pub fn ptr_eq(&self, other: &Regex) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-/// Any callable value.
-#[derive(Clone)]
-pub struct Function(pub Arc<FnRepr>);
-
-pub enum FnRepr {
-    /// A function from the builtin registry.
-    Builtin(&'static Builtin),
-    /// A `fn`/`defn` closure.
-    Closure(Closure),
-    /// A function built by a builtin (`comp`, `partial`, `memoize`, ...).
-    Native(NativeFn),
-    /// A function read back from its printed form (`#fn[...]`): it can be shown, not called.
-    Opaque(ArcStr),
-}
-
-impl Function {
-    pub fn repr(&self) -> &FnRepr {
-        &self.0
-    }
-    /// A name for messages: the builtin or `defn` name, or `fn`.
-    pub fn name(&self) -> &str {
-        match &*self.0 {
-            FnRepr::Builtin(b) => b.name,
-            FnRepr::Closure(c) => c.name().unwrap_or("fn"),
-            FnRepr::Native(n) => &n.name,
-            FnRepr::Opaque(text) => text,
-        }
-    }
-    pub fn ptr_eq(&self, other: &Function) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-    /// The name inside the printed form `#fn[NAME]`.
-    fn shown_name(&self) -> &str {
-        match &*self.0 {
-            FnRepr::Opaque(text) => text
-                .strip_prefix("#fn[")
-                .and_then(|t| t.strip_suffix(']'))
-                .unwrap_or(text),
-            _ => self.name(),
-        }
-    }
-    /// Whether one of the two is a function read back from a stored step (`#fn[...]`) and both
-    /// print the same: the read-back value stands for the function that was printed.
-    pub fn same_as_read_back(&self, other: &Function) -> bool {
-        (matches!(&*self.0, FnRepr::Opaque(_)) || matches!(&*other.0, FnRepr::Opaque(_)))
-            && self.shown_name() == other.shown_name()
-    }
-    /// How deeply values nest inside the values this function holds (see [`Value::depth`]).
-    pub fn depth(&self) -> u32 {
-        match &*self.0 {
-            FnRepr::Closure(c) => c.depth,
-            FnRepr::Native(n) => n.depth,
-            FnRepr::Builtin(_) | FnRepr::Opaque(_) => 0,
-        }
     }
 }
 
@@ -509,19 +449,6 @@ impl Value {
     }
 }
 
-impl std::fmt::Debug for Value {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::format::pr_str(self))
-    }
-}
-
-impl std::fmt::Display for Value {
-    /// The `str` rendering: strings without quotes, `nil` as the empty string.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::format::str_of(self))
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Equality, hashing and ordering
 // ---------------------------------------------------------------------------------------------
@@ -715,8 +642,7 @@ impl Value {
             (Regex(a), Regex(b)) => a.as_str().cmp(b.as_str()),
             (Var(a), Var(b)) => a.cmp(b),
             (Fn(_), Fn(_)) | (Lazy(_), Lazy(_)) if self == other => Ordering::Equal,
-            (Fn(a), Fn(b)) => (Arc::as_ptr(&a.0) as *const () as usize)
-                .cmp(&(Arc::as_ptr(&b.0) as *const () as usize)),
+            (Fn(a), Fn(b)) => a.addr().cmp(&b.addr()),
             (Lazy(a), Lazy(b)) => a.addr().cmp(&b.addr()),
             // Days sort before instants; within a kind, chronologically.
             (Date(a), Date(b)) => a
