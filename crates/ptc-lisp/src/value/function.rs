@@ -8,7 +8,7 @@
 //! and compared but not called.
 
 use arcstr::ArcStr;
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::sync::Arc;
 
 /// A function value: a builtin, a closure, a function made by a builtin (`comp`, `partial`,
@@ -23,6 +23,9 @@ struct FnCell {
     /// How deeply values nest inside the values the function holds (see
     /// [`Value::depth`](super::Value::depth)).
     depth: u32,
+    /// The type of `body`, compared where a function is called without a call through `body`'s
+    /// table of methods.
+    body_type: TypeId,
     body: Box<dyn FnBody>,
 }
 
@@ -43,9 +46,10 @@ impl FnBody for ReadBack {
 
 impl Function {
     /// A function whose representation is `body`, holding values nested `depth` deep.
-    pub(crate) fn new(body: impl FnBody, depth: u32) -> Function {
+    pub(crate) fn new<T: FnBody>(body: T, depth: u32) -> Function {
         Function(Arc::new(FnCell {
             depth,
+            body_type: TypeId::of::<T>(),
             body: Box::new(body),
         }))
     }
@@ -66,7 +70,13 @@ impl Function {
     /// The representation of type `T` a layer above put behind the handle, if it is one.
     #[inline(always)]
     pub(crate) fn body<T: FnBody>(&self) -> Option<&T> {
-        (&*self.0.body as &dyn Any).downcast_ref::<T>()
+        if self.0.body_type != TypeId::of::<T>() {
+            return None;
+        }
+        let body: *const dyn FnBody = &*self.0.body;
+        // SAFETY: `body_type` is the type `body` was made from (`Function::new` sets both and
+        // nothing changes them), so `body` points at a `T`.
+        Some(unsafe { &*body.cast::<T>() })
     }
 
     /// For a function read back from its printed form, that form (`#fn[name]`).
