@@ -61,6 +61,8 @@ pub fn ci(args: &[String]) -> Result<(), String> {
         return Err(format!("ci takes no arguments, got `{extra}`"));
     }
     let started = Instant::now();
+    eprintln!("==> ptc-lisp's modules are layered downward");
+    crate::layers::run(&[])?;
     for step in CI_STEPS {
         run_step(step.name, step.args)?;
     }

@@ -6,6 +6,7 @@ mod conformance;
 mod docs;
 mod eval;
 mod fuzz;
+mod layers;
 
 use std::process::ExitCode;
 
@@ -16,6 +17,7 @@ subcommands:
   bench [FILTER]                        run the criterion benchmarks (medians in target/criterion)
   conformance [--regenerate | --docs]   check (or regenerate) the Clojure conformance corpus
   docs [--check]                        write docs/language.md from the builtin registry (or check it)
+  layers                                check that ptc-lisp's modules use only the modules above them
   eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
                                         run the agent missions against a model; report in target/eval
   fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each";
@@ -29,6 +31,7 @@ fn main() -> ExitCode {
         Some("docs") => docs::run(&args[1..]),
         Some("eval") => eval::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("layers") => layers::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

@@ -101,6 +101,12 @@ fn open_comment(out: &mut String, line_start: usize) {
 
 /// Append `text` on the current line: line breaks become single spaces so one entry stays one
 /// line.
+/// A docstring as a summary line shows it: without `;`, which would end the string the line
+/// quotes it in for a reader of the comment the line is.
+fn summary_doc(doc: &str) -> String {
+    doc.replace(';', "")
+}
+
 fn push_one_line(out: &mut String, text: &str) {
     if !text.contains(['\n', '\r']) {
         out.push_str(text);
@@ -262,9 +268,14 @@ fn write_definition(
 ) {
     let line = out.len();
     let doc = match detail {
-        Detail::Full => def.doc.as_deref().filter(|d| !d.trim().is_empty()),
+        Detail::Full => def
+            .doc
+            .as_deref()
+            .map(summary_doc)
+            .filter(|d| !d.trim().is_empty()),
         Detail::Minimal => None,
     };
+    let doc = doc.as_deref();
     if def.is_function() && !def.params.is_empty() {
         out.push('(');
         out.push_str(&def.name);

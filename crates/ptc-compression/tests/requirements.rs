@@ -352,6 +352,40 @@ fn value_lines() {
     );
 }
 
+// DEF-007: a docstring is shown without its `;`, which would break the comment its line is; a
+// docstring of nothing but `;` shows as no docstring.
+#[test]
+fn docstrings_lose_every_semicolon_on_summary_lines() {
+    let fixture = Fixture::new();
+    let memory = vec![
+        documented(value_def("rate", Value::Float(0.2)), "Tax; as a; fraction"),
+        documented(fn_def("pick", &["[xs]"], None), "Best;; first"),
+        documented(fn_def("skip", &["[xs]"], None), ";"),
+    ];
+    let turns = vec![ok(1, "...", Value::Nil).with_memory(memory.clone())];
+    let text = SingleUserCoalesced::default()
+        .to_messages(&turns, &memory, &fixture.opts(5))
+        .messages[1]
+        .content
+        .clone();
+    let section: Vec<&str> = text
+        .split("\n\n")
+        .find(|part| part.starts_with(";; === user/"))
+        .expect("user section")
+        .lines()
+        .collect();
+    let pad = |name: &str| format!("{name}{}; ", " ".repeat(30 - name.len()));
+    assert_eq!(
+        section,
+        vec![
+            ";; === user/ (your prelude) ===".to_string(),
+            format!("{}\"Tax as a fraction\" = float, sample: 0.2", pad("rate")),
+            format!("{}\"Best first\"", pad("(pick [xs])")),
+            "(skip [xs])".to_string(),
+        ]
+    );
+}
+
 // TRN-003, TC-003, AMB-007: tool-call arguments are space separated and truncated with the
 // argument limits; calls without arguments still show their parentheses.
 #[test]

@@ -240,6 +240,10 @@ impl Error {
     }
 }
 
+/// Key marking a map as a caught exception (the map a `catch` binds), so that `throw` can
+/// rethrow it as it was.
+pub(crate) const EXCEPTION_MARKER: &str = "ptc/exception";
+
 /// Shorthand used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Definition {
     pub name: String,
-    /// The docstring, with every `;` removed so it cannot break a `; ...` summary line (DEF-007).
+    /// The docstring, as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
     /// The defined value. A function serializes as `#fn[name]` and reads back as an opaque
@@ -25,21 +25,5 @@ pub struct Definition {
 impl Definition {
     pub fn is_function(&self) -> bool {
         matches!(self.value, Value::Fn(_))
-    }
-}
-
-/// Remove every `;` from a docstring (DEF-007).
-pub fn sanitize_docstring(doc: &str) -> String {
-    doc.replace(';', "")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    // DEF-007
-    #[test]
-    fn docstrings_lose_every_semicolon() {
-        assert_eq!(sanitize_docstring("a; b;; c"), "a b c");
     }
 }

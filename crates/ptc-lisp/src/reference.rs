@@ -279,7 +279,7 @@ pub fn compact() -> String {
 mod tests {
     use super::*;
     use crate::format::pr_str;
-    use crate::runtime::{Outcome, Runtime, UserNamespace};
+    use crate::engine::{Outcome, Runtime, UserNamespace};
     use pretty_assertions::assert_eq;
 
     /// What an example shows: its value, or `failed: reason`, or the error.

@@ -5,11 +5,10 @@
 //! and vice versa, so `{:keys [id]}` works on JSON objects with string keys.
 
 use super::{Analyzer, internal};
-use crate::builtins::{self, Builtin};
 use crate::error::{Error, Result};
-use crate::eval::{Ctx, EvalResult};
 use crate::ir::{Expr, Slot};
 use crate::reader::{Form, FormKind};
+use crate::runtime::{Builtin, Ctx, EvalResult};
 use crate::span::Span;
 use crate::value::{Map, Value};
 
@@ -48,11 +47,17 @@ fn seq_to_map(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     }
 }
 
-fn core(name: &str) -> &'static Builtin {
-    builtins::lookup(name).unwrap_or_else(|| panic!("the registry defines {name}"))
-}
-
 impl<'s, 'a> Analyzer<'s, 'a> {
+    /// The builtin `name` destructuring expands to.
+    fn core(&self, name: &str, span: Span) -> Result<&'static Builtin> {
+        self.scope.library.builtin(name).ok_or_else(|| {
+            Error::syntax(
+                span,
+                format!("destructuring needs the builtin {name}, which is not available"),
+            )
+        })
+    }
+
     /// Bind `pattern` to the value in `slot`, appending the bindings it needs to `out`.
     pub(crate) fn bind_pattern(
         &mut self,
@@ -102,7 +107,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                     )
                 })?;
                 let value = internal(
-                    core("nthnext"),
+                    self.core("nthnext", span)?,
                     vec![Expr::Local(slot), Expr::Const(Value::Int(position))],
                     span,
                 );
@@ -122,7 +127,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 continue;
             }
             let value = internal(
-                core("nth"),
+                self.core("nth", span)?,
                 vec![
                     Expr::Local(slot),
                     Expr::Const(Value::Int(position)),
@@ -236,6 +241,6 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         if let Some((_, default)) = defaults.iter().find(|(name, _)| *name == local) {
             args.push(self.analyze(default, false)?);
         }
-        Ok(internal(core("get"), args, span))
+        Ok(internal(self.core("get", span)?, args, span))
     }
 }

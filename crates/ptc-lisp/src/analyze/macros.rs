@@ -223,7 +223,7 @@ pub(super) fn expand(
                 );
                 let exception = Form::new(
                     FormKind::Map(vec![
-                        keyword(crate::eval::EXCEPTION_MARKER),
+                        keyword(crate::error::EXCEPTION_MARKER),
                         Form::new(FormKind::Bool(true), span),
                         keyword("kind"),
                         keyword(ErrorKind::Argument.as_str()),

@@ -13,17 +13,19 @@
 //! `tool/x` and `data/x` always reach the tool or the input, whatever shadows `x` (NS-009).
 
 mod destructure;
+mod library;
 mod macros;
 
-use crate::builtins::{self, Builtin};
+pub(crate) use library::Library;
+
 use crate::error::{Error, ErrorKind, Result};
-use crate::eval::Binding;
 use crate::ir::*;
 use crate::reader::regex::compile as compile_regex;
 use crate::reader::{Form, FormKind, literal_kind};
+use crate::runtime::tools::Tools;
+use crate::runtime::{Binding, Builtin};
 use crate::span::Span;
 use crate::stack::{STACK_GROW_BY, UNKNOWN_STACK_FLOOR, stack_has_room};
-use crate::tools::Tools;
 use crate::value::{Function, Keyword, Value, intern};
 use arcstr::ArcStr;
 use rustc_hash::FxHashMap;
@@ -33,6 +35,8 @@ use std::sync::atomic::AtomicU64;
 
 /// What names can resolve to besides locals: the user namespace, tools and data.
 pub(crate) struct Scope<'a> {
+    /// The builtins.
+    pub library: &'a dyn Library,
     pub tools: &'a Tools,
     pub data: &'a BTreeMap<String, Value>,
     /// The user namespace, shared with the run's caller until a definition changes it.
@@ -594,7 +598,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         let span = form.span;
         // The common case, a call of a builtin nothing shadows, needs no function value.
         let direct = (!shadowed && !self.scope.global_index.contains_key(name))
-            .then(|| builtins::lookup(name))
+            .then(|| self.scope.library.builtin(name))
             .flatten();
         let callee = match direct {
             Some(_) => None,
@@ -859,7 +863,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 span,
             });
         }
-        if let Some(f) = builtins::lookup_function(name) {
+        if let Some(f) = self.scope.library.function(name) {
             return Ok(Expr::Const(Value::Fn(f)));
         }
         if let Some(expr) = self.resolve_tool_or_data(name, span) {
@@ -870,7 +874,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 
     /// What an unbound user definition falls back to: a builtin, tool or data of that name.
     fn resolve_unqualified_global_fallback(&mut self, name: &str, span: Span) -> Option<Expr> {
-        if let Some(f) = builtins::lookup_function(name) {
+        if let Some(f) = self.scope.library.function(name) {
             return Some(Expr::Const(Value::Fn(f)));
         }
         self.resolve_tool_or_data(name, span)
@@ -927,13 +931,13 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 }),
                 None => Err(self.undefined(full, span)),
             },
-            "clojure.core" => match builtins::lookup_function(local) {
+            "clojure.core" => match self.scope.library.function(local) {
                 Some(f) => Ok(Expr::Const(Value::Fn(f))),
                 None => Err(self.undefined(full, span)),
             },
-            _ => match builtins::lookup_function(full) {
+            _ => match self.scope.library.function(full) {
                 Some(f) => Ok(Expr::Const(Value::Fn(f))),
-                None => match builtins::constant(full) {
+                None => match self.scope.library.constant(full) {
                     Some(value) => Ok(Expr::Const(value)),
                     None => Err(self.undefined(full, span)),
                 },
@@ -959,7 +963,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         if name.starts_with('.') || name.ends_with('.') || name.contains('/') {
             let known_ns = name.split('/').next().unwrap_or("");
             if !matches!(known_ns, "tool" | "data" | "user") && name.contains('/') {
-                let members = builtins::class_members(known_ns);
+                let members = self.scope.library.class_members(known_ns);
                 if !members.is_empty() {
                     return Error::at(
                         ErrorKind::UndefinedSymbol,
@@ -993,7 +997,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                     format!(
                         "the Java method {name} is not supported; the supported methods are {}; \
                          otherwise use the PTC-Lisp functions (count, get, clojure.string/...)",
-                        builtins::method_names().join(" ")
+                        self.scope.library.method_names().join(" ")
                     ),
                 );
             }
@@ -1009,7 +1013,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 );
             }
         }
-        let mut candidates: Vec<&str> = builtins::names().collect();
+        let mut candidates: Vec<&str> = self.scope.library.names();
         let locals: Vec<ArcStr> = self
             .frames
             .iter()
@@ -1051,7 +1055,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 }
 
 /// A tool as a function value (`(map tool/fetch ids)`).
-pub(crate) fn tool_function(name: &str, tool: Arc<dyn crate::tools::Tool>) -> Value {
+pub(crate) fn tool_function(name: &str, tool: Arc<dyn crate::runtime::tools::Tool>) -> Value {
     let name = ArcStr::from(name);
     let label = format!("tool/{name}");
     Value::Fn(Function::native(&label, move |ctx, args| {
@@ -1268,7 +1272,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         Ok(Expr::Def(Box::new(DefExpr {
             slot,
             name: intern(name),
-            doc: doc.map(|d| ArcStr::from(crate::namespace::sanitize_docstring(&d))),
+            doc: doc.map(|d| ArcStr::from(d.as_str())),
             params,
             value,
         })))
@@ -1323,7 +1327,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         Ok(Expr::Def(Box::new(DefExpr {
             slot,
             name: intern(name),
-            doc: doc.map(|d| ArcStr::from(crate::namespace::sanitize_docstring(&d))),
+            doc: doc.map(|d| ArcStr::from(d.as_str())),
             params,
             value: Some(Expr::MakeFn(lambda)),
         })))

@@ -22,57 +22,13 @@ pub(crate) mod string;
 pub(crate) mod time;
 pub(crate) mod transduce;
 
+pub(crate) use crate::eval::got;
+pub(crate) use crate::runtime::Builtin;
+
 use crate::error::{Error, Result};
-use crate::eval::{Ctx, EvalResult};
 use crate::value::{Function, Value};
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
-
-pub type BuiltinFn = fn(&mut Ctx, &[Value]) -> EvalResult;
-
-/// One builtin function.
-pub struct Builtin {
-    /// The canonical name (`map`, `clojure.string/join`, `Math/floor`).
-    pub name: &'static str,
-    pub min_args: u8,
-    /// `None` for variadic builtins.
-    pub max_args: Option<u8>,
-    /// How it is called, e.g. `(get m k)` or `(get m k default)`; several forms separated by
-    /// spaces.
-    pub signature: &'static str,
-    /// One line saying what it does.
-    pub doc: &'static str,
-    /// A program using it ...
-    pub example: &'static str,
-    /// ... and that program's result, as `pr-str` prints it.
-    pub expected: &'static str,
-    pub f: BuiltinFn,
-}
-
-impl Builtin {
-    /// Whether `argc` arguments are accepted.
-    pub fn accepts(&self, argc: usize) -> bool {
-        argc >= self.min_args as usize && self.max_args.is_none_or(|max| argc <= max as usize)
-    }
-
-    #[inline]
-    pub fn check_arity(&self, argc: usize) -> Result<()> {
-        if self.accepts(argc) {
-            return Ok(());
-        }
-        let expected = match self.max_args {
-            Some(max) if max == self.min_args => format!("{max}"),
-            Some(max) => format!("{} to {max}", self.min_args),
-            None => format!("at least {}", self.min_args),
-        };
-        Err(Error::arity(format!(
-            "{} called with {argc} argument{}, expects {expected}; usage: {}",
-            self.name,
-            if argc == 1 { "" } else { "s" },
-            self.signature
-        )))
-    }
-}
 
 /// Define a builtin entry: `builtin!("name", arity, function, "(sig)", "doc", "example" => "result")`
 /// where arity is `[n]`, `[min..=max]` or `[min..]`.
@@ -243,7 +199,6 @@ pub fn all() -> Vec<(&'static str, Vec<&'static Builtin>)> {
 // Argument helpers shared by the families
 // ---------------------------------------------------------------------------------------------
 
-/// "got string \"abc\"" for error messages.
 /// Refuse to grow a text being built past `len` bytes when that is more than the run's memory
 /// budget (the run then ends with a memory limit error; see `value::meter`).
 pub(crate) fn check_text(len: usize) -> Result<()> {
@@ -254,13 +209,6 @@ pub(crate) fn check_text(len: usize) -> Result<()> {
             crate::error::ErrorKind::MemoryLimit,
             "memory limit exceeded: the text being built is larger than the memory budget",
         ))
-    }
-}
-
-pub(crate) fn got(v: &Value) -> String {
-    match v {
-        Value::Nil => "nil".to_string(),
-        _ => format!("{} {}", v.type_name(), crate::eval::pr_str_short(v)),
     }
 }
 

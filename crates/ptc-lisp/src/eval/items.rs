@@ -402,7 +402,7 @@ impl Cursor {
                     }
                 }
                 let current = next.clone();
-                *next = crate::builtins::number::add(&current, step)?;
+                *next = super::numbers::add(&current, step)?;
                 Ok(Some(current))
             }
             Cursor::Repeat(x) => Ok(Some(x.clone())),
@@ -615,7 +615,7 @@ impl Cursor {
                     Some(previous) => ctx.apply(f, &[previous, item])?,
                 };
                 // As in Clojure, a (reduced x) ends the reductions with x.
-                if let Some(value) = crate::builtins::transduce::as_reduced(&next) {
+                if let Some(value) = super::reduced::as_reduced(&next) {
                     *done = true;
                     return Ok(Some(value.clone()));
                 }

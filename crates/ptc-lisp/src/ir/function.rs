@@ -5,8 +5,7 @@
 //! ([`Function::repr`]).
 
 use super::Lambda;
-use crate::builtins::Builtin;
-use crate::eval::{Ctx, EvalResult};
+use crate::runtime::{Builtin, Ctx, EvalResult};
 use crate::stack::{STACK_GROW_BY, STACK_RED_ZONE};
 use crate::value::{FnBody, Function, Value, ValueShape, meter};
 use arcstr::ArcStr;

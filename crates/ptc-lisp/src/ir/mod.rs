@@ -9,8 +9,8 @@ mod function;
 
 pub(crate) use function::{Closure, FnRepr, captured_depth, no_captures};
 
-use crate::builtins::Builtin;
 use crate::error::Error;
+use crate::runtime::Builtin;
 use crate::span::Span;
 use crate::stack::{STACK_GROW_BY, STACK_RED_ZONE};
 use crate::value::{Keyword, Value};

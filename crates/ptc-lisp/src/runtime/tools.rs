@@ -146,9 +146,9 @@ impl Tools {
     /// ).unwrap();
     /// assert!(tools.contains("get-user"));
     /// ```
-    pub fn from_fixture_json(text: &str) -> Result<Tools, crate::Error> {
+    pub fn from_fixture_json(text: &str) -> Result<Tools, crate::error::Error> {
         let fixtures: BTreeMap<String, FixtureTool> = serde_json::from_str(text).map_err(|e| {
-            crate::Error::argument(format!(
+            crate::error::Error::argument(format!(
                 "invalid tools file: {e}; expected {{\"name\": {{\"description\": \"...\", \
                  \"params\": [\"a\"], \"returns\": <json>}}}}"
             ))

@@ -1,15 +1,17 @@
 //! Running programs: [`Program`], [`Runtime`], [`RunOutcome`] and the [`UserNamespace`] that
 //! carries definitions from one run (turn) to the next.
 
+mod library;
+
 use crate::analyze::{Scope, analyze_program};
 use crate::error::{Error, ErrorKind, Result};
-use crate::eval::{Binding, Ctx, Flow};
 use crate::ir::FnRepr;
-use crate::limits::Limits;
 use crate::namespace::Definition;
 use crate::reader::{Form, ReadLimits, read};
+use crate::runtime::limits::Limits;
+use crate::runtime::tools::{ToolCallRecord, Tools};
+use crate::runtime::{Binding, Ctx, Flow};
 use crate::span::{LineIndex, Pos};
-use crate::tools::{ToolCallRecord, Tools};
 use crate::value::Value;
 use crate::value::ValueShape;
 use arcstr::ArcStr;
@@ -301,6 +303,7 @@ impl Runtime {
             source,
             forms,
             Scope {
+                library: &library::Builtins,
                 tools: &self.tools,
                 data: &self.data,
                 globals: &mut globals,
