@@ -9,8 +9,7 @@
 use crate::eval::runtime_from_files;
 use clap::Args;
 use ptc_lisp::format::pr_str;
-use ptc_lisp::reference::FORMS;
-use ptc_lisp::{ErrorKind, Outcome, Program, Runtime, UserNamespace, Value, builtins};
+use ptc_lisp::{ErrorKind, Outcome, Program, Runtime, UserNamespace, Value, reference};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -96,16 +95,10 @@ impl Session {
     }
 
     fn doc(&self, name: &str) -> String {
-        if let Some(b) = builtins::lookup(name) {
+        if let Some(e) = reference::lookup(name) {
             return format!(
                 "{}\n  {}\n  {}\n  ;; => {}",
-                b.signature, b.doc, b.example, b.expected
-            );
-        }
-        if let Some(f) = FORMS.iter().find(|f| f.name == name) {
-            return format!(
-                "{}\n  {}\n  {}\n  ;; => {}",
-                f.signature, f.doc, f.example, f.expected
+                e.signature, e.doc, e.example, e.expected
             );
         }
         let local = name.strip_prefix("user/").unwrap_or(name);

@@ -116,10 +116,10 @@ fn runtime() -> &'static Runtime {
 fn builtins() -> &'static [(&'static str, u8, Option<u8>)] {
     static ALL: OnceLock<Vec<(&'static str, u8, Option<u8>)>> = OnceLock::new();
     ALL.get_or_init(|| {
-        ptc_lisp::builtins::all()
+        ptc_lisp::reference::sections()
             .into_iter()
-            .flat_map(|(_, family)| family)
-            .map(|b| (b.name, b.min_args, b.max_args))
+            .flat_map(|(_, entries)| entries)
+            .filter_map(|e| e.arity.map(|a| (e.name, a.min, a.max)))
             .collect()
     })
 }
@@ -611,10 +611,11 @@ fn soup() -> impl Strategy<Value = String> {
 fn examples() -> &'static [&'static str] {
     static ALL: OnceLock<Vec<&'static str>> = OnceLock::new();
     ALL.get_or_init(|| {
-        ptc_lisp::builtins::all()
+        ptc_lisp::reference::sections()
             .into_iter()
-            .flat_map(|(_, family)| family)
-            .map(|b| b.example)
+            .flat_map(|(_, entries)| entries)
+            .filter(|e| e.kind == ptc_lisp::reference::EntryKind::Function)
+            .map(|e| e.example)
             .collect()
     })
 }

@@ -12,10 +12,12 @@
 //!
 //! `tool/x` and `data/x` always reach the tool or the input, whatever shadows `x` (NS-009).
 
+mod catalogue;
 mod destructure;
 mod library;
 mod macros;
 
+pub(crate) use catalogue::{FORMS, FormEntry, FormRole, REFUSED, Refusal, Special};
 pub(crate) use library::Library;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -488,7 +490,9 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 }
                 Expr::Const(Value::Var(crate::value::Symbol::new(name)))
             }
-            FormKind::Deref(_) => return Err(unsupported_form("@ (deref)", form.span)),
+            FormKind::Deref(_) => {
+                return Err(unsupported_form(catalogue::DEREF_SYNTAX, form.span));
+            }
             FormKind::Tagged(tag, inner) if tag == "inst" || tag == "object" => Expr::Const(
                 crate::reader::date_literal(tag, inner)
                     .map_err(|message| Error::syntax(form.span, message))?,
@@ -537,11 +541,21 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             let is_local = self.frames.len() > 1 || !self.frames[0].locals.is_empty();
             let shadowed = is_local && self.is_local_name(name);
             if !shadowed {
-                if let Some(expr) = self.special_form(name, form, items, tail)? {
-                    return Ok(expr);
+                match catalogue::form(name).map(|f| f.role) {
+                    Some(FormRole::Special(special)) => {
+                        return self.special_form(special, form, items, tail);
+                    }
+                    Some(FormRole::Macro(m)) => {
+                        let expanded = macros::expand(self, m, name, form, items)?;
+                        return self.analyze(&expanded, tail);
+                    }
+                    Some(FormRole::Reader) | None => {}
                 }
-                if let Some(expanded) = macros::expand(self, name, form, items)? {
-                    return self.analyze(&expanded, tail);
+                if catalogue::refused(name).is_some_and(|r| r.refusal == Refusal::Always) {
+                    return Err(unsupported_form(name, form.span));
+                }
+                if let Some(rewritten) = macros::where_operator(self, name, form, items) {
+                    return self.analyze(&rewritten, tail);
                 }
             }
             return self.analyze_call_to_symbol(name, shadowed, form, items);
@@ -687,159 +701,12 @@ fn constants(exprs: &[Expr]) -> Option<Vec<Value>> {
 }
 
 pub(crate) fn unsupported_form(what: &str, span: Span) -> Error {
-    Error::at(ErrorKind::Unsupported, span, unsupported_message(what))
-}
-
-/// Why a Clojure feature outside the subset is missing, and what to write instead.
-pub(crate) fn unsupported_message(what: &str) -> String {
-    let hint = match what {
-        "defmacro" | "macroexpand" => "PTC-Lisp has no macros; write a function with defn",
-        "eval" | "read-string" | "load-string" | "load" | "load-file" => {
-            "programs cannot evaluate code they build; write the code directly"
-        }
-        "atom" | "swap!" | "reset!" | "@ (deref)" | "deref" | "compare-and-set!" | "add-watch" => {
-            "PTC-Lisp has no mutable state: accumulate with reduce or loop/recur, and keep values \
-             across turns with def"
-        }
-        "slurp" | "spit" => "programs cannot read or write files; call a tool/ function",
-        "future" | "promise" | "deliver" | "agent" | "send" | "thread" => {
-            "use pmap or pcalls to run tool calls in parallel"
-        }
-        "import" | "require" | "use" | "refer" | "in-ns" => {
-            "everything available is already loaded (clojure.string as str/, clojure.set as set/)"
-        }
-        "binding" | "set!" | "var-set" | "alter-var-root" | "def-dynamic" | "with-redefs" => {
-            "there are no dynamic vars; pass values as arguments"
-        }
-        "ref" | "dosync" | "alter" | "commute" => "there are no refs; use reduce or loop/recur",
-        "defrecord" | "deftype" | "defprotocol" | "reify" | "proxy" | "defmulti" | "defmethod"
-        | "extend-type" | "extend-protocol" | "gen-class" | "new" => {
-            "there are no types or protocols; use maps and functions"
-        }
-        "while" => "there is no mutable state to end a while loop; use loop/recur",
-        "rand" | "rand-int" | "rand-nth" | "shuffle" | "random-sample" | "random-uuid" => {
-            "there is no randomness: a program must give the same result every time it is \
-             replayed; pick items deterministically (first, nth, take, sort-by)"
-        }
-        "lazy-seq" | "lazy-cat" => {
-            "build unbounded sequences from range, iterate, repeat or cycle with map, filter, \
-             take and friends, or compute a finite one with loop/recur"
-        }
-        "transient" | "persistent!" | "conj!" | "assoc!" | "dissoc!" | "disj!" | "pop!" => {
-            "collections are persistent and updating them is cheap: use conj/assoc inside \
-             reduce or loop/recur"
-        }
-        "volatile!" | "vswap!" | "vreset!" => {
-            "there is no mutable state: carry the value through reduce or loop/recur"
-        }
-        "sorted-map-by" | "sorted-set-by" => {
-            "sorted collections use the natural order only: build the map or set, then order \
-             its entries with (sort-by key-fn comparator coll)"
-        }
-        "System/currentTimeMillis"
-        | "System/nanoTime"
-        | "LocalDate/now"
-        | "Instant/now"
-        | "LocalDateTime/now"
-        | "java.time.LocalDate/now"
-        | "java.time.Instant/now"
-        | "java.time.LocalDateTime/now" => {
-            "a program must give the same result every time it runs, so it cannot read the \
-             clock; take the current date or time from the input data or a tool"
-        }
-        _ => "it is outside the PTC-Lisp subset",
-    };
-    format!("{what} is not supported: {hint}")
-}
-
-/// Clojure forms and functions outside the subset, which get an explanation instead of
-/// "undefined symbol".
-fn is_unsupported(name: &str) -> bool {
-    matches!(
-        name,
-        "defmacro"
-            | "macroexpand"
-            | "eval"
-            | "read-string"
-            | "load-string"
-            | "load"
-            | "load-file"
-            | "atom"
-            | "swap!"
-            | "reset!"
-            | "deref"
-            | "compare-and-set!"
-            | "add-watch"
-            | "slurp"
-            | "spit"
-            | "future"
-            | "promise"
-            | "deliver"
-            | "agent"
-            | "send"
-            | "import"
-            | "require"
-            | "use"
-            | "refer"
-            | "in-ns"
-            | "binding"
-            | "set!"
-            | "var-set"
-            | "alter-var-root"
-            | "with-redefs"
-            | "ref"
-            | "dosync"
-            | "alter"
-            | "commute"
-            | "defrecord"
-            | "deftype"
-            | "defprotocol"
-            | "reify"
-            | "proxy"
-            | "defmulti"
-            | "defmethod"
-            | "extend-type"
-            | "extend-protocol"
-            | "gen-class"
-            | "new"
-            | "while"
-            | "thread"
+    Error::at(
+        ErrorKind::Unsupported,
+        span,
+        catalogue::unsupported_message(what),
     )
 }
-
-/// Clojure functions outside the subset that a program may still define under the same name:
-/// only a call that finds no definition is refused, with a hint. Randomness is refused because a
-/// program must give the same result every time it is replayed.
-const MISSING_FUNCTIONS: &[&str] = &[
-    "System/currentTimeMillis",
-    "System/nanoTime",
-    "LocalDate/now",
-    "Instant/now",
-    "LocalDateTime/now",
-    "java.time.LocalDate/now",
-    "java.time.Instant/now",
-    "java.time.LocalDateTime/now",
-    "rand",
-    "rand-int",
-    "rand-nth",
-    "shuffle",
-    "random-sample",
-    "random-uuid",
-    "lazy-seq",
-    "lazy-cat",
-    "transient",
-    "persistent!",
-    "conj!",
-    "assoc!",
-    "dissoc!",
-    "disj!",
-    "pop!",
-    "volatile!",
-    "vswap!",
-    "vreset!",
-    "sorted-map-by",
-    "sorted-set-by",
-];
 
 impl<'s, 'a> Analyzer<'s, 'a> {
     // -----------------------------------------------------------------------------------------
@@ -947,7 +814,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 
     fn undefined(&self, name: &str, span: Span) -> Error {
         let core_name = name.strip_prefix("clojure.core/").unwrap_or(name);
-        if is_unsupported(core_name) || MISSING_FUNCTIONS.contains(&core_name) {
+        if catalogue::refused(core_name).is_some() {
             return unsupported_form(core_name, span);
         }
         if name == "." || name == ".." {
@@ -1120,22 +987,23 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     // Special forms
     // -----------------------------------------------------------------------------------------
 
+    /// The special form `special`.
     fn special_form(
         &mut self,
-        name: &str,
+        special: Special,
         form: &Form,
         items: &[Form],
         tail: bool,
-    ) -> Result<Option<Expr>> {
+    ) -> Result<Expr> {
         let args = &items[1..];
         let span = form.span;
-        Ok(Some(match name {
-            "quote" => match args {
+        Ok(match special {
+            Special::Quote => match args {
                 [x] => Expr::Const(Value::from_form(x)?),
                 _ => return Err(Error::syntax(span, "quote takes exactly one form")),
             },
-            "do" => self.analyze_body(args, tail)?,
-            "if" => match args {
+            Special::Do => self.analyze_body(args, tail)?,
+            Special::If => match args {
                 [test, then] => Expr::If(Box::new((
                     self.analyze(test, false)?,
                     self.analyze(then, tail)?,
@@ -1158,19 +1026,19 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 }
             },
             // The last operand of `and`/`or` is in tail position, as in Clojure's expansion.
-            "and" => match args {
+            Special::And => match args {
                 [] => Expr::Const(Value::Bool(true)),
                 [only] => self.analyze(only, tail)?,
                 _ => Expr::And(self.analyze_operands(args, tail)?.into_boxed_slice()),
             },
-            "or" => match args {
+            Special::Or => match args {
                 [] => Expr::Const(Value::Nil),
                 [only] => self.analyze(only, tail)?,
                 _ => Expr::Or(self.analyze_operands(args, tail)?.into_boxed_slice()),
             },
-            "def" => self.analyze_def(form, args)?,
-            "defn" | "defn-" => self.analyze_defn(form, args)?,
-            "declare" => {
+            Special::Def => self.analyze_def(form, args)?,
+            Special::Defn => self.analyze_defn(form, args)?,
+            Special::Declare => {
                 let mut exprs = Vec::new();
                 for name_form in args {
                     let Some(name) = name_form.as_symbol() else {
@@ -1188,18 +1056,18 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 exprs.push(Expr::Const(Value::Nil));
                 Expr::Do(exprs.into_boxed_slice())
             }
-            "fn" | "fn*" => Expr::MakeFn(self.analyze_fn(form, args, None)?),
-            "let" | "let*" => self.analyze_let(form, args, tail)?,
-            "loop" => self.analyze_loop(form, args)?,
-            "recur" => self.analyze_recur(form, args, tail)?,
-            "letfn" => self.analyze_letfn(form, args, tail)?,
-            "case" => self.analyze_case(form, args, tail)?,
-            "try" => self.analyze_try(form, args)?,
-            "throw" => match args {
+            Special::Fn => Expr::MakeFn(self.analyze_fn(form, args, None)?),
+            Special::Let => self.analyze_let(form, args, tail)?,
+            Special::Loop => self.analyze_loop(form, args)?,
+            Special::Recur => self.analyze_recur(form, args, tail)?,
+            Special::Letfn => self.analyze_letfn(form, args, tail)?,
+            Special::Case => self.analyze_case(form, args, tail)?,
+            Special::Try => self.analyze_try(form, args)?,
+            Special::Throw => match args {
                 [x] => Expr::Throw(Box::new(self.analyze(x, false)?), span),
                 _ => return Err(Error::syntax(span, "throw takes exactly one exception")),
             },
-            "return" => match args {
+            Special::Return => match args {
                 [x] => Expr::Return(Box::new(self.analyze(x, false)?)),
                 [] => Expr::Return(Box::new(Expr::Const(Value::Nil))),
                 _ => {
@@ -1209,16 +1077,14 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                     ));
                 }
             },
-            "fail" => match args {
+            Special::Fail => match args {
                 [x] => Expr::Fail(Box::new(self.analyze(x, false)?), span),
                 _ => return Err(Error::syntax(span, "fail takes one reason")),
             },
-            "for" | "doseq" => self.analyze_for(form, args, name == "for")?,
-            "comment" => Expr::Const(Value::Nil),
-            "ns" => Expr::Const(Value::Nil),
-            _ if is_unsupported(name) => return Err(unsupported_form(name, span)),
-            _ => return Ok(None),
-        }))
+            Special::For => self.analyze_for(form, args, true)?,
+            Special::Doseq => self.analyze_for(form, args, false)?,
+            Special::Comment | Special::Ns => Expr::Const(Value::Nil),
+        })
     }
 
     fn analyze_def(&mut self, form: &Form, args: &[Form]) -> Result<Expr> {
