@@ -4,23 +4,40 @@
 // (memoization caches), so using them as map keys is sound.
 #![allow(clippy::mutable_key_type)]
 
-// The modules, in layer order: each may use only the modules declared above it
-// (`cargo xtask ci` checks every `crate::` path against this order).
-mod analyze;
-pub mod builtins;
-mod engine;
-pub mod error;
-pub mod eval;
-pub mod format;
-mod ir;
-pub mod json;
-pub mod namespace;
-pub mod reader;
-pub mod reference;
-mod runtime;
+// The modules, in layer order: each may use only the modules declared above it (`cargo xtask
+// layers`, part of `cargo xtask ci`, checks every `crate::` path against this order). Each has
+// a comment line of its own, so that formatting keeps the order.
+
+// Source positions.
 pub mod span;
+// Native stack growth for deep walks.
 mod stack;
+// Values: data only; functions are opaque handles.
 pub mod value;
+// Printing values.
+pub mod format;
+// The one error type.
+pub mod error;
+// Text to forms; forms and printed text to values; regex syntax.
+pub mod reader;
+// JSON to and from values.
+pub mod json;
+// The state and limits of one run, host tools, what a builtin is.
+mod runtime;
+// The resolved program and the functions it makes.
+mod ir;
+// Forms to the resolved program: the language catalogue, names, special and macro-like forms.
+mod analyze;
+// The interpreter loop, calls, collections, exceptions, comprehensions.
+pub mod eval;
+// The builtin functions.
+pub mod builtins;
+// The user namespace as seen after a run.
+pub mod namespace;
+// Programs, runtimes and outcomes: the embedder's entry points.
+mod engine;
+// The generated language reference.
+pub mod reference;
 
 pub use engine::{Outcome, Program, RunOutcome, RunStats, Runtime, UserNamespace, eval_str};
 pub use error::{Error, ErrorKind, Result};
