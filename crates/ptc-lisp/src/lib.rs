@@ -22,6 +22,8 @@ pub mod error;
 pub mod reader;
 // JSON to and from values.
 pub mod json;
+// The user namespace as seen after a run.
+pub mod namespace;
 // The state and limits of one run, host tools, what a builtin is.
 mod runtime;
 // The resolved program and the functions it makes.
@@ -32,8 +34,6 @@ mod analyze;
 pub mod eval;
 // The builtin functions.
 pub mod builtins;
-// The user namespace as seen after a run.
-pub mod namespace;
 // Programs, runtimes and outcomes: the embedder's entry points.
 mod engine;
 // The generated language reference.
