@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use ptc_compression::history::{HistoryError, HistoryManager, HistoryPolicy};
 use ptc_compression::{CompressionConfig, CompressionSetting};
-use ptc_lisp::format::to_clojure;
+use ptc_lisp::to_clojure;
 use ptc_lisp::{Limits, ToolSpec, Value};
 use ptc_turn::{DEFAULT_MAX_TURNS, Message};
 use serde::Serialize;
@@ -449,19 +449,9 @@ pub(crate) fn data_from_serialize<D: Serialize + ?Sized>(
 ) -> Result<Vec<(String, Value)>, String> {
     let text =
         serde_json::to_string(data).map_err(|e| format!("it could not be serialized: {e}"))?;
-    let value = ptc_lisp::json::from_json_str(&text).map_err(|e| e.message)?;
+    let value = ptc_lisp::from_json_str(&text).map_err(|e| e.message)?;
     match value {
-        Value::Map(map) => Ok(map
-            .iter()
-            .map(|(key, value)| {
-                let name = match key {
-                    Value::Keyword(k) => k.as_str().to_string(),
-                    Value::Str(s) => s.to_string(),
-                    other => ptc_lisp::format::pr_str(other),
-                };
-                (name, value.clone())
-            })
-            .collect()),
+        Value::Map(_) => ptc_lisp::data_entries(&value).map_err(|e| e.message),
         other => Err(format!(
             "it must serialize to a JSON object whose keys name the data/ values, not to {}",
             match other {

@@ -8,8 +8,8 @@ use ptc_compression::history::{
     HistoryError, HistoryManager, HistoryPolicy, SummaryState, TRIM_NOTICE,
 };
 use ptc_compression::{Compression, RenderOptions, Uncompressed, cacheable_prefix_len};
-use ptc_lisp::format::{print_str, to_clojure};
 use ptc_lisp::{Outcome, RunOutcome, Runtime, Tools, UserNamespace, Value};
+use ptc_lisp::{print_str, to_clojure};
 use ptc_turn::{
     FailureKind, Message, Role, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage,
 };

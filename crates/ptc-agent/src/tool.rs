@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use async_trait::async_trait;
-use ptc_lisp::json::{from_json_str, to_json};
 use ptc_lisp::{ToolSpec, Value};
+use ptc_lisp::{from_json_str, to_json};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -281,7 +281,7 @@ fn typed_args<A: DeserializeOwned>(
     let detail = first_error.map_or_else(String::new, |e| format!(": {e}"));
     let shown: Vec<String> = args
         .iter()
-        .map(|a| ptc_lisp::format::to_clojure(a, Some(3), Some(40)).0)
+        .map(|a| ptc_lisp::to_clojure(a, Some(3), Some(40)).0)
         .collect();
     Err(ToolError::new(format!(
         "invalid arguments ({}){detail}; {}",

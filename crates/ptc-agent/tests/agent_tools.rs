@@ -55,11 +55,11 @@ fn tool_calls_of(step: &Step) -> Vec<String> {
                 c.name,
                 c.args
                     .iter()
-                    .map(ptc_lisp::format::pr_str)
+                    .map(ptc_lisp::pr_str)
                     .collect::<Vec<_>>()
                     .join(" "),
                 match &c.result {
-                    ptc_lisp::ToolOutcome::Ok(v) => ptc_lisp::format::pr_str(v),
+                    ptc_lisp::ToolOutcome::Ok(v) => ptc_lisp::pr_str(v),
                     ptc_lisp::ToolOutcome::Error(e) => format!("error: {e}"),
                 }
             )

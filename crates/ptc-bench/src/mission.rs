@@ -182,23 +182,10 @@ impl Mission {
 
 /// The entries of a data file: a JSON object whose keys become `data/<key>`.
 fn data_entries(text: &str) -> Result<BTreeMap<String, Value>, String> {
-    let value = ptc_lisp::json::from_json_str(text).map_err(|e| e.message)?;
-    let Value::Map(map) = value else {
-        return Err(format!(
-            "the data must be a JSON object whose keys become data/<key>, not {}",
-            value.type_name()
-        ));
-    };
-    Ok(map
-        .iter()
-        .map(|(key, value)| {
-            let name = match key {
-                Value::Keyword(k) => k.as_str().to_string(),
-                Value::Str(s) => s.to_string(),
-                other => ptc_lisp::format::pr_str(other),
-            };
-            (name, value.clone())
-        })
+    let value = ptc_lisp::from_json_str(text).map_err(|e| e.message)?;
+    Ok(ptc_lisp::data_entries(&value)
+        .map_err(|e| e.message)?
+        .into_iter()
         .collect())
 }
 

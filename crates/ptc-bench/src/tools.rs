@@ -33,8 +33,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use ptc_agent::{Signature, Tool, ToolError};
-use ptc_lisp::json::{from_json, to_json};
 use ptc_lisp::{ToolSpec, Value};
+use ptc_lisp::{from_json, to_json};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
@@ -440,9 +440,9 @@ mod tests {
         let log = CallLog::new();
         let tools = tools().instantiate(&log);
         let send = tools.iter().find(|t| t.name() == "send").unwrap();
-        let map = ptc_lisp::json::from_json_str(r#"{"to": "ann@example.com"}"#).unwrap();
+        let map = ptc_lisp::from_json_str(r#"{"to": "ann@example.com"}"#).unwrap();
         assert_eq!(call(send, vec![map]).await, Ok(json!({"status": "sent"})));
-        let other = ptc_lisp::json::from_json_str(r#"{"cc": "x"}"#).unwrap();
+        let other = ptc_lisp::from_json_str(r#"{"cc": "x"}"#).unwrap();
         assert_eq!(call(send, vec![other]).await, Ok(json!({"status": "sent"})));
         let args: Vec<Vec<Json>> = log.calls().into_iter().map(|c| c.args).collect();
         assert_eq!(

@@ -1,7 +1,7 @@
 //! `ptc eval`: run one PTC-Lisp program.
 
 use clap::Args;
-use ptc_lisp::format::pr_str;
+use ptc_lisp::pr_str;
 use ptc_lisp::{
     Limits, Outcome, Pos, Program, RunOutcome, Runtime, ToolOutcome, Tools, UserNamespace, Value,
 };
@@ -78,7 +78,7 @@ pub(crate) fn runtime_from_files(
         runtime = runtime.with_tools(tools);
     }
     if let Some(path) = data {
-        let value = ptc_lisp::json::from_json_str(&read_file(path)?)
+        let value = ptc_lisp::from_json_str(&read_file(path)?)
             .map_err(|e| format!("{}: {}", path.display(), e.message))?;
         runtime = runtime
             .with_data_map(&value)

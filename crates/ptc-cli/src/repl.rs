@@ -8,7 +8,7 @@
 
 use crate::eval::runtime_from_files;
 use clap::Args;
-use ptc_lisp::format::pr_str;
+use ptc_lisp::pr_str;
 use ptc_lisp::{ErrorKind, Outcome, Program, Runtime, UserNamespace, Value, reference};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -156,7 +156,7 @@ impl Session {
 
 /// A value cut to a line.
 fn short(value: &Value) -> String {
-    ptc_lisp::format::to_clojure(value, Some(8), Some(60)).0
+    ptc_lisp::to_clojure(value, Some(8), Some(60)).0
 }
 
 /// `vector of 3 items: [...]`, for `:data`.
@@ -357,8 +357,7 @@ mod tests {
 
     #[test]
     fn data_lists_the_inputs() {
-        let data =
-            ptc_lisp::json::from_json_str(r#"{"users": [{"id": 1}, {"id": 2}], "n": 5}"#).unwrap();
+        let data = ptc_lisp::from_json_str(r#"{"users": [{"id": 1}, {"id": 2}], "n": 5}"#).unwrap();
         let mut s = Session::new(Runtime::new().with_data_map(&data).unwrap());
         assert_eq!(
             show(&mut s, ":data"),

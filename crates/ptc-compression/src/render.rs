@@ -3,7 +3,7 @@
 
 use crate::options::{Limits, RenderOptions};
 use crate::vocabulary::TypeVocabulary;
-use ptc_lisp::format::to_clojure;
+use ptc_lisp::to_clojure;
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, Value, ValueShape};
 use ptc_turn::{Message, Turn};
 use std::borrow::Cow;

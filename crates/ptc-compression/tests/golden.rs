@@ -1,5 +1,5 @@
 //! Golden tests: turn histories rendered by each strategy, compared with the expected messages
-//! and stats in `tests/golden/*.txt`. Run with `BLESS=1` to rewrite the files after an intended
+//! and stats in `tests/golden/*.txt`. Run with `UPDATE_GOLDEN=1` to rewrite the files after an intended
 //! change, then review the diff.
 
 mod fixtures;
@@ -23,13 +23,13 @@ fn check_golden(name: &str, rendered: &Rendered) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(format!("{name}.txt"));
-    if std::env::var_os("BLESS").is_some() {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &actual).expect("write golden file");
         return;
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "cannot read {}: {e}; run with BLESS=1 to create it",
+            "cannot read {}: {e}; run with UPDATE_GOLDEN=1 to create it",
             path.display()
         )
     });

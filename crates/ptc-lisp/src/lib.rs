@@ -9,21 +9,21 @@
 // a comment line of its own, so that formatting keeps the order.
 
 // Source positions.
-pub mod span;
+mod span;
 // Native stack growth for deep walks.
 mod stack;
 // Values: data only; functions are opaque handles.
-pub mod value;
+mod value;
 // Printing values.
-pub mod format;
+mod format;
 // The one error type.
-pub mod error;
+mod error;
 // Text to forms; forms and printed text to values; regex syntax.
-pub mod reader;
+mod reader;
 // JSON to and from values.
-pub mod json;
+mod json;
 // The user namespace as seen after a run.
-pub mod namespace;
+mod namespace;
 // The state and limits of one run, host tools, what a builtin is.
 mod runtime;
 // The resolved program and the functions it makes.
@@ -31,23 +31,29 @@ mod ir;
 // Forms to the resolved program: the language catalogue, names, special and macro-like forms.
 mod analyze;
 // The interpreter loop, calls, collections, exceptions, comprehensions.
-pub mod eval;
+mod eval;
 // The builtin functions.
-pub mod builtins;
+mod builtins;
 // Programs, runtimes and outcomes: the embedder's entry points.
 mod engine;
 // The generated language reference.
 pub mod reference;
 
-pub use engine::{Outcome, Program, RunOutcome, RunStats, Runtime, UserNamespace, eval_str};
+pub use engine::{
+    Outcome, Program, RunOutcome, RunStats, Runtime, UserNamespace, data_entries, eval_str,
+};
 pub use error::{Error, ErrorKind, Result};
 pub use format::{pr_str, print_str, to_clojure};
+pub use json::{from_json, from_json_str, to_json};
 pub use namespace::Definition;
-pub use reader::read_value;
+pub use reader::{Form, FormKind, ReadLimits, read_value};
 pub use runtime::limits::Limits;
 pub use runtime::tools::{Tool, ToolCallRecord, ToolError, ToolOutcome, ToolSpec, Tools};
 pub use span::{Pos, Span};
-pub use value::{Function, Value, ValueShape};
+pub use value::{
+    Date, Function, Keyword, LazySeq, Map, MapIter, Regex, Seq, SeqIter, Set, SetIter, Symbol,
+    Value, ValueShape,
+};
 
 /// The README's examples, compiled and run as doc tests so the README stays true.
 #[doc = include_str!("../../../README.md")]

@@ -9,7 +9,7 @@
 mod cases;
 
 use cases::{Item, Outcome, PtcOutcome, parse_cases};
-use ptc_lisp::format::pr_str;
+use ptc_lisp::pr_str;
 use ptc_lisp::read_value;
 use ptc_lisp::{Outcome as RunResult, Runtime, UserNamespace, Value};
 

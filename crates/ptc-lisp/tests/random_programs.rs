@@ -25,11 +25,11 @@
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
 use proptest::test_runner::{Config, RngSeed};
-use ptc_lisp::format::{pr_str, to_clojure};
 use ptc_lisp::{
     ErrorKind, Limits, Outcome, RunOutcome, Runtime, ToolError, ToolOutcome, ToolSpec, Tools,
-    UserNamespace, Value, json,
+    UserNamespace, Value,
 };
+use ptc_lisp::{pr_str, to_clojure};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -93,7 +93,7 @@ fn runtime() -> &'static Runtime {
                     Ok(Value::Nil)
                 },
             );
-        let data = json::from_json_str(
+        let data = ptc_lisp::from_json_str(
             r#"{"items": [{"id": 1, "name": "a", "price": 2.5, "tags": ["x", "y"]},
                           {"id": 2, "name": "b", "price": 10, "tags": []},
                           {"id": 3, "name": "c", "price": null}],
@@ -686,7 +686,7 @@ fn use_results(out: &RunOutcome) {
     let shown = |v: &Value| {
         let _ = pr_str(v);
         let _ = to_clojure(v, Some(20), Some(100));
-        let _ = json::to_json(v);
+        let _ = ptc_lisp::to_json(v);
     };
     match &out.outcome {
         Outcome::Value(v) | Outcome::Returned(v) | Outcome::Failed(v) => shown(v),

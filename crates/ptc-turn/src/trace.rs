@@ -4,7 +4,7 @@ use crate::step::{Step, StepOutcome};
 use crate::turn::{Turn, TurnResult};
 use crate::usage::Usage;
 use ptc_lisp::ToolOutcome;
-use ptc_lisp::format::to_clojure;
+use ptc_lisp::to_clojure;
 use std::fmt::Write;
 
 /// Items and characters of a value shown in a trace.

@@ -224,23 +224,12 @@ impl Runtime {
         self
     }
 
-    /// Input data from a map: each key (keyword or string) becomes `data/<key>`.
+    /// Input data from a map (a JSON object read with [`from_json_str`](crate::from_json_str),
+    /// say): each entry becomes `data/<key>` (see [`data_entries`]).
     pub fn with_data_map(mut self, map: &Value) -> Result<Runtime> {
-        let Value::Map(m) = map else {
-            return Err(Error::type_error(format!(
-                "input data must be a map of names to values, got {}",
-                map.type_name()
-            )));
-        };
         let data = Arc::make_mut(&mut self.data);
-        for (k, v) in m.iter() {
-            let name = match k {
-                Value::Keyword(k) => k.as_str().to_string(),
-                Value::Str(s) => s.to_string(),
-                Value::Symbol(s) => s.as_str().to_string(),
-                other => crate::format::pr_str(other),
-            };
-            data.insert(name, v.clone());
+        for (name, value) in data_entries(map)? {
+            data.insert(name, value);
         }
         Ok(self)
     }
@@ -390,11 +379,42 @@ impl Runtime {
     }
 }
 
+/// The entries of a map of input data, in the map's order: each key names a `data/` value (a
+/// keyword or symbol by its name, a string as it is, any other key as it prints). This is how a
+/// JSON object becomes input data, wherever it comes from (a file, a struct serialized to JSON).
+///
+/// ```
+/// use ptc_lisp::{Value, data_entries, from_json_str};
+/// let data = from_json_str(r#"{"orders": [1, 2], "region": "north"}"#).unwrap();
+/// let names: Vec<String> = data_entries(&data).unwrap().into_iter().map(|(n, _)| n).collect();
+/// assert_eq!(names, ["orders", "region"]);
+/// assert!(data_entries(&Value::vector([])).is_err());
+/// ```
+pub fn data_entries(map: &Value) -> Result<Vec<(String, Value)>> {
+    let Value::Map(m) = map else {
+        return Err(Error::type_error(format!(
+            "input data must be a map of names to values, got {}",
+            map.type_name()
+        )));
+    };
+    Ok(m.iter()
+        .map(|(k, v)| {
+            let name = match k {
+                Value::Keyword(k) => k.as_str().to_string(),
+                Value::Str(s) => s.to_string(),
+                Value::Symbol(s) => s.as_str().to_string(),
+                other => crate::format::pr_str(other),
+            };
+            (name, v.clone())
+        })
+        .collect())
+}
+
 /// Run `source` with no tools, no data and default limits, and return its value. A handy entry
 /// point for tests and one-off evaluation.
 ///
 /// ```
-/// use ptc_lisp::{eval_str, format::pr_str};
+/// use ptc_lisp::{eval_str, pr_str};
 /// let v = eval_str("(->> [1 2 3 4] (filter even?) (map #(* % %)))").unwrap();
 /// assert_eq!(pr_str(&v), "(4 16)");
 /// ```

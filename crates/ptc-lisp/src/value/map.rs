@@ -546,10 +546,6 @@ impl MapBuilder {
         self.keys.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
     pub fn build(self) -> Map {
         if self.keys.len() <= SMALL_MAP_MAX {
             Map::of(MapRepr::Small {

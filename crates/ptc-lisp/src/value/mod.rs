@@ -54,9 +54,6 @@ pub(crate) const MAX_VALUE_DEPTH: u32 = 1_000;
 /// Bytes one value slot takes, the unit of the memory budget's estimates.
 const SLOT_BYTES: usize = std::mem::size_of::<Value>();
 
-/// The persistent vector behind lists and vectors.
-pub type Vector = imbl::Vector<Value>;
-
 /// A PTC-Lisp value.
 ///
 /// The tag is a whole word so that every payload starts at the second word. With a byte tag,
