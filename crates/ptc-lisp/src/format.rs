@@ -24,7 +24,7 @@ pub fn pr_str(value: &Value) -> String {
 /// prompts, whose maps have no commas.
 ///
 /// ```
-/// use ptc_lisp::{Value, format::to_clojure};
+/// use ptc_lisp::{Value, to_clojure};
 /// let v = Value::vector((1..=5).map(Value::Int));
 /// assert_eq!(to_clojure(&v, Some(3), None), ("[1 2 3 ...] (5 items, showing first 3)".to_string(), true));
 /// let m = Value::map([(Value::keyword("a"), Value::string("hello world")), (Value::keyword("b"), Value::Int(2))]);
@@ -94,13 +94,6 @@ pub enum Rendering {
 /// when it fits, `Err` with a prefix of at least `max_bytes` bytes when it does not. A value
 /// whose shared parts repeat can print as gigabytes; this costs at most about `max_bytes` of
 /// work and memory however large the value would print.
-///
-/// ```
-/// use ptc_lisp::{Value, format::{Rendering, render_within}};
-/// let v = Value::vector((1..=5).map(Value::Int));
-/// assert_eq!(render_within(&v, Rendering::Readable, 100), Ok("[1 2 3 4 5]".to_string()));
-/// assert_eq!(render_within(&v, Rendering::Readable, 4), Err("[1 2 ".to_string()));
-/// ```
 pub fn render_within(
     value: &Value,
     rendering: Rendering,
@@ -469,6 +462,19 @@ mod tests {
 
     fn kw(s: &str) -> Value {
         Value::keyword(s)
+    }
+
+    #[test]
+    fn render_within_stops_near_its_bound() {
+        let v = Value::vector((1..=5).map(Value::Int));
+        assert_eq!(
+            render_within(&v, Rendering::Readable, 100),
+            Ok("[1 2 3 4 5]".to_string())
+        );
+        assert_eq!(
+            render_within(&v, Rendering::Readable, 4),
+            Err("[1 2 ".to_string())
+        );
     }
 
     #[test]
