@@ -13,7 +13,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: cargo xtask <subcommand>
 
 subcommands:
-  ci                                    every check CI runs: fmt, clippy, tests, doc tests, benches compile
+  ci                                    every check CI runs: layers, fmt, clippy, tests, doc tests, benches compile, docs
   bench [FILTER]                        run the criterion benchmarks (medians in target/criterion)
   conformance [--regenerate | --docs]   check (or regenerate) the Clojure conformance corpus
   docs [--check]                        write docs/language.md from the builtin registry (or check it)

@@ -3,6 +3,7 @@
 // Values hash and compare by content, never through the interior mutability some functions hold
 // (memoization caches), so using them as map keys is sound.
 #![allow(clippy::mutable_key_type)]
+#![deny(missing_docs)]
 
 // The modules, in layer order: each may use only the modules declared above it (`cargo xtask
 // layers`, part of `cargo xtask ci`, checks every `crate::` path against this order). Each has

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// One `def`/`defn` of the user namespace, as recorded after a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Definition {
+    /// The defined name, without the `user/` namespace.
     pub name: String,
     /// The docstring, as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -23,6 +24,7 @@ pub struct Definition {
 }
 
 impl Definition {
+    /// Whether the definition is a function.
     pub fn is_function(&self) -> bool {
         matches!(self.value, Value::Fn(_))
     }

@@ -33,6 +33,7 @@ impl Program {
         Program::parse_with(source, &ReadLimits::default())
     }
 
+    /// Read `source` with the given bounds on program text.
     pub fn parse_with(source: &str, limits: &ReadLimits) -> Result<Program> {
         let forms = read(source, limits)?;
         Ok(Program {
@@ -41,10 +42,12 @@ impl Program {
         })
     }
 
+    /// The program text.
     pub fn source(&self) -> &str {
         &self.source
     }
 
+    /// The top-level forms, with their spans in [`Program::source`].
     pub fn forms(&self) -> &[Form] {
         &self.forms
     }
@@ -60,6 +63,7 @@ pub struct UserNamespace {
 }
 
 impl UserNamespace {
+    /// An empty namespace: nothing defined yet.
     pub fn new() -> UserNamespace {
         UserNamespace::default()
     }
@@ -75,6 +79,7 @@ impl UserNamespace {
         self.bindings.iter().filter(|b| b.value.is_some()).count()
     }
 
+    /// Whether nothing is defined.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -160,6 +165,7 @@ impl Outcome {
         }
     }
 
+    /// The error for [`Outcome::Error`].
     pub fn error(&self) -> Option<&Error> {
         match self {
             Outcome::Error(e) => Some(e),
@@ -176,9 +182,11 @@ impl Outcome {
 /// Counters of one run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunStats {
+    /// Evaluation steps taken (see [`Limits::max_steps`]).
     pub steps: u64,
     /// Bytes charged to the memory budget.
     pub memory_bytes: usize,
+    /// Time spent analysing the program.
     pub analyze_time: Duration,
     /// Evaluation time, not counting time spent in tools.
     pub eval_time: Duration,
@@ -187,6 +195,7 @@ pub struct RunStats {
 /// Everything a run produced.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
+    /// How the run ended.
     pub outcome: Outcome,
     /// Where the `(fail ...)` form that ended the run is, for [`Outcome::Failed`].
     pub failed_at: Option<Pos>,
@@ -197,6 +206,7 @@ pub struct RunOutcome {
     /// The user namespace after the run. After an error it holds what was defined before the
     /// error; callers that discard failed turns keep the namespace they passed in instead.
     pub memory: UserNamespace,
+    /// Counters of the run.
     pub stats: RunStats,
 }
 
@@ -209,10 +219,12 @@ pub struct Runtime {
 }
 
 impl Runtime {
+    /// A runtime with no tools, no data and the default [`Limits`].
     pub fn new() -> Runtime {
         Runtime::default()
     }
 
+    /// Use `tools` for `tool/...` calls, replacing the tools set before.
     pub fn with_tools(mut self, tools: Tools) -> Runtime {
         self.tools = tools;
         self
@@ -234,19 +246,23 @@ impl Runtime {
         Ok(self)
     }
 
+    /// Run under `limits` instead of the defaults.
     pub fn with_limits(mut self, limits: Limits) -> Runtime {
         self.limits = Arc::new(limits);
         self
     }
 
+    /// The tools programs may call.
     pub fn tools(&self) -> &Tools {
         &self.tools
     }
 
+    /// The input data, by name (`data/<name>`).
     pub fn data(&self) -> &BTreeMap<String, Value> {
         &self.data
     }
 
+    /// The limits every run gets.
     pub fn limits(&self) -> &Limits {
         &self.limits
     }

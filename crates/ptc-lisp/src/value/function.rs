@@ -121,7 +121,7 @@ impl Function {
     /// How deeply values nest inside the values this function holds (see
     /// [`Value::depth`](super::Value::depth)).
     #[inline]
-    pub fn depth(&self) -> u32 {
+    pub(crate) fn depth(&self) -> u32 {
         self.0.depth
     }
 }

@@ -11,6 +11,8 @@ use super::{Seq, Value};
 use std::any::Any;
 use std::sync::Arc;
 
+/// A lazy sequence: an unbounded one (`(range)`, `(iterate f x)`, ...) or a range too long to
+/// realize at once, realized only as far as a program consumes it.
 #[derive(Clone)]
 pub struct LazySeq(Arc<LazyNode>);
 
@@ -229,7 +231,7 @@ impl LazyKind {
 }
 
 impl LazySeq {
-    pub fn new(kind: LazyKind) -> LazySeq {
+    pub(crate) fn new(kind: LazyKind) -> LazySeq {
         let depth = kind.depth();
         let bounded = kind.bounded();
         LazySeq(Arc::new(LazyNode {
@@ -249,7 +251,7 @@ impl LazySeq {
     /// Whether every item asked for comes (unless producing it fails): an unbounded sequence
     /// that neither skips items (`filter`, `keep`, `distinct`, ...) nor may stop (`reductions`
     /// on a `reduced`). `(take n s)` of such a sequence has exactly n items.
-    pub fn is_endless(&self) -> bool {
+    pub(crate) fn is_endless(&self) -> bool {
         match &self.0.kind {
             LazyKind::Range { end, .. } => end.is_none(),
             LazyKind::Repeat(_) | LazyKind::Cycle(_) | LazyKind::Iterate { .. } => true,
@@ -265,7 +267,7 @@ impl LazySeq {
     }
 
     /// The number of items, when known without walking them (a range's).
-    pub fn known_count(&self) -> Option<u64> {
+    pub(crate) fn known_count(&self) -> Option<u64> {
         match &self.0.kind {
             LazyKind::Range {
                 end: Some(RangeEnd::Count(n)),
@@ -277,7 +279,7 @@ impl LazySeq {
 
     /// For a long range of integers, the range without its first `n` items, found without
     /// walking them (`(drop 99999999990 (range 100000000000))`).
-    pub fn drop_from_range(&self, n: usize) -> Option<LazySeq> {
+    pub(crate) fn drop_from_range(&self, n: usize) -> Option<LazySeq> {
         let LazyKind::Range {
             start: Value::Int(start),
             step: Value::Int(step),
@@ -308,20 +310,20 @@ impl LazySeq {
 
     /// Whether one of the two was read back from a stored step (`#lazy-seq[range]`) and both
     /// print the same: the read-back value stands for the sequence that was printed.
-    pub fn same_as_read_back(&self, other: &LazySeq) -> bool {
+    pub(crate) fn same_as_read_back(&self, other: &LazySeq) -> bool {
         (self.is_unrealized() || other.is_unrealized()) && self.describe() == other.describe()
     }
 
     /// How deeply values nest inside the sequence's sources and functions, plus one.
-    pub fn depth(&self) -> u32 {
+    pub(crate) fn depth(&self) -> u32 {
         self.0.depth
     }
 
-    pub fn kind(&self) -> &LazyKind {
+    pub(crate) fn kind(&self) -> &LazyKind {
         &self.0.kind
     }
 
-    pub fn ptr_eq(&self, other: &LazySeq) -> bool {
+    pub(crate) fn ptr_eq(&self, other: &LazySeq) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
 

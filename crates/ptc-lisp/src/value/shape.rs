@@ -8,20 +8,33 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind", content = "len")]
 pub enum ValueShape {
+    /// `nil`.
     Nil,
+    /// A boolean.
     Boolean,
+    /// An integer.
     Integer,
+    /// A float.
     Float,
+    /// A string.
     String,
+    /// A character.
     Char,
+    /// A keyword.
     Keyword,
+    /// A symbol.
     Symbol,
     /// Lists and vectors.
     List(usize),
+    /// A map with this many entries.
     Map(usize),
+    /// A set with this many items.
     Set(usize),
+    /// A function.
     Function,
+    /// A regular expression.
     Regex,
+    /// A var (`#'name`).
     Var,
     /// An unbounded lazy sequence.
     LazySeq,
@@ -30,6 +43,7 @@ pub enum ValueShape {
 }
 
 impl ValueShape {
+    /// The shape of `value`.
     pub fn of(value: &Value) -> ValueShape {
         match value {
             Value::Nil => ValueShape::Nil,
