@@ -56,7 +56,7 @@ pub(crate) struct Inner {
     pub system_prompt: SystemPrompt,
 }
 
-/// The options a sub-agent inherits from its parent unless it sets them itself (API-007).
+/// The options a sub-agent inherits from its parent unless it sets them itself.
 #[derive(Clone)]
 pub(crate) struct Settings {
     pub llm: Option<Arc<dyn Llm>>,
@@ -186,7 +186,7 @@ impl Agent {
 
     /// A builder for a sub-agent with its own mission that inherits this agent's model, retry
     /// policy, sandbox limits, turn budget, compression, history policy, extra system-prompt
-    /// text, reply token limit and temperature (API-007). Each can be overridden on the
+    /// text, reply token limit and temperature. Each can be overridden on the
     /// builder. Tools, data and signature are the sub-agent's own.
     pub fn sub_agent(&self, mission: impl Into<String>) -> AgentBuilder {
         AgentBuilder {
@@ -292,16 +292,16 @@ impl AgentBuilder {
         self
     }
 
-    /// The most turns a run may take (default 5, SS-002). 1 is single-shot: one program, no
-    /// retries, no compression (SS-001).
+    /// The most turns a run may take (default 5). 1 is single-shot: one program, no
+    /// retries, no compression.
     pub fn max_turns(mut self, max_turns: u32) -> AgentBuilder {
         self.settings.max_turns = max_turns;
         self
     }
 
-    /// History compression: `true` for the default strategy (API-001), `false` for none (the
-    /// default, API-003), a [`StrategyKind`](ptc_compression::StrategyKind), or a strategy with
-    /// options (API-002).
+    /// History compression: `true` for the default strategy, `false` for none (the
+    /// default), a [`StrategyKind`](ptc_compression::StrategyKind), or a strategy with
+    /// options.
     pub fn compression(mut self, setting: impl Into<CompressionSetting>) -> AgentBuilder {
         self.settings.compression = CompressionConfig::normalize(Some(setting.into()));
         self
@@ -339,7 +339,7 @@ impl AgentBuilder {
     /// strategy condenses the turns, then the policy trims or summarizes its messages (e.g.
     /// the failed-turn pairs or per-turn pairs that follow its first user message). The first
     /// user message (the mission, or the strategy's summary that starts with it) is always
-    /// kept (MSG-007), and room is reserved for it in `max_tokens`; summaries are written by
+    /// kept, and room is reserved for it in `max_tokens`; summaries are written by
     /// the agent's model.
     pub fn history_policy(mut self, policy: HistoryPolicy) -> AgentBuilder {
         self.settings.history = Some(policy);

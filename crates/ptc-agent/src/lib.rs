@@ -19,7 +19,7 @@
 //! mismatch is a failed turn showing the expected shape), `(fail reason)` ends it failed, and
 //! running out of turns ends it with `max_turns_exceeded`. A failed turn's definitions are
 //! discarded. With `max_turns` 1 the run is single-shot: one program whose last value is the
-//! answer, never compressed (SS-001).
+//! answer, never compressed.
 
 mod agent;
 mod extract;

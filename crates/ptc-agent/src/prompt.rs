@@ -11,7 +11,7 @@ use crate::signature::{Signature, Type};
 /// A generated system prompt and its size.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SystemPrompt {
-    /// The prompt text, sent unchanged on every turn (MSG-006).
+    /// The prompt text, sent unchanged on every turn.
     pub text: String,
     /// Its length in characters.
     pub chars: usize,

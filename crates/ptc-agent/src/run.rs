@@ -234,7 +234,7 @@ struct History {
 
 impl History {
     /// Checks that the budget holds the system prompt and the mission message, which are
-    /// always sent (MSG-007).
+    /// always sent.
     fn new(
         policy: HistoryPolicy,
         mission: &Message,

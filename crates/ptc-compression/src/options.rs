@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Size limits of a rendering. The defaults are the required ones: the newest 15 `println`
-/// entries (API-004) and 20 tool calls (API-005); samples of at most 3 items and 80 characters
-/// per string (TRN-002); tool-call arguments of at most 3 items and 60 characters (TRN-003).
+/// entries and 20 tool calls; samples of at most 3 items and 80 characters
+/// per string; tool-call arguments of at most 3 items and 60 characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Limits {
@@ -50,15 +50,15 @@ impl Default for Limits {
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct RenderOptions<'a> {
-    /// The mission, first in the first user message and never removed (MSG-003, MSG-007).
+    /// The mission, first in the first user message and never removed.
     pub mission: &'a str,
-    /// Sent unchanged as the system message (MSG-006).
+    /// Sent unchanged as the system message.
     pub system_prompt: &'a str,
     /// The `tool/` namespace, in the order shown.
     pub tools: &'a [ToolSpec],
     /// The `data/` namespace, shown in name order.
     pub data: &'a BTreeMap<String, Value>,
-    /// The turn budget. Turns left is `max_turns` minus the turns recorded (ARC-006).
+    /// The turn budget. Turns left is `max_turns` minus the turns recorded.
     pub max_turns: u32,
     /// Size limits (the required defaults unless configured).
     pub limits: Limits,
@@ -109,7 +109,7 @@ impl<'a> RenderOptions<'a> {
         self
     }
 
-    /// Single-shot runs are never compressed (SS-001).
+    /// Single-shot runs are never compressed.
     pub fn is_single_shot(&self) -> bool {
         self.max_turns <= 1
     }

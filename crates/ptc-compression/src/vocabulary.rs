@@ -4,7 +4,7 @@ use ptc_lisp::{Value, ValueShape};
 use std::fmt::Write;
 
 /// Labels values by type for summaries: `list[3]`, `map[0]`, `set[2]`, `string`, `integer`,
-/// `float`, `boolean`, `keyword`, `nil`, `#fn[...]` (TYP-001..012). Lists and vectors are both
+/// `float`, `boolean`, `keyword`, `nil`, `#fn[...]`. Lists and vectors are both
 /// `list[N]`. Kinds the requirements do not name get their own plain word: `char`, `symbol`,
 /// `regex`, `var`, `lazy-seq`.
 ///

@@ -31,7 +31,7 @@ pub enum ErrorKind {
     Arithmetic,
     /// A name that is neither local, defined, a builtin, a tool nor a data key.
     UndefinedSymbol,
-    /// A bare name that is both a tool and a data key (NS-007).
+    /// A bare name that is both a tool and a data key.
     AmbiguousReference,
     /// A host tool failed, panicked or timed out.
     Tool,

@@ -2,9 +2,9 @@
 //!
 //! - [`pr_str`]: exactly what Clojure's `pr-str` prints (readable; maps with `, `).
 //! - [`to_clojure`]: without limits, exactly [`pr_str`]; with limits, the compact form used in
-//!   prompts (SAM-003): the same reader syntax without the commas between map entries (commas
-//!   are whitespace to the reader, so it reads back to the same value), truncated
-//!   (TRN-001..005): collections over `limit` items end with `... (N items, showing first M)` and
+//!   prompts: the same reader syntax without the commas between map entries (commas
+//!   are whitespace to the reader, so it reads back to the same value), truncated:
+//!   collections over `limit` items end with `... (N items, showing first M)` and
 //!   strings over `printable_limit` characters end with `...`.
 //! - [`print_str`]: what `println` shows (strings and characters unquoted at every depth).
 //! - [`str_of`]: what `str` makes of one value (`nil` is empty, a string is itself).

@@ -1,4 +1,4 @@
-//! A human-readable view of a run for debugging (DBG-005): every turn in full, as it happened.
+//! A human-readable view of a run for debugging: every turn in full, as it happened.
 
 use crate::step::{Step, StepOutcome};
 use crate::turn::{Turn, TurnResult};

@@ -2,15 +2,15 @@
 //!
 //! Special forms are checked here, macro-like forms (`->`, `cond`, `when-let`, ...) are rewritten
 //! into special forms ([`macros`]), destructuring becomes plain bindings ([`destructure`]), and
-//! every symbol is resolved once, in this order (NS-004..NS-009):
+//! every symbol is resolved once, in this order:
 //!
 //! 1. a local binding (`let`, function parameter, ...);
 //! 2. a user definition (`def`/`defn`, from this program or an earlier turn);
 //! 3. a builtin (so a data key named `count` cannot break `(count xs)`);
 //! 4. a tool or a data key of that name (`fetch-users` → `tool/fetch-users`); a name that is both
-//!    is an `ambiguous_reference` error when evaluated (NS-007).
+//!    is an `ambiguous_reference` error when evaluated.
 //!
-//! `tool/x` and `data/x` always reach the tool or the input, whatever shadows `x` (NS-009).
+//! `tool/x` and `data/x` always reach the tool or the input, whatever shadows `x`.
 
 mod catalogue;
 mod destructure;

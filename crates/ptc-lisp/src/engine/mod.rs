@@ -84,7 +84,7 @@ impl UserNamespace {
         self.len() == 0
     }
 
-    /// Every definition in the order the names were first defined (DEF-009), with docstrings,
+    /// Every definition in the order the names were first defined, with docstrings,
     /// parameter lists and the shape each function last returned.
     pub fn definitions(&self) -> Vec<Definition> {
         let mut defined: Vec<&Binding> =
@@ -199,7 +199,7 @@ pub struct RunOutcome {
     pub outcome: Outcome,
     /// Where the `(fail ...)` form that ended the run is, for [`Outcome::Failed`].
     pub failed_at: Option<Pos>,
-    /// One entry per `println` call, in order (TRN-008).
+    /// One entry per `println` call, in order.
     pub prints: Vec<String>,
     /// Every tool call, in order.
     pub tool_calls: Vec<ToolCallRecord>,

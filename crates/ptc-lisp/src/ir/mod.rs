@@ -43,7 +43,7 @@ pub(crate) enum Expr {
         fallback: Option<Box<Expr>>,
         span: Span,
     },
-    /// A name that resolves to an error when evaluated (e.g. an ambiguous reference, NS-007).
+    /// A name that resolves to an error when evaluated (e.g. an ambiguous reference).
     Raise(Box<Error>),
     If(Box<(Expr, Expr, Expr)>),
     Do(Box<[Expr]>),

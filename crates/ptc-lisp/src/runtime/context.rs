@@ -43,7 +43,7 @@ pub(crate) struct Binding {
     pub value: Option<Value>,
     pub doc: Option<ArcStr>,
     pub params: Vec<String>,
-    /// When the name was first defined (definition order, DEF-009).
+    /// When the name was first defined (definition order).
     pub order: u64,
 }
 

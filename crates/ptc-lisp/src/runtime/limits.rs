@@ -35,7 +35,7 @@ pub struct Limits {
     pub tool_timeout: Option<Duration>,
     /// Total bytes printed per run (default 1 MiB).
     pub max_output_bytes: usize,
-    /// Each `println` entry is cut to this many characters (default 2,000, TRN-011).
+    /// Each `println` entry is cut to this many characters (default 2,000).
     pub max_print_chars: usize,
     /// Bounds on the program text.
     pub read: ReadLimits,

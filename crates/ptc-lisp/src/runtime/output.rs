@@ -5,7 +5,7 @@ use super::Ctx;
 use crate::error::{Error, ErrorKind};
 
 impl Ctx {
-    /// Record one `println` entry (cut at [`Limits::max_print_chars`], TRN-011).
+    /// Record one `println` entry (cut at [`Limits::max_print_chars`]).
     pub fn emit_print(&mut self, mut text: String) -> Result<(), Error> {
         self.settle_meter()?;
         let max = self.limits.max_print_chars;
