@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::llm::{Llm, RetryPolicy};
 use crate::prompt::{self, PromptInput, SystemPrompt};
 use crate::signature::{Mismatch, Signature, SignatureError};
-use crate::tool::{SyncTool, Tool};
+use crate::tool::{AsyncTool, SyncToolAdapter};
 
 /// An agent: a mission, tools, input data and the settings of its loop. Run it with
 /// [`Agent::run`] (see the [`crate`] documentation for the loop).
@@ -47,7 +47,7 @@ pub(crate) struct Inner {
     pub llm: Arc<dyn Llm>,
     /// The mission as written, with `{{name}}` placeholders.
     pub mission: String,
-    pub tools: Vec<Arc<dyn Tool>>,
+    pub tools: Vec<Arc<dyn AsyncTool>>,
     /// The specs of `tools`, in the same order.
     pub specs: Vec<ToolSpec>,
     pub data: BTreeMap<String, Value>,
@@ -161,7 +161,7 @@ fn join(mismatches: &[Mismatch]) -> String {
 #[must_use]
 pub struct AgentBuilder {
     mission: String,
-    tools: Vec<Arc<dyn Tool>>,
+    tools: Vec<Arc<dyn AsyncTool>>,
     data: BTreeMap<String, Value>,
     signature: Option<String>,
     settings: Settings,
@@ -249,19 +249,19 @@ impl AgentBuilder {
     }
 
     /// Adds a tool.
-    pub fn tool(self, tool: impl Tool + 'static) -> AgentBuilder {
+    pub fn tool(self, tool: impl AsyncTool + 'static) -> AgentBuilder {
         self.tool_arc(Arc::new(tool))
     }
 
     /// Adds a shared tool.
-    pub fn tool_arc(mut self, tool: Arc<dyn Tool>) -> AgentBuilder {
+    pub fn tool_arc(mut self, tool: Arc<dyn AsyncTool>) -> AgentBuilder {
         self.tools.push(tool);
         self
     }
 
     /// Adds every tool of a sandbox registry (for example fixture tools).
     pub fn lisp_tools(mut self, tools: &ptc_lisp::Tools) -> AgentBuilder {
-        for tool in SyncTool::all(tools) {
+        for tool in SyncToolAdapter::all(tools) {
             self.tools.push(Arc::new(tool));
         }
         self

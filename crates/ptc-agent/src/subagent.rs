@@ -7,7 +7,7 @@ use ptc_turn::StepOutcome;
 use crate::agent::Agent;
 use crate::run::RunOptions;
 use crate::signature::{Param, Type};
-use crate::tool::{Tool, ToolError};
+use crate::tool::{AsyncTool, ToolError};
 
 /// An agent that a parent agent's programs call as a tool; see [`Agent::as_tool`].
 #[derive(Debug, Clone)]
@@ -37,7 +37,7 @@ impl Agent {
 }
 
 #[async_trait]
-impl Tool for AgentTool {
+impl AsyncTool for AgentTool {
     fn name(&self) -> &str {
         &self.name
     }

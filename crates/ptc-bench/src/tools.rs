@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use ptc_agent::{Signature, Tool, ToolError};
+use ptc_agent::{AsyncTool, Signature, ToolError};
 use ptc_lisp::{ToolSpec, Value};
 use ptc_lisp::{from_json, to_json};
 use serde::{Deserialize, Serialize};
@@ -172,7 +172,7 @@ impl ToolSet {
     }
 
     /// The tools for one run, all writing to `log`.
-    pub fn instantiate(&self, log: &CallLog) -> Vec<Arc<dyn Tool>> {
+    pub fn instantiate(&self, log: &CallLog) -> Vec<Arc<dyn AsyncTool>> {
         self.decls
             .iter()
             .map(|(name, decl)| {
@@ -180,7 +180,7 @@ impl ToolSet {
                     name: name.clone(),
                     decl: decl.clone(),
                     log: log.clone(),
-                }) as Arc<dyn Tool>
+                }) as Arc<dyn AsyncTool>
             })
             .collect()
     }
@@ -329,7 +329,7 @@ struct MissionTool {
 }
 
 #[async_trait]
-impl Tool for MissionTool {
+impl AsyncTool for MissionTool {
     fn name(&self) -> &str {
         &self.name
     }
@@ -391,7 +391,7 @@ mod tests {
         .unwrap()
     }
 
-    async fn call(tool: &Arc<dyn Tool>, args: Vec<Value>) -> Result<Json, String> {
+    async fn call(tool: &Arc<dyn AsyncTool>, args: Vec<Value>) -> Result<Json, String> {
         tool.call(args)
             .await
             .map(|v| to_json(&v))

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 /// per string; tool-call arguments of at most 3 items and 60 characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Limits {
+pub struct RenderLimits {
     /// Most recent `println` entries shown (one entry per call, however many lines).
     pub println_limit: usize,
     /// Most recent tool calls shown.
@@ -25,9 +25,9 @@ pub struct Limits {
     pub arg_printable_limit: usize,
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
+impl Default for RenderLimits {
+    fn default() -> RenderLimits {
+        RenderLimits {
             println_limit: 15,
             tool_call_limit: 20,
             sample_limit: 3,
@@ -61,7 +61,7 @@ pub struct RenderOptions<'a> {
     /// The turn budget. Turns left is `max_turns` minus the turns recorded.
     pub max_turns: u32,
     /// Size limits (the required defaults unless configured).
-    pub limits: Limits,
+    pub limits: RenderLimits,
 }
 
 static NO_DATA: BTreeMap<String, Value> = BTreeMap::new();
@@ -75,7 +75,7 @@ impl<'a> RenderOptions<'a> {
             tools: &[],
             data: &NO_DATA,
             max_turns,
-            limits: Limits::default(),
+            limits: RenderLimits::default(),
         }
     }
 
@@ -87,7 +87,7 @@ impl<'a> RenderOptions<'a> {
             tools: &task.tools,
             data: &task.data,
             max_turns: task.max_turns,
-            limits: Limits::default(),
+            limits: RenderLimits::default(),
         }
     }
 
@@ -104,7 +104,7 @@ impl<'a> RenderOptions<'a> {
     }
 
     /// Render with `limits`.
-    pub fn with_limits(mut self, limits: Limits) -> RenderOptions<'a> {
+    pub fn with_limits(mut self, limits: RenderLimits) -> RenderOptions<'a> {
         self.limits = limits;
         self
     }
@@ -123,7 +123,7 @@ mod tests {
     // API-004, API-005, TRN-002, TRN-003: the default limits.
     #[test]
     fn default_limits_are_the_required_ones() {
-        let limits = Limits::default();
+        let limits = RenderLimits::default();
         assert_eq!(limits.println_limit, 15);
         assert_eq!(limits.tool_call_limit, 20);
         assert_eq!(

@@ -1,7 +1,7 @@
 //! The text of every part of a rendering. Strategies choose which parts to show and where;
 //! the wording lives only here (see docs/compression.md for the layout).
 
-use crate::options::{Limits, RenderOptions};
+use crate::options::{RenderLimits, RenderOptions};
 use crate::vocabulary::TypeVocabulary;
 use ptc_lisp::to_clojure;
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, Value, ValueShape};
@@ -101,10 +101,19 @@ fn open_comment(out: &mut String, line_start: usize) {
 
 /// Append `text` on the current line: line breaks become single spaces so one entry stays one
 /// line.
-/// A docstring as a summary line shows it: without `;`, which would end the string the line
-/// quotes it in for a reader of the comment the line is.
-fn summary_doc(doc: &str) -> String {
-    doc.replace(';', "")
+/// Whether a docstring shows anything on a summary line (see [`push_doc`]).
+fn shows_text(doc: &str) -> bool {
+    doc.chars().any(|c| c != ';' && !c.is_whitespace())
+}
+
+/// A docstring as a summary line shows it: on one line, trimmed, and without `;`, which would
+/// start a comment inside the comment the line is.
+fn push_doc(out: &mut String, doc: &str) {
+    if doc.contains(';') {
+        push_one_line(out, doc.replace(';', "").trim());
+    } else {
+        push_one_line(out, doc.trim());
+    }
 }
 
 fn push_one_line(out: &mut String, text: &str) {
@@ -126,7 +135,7 @@ fn push_one_line(out: &mut String, text: &str) {
     }
 }
 
-fn push_sample(out: &mut String, value: &Value, limits: &Limits) {
+fn push_sample(out: &mut String, value: &Value, limits: &RenderLimits) {
     let (text, _) = to_clojure(
         value,
         Some(limits.sample_limit),
@@ -264,18 +273,13 @@ fn write_definition(
     returns: &ReturnShapes<'_>,
     show_samples: bool,
     detail: Detail,
-    limits: &Limits,
+    limits: &RenderLimits,
 ) {
     let line = out.len();
     let doc = match detail {
-        Detail::Full => def
-            .doc
-            .as_deref()
-            .map(summary_doc)
-            .filter(|d| !d.trim().is_empty()),
+        Detail::Full => def.doc.as_deref().filter(|d| shows_text(d)),
         Detail::Minimal => None,
     };
-    let doc = doc.as_deref();
     if def.is_function() && !def.params.is_empty() {
         out.push('(');
         out.push_str(&def.name);
@@ -291,7 +295,7 @@ fn write_definition(
         open_comment(out, line);
         if let Some(doc) = doc {
             out.push('"');
-            push_one_line(out, doc.trim());
+            push_doc(out, doc);
             out.push('"');
             if returns.is_some() {
                 out.push(' ');
@@ -307,7 +311,7 @@ fn write_definition(
         open_comment(out, line);
         if let Some(doc) = doc {
             out.push('"');
-            push_one_line(out, doc.trim());
+            push_doc(out, doc);
             out.push_str("\" ");
         }
         out.push_str("= ");
@@ -327,7 +331,7 @@ pub(crate) fn write_user<'d>(
     returns: &ReturnShapes<'_>,
     show_samples: bool,
     detail: Detail,
-    limits: &Limits,
+    limits: &RenderLimits,
 ) {
     let mut defs = defs.into_iter().peekable();
     if defs.peek().is_none() {
@@ -348,7 +352,7 @@ fn write_tool_call(
     call: &ToolCallRecord,
     with_result: bool,
     detail: Detail,
-    limits: &Limits,
+    limits: &RenderLimits,
 ) {
     out.push_str(";   ");
     out.push_str(&call.name);
@@ -395,7 +399,7 @@ pub(crate) fn write_tool_calls<'c>(
     calls: impl IntoIterator<Item = &'c ToolCallRecord>,
     with_results: bool,
     detail: Detail,
-    limits: &Limits,
+    limits: &RenderLimits,
 ) -> usize {
     let mut shown = 0;
     for call in calls {

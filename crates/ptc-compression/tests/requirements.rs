@@ -6,7 +6,7 @@ use fixtures::*;
 use pretty_assertions::assert_eq;
 use ptc_compression::{
     Aggressive, Compression, CompressionConfig, CompressionOptions, CompressionSetting,
-    FailedTurns, Limits, PerTurnSummary, RenderOptions, RollingWindow, SingleUserCoalesced,
+    FailedTurns, PerTurnSummary, RenderLimits, RenderOptions, RollingWindow, SingleUserCoalesced,
     StrategyKind, Uncompressed,
 };
 use ptc_lisp::{ToolSpec, Value, ValueShape};
@@ -107,7 +107,7 @@ fn rendering_is_deterministic() {
 fn system_prompt_and_mission_always_lead() {
     let fixture = Fixture::new();
     let history = history();
-    let tiny = Limits {
+    let tiny = RenderLimits {
         println_limit: 0,
         tool_call_limit: 0,
         sample_limit: 0,
@@ -117,7 +117,7 @@ fn system_prompt_and_mission_always_lead() {
     };
     for strategy in strategies() {
         for n in 0..=history.len() {
-            for limits in [Limits::default(), tiny] {
+            for limits in [RenderLimits::default(), tiny] {
                 let turns = &history[..n];
                 let opts = fixture.opts(8).with_limits(limits);
                 let rendered = strategy.to_messages(turns, memory_of(turns), &opts);
@@ -461,9 +461,9 @@ fn println_limit_counts_calls_not_lines() {
         ok(1, "...", Value::Nil).with_prints(vec!["one".into(), "two\nlines".into()]),
         ok(2, "...", Value::Nil).with_prints(vec!["three".into()]),
     ];
-    let opts = fixture.opts(5).with_limits(Limits {
+    let opts = fixture.opts(5).with_limits(RenderLimits {
         println_limit: 2,
-        ..Limits::default()
+        ..RenderLimits::default()
     });
     let rendered = SingleUserCoalesced::default().to_messages(&turns, &[], &opts);
     assert!(
@@ -563,9 +563,9 @@ fn compression_settings_normalize() {
     assert_eq!(kind.strategy, Some(StrategyKind::RollingWindow));
     assert_eq!(kind.options.window, 2);
     let options = CompressionOptions {
-        limits: Limits {
+        limits: RenderLimits {
             println_limit: 10,
-            ..Limits::default()
+            ..RenderLimits::default()
         },
         ..CompressionOptions::default()
     };

@@ -49,7 +49,7 @@ pub use json::{from_json, from_json_str, to_json};
 pub use namespace::Definition;
 pub use reader::{Form, FormKind, ReadLimits, read_value};
 pub use runtime::limits::Limits;
-pub use runtime::tools::{Tool, ToolCallRecord, ToolError, ToolOutcome, ToolSpec, Tools};
+pub use runtime::tools::{SyncTool, ToolCallRecord, ToolError, ToolOutcome, ToolSpec, Tools};
 pub use span::{Pos, Span};
 pub use value::{
     Date, Function, Keyword, LazySeq, Map, MapIter, Regex, Seq, SeqIter, Set, SetIter, Symbol,

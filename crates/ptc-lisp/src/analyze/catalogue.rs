@@ -7,6 +7,9 @@
 //! prompt's compact reference are generated from it. Adding a special form means one entry here
 //! and one arm where the analyzer handles its [`Special`] variant.
 
+use rustc_hash::FxHashMap;
+use std::sync::OnceLock;
+
 /// A special form: evaluated by the language itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Special {
@@ -309,15 +312,42 @@ pub(crate) const DEREF_SYNTAX: &str = "@ (deref)";
 
 /// The form called `name` (or one of its aliases).
 pub(crate) fn form(name: &str) -> Option<&'static FormEntry> {
-    FORMS
-        .iter()
-        .find(|f| f.name == name || f.aliases.contains(&name))
+    match index().get(name)? {
+        Listed::Form(f) => Some(f),
+        Listed::Refused(_) => None,
+    }
 }
 
 /// The refused group `name` belongs to.
 pub(crate) fn refused(name: &str) -> Option<&'static Refused> {
     let name = if name == DEREF_SYNTAX { "deref" } else { name };
-    REFUSED.iter().find(|r| r.names.contains(&name))
+    match index().get(name)? {
+        Listed::Refused(r) => Some(r),
+        Listed::Form(_) => None,
+    }
+}
+
+/// What a name is in the catalogue.
+enum Listed {
+    Form(&'static FormEntry),
+    Refused(&'static Refused),
+}
+
+/// Every name of the catalogue (aliases included), found with one hash lookup: the analyzer
+/// looks up the head of every list it meets.
+fn index() -> &'static FxHashMap<&'static str, Listed> {
+    static INDEX: OnceLock<FxHashMap<&'static str, Listed>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let forms = FORMS.iter().flat_map(|f| {
+            std::iter::once(f.name)
+                .chain(f.aliases.iter().copied())
+                .map(move |name| (name, Listed::Form(f)))
+        });
+        let refused = REFUSED
+            .iter()
+            .flat_map(|r| r.names.iter().map(move |name| (*name, Listed::Refused(r))));
+        forms.chain(refused).collect()
+    })
 }
 
 /// Why `what` is missing from the subset, and what to write instead.

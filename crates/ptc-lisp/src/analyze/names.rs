@@ -7,7 +7,7 @@ use super::catalogue;
 use super::{Analyzer, suggest, unsupported_form};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ir::Expr;
-use crate::runtime::tools::Tool;
+use crate::runtime::tools::SyncTool;
 use crate::span::Span;
 use crate::value::{Function, Value, intern};
 use arcstr::ArcStr;
@@ -232,7 +232,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 }
 
 /// A tool as a function value (`(map tool/fetch ids)`).
-pub(crate) fn tool_function(name: &str, tool: Arc<dyn Tool>) -> Value {
+pub(crate) fn tool_function(name: &str, tool: Arc<dyn SyncTool>) -> Value {
     let name = ArcStr::from(name);
     let label = format!("tool/{name}");
     Value::Fn(Function::native(&label, move |ctx, args| {

@@ -1,7 +1,7 @@
 //! Calling host tools: the tool-call limit, what may leave the sandbox as an argument, the
 //! record of each call, and tools that panic or hang.
 
-use super::tools::{Tool, ToolCallRecord, ToolOutcome};
+use super::tools::{SyncTool, ToolCallRecord, ToolOutcome};
 use super::{Ctx, EvalResult};
 use crate::error::{Error, ErrorKind};
 use crate::value::{Value, meter};
@@ -15,7 +15,7 @@ impl Ctx {
     pub fn call_tool(
         &mut self,
         name: &ArcStr,
-        tool: &Arc<dyn Tool>,
+        tool: &Arc<dyn SyncTool>,
         args: Vec<Value>,
     ) -> EvalResult {
         let within_limit = match &self.tool_budget {
@@ -79,7 +79,7 @@ impl Ctx {
 
 /// Run a tool, turning panics and (when a timeout is set) hangs into error messages.
 fn invoke_tool(
-    tool: &Arc<dyn Tool>,
+    tool: &Arc<dyn SyncTool>,
     args: &[Value],
     timeout: Option<Duration>,
 ) -> Result<Value, String> {

@@ -1,6 +1,6 @@
 //! Host tools: the `tool/` namespace.
 //!
-//! A host registers [`Tool`]s under names; a program calls them as `(tool/name arg ...)` (or by
+//! A host registers [`SyncTool`]s under names; a program calls them as `(tool/name arg ...)` (or by
 //! the bare name, when nothing else has it). Each call is recorded as a [`ToolCallRecord`], in the
 //! order the calls were made.
 
@@ -69,12 +69,12 @@ impl ToolError {
 
 /// A synchronous host function. Implementations must be thread-safe: `pmap` calls tools from
 /// several threads at once. (The agent crate adapts async tools to this trait.)
-pub trait Tool: Send + Sync {
+pub trait SyncTool: Send + Sync {
     /// Run the tool on the arguments a program passed.
     fn call(&self, args: &[Value]) -> Result<Value, ToolError>;
 }
 
-impl<F> Tool for F
+impl<F> SyncTool for F
 where
     F: Fn(&[Value]) -> Result<Value, ToolError> + Send + Sync,
 {
@@ -86,7 +86,7 @@ where
 /// The tools available to a run, by name.
 #[derive(Clone, Default)]
 pub struct Tools {
-    by_name: BTreeMap<String, (ToolSpec, Arc<dyn Tool>)>,
+    by_name: BTreeMap<String, (ToolSpec, Arc<dyn SyncTool>)>,
 }
 
 impl Tools {
@@ -96,23 +96,23 @@ impl Tools {
     }
 
     /// Register `tool` under `spec.name` (replacing any tool of that name).
-    pub fn insert(&mut self, spec: ToolSpec, tool: impl Tool + 'static) {
+    pub fn insert(&mut self, spec: ToolSpec, tool: impl SyncTool + 'static) {
         self.insert_arc(spec, Arc::new(tool));
     }
 
     /// Register a shared `tool` under `spec.name` (replacing any tool of that name).
-    pub fn insert_arc(&mut self, spec: ToolSpec, tool: Arc<dyn Tool>) {
+    pub fn insert_arc(&mut self, spec: ToolSpec, tool: Arc<dyn SyncTool>) {
         self.by_name.insert(spec.name.clone(), (spec, tool));
     }
 
     /// [`Tools::insert`], as a builder.
-    pub fn with(mut self, spec: ToolSpec, tool: impl Tool + 'static) -> Tools {
+    pub fn with(mut self, spec: ToolSpec, tool: impl SyncTool + 'static) -> Tools {
         self.insert(spec, tool);
         self
     }
 
     /// The tool called `name`.
-    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn SyncTool>> {
         self.by_name.get(name).map(|(_, tool)| tool)
     }
 
