@@ -310,27 +310,24 @@ pub(crate) const REFUSED: &[Refused] = &[
 /// The reader syntax `@x` stands for `deref`, refused with its hint.
 pub(crate) const DEREF_SYNTAX: &str = "@ (deref)";
 
-/// The form called `name` (or one of its aliases).
-pub(crate) fn form(name: &str) -> Option<&'static FormEntry> {
-    match index().get(name)? {
-        Listed::Form(f) => Some(f),
-        Listed::Refused(_) => None,
-    }
-}
-
 /// The refused group `name` belongs to.
 pub(crate) fn refused(name: &str) -> Option<&'static Refused> {
     let name = if name == DEREF_SYNTAX { "deref" } else { name };
-    match index().get(name)? {
+    match lookup(name)? {
         Listed::Refused(r) => Some(r),
         Listed::Form(_) => None,
     }
 }
 
-/// What a name is in the catalogue.
-enum Listed {
+/// What a name is in the catalogue: a form, or a refused name.
+pub(crate) enum Listed {
     Form(&'static FormEntry),
     Refused(&'static Refused),
+}
+
+/// What `name` is in the catalogue, if anything.
+pub(crate) fn lookup(name: &str) -> Option<&'static Listed> {
+    index().get(name)
 }
 
 /// Every name of the catalogue (aliases included), found with one hash lookup: the analyzer

@@ -23,6 +23,8 @@ mod suggest;
 pub(crate) use catalogue::{FORMS, FormEntry, FormRole, REFUSED, Refusal};
 pub(crate) use library::Library;
 
+use catalogue::Listed;
+
 use crate::error::{Error, ErrorKind, Result};
 use crate::ir::*;
 use crate::reader::regex::compile as compile_regex;
@@ -543,18 +545,21 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             let is_local = self.frames.len() > 1 || !self.frames[0].locals.is_empty();
             let shadowed = is_local && self.is_local_name(name);
             if !shadowed {
-                match catalogue::form(name).map(|f| f.role) {
-                    Some(FormRole::Special(special)) => {
-                        return self.special_form(special, form, items, tail);
+                match catalogue::lookup(name) {
+                    Some(Listed::Form(entry)) => match entry.role {
+                        FormRole::Special(special) => {
+                            return self.special_form(special, form, items, tail);
+                        }
+                        FormRole::Macro(m) => {
+                            let expanded = macros::expand(self, m, name, form, items)?;
+                            return self.analyze(&expanded, tail);
+                        }
+                        FormRole::Reader => {}
+                    },
+                    Some(Listed::Refused(r)) if r.refusal == Refusal::Always => {
+                        return Err(unsupported_form(name, form.span));
                     }
-                    Some(FormRole::Macro(m)) => {
-                        let expanded = macros::expand(self, m, name, form, items)?;
-                        return self.analyze(&expanded, tail);
-                    }
-                    Some(FormRole::Reader) | None => {}
-                }
-                if catalogue::refused(name).is_some_and(|r| r.refusal == Refusal::Always) {
-                    return Err(unsupported_form(name, form.span));
+                    Some(Listed::Refused(_)) | None => {}
                 }
                 if let Some(rewritten) = macros::where_operator(self, name, form, items) {
                     return self.analyze(&rewritten, tail);
