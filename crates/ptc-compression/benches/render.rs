@@ -77,7 +77,8 @@ fn history(turns: usize) -> Vec<Turn> {
         .collect()
 }
 
-fn bench_render(c: &mut Criterion) {
+/// The tools and input data every rendering shows.
+fn tools_and_data() -> (Vec<ToolSpec>, BTreeMap<String, Value>) {
     let tools = vec![
         ToolSpec::new("search", "Search the catalogue, one page at a time")
             .with_params(["query"])
@@ -88,6 +89,11 @@ fn bench_render(c: &mut Criterion) {
         ("catalogue".to_string(), Value::vector((0..50).map(record))),
         ("currency".to_string(), Value::string("EUR")),
     ]);
+    (tools, data)
+}
+
+fn bench_render(c: &mut Criterion) {
+    let (tools, data) = tools_and_data();
     let strategies: Vec<Box<dyn Compression>> = vec![
         Box::new(SingleUserCoalesced::default()),
         Box::new(Uncompressed),
@@ -113,16 +119,7 @@ fn bench_render(c: &mut Criterion) {
 
 /// Render the 32-turn history `n` times with the default strategy (for the `profile` example).
 pub fn profile(n: usize) {
-    let tools = vec![
-        ToolSpec::new("search", "Search the catalogue, one page at a time")
-            .with_params(["query"])
-            .with_signature("({:query :string :page :int}) -> [{:id :int :name :string}]"),
-        ToolSpec::new("log", "Append a line to the audit log").with_params(["line"]),
-    ];
-    let data = BTreeMap::from([
-        ("catalogue".to_string(), Value::vector((0..50).map(record))),
-        ("currency".to_string(), Value::string("EUR")),
-    ]);
+    let (tools, data) = tools_and_data();
     let strategy = SingleUserCoalesced::default();
     let turns = history(32);
     let opts = RenderOptions::new("Score every catalogue page.", "You write PTC-Lisp.", 200)

@@ -300,6 +300,22 @@ fn return_types_are_found_in_earlier_turns() {
     assert!(text.contains("\n(total [xs ys])\n"), "{text}");
 }
 
+/// The lines of the `user/` section the default strategy renders for `memory`.
+fn user_section(fixture: &Fixture, memory: Vec<ptc_lisp::Definition>) -> Vec<String> {
+    let turns = vec![ok(1, "...", Value::Nil).with_memory(memory.clone())];
+    let text = SingleUserCoalesced::default()
+        .to_messages(&turns, &memory, &fixture.opts(5))
+        .messages[1]
+        .content
+        .clone();
+    text.split("\n\n")
+        .find(|part| part.starts_with(";; === user/"))
+        .expect("user section")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
 // FMT-006, FMT-007, FMT-008, FMT-009, FMT-010, DEF-003, DEF-004, DEF-005, TYP-011: function and
 // value lines.
 #[test]
@@ -319,18 +335,7 @@ fn value_lines() {
         ),
         fn_def("half", &["[n]"], Some(ValueShape::Float)),
     ];
-    let turns = vec![ok(1, "...", Value::Nil).with_memory(memory.clone())];
-    let text = SingleUserCoalesced::default()
-        .to_messages(&turns, &memory, &fixture.opts(5))
-        .messages[1]
-        .content
-        .clone();
-    let section: Vec<&str> = text
-        .split("\n\n")
-        .find(|part| part.starts_with(";; === user/"))
-        .expect("user section")
-        .lines()
-        .collect();
+    let section = user_section(&fixture, memory);
     let pad = |name: &str| format!("{name}{}; ", " ".repeat(30 - name.len()));
     assert_eq!(
         section,
@@ -362,18 +367,7 @@ fn docstrings_lose_every_semicolon_on_summary_lines() {
         documented(fn_def("pick", &["[xs]"], None), "Best;; first"),
         documented(fn_def("skip", &["[xs]"], None), ";"),
     ];
-    let turns = vec![ok(1, "...", Value::Nil).with_memory(memory.clone())];
-    let text = SingleUserCoalesced::default()
-        .to_messages(&turns, &memory, &fixture.opts(5))
-        .messages[1]
-        .content
-        .clone();
-    let section: Vec<&str> = text
-        .split("\n\n")
-        .find(|part| part.starts_with(";; === user/"))
-        .expect("user section")
-        .lines()
-        .collect();
+    let section = user_section(&fixture, memory);
     let pad = |name: &str| format!("{name}{}; ", " ".repeat(30 - name.len()));
     assert_eq!(
         section,
