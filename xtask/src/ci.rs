@@ -75,6 +75,8 @@ pub fn ci(args: &[String]) -> Result<(), String> {
     let started = Instant::now();
     eprintln!("==> ptc-lisp's modules are layered downward");
     crate::layers::run(&[])?;
+    // Once per lock file: the tests of ptc-mcp, ptc and the benchmark run these servers.
+    crate::mcp_servers()?;
     for step in CI_STEPS {
         run_step(step.name, step.args, step.env)?;
     }

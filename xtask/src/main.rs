@@ -24,7 +24,15 @@ subcommands:
   layers                                check that ptc-lisp's modules use only the modules above them
   eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
                                         run the agent missions against a model; report in target/eval
-  fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each";
+  fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each
+  mcp-servers                           install the pinned MCP servers the tests and missions use (npm ci)";
+
+/// Installs the MCP servers of `crates/ptc-mcp-testkit/servers` (once per lock file).
+pub fn mcp_servers() -> Result<(), String> {
+    let dir = ptc_mcp_testkit::ensure_installed()?;
+    eprintln!("==> MCP test servers are installed in {}", dir.display());
+    Ok(())
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,6 +44,7 @@ fn main() -> ExitCode {
         Some("eval") => eval::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("layers") => layers::run(&args[1..]),
+        Some("mcp-servers") => mcp_servers(),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
