@@ -23,6 +23,8 @@ mod error;
 mod reader;
 // JSON to and from values.
 mod json;
+// Rust types to and from values, through serde.
+mod convert;
 // The user namespace as seen after a run.
 mod namespace;
 // The state and limits of one run, host tools, what a builtin is.
@@ -40,6 +42,7 @@ mod engine;
 // The generated language reference.
 pub mod reference;
 
+pub use convert::{from_value, to_value};
 pub use engine::{
     Outcome, Program, RunOutcome, RunStats, Runtime, UserNamespace, data_entries, eval_str,
 };

@@ -8,44 +8,9 @@ use super::{Analyzer, internal};
 use crate::error::{Error, Result};
 use crate::ir::{Expr, Slot};
 use crate::reader::{Form, FormKind};
-use crate::runtime::{Builtin, Ctx, EvalResult};
+use crate::runtime::Builtin;
 use crate::span::Span;
-use crate::value::{Map, Value};
-
-/// Map destructuring of a sequence of key/value pairs (`& {:keys [a]}` rest arguments).
-static SEQ_TO_MAP: Builtin = Builtin {
-    name: "destructure-map",
-    min_args: 1,
-    max_args: Some(1),
-    signature: "",
-    doc: "",
-    example: "",
-    expected: "",
-    f: seq_to_map,
-};
-
-fn seq_to_map(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
-        Value::List(items) => {
-            // Keyword arguments, optionally ending with a map of more options (Clojure 1.11).
-            let mut m = Map::new();
-            let trailing = match items.last() {
-                Some(Value::Map(last)) if items.len() % 2 == 1 => Some(last.clone()),
-                _ => None,
-            };
-            let pairs = items.len() - usize::from(trailing.is_some());
-            let mut it = items.iter().take(pairs);
-            while let Some(k) = it.next() {
-                m.assoc_mut(k.clone(), it.next().cloned().unwrap_or_default());
-            }
-            for (k, v) in trailing.iter().flat_map(|t| t.iter()) {
-                m.assoc_mut(k.clone(), v.clone());
-            }
-            Ok(Value::Map(m))
-        }
-        other => Ok(other.clone()),
-    }
-}
+use crate::value::Value;
 
 impl<'s, 'a> Analyzer<'s, 'a> {
     /// The builtin `name` destructuring expands to.
@@ -152,7 +117,11 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         let map_slot = self.new_slot();
         out.push((
             map_slot,
-            internal(&SEQ_TO_MAP, vec![Expr::Local(slot)], span),
+            internal(
+                self.scope.library.destructure_map(),
+                vec![Expr::Local(slot)],
+                span,
+            ),
         ));
         let defaults: Vec<(&str, &Form)> = items
             .chunks(2)

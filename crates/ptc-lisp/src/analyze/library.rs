@@ -22,4 +22,7 @@ pub(crate) trait Library: Sync {
     fn class_members(&self, class: &str) -> Vec<&'static str>;
     /// The builtins that are Java methods (`.toUpperCase`, ...), sorted.
     fn method_names(&self) -> Vec<&'static str>;
+    /// The builtin map destructuring of a rest argument expands to: a sequence of key/value
+    /// pairs (`& {:keys [a]}`) as a map. It is not in the registry: programs cannot call it.
+    fn destructure_map(&self) -> &'static Builtin;
 }

@@ -7,11 +7,11 @@ use crate::error::{Error, Result};
 use crate::value::Value;
 
 #[cold]
-pub(crate) fn not_a_number(name: &str, v: &Value) -> Error {
+pub(crate) fn not_a_number(name: impl std::fmt::Display, v: &Value) -> Error {
     Error::type_error(format!("{name} expects numbers, got {}", got(v)))
 }
 
-pub(crate) fn overflow(op: &str, a: &Value, b: &Value) -> Error {
+pub(crate) fn overflow(op: impl std::fmt::Display, a: &Value, b: &Value) -> Error {
     Error::arithmetic(format!(
         "integer overflow: ({op} {} {}) does not fit in 64 bits; use a float (e.g. 1.0) for \
          very large numbers",
@@ -27,7 +27,6 @@ pub(crate) fn as_f64(v: &Value) -> f64 {
         _ => f64::NAN,
     }
 }
-
 #[inline(always)]
 pub(crate) fn arith(
     op: &str,

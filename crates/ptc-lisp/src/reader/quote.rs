@@ -162,6 +162,10 @@ pub mod serde_text {
     }
 }
 
+/// The name a `Value` is serialized under as a newtype, so that serde conversion of Rust types
+/// (`crate::convert`) keeps a value embedded in a user type as the value it is.
+pub(crate) const VALUE_TOKEN: &str = "$ptc_lisp::Value";
+
 /// The stack a value nested deeper than a program may be is read on: reading takes a few KiB
 /// of stack per level in a debug build, and values nest up to [`MAX_VALUE_DEPTH`] levels by
 /// default.
@@ -203,12 +207,26 @@ fn read_one(text: &str, limits: &ReadLimits) -> Result<Value> {
     }
 }
 
+/// A value serializes as its printed text, wrapped in a newtype that formats such as JSON see
+/// through and [`to_value`](crate::to_value) recognizes, so that a value inside converted data
+/// converts as itself.
 impl serde::Serialize for Value {
     fn serialize<S: serde::Serializer>(
         &self,
         serializer: S,
     ) -> std::result::Result<S::Ok, S::Error> {
-        serde_text::serialize(self, serializer)
+        struct Printed<'a>(&'a Value);
+
+        impl serde::Serialize for Printed<'_> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                serde_text::serialize(self.0, serializer)
+            }
+        }
+
+        serializer.serialize_newtype_struct(VALUE_TOKEN, &Printed(self))
     }
 }
 
@@ -216,7 +234,28 @@ impl<'de> serde::Deserialize<'de> for Value {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> std::result::Result<Value, D::Error> {
-        serde_text::deserialize(deserializer)
+        struct Text;
+
+        impl<'de> serde::de::Visitor<'de> for Text {
+            type Value = Value;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a printed PTC-Lisp value")
+            }
+
+            fn visit_newtype_struct<D: serde::Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> std::result::Result<Value, D::Error> {
+                serde_text::deserialize(deserializer)
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> std::result::Result<Value, E> {
+                read_value(text).map_err(E::custom)
+            }
+        }
+
+        deserializer.deserialize_newtype_struct(VALUE_TOKEN, Text)
     }
 }
 

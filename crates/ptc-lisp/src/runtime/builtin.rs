@@ -2,11 +2,11 @@
 //! and implementation. The entries themselves are the library (`crate::builtins`).
 
 use super::{Ctx, EvalResult};
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::value::Value;
 
-/// The implementation of a builtin.
-pub(crate) type BuiltinFn = fn(&mut Ctx, &[Value]) -> EvalResult;
+/// A registry entry's function: the builtin's own entry (for its name) and the arguments.
+pub(crate) type BuiltinFn = fn(&mut Ctx, &'static Builtin, &[Value]) -> EvalResult;
 
 /// One builtin function.
 pub struct Builtin {
@@ -24,30 +24,30 @@ pub struct Builtin {
     pub example: &'static str,
     /// ... and that program's result, as `pr-str` prints it.
     pub expected: &'static str,
+    /// Checks the argument count, counts the call as a step, and runs the implementation.
     pub f: BuiltinFn,
 }
 
 impl Builtin {
-    /// Whether `argc` arguments are accepted.
-    pub fn accepts(&self, argc: usize) -> bool {
+    /// Whether `argc` arguments are accepted (the entries check the count themselves).
+    #[cfg(test)]
+    pub(crate) fn accepts(&self, argc: usize) -> bool {
         argc >= self.min_args as usize && self.max_args.is_none_or(|max| argc <= max as usize)
     }
 
-    #[inline]
-    pub fn check_arity(&self, argc: usize) -> Result<()> {
-        if self.accepts(argc) {
-            return Ok(());
-        }
+    /// The error for a call with `argc` arguments, which the builtin does not take.
+    #[cold]
+    pub fn arity_error(&self, argc: usize) -> Error {
         let expected = match self.max_args {
             Some(max) if max == self.min_args => format!("{max}"),
             Some(max) => format!("{} to {max}", self.min_args),
             None => format!("at least {}", self.min_args),
         };
-        Err(Error::arity(format!(
+        Error::arity(format!(
             "{} called with {argc} argument{}, expects {expected}; usage: {}",
             self.name,
             if argc == 1 { "" } else { "s" },
             self.signature
-        )))
+        ))
     }
 }
