@@ -58,8 +58,3 @@ pub use value::{
     Date, Function, Keyword, LazySeq, Map, MapIter, Regex, Seq, SeqIter, Set, SetIter, Symbol,
     Value, ValueShape,
 };
-
-/// The README's examples, compiled and run as doc tests so the README stays true.
-#[doc = include_str!("../../../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;
