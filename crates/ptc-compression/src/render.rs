@@ -99,8 +99,6 @@ fn open_comment(out: &mut String, line_start: usize) {
     out.push_str("; ");
 }
 
-/// Append `text` on the current line: line breaks become single spaces so one entry stays one
-/// line.
 /// Whether a docstring shows anything on a summary line (see [`push_doc`]).
 fn shows_text(doc: &str) -> bool {
     doc.chars().any(|c| c != ';' && !c.is_whitespace())
@@ -109,13 +107,19 @@ fn shows_text(doc: &str) -> bool {
 /// A docstring as a summary line shows it: on one line, trimmed, and without `;`, which would
 /// start a comment inside the comment the line is.
 fn push_doc(out: &mut String, doc: &str) {
-    if doc.contains(';') {
+    let trimmed = doc.trim();
+    // Most docstrings are one plain line: one scan, and no copy.
+    if !trimmed.bytes().any(|b| matches!(b, b';' | b'\n' | b'\r')) {
+        out.push_str(trimmed);
+    } else if doc.contains(';') {
         push_one_line(out, doc.replace(';', "").trim());
     } else {
-        push_one_line(out, doc.trim());
+        push_one_line(out, trimmed);
     }
 }
 
+/// Append `text` on the current line: line breaks become single spaces so one entry stays one
+/// line.
 fn push_one_line(out: &mut String, text: &str) {
     if !text.contains(['\n', '\r']) {
         out.push_str(text);
