@@ -158,7 +158,7 @@ impl Tools {
     /// called with exactly that many arguments; one without `params` takes any.
     ///
     /// ```
-    /// use ptc_lisp::{Runtime, UserNamespace, format::pr_str};
+    /// use ptc_lisp::{Runtime, UserNamespace, pr_str};
     ///
     /// let tools = ptc_lisp::Tools::from_fixture_json(
     ///     r#"{"get-user": {"description": "A user", "params": ["id"], "returns": {"name": "Ann", "age": 7}}}"#,
