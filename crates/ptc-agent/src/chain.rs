@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use ptc_lisp::Value;
-use ptc_lisp::format::to_clojure;
+use ptc_lisp::to_clojure;
 use ptc_turn::{FailureKind, Step, StepOutcome, Task, Turns, Usage};
 
 use crate::run::RunError;

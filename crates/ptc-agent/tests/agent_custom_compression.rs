@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 
 use pretty_assertions::assert_eq;
 use ptc_agent::{Agent, ScriptedLlm};
-use ptc_compression::{Compression, CompressionOptions, Limits, RenderOptions, Rendered};
+use ptc_compression::{Compression, CompressionOptions, RenderLimits, RenderOptions, Rendered};
 use ptc_lisp::{Definition, Value};
 use ptc_turn::{Message, Turn};
 
@@ -57,9 +57,9 @@ fn sent(step: &ptc_turn::Step) -> Vec<String> {
 #[tokio::test]
 async fn the_agent_sends_what_a_custom_strategy_renders() {
     let tally = Arc::new(Tally::default());
-    let limits = Limits {
+    let limits = RenderLimits {
         println_limit: 7,
-        ..Limits::default()
+        ..RenderLimits::default()
     };
     let agent = Agent::builder("Add")
         .llm(replies())

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptc_agent::{Llm, LlmError, LlmRequest, LlmResponse, ReplayLlm, parse_llm_spec};
 use ptc_compression::{CompressionConfig, HeuristicTokenizer, Tokenizer};
-use ptc_lisp::json::to_json;
+use ptc_lisp::to_json;
 use ptc_turn::{FailureKind, Message, StepOutcome};
 use serde::{Deserialize, Serialize};
 
