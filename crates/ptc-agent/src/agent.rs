@@ -10,6 +10,9 @@ use ptc_compression::{Compression, CompressionConfig, CompressionOptions, Compre
 use ptc_lisp::to_clojure;
 use ptc_lisp::{Limits, ToolSpec, Value};
 use ptc_turn::{DEFAULT_MAX_TURNS, Message};
+
+/// How many levels of sub-agents may run below a top run unless the agent says otherwise.
+pub const DEFAULT_MAX_DEPTH: u32 = 3;
 use serde::Serialize;
 
 use crate::custom_strategy::CustomStrategy;
@@ -82,6 +85,10 @@ pub(crate) struct Settings {
     /// Models by name, for `llm_named` here, in sub-agents and in runs.
     pub registry: LlmRegistry,
     pub deadline: Option<Duration>,
+    /// How many levels of sub-agents may run below a top run.
+    pub max_depth: u32,
+    /// Turns shared by a top run and all its sub-agents' runs.
+    pub turn_budget: Option<u32>,
 }
 
 impl Default for Settings {
@@ -100,6 +107,8 @@ impl Default for Settings {
             sampling: Sampling::default(),
             registry: LlmRegistry::default(),
             deadline: None,
+            max_depth: DEFAULT_MAX_DEPTH,
+            turn_budget: None,
         }
     }
 }
@@ -595,10 +604,30 @@ impl AgentBuilder {
     }
 
     /// The longest a whole run may take, wall-clock, from its start (or its resume) to its
-    /// end: model requests, retries and programs together. A run still going then ends with
-    /// the failure kind `timeout`, keeping the turns completed so far. None by default.
+    /// end: model requests, retries, programs and the sub-agents they call together. A run
+    /// still going then ends with the failure kind `timeout`, keeping the turns completed so
+    /// far; sub-agents running then end the same way. A sub-agent's own deadline can only
+    /// shorten the one it inherits. None by default.
     pub fn deadline(mut self, deadline: Duration) -> AgentBuilder {
         self.settings.deadline = Some(deadline);
+        self
+    }
+
+    /// How many levels of sub-agents may run below a run of this agent: 1 lets its programs
+    /// call sub-agents but not theirs. A sub-agent that would run deeper fails at once with
+    /// `max_depth_exceeded`, an error its caller's program reads. 3 by default; the top run's
+    /// setting holds for the whole tree.
+    pub fn max_depth(mut self, max_depth: u32) -> AgentBuilder {
+        self.settings.max_depth = max_depth;
+        self
+    }
+
+    /// The most turns a run of this agent and all the sub-agent runs below it may take
+    /// together. Each turn of any of them takes one; a run that finds none left ends with
+    /// `turn_budget_exhausted`. No limit by default (each run is still bounded by its
+    /// `max_turns`); the top run's setting holds for the whole tree.
+    pub fn turn_budget(mut self, turns: u32) -> AgentBuilder {
+        self.settings.turn_budget = Some(turns);
         self
     }
 

@@ -40,6 +40,8 @@ mod subagent;
 mod summarizer;
 mod telemetry;
 mod tool;
+mod tree;
+mod turn_history;
 
 pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
 pub use extract::extract_program;

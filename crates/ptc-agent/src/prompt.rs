@@ -82,6 +82,8 @@ definition made without printing is shown as a short sample.
 their job.
 - A program that fails with an error changes nothing: its definitions are discarded. Read the \
 error, fix the program and send it again; earlier definitions are still there.
+- `*1`, `*2`, `*3` are the values of your last three programs that ran without error, newest \
+first; `*e` is the last error, as `{:turn :kind :message}`.
 - When you have the answer, call `(return value)`: the run ends and the value goes to the \
 caller. If the task cannot be done, call `(fail \"reason\")`.
 - Each message says how many turns are left. On the final turn you must call `return` or \

@@ -12,12 +12,14 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use ptc_lisp::{
-    Limits, Outcome, Runtime, ToolCallRecord, ToolError, ToolOutcome, Tools, UserNamespace, Value,
+    History, Limits, Outcome, Runtime, ToolCallRecord, ToolError, ToolOutcome, Tools,
+    UserNamespace, Value,
 };
 use ptc_turn::{Task, Turn};
 
 use crate::agent::Inner;
 use crate::tool::{BlockingTool, RunAlive};
+use crate::turn_history::history_of;
 
 /// The sandbox every program of a run runs in, before the turn's tools are added.
 pub(crate) fn runtime_for(limits: &Limits, task: &Task) -> Runtime {
@@ -79,7 +81,13 @@ pub(crate) async fn restore_namespace(
     handle: &tokio::runtime::Handle,
     alive: &RunAlive,
 ) -> Result<UserNamespace, String> {
-    let replayed: Vec<Turn> = turns.iter().filter(|t| t.is_success()).cloned().collect();
+    // Each program reads `*1 *2 *3 *e` as they were when it first ran.
+    let replayed: Vec<(Turn, History)> = turns
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.is_success())
+        .map(|(i, t)| (t.clone(), history_of(&turns[..i])))
+        .collect();
     if replayed.is_empty() {
         return Ok(UserNamespace::new());
     }
@@ -105,9 +113,13 @@ pub(crate) async fn restore_namespace(
     let restoring = replay.clone();
     let restored = tokio::task::spawn_blocking(move || {
         let mut memory = UserNamespace::new();
-        for turn in &replayed {
+        for (turn, history) in replayed {
+            let turn = &turn;
             *restoring.turn() = Some(Recorded::new(turn));
-            let out = runtime.run_str(turn.program(), &memory);
+            let out = runtime
+                .clone()
+                .with_history(history)
+                .run_str(turn.program(), &memory);
             let number = turn.number();
             match out.outcome {
                 Outcome::Value(_) | Outcome::Returned(_) => {}

@@ -27,6 +27,8 @@ use crate::store::{RunStore, StoreError};
 use crate::summarizer::LlmSummarizer;
 use crate::telemetry::{HumanDuration, record_tokens};
 use crate::tool::{BlockingTool, RunAlive};
+use crate::tree::Tree;
+use crate::turn_history::history_of;
 
 /// Told about a run as it happens, e.g. to show each turn live. Both methods do nothing unless
 /// implemented.
@@ -445,11 +447,33 @@ impl Agent {
             gen_ai.usage.cache_creation.input_tokens = Empty,
             duration_ms = Empty,
         );
+        let tree = Tree::for_run(&inner.settings, Instant::now());
+        if let Some(reason) = tree.depth_exceeded() {
+            return Ok(Step {
+                outcome: StepOutcome::Failed {
+                    kind: FailureKind::MaxDepthExceeded,
+                    reason,
+                    value: None,
+                },
+                task,
+                turns: start.turns,
+                usage: Usage::default(),
+            });
+        }
         let store = options
             .store
             .as_ref()
             .map(|(store, id)| (*store, id.as_str()));
-        let run = Loop::new(inner, llm, task, handle, options.observer, store, start)?;
+        let run = Loop::new(
+            inner,
+            llm,
+            task,
+            handle,
+            options.observer,
+            store,
+            start,
+            tree,
+        )?;
         let step = run.run().instrument(span.clone()).await;
         record_step(&span, &step);
         if let Some((store, id)) = &options.store
@@ -547,9 +571,12 @@ struct Loop<'a> {
     unattached: Usage,
     /// Dropped with the run: tool calls still in flight then stop waiting.
     alive: RunAlive,
+    /// The limits this run shares with the runs above and below it.
+    tree: Tree,
 }
 
 impl<'a> Loop<'a> {
+    #[allow(clippy::too_many_arguments)]
     fn new(
         agent: &'a Inner,
         llm: Arc<dyn Llm>,
@@ -558,6 +585,7 @@ impl<'a> Loop<'a> {
         observer: Option<&'a dyn RunObserver>,
         store: Option<(&'a dyn RunStore, &'a str)>,
         start: Start,
+        tree: Tree,
     ) -> Result<Loop<'a>, RunError> {
         let Start {
             turns,
@@ -610,12 +638,13 @@ impl<'a> Loop<'a> {
             pending: Usage::default(),
             awaiting_model: false,
             unattached: Usage::default(),
+            tree,
         })
     }
 
     async fn run(mut self) -> Step {
         let started = Instant::now();
-        let deadline = self.agent.settings.deadline.map(|d| (d, started + d));
+        let deadline = self.tree.deadline;
         let outcome = loop {
             let number = self.turns.next_number();
             if number > self.task.max_turns {
@@ -626,6 +655,13 @@ impl<'a> Loop<'a> {
                         self.task.max_turns,
                         if self.task.max_turns == 1 { "" } else { "s" }
                     ),
+                    value: None,
+                };
+            }
+            if let Err(reason) = self.tree.take_turn() {
+                break StepOutcome::Failed {
+                    kind: FailureKind::TurnBudgetExhausted,
+                    reason,
                     value: None,
                 };
             }
@@ -647,7 +683,7 @@ impl<'a> Loop<'a> {
             let turn = self.turn(number, span.clone()).instrument(span);
             let next = match deadline {
                 None => turn.await,
-                Some((limit, at)) => {
+                Some((at, limit)) => {
                     match tokio::time::timeout_at(tokio::time::Instant::from_std(at), turn).await {
                         Ok(next) => next,
                         Err(_) => break self.deadline_passed(number, limit),
@@ -953,14 +989,18 @@ impl<'a> Loop<'a> {
             tools.insert_arc(
                 spec.clone(),
                 Arc::new(BlockingTool {
-                    tool: tool.clone(),
+                    tool: self.tree.tool_for_calls(tool.clone()),
                     handle: self.handle.clone(),
                     parent: span.clone(),
                     run_ended: Some(self.alive.ended()),
                 }),
             );
         }
-        let runtime = self.runtime.clone().with_tools(tools);
+        let runtime = self
+            .runtime
+            .clone()
+            .with_tools(tools)
+            .with_history(history_of(&self.turns));
         let memory = self.memory.clone();
         tokio::task::spawn_blocking(move || span.in_scope(|| runtime.run_str(&program, &memory)))
             .await

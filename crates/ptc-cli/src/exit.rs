@@ -33,7 +33,11 @@ pub fn for_step(step: &Step) -> u8 {
     match &step.outcome {
         StepOutcome::Returned { .. } => OK,
         StepOutcome::Failed {
-            kind: FailureKind::MaxTurnsExceeded | FailureKind::Timeout,
+            kind:
+                FailureKind::MaxTurnsExceeded
+                | FailureKind::Timeout
+                | FailureKind::TurnBudgetExhausted
+                | FailureKind::MaxDepthExceeded,
             ..
         } => LIMIT,
         StepOutcome::Failed { .. } => FAILED,

@@ -27,6 +27,8 @@ mod json;
 mod convert;
 // The user namespace as seen after a run.
 mod namespace;
+// What earlier runs left for the next: `*1 *2 *3 *e`.
+mod history;
 // The state and limits of one run, host tools, what a builtin is.
 mod runtime;
 // The resolved program and the functions it makes.
@@ -48,6 +50,7 @@ pub use engine::{
 };
 pub use error::{Error, ErrorKind, Result};
 pub use format::{pr_str, print_str, to_clojure};
+pub use history::History;
 pub use json::{from_json, from_json_str, to_json};
 pub use namespace::Definition;
 pub use reader::{Form, FormKind, ReadLimits, read_value};

@@ -78,6 +78,11 @@ pub enum FailureKind {
     Timeout,
     /// The run was chained onto a step that had failed, so it did not start.
     ChainedFailure,
+    /// A sub-agent would have run deeper below the top run than its `max_depth` allows, so it
+    /// did not start.
+    MaxDepthExceeded,
+    /// The turns shared by a run and all its sub-agents (`turn_budget`) were used up.
+    TurnBudgetExhausted,
 }
 
 impl FailureKind {
@@ -91,6 +96,8 @@ impl FailureKind {
             FailureKind::ProgramError => "program_error",
             FailureKind::Timeout => "timeout",
             FailureKind::ChainedFailure => "chained_failure",
+            FailureKind::MaxDepthExceeded => "max_depth_exceeded",
+            FailureKind::TurnBudgetExhausted => "turn_budget_exhausted",
         }
     }
 }
@@ -193,6 +200,9 @@ mod tests {
             FailureKind::SignatureMismatch,
             FailureKind::ProgramError,
             FailureKind::Timeout,
+            FailureKind::ChainedFailure,
+            FailureKind::MaxDepthExceeded,
+            FailureKind::TurnBudgetExhausted,
         ] {
             let json = serde_json::to_string(&kind).unwrap();
             assert_eq!(json, format!("\"{}\"", kind.as_str()));

@@ -1,5 +1,6 @@
 //! Name resolution: every symbol is resolved once, in this order: a local binding, a user
-//! definition, a builtin, then a tool or a data key of that name; `tool/x`, `data/x`, `user/x`
+//! definition, a history value (`*1 *2 *3 *e`, when the run has a history), a builtin, then a
+//! tool or a data key of that name; `tool/x`, `data/x`, `user/x`
 //! and namespaced builtins (`str/join`, `Math/abs`) resolve directly. A name that resolves to
 //! nothing is an error that says what is available or suggests the closest name.
 
@@ -34,6 +35,9 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 fallback: fallback.map(Box::new),
                 span,
             });
+        }
+        if let Some(value) = self.scope.history.and_then(|h| h.get(name)) {
+            return Ok(Expr::Const(value.clone()));
         }
         if let Some(f) = self.scope.library.function(name) {
             return Ok(Expr::Const(Value::Fn(f)));

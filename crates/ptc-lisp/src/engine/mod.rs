@@ -5,6 +5,7 @@ mod library;
 
 use crate::analyze::{Scope, analyze_program};
 use crate::error::{Error, ErrorKind, Result};
+use crate::history::History;
 use crate::ir::FnRepr;
 use crate::namespace::Definition;
 use crate::reader::{Form, ReadLimits, read};
@@ -251,6 +252,7 @@ pub struct Runtime {
     tools: Tools,
     data: Arc<BTreeMap<String, Value>>,
     limits: Arc<Limits>,
+    history: Option<Arc<History>>,
 }
 
 impl Runtime {
@@ -279,6 +281,13 @@ impl Runtime {
             data.insert(name, value);
         }
         Ok(self)
+    }
+
+    /// Let programs read `*1 *2 *3 *e`, the values and the last error of earlier runs (see
+    /// [`History`]). Without a history these names are undefined.
+    pub fn with_history(mut self, history: History) -> Runtime {
+        self.history = Some(Arc::new(history));
+        self
     }
 
     /// Run under `limits` instead of the defaults.
@@ -346,6 +355,7 @@ impl Runtime {
                 library: &library::Builtins,
                 tools: &self.tools,
                 data: &self.data,
+                history: self.history.as_deref(),
                 globals: &mut globals,
                 global_index: &mut index,
             },

@@ -1,0 +1,187 @@
+//! Limits of a tree of agents: a run and the sub-agent runs its programs start, and theirs.
+//!
+//! The top run sets them from its agent's settings: how deep sub-agents may nest
+//! (`max_depth`), how many turns the whole tree may take (`turn_budget`) and when the whole
+//! tree must be done (`deadline`). A sub-agent run finds them through a task-local value that
+//! each tool call of its parent's program carries, so they reach it however the call is driven.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use ptc_lisp::{ToolSpec, Value};
+
+use crate::agent::Settings;
+use crate::signature::SignatureError;
+use crate::tool::{AsyncTool, ToolError};
+
+tokio::task_local! {
+    /// The tree of the run whose program made the tool call being driven.
+    static CALLER: Tree;
+}
+
+/// Where a run sits in its tree and what the tree has left.
+#[derive(Debug, Clone)]
+pub(crate) struct Tree {
+    /// 0 for the top run, 1 for its sub-agents, ...
+    pub depth: u32,
+    /// The deepest a sub-agent may run.
+    pub max_depth: u32,
+    /// Turns the tree has left, shared by all its runs; none for no limit.
+    budget: Option<Arc<TurnBudget>>,
+    /// When the tree must be done, and the limit that set it.
+    pub deadline: Option<(Instant, Duration)>,
+}
+
+/// The turns of a `turn_budget`, taken one at a time by every run of the tree.
+#[derive(Debug)]
+struct TurnBudget {
+    total: u32,
+    left: AtomicU32,
+}
+
+impl Tree {
+    /// The tree of a run starting now with `settings`: its caller's, one level down, if a
+    /// program of another run called it; else a new tree with the run at the top.
+    pub fn for_run(settings: &Settings, started: Instant) -> Tree {
+        let own_deadline = settings.deadline.map(|limit| (started + limit, limit));
+        match CALLER.try_with(Tree::clone) {
+            Ok(caller) => Tree {
+                depth: caller.depth.saturating_add(1),
+                // A sub-agent's own deadline can only shorten the tree's.
+                deadline: match (caller.deadline, own_deadline) {
+                    (Some(tree), Some(own)) => Some(if own.0 < tree.0 { own } else { tree }),
+                    (tree, own) => tree.or(own),
+                },
+                ..caller
+            },
+            Err(_) => Tree {
+                depth: 0,
+                max_depth: settings.max_depth,
+                budget: settings.turn_budget.map(|total| {
+                    Arc::new(TurnBudget {
+                        total,
+                        left: AtomicU32::new(total),
+                    })
+                }),
+                deadline: own_deadline,
+            },
+        }
+    }
+
+    /// Why a run at this depth may not start, if it may not.
+    pub fn depth_exceeded(&self) -> Option<String> {
+        (self.depth > self.max_depth).then(|| {
+            format!(
+                "this sub-agent would run at depth {} below the top run, but max_depth is {}: \
+                 sub-agents may call sub-agents only {} level{} deep",
+                self.depth,
+                self.max_depth,
+                self.max_depth,
+                if self.max_depth == 1 { "" } else { "s" }
+            )
+        })
+    }
+
+    /// Takes one turn from the tree's budget; the reason the run must stop if none is left.
+    pub fn take_turn(&self) -> Result<(), String> {
+        let Some(budget) = &self.budget else {
+            return Ok(());
+        };
+        budget
+            .left
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+                left.checked_sub(1)
+            })
+            .map(|_| ())
+            .map_err(|_| {
+                format!(
+                    "the turn budget of {} turn{} shared by this run and its sub-agents is used up",
+                    budget.total,
+                    if budget.total == 1 { "" } else { "s" }
+                )
+            })
+    }
+
+    /// `tool` as the programs of a run in this tree call it: sub-agents it starts are one
+    /// level further down the same tree.
+    pub fn tool_for_calls(&self, tool: Arc<dyn AsyncTool>) -> Arc<dyn AsyncTool> {
+        Arc::new(InTree {
+            tool,
+            tree: self.clone(),
+        })
+    }
+}
+
+/// A tool whose calls carry the tree of the run that makes them.
+struct InTree {
+    tool: Arc<dyn AsyncTool>,
+    tree: Tree,
+}
+
+#[async_trait]
+impl AsyncTool for InTree {
+    fn name(&self) -> &str {
+        self.tool.name()
+    }
+
+    fn description(&self) -> &str {
+        self.tool.description()
+    }
+
+    fn signature(&self) -> Option<&str> {
+        self.tool.signature()
+    }
+
+    fn spec(&self) -> Result<ToolSpec, SignatureError> {
+        self.tool.spec()
+    }
+
+    async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
+        CALLER.scope(self.tree.clone(), self.tool.call(args)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn settings(deadline: Option<u64>, max_depth: u32) -> Settings {
+        Settings {
+            deadline: deadline.map(Duration::from_secs),
+            max_depth,
+            ..Settings::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_sub_agent_inherits_the_tree_and_may_only_shorten_its_deadline() {
+        let start = Instant::now();
+        let top = Tree::for_run(&settings(Some(60), 2), start);
+        assert_eq!((top.depth, top.max_depth), (0, 2));
+        let later = start + Duration::from_secs(30);
+        let (longer, shorter) = CALLER
+            .scope(top.clone(), async {
+                (
+                    Tree::for_run(&settings(Some(60), 9), later),
+                    Tree::for_run(&settings(Some(10), 9), later),
+                )
+            })
+            .await;
+        // The top's 60 s from `start`, not the sub-agent's own 60 s from `later`.
+        assert_eq!(longer.deadline, top.deadline);
+        assert_eq!((longer.depth, longer.max_depth), (1, 2));
+        assert_eq!(
+            shorter.deadline,
+            Some((later + Duration::from_secs(10), Duration::from_secs(10)))
+        );
+        let untimed = CALLER
+            .scope(top.clone(), async {
+                Tree::for_run(&settings(None, 9), later)
+            })
+            .await;
+        assert_eq!(untimed.deadline, top.deadline);
+    }
+}
