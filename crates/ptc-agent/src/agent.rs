@@ -11,6 +11,9 @@ use ptc_lisp::to_clojure;
 use ptc_lisp::{Limits, ToolSpec, Value};
 use ptc_turn::{DEFAULT_MAX_TURNS, Message};
 
+/// The most a run keeps between turns (its definitions), unless the agent says otherwise.
+pub const DEFAULT_MAX_KEPT_BYTES: usize = 16 << 20;
+
 /// How many levels of sub-agents may run below a top run unless the agent says otherwise.
 pub const DEFAULT_MAX_DEPTH: u32 = 3;
 use serde::Serialize;
@@ -89,6 +92,8 @@ pub(crate) struct Settings {
     pub max_depth: u32,
     /// Turns shared by a top run and all its sub-agents' runs.
     pub turn_budget: Option<u32>,
+    /// The most the `user/` namespace may hold after a turn, in estimated bytes.
+    pub max_kept_bytes: usize,
 }
 
 impl Default for Settings {
@@ -109,6 +114,7 @@ impl Default for Settings {
             deadline: None,
             max_depth: DEFAULT_MAX_DEPTH,
             turn_budget: None,
+            max_kept_bytes: DEFAULT_MAX_KEPT_BYTES,
         }
     }
 }
@@ -628,6 +634,17 @@ impl AgentBuilder {
     /// `max_turns`); the top run's setting holds for the whole tree.
     pub fn turn_budget(mut self, turns: u32) -> AgentBuilder {
         self.settings.turn_budget = Some(turns);
+        self
+    }
+
+    /// The most a run may keep between turns: the estimated size of its definitions (the
+    /// `user/` namespace) after a turn, in bytes. A turn that would keep more fails with the
+    /// error kind `memory_kept_limit` and its definitions are discarded; its feedback names
+    /// the largest definitions and asks the model to keep less. 16 MiB by default. The
+    /// sandbox's `Limits::max_memory_bytes` bounds what one program builds; this bounds what
+    /// stays alive across the run.
+    pub fn max_kept_bytes(mut self, bytes: usize) -> AgentBuilder {
+        self.settings.max_kept_bytes = bytes;
         self
     }
 

@@ -26,6 +26,7 @@ mod chain;
 mod custom_strategy;
 mod extract;
 mod history;
+mod kept;
 pub mod llm;
 mod normalize;
 mod preview;

@@ -20,6 +20,7 @@ use crate::agent::{
 use crate::chain;
 use crate::extract::extract_program;
 use crate::history::History;
+use crate::kept;
 use crate::llm::{Llm, LlmError, LlmRequest, LlmResponse};
 use crate::resume;
 use crate::signature::Mismatch;
@@ -838,11 +839,20 @@ impl<'a> Loop<'a> {
             Outcome::Value(value) if self.single_shot => {
                 self.returned(number, program, value, memory)
             }
-            Outcome::Value(value) => (
-                Turn::success(number, program, value),
-                Some(memory),
-                Ending::Continue,
-            ),
+            Outcome::Value(value) => {
+                match kept::check(&memory, self.agent.settings.max_kept_bytes) {
+                    Ok(()) => (
+                        Turn::success(number, program, value),
+                        Some(memory),
+                        Ending::Continue,
+                    ),
+                    Err(error) => (
+                        Turn::failure(number, program, error),
+                        None,
+                        Ending::Continue,
+                    ),
+                }
+            }
             Outcome::Failed(reason) => (
                 Turn::failure(
                     number,

@@ -205,8 +205,9 @@ mod tests {
             Err(
                 "TOML parse error at line 2, column 1\n  |\n2 | max-turn = 3\n  | ^^^^^^^^\n\
                  unknown field `max-turn`, expected one of `llm`, `request-timeout`, `retries`, \
-                 `deadline`, `max-turns`, `compression`, `signature`, `temperature`, `top-p`, \
-                 `seed`, `stop`, `system-prompt-extra`, `system-prompt-prefix`, `system-prompt-file`"
+                 `deadline`, `max-turns`, `max-kept-bytes`, `compression`, `signature`, \
+                 `temperature`, `top-p`, `seed`, `stop`, `system-prompt-extra`, \
+                 `system-prompt-prefix`, `system-prompt-file`"
                     .to_string()
             )
         );

@@ -174,6 +174,10 @@ option_group! {
         /// The most turns the run may take [default: 5].
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         pub max_turns: Option<u32>,
+        /// The most the run may keep between turns (its definitions), in estimated bytes; a
+        /// turn that would keep more fails and is told to keep less [default: 16 MiB].
+        #[arg(long, value_name = "BYTES")]
+        pub max_kept_bytes: Option<usize>,
         /// History compression: `off` (the default), `on`, or a strategy with options such as
         /// `single-user-coalesced?println_limit=10`.
         #[arg(long, value_name = "SPEC")]
@@ -232,6 +236,9 @@ impl AgentOptions {
     pub fn apply_settings(&self, mut builder: AgentBuilder) -> Result<AgentBuilder, String> {
         if let Some(n) = self.max_turns {
             builder = builder.max_turns(n);
+        }
+        if let Some(bytes) = self.max_kept_bytes {
+            builder = builder.max_kept_bytes(bytes);
         }
         if let Some(config) = self.compression {
             builder = builder.compression_config(config);

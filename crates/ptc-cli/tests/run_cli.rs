@@ -604,3 +604,40 @@ fn openai_and_anthropic_specs_go_to_the_base_url_of_the_environment() {
         text(&output.stdout)
     );
 }
+
+#[test]
+fn a_turn_that_keeps_more_than_max_kept_bytes_fails_and_the_run_goes_on() {
+    let transcript = temp(
+        "kept.jsonl",
+        "{\"content\": \"(def rows (vec (range 100)))\"}\n{\"content\": \"(return 1)\"}\n",
+    );
+    let dump = temp("kept-step.json", "");
+    let output = ptc(&[
+        "run",
+        "--mission",
+        "Keep rows",
+        "--max-kept-bytes",
+        "100",
+        "--dump-step",
+        path(&dump),
+        "--llm",
+        &format!("replay:{}", path(&transcript)),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let step: ptc_turn::Step =
+        serde_json::from_str(&std::fs::read_to_string(&dump).expect("the dumped step"))
+            .expect("a step");
+    let error = step.turns[0].error().expect("turn 1 kept too much");
+    assert_eq!(
+        (error.kind.as_str(), error.message.split(';').next()),
+        (
+            "memory_kept_limit",
+            Some(
+                "your definitions would take more than 100 bytes kept between turns, the most a \
+                 run may keep (largest: rows (more than 100 bytes))"
+            )
+        )
+    );
+    let _ = std::fs::remove_file(transcript);
+    let _ = std::fs::remove_file(dump);
+}

@@ -120,6 +120,37 @@ impl UserNamespace {
             .collect()
     }
 
+    /// The estimated bytes each value definition holds, in definition order, counting at most
+    /// `max` bytes in all: once the total passes `max` the walk stops, and the definition it
+    /// stopped in is reported as `max + 1` minus what came before it (so the sizes add up to
+    /// more than `max`). Functions count as one value slot; what they capture is not walked.
+    /// An estimate like the memory budget's: shared parts count wherever they are reachable.
+    ///
+    /// ```
+    /// use ptc_lisp::{Runtime, UserNamespace};
+    /// let out = Runtime::new().run_str("(def a \"abc\") (def b [1 2])", &UserNamespace::new());
+    /// assert_eq!(out.memory.estimated_sizes(1 << 20), vec![("a".into(), 19), ("b".into(), 48)]);
+    /// ```
+    pub fn estimated_sizes(&self, max: usize) -> Vec<(String, usize)> {
+        let mut defined: Vec<&Binding> =
+            self.bindings.iter().filter(|b| b.value.is_some()).collect();
+        defined.sort_by_key(|b| b.order);
+        let mut left = max;
+        let mut sizes = Vec::new();
+        for binding in defined {
+            let Some(value) = &binding.value else {
+                continue;
+            };
+            let size = value.estimated_size_up_to(left);
+            sizes.push((binding.name.to_string(), size));
+            if size > left {
+                break;
+            }
+            left -= size;
+        }
+        sizes
+    }
+
     /// The shape of what the function `name` last returned.
     pub fn last_return(&self, name: &str) -> Option<ValueShape> {
         match self.get(name)? {

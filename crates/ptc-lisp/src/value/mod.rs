@@ -445,6 +445,12 @@ impl Value {
     /// `max / 16` elements: cheap even for a value whose shared parts repeat so often that
     /// writing it out in full would never end.
     pub(crate) fn estimated_size_within(&self, max: usize) -> bool {
+        self.estimated_size_up_to(max) <= max
+    }
+
+    /// [`Value::estimated_size`] if it is at most `max`, else a number above `max`; found by
+    /// walking no more than about `max / 16` elements.
+    pub(crate) fn estimated_size_up_to(&self, max: usize) -> usize {
         fn walk(v: &Value, left: &mut usize) -> bool {
             nested(v.depth(), || walk_here(v, left))
         }
@@ -466,7 +472,11 @@ impl Value {
         }
         // The whole value counts its own slot, like `estimated_size`.
         let mut left = max;
-        walk(self, &mut left)
+        if walk(self, &mut left) {
+            max - left
+        } else {
+            max.saturating_add(1)
+        }
     }
 }
 
