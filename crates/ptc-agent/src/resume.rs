@@ -23,7 +23,9 @@ use crate::turn_history::history_of;
 
 /// The sandbox every program of a run runs in, before the turn's tools are added.
 pub(crate) fn runtime_for(limits: &Limits, task: &Task) -> Runtime {
-    let mut runtime = Runtime::new().with_limits(limits.clone());
+    let mut runtime = Runtime::new()
+        .with_limits(limits.clone())
+        .with_firewalled_output(true);
     for (name, value) in &task.data {
         runtime = runtime.with_data(name.clone(), value.clone());
     }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use ptc_compression::{Compression, RenderOptions, Uncompressed, cacheable_prefix_len};
 use ptc_lisp::{Outcome, RunOutcome, Runtime, Tools, UserNamespace, Value};
-use ptc_lisp::{print_str, to_clojure};
+use ptc_lisp::{hide_firewalled, print_str, to_clojure};
 use ptc_turn::{
     FailureKind, Message, Role, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage,
 };
@@ -974,7 +974,9 @@ impl<'a> Loop<'a> {
             return Ok(());
         };
         signature.validate(value).map_err(|mismatches| {
-            let (shown, _) = to_clojure(&signature.redact(value), Some(10), Some(200));
+            let redacted = signature.redact(value);
+            let shown = hide_firewalled(&redacted, Some(10), None);
+            let (shown, _) = to_clojure(&shown, Some(10), Some(200));
             let mut message = format!(
                 "the returned value does not match the expected output.\nExpected: {}\nReturned: \
                  {shown}",

@@ -24,8 +24,9 @@ impl Agent {
     /// named by the parameters of the agent's signature (`(tool/summarize t)` with
     /// `(text :string) -> :string`).
     ///
-    /// Firewalled fields of the value (those named `_...` in the signature) are hidden from the
-    /// calling program, because what it sees reaches its model. Build the sub-agent with
+    /// Firewalled fields of the value (those named `_...`) reach the calling program whole, so
+    /// it can pass them on (a token, an internal id), while every message to the calling
+    /// agent's model shows them as `"[hidden]"`. Build the sub-agent with
     /// [`Agent::sub_agent`] to inherit the parent's model and settings.
     pub fn as_tool(&self, name: impl Into<String>, description: impl Into<String>) -> AgentTool {
         AgentTool {
@@ -94,10 +95,8 @@ impl AsyncTool for AgentTool {
             .await
             .map_err(|e| ToolError::new(e.to_string()))?;
         match step.outcome {
-            StepOutcome::Returned { value } => Ok(match self.agent.signature() {
-                Some(signature) => signature.redact(&value),
-                None => value,
-            }),
+            // Firewalled fields reach the calling program whole; renderings hide them.
+            StepOutcome::Returned { value } => Ok(value),
             StepOutcome::Failed { kind, reason, .. } => Err(ToolError::new(format!(
                 "the sub-agent failed ({}) after {} turn(s): {reason}",
                 kind.as_str(),

@@ -260,7 +260,7 @@ async fn sub_agents_inherit_settings_and_run_as_tools() {
         .expect("parent with tool");
     let step = run_one(parent).await;
     assert_eq!(step.value(), Some(&Value::string("hello!")));
-    // The firewalled field never reaches the parent program (or its model).
+    // The firewalled field reaches the parent program, but its printed output hides it.
     assert_eq!(
         step.turns[0].prints(),
         ["{:text hello!, :_audit [hidden]}".to_string()]

@@ -3,8 +3,8 @@
 
 use crate::options::{RenderLimits, RenderOptions};
 use crate::vocabulary::TypeVocabulary;
-use ptc_lisp::to_clojure;
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, Value, ValueShape};
+use ptc_lisp::{hide_firewalled, is_firewalled_name, to_clojure};
 use ptc_turn::{Message, Turn};
 use std::borrow::Cow;
 
@@ -140,11 +140,19 @@ fn push_one_line(out: &mut String, text: &str) {
 }
 
 fn push_sample(out: &mut String, value: &Value, limits: &RenderLimits) {
-    let (text, _) = to_clojure(
+    push_value(
+        out,
         value,
-        Some(limits.sample_limit),
-        Some(limits.sample_printable_limit),
+        limits.sample_limit,
+        limits.sample_printable_limit,
     );
+}
+
+/// A value as prompts show it: cut to `items` per collection and about `chars` characters,
+/// with firewalled fields hidden.
+fn push_value(out: &mut String, value: &Value, items: usize, chars: usize) {
+    let shown = hide_firewalled(value, Some(items), None);
+    let (text, _) = to_clojure(&shown, Some(items), Some(chars));
     out.push_str(&text);
 }
 
@@ -211,7 +219,10 @@ pub(crate) fn write_data(out: &mut String, opts: &RenderOptions<'_>, detail: Det
         out.push_str(name);
         open_comment(out, line);
         TypeVocabulary::write_label(out, ValueShape::of(value));
-        if detail == Detail::Full && sample_adds_information(value) {
+        if is_firewalled_name(name) {
+            // A firewalled input is for programs only: its name and type, never its content.
+            out.push_str(", hidden");
+        } else if detail == Detail::Full && sample_adds_information(value) {
             out.push_str(", sample: ");
             push_sample(out, value, &opts.limits);
         }
@@ -329,7 +340,10 @@ fn write_definition(
         }
         out.push_str("= ");
         TypeVocabulary::write_label(out, ValueShape::of(&def.value));
-        if show_samples && detail == Detail::Full && sample_adds_information(&def.value) {
+        if is_firewalled_name(&def.name) {
+            // A firewalled definition, like a firewalled input: its name and type only.
+            out.push_str(", hidden");
+        } else if show_samples && detail == Detail::Full && sample_adds_information(&def.value) {
             out.push_str(", sample: ");
             push_sample(out, &def.value, limits);
         }
@@ -375,14 +389,7 @@ fn write_tool_call(
             out.push(' ');
         }
         match detail {
-            Detail::Full => {
-                let (text, _) = to_clojure(
-                    arg,
-                    Some(limits.arg_limit),
-                    Some(limits.arg_printable_limit),
-                );
-                out.push_str(&text);
-            }
+            Detail::Full => push_value(out, arg, limits.arg_limit, limits.arg_printable_limit),
             Detail::Minimal => TypeVocabulary::write_label(out, ValueShape::of(arg)),
         }
     }

@@ -17,6 +17,8 @@ mod stack;
 mod value;
 // Printing values.
 mod format;
+// Firewalled map entries (`_` keys) hidden from what the model sees.
+mod firewall;
 // The one error type.
 mod error;
 // Text to forms; forms and printed text to values; regex syntax.
@@ -49,6 +51,7 @@ pub use engine::{
     Outcome, Program, RunOutcome, RunStats, Runtime, UserNamespace, data_entries, eval_str,
 };
 pub use error::{Error, ErrorKind, Result};
+pub use firewall::{HIDDEN, hide_firewalled, is_firewalled_name};
 pub use format::{pr_str, print_str, to_clojure};
 pub use history::History;
 pub use json::{from_json, from_json_str, to_json};

@@ -5,8 +5,10 @@
 use super::args::Call;
 use super::{Builtin, builtin};
 use crate::eval::{Ctx, EXCEPTION_MARKER, EvalResult};
+use crate::firewall::hide_firewalled;
 use crate::format::{Rendering, render_within};
 use crate::value::{Map, Value};
+use std::borrow::Cow;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("println", println, "(println & xs)", "Prints the values separated by spaces (strings without quotes) as one output entry; returns nil.", "(println \"total:\" 42)" => "nil"),
@@ -33,7 +35,14 @@ fn joined(ctx: &Ctx, values: &[Value], rendering: Rendering) -> String {
         if i > 0 {
             out.push(' ');
         }
-        match render_within(arg, rendering, cap.saturating_sub(out.len())) {
+        let room = cap.saturating_sub(out.len());
+        // Nothing past `room` characters is printed, so no more values need hiding.
+        let arg = if ctx.firewall {
+            hide_firewalled(arg, None, Some(room.saturating_add(1)))
+        } else {
+            Cow::Borrowed(arg)
+        };
+        match render_within(&arg, rendering, room) {
             Ok(text) => out.push_str(&text),
             Err(prefix) => {
                 out.push_str(&prefix);

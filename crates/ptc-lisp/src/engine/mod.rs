@@ -284,6 +284,7 @@ pub struct Runtime {
     data: Arc<BTreeMap<String, Value>>,
     limits: Arc<Limits>,
     history: Option<Arc<History>>,
+    firewall: bool,
 }
 
 impl Runtime {
@@ -318,6 +319,14 @@ impl Runtime {
     /// [`History`]). Without a history these names are undefined.
     pub fn with_history(mut self, history: History) -> Runtime {
         self.history = Some(Arc::new(history));
+        self
+    }
+
+    /// Make `println`, `print`, `prn` and `pr` show the value of every map entry whose key
+    /// starts with `_` as `"[hidden]"`: for output a model reads, where firewalled fields
+    /// must not appear. Off by default; the values themselves are unchanged.
+    pub fn with_firewalled_output(mut self, on: bool) -> Runtime {
+        self.firewall = on;
         self
     }
 
@@ -416,6 +425,7 @@ impl Runtime {
             analyzed_at,
             started,
         );
+        ctx.firewall = self.firewall;
         let meter = ctx.meter_guard();
         let mut result = ctx.run_top(&analyzed.body, analyzed.frame_size);
         // What the program hands back must be safe for the host to print and serialize.

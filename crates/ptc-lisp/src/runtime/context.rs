@@ -82,6 +82,8 @@ pub struct Ctx {
     /// Tool calls left to the workers of a parallel section, shared between them so the run's
     /// limit holds while they call tools at the same time.
     pub(crate) tool_budget: Option<Arc<AtomicUsize>>,
+    /// Whether printed output shows firewalled map entries as `"[hidden]"`.
+    pub(crate) firewall: bool,
 }
 
 const CLOCK_INTERVAL: u64 = 4096;
@@ -119,6 +121,7 @@ impl Ctx {
             tool_calls: Vec::new(),
             worker: false,
             tool_budget: None,
+            firewall: false,
         }
     }
 

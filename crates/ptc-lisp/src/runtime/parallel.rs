@@ -39,6 +39,7 @@ impl Ctx {
         child.next_check = 1;
         child.depth = self.depth;
         child.tool_budget = self.tool_budget.clone();
+        child.firewall = self.firewall;
         child
     }
 
