@@ -94,6 +94,8 @@ pub(crate) struct Settings {
     pub turn_budget: Option<u32>,
     /// The most the `user/` namespace may hold after a turn, in estimated bytes.
     pub max_kept_bytes: usize,
+    /// Decimals the floats of a returned value are rounded to.
+    pub float_precision: Option<u32>,
 }
 
 impl Default for Settings {
@@ -115,6 +117,7 @@ impl Default for Settings {
             max_depth: DEFAULT_MAX_DEPTH,
             turn_budget: None,
             max_kept_bytes: DEFAULT_MAX_KEPT_BYTES,
+            float_precision: None,
         }
     }
 }
@@ -645,6 +648,15 @@ impl AgentBuilder {
     /// stays alive across the run.
     pub fn max_kept_bytes(mut self, bytes: usize) -> AgentBuilder {
         self.settings.max_kept_bytes = bytes;
+        self
+    }
+
+    /// Rounds every float of the value a run returns (in collections too) to `digits`
+    /// decimals, half away from zero, after the value is checked against the signature. The
+    /// value is kept as the program computed it by default: rounding changes data the host
+    /// may compute with, so it is asked for, not assumed.
+    pub fn float_precision(mut self, digits: u32) -> AgentBuilder {
+        self.settings.float_precision = Some(digits);
         self
     }
 

@@ -25,6 +25,7 @@ mod agent;
 mod chain;
 mod custom_strategy;
 mod extract;
+mod float_precision;
 mod history;
 mod kept;
 pub mod llm;

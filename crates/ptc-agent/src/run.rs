@@ -19,6 +19,7 @@ use crate::agent::{
 };
 use crate::chain;
 use crate::extract::extract_program;
+use crate::float_precision::round_floats;
 use crate::history::History;
 use crate::kept;
 use crate::llm::{Llm, LlmError, LlmRequest, LlmResponse};
@@ -957,7 +958,14 @@ impl<'a> Loop<'a> {
     ) -> (Turn, Option<UserNamespace>, Ending) {
         match self.check_return(&value) {
             Ok(()) => (
-                Turn::success(number, program, value),
+                Turn::success(
+                    number,
+                    program,
+                    match self.agent.settings.float_precision {
+                        Some(digits) => round_floats(&value, digits),
+                        None => value,
+                    },
+                ),
                 Some(memory),
                 Ending::Returned,
             ),

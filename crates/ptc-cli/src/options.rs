@@ -178,6 +178,9 @@ option_group! {
         /// turn that would keep more fails and is told to keep less [default: 16 MiB].
         #[arg(long, value_name = "BYTES")]
         pub max_kept_bytes: Option<usize>,
+        /// Round the floats of the returned value to N decimals [default: as computed].
+        #[arg(long, value_name = "N")]
+        pub float_precision: Option<u32>,
         /// History compression: `off` (the default), `on`, or a strategy with options such as
         /// `single-user-coalesced?println_limit=10`.
         #[arg(long, value_name = "SPEC")]
@@ -239,6 +242,9 @@ impl AgentOptions {
         }
         if let Some(bytes) = self.max_kept_bytes {
             builder = builder.max_kept_bytes(bytes);
+        }
+        if let Some(digits) = self.float_precision {
+            builder = builder.float_precision(digits);
         }
         if let Some(config) = self.compression {
             builder = builder.compression_config(config);

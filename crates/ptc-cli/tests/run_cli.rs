@@ -641,3 +641,25 @@ fn a_turn_that_keeps_more_than_max_kept_bytes_fails_and_the_run_goes_on() {
     let _ = std::fs::remove_file(transcript);
     let _ = std::fs::remove_file(dump);
 }
+
+#[test]
+fn float_precision_rounds_the_returned_value() {
+    let transcript = temp(
+        "floats.jsonl",
+        "{\"content\": \"(return {:mean (/ 10.0 3) :n 3})\"}\n",
+    );
+    let output = ptc(&[
+        "run",
+        "--mission",
+        "Average",
+        "--float-precision",
+        "2",
+        "--json",
+        "--llm",
+        &format!("replay:{}", path(&transcript)),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(report["value_clojure"], "{:mean 3.33, :n 3}");
+    let _ = std::fs::remove_file(transcript);
+}

@@ -232,7 +232,7 @@ impl CompressionConfig {
     /// - a strategy name with options: `rolling-window?window=3&println_limit=10`.
     ///
     /// Options: `println_limit`, `tool_call_limit`, `sample_limit`, `sample_printable_limit`,
-    /// `arg_limit`, `arg_printable_limit` (whole numbers); `failed_turns` (`all`, `unrecovered`,
+    /// `arg_limit`, `arg_printable_limit`, `output_char_limit` (whole numbers); `failed_turns` (`all`, `unrecovered`,
     /// `last`); `window` (rolling-window only); `activate_after_turns`, `activate_above_tokens`
     /// (whole numbers; not for `uncompressed`).
     pub fn parse(spec: &str) -> Result<CompressionConfig, ConfigError> {
@@ -350,6 +350,7 @@ enum LimitOpt {
     SamplePrintable,
     Arg,
     ArgPrintable,
+    OutputChars,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -362,13 +363,14 @@ enum Opt {
 }
 
 impl Opt {
-    const ALL: [Opt; 10] = [
+    const ALL: [Opt; 11] = [
         Opt::Limit(LimitOpt::Println),
         Opt::Limit(LimitOpt::ToolCall),
         Opt::Limit(LimitOpt::Sample),
         Opt::Limit(LimitOpt::SamplePrintable),
         Opt::Limit(LimitOpt::Arg),
         Opt::Limit(LimitOpt::ArgPrintable),
+        Opt::Limit(LimitOpt::OutputChars),
         Opt::FailedTurns,
         Opt::Window,
         Opt::ActivateAfterTurns,
@@ -383,6 +385,7 @@ impl Opt {
             Opt::Limit(LimitOpt::SamplePrintable) => "sample_printable_limit",
             Opt::Limit(LimitOpt::Arg) => "arg_limit",
             Opt::Limit(LimitOpt::ArgPrintable) => "arg_printable_limit",
+            Opt::Limit(LimitOpt::OutputChars) => "output_char_limit",
             Opt::FailedTurns => "failed_turns",
             Opt::Window => "window",
             Opt::ActivateAfterTurns => "activate_after_turns",
@@ -402,6 +405,7 @@ impl Opt {
             LimitOpt::SamplePrintable => &mut limits.sample_printable_limit,
             LimitOpt::Arg => &mut limits.arg_limit,
             LimitOpt::ArgPrintable => &mut limits.arg_printable_limit,
+            LimitOpt::OutputChars => &mut limits.output_char_limit,
         }
     }
 

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 /// Size limits of a rendering. The defaults are the required ones: the newest 15 `println`
 /// entries and 20 tool calls; samples of at most 3 items and 80 characters
-/// per string; tool-call arguments of at most 3 items and 60 characters.
+/// per string; tool-call arguments of at most 3 items and 60 characters; at most 8,000
+/// characters of printed output in one message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RenderLimits {
@@ -23,6 +24,9 @@ pub struct RenderLimits {
     pub arg_limit: usize,
     /// Characters shown of a string in a tool-call argument.
     pub arg_printable_limit: usize,
+    /// Characters of printed output shown in one message: the output section ends there,
+    /// with a line saying how much was left out.
+    pub output_char_limit: usize,
 }
 
 impl Default for RenderLimits {
@@ -34,6 +38,7 @@ impl Default for RenderLimits {
             sample_printable_limit: 80,
             arg_limit: 3,
             arg_printable_limit: 60,
+            output_char_limit: 8_000,
         }
     }
 }

@@ -7,6 +7,7 @@ use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, Value, ValueShape};
 use ptc_lisp::{hide_firewalled, is_firewalled_name, to_clojure};
 use ptc_turn::{Message, Turn};
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 /// Width the left part of a namespace line is padded to before its `; ` comment.
 const NAME_WIDTH: usize = 30;
@@ -438,15 +439,40 @@ pub(crate) fn write_tool_calls<'c>(
 pub(crate) fn write_output<'p>(
     out: &mut String,
     prints: impl IntoIterator<Item = &'p String>,
+    limits: &RenderLimits,
 ) -> usize {
     let mut shown = 0;
+    let mut room = limits.output_char_limit;
+    let mut left_out = 0usize;
     for print in prints {
         if shown == 0 {
             out.push_str(OUTPUT_HEADER);
         }
+        if room == 0 {
+            left_out += print.chars().count();
+            continue;
+        }
         out.push('\n');
-        out.push_str(print);
+        match print.char_indices().nth(room) {
+            Some((cut, _)) => {
+                out.push_str(&print[..cut]);
+                left_out += print[cut..].chars().count();
+                room = 0;
+            }
+            None => {
+                out.push_str(print);
+                room -= print.chars().count();
+            }
+        }
         shown += 1;
+    }
+    if left_out > 0 {
+        let _ = write!(
+            out,
+            "\n;; ... {left_out} more characters of output left out (at most {} are shown); \
+             print less: counts, a few items, the fields you need",
+            limits.output_char_limit
+        );
     }
     shown
 }
@@ -558,7 +584,7 @@ pub(crate) fn write_summary(
     });
     let prints = Newest::new(turns, successful_prints, limits.println_limit);
     parts.part(|out| {
-        write_output(out, prints.iter());
+        write_output(out, prints.iter(), limits);
     });
     counts.turns_compressed += turns.iter().filter(|t| t.is_success()).count();
     counts.tool_calls_total += calls.total;
@@ -646,7 +672,7 @@ impl Feedback<'_, '_> {
                     write_tool_calls(out, self.calls, !printed, Detail::Full, limits);
                 });
                 parts.part(|out| {
-                    write_output(out, self.prints);
+                    write_output(out, self.prints, limits);
                 });
                 if self.with_value {
                     parts.part(|out| {
