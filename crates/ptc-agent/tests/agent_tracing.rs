@@ -133,7 +133,7 @@ async fn a_run_has_nested_spans_with_dashboard_fields() {
         lines,
         vec![
             "agent_run < none: mission=Look up four llm=scripted max_turns=5 \
-             compression=single-user-coalesced tools=1 outcome=returned turns=2 llm_requests=2 \
+             compression=append-compact tools=1 outcome=returned turns=2 llm_requests=2 \
              input_tokens=0",
             "agent_turn < agent_run: turn=1 max_turns=5 outcome=ok program_chars=23 prints=0 \
              tool_calls=1",
@@ -141,7 +141,7 @@ async fn a_run_has_nested_spans_with_dashboard_fields() {
             "tool_call < agent_turn: tool=lookup args=1 outcome=ok",
             "agent_turn < agent_run: turn=2 max_turns=5 outcome=ok program_chars=10 prints=0 \
              tool_calls=0",
-            "llm_request < agent_turn: turn=2 attempt=1 llm=scripted messages=2 outcome=ok",
+            "llm_request < agent_turn: turn=2 attempt=1 llm=scripted messages=4 outcome=ok",
         ]
     );
     // Durations are recorded too (their values vary).

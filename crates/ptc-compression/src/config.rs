@@ -63,9 +63,10 @@ impl StrategyKind {
             Opt::ActivateAfterTurns | Opt::ActivateAboveTokens => {
                 self != StrategyKind::Uncompressed
             }
-            Opt::FailedTurns => {
-                !matches!(self, StrategyKind::Uncompressed | StrategyKind::AppendCompact)
-            }
+            Opt::FailedTurns => !matches!(
+                self,
+                StrategyKind::Uncompressed | StrategyKind::AppendCompact
+            ),
             Opt::Window => self == StrategyKind::RollingWindow,
             Opt::Pricing | Opt::CompactAboveTokens => self == StrategyKind::AppendCompact,
         }
@@ -317,10 +318,11 @@ impl CompressionConfig {
                     Opt::Pricing | Opt::CompactAboveTokens => {
                         format!("option `{key}` applies only to append-compact, not {kind}")
                     }
-                    Opt::FailedTurns if kind == StrategyKind::AppendCompact => format!(
+                    Opt::FailedTurns if kind == StrategyKind::AppendCompact => {
                         "option `failed_turns` does not apply to append-compact, which keeps \
                          every failed turn until it is folded into a summary"
-                    ),
+                            .to_string()
+                    }
                     _ => format!("option `{key}` does not apply to {kind}, which never compresses"),
                 }));
             }

@@ -584,7 +584,9 @@ impl<'t, T> Newest<'t, T> {
     pub(crate) fn all_in(&self, index: usize) -> impl Iterator<Item = (&'t T, bool)> + use<'t, T> {
         let list: &'t [T] = self.lists.get(index).copied().unwrap_or(&[]);
         let dropped = self.dropped_in(index);
-        list.iter().enumerate().map(move |(i, item)| (item, i >= dropped))
+        list.iter()
+            .enumerate()
+            .map(move |(i, item)| (item, i >= dropped))
     }
 
     /// All kept items with the index of their turn, oldest first.

@@ -287,7 +287,10 @@ impl FailedTurns {
 /// The index after the last successful turn: the turns from there on failed and were not
 /// recovered from.
 pub(crate) fn unrecovered_from(turns: &[Turn]) -> usize {
-    turns.iter().rposition(Turn::is_success).map_or(0, |i| i + 1)
+    turns
+        .iter()
+        .rposition(Turn::is_success)
+        .map_or(0, |i| i + 1)
 }
 
 /// The summary user message of `turns` followed by the unrecovered failed turns the option

@@ -311,5 +311,8 @@ fn samples_show_every_key_of_the_first_record() {
         data: std::collections::BTreeMap::from([("orders".to_string(), orders())]),
         ..Case::new()
     };
-    check_golden("record_samples", &case.render(&AppendCompact::default(), &[]));
+    check_golden(
+        "record_samples",
+        &case.render(&AppendCompact::default(), &[]),
+    );
 }

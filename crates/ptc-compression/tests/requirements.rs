@@ -5,9 +5,9 @@ mod fixtures;
 use fixtures::*;
 use pretty_assertions::assert_eq;
 use ptc_compression::{
-    Aggressive, AppendCompact, Compression, CompressionConfig, CompressionOptions, CompressionSetting,
-    FailedTurns, Limits, PerTurnSummary, RenderOptions, RollingWindow, SingleUserCoalesced,
-    StrategyKind, Uncompressed,
+    Aggressive, AppendCompact, Compression, CompressionConfig, CompressionOptions,
+    CompressionSetting, FailedTurns, Limits, PerTurnSummary, RenderOptions, RollingWindow,
+    SingleUserCoalesced, StrategyKind, Uncompressed,
 };
 use ptc_lisp::{ToolSpec, Value, ValueShape};
 use ptc_turn::{Message, Role, Turn, TurnError};
@@ -740,7 +740,11 @@ fn long_run(turns: u32) -> Vec<Turn> {
     (1..=turns)
         .map(|n| {
             let calls = vec![
-                call("get-customer", vec![s(&format!("c-{n:02}"))], map(&[("id", s("x"))])),
+                call(
+                    "get-customer",
+                    vec![s(&format!("c-{n:02}"))],
+                    map(&[("id", s("x"))]),
+                ),
                 call(
                     "send-email",
                     vec![s(&format!("c-{n:02}@example.com")), s("Refund")],
@@ -749,9 +753,13 @@ fn long_run(turns: u32) -> Vec<Turn> {
             ];
             let prints = vec![format!("customer {n} done")];
             if n % 5 == 0 {
-                failed(n, "(tool/send-email ...) (/ 1 0)", TurnError::new("arithmetic", "division by zero"))
-                    .with_tool_calls(calls)
-                    .with_prints(prints)
+                failed(
+                    n,
+                    "(tool/send-email ...) (/ 1 0)",
+                    TurnError::new("arithmetic", "division by zero"),
+                )
+                .with_tool_calls(calls)
+                .with_prints(prints)
             } else {
                 ok(n, "(tool/send-email ...)", Value::Nil)
                     .with_tool_calls(calls)
@@ -786,7 +794,11 @@ fn the_default_strategy_never_forgets_a_tool_call() {
                 let turns = &run[..n];
                 let opts = fixture.opts(60).with_limits(limits);
                 let rendered = strategy.to_messages(turns, memory_of(turns), &opts);
-                let text: String = rendered.messages.iter().map(|m| m.content.as_str()).collect();
+                let text: String = rendered
+                    .messages
+                    .iter()
+                    .map(|m| m.content.as_str())
+                    .collect();
                 for turn in turns {
                     let number = turn.number();
                     let email = format!("send-email(\"c-{number:02}@example.com\" \"Refund\")");

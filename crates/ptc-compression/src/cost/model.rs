@@ -275,9 +275,9 @@ fn anthropic_blocks(request: &PromptRequest, tokenizer: &dyn Tokenizer) -> Vec<B
             .collect();
         cuts.push(message.content.len());
         let whole_marked = index < offset
-            || breakpoints
-                .iter()
-                .any(|p| p.message_index + offset == index && p.byte_offset >= message.content.len());
+            || breakpoints.iter().any(|p| {
+                p.message_index + offset == index && p.byte_offset >= message.content.len()
+            });
         let mut start = 0;
         for (k, &end) in cuts.iter().enumerate() {
             let last = k + 1 == cuts.len();

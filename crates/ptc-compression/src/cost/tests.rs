@@ -53,7 +53,11 @@ fn growing() -> Vec<PromptRequest> {
     let two = format!("{feedback}{left}");
     vec![
         request(&system, &[&one], &[(0, first.len())]),
-        request(&system, &[&first, &reply, &two], &[(0, first.len()), (2, feedback.len())]),
+        request(
+            &system,
+            &[&first, &reply, &two],
+            &[(0, first.len()), (2, feedback.len())],
+        ),
     ]
 }
 
@@ -65,10 +69,7 @@ fn anthropic_reads_what_earlier_breakpoints_wrote() {
     // Request 2: both read back; the reply (104) and the feedback (204) are written up to the
     // new point, the turn count again paid in full.
     assert_eq!(split(&bill), vec![(4, 0, 2_304), (4, 2_304, 308)]);
-    assert_eq!(
-        bill.requests[1].billed,
-        4.0 + 2_304.0 * 0.1 + 308.0 * 1.25
-    );
+    assert_eq!(bill.requests[1].billed, 4.0 + 2_304.0 * 0.1 + 308.0 * 1.25);
     assert_eq!(bill.total.prompt_tokens(), 2_308 + 2_616);
 }
 
@@ -144,10 +145,16 @@ fn openai_caches_from_its_minimum_in_steps() {
     // Request 2 shares 2,304 tokens with request 1: 1,024 + 10 × 128 = 2,304.
     assert_eq!(split(&bill), vec![(2_308, 0, 0), (2_616 - 2_304, 2_304, 0)]);
     assert_eq!(bill.requests[1].billed, 312.0 + 2_304.0 * 0.5);
-    let cheaper = priced(&requests, PricingProfile::openai().with_read_multiplier(0.1));
+    let cheaper = priced(
+        &requests,
+        PricingProfile::openai().with_read_multiplier(0.1),
+    );
     assert_eq!(cheaper.requests[1].billed, 312.0 + 2_304.0 * 0.1);
     // Below 1,024 tokens nothing is cached.
-    let small = vec![request("", &["hello"], &[]), request("", &["hello", "hi"], &[])];
+    let small = vec![
+        request("", &["hello"], &[]),
+        request("", &["hello", "hi"], &[]),
+    ];
     let bill = priced(&small, PricingProfile::openai());
     assert_eq!(bill.total.cache_read_tokens, 0);
 }
