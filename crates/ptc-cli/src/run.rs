@@ -4,7 +4,7 @@ use crate::eval::read_file;
 use crate::show;
 use clap::Args;
 use ptc_agent::{Agent, RunObserver, RunOptions, parse_llm_spec};
-use ptc_compression::CompressionConfig;
+use ptc_compression::{CompressionConfig, PricingKind, RenderOptions};
 use ptc_lisp::Value;
 use ptc_turn::{Message, Step, Turn};
 use std::io::Write;
@@ -136,8 +136,34 @@ fn execute(args: &RunArgs) -> Result<Step, String> {
     let mut stdout = std::io::stdout().lock();
     let _ = write!(stdout, "=== result ===\n{}", show::outcome_line(&step));
     let _ = write!(stdout, "{}", show::usage_lines(&step.usage));
+    let _ = write!(stdout, "{}", bill_report(&step, args));
     if let Some(path) = &args.dump_step {
         let _ = writeln!(stdout, "step written to {}", path.display());
     }
     Ok(step)
+}
+
+/// The modelled bill of the requests the run sent, beside the full history's, and what the
+/// provider reported about its cache when it did.
+fn bill_report(step: &Step, args: &RunArgs) -> String {
+    let opts = RenderOptions::from_task(&step.task).with_limits(args.compression.limits());
+    let strategy = args.compression.build();
+    let profiles = show::default_profiles();
+    let mut out = show::bill_lines(&show::bills(
+        &*strategy,
+        &step.turns,
+        &opts,
+        false,
+        &profiles,
+    ));
+    let tokens = &step.usage.tokens;
+    if tokens.cache_read_tokens > 0 || tokens.cache_write_tokens > 0 {
+        let kind = if args.llm.trim().starts_with("anthropic:") {
+            PricingKind::Anthropic
+        } else {
+            PricingKind::OpenAi
+        };
+        out.push_str(&show::reported_line(tokens, &kind.profile()));
+    }
+    out
 }

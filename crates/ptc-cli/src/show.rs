@@ -1,5 +1,9 @@
 //! How `ptc run` and `ptc demo` print turns, messages and the end of a run.
 
+use ptc_compression::{
+    BillComparison, Compression, HeuristicTokenizer, PricingKind, PricingProfile, RenderOptions,
+    RequestCost, compare_with_full_history,
+};
 use ptc_lisp::format::to_clojure;
 use ptc_lisp::{ToolOutcome, Value};
 use ptc_turn::{Message, Role, Step, StepOutcome, Turn, TurnResult, Usage};
@@ -137,4 +141,97 @@ pub fn usage_lines(usage: &Usage) -> String {
         millis(usage.eval_duration_us)
     );
     out
+}
+
+/// A whole number with thousands separators.
+pub fn thousands(value: f64) -> String {
+    let rounded = value.round().max(0.0) as u64;
+    let digits = rounded.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The run's requests priced under every named profile, beside the full history's.
+pub fn bills(
+    strategy: &dyn Compression,
+    turns: &[Turn],
+    opts: &RenderOptions<'_>,
+    and_next: bool,
+    profiles: &[PricingProfile],
+) -> Vec<BillComparison> {
+    profiles
+        .iter()
+        .map(|profile| {
+            compare_with_full_history(
+                strategy,
+                turns,
+                opts,
+                and_next,
+                profile,
+                &HeuristicTokenizer,
+            )
+        })
+        .collect()
+}
+
+/// The profiles a report prices under when none is chosen.
+pub fn default_profiles() -> Vec<PricingProfile> {
+    PricingKind::ALL
+        .into_iter()
+        .map(PricingKind::profile)
+        .collect()
+}
+
+/// One line per profile: the billed-equivalent input tokens of the requests, how they split,
+/// and the full history's for the same turns.
+pub fn bill_lines(comparisons: &[BillComparison]) -> String {
+    let requests = comparisons.first().map_or(0, |c| c.strategy.requests.len());
+    let mut out = format!(
+        "modelled bill of {requests} request{} (billed-equivalent input tokens; token counts \
+         estimated at about 4 characters a token):\n",
+        if requests == 1 { "" } else { "s" }
+    );
+    for comparison in comparisons {
+        let total = &comparison.strategy.total;
+        let _ = writeln!(
+            out,
+            "  {:<11} {} ({} input, {} cache read, {} cache write); full history {}: {}",
+            format!("{}:", comparison.strategy.profile),
+            thousands(total.billed),
+            thousands(total.input_tokens as f64),
+            thousands(total.cache_read_tokens as f64),
+            thousands(total.cache_write_tokens as f64),
+            thousands(comparison.full_history.billed()),
+            comparison
+                .ratio()
+                .map_or("n/a".to_string(), |r| format!("{r:.2}x")),
+        );
+    }
+    out
+}
+
+/// What the provider reported about its prompt cache, priced under `profile`, for reading
+/// beside the modelled bill.
+pub fn reported_line(tokens: &ptc_turn::TokenUsage, profile: &PricingProfile) -> String {
+    let cost = RequestCost::priced(
+        tokens.input_tokens,
+        tokens.cache_read_tokens,
+        tokens.cache_write_tokens,
+        profile,
+    );
+    format!(
+        "reported by the provider: {} input, {} cache read, {} cache write: {} billed-equivalent \
+         under {} prices\n",
+        thousands(tokens.input_tokens as f64),
+        thousands(tokens.cache_read_tokens as f64),
+        thousands(tokens.cache_write_tokens as f64),
+        thousands(cost.billed),
+        profile,
+    )
 }
