@@ -387,7 +387,7 @@ impl<'a> Loop<'a> {
         // SS-001: a single-shot run is never compressed.
         let compressed = settings.compression.is_enabled() && !single_shot;
         let strategy: Box<dyn Compression> = if compressed {
-            settings.compression.build()
+            settings.compression.build_for(agent.llm.pricing())
         } else {
             Box::new(Uncompressed)
         };

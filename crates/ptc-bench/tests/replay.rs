@@ -78,7 +78,8 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     let report = evaluate(&options(format!("replay-dir:{}", dir.display()), &out)).unwrap();
 
     // Every mission once without compression (each mission's check accepts a correct answer);
-    // every category, passing and failing runs, with compression on and off.
+    // the default strategy (`on`, and `on-openai`: as it runs against an OpenAI model) and the
+    // seed's `single-user-coalesced` on some of them; passing and failing runs.
     assert_eq!(
         rows(&report),
         vec![
@@ -113,6 +114,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
             row("off", "order-revenue", 1, true, "returned", 1, 2636, 59),
             row("off", "order-revenue", 2, true, "returned", 2, 5360, 100),
             row("off", "paged-admins", 1, true, "returned", 3, 8119, 203),
+            row("off", "refund-queue", 1, true, "returned", 24, 156864, 5285),
             row(
                 "off",
                 "refund-unknown-order",
@@ -148,15 +150,92 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
                 true,
                 "returned",
                 5,
+                13416,
+                632
+            ),
+            row("on", "refund-queue", 1, true, "returned", 24, 114486, 5285),
+            row("on", "sms-rate-limit", 1, true, "returned", 3, 6969, 252),
+            row("on", "warehouse-audit", 1, true, "returned", 9, 24208, 659),
+            row(
+                "on-openai",
+                "refund-queue",
+                1,
+                true,
+                "returned",
+                24,
+                88988,
+                5285
+            ),
+            row(
+                "single-user-coalesced",
+                "late-delivery-credits",
+                1,
+                true,
+                "returned",
+                5,
                 15184,
                 632
             ),
-            row("on", "order-revenue", 1, true, "returned", 1, 2636, 59),
-            row("on", "order-revenue", 2, true, "returned", 2, 5307, 100),
-            row("on", "paged-admins", 1, true, "returned", 3, 7947, 203),
-            row("on", "sms-rate-limit", 1, false, "returned", 3, 8190, 188),
-            row("on", "top-spenders", 1, true, "returned", 1, 2584, 81),
-            row("on", "warehouse-audit", 1, true, "returned", 9, 26125, 659),
+            row(
+                "single-user-coalesced",
+                "order-revenue",
+                1,
+                true,
+                "returned",
+                1,
+                2636,
+                59
+            ),
+            row(
+                "single-user-coalesced",
+                "order-revenue",
+                2,
+                true,
+                "returned",
+                2,
+                5307,
+                100
+            ),
+            row(
+                "single-user-coalesced",
+                "paged-admins",
+                1,
+                true,
+                "returned",
+                3,
+                7947,
+                203
+            ),
+            row(
+                "single-user-coalesced",
+                "sms-rate-limit",
+                1,
+                false,
+                "returned",
+                3,
+                8190,
+                188
+            ),
+            row(
+                "single-user-coalesced",
+                "top-spenders",
+                1,
+                true,
+                "returned",
+                1,
+                2584,
+                81
+            ),
+            row(
+                "single-user-coalesced",
+                "warehouse-audit",
+                1,
+                true,
+                "returned",
+                9,
+                26125,
+                659
+            ),
         ]
     );
     let reasons: Vec<(String, Vec<String>)> = report
@@ -173,7 +252,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
                 vec![r#"returned ["c-14","c-11","c-16"], expected ["c-15","c-12","c-13"]"#.to_string()]
             ),
             (
-                "on sms-rate-limit".to_string(),
+                "single-user-coalesced sms-rate-limit".to_string(),
                 vec![
                     r#"tool/send-sms: expected one call per phone in ["+4670000001","+4670000002","+4670000003","+4670000004"], got "+4670000001" 2 times"#
                         .to_string()
@@ -183,7 +262,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     );
 
     // The key numbers of the report.
-    assert_eq!(report.missions, 22);
+    assert_eq!(report.missions, 23);
     let totals: Vec<(String, usize, usize, u64, u64, u64)> = report
         .configs
         .iter()
@@ -202,8 +281,10 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     assert_eq!(
         totals,
         vec![
-            ("off".to_string(), 23, 22, 200462, 4314, 0),
-            ("on".to_string(), 7, 6, 67973, 1922, 0),
+            ("off".to_string(), 24, 23, 357326, 9599, 0),
+            ("on".to_string(), 4, 4, 159079, 6828, 0),
+            ("on-openai".to_string(), 1, 1, 88988, 5285, 0),
+            ("single-user-coalesced".to_string(), 7, 6, 67973, 1922, 0),
         ]
     );
     assert_eq!(
@@ -212,14 +293,19 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
             .iter()
             .map(|c| c.compression.as_str())
             .collect::<Vec<_>>(),
-        vec!["off", "single-user-coalesced"]
+        vec![
+            "off",
+            "append-compact",
+            "append-compact?pricing=openai",
+            "single-user-coalesced"
+        ]
     );
-    let [comparison] = report.comparisons.as_slice() else {
-        panic!("expected one comparison, got {:?}", report.comparisons);
+    let [_, _, comparison] = report.comparisons.as_slice() else {
+        panic!("expected three comparisons, got {:?}", report.comparisons);
     };
     assert_eq!(
         (comparison.baseline.as_str(), comparison.config.as_str()),
-        ("off", "on")
+        ("off", "single-user-coalesced")
     );
     // Sixteen missions ran only without compression, so they are not paired.
     assert_eq!(comparison.missions, 6);
@@ -251,13 +337,14 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     );
     assert!(
         comparison.summary.starts_with(
-            "`on` against `off` on 6 paired missions: -6.0 % prompt tokens (95 % interval "
+            "`single-user-coalesced` against `off` on 6 paired missions: -6.0 % prompt tokens \
+             (95 % interval "
         ),
         "{}",
         comparison.summary
     );
     assert!(
-        markdown.contains("| off | `off` | 23 | 95.7 % (22/23) | 3.0 | 8,716 | 188 | 0 |"),
+        markdown.contains("| off | `off` | 24 | 95.8 % (23/24) | 3.9 | 14,889 | 400 | 0 |"),
         "{markdown}"
     );
     // docs/benchmark.md shows this report as its sample: the same text but for wall times.

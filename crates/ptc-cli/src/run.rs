@@ -146,8 +146,9 @@ fn execute(args: &RunArgs) -> Result<Step, String> {
 /// The modelled bill of the requests the run sent, beside the full history's, and what the
 /// provider reported about its cache when it did.
 fn bill_report(step: &Step, args: &RunArgs) -> String {
+    let provider = provider_pricing(&args.llm);
     let opts = RenderOptions::from_task(&step.task).with_limits(args.compression.limits());
-    let strategy = args.compression.build();
+    let strategy = args.compression.build_for(provider);
     let profiles = show::default_profiles();
     let mut out = show::bill_lines(&show::bills(
         &*strategy,
@@ -158,12 +159,25 @@ fn bill_report(step: &Step, args: &RunArgs) -> String {
     ));
     let tokens = &step.usage.tokens;
     if tokens.cache_read_tokens > 0 || tokens.cache_write_tokens > 0 {
-        let kind = if args.llm.trim().starts_with("anthropic:") {
+        // Only Anthropic reports cache writes.
+        let kind = provider.unwrap_or(if tokens.cache_write_tokens > 0 {
             PricingKind::Anthropic
         } else {
             PricingKind::OpenAi
-        };
+        });
         out.push_str(&show::reported_line(tokens, &kind.profile()));
     }
     out
+}
+
+/// The caching rules of the provider an `--llm` spec names (none for a replay).
+fn provider_pricing(spec: &str) -> Option<PricingKind> {
+    let spec = spec.trim();
+    if spec.starts_with("anthropic:") {
+        Some(PricingKind::Anthropic)
+    } else if spec.starts_with("openai:") || spec.starts_with("openai-compatible:") {
+        Some(PricingKind::OpenAi)
+    } else {
+        None
+    }
 }

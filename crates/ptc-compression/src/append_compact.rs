@@ -1,7 +1,7 @@
 //! The default strategy: a history that only grows, compacted once in a while when that is
 //! cheaper than carrying it.
 
-use crate::cost::PricingKind;
+use crate::cost::{Bill, PricingKind, PricingProfile, PromptRequest, price};
 use crate::options::RenderOptions;
 use crate::render::{
     self, CallListing, Counts, Detail, FailedSplit, Feedback, Parts, ValueShown,
@@ -78,6 +78,88 @@ impl Compression for AppendCompact {
 }
 
 impl AppendCompact {
+    /// How many turns each request of a run of `turns` folds into its summary, as the rule
+    /// decides: one entry per request, the first (before any turn) to the one after the last
+    /// turn.
+    ///
+    /// ```
+    /// use ptc_compression::{AppendCompact, RenderOptions};
+    /// let opts = RenderOptions::new("Add up the orders", "Write PTC-Lisp.", 5);
+    /// assert_eq!(AppendCompact::default().schedule(&[], &opts), vec![0]);
+    /// ```
+    pub fn schedule(&self, turns: &[Turn], opts: &RenderOptions<'_>) -> Vec<usize> {
+        (0..=turns.len())
+            .map(|taken| self.folded(&turns[..taken], opts))
+            .collect()
+    }
+
+    /// The compaction schedule that would have cost least under `profile`, found in hindsight,
+    /// and its bill: what a strategy that knew the whole run in advance would pay, making the
+    /// same choice as the rule before each request (fold the turns up to the last successful
+    /// one before the newest, or carry on). The rule decides without knowing the future; this
+    /// is what it is measured against. Covers the requests before each of `turns`.
+    pub fn cheapest_schedule(
+        &self,
+        turns: &[Turn],
+        opts: &RenderOptions<'_>,
+        profile: &PricingProfile,
+        tokenizer: &dyn Tokenizer,
+    ) -> (Vec<usize>, Bill) {
+        let mut requests: HashMap<(usize, usize), PromptRequest> = HashMap::new();
+        let mut request = |taken: usize, folded: usize| -> PromptRequest {
+            requests
+                .entry((taken, folded))
+                .or_insert_with(|| {
+                    let rendered = self.render(&turns[..taken], folded, opts);
+                    PromptRequest::from_rendered(&rendered.messages, &rendered.cache_points)
+                })
+                .clone()
+        };
+        // For each request, the cheapest way to reach each number of folded turns: its cost so
+        // far and the number folded by the request before it.
+        let mut best: Vec<Vec<(usize, f64, usize)>> = Vec::with_capacity(turns.len());
+        for taken in 0..turns.len() {
+            let mut here: Vec<(usize, f64, usize)> = Vec::new();
+            if taken == 0 {
+                let cost = price(&[request(0, 0)], profile, tokenizer).total.billed;
+                here.push((0, cost, 0));
+            } else {
+                let target = unrecovered_from(&turns[..taken - 1]);
+                for &(before, so_far, _) in &best[taken - 1] {
+                    for folded in [before, target.max(before)] {
+                        let pair = [request(taken - 1, before), request(taken, folded)];
+                        let cost = so_far + price(&pair, profile, tokenizer).requests[1].billed;
+                        match here.iter_mut().find(|(f, _, _)| *f == folded) {
+                            Some(entry) if entry.1 <= cost => {}
+                            Some(entry) => *entry = (folded, cost, before),
+                            None => here.push((folded, cost, before)),
+                        }
+                    }
+                }
+            }
+            best.push(here);
+        }
+        let mut schedule = Vec::with_capacity(turns.len());
+        let mut at = best
+            .last()
+            .and_then(|last| last.iter().min_by(|a, b| a.1.total_cmp(&b.1)))
+            .map_or(0, |&(folded, _, _)| folded);
+        for taken in (0..turns.len()).rev() {
+            schedule.push(at);
+            at = best[taken]
+                .iter()
+                .find(|(folded, _, _)| *folded == at)
+                .map_or(0, |&(_, _, before)| before);
+        }
+        schedule.reverse();
+        let requests: Vec<PromptRequest> = schedule
+            .iter()
+            .enumerate()
+            .map(|(taken, &folded)| request(taken, folded))
+            .collect();
+        (schedule, price(&requests, profile, tokenizer))
+    }
+
     /// The messages when the first `folded` turns are folded into the summary (the last folded
     /// turn must be a successful one) and the others follow as they happened.
     pub(crate) fn render(

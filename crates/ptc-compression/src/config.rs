@@ -109,8 +109,9 @@ pub struct CompressionOptions {
     pub activate_after_turns: Option<usize>,
     /// Render in full while the full rendering is estimated at no more than this many tokens.
     pub activate_above_tokens: Option<usize>,
-    /// Whose caching rules and prices decide when `append-compact` compacts.
-    pub pricing: PricingKind,
+    /// Whose caching rules and prices decide when `append-compact` compacts; `None` for the
+    /// provider's (see [`CompressionConfig::build_for`]), or `anthropic` when it is unknown.
+    pub pricing: Option<PricingKind>,
     /// `append-compact` compacts as soon as a request is estimated above this many tokens.
     pub compact_above_tokens: Option<usize>,
 }
@@ -123,7 +124,7 @@ impl Default for CompressionOptions {
             window: RollingWindow::DEFAULT_WINDOW,
             activate_after_turns: None,
             activate_above_tokens: None,
-            pricing: PricingKind::default(),
+            pricing: None,
             compact_above_tokens: None,
         }
     }
@@ -210,14 +211,30 @@ impl CompressionConfig {
     }
 
     /// The strategy to render with: [`Uncompressed`] when compression is off, wrapped in
-    /// [`Activated`] when an activation threshold is set.
+    /// [`Activated`] when an activation threshold is set. `append-compact` decides with the
+    /// pricing its options name, or `anthropic`'s.
     pub fn build(&self) -> Box<dyn Compression> {
+        self.build_for(None)
+    }
+
+    /// Like [`build`](Self::build), for a run against a provider whose caching rules are
+    /// `provider`'s: `append-compact` decides with them unless its options name a pricing.
+    ///
+    /// ```
+    /// use ptc_compression::{CompressionConfig, PricingKind};
+    /// let on = CompressionConfig::parse("on").unwrap();
+    /// assert_eq!(on.pricing_for(Some(PricingKind::OpenAi)), PricingKind::OpenAi);
+    /// assert_eq!(on.pricing_for(None), PricingKind::Anthropic);
+    /// let fixed = CompressionConfig::parse("append-compact?pricing=ideal").unwrap();
+    /// assert_eq!(fixed.pricing_for(Some(PricingKind::OpenAi)), PricingKind::Ideal);
+    /// ```
+    pub fn build_for(&self, provider: Option<PricingKind>) -> Box<dyn Compression> {
         let o = &self.options;
         let failed = |default: FailedTurns| o.failed_turns.unwrap_or(default);
         let inner: Box<dyn Compression> = match self.strategy {
             None | Some(StrategyKind::Uncompressed) => return Box::new(Uncompressed),
             Some(StrategyKind::AppendCompact) => Box::new(AppendCompact {
-                pricing: o.pricing,
+                pricing: self.pricing_for(provider),
                 compact_above_tokens: o.compact_above_tokens,
             }),
             Some(StrategyKind::SingleUserCoalesced) => Box::new(SingleUserCoalesced {
@@ -244,6 +261,12 @@ impl CompressionConfig {
         })
     }
 
+    /// The pricing `append-compact` decides with against a provider with `provider`'s caching
+    /// rules: the one the options name, else the provider's, else `anthropic`.
+    pub fn pricing_for(&self, provider: Option<PricingKind>) -> PricingKind {
+        self.options.pricing.or(provider).unwrap_or_default()
+    }
+
     /// Read a compression spec:
     ///
     /// - `off`, `false`, `none` or the empty string: compression off;
@@ -255,8 +278,8 @@ impl CompressionConfig {
     /// Options: `println_limit`, `tool_call_limit`, `sample_limit`, `sample_printable_limit`,
     /// `arg_limit`, `arg_printable_limit` (whole numbers); `failed_turns` (`all`, `unrecovered`,
     /// `last`; not for `uncompressed` and `append-compact`); `window` (rolling-window only);
-    /// `pricing` (`anthropic`, `openai`, `ideal`) and `compact_above_tokens` (a whole number)
-    /// for append-compact only; `activate_after_turns`, `activate_above_tokens` (whole numbers;
+    /// `pricing` (`anthropic`, `openai`, `ideal`; by default the provider's) and
+    /// `compact_above_tokens` (a whole number) for append-compact only; `activate_after_turns`, `activate_above_tokens` (whole numbers;
     /// not for `uncompressed`).
     pub fn parse(spec: &str) -> Result<CompressionConfig, ConfigError> {
         let spec = spec.trim();
@@ -455,11 +478,11 @@ impl Opt {
             Opt::Limit(which) => *Opt::limit(&mut options.limits, which) = number()?,
             Opt::Window => options.window = number()?,
             Opt::Pricing => {
-                options.pricing = value.parse().map_err(|_| {
+                options.pricing = Some(value.parse().map_err(|_| {
                     ConfigError(format!(
                         "option `pricing` must be anthropic, openai or ideal, got `{value}`"
                     ))
-                })?
+                })?)
             }
             Opt::CompactAboveTokens => options.compact_above_tokens = Some(number()?),
             Opt::ActivateAfterTurns => options.activate_after_turns = Some(number()?),
@@ -485,7 +508,7 @@ impl Opt {
         match self {
             Opt::Limit(which) => Some(Opt::limit(&mut limits, which).to_string()),
             Opt::Window => Some(options.window.to_string()),
-            Opt::Pricing => Some(options.pricing.as_str().to_string()),
+            Opt::Pricing => options.pricing.map(|p| p.as_str().to_string()),
             Opt::CompactAboveTokens => options.compact_above_tokens.map(|n| n.to_string()),
             Opt::ActivateAfterTurns => options.activate_after_turns.map(|n| n.to_string()),
             Opt::ActivateAboveTokens => options.activate_above_tokens.map(|n| n.to_string()),

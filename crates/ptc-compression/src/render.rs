@@ -431,7 +431,14 @@ pub(crate) enum ResultShown {
     /// As its type label only: a call older than the newest `tool_call_limit` in a summary that
     /// lists every call.
     Label,
+    /// Truncated like a sample when that takes at most [`SHORT_RESULT`] characters (a status
+    /// such as `{:status "queued"}`), as its type label otherwise: for the calls of a turn that
+    /// printed, whose output is what the model asked to see (SAM-002).
+    Short,
 }
+
+/// The longest sample of a result shown whole when the turn printed (see [`ResultShown::Short`]).
+pub(crate) const SHORT_RESULT: usize = 40;
 
 /// One tool call to list, with how to show its result and the failed turn it happened in.
 #[derive(Clone, Copy)]
@@ -482,7 +489,16 @@ fn write_tool_call(out: &mut String, listed: ListedCall<'_>, detail: Detail, lim
             out.push_str(" -> ");
             TypeVocabulary::write_label(out, ValueShape::of(value));
         }
-        (ResultShown::Sample | ResultShown::Label, ToolOutcome::Error(message)) => {
+        (ResultShown::Short, ToolOutcome::Ok(value)) => {
+            out.push_str(" -> ");
+            let start = out.len();
+            push_sample(out, value, limits);
+            if out[start..].chars().count() > SHORT_RESULT {
+                out.truncate(start);
+                TypeVocabulary::write_label(out, ValueShape::of(value));
+            }
+        }
+        (_, ToolOutcome::Error(message)) => {
             out.push_str(" -> error: ");
             let cut = message.char_indices().nth(limits.sample_printable_limit);
             match cut {
@@ -698,14 +714,15 @@ pub(crate) fn write_summary(
                 write_tool_calls(out, TOOL_CALLS_HEADER, listed, detail, limits)
             }
             CallListing::Every => {
+                let recent = if printed {
+                    ResultShown::Short
+                } else {
+                    ResultShown::Sample
+                };
                 let listed = (0..turns.len()).flat_map(|i| {
                     calls.all_in(i).map(move |(call, newest)| ListedCall {
                         call,
-                        result: if newest {
-                            ResultShown::Sample
-                        } else {
-                            ResultShown::Label
-                        },
+                        result: if newest { recent } else { ResultShown::Label },
                         failed_turn: failed_turn(i),
                     })
                 });
@@ -779,7 +796,9 @@ pub(crate) enum ValueShown {
 /// For a failed turn: `Error: MESSAGE` (ERR-003), then the tool calls it made before the error
 /// and what it printed: those happened and are not undone. For a successful one: the
 /// definitions it made (when `defined` is given), its tool calls with their results, its output
-/// and its value as `value` says.
+/// and its value as `value` says. Results are samples when the turn printed nothing; when it
+/// printed, what it printed is what the model asked to see, so only short results (statuses)
+/// and errors are shown whole and the others by their type label (SAM-001, SAM-002).
 pub(crate) struct Feedback<'a, 't> {
     pub opts: &'a RenderOptions<'a>,
     /// Definitions new or changed in this turn, when the strategy shows them.
@@ -801,9 +820,14 @@ impl Feedback<'_, '_> {
     pub(crate) fn write(&self, out: &mut String, turn: &Turn) {
         let mut parts = Parts::new(out);
         let limits = &self.opts.limits;
+        let result = if self.prints.is_empty() {
+            ResultShown::Sample
+        } else {
+            ResultShown::Short
+        };
         let listed = self.calls.iter().map(|call| ListedCall {
             call,
-            result: ResultShown::Sample,
+            result,
             failed_turn: None,
         });
         match turn.result() {

@@ -565,7 +565,10 @@ fn compression_specs_parse_and_print_back() {
         ("none", "off"),
         ("true", "append-compact"),
         ("on", "append-compact"),
-        ("append-compact?pricing=anthropic", "append-compact"),
+        (
+            "append-compact?pricing=anthropic",
+            "append-compact?pricing=anthropic",
+        ),
         (
             "append-compact?compact_above_tokens=8000&pricing=openai&println_limit=5",
             "append-compact?println_limit=5&pricing=openai&compact_above_tokens=8000",

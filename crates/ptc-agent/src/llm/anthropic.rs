@@ -277,6 +277,10 @@ impl Llm for Anthropic {
     fn describe(&self) -> String {
         format!("anthropic:{}", self.model)
     }
+
+    fn pricing(&self) -> Option<ptc_compression::PricingKind> {
+        Some(ptc_compression::PricingKind::Anthropic)
+    }
 }
 
 impl Anthropic {

@@ -26,7 +26,7 @@ mod spec;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use ptc_compression::PromptRequest;
+use ptc_compression::{PricingKind, PromptRequest};
 use ptc_turn::{Message, Role};
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +48,13 @@ pub trait Llm: Send + Sync {
 
     /// Which provider and model this is, for logs (e.g. `anthropic:claude-sonnet-4-5`).
     fn describe(&self) -> String;
+
+    /// The provider's prompt-caching rules and prices, when known: the default compression
+    /// strategy decides when to compact its history with them. `None` (the default) for a
+    /// model whose provider is unknown, such as a replayed transcript.
+    fn pricing(&self) -> Option<PricingKind> {
+        None
+    }
 }
 
 #[async_trait]
@@ -59,6 +66,10 @@ impl<T: Llm + ?Sized> Llm for Arc<T> {
     fn describe(&self) -> String {
         (**self).describe()
     }
+
+    fn pricing(&self) -> Option<PricingKind> {
+        (**self).pricing()
+    }
 }
 
 #[async_trait]
@@ -69,6 +80,10 @@ impl<T: Llm + ?Sized> Llm for Box<T> {
 
     fn describe(&self) -> String {
         (**self).describe()
+    }
+
+    fn pricing(&self) -> Option<PricingKind> {
+        (**self).pricing()
     }
 }
 

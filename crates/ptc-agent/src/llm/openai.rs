@@ -220,6 +220,12 @@ impl Llm for OpenAiCompatible {
             format!("openai-compatible:{}:{}", self.base_url, self.model)
         }
     }
+
+    /// OpenAI's automatic prefix caching; servers that copy the API cache prefixes the same
+    /// way or at no charge.
+    fn pricing(&self) -> Option<ptc_compression::PricingKind> {
+        Some(ptc_compression::PricingKind::OpenAi)
+    }
 }
 
 impl OpenAiCompatible {
