@@ -127,7 +127,7 @@ fn thousands(value: f64) -> String {
 fn the_long_mission_bill_is_the_documented_one() {
     let dir = repo().join("benchmarks/missions/refund-queue");
     let mission = Mission::load(&dir).unwrap();
-    let llm = ReplayLlm::from_file(&repo().join("benchmarks/transcripts/off/refund-queue/1.jsonl"))
+    let llm = ReplayLlm::from_file(repo().join("benchmarks/transcripts/off/refund-queue/1.jsonl"))
         .unwrap();
     let log = CallLog::new();
     let agent = mission.builder(Arc::new(llm), &log).build().unwrap();

@@ -33,8 +33,8 @@ pub struct RunArgs {
     /// The most turns the run may take.
     #[arg(long, value_name = "N", default_value_t = ptc_turn::DEFAULT_MAX_TURNS)]
     pub max_turns: u32,
-    /// History compression: `off` (the default), `on`, or a strategy with options such as
-    /// `single-user-coalesced?println_limit=10`.
+    /// History compression: `off` (the default), `on` (the default strategy, append-compact),
+    /// or a strategy with options such as `single-user-coalesced?println_limit=10`.
     #[arg(long, value_name = "SPEC", default_value = "off")]
     pub compression: CompressionConfig,
     /// Write the whole run (every turn, the messages sent, usage) as JSON to this file.

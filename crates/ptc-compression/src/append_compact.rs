@@ -4,7 +4,8 @@
 use crate::cost::{Bill, PricingKind, PricingProfile, PromptRequest, price};
 use crate::options::RenderOptions;
 use crate::render::{
-    self, CallListing, Counts, Detail, FailedSplit, Feedback, Parts, ValueShown,
+    self, CallListing, Counts, Detail, FailedSplit, Feedback, ListedCall, NO_TOOL_CALLS,
+    OUTPUT_HEADER, Parts, ResultShown, ReturnShapes, TOOL_CALLS_HEADER, USER_HEADER, ValueShown,
     end_with_turns_left,
 };
 use crate::strategy::{
@@ -207,9 +208,16 @@ impl AppendCompact {
         let profile = self.pricing.profile();
         let (read, write) = (profile.read_multiplier, profile.write_multiplier);
         let raw: Vec<f64> = turns.iter().map(|t| raw_tokens(t, opts) as f64).collect();
+        let mut raw_sums = Vec::with_capacity(raw.len() + 1);
+        raw_sums.push(0.0);
+        for tokens in &raw {
+            raw_sums.push(raw_sums.last().copied().unwrap_or(0.0) + tokens);
+        }
         let prefix = HeuristicTokenizer.count_text(opts.system_prompt)
             + HeuristicTokenizer.count_text(&summary(&[], 0, opts, &mut Counts::default()));
-        let mut summaries = SummarySizes::new(turns, opts);
+        let summaries = SummarySizes::new(turns, opts);
+        // The summary of the turns folded so far, measured once per compaction.
+        let mut folded_tokens = 0.0;
         let mut folded = 0;
         // The extra cache reads paid since the last compaction for carrying raw turns.
         let mut rent = 0.0;
@@ -220,9 +228,10 @@ impl AppendCompact {
             if target <= folded {
                 continue;
             }
-            let raw_from = |from: usize| raw[from..taken].iter().sum::<f64>();
-            let carried = summaries.tokens(folded) + raw_from(folded);
-            let after = summaries.tokens(target) + raw_from(target);
+            let raw_from = |from: usize| raw_sums[taken] - raw_sums[from];
+            let target_tokens = summaries.tokens(target);
+            let carried = folded_tokens + raw_from(folded);
+            let after = target_tokens + raw_from(target);
             let over_budget = self
                 .compact_above_tokens
                 .is_some_and(|budget| prefix as f64 + carried > budget as f64);
@@ -240,6 +249,7 @@ impl AppendCompact {
             let pays_back = read * excess * requests_after >= buy;
             if over_budget || (rent >= buy && pays_back) {
                 folded = target;
+                folded_tokens = target_tokens;
                 rent = 0.0;
             }
         }
@@ -267,36 +277,125 @@ fn summary(turns: &[Turn], folded: usize, opts: &RenderOptions<'_>, counts: &mut
     text
 }
 
-/// The summary sizes (estimated tokens, the stable prefix left out) of the turns folded so far,
-/// each computed once.
+/// The summary sizes (estimated tokens, the stable prefix left out) of the first turns, from
+/// the sizes of their lines, measured once: a summary lists every tool call, so rendering one
+/// per candidate compaction would cost time quadratic in the turns.
 struct SummarySizes<'t, 'o> {
     turns: &'t [Turn],
     opts: &'o RenderOptions<'o>,
-    prefix: usize,
-    known: HashMap<usize, usize>,
+    /// Per tool call, in order: the characters of its line (and the line break before it) with
+    /// the result as a type label, as a sample, and as a short result.
+    calls: Vec<[usize; 3]>,
+    /// The index in `calls` of each turn's first call, and the total last.
+    call_start: Vec<usize>,
+    /// Sums of the label-form lines of `calls[..k]`.
+    label_sums: Vec<usize>,
+    /// Where each turn's prints start in the list of every print, and the sums of the prints'
+    /// characters (each with the line break before it) in that list.
+    print_start: Vec<usize>,
+    print_sums: Vec<usize>,
 }
 
 impl<'t, 'o> SummarySizes<'t, 'o> {
     fn new(turns: &'t [Turn], opts: &'o RenderOptions<'o>) -> Self {
-        let prefix = HeuristicTokenizer.count_text(&summary(&[], 0, opts, &mut Counts::default()));
+        let mut calls = Vec::new();
+        let mut call_start = Vec::with_capacity(turns.len() + 1);
+        let mut prints = Vec::new();
+        let mut print_start = Vec::with_capacity(turns.len() + 1);
+        let mut line = String::new();
+        for turn in turns {
+            call_start.push(calls.len());
+            print_start.push(prints.len());
+            let failed_turn = (!turn.is_success()).then(|| turn.number());
+            for call in turn.tool_calls() {
+                let size =
+                    [ResultShown::Label, ResultShown::Sample, ResultShown::Short].map(|result| {
+                        line.clear();
+                        let listed = ListedCall {
+                            call,
+                            result,
+                            failed_turn,
+                        };
+                        render::write_tool_call(&mut line, listed, Detail::Full, &opts.limits);
+                        1 + char_count(&line)
+                    });
+                calls.push(size);
+            }
+            prints.extend(turn.prints().iter().map(|p| 1 + char_count(p)));
+        }
+        call_start.push(calls.len());
+        print_start.push(prints.len());
+        let sums = |sizes: &mut dyn Iterator<Item = usize>| {
+            let mut sums = vec![0];
+            for size in sizes {
+                sums.push(sums.last().copied().unwrap_or(0) + size);
+            }
+            sums
+        };
+        let label_sums = sums(&mut calls.iter().map(|c| c[0]));
+        let print_sums = sums(&mut prints.iter().copied());
         SummarySizes {
             turns,
             opts,
-            prefix,
-            known: HashMap::new(),
+            calls,
+            call_start,
+            label_sums,
+            print_start,
+            print_sums,
         }
     }
 
-    fn tokens(&mut self, folded: usize) -> f64 {
+    /// The estimated tokens of the summary of the first `folded` turns, as
+    /// [`render::write_history`] writes it.
+    fn tokens(&self, folded: usize) -> f64 {
         if folded == 0 {
             return 0.0;
         }
-        let (turns, opts, prefix) = (self.turns, self.opts, self.prefix);
-        *self.known.entry(folded).or_insert_with(|| {
-            let text = summary(turns, folded, opts, &mut Counts::default());
-            HeuristicTokenizer.count_text(&text).saturating_sub(prefix)
-        }) as f64
+        let limits = &self.opts.limits;
+        let memory = self.turns[folded - 1].memory();
+        let printed_count = self.print_start[folded];
+        let printed = printed_count > 0;
+        let mut parts: Vec<usize> = Vec::with_capacity(3);
+        let mut user = String::new();
+        let returns = ReturnShapes::find(memory, &self.turns[..folded]);
+        render::write_user(
+            &mut user,
+            USER_HEADER,
+            memory,
+            &returns,
+            !printed,
+            Detail::Full,
+            limits,
+        );
+        parts.push(char_count(&user));
+        let calls = self.call_start[folded];
+        parts.push(if calls == 0 {
+            char_count(NO_TOOL_CALLS)
+        } else {
+            let recent = calls - calls.min(limits.tool_call_limit);
+            let form = if printed { 2 } else { 1 };
+            char_count(TOOL_CALLS_HEADER)
+                + self.label_sums[recent]
+                + self.calls[recent..calls]
+                    .iter()
+                    .map(|c| c[form])
+                    .sum::<usize>()
+        });
+        let shown = printed_count.min(limits.println_limit);
+        if shown > 0 {
+            parts.push(
+                char_count(OUTPUT_HEADER) + self.print_sums[printed_count]
+                    - self.print_sums[printed_count - shown],
+            );
+        }
+        let parts: Vec<usize> = parts.into_iter().filter(|&p| p > 0).collect();
+        let chars = parts.iter().sum::<usize>() + 2 * parts.len().saturating_sub(1);
+        HeuristicTokenizer::tokens_for_chars(chars) as f64
     }
+}
+
+fn char_count(text: &str) -> usize {
+    text.chars().count()
 }
 
 fn newest_prints(turn: &Turn, limit: usize) -> &[String] {
@@ -322,4 +421,91 @@ fn raw_tokens(turn: &Turn, opts: &RenderOptions<'_>) -> usize {
     let prints = newest_prints(turn, opts.limits.println_limit);
     HeuristicTokenizer.count_text(&render::program_text(turn))
         + HeuristicTokenizer.count_text(&raw_feedback(turn, prints, opts).content)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptc_lisp::{ToolCallRecord, ToolOutcome, Value};
+    use ptc_turn::TurnError;
+
+    fn turn(n: u32) -> Turn {
+        let call = |name: &str, result: Value| ToolCallRecord {
+            name: name.into(),
+            args: vec![Value::string(&format!("id-{n}")), Value::Int(n.into())],
+            result: ToolOutcome::Ok(result),
+            duration_us: 1,
+        };
+        let record = Value::map([
+            (Value::keyword("id"), Value::Int(n.into())),
+            (
+                Value::keyword("note"),
+                Value::string(&"long text ".repeat(n as usize)),
+            ),
+        ]);
+        let memory = (1..=n)
+            .map(|k| ptc_lisp::Definition {
+                name: format!("v{k}"),
+                doc: None,
+                value: Value::Int(k.into()),
+                params: Vec::new(),
+                last_return: None,
+            })
+            .collect();
+        let calls = vec![call("get", record), call("send", Value::string("ok"))];
+        let prints = if n % 3 == 0 {
+            vec![format!("turn {n}"), "é".repeat(n as usize)]
+        } else {
+            Vec::new()
+        };
+        if n % 4 == 0 {
+            Turn::failure(n, "(x)", TurnError::new("k", "boom"))
+                .with_tool_calls(calls)
+                .with_prints(prints)
+        } else {
+            Turn::success(n, "(x)", Value::Nil)
+                .with_tool_calls(calls)
+                .with_prints(prints)
+                .with_memory(memory)
+        }
+    }
+
+    // The sizes the rule decides with are those of the summaries it renders.
+    #[test]
+    fn summary_sizes_are_those_of_the_rendered_summaries() {
+        let turns: Vec<Turn> = (1..=30).map(turn).collect();
+        for limits in [
+            crate::Limits::default(),
+            crate::Limits {
+                tool_call_limit: 3,
+                println_limit: 2,
+                ..crate::Limits::default()
+            },
+        ] {
+            let opts = RenderOptions::new("m", "s", 40).with_limits(limits);
+            let sizes = SummarySizes::new(&turns, &opts);
+            for folded in 1..=turns.len() {
+                if !turns[folded - 1].is_success() {
+                    continue;
+                }
+                let turns = &turns[..folded];
+                let mut text = String::new();
+                render::write_history(
+                    &mut Parts::new(&mut text),
+                    &opts,
+                    turns,
+                    turns[folded - 1].memory(),
+                    Detail::Full,
+                    CallListing::Every,
+                    &FailedSplit::default(),
+                    &mut Counts::default(),
+                );
+                assert_eq!(
+                    sizes.tokens(folded),
+                    HeuristicTokenizer.count_text(&text) as f64,
+                    "{folded} turns:\n{text}"
+                );
+            }
+        }
+    }
 }

@@ -452,7 +452,12 @@ pub(crate) struct ListedCall<'c> {
 /// `;   name(arg arg) -> result`: arguments space separated, each truncated with the argument
 /// limits, parentheses always shown (FMT-012, TC-003, AMB-007); the result as asked for (TC-004,
 /// TC-006); ` [failed turn N]` when the turn that made the call failed.
-fn write_tool_call(out: &mut String, listed: ListedCall<'_>, detail: Detail, limits: &Limits) {
+pub(crate) fn write_tool_call(
+    out: &mut String,
+    listed: ListedCall<'_>,
+    detail: Detail,
+    limits: &Limits,
+) {
     let call = listed.call;
     out.push_str(";   ");
     out.push_str(&call.name);
@@ -666,10 +671,26 @@ pub(crate) fn write_summary(
     split: &FailedSplit,
     counts: &mut Counts,
 ) {
-    let limits = &opts.limits;
     parts.part(|out| out.push_str(opts.mission));
     parts.part(|out| write_tools(out, opts, detail));
     parts.part(|out| write_data(out, opts, detail));
+    write_history(parts, opts, turns, memory, detail, listing, split, counts);
+}
+
+/// The parts of a summary after the stable prefix: `user/`, tool calls, output and the failed
+/// turns fixed since (see [`write_summary`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_history(
+    parts: &mut Parts<'_>,
+    opts: &RenderOptions<'_>,
+    turns: &[Turn],
+    memory: &[Definition],
+    detail: Detail,
+    listing: CallListing,
+    split: &FailedSplit,
+    counts: &mut Counts,
+) {
+    let limits = &opts.limits;
     let calls = Newest::new(
         turns
             .iter()
