@@ -662,8 +662,9 @@ fn pass_rate(s: &Summary) -> String {
     format!("{:.1} % ({}/{})", s.pass_rate * 100.0, s.passed, s.runs)
 }
 
-/// A whole number with thousands separators.
-fn count(value: f64) -> String {
+/// A number rounded to a whole one with thousands separators, as reports write counts:
+/// `count(1234.5)` is `1,235`.
+pub fn count(value: f64) -> String {
     let rounded = value.round();
     if !rounded.is_finite() {
         return "n/a".into();

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use pretty_assertions::assert_eq;
 use ptc_agent::ReplayLlm;
 use ptc_bench::mission::Mission;
+use ptc_bench::report::count;
 use ptc_bench::tools::CallLog;
 use ptc_bench::{EvalOptions, RunRecord, evaluate};
 use ptc_compression::{
@@ -106,19 +107,6 @@ fn the_default_never_costs_more_than_the_full_history() {
     let _ = std::fs::remove_dir_all(out);
 }
 
-/// `1234.5` as `1,235`.
-fn thousands(value: f64) -> String {
-    let digits = format!("{}", value.round() as u64);
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 // The 24-turn mission: the default's bill against the full history's and against the best
 // compaction schedule in hindsight, under each profile (the rule deciding with that profile's
 // pricing), exactly as docs/compression.md gives them. The rule stays within twice what
@@ -159,9 +147,9 @@ fn the_long_mission_bill_is_the_documented_one() {
         assert!(best <= ours, "{kind}: hindsight is never worse");
         table.push_str(&format!(
             "| {kind} | {} | {} | {} | {:.2} | {:.2} | {:.2} |\n",
-            thousands(full),
-            thousands(ours),
-            thousands(best),
+            count(full),
+            count(ours),
+            count(best),
             ours / full,
             best / full,
             ours / best,

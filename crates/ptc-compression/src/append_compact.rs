@@ -6,10 +6,9 @@ use crate::options::RenderOptions;
 use crate::render::{
     self, CallListing, Counts, Detail, FailedSplit, Feedback, ListedCall, NO_TOOL_CALLS,
     OUTPUT_HEADER, Parts, ResultShown, ReturnShapes, TOOL_CALLS_HEADER, USER_HEADER, ValueShown,
-    end_with_turns_left,
 };
 use crate::strategy::{
-    Compression, Rendered, finish, growing_points, render_single_shot, unrecovered_from,
+    Compression, Rendered, Repeats, finish_request, render_single_shot, unrecovered_from,
 };
 use crate::tokenizer::HeuristicTokenizer;
 use crate::tokenizer::Tokenizer;
@@ -187,17 +186,13 @@ impl AppendCompact {
             }
         }
         counts.failed_total = turns.iter().filter(|t| !t.is_success()).count();
-        let stable = end_with_turns_left(&mut messages, opts, turns.len());
-        let points = growing_points(&messages, opts, stable);
-        finish(
+        finish_request(
             self.name(),
-            true,
             messages,
             counts,
             turns,
             opts,
-            None,
-            points,
+            Repeats::AllButTurnCount,
         )
     }
 
@@ -213,8 +208,10 @@ impl AppendCompact {
         for tokens in &raw {
             raw_sums.push(raw_sums.last().copied().unwrap_or(0.0) + tokens);
         }
+        let mut first = String::new();
+        render::write_prefix(&mut Parts::new(&mut first), opts, Detail::Full);
         let prefix = HeuristicTokenizer.count_text(opts.system_prompt)
-            + HeuristicTokenizer.count_text(&summary(&[], 0, opts, &mut Counts::default()));
+            + HeuristicTokenizer.count_text(&first);
         let summaries = SummarySizes::new(turns, opts);
         // The summary of the turns folded so far, measured once per compaction.
         let mut folded_tokens = 0.0;
@@ -264,7 +261,8 @@ fn summary(turns: &[Turn], folded: usize, opts: &RenderOptions<'_>, counts: &mut
     let memory = turns.last().map_or(&[][..], Turn::memory);
     let mut text = String::new();
     let mut parts = Parts::new(&mut text);
-    render::write_summary(
+    render::write_prefix(&mut parts, opts, Detail::Full);
+    render::write_history(
         &mut parts,
         opts,
         turns,

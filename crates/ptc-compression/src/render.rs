@@ -656,29 +656,17 @@ pub(crate) const FAILED_CALLS_HEADER: &str =
 pub(crate) const FAILED_OUTPUT_HEADER: &str = ";; Output before the error:";
 pub(crate) const FIXED_HEADER: &str = ";; Failed turns, fixed since:";
 
-/// The parts of a summary user message before the turn count: mission, `tool/`, `data/`,
-/// `user/`, tool calls, output and the failed turns fixed since (MSG-003, MSG-004, FMT-016,
-/// FMT-017). `split` says which failed turns are shown elsewhere as pairs; the calls and prints
-/// of every other turn are listed here, those of failed turns marked as such.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn write_summary(
-    parts: &mut Parts<'_>,
-    opts: &RenderOptions<'_>,
-    turns: &[Turn],
-    memory: &[Definition],
-    detail: Detail,
-    listing: CallListing,
-    split: &FailedSplit,
-    counts: &mut Counts,
-) {
+/// The stable start of every first user message: the mission, `tool/` and `data/` (NS-012).
+pub(crate) fn write_prefix(parts: &mut Parts<'_>, opts: &RenderOptions<'_>, detail: Detail) {
     parts.part(|out| out.push_str(opts.mission));
     parts.part(|out| write_tools(out, opts, detail));
     parts.part(|out| write_data(out, opts, detail));
-    write_history(parts, opts, turns, memory, detail, listing, split, counts);
 }
 
-/// The parts of a summary after the stable prefix: `user/`, tool calls, output and the failed
-/// turns fixed since (see [`write_summary`]).
+/// The parts of a summary user message after the stable prefix ([`write_prefix`]) and before the
+/// turn count: `user/`, tool calls, output and the failed turns fixed since (MSG-003, MSG-004,
+/// FMT-016, FMT-017). `split` says which failed turns are shown elsewhere as pairs; the calls
+/// and prints of every other turn are listed here, those of failed turns marked as such.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_history(
     parts: &mut Parts<'_>,

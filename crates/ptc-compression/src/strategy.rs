@@ -198,10 +198,7 @@ pub fn cacheable_prefix_len(message: &str, opts: &RenderOptions<'_>) -> Option<u
         .into_iter()
         .find_map(|detail| {
             let mut prefix = String::new();
-            let mut parts = Parts::new(&mut prefix);
-            parts.part(|out| out.push_str(opts.mission));
-            parts.part(|out| render::write_tools(out, opts, detail));
-            parts.part(|out| render::write_data(out, opts, detail));
+            render::write_prefix(&mut Parts::new(&mut prefix), opts, detail);
             let rest = message.strip_prefix(prefix.as_str())?;
             // The prefix must end where a part ends, not inside a longer line.
             (rest.is_empty() || rest.starts_with("\n\n")).then_some(prefix.len())
@@ -309,7 +306,8 @@ fn push_summary_and_failures(
     let split = failed_turns.split(turns);
     let mut user = String::new();
     let mut parts = Parts::new(&mut user);
-    render::write_summary(
+    render::write_prefix(&mut parts, opts, detail);
+    render::write_history(
         &mut parts, opts, turns, memory, detail, listing, &split, counts,
     );
     messages.push(Message::user(user));
@@ -356,17 +354,7 @@ fn walk_uncompressed(
 ) -> usize {
     emit(Role::System, opts.system_prompt);
     let mut buffer = String::new();
-    let mut parts = Parts::new(&mut buffer);
-    render::write_summary(
-        &mut parts,
-        opts,
-        &[],
-        &[],
-        Detail::Full,
-        CallListing::Every,
-        &FailedSplit::default(),
-        &mut Counts::default(),
-    );
+    render::write_prefix(&mut Parts::new(&mut buffer), opts, Detail::Full);
     let mut stable = buffer.len();
     if turns.is_empty() {
         push_turns_left(&mut buffer, opts, 0);
@@ -462,17 +450,30 @@ pub(crate) fn render_single_shot(
     render_in_full(strategy, turns, opts, None)
 }
 
-/// Ends `messages` with the turn count and measures them: the rendering of a strategy whose
-/// only stable part is the `tool/` and `data/` prefix.
-fn finish_rewritten(
+/// What of a rendering the next request repeats byte for byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Repeats {
+    /// Only the `tool/` and `data/` prefix: the rest is rewritten.
+    Prefix,
+    /// Everything but the turn count: the history only grows.
+    AllButTurnCount,
+}
+
+/// Ends `messages` with the turn count and measures them, with the cache points of what the
+/// next request repeats.
+pub(crate) fn finish_request(
     strategy: &str,
     mut messages: Vec<Message>,
     counts: Counts,
     turns: &[Turn],
     opts: &RenderOptions<'_>,
+    repeats: Repeats,
 ) -> Rendered {
-    end_with_turns_left(&mut messages, opts, turns.len());
-    let points = prefix_point(&messages, opts).into_iter().collect();
+    let stable = end_with_turns_left(&mut messages, opts, turns.len());
+    let points = match repeats {
+        Repeats::Prefix => prefix_point(&messages, opts).into_iter().collect(),
+        Repeats::AllButTurnCount => growing_points(&messages, opts, stable),
+    };
     finish(strategy, true, messages, counts, turns, opts, None, points)
 }
 
@@ -587,7 +588,7 @@ fn coalesced(
         failed_turns,
         &mut counts,
     );
-    finish_rewritten(name, messages, counts, turns, opts)
+    finish_request(name, messages, counts, turns, opts, Repeats::Prefix)
 }
 
 /// The newest `window` turns verbatim (response and feedback, as uncompressed), older turns as
@@ -648,7 +649,7 @@ impl Compression for RollingWindow {
             write_verbatim_feedback(turn, opts, &mut counts, &mut buffer);
             messages.push(Message::user(buffer.as_str()));
         }
-        finish_rewritten(self.name(), messages, counts, turns, opts)
+        finish_request(self.name(), messages, counts, turns, opts, Repeats::Prefix)
     }
 }
 
@@ -687,17 +688,7 @@ impl Compression for PerTurnSummary {
         messages.push(Message::system(opts.system_prompt));
         let mut counts = Counts::default();
         let mut first = String::new();
-        let mut parts = Parts::new(&mut first);
-        render::write_summary(
-            &mut parts,
-            opts,
-            &[],
-            &[],
-            Detail::Full,
-            CallListing::Every,
-            &FailedSplit::default(),
-            &mut counts,
-        );
+        render::write_prefix(&mut Parts::new(&mut first), opts, Detail::Full);
         messages.push(Message::user(first));
 
         let limits = &opts.limits;
@@ -733,17 +724,13 @@ impl Compression for PerTurnSummary {
         counts.tool_calls_total = turns.iter().map(|t| t.tool_calls().len()).sum();
         counts.prints_total = turns.iter().map(|t| t.prints().len()).sum();
         counts.failed_total = turns.iter().filter(|t| !t.is_success()).count();
-        let stable = end_with_turns_left(&mut messages, opts, turns.len());
-        let points = growing_points(&messages, opts, stable);
-        finish(
+        finish_request(
             self.name(),
-            true,
             messages,
             counts,
             turns,
             opts,
-            None,
-            points,
+            Repeats::AllButTurnCount,
         )
     }
 }
