@@ -430,7 +430,7 @@ mod tests {
     fn turn(n: u32) -> Turn {
         let call = |name: &str, result: Value| ToolCallRecord {
             name: name.into(),
-            args: vec![Value::string(&format!("id-{n}")), Value::Int(n.into())],
+            args: vec![Value::string(format!("id-{n}")), Value::Int(n.into())],
             result: ToolOutcome::Ok(result),
             duration_us: 1,
         };
@@ -438,7 +438,7 @@ mod tests {
             (Value::keyword("id"), Value::Int(n.into())),
             (
                 Value::keyword("note"),
-                Value::string(&"long text ".repeat(n as usize)),
+                Value::string("long text ".repeat(n as usize)),
             ),
         ]);
         let memory = (1..=n)
@@ -451,12 +451,12 @@ mod tests {
             })
             .collect();
         let calls = vec![call("get", record), call("send", Value::string("ok"))];
-        let prints = if n % 3 == 0 {
+        let prints = if n.is_multiple_of(3) {
             vec![format!("turn {n}"), "é".repeat(n as usize)]
         } else {
             Vec::new()
         };
-        if n % 4 == 0 {
+        if n.is_multiple_of(4) {
             Turn::failure(n, "(x)", TurnError::new("k", "boom"))
                 .with_tool_calls(calls)
                 .with_prints(prints)
