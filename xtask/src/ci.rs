@@ -61,6 +61,8 @@ pub fn ci(args: &[String]) -> Result<(), String> {
         return Err(format!("ci takes no arguments, got `{extra}`"));
     }
     let started = Instant::now();
+    // Once per lock file: the tests of ptc-mcp, ptc and the benchmark run these servers.
+    crate::mcp_servers()?;
     for step in CI_STEPS {
         run_step(step.name, step.args)?;
     }

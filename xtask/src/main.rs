@@ -22,7 +22,15 @@ subcommands:
   docs [--check]                        write docs/language.md from the builtin registry (or check it)
   eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
                                         run the agent missions against a model; report in target/eval
-  fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each";
+  fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each
+  mcp-servers                           install the pinned MCP servers the tests and missions use (npm ci)";
+
+/// Installs the MCP servers of `crates/ptc-mcp-testkit/servers` (once per lock file).
+pub fn mcp_servers() -> Result<(), String> {
+    let dir = ptc_mcp_testkit::ensure_installed()?;
+    eprintln!("==> MCP test servers are installed in {}", dir.display());
+    Ok(())
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,6 +41,7 @@ fn main() -> ExitCode {
         Some("docs") => docs::run(&args[1..]),
         Some("eval") => eval::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("mcp-servers") => mcp_servers(),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

@@ -103,7 +103,7 @@ fn the_default_never_costs_more_than_the_full_history() {
             );
         }
     }
-    assert_eq!(checked, 26, "runs of two turns or more");
+    assert_eq!(checked, 27, "runs of two turns or more");
     let _ = std::fs::remove_dir_all(out);
 }
 

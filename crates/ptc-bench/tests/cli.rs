@@ -11,6 +11,8 @@ fn repo() -> PathBuf {
 }
 
 fn bench() -> Command {
+    // A mission uses an MCP server from npm.
+    ptc_mcp_testkit::ensure_installed().unwrap_or_else(|e| panic!("{e}"));
     Command::new(env!("CARGO_BIN_EXE_ptc-bench"))
 }
 
@@ -41,7 +43,7 @@ fn replaying_the_committed_transcripts_prints_the_summary() {
     assert_eq!(
         stdout.lines().collect::<Vec<_>>(),
         vec![
-            "off: 23/24 runs passed (95.8 %), 3.9 turns per run".to_string(),
+            "off: 24/25 runs passed (96.0 %), 3.8 turns per run".to_string(),
             "on: 4/4 runs passed (100.0 %), 10.2 turns per run".to_string(),
             "on-openai: 1/1 runs passed (100.0 %), 24.0 turns per run".to_string(),
             "single-user-coalesced: 6/7 runs passed (85.7 %), 3.4 turns per run".to_string(),

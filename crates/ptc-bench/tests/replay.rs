@@ -20,6 +20,8 @@ fn out_dir(name: &str) -> PathBuf {
 }
 
 fn options(llm: String, out: &Path) -> EvalOptions {
+    // A mission uses an MCP server from npm.
+    ptc_mcp_testkit::ensure_installed().unwrap_or_else(|e| panic!("{e}"));
     EvalOptions {
         missions_dir: repo().join("benchmarks/missions"),
         out_dir: out.to_path_buf(),
@@ -101,6 +103,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
                 632
             ),
             row("off", "low-stock", 1, true, "returned", 1, 2599, 39),
+            row("off", "mcp-service-logs", 1, true, "returned", 2, 6987, 180),
             row(
                 "off",
                 "missing-customers",
@@ -262,7 +265,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     );
 
     // The key numbers of the report.
-    assert_eq!(report.missions, 23);
+    assert_eq!(report.missions, 24);
     let totals: Vec<(String, usize, usize, u64, u64, u64)> = report
         .configs
         .iter()
@@ -281,7 +284,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     assert_eq!(
         totals,
         vec![
-            ("off".to_string(), 24, 23, 357326, 9599, 0),
+            ("off".to_string(), 25, 24, 364313, 9779, 0),
             ("on".to_string(), 4, 4, 159079, 6828, 0),
             ("on-openai".to_string(), 1, 1, 88988, 5285, 0),
             ("single-user-coalesced".to_string(), 7, 6, 67973, 1922, 0),
@@ -307,7 +310,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
         (comparison.baseline.as_str(), comparison.config.as_str()),
         ("off", "single-user-coalesced")
     );
-    // Sixteen missions ran only without compression, so they are not paired.
+    // Eighteen missions ran without this strategy, so they are not paired with it.
     assert_eq!(comparison.missions, 6);
     let s = comparison.sign_test;
     assert_eq!((s.better, s.worse, s.ties, s.p_value), (1, 1, 4, 1.0));
@@ -344,7 +347,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
         comparison.summary
     );
     assert!(
-        markdown.contains("| off | `off` | 24 | 95.8 % (23/24) | 3.9 | 14,889 | 400 | 0 |"),
+        markdown.contains("| off | `off` | 25 | 96.0 % (24/25) | 3.8 | 14,573 | 391 | 0 |"),
         "{markdown}"
     );
     // docs/benchmark.md shows this report as its sample: the same text but for wall times.
