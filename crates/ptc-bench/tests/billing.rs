@@ -14,8 +14,8 @@ use ptc_bench::report::count;
 use ptc_bench::tools::CallLog;
 use ptc_bench::{EvalOptions, RunRecord, evaluate};
 use ptc_compression::{
-    AppendCompact, HeuristicTokenizer, PricingKind, RenderOptions, Uncompressed, price,
-    run_requests,
+    AppendCompact, CompressionConfig, HeuristicTokenizer, PricingKind, RenderOptions,
+    Uncompressed, compare_with_full_history, price, run_requests,
 };
 
 fn repo() -> PathBuf {
@@ -107,12 +107,9 @@ fn the_default_never_costs_more_than_the_full_history() {
     let _ = std::fs::remove_dir_all(out);
 }
 
-// The 24-turn mission: the default's bill against the full history's and against the best
-// compaction schedule in hindsight, under each profile (the rule deciding with that profile's
-// pricing), exactly as docs/compression.md gives them. The rule stays within twice what
-// knowing the future would pay.
-#[test]
-fn the_long_mission_bill_is_the_documented_one() {
+/// The 24-turn mission replayed (the same replies whatever the strategy, so every strategy can be
+/// priced on the same turns).
+fn long_mission() -> ptc_turn::Step {
     let dir = repo().join("benchmarks/missions/refund-queue");
     let mission = Mission::load(&dir).unwrap();
     let llm = ReplayLlm::from_file(repo().join("benchmarks/transcripts/off/refund-queue/1.jsonl"))
@@ -125,6 +122,24 @@ fn the_long_mission_bill_is_the_documented_one() {
         .unwrap();
     assert!(step.is_success());
     assert_eq!(step.turns.len(), 24);
+    step
+}
+
+fn assert_documented(table: &str) {
+    let doc = std::fs::read_to_string(repo().join("docs/compression.md")).unwrap();
+    assert!(
+        doc.contains(table),
+        "docs/compression.md should hold this table:\n{table}"
+    );
+}
+
+// The 24-turn mission: the default's bill against the full history's and against the best
+// compaction schedule in hindsight, under each profile (the rule deciding with that profile's
+// pricing), exactly as docs/compression.md gives them. The rule stays within twice what
+// knowing the future would pay.
+#[test]
+fn the_long_mission_bill_is_the_documented_one() {
+    let step = long_mission();
     let opts = RenderOptions::from_task(&step.task);
     let mut table = String::from(
         "| pricing | full history | append-compact | best schedule in hindsight | append-compact / full history | best / full history | append-compact / best |\n\
@@ -155,9 +170,89 @@ fn the_long_mission_bill_is_the_documented_one() {
             ours / best,
         ));
     }
-    let doc = std::fs::read_to_string(repo().join("docs/compression.md")).unwrap();
-    assert!(
-        doc.contains(&table),
-        "docs/compression.md should hold this table:\n{table}"
+    assert_documented(&table);
+}
+
+// Every strategy priced on the requests it would send for the 24 turns of the long mission, as
+// a multiple of the full history's bill under each profile (`on` deciding with that profile's
+// pricing, as it does against that provider), with the tool calls its last request no longer
+// shows, exactly as docs/compression.md gives them.
+#[test]
+fn every_strategy_on_the_long_mission_is_documented() {
+    let step = long_mission();
+    let mut table = String::from(
+        "| strategy | anthropic | openai | ideal | tool calls dropped by the last request |\n\
+         |---|--:|--:|--:|--:|\n",
     );
+    for spec in [
+        "on",
+        "single-user-coalesced",
+        "rolling-window",
+        "per-turn-summary",
+        "aggressive",
+    ] {
+        let config = CompressionConfig::parse(spec).unwrap();
+        let opts = RenderOptions::from_task(&step.task).with_limits(config.limits());
+        let mut row = format!("| `{spec}` |");
+        let mut dropped = Vec::new();
+        for kind in PricingKind::ALL {
+            let profile = kind.profile();
+            let strategy = config.build_for(Some(kind));
+            let comparison = compare_with_full_history(
+                &*strategy,
+                &step.turns,
+                &opts,
+                false,
+                &profile,
+                &HeuristicTokenizer,
+            );
+            row.push_str(&format!(" {:.2} |", comparison.ratio().unwrap()));
+            let last = strategy.to_messages(&step.turns, step.turns[23].memory(), &opts);
+            dropped.push(last.stats.tool_calls_dropped);
+        }
+        dropped.dedup();
+        let [dropped] = dropped[..] else {
+            panic!("{spec}: the pricing changes what is dropped: {dropped:?}")
+        };
+        row.push_str(&format!(" {dropped} of 54 |\n"));
+        table.push_str(&row);
+    }
+    assert_documented(&table);
+}
+
+// Side effects are never hidden on the long mission: every request of the default, deciding
+// with each profile's pricing (it compacts against OpenAI), lists every tool call made before
+// it with its arguments, the refund before the failure included.
+#[test]
+fn the_long_mission_never_hides_a_tool_call() {
+    let step = long_mission();
+    let opts = RenderOptions::from_task(&step.task);
+    for kind in PricingKind::ALL {
+        let rule = AppendCompact {
+            pricing: kind,
+            compact_above_tokens: None,
+        };
+        let schedule = rule.schedule(&step.turns, &opts);
+        let requests = run_requests(&rule, &step.turns, &opts, true);
+        for (taken, request) in requests.iter().enumerate() {
+            let text: String = request.messages.iter().map(|m| m.content.as_str()).collect();
+            for turn in &step.turns[..taken] {
+                for call in turn.tool_calls() {
+                    // Every call of this mission names its order or its customer first.
+                    let first = call.args[0].as_str().expect("a string argument");
+                    let listed = format!(";   {}(\"{first}\"", call.name);
+                    assert!(
+                        text.contains(&listed),
+                        "{kind}: request {} (folding {} turns) lost {listed} of turn {}",
+                        taken + 1,
+                        schedule[taken],
+                        turn.number()
+                    );
+                }
+            }
+        }
+        if kind == PricingKind::OpenAi {
+            assert!(schedule.iter().any(|&folded| folded > 0), "{schedule:?}");
+        }
+    }
 }
