@@ -14,8 +14,8 @@ use ptc_bench::report::count;
 use ptc_bench::tools::CallLog;
 use ptc_bench::{EvalOptions, RunRecord, evaluate};
 use ptc_compression::{
-    AppendCompact, CompressionConfig, HeuristicTokenizer, PricingKind, RenderOptions,
-    Uncompressed, compare_with_full_history, price, run_requests,
+    AppendCompact, CompressionConfig, HeuristicTokenizer, PricingKind, RenderOptions, Uncompressed,
+    compare_with_full_history, price, run_requests,
 };
 
 fn repo() -> PathBuf {
@@ -235,7 +235,11 @@ fn the_long_mission_never_hides_a_tool_call() {
         let schedule = rule.schedule(&step.turns, &opts);
         let requests = run_requests(&rule, &step.turns, &opts, true);
         for (taken, request) in requests.iter().enumerate() {
-            let text: String = request.messages.iter().map(|m| m.content.as_str()).collect();
+            let text: String = request
+                .messages
+                .iter()
+                .map(|m| m.content.as_str())
+                .collect();
             for turn in &step.turns[..taken] {
                 for call in turn.tool_calls() {
                     // Every call of this mission names its order or its customer first.
