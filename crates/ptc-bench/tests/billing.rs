@@ -70,7 +70,7 @@ fn replay(mission: &str, file: &Path, out: &Path) -> [RunRecord; 3] {
 
 // On every committed run of two turns or more, the default strategy bills no more than the full
 // history: deciding as it does when the provider is unknown (with anthropic's pricing), under
-// both the anthropic and the openai profile; deciding as it does against OpenAI, under the
+// every profile; deciding as it does against OpenAI, under the
 // openai profile. The replies replayed under it get the same verdict.
 #[test]
 fn the_default_never_costs_more_than_the_full_history() {
@@ -92,6 +92,7 @@ fn the_default_never_costs_more_than_the_full_history() {
         for (variant, profile) in [
             (&on, PricingKind::Anthropic),
             (&on, PricingKind::OpenAi),
+            (&on, PricingKind::Ideal),
             (&openai, PricingKind::OpenAi),
         ] {
             assert!(
