@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use ptc_compression::cost::tokens_text as count;
 use ptc_compression::{PricingKind, RequestCost};
 use serde::{Deserialize, Serialize};
 
@@ -660,28 +661,6 @@ fn plural(n: usize) -> &'static str {
 
 fn pass_rate(s: &Summary) -> String {
     format!("{:.1} % ({}/{})", s.pass_rate * 100.0, s.passed, s.runs)
-}
-
-/// A number rounded to a whole one with thousands separators, as reports write counts:
-/// `count(1234.5)` is `1,235`.
-pub fn count(value: f64) -> String {
-    let rounded = value.round();
-    if !rounded.is_finite() {
-        return "n/a".into();
-    }
-    let digits = format!("{}", rounded.abs() as u64);
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if rounded < 0.0 {
-        format!("-{out}")
-    } else {
-        out
-    }
 }
 
 fn seconds(ms: f64) -> String {

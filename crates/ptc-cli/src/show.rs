@@ -1,5 +1,6 @@
 //! How `ptc run` and `ptc demo` print turns, messages and the end of a run.
 
+use ptc_compression::cost::tokens_text;
 use ptc_compression::{
     BillComparison, Compression, HeuristicTokenizer, PricingKind, PricingProfile, RenderOptions,
     RequestCost, compare_with_full_history,
@@ -143,20 +144,6 @@ pub fn usage_lines(usage: &Usage) -> String {
     out
 }
 
-/// A whole number with thousands separators.
-pub fn thousands(value: f64) -> String {
-    let rounded = value.round().max(0.0) as u64;
-    let digits = rounded.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The run's requests priced under every named profile, beside the full history's.
 pub fn bills(
     strategy: &dyn Compression,
@@ -203,11 +190,11 @@ pub fn bill_lines(comparisons: &[BillComparison]) -> String {
             out,
             "  {:<11} {} ({} input, {} cache read, {} cache write); full history {}: {}",
             format!("{}:", comparison.strategy.profile),
-            thousands(total.billed),
-            thousands(total.input_tokens as f64),
-            thousands(total.cache_read_tokens as f64),
-            thousands(total.cache_write_tokens as f64),
-            thousands(comparison.full_history.billed()),
+            tokens_text(total.billed),
+            tokens_text(total.input_tokens as f64),
+            tokens_text(total.cache_read_tokens as f64),
+            tokens_text(total.cache_write_tokens as f64),
+            tokens_text(comparison.full_history.billed()),
             comparison
                 .ratio()
                 .map_or("n/a".to_string(), |r| format!("{r:.2}x")),
@@ -228,10 +215,10 @@ pub fn reported_line(tokens: &ptc_turn::TokenUsage, profile: &PricingProfile) ->
     format!(
         "reported by the provider: {} input, {} cache read, {} cache write: {} billed-equivalent \
          under {} prices\n",
-        thousands(tokens.input_tokens as f64),
-        thousands(tokens.cache_read_tokens as f64),
-        thousands(tokens.cache_write_tokens as f64),
-        thousands(cost.billed),
+        tokens_text(tokens.input_tokens as f64),
+        tokens_text(tokens.cache_read_tokens as f64),
+        tokens_text(tokens.cache_write_tokens as f64),
+        tokens_text(cost.billed),
         profile,
     )
 }

@@ -47,6 +47,34 @@ impl Bill {
     }
 }
 
+/// A number of tokens as bills are written: rounded to a whole number, with thousands
+/// separators (`n/a` when it is not a number).
+///
+/// ```
+/// use ptc_compression::cost::tokens_text;
+/// assert_eq!(tokens_text(1_234_567.5), "1,234,568");
+/// assert_eq!(tokens_text(-950.0), "-950");
+/// assert_eq!(tokens_text(f64::NAN), "n/a");
+/// ```
+pub fn tokens_text(value: f64) -> String {
+    let rounded = value.round();
+    if !rounded.is_finite() {
+        return "n/a".into();
+    }
+    let digits = (rounded.abs() as u64).to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if rounded < 0.0 {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Prices `requests`, sent one after the other, under `profile`, counting tokens with
 /// `tokenizer`.
 ///
