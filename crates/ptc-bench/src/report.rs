@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use ptc_compression::cost::tokens_text as count;
+use ptc_compression::cost::token_count_text as count;
 use ptc_compression::{PricingKind, RequestCost};
 use serde::{Deserialize, Serialize};
 

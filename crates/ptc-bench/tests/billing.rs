@@ -12,7 +12,7 @@ use ptc_agent::ReplayLlm;
 use ptc_bench::mission::Mission;
 use ptc_bench::tools::CallLog;
 use ptc_bench::{EvalOptions, RunRecord, evaluate};
-use ptc_compression::cost::tokens_text;
+use ptc_compression::cost::token_count_text;
 use ptc_compression::{
     AppendCompact, CompressionConfig, HeuristicTokenizer, PricingKind, RenderOptions, Uncompressed,
     compare_with_full_history, price, run_requests,
@@ -163,9 +163,9 @@ fn the_long_mission_bill_is_the_documented_one() {
         assert!(best <= ours, "{kind}: hindsight is never worse");
         table.push_str(&format!(
             "| {kind} | {} | {} | {} | {:.2} | {:.2} | {:.2} |\n",
-            tokens_text(full),
-            tokens_text(ours),
-            tokens_text(best),
+            token_count_text(full),
+            token_count_text(ours),
+            token_count_text(best),
             ours / full,
             best / full,
             ours / best,

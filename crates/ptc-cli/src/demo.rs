@@ -120,7 +120,7 @@ fn execute() -> Result<Step, String> {
 /// left rendered compressed and uncompressed.
 fn closing(step: &Step, agent: &Agent) -> String {
     let opts = RenderOptions::from_task(&step.task).with_limits(agent.compression().limits());
-    let strategy = agent.compression().build();
+    let strategy = agent.compression().build_for(agent.pricing());
     let memory = step.turns.last().map_or(&[][..], Turn::memory);
     let compressed = strategy.to_messages(&step.turns, memory, &opts);
     let full = Uncompressed.to_messages(&step.turns, memory, &opts);
@@ -167,12 +167,13 @@ fn closing(step: &Step, agent: &Agent) -> String {
          ========== the history after {} turns, as the next request would send it ==========\n\
          {}{}\
          compressed / uncompressed size: {:.2} ({:.2} without the system prompt)\n\n\
-         Run it yourself with: ptc run --mission \"$(cat examples/demo/mission.txt)\" \
+         Run it yourself, from the repository's root (`cargo install --path crates/ptc-cli` puts \
+         ptc on the PATH):\n  ptc run --mission-file examples/demo/mission.txt \
          --data examples/demo/data.json --tools examples/demo/tools.json \
          --signature \"$(cat examples/demo/signature.txt)\" --max-turns {MAX_TURNS} \
          --compression on --llm replay:examples/demo/transcript.jsonl\n",
         show::outcome_line(step),
-        show::usage_lines(&step.usage),
+        show::usage_lines(&step.usage, true),
         show::bill_lines(&bills),
         billed.join(", "),
         step.turns.len(),

@@ -38,7 +38,7 @@ pub use ptc_turn::TokenUsage;
 pub use replay::ReplayLlm;
 pub use retry::{RetryPolicy, parse_retry_after};
 pub use scripted::ScriptedLlm;
-pub use spec::parse_llm_spec;
+pub use spec::{ProviderOptions, parse_llm_spec, parse_llm_spec_with};
 
 /// A language model that completes a conversation.
 #[async_trait]
@@ -55,6 +55,27 @@ pub trait Llm: Send + Sync {
     fn pricing(&self) -> Option<PricingKind> {
         None
     }
+
+    /// The provider, as the OpenTelemetry field `gen_ai.provider.name` names it (`openai`,
+    /// `anthropic`, ...). By default the part of [`describe`](Llm::describe) before its first
+    /// colon.
+    fn provider_name(&self) -> String {
+        let description = self.describe();
+        description
+            .split_once(':')
+            .map_or(description.as_str(), |(provider, _)| provider)
+            .to_string()
+    }
+
+    /// The model asked for, as the OpenTelemetry field `gen_ai.request.model` names it. By
+    /// default the part of [`describe`](Llm::describe) after its first colon.
+    fn model_name(&self) -> String {
+        let description = self.describe();
+        description
+            .split_once(':')
+            .map_or(description.as_str(), |(_, model)| model)
+            .to_string()
+    }
 }
 
 #[async_trait]
@@ -70,6 +91,14 @@ impl<T: Llm + ?Sized> Llm for Arc<T> {
     fn pricing(&self) -> Option<PricingKind> {
         (**self).pricing()
     }
+
+    fn provider_name(&self) -> String {
+        (**self).provider_name()
+    }
+
+    fn model_name(&self) -> String {
+        (**self).model_name()
+    }
 }
 
 #[async_trait]
@@ -84,6 +113,14 @@ impl<T: Llm + ?Sized> Llm for Box<T> {
 
     fn pricing(&self) -> Option<PricingKind> {
         (**self).pricing()
+    }
+
+    fn provider_name(&self) -> String {
+        (**self).provider_name()
+    }
+
+    fn model_name(&self) -> String {
+        (**self).model_name()
     }
 }
 

@@ -1,15 +1,26 @@
 //! Choosing a model from a command-line string.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use super::{Anthropic, Llm, LlmError, OpenAiCompatible, ReplayLlm};
+use super::{Anthropic, Llm, LlmError, OpenAiCompatible, ReplayLlm, RetryPolicy};
+
+/// Settings [`parse_llm_spec_with`] gives the HTTP providers; `None` keeps a provider's
+/// default (a 120 s request timeout and [`RetryPolicy::default`]). Replayed models ignore them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProviderOptions {
+    /// The longest one request may take, retries not counted.
+    pub request_timeout: Option<Duration>,
+    /// How failed requests are retried.
+    pub retry: Option<RetryPolicy>,
+}
 
 /// Builds a model from a spec string:
 ///
 /// | spec | model |
 /// |---|---|
-/// | `openai:MODEL` | [`OpenAiCompatible::openai`] (key from `OPENAI_API_KEY`) |
-/// | `anthropic:MODEL` | [`Anthropic::from_env`] (key from `ANTHROPIC_API_KEY`) |
+/// | `openai:MODEL` | [`OpenAiCompatible::openai`] (key from `OPENAI_API_KEY`, base URL from `OPENAI_BASE_URL` when set) |
+/// | `anthropic:MODEL` | [`Anthropic::from_env`] (key from `ANTHROPIC_API_KEY`, base URL from `ANTHROPIC_BASE_URL` when set) |
 /// | `openai-compatible:URL:MODEL` | [`OpenAiCompatible::new`], with the key from `OPENAI_COMPATIBLE_API_KEY` when that is set |
 /// | `replay:FILE` | [`ReplayLlm::from_file`] |
 ///
@@ -27,8 +38,30 @@ use super::{Anthropic, Llm, LlmError, OpenAiCompatible, ReplayLlm};
 /// let llm = parse_llm_spec("openai-compatible:http://localhost:11434/v1:qwen2.5:7b").unwrap();
 /// assert_eq!(llm.describe(), "openai-compatible:http://localhost:11434/v1:qwen2.5:7b");
 /// assert!(parse_llm_spec("gemini:pro").is_err());
+/// // A URL after `openai:` would be sent to OpenAI as a model name.
+/// assert!(parse_llm_spec("openai:http://localhost:8000/v1:m").is_err());
 /// ```
 pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
+    parse_llm_spec_with(spec, &ProviderOptions::default())
+}
+
+/// [`parse_llm_spec`], with a request timeout and a retry policy for the HTTP providers.
+///
+/// ```
+/// use std::time::Duration;
+/// use ptc_agent::llm::{ProviderOptions, RetryPolicy, parse_llm_spec_with};
+///
+/// let options = ProviderOptions {
+///     request_timeout: Some(Duration::from_secs(5)),
+///     retry: Some(RetryPolicy { max_retries: 1, ..RetryPolicy::default() }),
+/// };
+/// let llm = parse_llm_spec_with("openai-compatible:http://localhost:8000/v1:m", &options);
+/// assert!(llm.is_ok());
+/// ```
+pub fn parse_llm_spec_with(
+    spec: &str,
+    options: &ProviderOptions,
+) -> Result<Arc<dyn Llm>, LlmError> {
     let spec = spec.trim();
     let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
     let missing = |what: &str| {
@@ -42,13 +75,30 @@ pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
             if rest.is_empty() {
                 return Err(missing("model"));
             }
-            Ok(Arc::new(OpenAiCompatible::openai(rest)?))
+            if rest.contains("://") {
+                return Err(LlmError::Configuration(format!(
+                    "`{spec}` names a URL, but openai: takes a model name (the server is \
+                     OpenAI's, or OPENAI_BASE_URL); for another server write \
+                     openai-compatible:URL:MODEL, e.g. openai-compatible:{rest}"
+                )));
+            }
+            Ok(Arc::new(openai_options(
+                OpenAiCompatible::openai(rest)?,
+                options,
+            )))
         }
         "anthropic" => {
             if rest.is_empty() {
                 return Err(missing("model"));
             }
-            Ok(Arc::new(Anthropic::from_env(rest)?))
+            let mut llm = Anthropic::from_env(rest)?;
+            if let Some(timeout) = options.request_timeout {
+                llm = llm.with_timeout(timeout);
+            }
+            if let Some(retry) = &options.retry {
+                llm = llm.with_retry_policy(retry.clone());
+            }
+            Ok(Arc::new(llm))
         }
         "openai-compatible" => {
             let Some((url, model)) = split_url_and_model(rest).filter(|(_, m)| !m.is_empty())
@@ -66,7 +116,7 @@ pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
             {
                 llm = llm.with_api_key(key);
             }
-            Ok(Arc::new(llm))
+            Ok(Arc::new(openai_options(llm, options)))
         }
         "replay" => {
             if rest.is_empty() {
@@ -79,6 +129,16 @@ pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
              openai-compatible:URL:MODEL or replay:FILE"
         ))),
     }
+}
+
+fn openai_options(mut llm: OpenAiCompatible, options: &ProviderOptions) -> OpenAiCompatible {
+    if let Some(timeout) = options.request_timeout {
+        llm = llm.with_timeout(timeout);
+    }
+    if let Some(retry) = &options.retry {
+        llm = llm.with_retry_policy(retry.clone());
+    }
+    llm
 }
 
 /// Splits `URL:MODEL` after the URL: the scheme, `://`, the host (a bracketed IPv6 address or

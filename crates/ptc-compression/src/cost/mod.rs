@@ -51,12 +51,12 @@ impl Bill {
 /// separators (`n/a` when it is not a number).
 ///
 /// ```
-/// use ptc_compression::cost::tokens_text;
-/// assert_eq!(tokens_text(1_234_567.5), "1,234,568");
-/// assert_eq!(tokens_text(-950.0), "-950");
-/// assert_eq!(tokens_text(f64::NAN), "n/a");
+/// use ptc_compression::cost::token_count_text;
+/// assert_eq!(token_count_text(1_234_567.5), "1,234,568");
+/// assert_eq!(token_count_text(-950.0), "-950");
+/// assert_eq!(token_count_text(f64::NAN), "n/a");
 /// ```
-pub fn tokens_text(value: f64) -> String {
+pub fn token_count_text(value: f64) -> String {
     let rounded = value.round();
     if !rounded.is_finite() {
         return "n/a".into();
