@@ -9,13 +9,13 @@ use std::process::ExitCode;
 use clap::Args;
 use ptc_agent::store::{JsonlStore, RunStore};
 use ptc_agent::{Agent, RunObserver, RunOptions};
-use ptc_compression::{PricingKind, RenderOptions};
 use ptc_lisp::Value;
 use ptc_lisp::format::to_clojure;
 use ptc_lisp::json::to_json;
 use ptc_store::SqliteStore;
 use ptc_turn::{Message, Step, StepOutcome, Turn};
 
+use crate::bill::RunBill;
 use crate::config::Config;
 use crate::eval::{fixture_tools, read_file};
 use crate::exit;
@@ -287,7 +287,8 @@ fn execute(
         .map(|path| write_step(&step, path));
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        let _ = writeln!(stdout, "{}", json_report(&step, args));
+        let bill = RunBill::new(&step, &agent, settings.agent.pricing, false);
+        let _ = writeln!(stdout, "{}", json_report(&step, args, &bill));
     } else {
         let _ = write!(stdout, "=== result ===\n{}", show::outcome_line(&step));
         let replayed = settings
@@ -296,7 +297,8 @@ fn execute(
             .as_deref()
             .is_some_and(|spec| spec.trim_start().starts_with("replay:"));
         let _ = write!(stdout, "{}", show::usage_lines(&step.usage, replayed));
-        let _ = write!(stdout, "{}", bill_report(&step, &agent));
+        let bill = RunBill::new(&step, &agent, settings.agent.pricing, true);
+        let _ = write!(stdout, "{}", bill.text());
         if let Some(Ok(())) = &written
             && let Some(path) = &args.dump_step
         {
@@ -339,7 +341,7 @@ fn write_step(step: &Step, path: &Path) -> Result<(), String> {
 }
 
 /// The end of a run for a program to read.
-fn json_report(step: &Step, args: &RunArgs) -> serde_json::Value {
+fn json_report(step: &Step, args: &RunArgs, bill: &RunBill) -> serde_json::Value {
     let usage = &step.usage;
     let t = &usage.tokens;
     let mut report = serde_json::json!({
@@ -355,6 +357,7 @@ fn json_report(step: &Step, args: &RunArgs) -> serde_json::Value {
             "llm_duration_ms": usage.llm_duration_us / 1000,
             "program_duration_ms": usage.eval_duration_us / 1000,
         },
+        "cost": bill.json(),
         "step_file": args.dump_step,
         "checkpoint": args.checkpoint,
     });
@@ -379,32 +382,4 @@ fn json_report(step: &Step, args: &RunArgs) -> serde_json::Value {
         }
     }
     report
-}
-
-/// The modelled bill of the requests the run sent, beside the full history's, and what the
-/// provider reported about its cache when it did.
-fn bill_report(step: &Step, agent: &Agent) -> String {
-    let provider = agent.pricing();
-    let config = agent.compression();
-    let opts = RenderOptions::from_task(&step.task).with_limits(config.limits());
-    let strategy = config.build_for(provider);
-    let profiles = show::default_profiles();
-    let mut out = show::bill_lines(&show::bills(
-        &*strategy,
-        &step.turns,
-        &opts,
-        false,
-        &profiles,
-    ));
-    let tokens = &step.usage.tokens;
-    if tokens.cache_read_tokens > 0 || tokens.cache_write_tokens > 0 {
-        // Only Anthropic reports cache writes.
-        let kind = provider.unwrap_or(if tokens.cache_write_tokens > 0 {
-            PricingKind::Anthropic
-        } else {
-            PricingKind::OpenAi
-        });
-        out.push_str(&show::reported_line(tokens, &kind.profile()));
-    }
-    out
 }

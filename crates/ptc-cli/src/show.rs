@@ -241,20 +241,14 @@ pub fn bill_lines(comparisons: &[BillComparison]) -> String {
 
 /// What the provider reported about its prompt cache, priced under `profile`, for reading
 /// beside the modelled bill.
-pub fn reported_line(tokens: &ptc_turn::TokenUsage, profile: &PricingProfile) -> String {
-    let cost = RequestCost::priced(
-        tokens.input_tokens,
-        tokens.cache_read_tokens,
-        tokens.cache_write_tokens,
-        profile,
-    );
+pub fn reported_line(reported: &RequestCost, profile: &PricingProfile) -> String {
     format!(
         "reported by the provider: {} input, {} cache read, {} cache write: {} billed-equivalent \
          under {} prices\n",
-        token_count_text(tokens.input_tokens as f64),
-        token_count_text(tokens.cache_read_tokens as f64),
-        token_count_text(tokens.cache_write_tokens as f64),
-        token_count_text(cost.billed),
+        token_count_text(reported.input_tokens as f64),
+        token_count_text(reported.cache_read_tokens as f64),
+        token_count_text(reported.cache_write_tokens as f64),
+        token_count_text(reported.billed),
         profile,
     )
 }

@@ -317,6 +317,20 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
                 "cache_read_tokens": 0, "cache_write_tokens": 0,
                 "duration_ms": 0, "llm_duration_ms": 0, "program_duration_ms": 0
             },
+            // The replay names no provider and recorded no cache figures: Anthropic's profile,
+            // as the default strategy assumes. Both requests share the system prompt, which
+            // the first writes to the cache and the second reads.
+            "cost": {
+                "pricing": "anthropic", "requests": 2,
+                "billed": 2736.0, "input_tokens": 8,
+                "cache_read_tokens": 2005, "cache_write_tokens": 2022,
+                "full_history": {
+                    "billed": 2736.0, "input_tokens": 8,
+                    "cache_read_tokens": 2005, "cache_write_tokens": 2022
+                },
+                "ratio": 1.0,
+                "reported": null
+            },
             "step_file": null,
             "checkpoint": null
         })
@@ -363,6 +377,113 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
             &serde_json::json!("{:why :no-data}"),
             &serde_json::json!({"why": "no-data"})
         )
+    );
+}
+
+#[test]
+fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache() {
+    let dir = Scratch::new("bill");
+    dir.file(
+        "t.jsonl",
+        concat!(
+            r#"{"content": "(def xs (map :price data/items))\n(println \"prices:\" xs)", "usage": {"input_tokens": 60, "output_tokens": 30, "cache_write_tokens": 2040}}"#,
+            "\n",
+            r#"{"content": "(tool/notify {:total (reduce + xs)})\n(println \"sent\")", "usage": {"input_tokens": 20, "output_tokens": 20, "cache_read_tokens": 2040, "cache_write_tokens": 60}}"#,
+            "\n",
+            r#"{"content": "(return {:total (reduce + xs)})", "usage": {"input_tokens": 15, "output_tokens": 12, "cache_read_tokens": 2100, "cache_write_tokens": 40}}"#,
+            "\n"
+        ),
+    );
+    dir.file(
+        "data.json",
+        r#"{"items": [{"name": "pen", "price": 2}, {"name": "ink", "price": 5}]}"#,
+    );
+    dir.file(
+        "tools.json",
+        r#"{"notify": {"description": "Tell the team", "params": ["message"], "returns": "sent"}}"#,
+    );
+    let cost = |args: &[&str]| {
+        let mut all = vec![
+            "run",
+            "--json",
+            "--mission",
+            "Total the prices and notify the team",
+            "--data",
+            "data.json",
+            "--tools",
+            "tools.json",
+            "--compression",
+            "on",
+            "--llm",
+            "replay:t.jsonl",
+        ];
+        all.extend_from_slice(args);
+        let output = command(&all).current_dir(&dir.0).output().expect("run ptc");
+        assert_eq!(
+            (output.status.code(), text(&output.stderr)),
+            (Some(0), String::new())
+        );
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        report["cost"].clone()
+    };
+    // Recorded cache writes are Anthropic's: the run is billed under its profile, and what the
+    // provider reported is priced the same way (15 + 60 + 20 input, 4,140 read at 0.1, 2,140
+    // written at 1.25).
+    assert_eq!(
+        cost(&[]),
+        serde_json::json!({
+            "pricing": "anthropic", "requests": 3,
+            "billed": 3090.6, "input_tokens": 11,
+            "cache_read_tokens": 4146, "cache_write_tokens": 2132,
+            "full_history": {
+                "billed": 3091.85, "input_tokens": 11,
+                "cache_read_tokens": 4146, "cache_write_tokens": 2133
+            },
+            "ratio": 0.9996,
+            "reported": {
+                "billed": 3184.0, "input_tokens": 95,
+                "cache_read_tokens": 4140, "cache_write_tokens": 2140
+            }
+        })
+    );
+    // The profile can be named in ptc.toml, and a flag wins over the file (95 input, 4,140 read
+    // at 0.25, 2,140 written at the input price).
+    dir.file("ptc.toml", "[agent]\npricing = \"openai?read=0.25\"\n");
+    assert_eq!(
+        cost(&[]),
+        serde_json::json!({
+            "pricing": "openai?read=0.25", "requests": 3,
+            "billed": 3217.0, "input_tokens": 2193,
+            "cache_read_tokens": 4096, "cache_write_tokens": 0,
+            "full_history": {
+                "billed": 3218.0, "input_tokens": 2194,
+                "cache_read_tokens": 4096, "cache_write_tokens": 0
+            },
+            "ratio": 0.9997,
+            "reported": {
+                "billed": 3270.0, "input_tokens": 95,
+                "cache_read_tokens": 4140, "cache_write_tokens": 2140
+            }
+        })
+    );
+    assert_eq!(cost(&["--pricing", "ideal"])["pricing"], "ideal");
+    let output = command(&[
+        "run",
+        "--pricing",
+        "gemini",
+        "--mission",
+        "x",
+        "--llm",
+        "replay:t.jsonl",
+    ])
+    .current_dir(&dir.0)
+    .output()
+    .expect("run ptc");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("invalid value 'gemini' for '--pricing <PROFILE>'"),
+        "{}",
+        text(&output.stderr)
     );
 }
 
