@@ -14,7 +14,7 @@ use ptc_compression::{
     CompressionConfig, HeuristicTokenizer, PricingKind, PromptRequest, RequestCost, Tokenizer,
     price,
 };
-use ptc_lisp::json::to_json;
+use ptc_lisp::to_json;
 use ptc_turn::{FailureKind, Message, StepOutcome};
 use serde::{Deserialize, Serialize};
 

@@ -6,7 +6,7 @@ use ptc_compression::{
     BillComparison, Compression, HeuristicTokenizer, PricingKind, PricingProfile, RenderOptions,
     RequestCost, compare_with_full_history,
 };
-use ptc_lisp::format::to_clojure;
+use ptc_lisp::to_clojure;
 use ptc_lisp::{ToolOutcome, Value};
 use ptc_turn::{Message, Role, Step, StepOutcome, Turn, TurnResult, Usage};
 use std::fmt::Write;

@@ -473,11 +473,11 @@ mod tests {
     fn summary_sizes_are_those_of_the_rendered_summaries() {
         let turns: Vec<Turn> = (1..=30).map(turn).collect();
         for limits in [
-            crate::Limits::default(),
-            crate::Limits {
+            crate::RenderLimits::default(),
+            crate::RenderLimits {
                 tool_call_limit: 3,
                 println_limit: 2,
-                ..crate::Limits::default()
+                ..crate::RenderLimits::default()
             },
         ] {
             let opts = RenderOptions::new("m", "s", 40).with_limits(limits);

@@ -1,9 +1,9 @@
 //! The text of every part of a rendering. Strategies choose which parts to show and where;
 //! the wording lives only here (see docs/compression.md for the layout).
 
-use crate::options::{Limits, RenderOptions};
+use crate::options::{RenderLimits, RenderOptions};
 use crate::vocabulary::TypeVocabulary;
-use ptc_lisp::format::to_clojure;
+use ptc_lisp::to_clojure;
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, Value, ValueShape};
 use ptc_turn::{Message, Turn};
 use std::borrow::Cow;
@@ -70,8 +70,8 @@ impl<'o> Parts<'o> {
     }
 }
 
-/// The `Turns left: N` line, or the final-turn warning when the coming turn is the last (MSG-005).
-/// `done` is the number of turns taken before the turn the line is read for (ARC-006).
+/// The `Turns left: N` line, or the final-turn warning when the coming turn is the last.
+/// `done` is the number of turns taken before the turn the line is read for.
 pub(crate) fn write_turns_left(out: &mut String, max_turns: u32, done: usize) {
     let left = (max_turns as usize).saturating_sub(done);
     if left <= 1 {
@@ -99,6 +99,25 @@ fn open_comment(out: &mut String, line_start: usize) {
     out.push_str("; ");
 }
 
+/// Whether a docstring shows anything on a summary line (see [`push_doc`]).
+fn shows_text(doc: &str) -> bool {
+    doc.chars().any(|c| c != ';' && !c.is_whitespace())
+}
+
+/// A docstring as a summary line shows it: on one line, trimmed, and without `;`, which would
+/// start a comment inside the comment the line is.
+fn push_doc(out: &mut String, doc: &str) {
+    let trimmed = doc.trim();
+    // Most docstrings are one plain line: one scan, and no copy.
+    if !trimmed.bytes().any(|b| matches!(b, b';' | b'\n' | b'\r')) {
+        out.push_str(trimmed);
+    } else if doc.contains(';') {
+        push_one_line(out, doc.replace(';', "").trim());
+    } else {
+        push_one_line(out, trimmed);
+    }
+}
+
 /// Append `text` on the current line: line breaks become single spaces so one entry stays one
 /// line.
 fn push_one_line(out: &mut String, text: &str) {
@@ -124,11 +143,11 @@ fn push_one_line(out: &mut String, text: &str) {
 /// as a lookup table (thousands of ids) still stays one line.
 const RECORD_KEYS: usize = 30;
 
-/// A value as a sample (TRN-001..005): collections cut to `sample_limit` items and strings to
+/// A value as a sample: collections cut to `sample_limit` items and strings to
 /// `sample_printable_limit` characters, except that a record (a map, or the first map of a list)
 /// shows every key, so the model sees the shape of the data without printing it. Values inside
 /// a record are cut as usual.
-pub(crate) fn push_sample(out: &mut String, value: &Value, limits: &Limits) {
+pub(crate) fn push_sample(out: &mut String, value: &Value, limits: &RenderLimits) {
     match value {
         Value::Map(map) => push_record(out, map, limits),
         Value::List(items) | Value::Vector(items)
@@ -178,7 +197,7 @@ fn push_cut_note(out: &mut String, len: usize, shown: usize) {
 }
 
 /// `{:key value ...}` with every key (up to [`RECORD_KEYS`]).
-fn push_record(out: &mut String, map: &ptc_lisp::value::Map, limits: &Limits) {
+fn push_record(out: &mut String, map: &ptc_lisp::Map, limits: &RenderLimits) {
     let len = map.len();
     let shown = len.min(RECORD_KEYS);
     out.push('{');
@@ -200,7 +219,7 @@ fn push_record(out: &mut String, map: &ptc_lisp::value::Map, limits: &Limits) {
 
 /// A value inside a sample: cut like a sample, without the note on how much was cut (only the
 /// outermost collection gets one).
-fn push_inner(out: &mut String, value: &Value, limits: &Limits) {
+fn push_inner(out: &mut String, value: &Value, limits: &RenderLimits) {
     let (text, cut) = to_clojure(
         value,
         Some(limits.sample_limit),
@@ -222,7 +241,7 @@ fn without_cut_note(text: &str) -> &str {
 }
 
 /// Whether a sample tells more than the type label: not for `nil` or an empty collection
-/// (DEF-003, DEF-004: `x = nil`, `x = list[0]`), nor for functions.
+/// (`x = nil`, `x = list[0]`), nor for functions.
 fn sample_adds_information(value: &Value) -> bool {
     !matches!(
         ValueShape::of(value),
@@ -234,7 +253,7 @@ fn sample_adds_information(value: &Value) -> bool {
     )
 }
 
-/// `;; === tool/ ===` and one line per tool (FMT-001, FMT-004).
+/// `;; === tool/ ===` and one line per tool.
 pub(crate) fn write_tools(out: &mut String, opts: &RenderOptions<'_>, detail: Detail) {
     if opts.tools.is_empty() {
         return;
@@ -270,8 +289,8 @@ pub(crate) fn write_tools(out: &mut String, opts: &RenderOptions<'_>, detail: De
     }
 }
 
-/// `;; === data/ ===` and one line per input (FMT-002, FMT-005, NS-008). Data samples are shown
-/// whether or not the program printed, so this section never changes between turns (NS-012).
+/// `;; === data/ ===` and one line per input. Data samples are shown
+/// whether or not the program printed, so this section never changes between turns.
 pub(crate) fn write_data(out: &mut String, opts: &RenderOptions<'_>, detail: Detail) {
     if opts.data.is_empty() {
         return;
@@ -292,7 +311,7 @@ pub(crate) fn write_data(out: &mut String, opts: &RenderOptions<'_>, detail: Det
 }
 
 /// Return shapes of functions the final namespace does not know a return for, found in earlier
-/// turns' namespaces: a function called in turn 2 keeps its `-> type` in turn 4 (FMT-006). Only
+/// turns' namespaces: a function called in turn 2 keeps its `-> type` in turn 4. Only
 /// an identical definition (same parameters and docstring) counts, so a redefinition never
 /// inherits its predecessor's return type.
 pub(crate) struct ReturnShapes<'t> {
@@ -343,18 +362,18 @@ impl<'t> ReturnShapes<'t> {
     }
 }
 
-/// One line of the `user/` namespace: a function (FMT-006..008) or a value (FMT-009, FMT-010).
+/// One line of the `user/` namespace: a function or a value.
 fn write_definition(
     out: &mut String,
     def: &Definition,
     returns: &ReturnShapes<'_>,
     show_samples: bool,
     detail: Detail,
-    limits: &Limits,
+    limits: &RenderLimits,
 ) {
     let line = out.len();
     let doc = match detail {
-        Detail::Full => def.doc.as_deref().filter(|d| !d.trim().is_empty()),
+        Detail::Full => def.doc.as_deref().filter(|d| shows_text(d)),
         Detail::Minimal => None,
     };
     if def.is_function() && !def.params.is_empty() {
@@ -372,7 +391,7 @@ fn write_definition(
         open_comment(out, line);
         if let Some(doc) = doc {
             out.push('"');
-            push_one_line(out, doc.trim());
+            push_doc(out, doc);
             out.push('"');
             if returns.is_some() {
                 out.push(' ');
@@ -388,7 +407,7 @@ fn write_definition(
         open_comment(out, line);
         if let Some(doc) = doc {
             out.push('"');
-            push_one_line(out, doc.trim());
+            push_doc(out, doc);
             out.push_str("\" ");
         }
         out.push_str("= ");
@@ -400,7 +419,7 @@ fn write_definition(
     }
 }
 
-/// A `user/` section under `header` with `defs` in the given order (DEF-009).
+/// A `user/` section under `header` with `defs` in the given order.
 pub(crate) fn write_user<'d>(
     out: &mut String,
     header: &str,
@@ -408,7 +427,7 @@ pub(crate) fn write_user<'d>(
     returns: &ReturnShapes<'_>,
     show_samples: bool,
     detail: Detail,
-    limits: &Limits,
+    limits: &RenderLimits,
 ) {
     let mut defs = defs.into_iter().peekable();
     if defs.peek().is_none() {
@@ -424,16 +443,16 @@ pub(crate) fn write_user<'d>(
 /// How a listed tool call shows its result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ResultShown {
-    /// Not at all (the seed summary once the model has printed: TC-004).
+    /// Not at all (the seed summary once the model has printed).
     Not,
-    /// Truncated like a sample (TC-006).
+    /// Truncated like a sample.
     Sample,
     /// As its type label only: a call older than the newest `tool_call_limit` in a summary that
     /// lists every call.
     Label,
     /// Truncated like a sample when that takes at most [`SHORT_RESULT`] characters (a status
     /// such as `{:status "queued"}`), as its type label otherwise: for the calls of a turn that
-    /// printed, whose output is what the model asked to see (SAM-002).
+    /// printed, whose output is what the model asked to see.
     Short,
 }
 
@@ -450,13 +469,13 @@ pub(crate) struct ListedCall<'c> {
 }
 
 /// `;   name(arg arg) -> result`: arguments space separated, each truncated with the argument
-/// limits, parentheses always shown (FMT-012, TC-003, AMB-007); the result as asked for (TC-004,
-/// TC-006); ` [failed turn N]` when the turn that made the call failed.
+/// limits, parentheses always shown; the result as asked for; ` [failed turn N]` when the turn
+/// that made the call failed.
 pub(crate) fn write_tool_call(
     out: &mut String,
     listed: ListedCall<'_>,
     detail: Detail,
-    limits: &Limits,
+    limits: &RenderLimits,
 ) {
     let call = listed.call;
     out.push_str(";   ");
@@ -522,13 +541,13 @@ pub(crate) fn write_tool_call(
     }
 }
 
-/// `header` and one line per call (FMT-011); nothing when there are none.
+/// `header` and one line per call; nothing when there are none.
 pub(crate) fn write_tool_calls<'c>(
     out: &mut String,
     header: &str,
     calls: impl IntoIterator<Item = ListedCall<'c>>,
     detail: Detail,
-    limits: &Limits,
+    limits: &RenderLimits,
 ) -> usize {
     let mut shown = 0;
     for listed in calls {
@@ -542,8 +561,7 @@ pub(crate) fn write_tool_calls<'c>(
     shown
 }
 
-/// `header` and the given `println` entries, each exactly as printed (FMT-014, FMT-015,
-/// FMT-018, TRN-007); nothing when there are none.
+/// `header` and the given `println` entries, each exactly as printed; nothing when there are none.
 pub(crate) fn write_output<'p>(
     out: &mut String,
     header: &str,
@@ -563,7 +581,7 @@ pub(crate) fn write_output<'p>(
 
 /// The newest `limit` items of some turns' lists (tool calls or prints), found without touching
 /// older items: one backward pass over the turns reads only list lengths, then iteration starts
-/// at the first kept item (TC-007, TRN-010: the oldest are dropped).
+/// at the first kept item (the oldest are dropped).
 pub(crate) struct Newest<'t, T> {
     /// Per turn, the items that count (empty for a turn whose items are not listed here).
     lists: Vec<&'t [T]>,
@@ -644,7 +662,7 @@ impl FailedSplit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CallListing {
     /// As the seed format says: the newest `tool_call_limit` calls, with results only while no
-    /// folded turn has printed (TC-004..007).
+    /// folded turn has printed.
     Newest,
     /// Every call, so that no side effect is ever forgotten: the newest `tool_call_limit` with
     /// their results as samples, older ones with their results' type labels.
@@ -656,7 +674,7 @@ pub(crate) const FAILED_CALLS_HEADER: &str =
 pub(crate) const FAILED_OUTPUT_HEADER: &str = ";; Output before the error:";
 pub(crate) const FIXED_HEADER: &str = ";; Failed turns, fixed since:";
 
-/// The stable start of every first user message: the mission, `tool/` and `data/` (NS-012).
+/// The stable start of every first user message: the mission, `tool/` and `data/`.
 pub(crate) fn write_prefix(parts: &mut Parts<'_>, opts: &RenderOptions<'_>, detail: Detail) {
     parts.part(|out| out.push_str(opts.mission));
     parts.part(|out| write_tools(out, opts, detail));
@@ -664,8 +682,7 @@ pub(crate) fn write_prefix(parts: &mut Parts<'_>, opts: &RenderOptions<'_>, deta
 }
 
 /// The parts of a summary user message after the stable prefix ([`write_prefix`]) and before the
-/// turn count: `user/`, tool calls, output and the failed turns fixed since (MSG-003, MSG-004,
-/// FMT-016, FMT-017). `split` says which failed turns are shown elsewhere as pairs; the calls
+/// turn count: `user/`, tool calls, output and the failed turns fixed since. `split` says which failed turns are shown elsewhere as pairs; the calls
 /// and prints of every other turn are listed here, those of failed turns marked as such.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_history(
@@ -765,7 +782,7 @@ fn write_fixed(out: &mut String, turns: &[Turn], fixed: &[usize]) {
     }
 }
 
-/// The assistant message of a turn under compression: its full program (CMP-002), or the raw
+/// The assistant message of a turn under compression: its full program, or the raw
 /// response when no program could be taken from it.
 pub(crate) fn program_text(turn: &Turn) -> Cow<'_, str> {
     let program = turn.program().trim_end_matches(['\n', '\r']);
@@ -802,12 +819,12 @@ pub(crate) enum ValueShown {
 /// The user message answering a turn, without a turn count (the request's last message gets
 /// the one turn count).
 ///
-/// For a failed turn: `Error: MESSAGE` (ERR-003), then the tool calls it made before the error
+/// For a failed turn: `Error: MESSAGE`, then the tool calls it made before the error
 /// and what it printed: those happened and are not undone. For a successful one: the
 /// definitions it made (when `defined` is given), its tool calls with their results, its output
 /// and its value as `value` says. Results are samples when the turn printed nothing; when it
 /// printed, what it printed is what the model asked to see, so only short results (statuses)
-/// and errors are shown whole and the others by their type label (SAM-001, SAM-002).
+/// and errors are shown whole and the others by their type label.
 pub(crate) struct Feedback<'a, 't> {
     pub opts: &'a RenderOptions<'a>,
     /// Definitions new or changed in this turn, when the strategy shows them.
@@ -889,7 +906,7 @@ impl Feedback<'_, '_> {
     }
 }
 
-/// Ends the request with its one turn count (MSG-005, ARC-006): appended to the last message
+/// Ends the request with its one turn count: appended to the last message
 /// (always a user message) as its own part, so no earlier message carries a count that goes
 /// stale. Returns the length of that message before the count: the end of what the next
 /// request can repeat unchanged.
