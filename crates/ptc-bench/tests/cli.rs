@@ -55,7 +55,7 @@ fn replaying_the_committed_transcripts_prints_the_summary() {
                 .to_string(),
             "`on-openai` against `off` on 1 paired mission: -43.3 % prompt tokens (95 % interval \
              -43.3 % to -43.3 %) (-63.2 % without the system prompt, estimated); billed input \
-             (modelled) -14.6 % anthropic, -38.9 % openai, -19.7 % ideal; pass rate 100.0 % -> \
+             (modelled) -14.5 % anthropic, -38.8 % openai, -19.6 % ideal; pass rate 100.0 % -> \
              100.0 %, 0.0 points (95 % interval 0.0 to 0.0; sign test 0 better, 0 worse, p = \
              1.00); turns 0.00 per run."
                 .to_string(),
