@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ptc_compression::history::{HistoryError, HistoryManager, HistoryPolicy};
-use ptc_compression::{Compression, CompressionConfig, CompressionOptions, CompressionSetting};
+use ptc_compression::{
+    Compression, CompressionConfig, CompressionOptions, CompressionSetting, PricingKind,
+};
 use ptc_lisp::to_clojure;
 use ptc_lisp::{Limits, ToolSpec, Value};
 use ptc_turn::{DEFAULT_MAX_TURNS, Message};
@@ -124,10 +126,12 @@ impl Default for Settings {
 
 impl Settings {
     /// The strategy a multi-turn run renders its history with.
-    pub(crate) fn strategy(&self) -> Box<dyn Compression> {
+    /// The strategy a multi-turn run renders its history with, for a model priced as
+    /// `pricing` (which the built-in strategies that compact by cost use).
+    pub(crate) fn strategy(&self, pricing: Option<PricingKind>) -> Box<dyn Compression> {
         match &self.custom_compression {
             Some(custom) => custom.build(),
-            None => self.compression.build(),
+            None => self.compression.build_for(pricing),
         }
     }
 
@@ -349,6 +353,12 @@ impl Agent {
     /// The compression setting (off unless set).
     pub fn compression(&self) -> &CompressionConfig {
         &self.inner.settings.compression
+    }
+
+    /// The prompt-caching rules and prices of the model's provider, when known (see
+    /// [`Llm::pricing`]): the default compression strategy compacts with them.
+    pub fn pricing(&self) -> Option<PricingKind> {
+        self.inner.llm.pricing()
     }
 
     /// The sandbox limits each program runs under.

@@ -45,8 +45,14 @@ impl Agent {
         let opts = RenderOptions::from_task(&task).with_limits(settings.render_limits());
         // With no turn yet, every strategy renders the system prompt and the mission message
         // the same way; a history policy always keeps both.
-        let messages = Uncompressed.to_messages(&[], &[], &opts).messages;
-        let request = request_for(&messages, &opts, settings, 1);
+        let rendered = Uncompressed.to_messages(&[], &[], &opts);
+        let request = request_for(
+            &rendered.messages,
+            &rendered.cache_points,
+            settings,
+            1,
+            opts.tools,
+        );
         Ok(PromptPreview {
             system_prompt: self.inner.system_prompt.clone(),
             request,
@@ -72,7 +78,7 @@ impl fmt::Display for PromptPreview {
             )?;
             writeln!(f, "{}", message.content)?;
         }
-        if let Some(breakpoint) = self.request.cache_breakpoint {
+        for breakpoint in &self.request.cache_breakpoints {
             writeln!(
                 f,
                 "=== cacheable prefix: the system prompt and the first {} bytes of message {} ===",

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ptc_compression::{Compression, RenderOptions, Uncompressed, cacheable_prefix_len};
+use ptc_compression::{
+    CachePoint, Compression, PromptRequest, RenderOptions, Uncompressed, cacheable_prefix_len,
+};
 use ptc_lisp::{Outcome, RunOutcome, Runtime, Tools, UserNamespace, Value};
 use ptc_lisp::{hide_firewalled, print_str, to_clojure};
 use ptc_turn::{
@@ -600,7 +602,7 @@ impl<'a> Loop<'a> {
         let strategy: Box<dyn Compression> = if single_shot {
             Box::new(Uncompressed)
         } else {
-            settings.strategy()
+            settings.strategy(llm.pricing())
         };
         let history = match settings.history {
             Some(policy) => {
@@ -767,11 +769,22 @@ impl<'a> Loop<'a> {
             compression: Some(rendered.stats),
             ..Usage::default()
         };
-        let messages = match &mut self.history {
-            Some(history) => history.apply(rendered.messages, &mut self.pending).await,
-            None => rendered.messages,
+        let (messages, points) = match &mut self.history {
+            Some(history) => {
+                let applied = history
+                    .apply(rendered.messages.clone(), &mut self.pending)
+                    .await;
+                if applied == rendered.messages {
+                    (applied, rendered.cache_points)
+                } else {
+                    // Trimmed or summarized: only the stable prefix is known to stay.
+                    let points = prefix_point(&applied, &opts).into_iter().collect();
+                    (applied, points)
+                }
+            }
+            None => (rendered.messages, rendered.cache_points),
         };
-        let request = request_for(&messages, &opts, settings, number);
+        let request = request_for(&messages, &points, settings, number, opts.tools);
         if let Some(observer) = self.observer {
             observer.on_request(number, &messages);
         }
@@ -1069,7 +1082,7 @@ async fn call_llm(
             llm = %llm.describe(),
             messages = request.messages.len() + 1,
             prompt_chars,
-            cacheable_prefix = request.cache_breakpoint.map_or(0, |b| b.byte_offset),
+            cacheable_prefix = request.cache_breakpoints.first().map_or(0, |b| b.byte_offset),
             outcome = Empty,
             error = Empty,
             error.type = Empty,
@@ -1182,44 +1195,36 @@ fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
     );
 }
 
-/// The model request for rendered `messages` (system message first): leading system messages
-/// become the system prompt, and the cacheable prefix of the first user message (mission,
-/// `tool/`, `data/`) is marked.
+/// The model request for rendered `messages` (system message first) and their cache `points`:
+/// leading system messages become the system prompt, and the points mark the stable parts for
+/// providers with explicit prompt caching. The request says its turn and the tools' names.
 pub(crate) fn request_for(
     messages: &[Message],
-    opts: &RenderOptions<'_>,
+    points: &[CachePoint],
     settings: &Settings,
     turn: u32,
+    tools: &[ptc_lisp::ToolSpec],
 ) -> LlmRequest {
-    let system_count = messages
-        .iter()
-        .take_while(|m| m.role == Role::System)
-        .count();
-    let system = messages[..system_count]
-        .iter()
-        .map(|m| m.content.as_str())
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    let rest = messages[system_count..].to_vec();
-    let breakpoint = rest
-        .first()
-        .filter(|m| m.role == Role::User)
-        .and_then(|m| cacheable_prefix_len(&m.content, opts))
-        .filter(|&len| len > 0);
-    let mut request = LlmRequest::new(system, rest);
-    if let Some(len) = breakpoint {
-        request = request.with_cache_breakpoint(0, len);
-    }
+    let mut request = LlmRequest::from_prompt(PromptRequest::from_rendered(messages, points));
     if let Some(max_tokens) = settings.max_tokens {
         request = request.with_max_tokens(max_tokens);
     }
     if let Some(temperature) = settings.temperature {
         request = request.with_temperature(temperature);
     }
-    let tool_names = opts.tools.iter().map(|t| t.name.clone()).collect();
+    let tool_names = tools.iter().map(|t| t.name.clone()).collect();
     request
         .with_sampling(settings.sampling.clone())
         .for_turn(turn, tool_names)
+}
+
+/// The end of the stable `tool/` and `data/` prefix of the first user message of `messages`.
+fn prefix_point(messages: &[Message], opts: &RenderOptions<'_>) -> Option<CachePoint> {
+    let index = messages.iter().position(|m| m.role != Role::System)?;
+    let first = messages.get(index).filter(|m| m.role == Role::User)?;
+    cacheable_prefix_len(&first.content, opts)
+        .filter(|&len| len > 0)
+        .map(|len| CachePoint::new(index, len))
 }
 
 /// A `(fail ...)` reason as text: a string as it is, anything else printed.

@@ -47,7 +47,9 @@ async fn a_sub_agents_firewalled_output_reaches_the_parent_program_and_no_prompt
     let parent = Agent::builder("Pay and keep the receipt")
         .llm(llm.clone())
         .max_turns(4)
-        .compression(true)
+        .compression_config(
+            ptc_compression::CompressionConfig::parse("single-user-coalesced").expect("spec"),
+        )
         .tool(child.as_tool("pay", "Pays the invoice"))
         .build()
         .expect("parent");

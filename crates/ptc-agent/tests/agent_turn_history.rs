@@ -89,15 +89,3 @@ async fn a_resumed_run_restores_definitions_made_from_the_history() {
         "[42 #'user/answer 42]"
     );
 }
-
-#[test]
-fn the_system_prompt_of_a_multi_turn_agent_explains_the_history() {
-    let prompt = agent(&[]).system_prompt().text.clone();
-    assert!(
-        prompt.contains(
-            "- `*1`, `*2`, `*3` are the values of your last three programs that ran without \
-             error, newest first; `*e` is the last error, as `{:turn :kind :message}`.\n"
-        ),
-        "{prompt}"
-    );
-}

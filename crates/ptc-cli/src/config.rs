@@ -206,8 +206,8 @@ mod tests {
                 "TOML parse error at line 2, column 1\n  |\n2 | max-turn = 3\n  | ^^^^^^^^\n\
                  unknown field `max-turn`, expected one of `llm`, `request-timeout`, `retries`, \
                  `deadline`, `max-turns`, `max-kept-bytes`, `float-precision`, `compression`, \
-                 `signature`, `temperature`, `top-p`, `seed`, `stop`, `system-prompt-extra`, \
-                 `system-prompt-prefix`, `system-prompt-file`"
+                 `pricing`, `signature`, `temperature`, `top-p`, `seed`, `stop`, \
+                 `system-prompt-extra`, `system-prompt-prefix`, `system-prompt-file`"
                     .to_string()
             )
         );
