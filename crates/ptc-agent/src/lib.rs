@@ -34,6 +34,7 @@ mod subagent;
 mod summarizer;
 mod telemetry;
 mod tool;
+pub mod wire;
 
 pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
 pub use extract::extract_program;

@@ -140,7 +140,7 @@ mod tests {
                     ["-y", "@modelcontextprotocol/server-filesystem", "docs"]
                 ),
                 ServerConfig::http("search", "http://127.0.0.1:3001/mcp")
-                    .timeout(Duration::from_secs(60)),
+                    .with_timeout(Duration::from_secs(60)),
             ]
         );
     }

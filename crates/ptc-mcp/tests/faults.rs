@@ -164,8 +164,9 @@ fn peak_memory_kib() -> Option<u64> {
 
 #[test]
 fn text_over_the_result_limit_is_cut_with_a_note() {
-    let session =
-        support::Session::start(vec![support::fault(&[], TIMEOUT).max_result_bytes(1000)]);
+    let session = support::Session::start(vec![
+        support::fault(&[], TIMEOUT).with_max_result_bytes(1000),
+    ]);
     session.check(&[
         ("(count (tool/huge 1000))", Ok("1000")),
         (

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
+use crate::wire;
 use async_trait::async_trait;
 use ptc_compression::anthropic_breakpoints;
-use ptc_turn::wire;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
 use tracing::Instrument;

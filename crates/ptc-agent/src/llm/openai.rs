@@ -3,8 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::wire;
 use async_trait::async_trait;
-use ptc_turn::wire;
 use reqwest::header::HeaderMap;
 use serde_json::{Map, Value, json};
 use tracing::Instrument;
