@@ -1,6 +1,8 @@
 //! The agent loop: render the history, ask the model, run its program, record the turn, repeat.
 
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -41,8 +43,11 @@ pub trait RunObserver: Send + Sync {
     }
 }
 
-/// Options of one run: input data on top of the agent's, an observer, and a store that keeps
-/// each turn as it completes.
+/// A future whose completion asks a run to stop.
+type StopSignal<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// Options of one run: input data on top of the agent's, an observer, a store that keeps
+/// each turn as it completes, and a signal that stops the run.
 #[derive(Default)]
 #[must_use]
 pub struct RunOptions<'a> {
@@ -50,16 +55,18 @@ pub struct RunOptions<'a> {
     data_error: Option<String>,
     observer: Option<&'a dyn RunObserver>,
     store: Option<(&'a dyn RunStore, String)>,
+    stop: Option<StopSignal<'a>>,
 }
 
 impl<'a> RunOptions<'a> {
+    /// Options that add nothing to the agent's own.
     pub fn new() -> RunOptions<'a> {
         RunOptions::default()
     }
 
     /// Input data for this run (anything serializing to a JSON object), added to the agent's
     /// own; keys given here win.
-    pub fn data<D: Serialize + ?Sized>(mut self, data: &D) -> RunOptions<'a> {
+    pub fn with_data<D: Serialize + ?Sized>(mut self, data: &D) -> RunOptions<'a> {
         match data_from_serialize(data) {
             Ok(entries) => self.data.extend(entries),
             Err(message) => {
@@ -70,21 +77,52 @@ impl<'a> RunOptions<'a> {
     }
 
     /// One input value for this run, as `data/<name>`.
-    pub fn data_value(mut self, name: impl Into<String>, value: Value) -> RunOptions<'a> {
+    pub fn with_data_value(mut self, name: impl Into<String>, value: Value) -> RunOptions<'a> {
         self.data.insert(name.into(), value);
         self
     }
 
     /// Tell `observer` about each request and turn.
-    pub fn observer(mut self, observer: &'a dyn RunObserver) -> RunOptions<'a> {
+    pub fn with_observer(mut self, observer: &'a dyn RunObserver) -> RunOptions<'a> {
         self.observer = Some(observer);
         self
     }
 
     /// Checkpoint the run in `store` under `id`: the task before the first request, each turn
     /// as it completes, the outcome at the end. [`Agent::resume`] continues it from there.
-    pub fn store(mut self, store: &'a dyn RunStore, id: impl Into<String>) -> RunOptions<'a> {
+    pub fn with_store(mut self, store: &'a dyn RunStore, id: impl Into<String>) -> RunOptions<'a> {
         self.store = Some((store, id.into()));
+        self
+    }
+
+    /// Stop the run when `signal` completes (a Ctrl-C handler, a cancellation token, a
+    /// service shutting down). The turn in progress is cut off; the run ends `interrupted`
+    /// with the turns completed so far, and what the cut-off turn spent is counted. With a
+    /// store, the run is not marked finished there, so [`Agent::resume`] continues it.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use ptc_agent::{Agent, RunOptions, llm::ScriptedLlm};
+    /// use ptc_turn::{FailureKind, StepOutcome};
+    ///
+    /// let agent = Agent::builder("Count to three")
+    ///     .llm(ScriptedLlm::new(["```clojure\n(println 1)\n```"]))
+    ///     .build()
+    ///     .unwrap();
+    /// let step = agent
+    ///     .run_with(RunOptions::new().with_stop_signal(std::future::ready(())))
+    ///     .await
+    ///     .unwrap();
+    /// assert!(matches!(step.outcome, StepOutcome::Failed { kind: FailureKind::Interrupted, .. }));
+    /// assert!(step.turns.is_empty());
+    /// # }
+    /// ```
+    pub fn with_stop_signal(
+        mut self,
+        signal: impl Future<Output = ()> + Send + 'a,
+    ) -> RunOptions<'a> {
+        self.stop = Some(Box::pin(signal));
         self
     }
 }
@@ -100,7 +138,7 @@ pub enum RunError {
     #[error("the input data does not match the signature's parameters: {}", .0.iter().map(Mismatch::to_string).collect::<Vec<_>>().join("; "))]
     Input(Vec<Mismatch>),
     /// Placeholders of the mission with no data.
-    #[error("the mission uses {} but the input data has no such key; pass it with RunOptions::data", .0.iter().map(|n| format!("{{{{{n}}}}}")).collect::<Vec<_>>().join(", "))]
+    #[error("the mission uses {} but the input data has no such key; pass it with RunOptions::with_data", .0.iter().map(|n| format!("{{{{{n}}}}}")).collect::<Vec<_>>().join(", "))]
     MissingPlaceholders(Vec<String>),
     /// The history policy's token budget cannot hold the system prompt and the mission, which
     /// are always sent.
@@ -137,8 +175,8 @@ impl Agent {
         self.run_with(RunOptions::new()).await
     }
 
-    /// Runs the agent until a program returns or fails, the turns run out or the deadline
-    /// passes, and returns the [`Step`] with every turn. Model failures end the run with a
+    /// Runs the agent until a program returns or fails, the turns run out, the deadline
+    /// passes or the stop signal fires, and returns the [`Step`] with every turn. Model failures end the run with a
     /// failed step (`llm_error`); only invalid input (or a store that cannot record the start)
     /// stops a run before it starts.
     ///
@@ -178,7 +216,7 @@ impl Agent {
     /// };
     /// // The first process made one turn, then its model failed.
     /// let first = agent(&["(def x 40)"]);
-    /// let step = first.run_with(RunOptions::new().store(&store, "r1")).await.unwrap();
+    /// let step = first.run_with(RunOptions::new().with_store(&store, "r1")).await.unwrap();
     /// assert!(!step.is_success());
     /// # // An interrupted run has no end record; forget this one's to resume it.
     /// # let mut checkpoint = ptc_agent::store::RunStore::load(&store, "r1").await.unwrap().unwrap();
@@ -205,7 +243,7 @@ impl Agent {
         if let Some(step) = checkpoint.step() {
             return Ok(step);
         }
-        let options = options.store(store, id);
+        let options = options.with_store(store, id);
         let task = self.task_for(&options)?;
         if let Some(reason) = resume::task_difference(&checkpoint.task, &task) {
             return Err(RunError::Resume {
@@ -268,9 +306,10 @@ impl Agent {
         &self,
         task: Task,
         start: Start,
-        options: RunOptions<'_>,
+        mut options: RunOptions<'_>,
     ) -> Result<Step, RunError> {
         let inner = &self.inner;
+        let stop = options.stop.take();
         let handle = tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
         let llm = &inner.llm;
         let span = tracing::info_span!(
@@ -299,9 +338,17 @@ impl Agent {
             .as_ref()
             .map(|(store, id)| (*store, id.as_str()));
         let run = Loop::new(inner, task, handle, options.observer, store, start)?;
-        let step = run.run().instrument(span.clone()).await;
+        let step = run.run(stop).instrument(span.clone()).await;
         record_step(&span, &step);
+        let interrupted = matches!(
+            step.outcome,
+            StepOutcome::Failed {
+                kind: FailureKind::Interrupted,
+                ..
+            }
+        );
         if let Some((store, id)) = &options.store
+            && !interrupted
             && let Err(error) = store.finish(id, &step.outcome, &step.usage).await
         {
             tracing::error!(run = %id, %error, "the end of the run could not be checkpointed");
@@ -366,6 +413,13 @@ enum Ending {
     Returned,
     /// `(fail reason)`.
     Failed(Value),
+}
+
+/// How the wait for a turn ended.
+enum TurnEnd {
+    Finished(Next),
+    DeadlinePassed,
+    Stopped,
 }
 
 /// One run in progress.
@@ -459,7 +513,7 @@ impl<'a> Loop<'a> {
         })
     }
 
-    async fn run(mut self) -> Step {
+    async fn run(mut self, mut stop: Option<StopSignal<'_>>) -> Step {
         let started = Instant::now();
         let deadline = self.agent.settings.deadline.map(|d| (d, started + d));
         let outcome = loop {
@@ -491,14 +545,28 @@ impl<'a> Loop<'a> {
                 duration_ms = Empty,
             );
             let turn = self.turn(number, span.clone()).instrument(span);
-            let next = match deadline {
-                None => turn.await,
-                Some((limit, at)) => {
-                    match tokio::time::timeout_at(tokio::time::Instant::from_std(at), turn).await {
-                        Ok(next) => next,
-                        Err(_) => break self.deadline_passed(number, limit),
-                    }
+            let passes = async {
+                match deadline {
+                    Some((_, at)) => tokio::time::sleep_until(at.into()).await,
+                    None => std::future::pending().await,
                 }
+            };
+            let stopped = async {
+                match stop.as_mut() {
+                    Some(signal) => signal.await,
+                    None => std::future::pending().await,
+                }
+            };
+            let ended = tokio::select! {
+                biased;
+                next = turn => TurnEnd::Finished(next),
+                () = passes => TurnEnd::DeadlinePassed,
+                () = stopped => TurnEnd::Stopped,
+            };
+            let next = match ended {
+                TurnEnd::Finished(next) => next,
+                TurnEnd::DeadlinePassed => break self.deadline_passed(number, deadline),
+                TurnEnd::Stopped => break self.interrupted(number),
             };
             self.checkpoint_last(number).await;
             match next {
@@ -521,15 +589,36 @@ impl<'a> Loop<'a> {
         }
     }
 
-    /// The end of a run whose deadline passed during turn `number`: what that turn spent is
-    /// kept (a request still waiting counts as sent), the turn itself is not recorded.
-    fn deadline_passed(&mut self, number: u32, limit: Duration) -> StepOutcome {
+    /// What a turn cut off before it was recorded spent is kept (a request still waiting
+    /// counts as sent); the turn itself is not recorded.
+    fn cut_off(&mut self) {
         let mut spent = std::mem::take(&mut self.pending);
         if self.awaiting_model {
             spent.llm_requests = spent.llm_requests.saturating_add(1);
         }
         spent.duration_us = 0;
         self.unattached += spent;
+    }
+
+    /// The end of a run whose stop signal fired during turn `number`.
+    fn interrupted(&mut self, number: u32) -> StepOutcome {
+        self.cut_off();
+        tracing::info!(turn = number, "the run was stopped during turn {number}");
+        StepOutcome::Failed {
+            kind: FailureKind::Interrupted,
+            reason: format!("the run was stopped during turn {number}, which was cut off"),
+            value: None,
+        }
+    }
+
+    /// The end of a run whose deadline passed during turn `number`.
+    fn deadline_passed(
+        &mut self,
+        number: u32,
+        deadline: Option<(Duration, Instant)>,
+    ) -> StepOutcome {
+        let limit = deadline.map_or(Duration::ZERO, |(limit, _)| limit);
+        self.cut_off();
         tracing::warn!(
             turn = number,
             deadline_ms = micros(limit) / 1000,

@@ -67,12 +67,12 @@ impl AsyncTool for AgentTool {
                 for (name, value) in
                     ptc_lisp::data_entries(map).map_err(|e| ToolError::new(e.message))?
                 {
-                    options = options.data_value(name, value);
+                    options = options.with_data_value(name, value);
                 }
             }
             _ if args.len() == params.len() => {
                 for (param, value) in params.iter().zip(args) {
-                    options = options.data_value(param.name.clone(), value);
+                    options = options.with_data_value(param.name.clone(), value);
                 }
             }
             _ => {

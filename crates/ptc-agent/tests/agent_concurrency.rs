@@ -68,7 +68,7 @@ async fn one_agent_serves_many_concurrent_runs() {
         let agent = agent.clone();
         runs.spawn(async move {
             let step = agent
-                .run_with(ptc_agent::RunOptions::new().data_value("x", Value::Int(x)))
+                .run_with(ptc_agent::RunOptions::new().with_data_value("x", Value::Int(x)))
                 .await
                 .expect("runs");
             (x, step)

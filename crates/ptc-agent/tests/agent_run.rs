@@ -44,7 +44,7 @@ async fn the_observer_sees_each_request_and_turn_as_it_happens() {
     let agent = Agent::builder("Go").llm(llm).build().expect("agent");
     let log = Log::default();
     let step = agent
-        .run_with(RunOptions::new().observer(&log))
+        .run_with(RunOptions::new().with_observer(&log))
         .await
         .expect("runs");
     assert_eq!(step.value(), Some(&Value::Int(1)));

@@ -179,6 +179,23 @@ fn check_writable(path: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot write the step to {}: {e}", path.display()))
 }
 
+/// Completes at the first Ctrl-C, which stops the run with the turns completed so far kept;
+/// a second one quits at once. If the handler cannot be installed, Ctrl-C keeps its default
+/// effect and this never completes.
+async fn ctrl_c(quiet: bool) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return std::future::pending().await;
+    }
+    if !quiet {
+        eprintln!("\nstopping the run at Ctrl-C (press it again to quit at once)");
+    }
+    tokio::spawn(async {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            std::process::exit(i32::from(exit::INTERRUPTED));
+        }
+    });
+}
+
 /// The store of `--checkpoint`: SQLite for a database name, JSON lines otherwise.
 fn open_store(path: &Path) -> Result<Box<dyn RunStore>, String> {
     let sqlite = path
@@ -228,9 +245,9 @@ fn execute(
     };
     let trace = !args.json && !quiet;
     let step = runtime.block_on(async {
-        let mut options = RunOptions::new();
+        let mut options = RunOptions::new().with_stop_signal(ctrl_c(quiet));
         if trace {
-            options = options.observer(&Live);
+            options = options.with_observer(&Live);
         }
         let Some(store) = store.as_deref() else {
             return agent.run_with(options).await.map_err(|e| e.to_string());
@@ -239,7 +256,7 @@ fn execute(
         let recorded = store.load(&args.run_id).await.map_err(|e| e.to_string())?;
         match (args.resume, recorded) {
             (false, None) => agent
-                .run_with(options.store(store, args.run_id.as_str()))
+                .run_with(options.with_store(store, args.run_id.as_str()))
                 .await
                 .map_err(|e| e.to_string()),
             (false, Some(_)) => Err(format!(

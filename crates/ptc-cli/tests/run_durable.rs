@@ -382,3 +382,89 @@ fn a_run_past_its_deadline_exits_3_with_the_timeout_failure() {
         "{stdout}"
     );
 }
+
+/// Ctrl-C while the fourth request waits: the run ends `interrupted` with exit status 130,
+/// `--dump-step` holds the three completed turns, and the checkpoint is left open, so
+/// `--resume` finishes the run with the step of a run that was never interrupted.
+#[test]
+fn ctrl_c_keeps_the_completed_turns_and_the_run_resumes_to_the_same_step() {
+    let dir = Scratch::new("ctrl-c");
+    let replies = demo_replies();
+    let whole_file = dir.path("whole.json");
+    let server = ModelServer::start(replies.clone(), usize::MAX);
+    let output = finish(&mut demo_run(
+        &server.spec(),
+        &["--dump-step", utf8(&whole_file)],
+    ));
+    assert_eq!(output.status.code(), Some(0));
+    let whole = read_step(&whole_file);
+
+    let checkpoint = dir.path("run.jsonl");
+    let stopped_file = dir.path("stopped.json");
+    let server = ModelServer::start(replies.clone(), 3);
+    let child = demo_run(
+        &server.spec(),
+        &[
+            "--checkpoint",
+            utf8(&checkpoint),
+            "--dump-step",
+            utf8(&stopped_file),
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("start ptc");
+    let waiting = server
+        .hanging
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the fourth request arrives");
+    assert_eq!(waiting, 3);
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+    let output = child.wait_with_output().expect("ptc ends");
+    assert_eq!(output.status.code(), Some(130));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "\nstopping the run at Ctrl-C (press it again to quit at once)\n"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "=== result ===\nfailed (interrupted) after 3 of 6 turns:\n  the run was stopped \
+             during turn 4, which was cut off\n"
+        ),
+        "{stdout}"
+    );
+    let stopped = read_step(&stopped_file);
+    assert_eq!(
+        without_timings(&stopped)["turns"],
+        without_timings(&whole)["turns"]
+            .as_array()
+            .map(|turns| serde_json::Value::from(turns[..3].to_vec()))
+            .expect("turns")
+    );
+    // The fourth request was sent, and is counted, though it never produced a turn.
+    assert_eq!(stopped.usage.llm_requests, 4);
+
+    let resumed_file = dir.path("resumed.json");
+    let server = ModelServer::start(replies[3..].to_vec(), usize::MAX);
+    let output = finish(&mut demo_run(
+        &server.spec(),
+        &[
+            "--checkpoint",
+            utf8(&checkpoint),
+            "--resume",
+            "--dump-step",
+            utf8(&resumed_file),
+        ],
+    ));
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        without_timings(&read_step(&resumed_file)),
+        without_timings(&whole)
+    );
+}

@@ -63,6 +63,8 @@ pub enum FailureKind {
     ProgramError,
     /// The run took longer than its overall time limit.
     Timeout,
+    /// The run was stopped from outside (its stop signal fired, e.g. Ctrl-C) before it ended.
+    Interrupted,
 }
 
 impl FailureKind {
@@ -75,6 +77,7 @@ impl FailureKind {
             FailureKind::SignatureMismatch => "signature_mismatch",
             FailureKind::ProgramError => "program_error",
             FailureKind::Timeout => "timeout",
+            FailureKind::Interrupted => "interrupted",
         }
     }
 }
