@@ -7,6 +7,7 @@
 
 pub(crate) mod args;
 pub(crate) mod coll;
+mod edn;
 pub(crate) mod function;
 pub(crate) mod group;
 pub(crate) mod interop;
@@ -22,6 +23,7 @@ pub(crate) mod set;
 pub(crate) mod string;
 pub(crate) mod time;
 pub(crate) mod transduce;
+mod walk;
 
 pub(crate) use crate::eval::got;
 pub(crate) use crate::runtime::Builtin;
@@ -60,7 +62,7 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 15] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 17] {
     [
         ("Numbers", number::BUILTINS),
         ("Predicates", predicate::BUILTINS),
@@ -74,6 +76,8 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 15] {
         ("Functions", function::BUILTINS),
         ("Grouping and splitting", group::BUILTINS),
         ("Sets (clojure.set, also set/)", set::BUILTINS),
+        ("Walking nested data (clojure.walk)", walk::BUILTINS),
+        ("Reading data from text (clojure.edn)", edn::BUILTINS),
         ("Transducers and early termination", transduce::BUILTINS),
         ("PTC extensions: predicates and aggregation", ptc::BUILTINS),
         ("PTC extensions: parallel calls", parallel::BUILTINS),
