@@ -114,7 +114,9 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             },
             Special::For => self.analyze_for(form, args, true)?,
             Special::Doseq => self.analyze_for(form, args, false)?,
-            Special::Comment | Special::Ns => Expr::Const(Value::Nil),
+            Special::Comment => Expr::Const(Value::Nil),
+            Special::Ns => self.analyze_ns(args)?,
+            Special::Require => self.analyze_require(form, args)?,
         })
     }
 
