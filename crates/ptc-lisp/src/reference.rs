@@ -322,7 +322,8 @@ pub fn compact() -> String {
          catch classes: Exception ExceptionInfo ArithmeticException IllegalArgumentException \
          IndexOutOfBoundsException.\n",
     );
-    for (family, list) in families() {
+    for (family, mut list) in families() {
+        list.retain(|b| !builtins::LEFT_OUT_OF_PROMPT.contains(&b.name));
         let _ = writeln!(out, "{family}: {}", compact_names(&list));
     }
     let refused: Vec<&str> = REFUSED
