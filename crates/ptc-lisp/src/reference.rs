@@ -323,6 +323,9 @@ pub fn compact() -> String {
          IndexOutOfBoundsException.\n",
     );
     for (family, mut list) in families() {
+        if builtins::FAMILIES_LEFT_OUT_OF_PROMPT.contains(&family) {
+            continue;
+        }
         list.retain(|b| !builtins::LEFT_OUT_OF_PROMPT.contains(&b.name));
         let _ = writeln!(out, "{family}: {}", compact_names(&list));
     }

@@ -415,6 +415,16 @@ macro_rules! tuple_params {
     };
 }
 
+/// No parameters: a builtin called with no arguments (`(newline)`).
+impl Params<'_> for () {
+    const ARITY: (u8, Option<u8>) = (0, Some(0));
+
+    #[inline(always)]
+    fn take_all(_: Call, _: &[Value]) -> Result<Self> {
+        Ok(())
+    }
+}
+
 tuple_params!(A, B);
 tuple_params!(A, B, C);
 tuple_params!(A, B, C, D);

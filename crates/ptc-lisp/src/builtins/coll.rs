@@ -23,6 +23,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("merge", merge, "(merge & maps)", "One map with the entries of all maps; later maps win.", "(merge {:a 1} {:a 2 :b 3})" => "{:a 2, :b 3}"),
     builtin!("select-keys", select_keys, "(select-keys m ks)", "The map with only the given keys.", "(select-keys {:a 1 :b 2 :c 3} [:a :c])" => "{:a 1, :c 3}"),
     builtin!("contains?", contains, "(contains? coll k)", "True if a map has key k, a set has member k, or a vector has index k.", "(contains? {:a nil} :a)" => "true"),
+    builtin!("array-map", hash_map, "(array-map & kvs)", "A map of the key/value pairs, in the order given (every small map keeps its order).", "(array-map :b 1 :a 2)" => "{:b 1, :a 2}"),
     builtin!("hash-map", hash_map, "(hash-map & kvs)", "A map of the key/value arguments.", "(hash-map :a 1)" => "{:a 1}"),
     builtin!("hash-set", hash_set, "(hash-set & items)", "A set of the arguments.", "(hash-set 1 2 1)" => "#{1 2}"),
     builtin!("set", set, "(set coll)", "A set of the items of coll.", "(set [1 2 1])" => "#{1 2}"),

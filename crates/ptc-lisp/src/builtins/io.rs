@@ -15,6 +15,9 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("pr", prn, "(pr & xs)", "Like prn: one output entry.", "(pr [1 \"a\"])" => "nil"),
     builtin!("ex-info", ex_info, "(ex-info message data)", "An exception carrying a message and a data map, for throw.", "(ex-message (ex-info \"bad input\" {:id 7}))" => "\"bad input\""),
     builtin!("ex-message", ex_message, "(ex-message e)", "The message of a caught exception.", "(try (throw (ex-info \"boom\" {})) (catch Exception e (ex-message e)))" => "\"boom\""),
+    builtin!("ex-cause", ex_cause, "(ex-cause e)", "The exception given as the cause to ex-info, or nil.", "(ex-message (ex-cause (ex-info \"outer\" {} (ex-info \"inner\" {}))))" => "\"inner\""),
+    builtin!("printf", printf, "(printf fmt & args)", "Prints (format fmt args...) as one output entry; returns nil.", "(printf \"%d items%n\" 3)" => "nil"),
+    builtin!("newline", newline, "(newline)", "Prints an empty output entry; returns nil.", "(newline)" => "nil"),
     builtin!("ex-data", ex_data, "(ex-data e)", "The data map of an exception made with ex-info, or nil.", "(try (throw (ex-info \"boom\" {:id 7})) (catch Exception e (ex-data e)))" => "{:id 7}"),
     builtin!("Exception.", exception, "(Exception. message)", "An exception with a message and no data, for throw.", "(ex-message (Exception. \"no\"))" => "\"no\""),
 ];
@@ -67,14 +70,21 @@ fn exception_map(message: &str, data: Option<Value>) -> Value {
     Value::Map(m)
 }
 
-/// `(ex-info message data cause)`: the cause is accepted and not kept.
+/// `(ex-info message data cause)`: a cause that is given is kept under `:cause`, for
+/// `ex-cause`.
 fn ex_info(
     _: &mut Ctx,
     call: Call,
-    (message, data, _cause): (&str, &Value, Option<&Value>),
+    (message, data, cause): (&str, &Value, Option<&Value>),
 ) -> EvalResult {
     match data {
-        Value::Map(_) | Value::Nil => Ok(exception_map(message, Some(data.clone()))),
+        Value::Map(_) | Value::Nil => {
+            let mut e = exception_map(message, Some(data.clone()));
+            if let (Some(cause), Value::Map(m)) = (cause.filter(|c| !c.is_nil()), &mut e) {
+                m.assoc_mut(Value::keyword("cause"), cause.clone());
+            }
+            Ok(e)
+        }
         other => Err(call
             .expected("a map of data as its second argument", other)
             .into()),
@@ -100,4 +110,19 @@ fn ex_message(_: &mut Ctx, _: Call, e: &Value) -> EvalResult {
 
 fn ex_data(_: &mut Ctx, _: Call, e: &Value) -> EvalResult {
     Ok(exception_field(e, "data").unwrap_or_default())
+}
+
+fn ex_cause(_: &mut Ctx, _: Call, e: &Value) -> EvalResult {
+    Ok(exception_field(e, "cause").unwrap_or_default())
+}
+
+fn printf(ctx: &mut Ctx, call: Call, (fmt, values): (&Value, &[Value])) -> EvalResult {
+    let text = super::printf::format(ctx, call, (fmt, values))?;
+    ctx.emit_print(crate::format::str_of(&text))?;
+    Ok(Value::Nil)
+}
+
+fn newline(ctx: &mut Ctx, _: Call, (): ()) -> EvalResult {
+    ctx.emit_print(String::new())?;
+    Ok(Value::Nil)
 }

@@ -12,6 +12,7 @@ pub(crate) mod function;
 pub(crate) mod group;
 pub(crate) mod interop;
 pub(crate) mod io;
+mod kinds;
 pub(crate) mod number;
 pub(crate) mod parallel;
 pub(crate) mod predicate;
@@ -19,6 +20,7 @@ mod printf;
 pub(crate) mod ptc;
 pub(crate) mod regex;
 pub(crate) mod seq;
+mod seq_more;
 pub(crate) mod set;
 pub(crate) mod string;
 pub(crate) mod time;
@@ -62,11 +64,16 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 17] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 19] {
     [
         ("Numbers", number::BUILTINS),
         ("Predicates", predicate::BUILTINS),
+        (
+            "Predicates on abilities, names and identity",
+            kinds::BUILTINS,
+        ),
         ("Sequences", seq::BUILTINS),
+        ("More sequence functions", seq_more::BUILTINS),
         ("Maps and collections", coll::BUILTINS),
         ("Strings", string::BUILTINS),
         ("Output and errors", io::BUILTINS),
@@ -83,6 +90,13 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 17] {
         ("PTC extensions: parallel calls", parallel::BUILTINS),
     ]
 }
+
+/// Families the system prompt's compact reference leaves out entirely, for the same reason
+/// as [`LEFT_OUT_OF_PROMPT`].
+pub(crate) const FAMILIES_LEFT_OUT_OF_PROMPT: &[&str] = &[
+    "Predicates on abilities, names and identity",
+    "More sequence functions",
+];
 
 /// Builtins the system prompt's compact reference leaves out: rarely written, and the full
 /// reference, the registry and error messages still know them. A name earns its tokens in
