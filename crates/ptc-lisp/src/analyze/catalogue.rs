@@ -36,6 +36,7 @@ pub(crate) enum Special {
     Comment,
     Ns,
     Require,
+    WithOutStr,
 }
 
 /// A macro-like form: rewritten into special forms before analysis.
@@ -126,6 +127,7 @@ pub(crate) const FORMS: &[FormEntry] = &[
     form!(FormRole::Special(Special::Fail), "fail", &[], "(fail reason)", "Ends the program as failed, with reason.", "(fail \"no matching order\")" => "failed: \"no matching order\""),
     form!(FormRole::Special(Special::Comment), "comment", &[], "(comment ...)", "Ignores its contents; nil.", "(comment (this is not run))" => "nil"),
     form!(FormRole::Special(Special::Ns), "ns", &[], "(ns name ...) (ns name (:require [clojure.string :as s]))", "Its :require clauses give aliases as require does; the rest is ignored: a program has one namespace, user.", "(ns app.core) (+ 1 2)" => "3"),
+    form!(FormRole::Special(Special::WithOutStr), "with-out-str", &[], "(with-out-str body ...)", "Evaluates the body and returns what it printed as a string, instead of printing it.", "(with-out-str (print \"a\" 1) (println \"!\"))" => "\"a 1!\\n\""),
     form!(FormRole::Special(Special::Require), "require", &[], "(require '[clojure.walk :as w]) (require '[clojure.string :as s :refer [join]]) (require 'clojure.walk)", "Gives a namespace an alias or refers some of its names, until the program ends; every namespace is loaded already.", "(require '[clojure.set :as cs]) (cs/union #{1} #{2})" => "#{1 2}"),
     form!(FormRole::Macro(Macro::When), "when", &[], "(when test body ...)", "The body when test is truthy, else nil.", "(when (pos? 3) :yes)" => ":yes"),
     form!(FormRole::Macro(Macro::WhenNot), "when-not", &[], "(when-not test body ...)", "The body when test is falsey, else nil.", "(when-not (pos? 3) :yes)" => "nil"),

@@ -117,6 +117,16 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             Special::Comment => Expr::Const(Value::Nil),
             Special::Ns => self.analyze_ns(args)?,
             Special::Require => self.analyze_require(form, args)?,
+            Special::WithOutStr => {
+                // The body becomes a function of no arguments for the capturing builtin.
+                let mut items = vec![
+                    Form::new(FormKind::Symbol(intern("fn")), span),
+                    Form::new(FormKind::Vector(Vec::new()), span),
+                ];
+                items.extend(args.iter().cloned());
+                let body = self.analyze(&Form::new(FormKind::List(items), span), false)?;
+                super::internal(self.scope.library.capture_output(), vec![body], span)
+            }
         })
     }
 
