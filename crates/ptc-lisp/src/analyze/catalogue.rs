@@ -60,6 +60,8 @@ pub(crate) enum Macro {
     CondThread,
     CondThreadLast,
     Dotimes,
+    Assert,
+    Doto,
 }
 
 /// What a form is to the analyzer.
@@ -147,7 +149,13 @@ pub(crate) const FORMS: &[FormEntry] = &[
     form!(FormRole::Macro(Macro::CondThread), "cond->", &[], "(cond-> x test form ...)", "Threads x through each form whose test is truthy (as first argument).", "(cond-> {:a 1} true (assoc :b 2) false (assoc :c 3))" => "{:a 1, :b 2}"),
     form!(FormRole::Macro(Macro::CondThreadLast), "cond->>", &[], "(cond->> x test form ...)", "Like cond->, threading as last argument.", "(cond->> [1 2 3] true (map inc) false (filter odd?))" => "(2 3 4)"),
     form!(FormRole::Macro(Macro::Dotimes), "dotimes", &[], "(dotimes [i n] body ...)", "Evaluates the body with i from 0 to n-1, for side effects; nil.", "(dotimes [i 2] (println i))" => "nil"),
+    form!(FormRole::Macro(Macro::Assert), "assert", &[], "(assert test) (assert test message)", "nil when test is truthy, else throws \"Assert failed: \" with the message and the test.", "(try (assert (pos? -1)) (catch Exception e (ex-message e)))" => "\"Assert failed: (pos? -1)\""),
+    form!(FormRole::Macro(Macro::Doto), "doto", &[], "(doto x (f a) g ...)", "Calls each form with x inserted as first argument, for side effects; returns x.", "(doto {:a 1} println)" => "{:a 1}"),
 ];
+
+/// Forms the system prompt's compact reference leaves out: rarely written, and the full
+/// reference lists them all the same.
+pub(crate) const FORMS_LEFT_OUT_OF_PROMPT: &[&str] = &["assert", "doto"];
 
 /// Whether a refused name is refused everywhere or only where no definition has it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

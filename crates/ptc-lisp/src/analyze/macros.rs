@@ -9,6 +9,7 @@ use super::catalogue::Macro;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reader::{Form, FormKind};
 use crate::span::Span;
+use crate::value::Value;
 
 fn sym(name: &str, span: Span) -> Form {
     Form::new(FormKind::Symbol(arcstr::ArcStr::from(name)), span)
@@ -436,6 +437,66 @@ pub(super) fn expand(
                 ));
             }
             list(vec![sym("let", span), vector(bindings, span), temp], span)
+        }
+        Macro::Assert => {
+            if !(1..=2).contains(&args.len()) {
+                return Err(Error::syntax(
+                    span,
+                    "assert takes a test and an optional message: (assert (pos? n) \"n must be positive\")",
+                ));
+            }
+            let test = &args[0];
+            let shown = Value::from_form(test)
+                .map(|v| crate::format::pr_str(&v))
+                .unwrap_or_else(|_| "the assertion".to_string());
+            let text = |t: String| Form::new(FormKind::Str(t), span);
+            let message = match args.get(1) {
+                None => text(format!("Assert failed: {shown}")),
+                Some(m) => list(
+                    vec![
+                        sym("clojure.core/str", span),
+                        text("Assert failed: ".to_string()),
+                        m.clone(),
+                        text(format!("\n{shown}")),
+                    ],
+                    span,
+                ),
+            };
+            list(
+                vec![
+                    sym("if", span),
+                    test.clone(),
+                    nil(span),
+                    list(
+                        vec![
+                            sym("throw", span),
+                            list(
+                                vec![
+                                    sym("clojure.core/ex-info", span),
+                                    message,
+                                    Form::new(FormKind::Map(Vec::new()), span),
+                                ],
+                                span,
+                            ),
+                        ],
+                        span,
+                    ),
+                ],
+                span,
+            )
+        }
+        Macro::Doto => {
+            need(1, "a value: (doto x (f a) ...)")?;
+            let x = a.gensym_form(span);
+            let mut body = vec![
+                sym("let", span),
+                vector(vec![x.clone(), args[0].clone()], span),
+            ];
+            for step in &args[1..] {
+                body.push(thread(x.clone(), step, false));
+            }
+            body.push(x);
+            list(body, span)
         }
         Macro::Dotimes => {
             let (counter, n) = one_binding(name, args, span, "[i n]")?;

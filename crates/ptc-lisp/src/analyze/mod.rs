@@ -21,7 +21,9 @@ mod names;
 mod special;
 mod suggest;
 
-pub(crate) use catalogue::{FORMS, FormEntry, FormRole, REFUSED, Refusal};
+pub(crate) use catalogue::{
+    FORMS, FORMS_LEFT_OUT_OF_PROMPT, FormEntry, FormRole, REFUSED, Refusal,
+};
 pub(crate) use library::Library;
 
 use catalogue::Listed;
