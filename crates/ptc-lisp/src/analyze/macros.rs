@@ -470,14 +470,7 @@ pub(super) fn expand(
                     list(
                         vec![
                             sym("throw", span),
-                            list(
-                                vec![
-                                    sym("clojure.core/ex-info", span),
-                                    message,
-                                    Form::new(FormKind::Map(Vec::new()), span),
-                                ],
-                                span,
-                            ),
+                            list(vec![sym("Exception.", span), message], span),
                         ],
                         span,
                     ),
@@ -613,4 +606,49 @@ fn rename_params(form: &mut Form, max: &mut usize, rest: &mut bool, limit: usize
         }
         _ => Ok(()),
     }
+}
+
+/// A function body whose first form is a condition map (`{:pre [(pos? x)] :post [(> % x)]}`,
+/// followed by at least one more form) as the body that checks them: each `:pre` test is
+/// asserted before the rest runs, each `:post` test after it, with `%` bound to the result.
+/// `None` for a body without conditions.
+pub(super) fn with_conditions(body: &[Form]) -> Option<Vec<Form>> {
+    let (first, rest) = body.split_first()?;
+    let FormKind::Map(entries) = &first.kind else {
+        return None;
+    };
+    if rest.is_empty() {
+        return None;
+    }
+    let span = first.span;
+    let tests = |key: &str| -> Vec<Form> {
+        entries
+            .chunks(2)
+            .filter(|kv| matches!(&kv[0].kind, FormKind::Keyword(k) if k == key))
+            .filter_map(|kv| kv.get(1))
+            .flat_map(|v| match &v.kind {
+                FormKind::Vector(items) => items.clone(),
+                _ => vec![v.clone()],
+            })
+            .map(|test| list(vec![sym("assert", test.span), test], span))
+            .collect()
+    };
+    let (pre, post) = (tests("pre"), tests("post"));
+    if pre.is_empty() && post.is_empty() {
+        return None;
+    }
+    let mut out = pre;
+    if post.is_empty() {
+        out.extend(rest.iter().cloned());
+    } else {
+        let result = sym("%", span);
+        let mut checked = vec![
+            sym("let", span),
+            vector(vec![result.clone(), do_body(rest, span)], span),
+        ];
+        checked.extend(post);
+        checked.push(result);
+        out.push(list(checked, span));
+    }
+    Some(out)
 }

@@ -374,6 +374,8 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 fixed_patterns.push(&params[i]);
                 i += 1;
             }
+            let conditioned = super::macros::with_conditions(body);
+            let body: &[Form] = conditioned.as_deref().unwrap_or(body);
             // Without `recur` the parameters are never rebound: they are read where the caller
             // holds the arguments. (A `recur` that a macro expands to has a loop of its own.)
             let args_in_place = !mentions_recur(body);
