@@ -140,15 +140,25 @@ fn derive_in(call: Call, h: &Map, tag: &Value, parent: &Value) -> Result<Map, Er
     Ok(out)
 }
 
+/// The hierarchy and parent of `(derive h tag parent)` or `(underive h tag parent)`; the
+/// two-argument forms would change the global hierarchy, and are refused.
+fn explicit<'v>(
+    call: Call,
+    h: &Value,
+    parent: Option<&'v Value>,
+) -> Result<(Map, &'v Value), Error> {
+    match parent {
+        Some(parent) => Ok((hierarchy(call, h)?, parent)),
+        None => Err(global_refused(call)),
+    }
+}
+
 fn derive(
     ctx: &mut Ctx,
     call: Call,
     (h, tag, parent): (&Value, &Value, Option<&Value>),
 ) -> EvalResult {
-    let Some(parent) = parent else {
-        return Err(global_refused(call).into());
-    };
-    let h = hierarchy(call, h)?;
+    let (h, parent) = explicit(call, h, parent)?;
     ctx.charge_items(2 * h.len())?;
     Ok(Value::Map(derive_in(call, &h, tag, parent)?))
 }
@@ -158,10 +168,7 @@ fn underive(
     call: Call,
     (h, tag, parent): (&Value, &Value, Option<&Value>),
 ) -> EvalResult {
-    let Some(parent) = parent else {
-        return Err(global_refused(call).into());
-    };
-    let hv = hierarchy(call, h)?;
+    let (hv, parent) = explicit(call, h, parent)?;
     let parents = part(&hv, PARENTS);
     if !set_of(&parents, tag).contains(parent) {
         return Ok(h.clone());

@@ -511,22 +511,32 @@ fn remove(ctx: &mut Ctx, call: Call, (pred, coll): (Callable, Option<&Value>)) -
     filter_of(ctx, call, &pred, coll, false)
 }
 
+/// As in Clojure, a reducing function that is never called is never checked: reducing
+/// nothing with an initial value gives that value (`Some`); `None` when `f` is a function.
+fn never_called(
+    ctx: &mut Ctx,
+    call: Call,
+    f: &Value,
+    init: Option<&Value>,
+    coll: &Value,
+) -> EvalResult<Option<Value>> {
+    match (call.arg::<Callable>(f), init) {
+        (Ok(_), _) => Ok(None),
+        (Err(e), Some(init)) => match call.items(coll)?.next(ctx)? {
+            None => Ok(Some(init.clone())),
+            Some(_) => Err(e.into()),
+        },
+        (Err(e), None) => Err(e.into()),
+    }
+}
+
 fn reduce(
     ctx: &mut Ctx,
     call: Call,
     (f, init, coll): (&Value, Option<&Value>, &Value),
 ) -> EvalResult {
-    // As in Clojure, a function that is never called is never checked: reducing nothing
-    // with an initial value gives that value.
-    match (call.arg::<Callable>(f), init) {
-        (Ok(_), _) => {}
-        (Err(e), Some(init)) => {
-            return match call.items(coll)?.next(ctx)? {
-                None => Ok(init.clone()),
-                Some(_) => Err(e.into()),
-            };
-        }
-        (Err(e), None) => return Err(e.into()),
+    if let Some(init) = never_called(ctx, call, f, init, coll)? {
+        return Ok(init);
     }
     // An unbounded input is allowed when the function may end it with (reduced x); a builtin
     // such as + never does, so that would only run into a limit.
@@ -1031,17 +1041,8 @@ fn reductions(
     call: Call,
     (f, init, coll): (&Value, Option<&Value>, &Value),
 ) -> EvalResult {
-    // As in Clojure, a function that is never called is never checked: reducing nothing
-    // with an initial value gives that value.
-    match (call.arg::<Callable>(f), init) {
-        (Ok(_), _) => {}
-        (Err(e), Some(init)) => {
-            return match call.items(coll)?.next(ctx)? {
-                None => Ok(init.clone()),
-                Some(_) => Err(e.into()),
-            };
-        }
-        (Err(e), None) => return Err(e.into()),
+    if let Some(init) = never_called(ctx, call, f, init, coll)? {
+        return Ok(init);
     }
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Reductions {
