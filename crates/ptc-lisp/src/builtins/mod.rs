@@ -111,6 +111,14 @@ pub(crate) const LEFT_OUT_OF_PROMPT: &[&str] = &[
     "clojure.walk/postwalk-replace",
     "clojure.walk/prewalk-replace",
     "clojure.string/re-quote-replacement",
+    "clojure.set/join",
+    "array-map",
+    "flush",
+    "newline",
+    "ex-cause",
+    // The original PTC-Lisp's; programs written for it work, new ones need not learn them.
+    "zip",
+    "entries",
 ];
 
 struct Registry {
