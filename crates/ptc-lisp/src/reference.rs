@@ -12,7 +12,7 @@
 //! assert!(ptc_lisp::reference::markdown().starts_with("# PTC-Lisp language reference"));
 //! ```
 
-use crate::analyze::{FORMS, FormEntry, FormRole, REFUSED};
+use crate::analyze::{FORMS, FORMS_LEFT_OUT_OF_PROMPT, FormEntry, FormRole, REFUSED};
 use crate::builtins::{self, Builtin};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -314,7 +314,11 @@ pub fn compact() -> String {
         let _ = writeln!(out, "- {rule}");
     }
     for (title, entries) in sections().into_iter().take(2) {
-        let shapes: Vec<&str> = entries.iter().map(|e| first_shape(e.signature)).collect();
+        let shapes: Vec<&str> = entries
+            .iter()
+            .filter(|e| !FORMS_LEFT_OUT_OF_PROMPT.contains(&e.name))
+            .map(|e| first_shape(e.signature))
+            .collect();
         let _ = writeln!(out, "{title}: {}", shapes.join(" "));
     }
     out.push_str(
@@ -322,10 +326,18 @@ pub fn compact() -> String {
          catch classes: Exception ExceptionInfo ArithmeticException IllegalArgumentException \
          IndexOutOfBoundsException.\n",
     );
-    for (family, list) in families() {
+    for (family, mut list) in families() {
+        if builtins::FAMILIES_LEFT_OUT_OF_PROMPT.contains(&family) {
+            continue;
+        }
+        list.retain(|b| !builtins::LEFT_OUT_OF_PROMPT.contains(&b.name));
         let _ = writeln!(out, "{family}: {}", compact_names(&list));
     }
-    let refused: Vec<&str> = REFUSED.iter().map(|r| r.names[0]).collect();
+    let refused: Vec<&str> = REFUSED
+        .iter()
+        .filter(|r| r.in_prompt)
+        .map(|r| r.names[0])
+        .collect();
     let _ = writeln!(
         out,
         "Not available (an error says what to use instead): {}, and Java classes and methods \
@@ -424,7 +436,8 @@ mod tests {
                 f.name
             );
             assert!(
-                short.contains(first_shape(f.signature)),
+                FORMS_LEFT_OUT_OF_PROMPT.contains(&f.name)
+                    || short.contains(first_shape(f.signature)),
                 "{} missing from compact",
                 f.name
             );
@@ -436,7 +449,7 @@ mod tests {
                 r.names
             );
             assert!(
-                short.contains(r.names[0]),
+                !r.in_prompt || short.contains(r.names[0]),
                 "{:?} missing from compact",
                 r.names
             );
