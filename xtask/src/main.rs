@@ -6,6 +6,7 @@ mod conformance;
 mod docs;
 mod eval;
 mod fuzz;
+mod local_model;
 
 use std::process::ExitCode;
 
@@ -18,7 +19,9 @@ subcommands:
   docs [--check]                        write docs/language.md from the builtin registry (or check it)
   eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
                                         run the agent missions against a model; report in target/eval
-  fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each";
+  fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each
+  local-model <setup | serve | run -- COMMAND>
+                                        a real small model (SmolLM2-135M) behind a local OpenAI-compatible server";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
         Some("docs") => docs::run(&args[1..]),
         Some("eval") => eval::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("local-model") => local_model::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

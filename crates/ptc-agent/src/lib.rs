@@ -35,7 +35,8 @@ pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
 pub use extract::extract_program;
 pub use llm::{
     Anthropic, CacheBreakpoint, Llm, LlmError, LlmRequest, LlmResponse, OpenAiCompatible,
-    ReplayLlm, RetryPolicy, ScriptedLlm, TokenUsage, parse_llm_spec,
+    ProviderOptions, RecordingLlm, ReplayLlm, RetryPolicy, ScriptedLlm, TokenUsage, parse_llm_spec,
+    parse_llm_spec_with,
 };
 pub use prompt::SystemPrompt;
 pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions};

@@ -157,6 +157,7 @@ async fn fail_ends_the_run_with_the_reason() {
             kind: FailureKind::Failed,
             reason: "the archive is empty".into(),
             value: Some(Value::string("the archive is empty")),
+            llm_errors: Vec::new(),
         }
     );
     assert_eq!(
@@ -513,14 +514,44 @@ async fn transient_model_errors_are_retried_by_the_agent_policy() {
     assert_eq!(step.usage.llm_requests, 2);
     assert_eq!(step.turns[0].usage().llm_requests, 2);
 
-    let llm = ScriptedLlm::from_results([Err(overloaded()), Err(overloaded()), Err(overloaded())]);
+    // A reply cut short by a dropped connection, then a server that is gone: the reason names
+    // the first failure and the last, and the step keeps all three.
+    let dropped = LlmError::Transport {
+        provider: "test".into(),
+        message: "connection closed before message completed".into(),
+    };
+    let refused = LlmError::Connect {
+        provider: "test".into(),
+        url: "http://127.0.0.1:9/v1/chat/completions".into(),
+        message: "Connection refused (os error 111)".into(),
+    };
+    let llm = ScriptedLlm::from_results([
+        Err(dropped.clone()),
+        Err(overloaded()),
+        Err(refused.clone()),
+    ]);
     let step = run(agent("Go", &llm).retry_policy(policy)).await;
     assert_eq!(
         failure(&step),
         (
             FailureKind::LlmError,
-            "gave up after 3 attempts: test answered HTTP 503: overloaded".to_string()
+            "gave up after 3 attempts; the first failed with: network error talking to test: \
+             connection closed before message completed; the last with: could not connect to \
+             test at http://127.0.0.1:9/v1/chat/completions: Connection refused (os error 111); \
+             check that the server is running and that the URL is right"
+                .to_string()
         )
+    );
+    let StepOutcome::Failed { llm_errors, .. } = &step.outcome else {
+        panic!("expected a failed run");
+    };
+    assert_eq!(
+        llm_errors,
+        &vec![
+            dropped.to_string(),
+            overloaded().to_string(),
+            refused.to_string()
+        ]
     );
     assert_eq!(step.usage.llm_requests, 3);
 }

@@ -3,7 +3,7 @@
 use crate::eval::read_file;
 use crate::show;
 use clap::Args;
-use ptc_agent::{Agent, RunObserver, RunOptions, parse_llm_spec};
+use ptc_agent::{Agent, RecordingLlm, RunObserver, RunOptions, parse_llm_spec};
 use ptc_compression::CompressionConfig;
 use ptc_lisp::Value;
 use ptc_turn::{Message, Step, Turn};
@@ -37,9 +37,17 @@ pub struct RunArgs {
     /// `single-user-coalesced?println_limit=10`.
     #[arg(long, value_name = "SPEC", default_value = "off")]
     pub compression: CompressionConfig,
+    /// The most tokens each reply may have; a reply cut off there is flagged, and the model
+    /// is told to write a shorter program.
+    #[arg(long, value_name = "N", default_value_t = ptc_agent::llm::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u32,
     /// Write the whole run (every turn, the messages sent, usage) as JSON to this file.
     #[arg(long, value_name = "FILE.json")]
     pub dump_step: Option<PathBuf>,
+    /// Write the model's replies to this file, as a transcript that `--llm replay:FILE`
+    /// plays back.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub transcript: Option<PathBuf>,
 }
 
 /// The input data entries of a JSON file, in the file's order.
@@ -101,10 +109,11 @@ pub fn run(args: RunArgs) -> ExitCode {
 }
 
 fn execute(args: &RunArgs) -> Result<Step, String> {
-    let llm = parse_llm_spec(&args.llm).map_err(|e| e.to_string())?;
+    let llm = RecordingLlm::new(parse_llm_spec(&args.llm).map_err(|e| e.to_string())?);
     let mut builder = Agent::builder(&args.mission)
-        .llm_arc(llm)
+        .llm(llm.clone())
         .max_turns(args.max_turns)
+        .max_tokens(args.max_tokens)
         .compression_config(args.compression);
     if let Some(path) = &args.tools {
         let tools = ptc_lisp::Tools::from_fixture_json(&read_file(path)?)
@@ -133,11 +142,20 @@ fn execute(args: &RunArgs) -> Result<Step, String> {
         std::fs::write(path, json + "\n")
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
+    if let Some(path) = &args.transcript {
+        let text = llm
+            .transcript_jsonl()
+            .map_err(|e| format!("cannot write the transcript: {e}"))?;
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
     let mut stdout = std::io::stdout().lock();
     let _ = write!(stdout, "=== result ===\n{}", show::outcome_line(&step));
     let _ = write!(stdout, "{}", show::usage_lines(&step.usage));
     if let Some(path) = &args.dump_step {
         let _ = writeln!(stdout, "step written to {}", path.display());
+    }
+    if let Some(path) = &args.transcript {
+        let _ = writeln!(stdout, "transcript written to {}", path.display());
     }
     Ok(step)
 }

@@ -260,6 +260,7 @@ fn failure_outcomes_round_trip() {
         kind: FailureKind::Failed,
         reason: "no adults".into(),
         value: Some(Value::map([(Value::keyword("code"), Value::Int(4))])),
+        llm_errors: Vec::new(),
     };
     let json = serde_json::to_string(&outcome).expect("serialize");
     assert_eq!(

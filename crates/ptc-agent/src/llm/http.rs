@@ -65,8 +65,14 @@ pub(crate) async fn call_model(
     parse: impl FnOnce(&Value) -> Result<super::LlmResponse, LlmError>,
 ) -> Result<super::LlmResponse, LlmError> {
     let started = Instant::now();
-    let (value, attempts) = post_json(ctx, url, headers, body).await?;
-    let mut response = parse(&value).map_err(|error| with_attempts(error, attempts))?;
+    let (value, mut failed) = post_json(ctx, url, headers, body).await?;
+    let attempts = u32::try_from(failed.len())
+        .unwrap_or(u32::MAX)
+        .saturating_add(1);
+    let mut response = parse(&value).map_err(|error| {
+        failed.push(error);
+        LlmError::after_attempts(failed)
+    })?;
     response.attempts = attempts;
     tracing::info!(
         provider = ctx.provider,
@@ -81,32 +87,21 @@ pub(crate) async fn call_model(
     Ok(response)
 }
 
-/// A failure after `attempts` requests: wrapped in [`LlmError::RetriesExhausted`] when there
-/// was more than one, so the count is not lost.
-fn with_attempts(error: LlmError, attempts: u32) -> LlmError {
-    if attempts > 1 {
-        LlmError::RetriesExhausted {
-            attempts,
-            last: Box::new(error),
-        }
-    } else {
-        error
-    }
-}
-
-/// POSTs `body` to `url` and returns the JSON answer and the number of requests sent, retrying
-/// transient failures. Logs an event per attempt; the caller's span names the call. A failure
-/// after more than one request is a [`LlmError::RetriesExhausted`] carrying the count.
+/// POSTs `body` to `url` and returns the JSON answer and the failures of the attempts before
+/// it, retrying transient failures. Logs an event per attempt; the caller's span names the
+/// call. A failure after more than one request is a [`LlmError::RetriesExhausted`] holding
+/// every attempt's error.
 pub(crate) async fn post_json(
     ctx: &CallContext<'_>,
     url: &str,
     headers: HeaderMap,
     body: &Value,
-) -> Result<(Value, u32), LlmError> {
+) -> Result<(Value, Vec<LlmError>), LlmError> {
     let bytes = serde_json::to_vec(body).map_err(|e| {
         LlmError::InvalidRequest(format!("could not encode the request as JSON: {e}"))
     })?;
     let mut attempt: u32 = 0;
+    let mut failed = Vec::new();
     loop {
         attempt = attempt.saturating_add(1);
         let started = Instant::now();
@@ -122,7 +117,7 @@ pub(crate) async fn post_json(
                     duration_ms,
                     "model call attempt succeeded"
                 );
-                return Ok((value, attempt));
+                return Ok((value, failed));
             }
             Err(failure) => failure,
         };
@@ -138,7 +133,8 @@ pub(crate) async fn post_json(
                 error = %failure.error,
                 "model call failed"
             );
-            return Err(with_attempts(failure.error, attempt));
+            failed.push(failure.error);
+            return Err(LlmError::after_attempts(failed));
         }
         let delay = ctx.retry.delay(attempt, failure.retry_after);
         tracing::warn!(
@@ -151,6 +147,7 @@ pub(crate) async fn post_json(
             error = %failure.error,
             "model call attempt failed; retrying"
         );
+        failed.push(failure.error);
         tokio::time::sleep(delay).await;
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
 use super::http::{self, CallContext, DEFAULT_TIMEOUT};
-use super::{Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy, TokenUsage};
+use super::{DEFAULT_MAX_TOKENS, Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy, TokenUsage};
 
 /// OpenAI's API root.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -19,7 +19,10 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// same API (Ollama at `http://localhost:11434/v1`, vLLM, llama.cpp's server, OpenRouter).
 ///
 /// The system prompt goes first as a `system` message. [`LlmRequest::cache_breakpoint`] is
-/// checked but otherwise unused: these servers cache prompt prefixes without being told.
+/// checked but otherwise unused: these servers cache prompt prefixes without being told. Every
+/// request carries a reply limit: the request's own, else
+/// [`with_default_max_tokens`](Self::with_default_max_tokens), so that no reply runs on until
+/// the server's context is full.
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), ptc_agent::llm::LlmError> {
@@ -42,6 +45,7 @@ pub struct OpenAiCompatible {
     timeout: Duration,
     retry: RetryPolicy,
     max_tokens_field: String,
+    default_max_tokens: u32,
     client: reqwest::Client,
 }
 
@@ -54,6 +58,7 @@ impl fmt::Debug for OpenAiCompatible {
             .field("timeout", &self.timeout)
             .field("retry", &self.retry)
             .field("max_tokens_field", &self.max_tokens_field)
+            .field("default_max_tokens", &self.default_max_tokens)
             .finish()
     }
 }
@@ -76,6 +81,7 @@ impl OpenAiCompatible {
             timeout: DEFAULT_TIMEOUT,
             retry: RetryPolicy::default(),
             max_tokens_field: "max_tokens".into(),
+            default_max_tokens: DEFAULT_MAX_TOKENS,
             client: http::build_client()?,
         })
     }
@@ -122,6 +128,13 @@ impl OpenAiCompatible {
         self
     }
 
+    /// The reply limit for requests that set none (default
+    /// [`DEFAULT_MAX_TOKENS`](super::DEFAULT_MAX_TOKENS)).
+    pub fn with_default_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.default_max_tokens = max_tokens;
+        self
+    }
+
     pub fn base_url(&self) -> &str {
         &self.base_url
     }
@@ -141,9 +154,10 @@ impl OpenAiCompatible {
         let mut body = Map::new();
         body.insert("model".into(), Value::from(self.model.as_str()));
         body.insert("messages".into(), Value::Array(messages));
-        if let Some(max_tokens) = request.max_tokens {
-            body.insert(self.max_tokens_field.clone(), Value::from(max_tokens));
-        }
+        body.insert(
+            self.max_tokens_field.clone(),
+            Value::from(request.max_tokens.unwrap_or(self.default_max_tokens)),
+        );
         if let Some(temperature) = request.temperature {
             body.insert("temperature".into(), json_f32(temperature));
         }

@@ -1,8 +1,41 @@
 //! Choosing a model from a command-line string.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use super::{Anthropic, Llm, LlmError, OpenAiCompatible, ReplayLlm};
+use super::{Anthropic, Llm, LlmError, OpenAiCompatible, ReplayLlm, RetryPolicy};
+
+/// Settings of the HTTP providers that a spec string does not carry; `None` keeps the
+/// provider's default. Replayed transcripts ignore them.
+///
+/// ```
+/// use std::time::Duration;
+/// use ptc_agent::llm::{ProviderOptions, parse_llm_spec_with};
+///
+/// let options = ProviderOptions {
+///     timeout: Some(Duration::from_secs(30)),
+///     retries: Some(1),
+/// };
+/// let llm = parse_llm_spec_with("openai-compatible:http://127.0.0.1:8080/v1:local", &options);
+/// assert!(llm.is_ok());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProviderOptions {
+    /// The longest one request may take (120 s by default). A turn lasts at most this long
+    /// per attempt, plus the waits between retries.
+    pub timeout: Option<Duration>,
+    /// Retries after a transient failure (3 by default), with the default backoff.
+    pub retries: Option<u32>,
+}
+
+impl ProviderOptions {
+    fn retry_policy(&self) -> Option<RetryPolicy> {
+        self.retries.map(|max_retries| RetryPolicy {
+            max_retries,
+            ..RetryPolicy::default()
+        })
+    }
+}
 
 /// Builds a model from a spec string:
 ///
@@ -29,6 +62,14 @@ use super::{Anthropic, Llm, LlmError, OpenAiCompatible, ReplayLlm};
 /// assert!(parse_llm_spec("gemini:pro").is_err());
 /// ```
 pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
+    parse_llm_spec_with(spec, &ProviderOptions::default())
+}
+
+/// [`parse_llm_spec`], with the request timeout and retries of the HTTP providers set.
+pub fn parse_llm_spec_with(
+    spec: &str,
+    options: &ProviderOptions,
+) -> Result<Arc<dyn Llm>, LlmError> {
     let spec = spec.trim();
     let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
     let missing = |what: &str| {
@@ -42,13 +83,23 @@ pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
             if rest.is_empty() {
                 return Err(missing("model"));
             }
-            Ok(Arc::new(OpenAiCompatible::openai(rest)?))
+            Ok(Arc::new(configure_openai(
+                OpenAiCompatible::openai(rest)?,
+                options,
+            )))
         }
         "anthropic" => {
             if rest.is_empty() {
                 return Err(missing("model"));
             }
-            Ok(Arc::new(Anthropic::from_env(rest)?))
+            let mut llm = Anthropic::from_env(rest)?;
+            if let Some(timeout) = options.timeout {
+                llm = llm.with_timeout(timeout);
+            }
+            if let Some(retry) = options.retry_policy() {
+                llm = llm.with_retry_policy(retry);
+            }
+            Ok(Arc::new(llm))
         }
         "openai-compatible" => {
             let Some((url, model)) = split_url_and_model(rest).filter(|(_, m)| !m.is_empty())
@@ -66,7 +117,7 @@ pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
             {
                 llm = llm.with_api_key(key);
             }
-            Ok(Arc::new(llm))
+            Ok(Arc::new(configure_openai(llm, options)))
         }
         "replay" => {
             if rest.is_empty() {
@@ -79,6 +130,16 @@ pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
              openai-compatible:URL:MODEL or replay:FILE"
         ))),
     }
+}
+
+fn configure_openai(mut llm: OpenAiCompatible, options: &ProviderOptions) -> OpenAiCompatible {
+    if let Some(timeout) = options.timeout {
+        llm = llm.with_timeout(timeout);
+    }
+    if let Some(retry) = options.retry_policy() {
+        llm = llm.with_retry_policy(retry);
+    }
+    llm
 }
 
 /// Splits `URL:MODEL` after the URL: the scheme, `://`, the host (a bracketed IPv6 address or
