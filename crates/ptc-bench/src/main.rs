@@ -46,23 +46,11 @@ struct Cli {
     #[arg(long, value_name = "N")]
     max_tokens: Option<u32>,
     /// The longest one model request may take, in seconds (fractions allowed) [default: 120].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = ProviderOptions::parse_timeout)]
     request_timeout: Option<Duration>,
     /// Retries of a model request after a transient failure [default: 3].
     #[arg(long, value_name = "N")]
     retries: Option<u32>,
-}
-
-/// A positive number of seconds.
-fn parse_seconds(text: &str) -> Result<Duration, String> {
-    let seconds: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
-    Duration::try_from_secs_f64(seconds)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| format!("the timeout must be a positive number of seconds, not {text}"))
 }
 
 fn main() -> ExitCode {

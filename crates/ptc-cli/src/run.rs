@@ -3,13 +3,16 @@
 use crate::eval::read_file;
 use crate::show;
 use clap::Args;
-use ptc_agent::{Agent, RecordingLlm, RunObserver, RunOptions, parse_llm_spec};
+use ptc_agent::{
+    Agent, ProviderOptions, RecordingLlm, RunObserver, RunOptions, parse_llm_spec_with,
+};
 use ptc_compression::CompressionConfig;
 use ptc_lisp::Value;
 use ptc_turn::{Message, Step, Turn};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -41,6 +44,12 @@ pub struct RunArgs {
     /// is told to write a shorter program.
     #[arg(long, value_name = "N", default_value_t = ptc_agent::llm::DEFAULT_MAX_TOKENS)]
     pub max_tokens: u32,
+    /// The longest one model request may take, in seconds (fractions allowed) [default: 120].
+    #[arg(long, value_name = "SECONDS", value_parser = ProviderOptions::parse_timeout)]
+    pub request_timeout: Option<Duration>,
+    /// Retries of a model request after a transient failure [default: 3].
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u32>,
     /// Write the whole run (every turn, the messages sent, usage) as JSON to this file.
     #[arg(long, value_name = "FILE.json")]
     pub dump_step: Option<PathBuf>,
@@ -109,7 +118,12 @@ pub fn run(args: RunArgs) -> ExitCode {
 }
 
 fn execute(args: &RunArgs) -> Result<Step, String> {
-    let llm = RecordingLlm::new(parse_llm_spec(&args.llm).map_err(|e| e.to_string())?);
+    let options = ProviderOptions {
+        timeout: args.request_timeout,
+        retries: args.retries,
+    };
+    let llm =
+        RecordingLlm::new(parse_llm_spec_with(&args.llm, &options).map_err(|e| e.to_string())?);
     let mut builder = Agent::builder(&args.mission)
         .llm(llm.clone())
         .max_turns(args.max_turns)

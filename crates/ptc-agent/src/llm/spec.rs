@@ -29,6 +29,27 @@ pub struct ProviderOptions {
 }
 
 impl ProviderOptions {
+    /// A request timeout as a command line gives it: a positive number of seconds, fractions
+    /// allowed.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use ptc_agent::llm::ProviderOptions;
+    ///
+    /// assert_eq!(ProviderOptions::parse_timeout("2.5"), Ok(Duration::from_millis(2500)));
+    /// assert!(ProviderOptions::parse_timeout("0").is_err());
+    /// ```
+    pub fn parse_timeout(text: &str) -> Result<Duration, String> {
+        let seconds: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+        Duration::try_from_secs_f64(seconds)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| format!("the timeout must be a positive number of seconds, not {text}"))
+    }
+
     fn retry_policy(&self) -> Option<RetryPolicy> {
         self.retries.map(|max_retries| RetryPolicy {
             max_retries,
