@@ -5,9 +5,11 @@
 //! a block. The rules below take the program out of all of these, and nothing else: prose is
 //! never run, and a block in another language is never mistaken for code.
 
-/// Fence languages that hold a program (compared without regard to case): the Clojure family,
-/// Lisp, and PTC-Lisp itself.
-const LANGUAGES: [&str; 7] = ["clojure", "clj", "cljs", "cljc", "edn", "lisp", "ptc-lisp"];
+/// Fence languages that hold a program (compared without regard to case): any tag that starts
+/// like Clojure's (`clojure`, `clj`, `cljs`, `cljc`, and the variants small models invent, such
+/// as `cljd` or `cljre:`), and Lisp, EDN and PTC-Lisp.
+const LANGUAGE_PREFIXES: [&str; 2] = ["clj", "clojure"];
+const LANGUAGES: [&str; 3] = ["edn", "lisp", "ptc-lisp"];
 
 /// Characters some models put into code that no reader accepts there: byte-order marks and
 /// zero-width spaces and joiners. They are dropped, and no-break spaces become spaces.
@@ -17,7 +19,8 @@ const INVISIBLE: [char; 5] = ['\u{feff}', '\u{200b}', '\u{200c}', '\u{200d}', '\
 ///
 /// * **Fenced blocks.** A block opened by a line of three or more backticks (or tildes) runs
 ///   to the next line holding only such a fence, or to the end of the reply when it is never
-///   closed. It holds a program when its language tag is `clojure`, `clj`, `cljs`, `cljc`,
+///   closed. It holds a program when its language tag starts with `clj` or `clojure`
+///   (`clj`, `cljs`, `clojurescript`, and variants small models invent such as `cljd`), is
 ///   `edn`, `lisp` or `ptc-lisp`, or when it has no tag and its first non-blank character is
 ///   `(` or `;`. Blocks in other languages are skipped whole, so nothing inside them counts.
 /// * **Several blocks run in order.** The program is every program block of the reply, joined
@@ -85,7 +88,9 @@ impl Block {
 }
 
 fn is_program_language(language: &str) -> bool {
-    LANGUAGES.iter().any(|l| language.eq_ignore_ascii_case(l))
+    let language = language.to_ascii_lowercase();
+    LANGUAGE_PREFIXES.iter().any(|p| language.starts_with(p))
+        || LANGUAGES.iter().any(|l| language == *l)
 }
 
 /// The blocks of a reply, and its text outside them (fence lines left out).
