@@ -7,6 +7,8 @@ mod docs;
 mod eval;
 mod fuzz;
 mod local_model;
+mod pending;
+mod verdict;
 
 use std::process::ExitCode;
 
@@ -15,7 +17,9 @@ const USAGE: &str = "usage: cargo xtask <subcommand>
 subcommands:
   ci                                    every check CI runs: fmt, clippy, tests, doc tests, benches compile
   bench [FILTER]                        run the criterion benchmarks (medians in target/criterion)
-  conformance [--regenerate | --docs]   check (or regenerate) the Clojure conformance corpus
+  conformance [--regenerate | --docs | --pending]
+                                        check (or regenerate) the Clojure conformance corpus,
+                                        its table of Clojure vars and its pending list
   docs [--check]                        write docs/language.md from the builtin registry (or check it)
   eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
                                         run the agent missions against a model; report in target/eval
