@@ -78,9 +78,7 @@ struct Block {
 impl Block {
     fn is_program(&self) -> bool {
         if self.language.is_empty() {
-            self.content
-                .trim_start()
-                .starts_with(|c: char| c == '(' || c == ';')
+            self.content.trim_start().starts_with(['(', ';'])
         } else {
             is_program_language(&self.language)
         }
