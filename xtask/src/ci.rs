@@ -61,6 +61,8 @@ pub fn ci(args: &[String]) -> Result<(), String> {
         return Err(format!("ci takes no arguments, got `{extra}`"));
     }
     let started = Instant::now();
+    // Once per lock file: the tests of ptc-mcp, ptc and the benchmark run these servers.
+    crate::mcp_servers()?;
     // The end-to-end tests of `ptc run` need the local model server; building its environment
     // first (once, then reused) makes a missing compiler or Python fail here, by name.
     eprintln!("==> local model environment (llama-cpp-python and SmolLM2, pinned)");

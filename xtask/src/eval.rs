@@ -41,6 +41,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         println!("{HELP}");
         return Ok(());
     };
+    // Missions may use the pinned MCP servers.
+    crate::mcp_servers()?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .ok_or("the xtask crate is not inside the repository")?;

@@ -25,7 +25,15 @@ subcommands:
                                         run the agent missions against a model; report in target/eval
   fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each
   local-model <setup | serve | run -- COMMAND>
-                                        a real small model (SmolLM2-135M) behind a local OpenAI-compatible server";
+                                        a real small model (SmolLM2-135M) behind a local OpenAI-compatible server
+  mcp-servers                           install the pinned MCP servers the tests and missions use (npm ci)";
+
+/// Installs the MCP servers of `crates/ptc-mcp-testkit/servers` (once per lock file).
+pub fn mcp_servers() -> Result<(), String> {
+    let dir = ptc_mcp_testkit::ensure_installed()?;
+    eprintln!("==> MCP test servers are installed in {}", dir.display());
+    Ok(())
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,6 +45,7 @@ fn main() -> ExitCode {
         Some("eval") => eval::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("local-model") => local_model::run(&args[1..]),
+        Some("mcp-servers") => mcp_servers(),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

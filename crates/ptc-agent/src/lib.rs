@@ -43,4 +43,4 @@ pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions};
 pub use signature::{Mismatch, Signature, SignatureError};
 pub use subagent::AgentTool;
 pub use summarizer::LlmSummarizer;
-pub use tool::{FnTool, SyncTool, Tool, ToolError, async_tool, tool_fn, value_tool};
+pub use tool::{FnTool, SyncTool, Tool, ToolError, async_tool, sandbox_tools, tool_fn, value_tool};

@@ -388,6 +388,10 @@ struct Loop<'a> {
     memory: UserNamespace,
     /// Requests that produced no turn (a model failure that ended the run).
     unattached: Usage,
+    /// Dropped with the run: tool calls still in flight then stop waiting (functions defined
+    /// in one turn keep the tools of that turn, so this must outlive every turn).
+    _run_alive: tokio::sync::watch::Sender<()>,
+    run_ended: tokio::sync::watch::Receiver<()>,
 }
 
 impl<'a> Loop<'a> {
@@ -429,7 +433,10 @@ impl<'a> Loop<'a> {
         for (name, value) in &task.data {
             runtime = runtime.with_data(name.clone(), value.clone());
         }
+        let (run_alive, run_ended) = tokio::sync::watch::channel(());
         Ok(Loop {
+            _run_alive: run_alive,
+            run_ended,
             agent,
             task,
             handle,
@@ -748,6 +755,7 @@ impl<'a> Loop<'a> {
                     tool: tool.clone(),
                     handle: self.handle.clone(),
                     parent: span.clone(),
+                    run_ended: Some(self.run_ended.clone()),
                 }),
             );
         }

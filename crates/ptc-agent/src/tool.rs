@@ -340,13 +340,53 @@ impl Tool for SyncTool {
     }
 }
 
+/// Agent tools as the sandbox's tools, to run programs without an agent (a REPL, a one-off
+/// program): each call drives the tool's future on `handle` from the thread running the
+/// program, which must not be one of the runtime's own threads. The specs are the ones an
+/// agent would show, and a signature that does not parse is reported here.
+///
+/// ```
+/// use ptc_agent::{ToolError, sandbox_tools, tool_fn};
+/// use std::sync::Arc;
+///
+/// let runtime = tokio::runtime::Runtime::new().unwrap();
+/// let double = tool_fn("double", "Twice n", |n: i64| Ok::<_, ToolError>(n * 2));
+/// let tools = sandbox_tools(&[Arc::new(double)], runtime.handle()).unwrap();
+/// let out = ptc_lisp::Runtime::new()
+///     .with_tools(tools)
+///     .run_str("(tool/double 21)", &ptc_lisp::UserNamespace::new());
+/// assert_eq!(out.outcome.value(), Some(&ptc_lisp::Value::Int(42)));
+/// ```
+pub fn sandbox_tools(
+    tools: &[Arc<dyn Tool>],
+    handle: &tokio::runtime::Handle,
+) -> Result<ptc_lisp::Tools, SignatureError> {
+    let mut sandbox = ptc_lisp::Tools::new();
+    for tool in tools {
+        sandbox.insert_arc(
+            tool.spec()?,
+            Arc::new(BlockingTool {
+                tool: tool.clone(),
+                handle: handle.clone(),
+                parent: tracing::Span::current(),
+                run_ended: None,
+            }),
+        );
+    }
+    Ok(sandbox)
+}
+
 /// An agent tool as the sandbox's synchronous tool: called on the thread running the program
 /// (or a `pmap` worker), it drives the tool's future on the runtime. Each call gets a
-/// `tool_call` span under the turn's span.
+/// `tool_call` span under the turn's span. When the run ends while a call is in flight (its
+/// future was dropped), the call's future is dropped too, so that the tool can cancel its
+/// work (an MCP tool tells its server).
 pub(crate) struct BlockingTool {
     pub tool: Arc<dyn Tool>,
     pub handle: tokio::runtime::Handle,
     pub parent: tracing::Span,
+    /// Closes (its sender is dropped) when the run that made the call ends.
+    pub run_ended: Option<tokio::sync::watch::Receiver<()>>,
 }
 
 impl ptc_lisp::Tool for BlockingTool {
@@ -361,7 +401,20 @@ impl ptc_lisp::Tool for BlockingTool {
             error = tracing::field::Empty,
         );
         let started = Instant::now();
-        let result = span.in_scope(|| self.handle.block_on(self.tool.call(args.to_vec())));
+        let call = self.tool.call(args.to_vec());
+        let result = span.in_scope(|| match self.run_ended.clone() {
+            None => self.handle.block_on(call),
+            Some(mut run_ended) => self.handle.block_on(async move {
+                tokio::select! {
+                    result = call => result,
+                    // The receiver never gets a value: `changed` returns when the run's
+                    // sender is dropped.
+                    _ = run_ended.changed() => Err(ToolError::new(
+                        "the run ended before the tool answered; the call was cancelled",
+                    )),
+                }
+            }),
+        });
         span.record(
             "duration_us",
             u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
@@ -408,6 +461,7 @@ mod tests {
             tool: Arc::new(tool),
             handle: runtime.handle().clone(),
             parent: tracing::Span::none(),
+            run_ended: None,
         });
         let results: Vec<Result<Value, ToolError>> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..CALLS)

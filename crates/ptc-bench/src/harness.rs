@@ -459,9 +459,22 @@ async fn run_one(
         state: Arc::default(),
     };
     let log = CallLog::new();
+    let mcp = match mission.start_mcp(&log).await {
+        Ok(mcp) => mcp,
+        Err(e) => {
+            record.reasons.push(e);
+            record.wall_ms = millis(started.elapsed());
+            return record;
+        }
+    };
     let mut builder = mission
         .builder(Arc::new(recording.clone()), &log)
         .compression_config(config.compression);
+    if let Some((_, tools)) = &mcp {
+        for tool in tools {
+            builder = builder.tool_arc(tool.clone());
+        }
+    }
     if let Some(t) = options.temperature {
         builder = builder.temperature(t);
     }
@@ -472,6 +485,9 @@ async fn run_one(
         Ok(agent) => agent.run().await.map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
     };
+    if let Some((servers, _)) = mcp {
+        servers.close().await;
+    }
     let recorded = std::mem::take(
         &mut *recording
             .state
@@ -509,12 +525,7 @@ async fn run_one(
         StepOutcome::Failed { kind, .. } => kind.as_str().to_string(),
     };
     let calls = log.calls();
-    let params: BTreeMap<String, Vec<String>> = mission
-        .tools
-        .names()
-        .into_iter()
-        .map(|n| (n.to_string(), mission.tools.params(n).to_vec()))
-        .collect();
+    let params: BTreeMap<String, Vec<String>> = mission.tool_params();
     let verdict = mission.check.verdict(&end, &calls, |tool| {
         params.get(tool).cloned().unwrap_or_default()
     });

@@ -6,17 +6,25 @@
 //! | `mission.json` | `category`, `max_turns`, `signature` and the `check` ([`crate::check`]) |
 //! | `data.json` | optional input data: each top-level key becomes `data/<key>` |
 //! | `tools.json` | optional tools ([`crate::tools`]) |
+//! | `mcp.json` | optional MCP servers whose tools the mission uses, in the `mcpServers` format |
+//!
+//! A mission's MCP servers are started afresh for every run (so a run never sees another's
+//! side effects) and once when the mission is loaded, to list their tools for the checks.
+//! Relative `command` paths (with a `/`) and `cwd` are relative to the mission's directory.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use ptc_agent::{Agent, ScriptedLlm, Signature};
+use std::sync::Arc;
+
+use ptc_agent::{Agent, ScriptedLlm, Signature, Tool};
 use ptc_lisp::Value;
+use ptc_mcp::{McpConfig, McpServers, ServerConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::check::Check;
-use crate::tools::{CallLog, ToolSet};
+use crate::tools::{CallLog, LoggedTool, ToolSet};
 
 /// What a mission exercises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -88,6 +96,10 @@ pub struct Mission {
     /// The input data, by `data/` name.
     pub data: BTreeMap<String, Value>,
     pub tools: ToolSet,
+    /// The MCP servers of `mcp.json`.
+    pub mcp: Vec<ServerConfig>,
+    /// The parameter names of the MCP servers' tools, by `tool/` name.
+    pub mcp_tools: BTreeMap<String, Vec<String>>,
     pub max_turns: u32,
     pub signature: Option<String>,
     pub check: Check,
@@ -133,9 +145,39 @@ impl Mission {
             Signature::parse(signature)
                 .map_err(|e| format!("{}: the signature: {e}", meta_path.display()))?;
         }
+        let mcp_path = dir.join("mcp.json");
+        let (mcp, mcp_tools) = if mcp_path.exists() {
+            let config = McpConfig::from_file(&mcp_path).map_err(|e| e.to_string())?;
+            if let Some(field) = config.ignored.first() {
+                return Err(format!(
+                    "{}: {field} means nothing here; remove it",
+                    mcp_path.display()
+                ));
+            }
+            let listed = list_mcp_tools(config.servers.clone())
+                .map_err(|e| format!("{}: {e}", mcp_path.display()))?;
+            if let Some(both) = listed
+                .keys()
+                .find(|name| tools.names().contains(&name.as_str()))
+            {
+                return Err(format!(
+                    "{}: tool/{both} is both a tool of tools.json and of an MCP server",
+                    dir.display()
+                ));
+            }
+            (config.servers, listed)
+        } else {
+            (Vec::new(), BTreeMap::new())
+        };
         let names = tools.names();
         meta.check
-            .validate(|tool| names.contains(&tool).then(|| tools.params(tool)))
+            .validate(|tool| {
+                if names.contains(&tool) {
+                    Some(tools.params(tool))
+                } else {
+                    mcp_tools.get(tool).map(Vec::as_slice)
+                }
+            })
             .map_err(|e| format!("{}: check: {e}", meta_path.display()))?;
         let mission = Mission {
             name,
@@ -143,6 +185,8 @@ impl Mission {
             text,
             data,
             tools,
+            mcp,
+            mcp_tools,
             max_turns: meta.max_turns,
             signature: meta.signature,
             check: meta.check,
@@ -157,8 +201,38 @@ impl Mission {
         Ok(mission)
     }
 
+    /// The parameter names of every tool, table and MCP, by name.
+    pub fn tool_params(&self) -> BTreeMap<String, Vec<String>> {
+        let mut params = self.mcp_tools.clone();
+        for name in self.tools.names() {
+            params.insert(name.to_string(), self.tools.params(name).to_vec());
+        }
+        params
+    }
+
+    /// Starts the mission's MCP servers for one run: the servers (to close when the run ends)
+    /// and their tools, logging to `log`. `None` when the mission has none.
+    pub async fn start_mcp(
+        &self,
+        log: &CallLog,
+    ) -> Result<Option<(McpServers, Vec<Arc<dyn Tool>>)>, String> {
+        if self.mcp.is_empty() {
+            return Ok(None);
+        }
+        let servers = McpServers::connect(self.mcp.clone())
+            .await
+            .map_err(|e| format!("{e}{INSTALL_HINT}"))?;
+        let tools = servers
+            .tools()
+            .into_iter()
+            .map(|tool| Arc::new(LoggedTool::new(tool, log)) as Arc<dyn Tool>)
+            .collect();
+        Ok(Some((servers, tools)))
+    }
+
     /// An agent builder for this mission with these tools' log; compression and other run
-    /// settings are the caller's.
+    /// settings are the caller's. The MCP servers' tools are added by the caller (see
+    /// [`Mission::start_mcp`]).
     pub fn builder(
         &self,
         llm: std::sync::Arc<dyn ptc_agent::Llm>,
@@ -178,6 +252,36 @@ impl Mission {
         }
         builder
     }
+}
+
+const INSTALL_HINT: &str = " (the MCP servers of the bundled missions are installed by \
+                            `cargo xtask mcp-servers`)";
+
+/// Connects to the servers once and lists their tools' parameter names, by `tool/` name.
+/// A thread of its own keeps its runtime apart from any the caller may be running.
+fn list_mcp_tools(servers: Vec<ServerConfig>) -> Result<BTreeMap<String, Vec<String>>, String> {
+    let listing = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("could not start the async runtime: {e}"))?;
+        runtime.block_on(async {
+            let servers = McpServers::connect(servers)
+                .await
+                .map_err(|e| format!("{e}{INSTALL_HINT}"))?;
+            let tools = servers
+                .mcp_tools()
+                .iter()
+                .map(|t| (t.name().to_string(), t.params()))
+                .collect();
+            servers.close().await;
+            Ok(tools)
+        })
+    });
+    listing
+        .join()
+        .unwrap_or_else(|_| Err("listing the MCP tools panicked".to_string()))
 }
 
 /// The entries of a data file: a JSON object whose keys become `data/<key>`.
@@ -296,6 +400,8 @@ mod tests {
 
     #[test]
     fn every_bundled_mission_loads_and_every_category_is_covered() {
+        // A mission uses an MCP server from npm.
+        ptc_mcp_testkit::ensure_installed().unwrap_or_else(|e| panic!("{e}"));
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/missions");
         let missions = load_missions(&root, &[]).unwrap();
         assert!(missions.len() >= 20, "{} missions", missions.len());
@@ -305,6 +411,18 @@ mod tests {
                 "no {category} mission"
             );
         }
+        let service_logs = missions
+            .iter()
+            .find(|m| m.name == "mcp-service-logs")
+            .unwrap();
+        assert_eq!(service_logs.mcp.len(), 1);
+        assert_eq!(
+            service_logs
+                .mcp_tools
+                .get("read_text_file")
+                .map(Vec::as_slice),
+            Some(["path".to_string(), "tail".into(), "head".into()].as_slice())
+        );
         for long in missions.iter().filter(|m| m.category == Category::LongRun) {
             assert!(
                 long.max_turns >= 8,

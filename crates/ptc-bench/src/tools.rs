@@ -251,30 +251,7 @@ impl ToolDecl {
 
     /// The arguments by position (see [`CallRecord::args`]).
     fn positional(&self, args: &[Value]) -> Vec<Json> {
-        if let [Value::Map(map)] = args
-            && !self.params.is_empty()
-            && !map.is_empty()
-        {
-            let mut named: Vec<(usize, Json)> = Vec::new();
-            for (key, value) in map.iter() {
-                let key = match key {
-                    Value::Keyword(k) => k.as_str().to_string(),
-                    Value::Str(s) => s.to_string(),
-                    _ => return args.iter().map(to_json).collect(),
-                };
-                match self.param_index(&key) {
-                    Some(index) => named.push((index, to_json(value))),
-                    None => return args.iter().map(to_json).collect(),
-                }
-            }
-            let len = named.iter().map(|(i, _)| i + 1).max().unwrap_or(0);
-            let mut positional = vec![Json::Null; len];
-            for (index, value) in named {
-                positional[index] = value;
-            }
-            return positional;
-        }
-        args.iter().map(to_json).collect()
+        positional(&self.params, args)
     }
 
     fn matches(&self, case: &Case, args: &[Json]) -> bool {
@@ -321,6 +298,39 @@ fn normalize_name(name: &str) -> String {
     name.replace('_', "-")
 }
 
+/// The arguments of a call by position: a single map argument whose keys are all parameter
+/// names is put in parameter order (see [`CallRecord::args`]); other arguments as they are.
+fn positional(params: &[String], args: &[Value]) -> Vec<Json> {
+    let index = |name: &str| {
+        let wanted = normalize_name(name);
+        params.iter().position(|p| normalize_name(p) == wanted)
+    };
+    if let [Value::Map(map)] = args
+        && !params.is_empty()
+        && !map.is_empty()
+    {
+        let mut named: Vec<(usize, Json)> = Vec::new();
+        for (key, value) in map.iter() {
+            let key = match key {
+                Value::Keyword(k) => k.as_str().to_string(),
+                Value::Str(s) => s.to_string(),
+                _ => return args.iter().map(to_json).collect(),
+            };
+            match index(&key) {
+                Some(i) => named.push((i, to_json(value))),
+                None => return args.iter().map(to_json).collect(),
+            }
+        }
+        let len = named.iter().map(|(i, _)| i + 1).max().unwrap_or(0);
+        let mut positional = vec![Json::Null; len];
+        for (i, value) in named {
+            positional[i] = value;
+        }
+        return positional;
+    }
+    args.iter().map(to_json).collect()
+}
+
 /// One tool of one run.
 struct MissionTool {
     name: String,
@@ -365,6 +375,58 @@ impl Tool for MissionTool {
                 Err(ToolError::new(message))
             }
         }
+    }
+}
+
+/// A tool of a mission's MCP server, with its calls logged for the checker as table tools'
+/// are (arguments named by the tool's parameters).
+pub struct LoggedTool {
+    inner: Arc<dyn Tool>,
+    params: Vec<String>,
+    log: CallLog,
+}
+
+impl LoggedTool {
+    pub fn new(inner: Arc<dyn Tool>, log: &CallLog) -> LoggedTool {
+        let params = inner.spec().map(|s| s.params).unwrap_or_default();
+        LoggedTool {
+            inner,
+            params,
+            log: log.clone(),
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for LoggedTool {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn description(&self) -> &str {
+        self.inner.description()
+    }
+
+    fn signature(&self) -> Option<&str> {
+        self.inner.signature()
+    }
+
+    fn spec(&self) -> Result<ToolSpec, ptc_agent::SignatureError> {
+        self.inner.spec()
+    }
+
+    async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
+        let name = self.inner.name().to_string();
+        let nth = self.log.push(CallRecord {
+            tool: name.clone(),
+            args: positional(&self.params, &args),
+            ok: true,
+        });
+        let result = self.inner.call(args).await;
+        if result.is_err() {
+            self.log.set_ok(nth, &name, false);
+        }
+        result
     }
 }
 

@@ -11,6 +11,8 @@ fn repo() -> PathBuf {
 }
 
 fn bench() -> Command {
+    // A mission uses an MCP server from npm.
+    ptc_mcp_testkit::ensure_installed().unwrap_or_else(|e| panic!("{e}"));
     Command::new(env!("CARGO_BIN_EXE_ptc-bench"))
 }
 
@@ -41,7 +43,7 @@ fn replaying_the_committed_transcripts_prints_the_summary() {
     assert_eq!(
         stdout.lines().collect::<Vec<_>>(),
         vec![
-            "off: 22/23 runs passed (95.7 %), 3.0 turns per run".to_string(),
+            "off: 23/24 runs passed (95.8 %), 3.0 turns per run".to_string(),
             "on: 6/7 runs passed (85.7 %), 3.4 turns per run".to_string(),
             "`on` against `off` on 6 paired missions: -6.0 % prompt tokens (95 % interval -8.9 % \
              to -1.3 %) (-36.5 % without the system prompt, estimated); pass rate 83.3 % -> \

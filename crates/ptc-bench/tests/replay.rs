@@ -20,6 +20,8 @@ fn out_dir(name: &str) -> PathBuf {
 }
 
 fn options(llm: String, out: &Path) -> EvalOptions {
+    // A mission uses an MCP server from npm.
+    ptc_mcp_testkit::ensure_installed().unwrap_or_else(|e| panic!("{e}"));
     EvalOptions {
         missions_dir: repo().join("benchmarks/missions"),
         out_dir: out.to_path_buf(),
@@ -100,6 +102,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
                 632
             ),
             row("off", "low-stock", 1, true, "returned", 1, 2599, 39),
+            row("off", "mcp-service-logs", 1, true, "returned", 2, 6987, 180),
             row(
                 "off",
                 "missing-customers",
@@ -183,7 +186,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     );
 
     // The key numbers of the report.
-    assert_eq!(report.missions, 22);
+    assert_eq!(report.missions, 23);
     let totals: Vec<(String, usize, usize, u64, u64, u64)> = report
         .configs
         .iter()
@@ -202,7 +205,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     assert_eq!(
         totals,
         vec![
-            ("off".to_string(), 23, 22, 200462, 4314, 0),
+            ("off".to_string(), 24, 23, 207449, 4494, 0),
             ("on".to_string(), 7, 6, 67973, 1922, 0),
         ]
     );
@@ -221,7 +224,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
         (comparison.baseline.as_str(), comparison.config.as_str()),
         ("off", "on")
     );
-    // Sixteen missions ran only without compression, so they are not paired.
+    // Seventeen missions ran only without compression, so they are not paired.
     assert_eq!(comparison.missions, 6);
     let s = comparison.sign_test;
     assert_eq!((s.better, s.worse, s.ties, s.p_value), (1, 1, 4, 1.0));
@@ -257,7 +260,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
         comparison.summary
     );
     assert!(
-        markdown.contains("| off | `off` | 23 | 95.7 % (22/23) | 3.0 | 8,716 | 188 | 0 |"),
+        markdown.contains("| off | `off` | 24 | 95.8 % (23/24) | 3.0 | 8,644 | 187 | 0 |"),
         "{markdown}"
     );
     // docs/benchmark.md shows this report as its sample: the same text but for wall times.

@@ -1,5 +1,6 @@
 //! `ptc eval`: run one PTC-Lisp program.
 
+use crate::mcp::{McpArgs, McpSession, merge_tools, with_servers};
 use clap::Args;
 use ptc_lisp::format::pr_str;
 use ptc_lisp::{
@@ -44,6 +45,8 @@ pub struct EvalArgs {
     /// Evaluation step budget (function calls, loop iterations, elements processed).
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
+    #[command(flatten)]
+    pub mcp: McpArgs,
 }
 
 /// The default limits with the ones given on the command line.
@@ -66,16 +69,23 @@ pub(crate) fn read_file(path: &PathBuf) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-/// Build a runtime from `--data` and `--tools` files.
+/// Build a runtime from `--data` and `--tools` files and the tools of MCP servers.
 pub(crate) fn runtime_from_files(
     data: Option<&PathBuf>,
     tools: Option<&PathBuf>,
+    mcp: Option<&McpSession>,
 ) -> Result<Runtime, String> {
     let mut runtime = Runtime::new();
-    if let Some(path) = tools {
-        let tools = Tools::from_fixture_json(&read_file(path)?)
-            .map_err(|e| format!("{}: {}", path.display(), e.message))?;
-        runtime = runtime.with_tools(tools);
+    let mut all_tools = match tools {
+        Some(path) => Tools::from_fixture_json(&read_file(path)?)
+            .map_err(|e| format!("{}: {}", path.display(), e.message))?,
+        None => Tools::new(),
+    };
+    if let Some(mcp) = mcp {
+        merge_tools(&mut all_tools, &mcp.sandbox_tools()?)?;
+    }
+    if !all_tools.is_empty() {
+        runtime = runtime.with_tools(all_tools);
     }
     if let Some(path) = data {
         let value = ptc_lisp::json::from_json_str(&read_file(path)?)
@@ -110,19 +120,19 @@ fn median(mut times: Vec<Duration>) -> Duration {
 }
 
 pub fn run(args: EvalArgs) -> ExitCode {
-    match execute(&args) {
+    with_servers(&args.mcp, |mcp| match execute(&args, mcp) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("error: {message}");
             ExitCode::from(2)
         }
-    }
+    })
 }
 
-fn execute(args: &EvalArgs) -> Result<ExitCode, String> {
+fn execute(args: &EvalArgs, mcp: Option<&McpSession>) -> Result<ExitCode, String> {
     let source = program_text(args)?;
     let runtime =
-        runtime_from_files(args.data.as_ref(), args.tools.as_ref())?.with_limits(limits(args));
+        runtime_from_files(args.data.as_ref(), args.tools.as_ref(), mcp)?.with_limits(limits(args));
     let repeat = args.repeat.max(1);
     let mut parse_times = Vec::with_capacity(repeat);
     let mut eval_times = Vec::with_capacity(repeat);

@@ -2,6 +2,7 @@
 
 mod demo;
 mod eval;
+mod mcp;
 mod render;
 mod repl;
 mod run;
@@ -33,6 +34,9 @@ enum Command {
     Render(render::RenderArgs),
     /// Run an agent on a mission against a model, showing each turn as it happens.
     Run(run::RunArgs),
+    /// The tools of MCP servers: `ptc mcp list --mcp 'COMMAND ARGS...'`.
+    #[command(subcommand)]
+    Mcp(mcp::McpCommand),
     /// Run the bundled example offline with a recorded model: each turn, the compressed
     /// history the model sees, and its size against the full history.
     Demo(demo::DemoArgs),
@@ -46,6 +50,7 @@ fn main() -> ExitCode {
         Command::Render(args) => render::run(&args),
         Command::Run(args) => return run::run(args),
         Command::Demo(args) => return demo::run(&args),
+        Command::Mcp(command) => return mcp::run(&command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

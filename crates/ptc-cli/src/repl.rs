@@ -7,6 +7,7 @@
 //! them only reads lines and prints what they return.
 
 use crate::eval::runtime_from_files;
+use crate::mcp::{McpArgs, McpSession, with_servers};
 use clap::Args;
 use ptc_lisp::format::pr_str;
 use ptc_lisp::reference::FORMS;
@@ -22,6 +23,8 @@ pub struct ReplArgs {
     /// Fixture tools: `{"name": {"description": "...", "params": ["a"], "returns": <json>}}`.
     #[arg(long, value_name = "FILE.json")]
     pub tools: Option<PathBuf>,
+    #[command(flatten)]
+    pub mcp: McpArgs,
 }
 
 const HELP: &str = "\
@@ -238,7 +241,11 @@ fn history_path() -> Option<PathBuf> {
 }
 
 pub fn run(args: &ReplArgs) -> ExitCode {
-    let runtime = match runtime_from_files(args.data.as_ref(), args.tools.as_ref()) {
+    with_servers(&args.mcp, |mcp| repl(args, mcp))
+}
+
+fn repl(args: &ReplArgs, mcp: Option<&McpSession>) -> ExitCode {
+    let runtime = match runtime_from_files(args.data.as_ref(), args.tools.as_ref(), mcp) {
         Ok(runtime) => runtime,
         Err(message) => {
             eprintln!("error: {message}");

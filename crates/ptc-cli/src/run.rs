@@ -1,6 +1,7 @@
 //! `ptc run`: an agent run against a real or replayed model, shown turn by turn.
 
 use crate::eval::read_file;
+use crate::mcp::{McpArgs, McpSession, with_servers};
 use crate::show;
 use clap::Args;
 use ptc_agent::{
@@ -57,6 +58,8 @@ pub struct RunArgs {
     /// plays back.
     #[arg(long, value_name = "FILE.jsonl")]
     pub transcript: Option<PathBuf>,
+    #[command(flatten)]
+    pub mcp: McpArgs,
 }
 
 /// The input data entries of a JSON file, in the file's order.
@@ -107,17 +110,17 @@ impl RunObserver for Live {
 }
 
 pub fn run(args: RunArgs) -> ExitCode {
-    match execute(&args) {
+    with_servers(&args.mcp, |mcp| match execute(&args, mcp) {
         Ok(step) if step.is_success() => ExitCode::SUCCESS,
         Ok(_) => ExitCode::from(1),
         Err(message) => {
             eprintln!("error: {message}");
             ExitCode::from(2)
         }
-    }
+    })
 }
 
-fn execute(args: &RunArgs) -> Result<Step, String> {
+fn execute(args: &RunArgs, mcp: Option<&McpSession>) -> Result<Step, String> {
     let options = ProviderOptions {
         timeout: args.request_timeout,
         retries: args.retries,
@@ -134,6 +137,11 @@ fn execute(args: &RunArgs) -> Result<Step, String> {
             .map_err(|e| format!("{}: {}", path.display(), e.message))?;
         builder = builder.lisp_tools(&tools);
     }
+    if let Some(mcp) = mcp {
+        for tool in mcp.servers.tools() {
+            builder = builder.tool_arc(tool);
+        }
+    }
     if let Some(path) = &args.data {
         for (name, value) in data_entries(path)? {
             builder = builder.data_value(name, value);
@@ -143,10 +151,17 @@ fn execute(args: &RunArgs) -> Result<Step, String> {
         builder = builder.signature(signature);
     }
     let agent = builder.build().map_err(|e| e.to_string())?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("could not start the async runtime: {e}"))?;
+    let own_runtime;
+    let runtime = match mcp {
+        Some(mcp) => &mcp.runtime,
+        None => {
+            own_runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("could not start the async runtime: {e}"))?;
+            &own_runtime
+        }
+    };
     let step = runtime
         .block_on(agent.run_with(RunOptions::new().observer(&Live)))
         .map_err(|e| e.to_string())?;
