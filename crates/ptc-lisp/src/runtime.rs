@@ -163,6 +163,41 @@ impl Outcome {
         }
     }
 
+    /// The value for [`Outcome::Value`] and [`Outcome::Returned`] as a Rust value of type
+    /// `T` (see [`from_value`](crate::from_value)). The error of a run that failed is returned
+    /// as it is; a `(fail reason)` becomes an [`ErrorKind::Thrown`] error that shows the reason.
+    ///
+    /// ```
+    /// use ptc_lisp::{Runtime, UserNamespace};
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Weight {
+    ///     total: i64,
+    ///     unit: String,
+    /// }
+    ///
+    /// let out = Runtime::new().run_str(r#"{:total (+ 1 2) :unit "kg"}"#, &UserNamespace::new());
+    /// let weight: Weight = out.outcome.value_as().unwrap();
+    /// assert_eq!((weight.total, weight.unit.as_str()), (3, "kg"));
+    ///
+    /// let out = Runtime::new().run_str(r#"(fail "no scale")"#, &UserNamespace::new());
+    /// let error = out.outcome.value_as::<Weight>().err().unwrap();
+    /// assert_eq!(error.message, r#"the program failed: "no scale""#);
+    /// ```
+    pub fn value_as<'v, T: serde::Deserialize<'v>>(&'v self) -> Result<T> {
+        match self {
+            Outcome::Value(v) | Outcome::Returned(v) => crate::value::from_value(v),
+            Outcome::Error(e) => Err(e.clone()),
+            Outcome::Failed(reason) => Err(Error::new(
+                ErrorKind::Thrown,
+                format!(
+                    "the program failed: {}",
+                    crate::format::to_clojure_within(reason, Some(10), Some(200), 2_000)
+                ),
+            )),
+        }
+    }
+
     /// Whether the run ended without an error (a `fail` is not an error of the program).
     pub fn is_ok(&self) -> bool {
         !matches!(self, Outcome::Error(_))

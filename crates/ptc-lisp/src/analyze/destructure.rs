@@ -5,6 +5,7 @@
 //! and vice versa, so `{:keys [id]}` works on JSON objects with string keys.
 
 use super::{Analyzer, internal};
+use crate::builtins::args::Call;
 use crate::builtins::{self, Builtin};
 use crate::error::{Error, Result};
 use crate::eval::ir::{Expr, Slot};
@@ -14,19 +15,10 @@ use crate::span::Span;
 use crate::value::{Map, Value};
 
 /// Map destructuring of a sequence of key/value pairs (`& {:keys [a]}` rest arguments).
-static SEQ_TO_MAP: Builtin = Builtin {
-    name: "destructure-map",
-    min_args: 1,
-    max_args: Some(1),
-    signature: "",
-    doc: "",
-    example: "",
-    expected: "",
-    f: seq_to_map,
-};
+static SEQ_TO_MAP: Builtin = builtins::builtin!("destructure-map", seq_to_map, "", "", "" => "");
 
-fn seq_to_map(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
+fn seq_to_map(_: &mut Ctx, _: Call, value: &Value) -> EvalResult {
+    match value {
         Value::List(items) => {
             // Keyword arguments, optionally ending with a map of more options (Clojure 1.11).
             let mut m = Map::new();

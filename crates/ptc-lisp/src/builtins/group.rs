@@ -1,28 +1,28 @@
 //! Grouping and splitting: `group-by`, `frequencies`, `partition` and friends, `split-at`,
 //! `split-with`.
 
-use super::seq::{drop, drop_while, list_of, take, take_while};
-use super::{Builtin, builtin, expect_fn, expect_int};
+use super::args::{Call, Callable, Seqable};
+use super::seq::{drop_items_of, drop_while_of, list_of, take_of, take_while_of};
+use super::{Builtin, builtin};
 use crate::error::{Error, Result};
-use crate::eval::{Ctx, EvalResult, Items, unbounded_error};
+use crate::eval::{Ctx, EvalResult};
 use crate::value::{LazyKind, LazySeq, MapBuilder, Seq, Value};
 use std::borrow::Cow;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("group-by", [2], group_by, "(group-by f coll)", "A map from each (f item) to the vector of items giving it, in first-seen order.", "(group-by odd? [1 2 3])" => "{true [1 3], false [2]}"),
-    builtin!("frequencies", [1], frequencies, "(frequencies coll)", "A map from each distinct item to how many times it occurs.", "(frequencies [:a :b :a])" => "{:a 2, :b 1}"),
-    builtin!("partition", [2..=4], partition, "(partition n coll) (partition n step coll) (partition n step pad coll)", "Lists of n items, starting every step (n) items; a short last part is dropped, or filled from pad when given.", "(partition 2 [1 2 3 4 5])" => "((1 2) (3 4))"),
-    builtin!("partition-all", [1..=3], partition_all, "(partition-all n coll) (partition-all n step coll) (partition-all n)", "Lists of n items, starting every step (n) items, keeping a short last part.", "(partition-all 2 [1 2 3 4 5])" => "((1 2) (3 4) (5))"),
-    builtin!("partition-by", [1..=2], partition_by, "(partition-by f coll) (partition-by f)", "Splits coll into runs of consecutive items with the same (f item).", "(partition-by odd? [1 3 2 4 5])" => "((1 3) (2 4) (5))"),
-    builtin!("split-at", [2], split_at, "(split-at n coll)", "[(take n coll) (drop n coll)].", "(split-at 2 [1 2 3 4])" => "[(1 2) (3 4)]"),
-    builtin!("split-with", [2], split_with, "(split-with pred coll)", "[(take-while pred coll) (drop-while pred coll)].", "(split-with neg? [-1 -2 3 -4])" => "[(-1 -2) (3 -4)]"),
+    builtin!("group-by", group_by, "(group-by f coll)", "A map from each (f item) to the vector of items giving it, in first-seen order.", "(group-by odd? [1 2 3])" => "{true [1 3], false [2]}"),
+    builtin!("frequencies", frequencies, "(frequencies coll)", "A map from each distinct item to how many times it occurs.", "(frequencies [:a :b :a])" => "{:a 2, :b 1}"),
+    builtin!("partition", partition, "(partition n coll) (partition n step coll) (partition n step pad coll)", "Lists of n items, starting every step (n) items; a short last part is dropped, or filled from pad when given.", "(partition 2 [1 2 3 4 5])" => "((1 2) (3 4))"),
+    builtin!("partition-all", partition_all, "(partition-all n coll) (partition-all n step coll) (partition-all n)", "Lists of n items, starting every step (n) items, keeping a short last part.", "(partition-all 2 [1 2 3 4 5])" => "((1 2) (3 4) (5))"),
+    builtin!("partition-by", partition_by, "(partition-by f coll) (partition-by f)", "Splits coll into runs of consecutive items with the same (f item).", "(partition-by odd? [1 3 2 4 5])" => "((1 3) (2 4) (5))"),
+    builtin!("split-at", split_at, "(split-at n coll)", "[(take n coll) (drop n coll)].", "(split-at 2 [1 2 3 4])" => "[(1 2) (3 4)]"),
+    builtin!("split-with", split_with, "(split-with pred coll)", "[(take-while pred coll) (drop-while pred coll)].", "(split-with neg? [-1 -2 3 -4])" => "[(-1 -2) (3 -4)]"),
 ];
 
-fn positive(name: &str, what: &str, v: &Value) -> Result<usize> {
-    let n = expect_int(name, v)?;
+fn positive(call: Call, what: &str, n: i64) -> Result<usize> {
     usize::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| {
         Error::argument(format!(
-            "{name} needs a positive {what}, got {n}; e.g. ({name} 2 coll) makes parts of 2 items"
+            "{call} needs a positive {what}, got {n}; e.g. ({call} 2 coll) makes parts of 2 items"
         ))
     })
 }
@@ -37,21 +37,19 @@ fn known_count(coll: &Value) -> usize {
     }
 }
 
-fn group_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (f, coll) = (&args[0], &args[1]);
-    expect_fn("group-by", f)?;
+fn group_by(ctx: &mut Ctx, call: Call, (f, coll): (Callable, Seqable)) -> EvalResult {
     let mut keys = KeyIndex::default();
     let mut groups: Vec<Vec<Value>> = Vec::new();
-    let mut items = Items::new(coll)?;
+    let mut items = coll.items()?;
     if items.is_unbounded() {
-        return Err(unbounded_error("group-by", coll).into());
+        return Err(call.unbounded(&coll).into());
     }
     // Every item of a long range ends up in a group: refuse at once what cannot fit.
-    ctx.charge_items(known_count(coll))?;
+    ctx.charge_items(known_count(&coll))?;
     while let Some(item) = items.next(ctx)? {
-        let key = match ctx.keyword_field(f, item.as_ref()) {
+        let key = match ctx.keyword_field(&f, item.as_ref()) {
             Some(field) => Cow::Borrowed(field),
-            None => Cow::Owned(ctx.apply1(f, item.as_ref())?),
+            None => Cow::Owned(ctx.apply1(&f, item.as_ref())?),
         };
         let group = match keys.find(key.as_ref()) {
             Some(i) => i,
@@ -66,7 +64,7 @@ fn group_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     ctx.charge_items(keys.len() * 2 + groups.iter().map(Vec::len).sum::<usize>())?;
     let mut out = MapBuilder::new();
     for (k, g) in keys.into_iter().zip(groups) {
-        out.insert(k, Value::Vector(Seq::picked_from(g, coll)));
+        out.insert(k, Value::Vector(Seq::picked_from(g, coll.value())));
     }
     Ok(Value::Map(out.build()))
 }
@@ -123,15 +121,15 @@ impl KeyIndex {
     }
 }
 
-fn frequencies(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn frequencies(ctx: &mut Ctx, call: Call, coll: Seqable) -> EvalResult {
     let mut keys = KeyIndex::default();
     let mut counts: Vec<i64> = Vec::new();
-    let mut items = Items::new(&args[0])?;
+    let mut items = coll.items()?;
     if items.is_unbounded() {
-        return Err(unbounded_error("frequencies", &args[0]).into());
+        return Err(call.unbounded(&coll).into());
     }
     // The items of a range are distinct: each is a key.
-    ctx.charge_items(known_count(&args[0]).saturating_mul(2))?;
+    ctx.charge_items(known_count(&coll).saturating_mul(2))?;
     while let Some(item) = items.next(ctx)? {
         match keys.find(item.as_ref()) {
             Some(i) => counts[i] += 1,
@@ -150,13 +148,16 @@ fn frequencies(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(Value::Map(out.build()))
 }
 
-fn partition(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let n = positive("partition", "size", &args[0])?;
-    let (step, pad, coll) = match args {
-        [_, coll] => (n, None, coll),
-        [_, step, coll] => (positive("partition", "step", step)?, None, coll),
-        [_, step, pad, coll] => (positive("partition", "step", step)?, Some(pad), coll),
-        _ => unreachable!("arity checked"),
+/// Each size is checked to be positive before the next is read, so `step` is read in the body.
+fn partition(
+    ctx: &mut Ctx,
+    call: Call,
+    (n, step, pad, coll): (i64, Option<&Value>, Option<&Value>, &Value),
+) -> EvalResult {
+    let n = positive(call, "size", n)?;
+    let step = match step {
+        Some(step) => positive(call, "step", call.arg(step)?)?,
+        None => n,
     };
     // With a pad, a bounded sequence's short last part is padded: realized below.
     if let Value::Lazy(l) = coll
@@ -169,7 +170,7 @@ fn partition(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             source: l.clone(),
         })));
     }
-    let items = Items::collect_all(coll, ctx, "partition")?;
+    let items = call.collect(ctx, coll)?;
     let len = items.len();
     let mut out = Vec::new();
     let mut start = 0;
@@ -182,7 +183,7 @@ fn partition(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         } else {
             if let Some(pad) = pad {
                 let mut part = items[start..].to_vec();
-                let mut fill = Items::new(pad)?;
+                let mut fill = call.items(pad)?;
                 while part.len() < n {
                     match fill.next(ctx)? {
                         Some(item) => part.push(item.into_owned()),
@@ -198,13 +199,17 @@ fn partition(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, out)
 }
 
-fn partition_all(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let n = positive("partition-all", "size", &args[0])?;
-    let (step, coll) = match args {
-        [_] => return Ok(super::transduce::partition_all_xf(n)),
-        [_, coll] => (n, coll),
-        [_, step, coll] => (positive("partition-all", "step", step)?, coll),
-        _ => unreachable!("arity checked"),
+/// `(partition-all n)`, `(partition-all n coll)` or `(partition-all n step coll)`.
+fn partition_all(
+    ctx: &mut Ctx,
+    call: Call,
+    (n, second, third): (i64, Option<&Value>, Option<&Value>),
+) -> EvalResult {
+    let n = positive(call, "size", n)?;
+    let (step, coll) = match (second, third) {
+        (None, _) => return Ok(super::transduce::partition_all_xf(call, n)),
+        (Some(coll), None) => (n, coll),
+        (Some(step), Some(coll)) => (positive(call, "step", call.arg(step)?)?, coll),
     };
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Partition {
@@ -214,7 +219,7 @@ fn partition_all(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             source: l.clone(),
         })));
     }
-    let items = Items::collect_all(coll, ctx, "partition-all")?;
+    let items = call.collect(ctx, coll)?;
     let len = items.len();
     let mut out = Vec::new();
     let mut start = 0;
@@ -228,21 +233,19 @@ fn partition_all(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, out)
 }
 
-fn partition_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let f = &args[0];
-    expect_fn("partition-by", f)?;
-    let Some(coll) = args.get(1) else {
-        return Ok(super::transduce::partition_by_xf(f.clone()));
+fn partition_by(ctx: &mut Ctx, call: Call, (f, coll): (Callable, Option<Seqable>)) -> EvalResult {
+    let Some(coll) = coll else {
+        return Ok(super::transduce::partition_by_xf(call, f.clone()));
     };
-    let mut items = Items::new(coll)?;
+    let mut items = coll.items()?;
     if items.is_unbounded() {
-        return Err(unbounded_error("partition-by", coll).into());
+        return Err(call.unbounded(&coll).into());
     }
     let mut out = Vec::new();
     let mut run = Seq::new();
     let mut last: Option<Value> = None;
     while let Some(item) = items.next(ctx)? {
-        let key = ctx.apply1(f, item.as_ref())?;
+        let key = ctx.apply1(&f, item.as_ref())?;
         if last.as_ref().is_some_and(|k| *k != key) {
             out.push(Value::List(std::mem::take(&mut run)));
         }
@@ -256,16 +259,15 @@ fn partition_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, out)
 }
 
-fn split_at(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    expect_int("split-at", &args[0])?;
-    let front = take(ctx, args)?;
-    let back = drop(ctx, args)?;
+fn split_at(ctx: &mut Ctx, call: Call, (n, coll): (i64, &Value)) -> EvalResult {
+    let front = take_of(ctx, call, n, coll)?;
+    let back = drop_items_of(ctx, call, coll, n.max(0) as usize)?;
     Ok(Value::vector([front, back]))
 }
 
-fn split_with(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let front = take_while(ctx, args)?;
-    let back = drop_while(ctx, args)?;
+fn split_with(ctx: &mut Ctx, call: Call, (pred, coll): (Callable, &Value)) -> EvalResult {
+    let front = take_while_of(ctx, call, &pred, coll)?;
+    let back = drop_while_of(ctx, call, &pred, coll)?;
     Ok(Value::vector([front, back]))
 }
 

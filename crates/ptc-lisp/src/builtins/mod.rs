@@ -5,6 +5,7 @@
 //! prompt are generated from these entries, and a test runs every example, so documentation
 //! cannot drift from behaviour. Families live in one file each.
 
+pub(crate) mod args;
 pub(crate) mod coll;
 pub(crate) mod function;
 pub(crate) mod group;
@@ -28,7 +29,8 @@ use crate::value::{FnRepr, Function, Value};
 use rustc_hash::FxHashMap;
 use std::sync::{Arc, OnceLock};
 
-pub type BuiltinFn = fn(&mut Ctx, &[Value]) -> EvalResult;
+/// A registry entry's function: the builtin's own entry (for its name) and the arguments.
+pub type BuiltinFn = fn(&mut Ctx, &'static Builtin, &[Value]) -> EvalResult;
 
 /// One builtin function.
 pub struct Builtin {
@@ -46,6 +48,7 @@ pub struct Builtin {
     pub example: &'static str,
     /// ... and that program's result, as `pr-str` prints it.
     pub expected: &'static str,
+    /// Checks the argument count, counts the call as a step, and runs the implementation.
     pub f: BuiltinFn,
 }
 
@@ -55,62 +58,46 @@ impl Builtin {
         argc >= self.min_args as usize && self.max_args.is_none_or(|max| argc <= max as usize)
     }
 
-    #[inline]
-    pub fn check_arity(&self, argc: usize) -> Result<()> {
-        if self.accepts(argc) {
-            return Ok(());
-        }
+    /// The error for a call with `argc` arguments, which [`Builtin::accepts`] refuses.
+    #[cold]
+    pub fn arity_error(&self, argc: usize) -> Error {
         let expected = match self.max_args {
             Some(max) if max == self.min_args => format!("{max}"),
             Some(max) => format!("{} to {max}", self.min_args),
             None => format!("at least {}", self.min_args),
         };
-        Err(Error::arity(format!(
+        Error::arity(format!(
             "{} called with {argc} argument{}, expects {expected}; usage: {}",
             self.name,
             if argc == 1 { "" } else { "s" },
             self.signature
-        )))
+        ))
     }
 }
 
-/// Define a builtin entry: `builtin!("name", arity, function, "(sig)", "doc", "example" => "result")`
-/// where arity is `[n]`, `[min..=max]` or `[min..]`.
+/// Define a builtin entry: `builtin!("name", implementation, "(sig)", "doc", "example" =>
+/// "result")`. The arity is the one the implementation's parameter types declare (see
+/// [`args`]).
 macro_rules! builtin {
-    ($name:literal, [$min:literal], $f:expr, $sig:literal, $doc:literal, $ex:literal => $expected:literal) => {
+    ($name:literal, $f:expr, $sig:literal, $doc:literal, $ex:literal => $expected:literal) => {
         $crate::builtins::Builtin {
             name: $name,
-            min_args: $min,
-            max_args: Some($min),
+            min_args: $crate::builtins::args::arity($f).0,
+            max_args: $crate::builtins::args::arity($f).1,
             signature: $sig,
             doc: $doc,
             example: $ex,
             expected: $expected,
-            f: $f,
-        }
-    };
-    ($name:literal, [$min:literal ..= $max:literal], $f:expr, $sig:literal, $doc:literal, $ex:literal => $expected:literal) => {
-        $crate::builtins::Builtin {
-            name: $name,
-            min_args: $min,
-            max_args: Some($max),
-            signature: $sig,
-            doc: $doc,
-            example: $ex,
-            expected: $expected,
-            f: $f,
-        }
-    };
-    ($name:literal, [$min:literal ..], $f:expr, $sig:literal, $doc:literal, $ex:literal => $expected:literal) => {
-        $crate::builtins::Builtin {
-            name: $name,
-            min_args: $min,
-            max_args: None,
-            signature: $sig,
-            doc: $doc,
-            example: $ex,
-            expected: $expected,
-            f: $f,
+            f: {
+                fn entry(
+                    ctx: &mut $crate::eval::Ctx,
+                    builtin: &'static $crate::builtins::Builtin,
+                    args: &[$crate::value::Value],
+                ) -> $crate::eval::EvalResult {
+                    $crate::builtins::args::invoke(ctx, builtin, args, $f)
+                }
+                entry
+            },
         }
     };
 }
@@ -243,7 +230,6 @@ pub fn all() -> Vec<(&'static str, Vec<&'static Builtin>)> {
 // Argument helpers shared by the families
 // ---------------------------------------------------------------------------------------------
 
-/// "got string \"abc\"" for error messages.
 /// Refuse to grow a text being built past `len` bytes when that is more than the run's memory
 /// budget (the run then ends with a memory limit error; see `value::meter`).
 pub(crate) fn check_text(len: usize) -> Result<()> {
@@ -257,46 +243,11 @@ pub(crate) fn check_text(len: usize) -> Result<()> {
     }
 }
 
+/// "string \"abc\"" for error messages (what an argument was instead).
 pub(crate) fn got(v: &Value) -> String {
     match v {
         Value::Nil => "nil".to_string(),
         _ => format!("{} {}", v.type_name(), crate::eval::pr_str_short(v)),
-    }
-}
-
-pub(crate) fn expect_int(name: &str, v: &Value) -> Result<i64> {
-    match v {
-        Value::Int(i) => Ok(*i),
-        Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(*f as i64),
-        other => Err(Error::type_error(format!(
-            "{name} expects an integer, got {}",
-            got(other)
-        ))),
-    }
-}
-
-pub(crate) fn expect_str<'v>(name: &str, v: &'v Value) -> Result<&'v str> {
-    match v {
-        Value::Str(s) => Ok(s),
-        other => Err(Error::type_error(format!(
-            "{name} expects a string, got {}",
-            got(other)
-        ))),
-    }
-}
-
-pub(crate) fn expect_fn(name: &str, v: &Value) -> Result<()> {
-    match v {
-        Value::Fn(_)
-        | Value::Keyword(_)
-        | Value::Map(_)
-        | Value::Set(_)
-        | Value::Vector(_)
-        | Value::Var(_) => Ok(()),
-        other => Err(Error::type_error(format!(
-            "{name} expects a function, got {}",
-            got(other)
-        ))),
     }
 }
 
@@ -309,6 +260,49 @@ mod tests {
         assert_eq!(lookup("map").map(|b| b.name), Some("map"));
         assert_eq!(lookup("clojure.core/map").map(|b| b.name), Some("map"));
         assert!(lookup("no-such-builtin").is_none());
+    }
+
+    /// The argument counts one form of a signature shows: `(get m k)` takes 2, `(vector &
+    /// items)` any number from 0, `(apply f args* coll)` any number from 2.
+    fn form_counts(form: &str) -> (usize, bool) {
+        let mut words = form.split_whitespace().skip(1).peekable();
+        let (mut count, mut more) = (0, false);
+        while let Some(word) = words.next() {
+            match word {
+                "&" => {
+                    more = true;
+                    words.next();
+                }
+                w if w.ends_with('*') => more = true,
+                _ => count += 1,
+            }
+        }
+        (count, more)
+    }
+
+    #[test]
+    fn every_form_of_a_signature_is_accepted() {
+        assert_eq!(form_counts("get m k"), (2, false));
+        assert_eq!(form_counts("vector & items"), (0, true));
+        assert_eq!(form_counts("apply f args* coll"), (2, true));
+        let mut refused = Vec::new();
+        for (_, family) in all() {
+            for b in family {
+                for form in b.signature.split(") (") {
+                    let form = form.trim_matches(|c| c == '(' || c == ')');
+                    let (count, more) = form_counts(form);
+                    let counts = if more {
+                        count..count + 3
+                    } else {
+                        count..count + 1
+                    };
+                    for n in counts.filter(|n| !b.accepts(*n)) {
+                        refused.push(format!("{} with {n} arguments ({form})", b.name));
+                    }
+                }
+            }
+        }
+        assert_eq!(refused, Vec::<String>::new());
     }
 
     #[test]

@@ -6,72 +6,73 @@
 //! 32-bit floats either: `(float x)` is `(double x)`. `Math/` functions accept integers and floats
 //! alike (Java would refuse `(Math/round 7)`).
 
-use super::{Builtin, builtin, expect_int, got};
-use crate::error::{Error, Result};
+use super::args::{Arg, Call};
+use super::{Builtin, builtin, got};
+use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{Ctx, EvalResult};
 use crate::value::{Value, compare_numbers};
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("+", [0..], plus, "(+ x y & more)", "Sum of numbers; (+) is 0.", "(+ 1 2 3.5)" => "6.5"),
-    builtin!("-", [1..], minus, "(- x) (- x y & more)", "Negation, or subtraction from the first number.", "(- 10 1 2)" => "7"),
-    builtin!("*", [0..], times, "(* x y & more)", "Product of numbers; (*) is 1.", "(* 2 3 4)" => "24"),
-    builtin!("/", [1..], divide, "(/ x) (/ x y & more)", "Division; exact integer division stays an integer, otherwise a float (no ratios).", "[(/ 6 2) (/ 7 2)]" => "[3 3.5]"),
-    builtin!("quot", [2], quot, "(quot n d)", "Quotient of dividing n by d, rounded toward zero.", "(quot 7 2)" => "3"),
-    builtin!("rem", [2], rem, "(rem n d)", "Remainder of (quot n d); has the sign of n.", "(rem -7 2)" => "-1"),
-    builtin!("mod", [2], modulo, "(mod n d)", "Modulus of n and d; has the sign of d.", "(mod -7 2)" => "1"),
-    builtin!("inc", [1], inc, "(inc x)", "x plus one.", "(inc 41)" => "42"),
-    builtin!("dec", [1], dec, "(dec x)", "x minus one.", "(dec 43)" => "42"),
-    builtin!("abs", [1], abs, "(abs x)", "Absolute value.", "(abs -2.5)" => "2.5"),
-    builtin!("max", [1..], max, "(max x & more)", "Greatest of the numbers.", "(max 1 5 3)" => "5"),
-    builtin!("min", [1..], min, "(min x & more)", "Least of the numbers.", "(min 4 2 8)" => "2"),
-    builtin!("=", [1..], equal, "(= x y & more)", "True if all values are equal (1 and 1.0 are not; [1 2] and '(1 2) are).", "(= [1 2] '(1 2))" => "true"),
-    builtin!("not=", [1..], not_equal, "(not= x y & more)", "(not (= x y ...)).", "(not= 1 2)" => "true"),
-    builtin!("==", [1..], numeric_equal, "(== x y & more)", "True if all numbers are numerically equal (1 and 1.0 are).", "(== 1 1.0)" => "true"),
-    builtin!("<", [1..], less, "(< x y & more)", "True if the numbers are strictly increasing.", "(< 1 2 3)" => "true"),
-    builtin!(">", [1..], greater, "(> x y & more)", "True if the numbers are strictly decreasing.", "(> 3 2 2)" => "false"),
-    builtin!("<=", [1..], less_equal, "(<= x y & more)", "True if the numbers never decrease.", "(<= 1 2 2)" => "true"),
-    builtin!(">=", [1..], greater_equal, "(>= x y & more)", "True if the numbers never increase.", "(>= 3 3 1)" => "true"),
-    builtin!("compare", [2], compare, "(compare x y)", "-1, 0 or 1 as x sorts before, with or after y (numbers, strings, keywords, vectors by length then items).", "(compare \"a\" \"b\")" => "-1"),
-    builtin!("zero?", [1], is_zero, "(zero? x)", "True if x is zero.", "(zero? 0.0)" => "true"),
-    builtin!("pos?", [1], is_pos, "(pos? x)", "True if x is greater than zero.", "(pos? 3)" => "true"),
-    builtin!("neg?", [1], is_neg, "(neg? x)", "True if x is less than zero.", "(neg? -1)" => "true"),
-    builtin!("even?", [1], is_even, "(even? n)", "True if the integer n is even.", "(even? 4)" => "true"),
-    builtin!("odd?", [1], is_odd, "(odd? n)", "True if the integer n is odd.", "(odd? 4)" => "false"),
-    builtin!("nat-int?", [1], is_nat_int, "(nat-int? x)", "True if x is an integer of 0 or more.", "[(nat-int? 0) (nat-int? -1) (nat-int? 1.0)]" => "[true false false]"),
-    builtin!("pos-int?", [1], is_pos_int, "(pos-int? x)", "True if x is an integer greater than 0.", "[(pos-int? 1) (pos-int? 0)]" => "[true false]"),
-    builtin!("neg-int?", [1], is_neg_int, "(neg-int? x)", "True if x is an integer less than 0.", "(neg-int? -1)" => "true"),
-    builtin!("NaN?", [1], is_nan, "(NaN? x)", "True if the number x is NaN (not a number).", "[(NaN? (Math/sqrt -1)) (NaN? 1.0)]" => "[true false]"),
-    builtin!("infinite?", [1], is_infinite, "(infinite? x)", "True if the number x is positive or negative infinity.", "(infinite? (/ 1.0 0))" => "true"),
-    builtin!("int", [1], int, "(int x)", "x as an integer: floats are truncated toward zero, chars give their code; must fit in 32 bits.", "[(int 3.7) (int -3.7) (int \\A)]" => "[3 -3 65]"),
-    builtin!("long", [1], long, "(long x)", "x as an integer: floats are truncated toward zero, chars give their code.", "(long 9.99)" => "9"),
-    builtin!("double", [1], double, "(double x)", "x as a float.", "(double 3)" => "3.0"),
-    builtin!("float", [1], double, "(float x)", "x as a float (always 64-bit: there are no 32-bit floats).", "(float 1)" => "1.0"),
-    builtin!("parse-long", [1], parse_long, "(parse-long s)", "The integer written in s (optional sign, digits only), or nil.", "[(parse-long \"42\") (parse-long \"4.2\") (parse-long \" 4\")]" => "[42 nil nil]"),
-    builtin!("parse-double", [1], parse_double, "(parse-double s)", "The float written in s (Java syntax: 1.5, -2, .5, 1e3, NaN, Infinity), or nil.", "[(parse-double \"3.14\") (parse-double \"1e3\") (parse-double \"abc\")]" => "[3.14 1000.0 nil]"),
-    builtin!("parse-boolean", [1], parse_boolean, "(parse-boolean s)", "true for \"true\", false for \"false\", nil for anything else.", "[(parse-boolean \"true\") (parse-boolean \"yes\")]" => "[true nil]"),
-    builtin!("Integer/parseInt", [1..=2], parse_int, "(Integer/parseInt s) (Integer/parseInt s radix)", "The 32-bit integer written in s; an error (NumberFormatException) if s is not one.", "[(Integer/parseInt \"12\") (Integer/parseInt \"ff\" 16)]" => "[12 255]"),
-    builtin!("Long/parseLong", [1..=2], parse_long_strict, "(Long/parseLong s) (Long/parseLong s radix)", "The integer written in s; an error (NumberFormatException) if s is not one.", "(Long/parseLong \"-9\")" => "-9"),
-    builtin!("Double/parseDouble", [1], parse_double_strict, "(Double/parseDouble s)", "The float written in s (surrounding whitespace allowed); an error (NumberFormatException) if s is not one.", "(Double/parseDouble \" 1.5 \")" => "1.5"),
-    builtin!("Integer/valueOf", [1..=2], parse_int, "(Integer/valueOf s)", "Same as Integer/parseInt.", "(Integer/valueOf \"7\")" => "7"),
-    builtin!("Long/valueOf", [1..=2], parse_long_strict, "(Long/valueOf s)", "Same as Long/parseLong.", "(Long/valueOf \"7\")" => "7"),
-    builtin!("Double/valueOf", [1], parse_double_strict, "(Double/valueOf s)", "Same as Double/parseDouble.", "(Double/valueOf \"2\")" => "2.0"),
-    builtin!("Math/floor", [1], math_floor, "(Math/floor x)", "The largest whole number not above x, as a float.", "[(Math/floor 2.7) (Math/floor -2.5)]" => "[2.0 -3.0]"),
-    builtin!("Math/ceil", [1], math_ceil, "(Math/ceil x)", "The smallest whole number not below x, as a float.", "[(Math/ceil 2.1) (Math/ceil -2.5)]" => "[3.0 -2.0]"),
-    builtin!("Math/round", [1], math_round, "(Math/round x)", "x rounded to the nearest integer, halves rounding up (toward positive infinity).", "[(Math/round 2.5) (Math/round -2.5) (Math/round 2.4)]" => "[3 -2 2]"),
-    builtin!("Math/rint", [1], math_rint, "(Math/rint x)", "x rounded to the nearest whole number as a float, halves to even.", "[(Math/rint 2.5) (Math/rint 3.5)]" => "[2.0 4.0]"),
-    builtin!("Math/sqrt", [1], math_sqrt, "(Math/sqrt x)", "Square root of x (NaN for negative x).", "(Math/sqrt 16)" => "4.0"),
-    builtin!("Math/cbrt", [1], math_cbrt, "(Math/cbrt x)", "Cube root of x.", "(Math/cbrt 27)" => "3.0"),
-    builtin!("Math/pow", [2], math_pow, "(Math/pow x y)", "x raised to the power y, as a float.", "(Math/pow 2 10)" => "1024.0"),
-    builtin!("Math/abs", [1], math_abs, "(Math/abs x)", "Absolute value (an integer stays an integer).", "[(Math/abs -5) (Math/abs -5.5)]" => "[5 5.5]"),
-    builtin!("Math/log", [1], math_log, "(Math/log x)", "Natural logarithm of x.", "(Math/log 1)" => "0.0"),
-    builtin!("Math/log10", [1], math_log10, "(Math/log10 x)", "Base-10 logarithm of x.", "(Math/log10 1000)" => "3.0"),
-    builtin!("Math/exp", [1], math_exp, "(Math/exp x)", "e raised to the power x.", "(Math/exp 0)" => "1.0"),
-    builtin!("Math/signum", [1], math_signum, "(Math/signum x)", "-1.0, 0.0 or 1.0 by the sign of x.", "(Math/signum -3.2)" => "-1.0"),
-    builtin!("Math/max", [2], math_max, "(Math/max x y)", "The greater of x and y (integers if both are integers).", "(Math/max 1 2)" => "2"),
-    builtin!("Math/min", [2], math_min, "(Math/min x y)", "The lesser of x and y (integers if both are integers).", "(Math/min 1.5 2.5)" => "1.5"),
-    builtin!("Math/floorDiv", [2], math_floor_div, "(Math/floorDiv n d)", "Integer division rounding toward negative infinity.", "(Math/floorDiv -7 2)" => "-4"),
-    builtin!("Math/floorMod", [2], math_floor_mod, "(Math/floorMod n d)", "Integer modulus with the sign of d (like mod).", "(Math/floorMod -7 2)" => "1"),
+    builtin!("+", plus, "(+ x y & more)", "Sum of numbers; (+) is 0.", "(+ 1 2 3.5)" => "6.5"),
+    builtin!("-", minus, "(- x) (- x y & more)", "Negation, or subtraction from the first number.", "(- 10 1 2)" => "7"),
+    builtin!("*", times, "(* x y & more)", "Product of numbers; (*) is 1.", "(* 2 3 4)" => "24"),
+    builtin!("/", divide, "(/ x) (/ x y & more)", "Division; exact integer division stays an integer, otherwise a float (no ratios).", "[(/ 6 2) (/ 7 2)]" => "[3 3.5]"),
+    builtin!("quot", quot, "(quot n d)", "Quotient of dividing n by d, rounded toward zero.", "(quot 7 2)" => "3"),
+    builtin!("rem", rem, "(rem n d)", "Remainder of (quot n d); has the sign of n.", "(rem -7 2)" => "-1"),
+    builtin!("mod", modulo, "(mod n d)", "Modulus of n and d; has the sign of d.", "(mod -7 2)" => "1"),
+    builtin!("inc", inc, "(inc x)", "x plus one.", "(inc 41)" => "42"),
+    builtin!("dec", dec, "(dec x)", "x minus one.", "(dec 43)" => "42"),
+    builtin!("abs", abs, "(abs x)", "Absolute value.", "(abs -2.5)" => "2.5"),
+    builtin!("max", max, "(max x & more)", "Greatest of the numbers.", "(max 1 5 3)" => "5"),
+    builtin!("min", min, "(min x & more)", "Least of the numbers.", "(min 4 2 8)" => "2"),
+    builtin!("=", equal, "(= x y & more)", "True if all values are equal (1 and 1.0 are not; [1 2] and '(1 2) are).", "(= [1 2] '(1 2))" => "true"),
+    builtin!("not=", not_equal, "(not= x y & more)", "(not (= x y ...)).", "(not= 1 2)" => "true"),
+    builtin!("==", numeric_equal, "(== x y & more)", "True if all numbers are numerically equal (1 and 1.0 are).", "(== 1 1.0)" => "true"),
+    builtin!("<", less, "(< x y & more)", "True if the numbers are strictly increasing.", "(< 1 2 3)" => "true"),
+    builtin!(">", greater, "(> x y & more)", "True if the numbers are strictly decreasing.", "(> 3 2 2)" => "false"),
+    builtin!("<=", less_equal, "(<= x y & more)", "True if the numbers never decrease.", "(<= 1 2 2)" => "true"),
+    builtin!(">=", greater_equal, "(>= x y & more)", "True if the numbers never increase.", "(>= 3 3 1)" => "true"),
+    builtin!("compare", compare, "(compare x y)", "-1, 0 or 1 as x sorts before, with or after y (numbers, strings, keywords, vectors by length then items).", "(compare \"a\" \"b\")" => "-1"),
+    builtin!("zero?", is_zero, "(zero? x)", "True if x is zero.", "(zero? 0.0)" => "true"),
+    builtin!("pos?", is_pos, "(pos? x)", "True if x is greater than zero.", "(pos? 3)" => "true"),
+    builtin!("neg?", is_neg, "(neg? x)", "True if x is less than zero.", "(neg? -1)" => "true"),
+    builtin!("even?", is_even, "(even? n)", "True if the integer n is even.", "(even? 4)" => "true"),
+    builtin!("odd?", is_odd, "(odd? n)", "True if the integer n is odd.", "(odd? 4)" => "false"),
+    builtin!("nat-int?", is_nat_int, "(nat-int? x)", "True if x is an integer of 0 or more.", "[(nat-int? 0) (nat-int? -1) (nat-int? 1.0)]" => "[true false false]"),
+    builtin!("pos-int?", is_pos_int, "(pos-int? x)", "True if x is an integer greater than 0.", "[(pos-int? 1) (pos-int? 0)]" => "[true false]"),
+    builtin!("neg-int?", is_neg_int, "(neg-int? x)", "True if x is an integer less than 0.", "(neg-int? -1)" => "true"),
+    builtin!("NaN?", is_nan, "(NaN? x)", "True if the number x is NaN (not a number).", "[(NaN? (Math/sqrt -1)) (NaN? 1.0)]" => "[true false]"),
+    builtin!("infinite?", is_infinite, "(infinite? x)", "True if the number x is positive or negative infinity.", "(infinite? (/ 1.0 0))" => "true"),
+    builtin!("int", int, "(int x)", "x as an integer: floats are truncated toward zero, chars give their code; must fit in 32 bits.", "[(int 3.7) (int -3.7) (int \\A)]" => "[3 -3 65]"),
+    builtin!("long", long, "(long x)", "x as an integer: floats are truncated toward zero, chars give their code.", "(long 9.99)" => "9"),
+    builtin!("double", double, "(double x)", "x as a float.", "(double 3)" => "3.0"),
+    builtin!("float", double, "(float x)", "x as a float (always 64-bit: there are no 32-bit floats).", "(float 1)" => "1.0"),
+    builtin!("parse-long", parse_long, "(parse-long s)", "The integer written in s (optional sign, digits only), or nil.", "[(parse-long \"42\") (parse-long \"4.2\") (parse-long \" 4\")]" => "[42 nil nil]"),
+    builtin!("parse-double", parse_double, "(parse-double s)", "The float written in s (Java syntax: 1.5, -2, .5, 1e3, NaN, Infinity), or nil.", "[(parse-double \"3.14\") (parse-double \"1e3\") (parse-double \"abc\")]" => "[3.14 1000.0 nil]"),
+    builtin!("parse-boolean", parse_boolean, "(parse-boolean s)", "true for \"true\", false for \"false\", nil for anything else.", "[(parse-boolean \"true\") (parse-boolean \"yes\")]" => "[true nil]"),
+    builtin!("Integer/parseInt", parse_int, "(Integer/parseInt s) (Integer/parseInt s radix)", "The 32-bit integer written in s; an error (NumberFormatException) if s is not one.", "[(Integer/parseInt \"12\") (Integer/parseInt \"ff\" 16)]" => "[12 255]"),
+    builtin!("Long/parseLong", parse_long_strict, "(Long/parseLong s) (Long/parseLong s radix)", "The integer written in s; an error (NumberFormatException) if s is not one.", "(Long/parseLong \"-9\")" => "-9"),
+    builtin!("Double/parseDouble", parse_double_strict, "(Double/parseDouble s)", "The float written in s (surrounding whitespace allowed); an error (NumberFormatException) if s is not one.", "(Double/parseDouble \" 1.5 \")" => "1.5"),
+    builtin!("Integer/valueOf", parse_int, "(Integer/valueOf s)", "Same as Integer/parseInt.", "(Integer/valueOf \"7\")" => "7"),
+    builtin!("Long/valueOf", parse_long_strict, "(Long/valueOf s)", "Same as Long/parseLong.", "(Long/valueOf \"7\")" => "7"),
+    builtin!("Double/valueOf", parse_double_strict, "(Double/valueOf s)", "Same as Double/parseDouble.", "(Double/valueOf \"2\")" => "2.0"),
+    builtin!("Math/floor", math_floor, "(Math/floor x)", "The largest whole number not above x, as a float.", "[(Math/floor 2.7) (Math/floor -2.5)]" => "[2.0 -3.0]"),
+    builtin!("Math/ceil", math_ceil, "(Math/ceil x)", "The smallest whole number not below x, as a float.", "[(Math/ceil 2.1) (Math/ceil -2.5)]" => "[3.0 -2.0]"),
+    builtin!("Math/round", math_round, "(Math/round x)", "x rounded to the nearest integer, halves rounding up (toward positive infinity).", "[(Math/round 2.5) (Math/round -2.5) (Math/round 2.4)]" => "[3 -2 2]"),
+    builtin!("Math/rint", math_rint, "(Math/rint x)", "x rounded to the nearest whole number as a float, halves to even.", "[(Math/rint 2.5) (Math/rint 3.5)]" => "[2.0 4.0]"),
+    builtin!("Math/sqrt", math_sqrt, "(Math/sqrt x)", "Square root of x (NaN for negative x).", "(Math/sqrt 16)" => "4.0"),
+    builtin!("Math/cbrt", math_cbrt, "(Math/cbrt x)", "Cube root of x.", "(Math/cbrt 27)" => "3.0"),
+    builtin!("Math/pow", math_pow, "(Math/pow x y)", "x raised to the power y, as a float.", "(Math/pow 2 10)" => "1024.0"),
+    builtin!("Math/abs", abs, "(Math/abs x)", "Absolute value (an integer stays an integer).", "[(Math/abs -5) (Math/abs -5.5)]" => "[5 5.5]"),
+    builtin!("Math/log", math_log, "(Math/log x)", "Natural logarithm of x.", "(Math/log 1)" => "0.0"),
+    builtin!("Math/log10", math_log10, "(Math/log10 x)", "Base-10 logarithm of x.", "(Math/log10 1000)" => "3.0"),
+    builtin!("Math/exp", math_exp, "(Math/exp x)", "e raised to the power x.", "(Math/exp 0)" => "1.0"),
+    builtin!("Math/signum", math_signum, "(Math/signum x)", "-1.0, 0.0 or 1.0 by the sign of x.", "(Math/signum -3.2)" => "-1.0"),
+    builtin!("Math/max", math_max, "(Math/max x y)", "The greater of x and y (integers if both are integers).", "(Math/max 1 2)" => "2"),
+    builtin!("Math/min", math_min, "(Math/min x y)", "The lesser of x and y (integers if both are integers).", "(Math/min 1.5 2.5)" => "1.5"),
+    builtin!("Math/floorDiv", math_floor_div, "(Math/floorDiv n d)", "Integer division rounding toward negative infinity.", "(Math/floorDiv -7 2)" => "-4"),
+    builtin!("Math/floorMod", math_floor_mod, "(Math/floorMod n d)", "Integer modulus with the sign of d (like mod).", "(Math/floorMod -7 2)" => "1"),
 ];
 
 /// Static fields programs read as values (`Math/PI`, `Long/MAX_VALUE`, ...).
@@ -96,19 +97,48 @@ pub(crate) fn constant(name: &str) -> Option<Value> {
     })
 }
 
-fn expect_number<'v>(name: &str, v: &'v Value) -> Result<&'v Value> {
-    match v {
-        Value::Int(_) | Value::Float(_) => Ok(v),
-        other => Err(not_a_number(name, other)),
+/// A number argument.
+#[derive(Clone, Copy)]
+pub(crate) enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+impl Arg<'_> for Num {
+    #[inline(always)]
+    fn from_arg(call: Call, value: &Value) -> Result<Self> {
+        match value {
+            Value::Int(i) => Ok(Num::Int(*i)),
+            Value::Float(f) => Ok(Num::Float(*f)),
+            other => Err(not_a_number(call, other)),
+        }
+    }
+}
+
+impl Num {
+    fn as_f64(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Float(f) => f,
+        }
+    }
+}
+
+impl From<Num> for Value {
+    fn from(n: Num) -> Value {
+        match n {
+            Num::Int(i) => Value::Int(i),
+            Num::Float(f) => Value::Float(f),
+        }
     }
 }
 
 #[cold]
-fn not_a_number(name: &str, v: &Value) -> Error {
+fn not_a_number(name: impl std::fmt::Display, v: &Value) -> Error {
     Error::type_error(format!("{name} expects numbers, got {}", got(v)))
 }
 
-fn overflow(op: &str, a: &Value, b: &Value) -> Error {
+fn overflow(op: impl std::fmt::Display, a: &Value, b: &Value) -> Error {
     Error::arithmetic(format!(
         "integer overflow: ({op} {} {}) does not fit in 64 bits; use a float (e.g. 1.0) for \
          very large numbers",
@@ -117,7 +147,7 @@ fn overflow(op: &str, a: &Value, b: &Value) -> Error {
     ))
 }
 
-fn unary_overflow(op: &str, x: i64) -> Error {
+fn unary_overflow(op: Call, x: i64) -> Error {
     Error::arithmetic(format!(
         "integer overflow: ({op} {x}) does not fit in 64 bits; use a float (e.g. 1.0) for very \
          large numbers"
@@ -164,8 +194,11 @@ pub(crate) fn mul(a: &Value, b: &Value) -> Result<Value> {
 }
 
 pub(crate) fn div(a: &Value, b: &Value) -> Result<Value> {
-    expect_number("/", a)?;
-    expect_number("/", b)?;
+    for x in [a, b] {
+        if !matches!(x, Value::Int(_) | Value::Float(_)) {
+            return Err(not_a_number("/", x));
+        }
+    }
     match (a, b) {
         (Value::Int(_), Value::Int(0)) => Err(Error::arithmetic("divide by zero")),
         (Value::Int(x), Value::Int(y)) => match x.checked_rem(*y) {
@@ -193,66 +226,65 @@ fn fold(
     Ok(acc)
 }
 
-fn plus(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match args {
+fn plus(ctx: &mut Ctx, call: Call, xs: &[Value]) -> EvalResult {
+    match xs {
         [a, b] => Ok(add(a, b)?),
-        [a] => Ok(expect_number("+", a)?.clone()),
-        _ => fold(ctx, args, Value::Int(0), add),
+        [a] => Ok(number(call, a)?.clone()),
+        _ => fold(ctx, xs, Value::Int(0), add),
     }
 }
 
-fn minus(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match args {
-        [a] => Ok(sub(&Value::Int(0), a)?),
-        [a, b] => Ok(sub(a, b)?),
-        [first, rest @ ..] => fold(ctx, rest, expect_number("-", first)?.clone(), sub),
-        [] => unreachable!("arity checked"),
+fn minus(ctx: &mut Ctx, call: Call, (x, more): (&Value, &[Value])) -> EvalResult {
+    match more {
+        [] => Ok(sub(&Value::Int(0), x)?),
+        [y] => Ok(sub(x, y)?),
+        _ => fold(ctx, more, number(call, x)?.clone(), sub),
     }
 }
 
-fn times(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match args {
+fn times(ctx: &mut Ctx, _: Call, xs: &[Value]) -> EvalResult {
+    match xs {
         [a, b] => Ok(mul(a, b)?),
-        _ => fold(ctx, args, Value::Int(1), mul),
+        _ => fold(ctx, xs, Value::Int(1), mul),
     }
 }
 
-fn divide(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match args {
-        [a] => Ok(div(&Value::Int(1), a)?),
-        [first, rest @ ..] => fold(ctx, rest, expect_number("/", first)?.clone(), div),
-        [] => unreachable!("arity checked"),
+fn divide(ctx: &mut Ctx, call: Call, (x, more): (&Value, &[Value])) -> EvalResult {
+    match more {
+        [] => Ok(div(&Value::Int(1), x)?),
+        _ => fold(ctx, more, number(call, x)?.clone(), div),
     }
 }
 
 fn int_division(
-    name: &str,
-    args: &[Value],
+    call: Call,
+    (n, d): (Num, Num),
     ints: fn(i64, i64) -> Option<i64>,
     floats: fn(f64, f64) -> f64,
 ) -> EvalResult {
-    let (a, b) = (
-        expect_number(name, &args[0])?,
-        expect_number(name, &args[1])?,
-    );
-    if as_f64(b) == 0.0 {
-        return Err(Error::arithmetic(format!("{name}: divide by zero")).into());
+    if d.as_f64() == 0.0 {
+        return Err(call.error(ErrorKind::Arithmetic, "divide by zero").into());
     }
-    Ok(arith(name, a, b, ints, floats)?)
+    match (n, d) {
+        (Num::Int(x), Num::Int(y)) => ints(x, y)
+            .map(Value::Int)
+            .ok_or_else(|| overflow(call, &n.into(), &d.into()).into()),
+        _ => Ok(Value::Float(floats(n.as_f64(), d.as_f64()))),
+    }
 }
 
-fn quot(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    int_division("quot", args, i64::checked_div, |x, y| (x / y).trunc())
+fn quot(_: &mut Ctx, call: Call, operands: (Num, Num)) -> EvalResult {
+    int_division(call, operands, i64::checked_div, |x, y| (x / y).trunc())
 }
 
-fn rem(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    int_division("rem", args, i64::checked_rem, |x, y| x % y)
+fn rem(_: &mut Ctx, call: Call, operands: (Num, Num)) -> EvalResult {
+    int_division(call, operands, i64::checked_rem, |x, y| x % y)
 }
 
-fn modulo(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn modulo(_: &mut Ctx, call: Call, operands: (Num, Num)) -> EvalResult {
     int_division(
-        "mod",
-        args,
+        call,
+        operands,
         |x, y| {
             let r = x.checked_rem(y)?;
             Some(if r != 0 && ((r < 0) != (y < 0)) {
@@ -272,41 +304,51 @@ fn modulo(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     )
 }
 
-fn inc(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
+fn inc(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
+    match x {
         Value::Int(i) => i
             .checked_add(1)
             .map(Value::Int)
-            .ok_or_else(|| unary_overflow("inc", *i).into()),
-        other => Ok(add(other, &Value::Int(1))?),
+            .ok_or_else(|| unary_overflow(call, *i).into()),
+        Value::Float(f) => Ok(Value::Float(f + 1.0)),
+        other => Err(not_a_number(call, other).into()),
     }
 }
 
-fn dec(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
+fn dec(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
+    match x {
         Value::Int(i) => i
             .checked_sub(1)
             .map(Value::Int)
-            .ok_or_else(|| unary_overflow("dec", *i).into()),
-        other => Ok(sub(other, &Value::Int(1))?),
+            .ok_or_else(|| unary_overflow(call, *i).into()),
+        Value::Float(f) => Ok(Value::Float(f - 1.0)),
+        other => Err(not_a_number(call, other).into()),
     }
 }
 
-fn abs(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match expect_number("abs", &args[0])? {
-        Value::Int(i) => i
+fn abs(_: &mut Ctx, call: Call, x: Num) -> EvalResult {
+    match x {
+        Num::Int(i) => i
             .checked_abs()
             .map(Value::Int)
-            .ok_or_else(|| Error::arithmetic("integer overflow in abs").into()),
-        Value::Float(f) => Ok(Value::Float(f.abs())),
-        _ => unreachable!("checked above"),
+            .ok_or_else(|| Error::arithmetic(format!("integer overflow in {call}")).into()),
+        Num::Float(f) => Ok(Value::Float(f.abs())),
     }
 }
 
-fn extreme(name: &str, args: &[Value], keep: Ordering) -> EvalResult {
-    let mut best = expect_number(name, &args[0])?;
-    for x in &args[1..] {
-        expect_number(name, x)?;
+/// `value` if it is a number, else the error naming `call`.
+#[inline(always)]
+fn number(call: Call, value: &Value) -> Result<&Value> {
+    match value {
+        Value::Int(_) | Value::Float(_) => Ok(value),
+        other => Err(not_a_number(call, other)),
+    }
+}
+
+fn extreme(call: Call, (first, more): (&Value, &[Value]), keep: Ordering) -> EvalResult {
+    let mut best = number(call, first)?;
+    for x in more {
+        number(call, x)?;
         if let Value::Float(f) = x
             && f.is_nan()
         {
@@ -320,50 +362,63 @@ fn extreme(name: &str, args: &[Value], keep: Ordering) -> EvalResult {
     Ok(best.clone())
 }
 
-fn max(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    extreme("max", args, Ordering::Greater)
+fn max(_: &mut Ctx, call: Call, xs: (&Value, &[Value])) -> EvalResult {
+    extreme(call, xs, Ordering::Greater)
 }
 
-fn min(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    extreme("min", args, Ordering::Less)
+fn min(_: &mut Ctx, call: Call, xs: (&Value, &[Value])) -> EvalResult {
+    extreme(call, xs, Ordering::Less)
 }
 
-fn equal(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(args.windows(2).all(|w| w[0] == w[1])))
-}
-
-fn not_equal(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(!args.windows(2).all(|w| w[0] == w[1])))
-}
-
-fn chain(name: &str, args: &[Value], ok: fn(Ordering) -> bool) -> EvalResult {
-    for a in args {
-        expect_number(name, a)?;
+/// Whether `related` holds between each argument and the next one.
+#[inline(always)]
+fn each_pair((first, more): (&Value, &[Value]), related: impl Fn(&Value, &Value) -> bool) -> bool {
+    let mut previous = first;
+    for x in more {
+        if !related(previous, x) {
+            return false;
+        }
+        previous = x;
     }
-    Ok(Value::Bool(
-        args.windows(2)
-            .all(|w| compare_numbers(&w[0], &w[1]).is_some_and(ok)),
-    ))
+    true
 }
 
-fn numeric_equal(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    chain("==", args, |o| o == Ordering::Equal)
+fn equal(_: &mut Ctx, _: Call, xs: (&Value, &[Value])) -> EvalResult {
+    Ok(Value::Bool(each_pair(xs, |a, b| a == b)))
 }
 
-fn less(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    chain("<", args, |o| o == Ordering::Less)
+fn not_equal(_: &mut Ctx, _: Call, xs: (&Value, &[Value])) -> EvalResult {
+    Ok(Value::Bool(!each_pair(xs, |a, b| a == b)))
 }
 
-fn greater(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    chain(">", args, |o| o == Ordering::Greater)
+fn chain(call: Call, xs: (&Value, &[Value]), ok: fn(Ordering) -> bool) -> EvalResult {
+    number(call, xs.0)?;
+    for x in xs.1 {
+        number(call, x)?;
+    }
+    Ok(Value::Bool(each_pair(xs, |a, b| {
+        compare_numbers(a, b).is_some_and(ok)
+    })))
 }
 
-fn less_equal(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    chain("<=", args, |o| o != Ordering::Greater)
+fn numeric_equal(_: &mut Ctx, call: Call, xs: (&Value, &[Value])) -> EvalResult {
+    chain(call, xs, |o| o == Ordering::Equal)
 }
 
-fn greater_equal(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    chain(">=", args, |o| o != Ordering::Less)
+fn less(_: &mut Ctx, call: Call, xs: (&Value, &[Value])) -> EvalResult {
+    chain(call, xs, |o| o == Ordering::Less)
+}
+
+fn greater(_: &mut Ctx, call: Call, xs: (&Value, &[Value])) -> EvalResult {
+    chain(call, xs, |o| o == Ordering::Greater)
+}
+
+fn less_equal(_: &mut Ctx, call: Call, xs: (&Value, &[Value])) -> EvalResult {
+    chain(call, xs, |o| o != Ordering::Greater)
+}
+
+fn greater_equal(_: &mut Ctx, call: Call, xs: (&Value, &[Value])) -> EvalResult {
+    chain(call, xs, |o| o != Ordering::Less)
 }
 
 /// Clojure's `compare`: numbers by value, strings/keywords/symbols/chars lexicographically,
@@ -443,8 +498,8 @@ fn java_name_compare(a: (Option<&str>, &str), b: (Option<&str>, &str)) -> i64 {
     }
 }
 
-fn compare(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (a, b) = (&args[0], &args[1]);
+/// `(compare a b)`.
+pub(crate) fn compare_values(a: &Value, b: &Value) -> Result<Value> {
     Ok(Value::Int(match (a, b) {
         (Value::Str(x), Value::Str(y)) => java_string_compare(x, y),
         (Value::Char(x), Value::Char(y)) => *x as i64 - *y as i64,
@@ -462,71 +517,67 @@ fn compare(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     }))
 }
 
-fn sign_test(name: &str, v: &Value, ok: fn(Ordering) -> bool) -> EvalResult {
-    expect_number(name, v)?;
+fn compare(_: &mut Ctx, _: Call, (a, b): (&Value, &Value)) -> EvalResult {
+    Ok(compare_values(a, b)?)
+}
+
+fn sign_test(x: Num, ok: fn(Ordering) -> bool) -> EvalResult {
     Ok(Value::Bool(
-        compare_numbers(v, &Value::Int(0)).is_some_and(ok),
+        compare_numbers(&x.into(), &Value::Int(0)).is_some_and(ok),
     ))
 }
 
-fn is_zero(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    sign_test("zero?", &args[0], |o| o == Ordering::Equal)
+fn is_zero(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    sign_test(x, |o| o == Ordering::Equal)
 }
 
-fn is_pos(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    sign_test("pos?", &args[0], |o| o == Ordering::Greater)
+fn is_pos(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    sign_test(x, |o| o == Ordering::Greater)
 }
 
-fn is_neg(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    sign_test("neg?", &args[0], |o| o == Ordering::Less)
+fn is_neg(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    sign_test(x, |o| o == Ordering::Less)
 }
 
-fn parity(name: &str, v: &Value) -> Result<bool> {
+fn parity(call: Call, v: &Value) -> Result<bool> {
     match v {
         Value::Int(i) => Ok(i % 2 == 0),
-        other => Err(Error::argument(format!(
-            "{name} expects an integer, got {}",
-            got(other)
-        ))),
+        other => Err(call.expected_argument("an integer", other)),
     }
 }
 
-fn is_even(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(parity("even?", &args[0])?))
+fn is_even(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
+    Ok(Value::Bool(parity(call, x)?))
 }
 
-fn is_odd(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(!parity("odd?", &args[0])?))
+fn is_odd(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
+    Ok(Value::Bool(!parity(call, x)?))
 }
 
-fn is_nat_int(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(matches!(args[0], Value::Int(i) if i >= 0)))
+fn is_nat_int(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    Ok(Value::Bool(matches!(x, Value::Int(i) if *i >= 0)))
 }
 
-fn is_pos_int(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(matches!(args[0], Value::Int(i) if i > 0)))
+fn is_pos_int(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    Ok(Value::Bool(matches!(x, Value::Int(i) if *i > 0)))
 }
 
-fn is_neg_int(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(matches!(args[0], Value::Int(i) if i < 0)))
+fn is_neg_int(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    Ok(Value::Bool(matches!(x, Value::Int(i) if *i < 0)))
 }
 
-fn is_nan(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(
-        as_f64(expect_number("NaN?", &args[0])?).is_nan(),
-    ))
+fn is_nan(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    Ok(Value::Bool(x.as_f64().is_nan()))
 }
 
-fn is_infinite(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(
-        as_f64(expect_number("infinite?", &args[0])?).is_infinite(),
-    ))
+fn is_infinite(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    Ok(Value::Bool(x.as_f64().is_infinite()))
 }
 
 /// `x` as an integer (truncating floats, chars as their code), if it is within `min..=max`.
-fn to_integer(name: &str, kind: &str, x: &Value, min: i64, max: i64) -> Result<i64> {
+fn to_integer(call: Call, kind: &str, x: &Value, min: i64, max: i64) -> Result<i64> {
     let out_of_range =
-        |shown: String| Error::argument(format!("({name} {shown}): value out of range for {kind}"));
+        |shown: String| Error::argument(format!("({call} {shown}): value out of range for {kind}"));
     match x {
         Value::Int(i) if (min..=max).contains(i) => Ok(*i),
         Value::Int(i) => Err(out_of_range(i.to_string())),
@@ -535,62 +586,66 @@ fn to_integer(name: &str, kind: &str, x: &Value, min: i64, max: i64) -> Result<i
         Value::Float(f) if *f >= min as f64 && *f <= max as f64 => Ok(*f as i64),
         Value::Float(f) => Err(out_of_range(crate::format::format_float(*f))),
         Value::Char(c) => Ok(*c as i64),
-        other => Err(Error::type_error(format!(
-            "{name} expects a number or a char, got {}{}",
-            got(other),
+        other => Err(call.expected_with(
+            "a number or a char",
+            other,
             if matches!(other, Value::Str(_)) {
                 "; to read a number from text use parse-long or parse-double"
             } else {
                 ""
-            }
-        ))),
+            },
+        )),
     }
 }
 
-fn int(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn int(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
     Ok(Value::Int(to_integer(
-        "int",
+        call,
         "a 32-bit int",
-        &args[0],
+        x,
         i32::MIN as i64,
         i32::MAX as i64,
     )?))
 }
 
-fn long(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn long(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
     Ok(Value::Int(to_integer(
-        "long",
+        call,
         "a 64-bit integer",
-        &args[0],
+        x,
         i64::MIN,
         i64::MAX,
     )?))
 }
 
-fn double(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
+fn double(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
+    match x {
         Value::Int(i) => Ok(Value::Float(*i as f64)),
-        Value::Float(_) => Ok(args[0].clone()),
-        other => Err(Error::type_error(format!(
-            "double expects a number, got {}{}",
-            got(other),
-            if matches!(other, Value::Str(_)) {
-                "; to read a number from text use parse-double"
-            } else {
-                ""
-            }
-        ))
-        .into()),
+        Value::Float(_) => Ok(x.clone()),
+        other => Err(call
+            .expected_with(
+                "a number",
+                other,
+                if matches!(other, Value::Str(_)) {
+                    "; to read a number from text use parse-double"
+                } else {
+                    ""
+                },
+            )
+            .into()),
     }
 }
 
-fn parse_arg<'v>(name: &str, v: &'v Value) -> Result<&'v str> {
-    match v {
-        Value::Str(s) => Ok(s),
-        other => Err(Error::argument(format!(
-            "{name} expects a string, got {}",
-            got(other)
-        ))),
+/// The text a number is parsed from: a string (anything else is an argument error, as
+/// Clojure's `IllegalArgumentException`).
+struct ParseInput<'a>(&'a str);
+
+impl<'a> Arg<'a> for ParseInput<'a> {
+    fn from_arg(call: Call, value: &'a Value) -> Result<Self> {
+        match value {
+            Value::Str(s) => Ok(ParseInput(s)),
+            other => Err(call.expected_argument("a string", other)),
+        }
     }
 }
 
@@ -646,164 +701,144 @@ fn java_parse_double(s: &str) -> Option<f64> {
     text.parse::<f64>().ok()
 }
 
-fn parse_long(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = parse_arg("parse-long", &args[0])?;
+fn parse_long(_: &mut Ctx, _: Call, ParseInput(s): ParseInput) -> EvalResult {
     Ok(java_parse_integer(s, 10)
         .map(Value::Int)
         .unwrap_or_default())
 }
 
-fn parse_double(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = parse_arg("parse-double", &args[0])?;
+fn parse_double(_: &mut Ctx, _: Call, ParseInput(s): ParseInput) -> EvalResult {
     Ok(java_parse_double(s).map(Value::Float).unwrap_or_default())
 }
 
-fn parse_boolean(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(match parse_arg("parse-boolean", &args[0])? {
+fn parse_boolean(_: &mut Ctx, _: Call, ParseInput(s): ParseInput) -> EvalResult {
+    Ok(match s {
         "true" => Value::Bool(true),
         "false" => Value::Bool(false),
         _ => Value::Nil,
     })
 }
 
-fn number_format_error(name: &str, s: &str, hint: &str) -> Error {
-    Error::argument(format!(
-        "{name}: {} is not a number (NumberFormatException){hint}",
-        crate::format::pr_str(&Value::string(s))
-    ))
+fn number_format_error(call: Call, s: &str, hint: &str) -> Error {
+    call.error(
+        ErrorKind::Argument,
+        format_args!(
+            "{} is not a number (NumberFormatException){hint}",
+            crate::format::pr_str(&Value::string(s))
+        ),
+    )
 }
 
-fn radix_arg(name: &str, args: &[Value]) -> Result<u32> {
-    match args.get(1) {
-        None => Ok(10),
-        Some(r) => match expect_int(name, r)? {
-            r @ 2..=36 => Ok(r as u32),
-            r => Err(Error::argument(format!(
-                "{name}: radix {r} is outside 2..36"
-            ))),
-        },
-    }
-}
-
-fn parse_int_in(name: &str, args: &[Value], min: i64, max: i64) -> EvalResult {
-    let s = parse_arg(name, &args[0])?;
-    let radix = radix_arg(name, args)?;
+fn parse_int_in(
+    call: Call,
+    (ParseInput(s), radix): (ParseInput, Option<i64>),
+    min: i64,
+    max: i64,
+) -> EvalResult {
+    let radix = match radix {
+        None => 10,
+        Some(r @ 2..=36) => r as u32,
+        Some(r) => {
+            return Err(call
+                .error(
+                    ErrorKind::Argument,
+                    format_args!("radix {r} is outside 2..36"),
+                )
+                .into());
+        }
+    };
     match java_parse_integer(s, radix) {
         Some(i) if (min..=max).contains(&i) => Ok(Value::Int(i)),
         _ => Err(
-            number_format_error(name, s, "; use parse-long to get nil instead of an error").into(),
+            number_format_error(call, s, "; use parse-long to get nil instead of an error").into(),
         ),
     }
 }
 
-fn parse_int(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    parse_int_in("Integer/parseInt", args, i32::MIN as i64, i32::MAX as i64)
+fn parse_int(_: &mut Ctx, call: Call, args: (ParseInput, Option<i64>)) -> EvalResult {
+    parse_int_in(call, args, i32::MIN as i64, i32::MAX as i64)
 }
 
-fn parse_long_strict(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    parse_int_in("Long/parseLong", args, i64::MIN, i64::MAX)
+fn parse_long_strict(_: &mut Ctx, call: Call, args: (ParseInput, Option<i64>)) -> EvalResult {
+    parse_int_in(call, args, i64::MIN, i64::MAX)
 }
 
-fn parse_double_strict(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = parse_arg("Double/parseDouble", &args[0])?;
+fn parse_double_strict(_: &mut Ctx, call: Call, ParseInput(s): ParseInput) -> EvalResult {
     match java_parse_double(s) {
         Some(f) => Ok(Value::Float(f)),
-        None => Err(number_format_error(
-            "Double/parseDouble",
-            s,
-            "; use parse-double to get nil instead of an error",
-        )
-        .into()),
+        None => {
+            Err(
+                number_format_error(call, s, "; use parse-double to get nil instead of an error")
+                    .into(),
+            )
+        }
     }
 }
 
-fn float_fn(name: &str, args: &[Value], f: fn(f64) -> f64) -> EvalResult {
-    Ok(Value::Float(f(as_f64(expect_number(name, &args[0])?))))
+fn math_floor(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    Ok(Value::Float(x.as_f64().floor()))
 }
 
-fn math_floor(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    float_fn("Math/floor", args, f64::floor)
+fn math_ceil(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    Ok(Value::Float(x.as_f64().ceil()))
 }
 
-fn math_ceil(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    float_fn("Math/ceil", args, f64::ceil)
+fn math_rint(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    Ok(Value::Float(x.as_f64().round_ties_even()))
 }
 
-fn math_rint(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    float_fn("Math/rint", args, f64::round_ties_even)
+fn math_sqrt(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    Ok(Value::Float(x.as_f64().sqrt()))
 }
 
-fn math_sqrt(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    float_fn("Math/sqrt", args, f64::sqrt)
+fn math_cbrt(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    Ok(Value::Float(x.as_f64().cbrt()))
 }
 
-fn math_cbrt(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    float_fn("Math/cbrt", args, f64::cbrt)
+fn math_log(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    Ok(Value::Float(x.as_f64().ln()))
 }
 
-fn math_log(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    float_fn("Math/log", args, f64::ln)
+fn math_log10(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    Ok(Value::Float(x.as_f64().log10()))
 }
 
-fn math_log10(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    float_fn("Math/log10", args, f64::log10)
+fn math_exp(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    Ok(Value::Float(x.as_f64().exp()))
 }
 
-fn math_exp(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    float_fn("Math/exp", args, f64::exp)
+fn math_signum(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    let x = x.as_f64();
+    Ok(Value::Float(if x == 0.0 || x.is_nan() {
+        x
+    } else {
+        x.signum()
+    }))
 }
 
-fn math_signum(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    float_fn("Math/signum", args, |x| {
-        if x == 0.0 || x.is_nan() {
-            x
-        } else {
-            x.signum()
-        }
-    })
+fn math_pow(_: &mut Ctx, _: Call, (base, exponent): (Num, Num)) -> EvalResult {
+    Ok(Value::Float(base.as_f64().powf(exponent.as_f64())))
 }
 
-fn math_pow(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let base = as_f64(expect_number("Math/pow", &args[0])?);
-    let exponent = as_f64(expect_number("Math/pow", &args[1])?);
-    Ok(Value::Float(base.powf(exponent)))
-}
-
-fn math_round(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match expect_number("Math/round", &args[0])? {
-        Value::Int(i) => Ok(Value::Int(*i)),
-        Value::Float(x) if x.is_nan() => Ok(Value::Int(0)),
-        Value::Float(x) => {
+fn math_round(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    match x {
+        Num::Int(i) => Ok(Value::Int(i)),
+        Num::Float(x) if x.is_nan() => Ok(Value::Int(0)),
+        Num::Float(x) => {
             // Java rounds halves toward positive infinity; `x - floor(x)` is exact, so this is
             // right even for 0.49999999999999994. `as` saturates as Java does.
             let floor = x.floor();
             let rounded = if x - floor >= 0.5 { floor + 1.0 } else { floor };
             Ok(Value::Int(rounded as i64))
         }
-        _ => unreachable!("checked above"),
     }
 }
 
-fn math_abs(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    expect_number("Math/abs", &args[0])?;
-    abs(ctx, args)
-}
-
-fn math_extreme(name: &str, args: &[Value], keep: Ordering) -> EvalResult {
-    let (a, b) = (
-        expect_number(name, &args[0])?,
-        expect_number(name, &args[1])?,
-    );
-    let pick = match (a, b) {
-        (Value::Int(_), Value::Int(_)) => {
-            if compare_numbers(a, b) == Some(keep) {
-                a.clone()
-            } else {
-                b.clone()
-            }
-        }
+fn math_extreme((a, b): (Num, Num), keep: Ordering) -> EvalResult {
+    Ok(match (a, b) {
+        (Num::Int(x), Num::Int(y)) => Value::Int(if x.cmp(&y) == keep { x } else { y }),
         _ => {
-            let (x, y) = (as_f64(a), as_f64(b));
+            let (x, y) = (a.as_f64(), b.as_f64());
             Value::Float(if x.is_nan() || y.is_nan() {
                 f64::NAN
             } else if keep == Ordering::Greater {
@@ -812,32 +847,29 @@ fn math_extreme(name: &str, args: &[Value], keep: Ordering) -> EvalResult {
                 x.min(y)
             })
         }
-    };
-    Ok(pick)
+    })
 }
 
-fn math_max(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    math_extreme("Math/max", args, Ordering::Greater)
+fn math_max(_: &mut Ctx, _: Call, operands: (Num, Num)) -> EvalResult {
+    math_extreme(operands, Ordering::Greater)
 }
 
-fn math_min(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    math_extreme("Math/min", args, Ordering::Less)
+fn math_min(_: &mut Ctx, _: Call, operands: (Num, Num)) -> EvalResult {
+    math_extreme(operands, Ordering::Less)
 }
 
-fn integer_pair(name: &str, args: &[Value]) -> Result<(i64, i64)> {
-    let n = expect_int(name, &args[0])?;
-    let d = expect_int(name, &args[1])?;
+fn nonzero_divisor(call: Call, d: i64) -> Result<i64> {
     if d == 0 {
-        return Err(Error::arithmetic(format!("{name}: divide by zero")));
+        return Err(call.error(ErrorKind::Arithmetic, "divide by zero"));
     }
-    Ok((n, d))
+    Ok(d)
 }
 
-fn math_floor_div(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (n, d) = integer_pair("Math/floorDiv", args)?;
+fn math_floor_div(_: &mut Ctx, call: Call, (n, d): (i64, i64)) -> EvalResult {
+    let d = nonzero_divisor(call, d)?;
     let q = n
         .checked_div(d)
-        .ok_or_else(|| Error::arithmetic("integer overflow in Math/floorDiv"))?;
+        .ok_or_else(|| Error::arithmetic(format!("integer overflow in {call}")))?;
     Ok(Value::Int(if (n % d != 0) && ((n < 0) != (d < 0)) {
         q - 1
     } else {
@@ -845,8 +877,8 @@ fn math_floor_div(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     }))
 }
 
-fn math_floor_mod(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (n, d) = integer_pair("Math/floorMod", args)?;
+fn math_floor_mod(_: &mut Ctx, call: Call, (n, d): (i64, i64)) -> EvalResult {
+    let d = nonzero_divisor(call, d)?;
     let r = n.checked_rem(d).unwrap_or(0);
     Ok(Value::Int(if r != 0 && ((r < 0) != (d < 0)) {
         r + d

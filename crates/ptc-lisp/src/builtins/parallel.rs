@@ -17,39 +17,38 @@
 //! not fit, and then the prints from the first one that does not fit on are dropped, as a run
 //! stops printing at the limit (see `Ctx::join`).
 
+use super::args::{AtLeastOne, Call, Callable};
 use super::seq::list_of;
-use super::{Builtin, builtin, expect_fn};
+use super::{Builtin, builtin};
 use crate::error::{Error, ErrorKind};
-use crate::eval::{Ctx, EvalResult, Flow, Items, unbounded_error};
+use crate::eval::{Ctx, EvalResult, Flow};
 use crate::value::Value;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("pmap", [2..], pmap, "(pmap f coll & colls)", "Like map, but runs up to 8 calls at a time on separate threads so slow tool calls overlap; results, output and tool calls stay in item order.", "(pmap inc [1 2 3])" => "(2 3 4)"),
-    builtin!("pcalls", [0..], pcalls, "(pcalls & fns)", "Calls the functions (no arguments) concurrently, like pmap, and returns their results in order.", "(pcalls (fn [] 1) (fn [] (+ 1 1)))" => "(1 2)"),
+    builtin!("pmap", pmap, "(pmap f coll & colls)", "Like map, but runs up to 8 calls at a time on separate threads so slow tool calls overlap; results, output and tool calls stay in item order.", "(pmap inc [1 2 3])" => "(2 3 4)"),
+    builtin!("pcalls", pcalls, "(pcalls & fns)", "Calls the functions (no arguments) concurrently, like pmap, and returns their results in order.", "(pcalls (fn [] 1) (fn [] (+ 1 1)))" => "(1 2)"),
 ];
 
 /// Most threads one parallel section uses (the calling thread included).
 pub const MAX_WORKERS: usize = 8;
 
-fn pmap(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let f = &args[0];
-    expect_fn("pmap", f)?;
-    let colls = &args[1..];
-    let calls: Vec<Vec<Value>> = if let [coll] = colls {
-        Items::collect_all(coll, ctx, "pmap")?
+fn pmap(ctx: &mut Ctx, call: Call, (f, colls): (Callable, AtLeastOne)) -> EvalResult {
+    let f: &Value = &f;
+    let calls: Vec<Vec<Value>> = if let [coll] = &*colls {
+        call.collect(ctx, coll)?
             .into_iter()
             .map(|x| vec![x])
             .collect()
     } else {
         if colls.iter().all(Value::is_unbounded) {
-            return Err(unbounded_error("pmap", &colls[0]).into());
+            return Err(call.unbounded(colls.first()).into());
         }
         let mut iters = colls
             .iter()
-            .map(Items::new)
+            .map(|c| call.items(c))
             .collect::<Result<Vec<_>, _>>()?;
         let mut rows = Vec::new();
         'rows: loop {
@@ -68,11 +67,11 @@ fn pmap(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, results)
 }
 
-fn pcalls(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    for f in args {
-        expect_fn("pcalls", f)?;
+fn pcalls(ctx: &mut Ctx, call: Call, fs: &[Value]) -> EvalResult {
+    for f in fs {
+        call.arg::<Callable>(f)?;
     }
-    let results = run_parallel(ctx, args.len(), |child, i| child.apply(&args[i], &[]))?;
+    let results = run_parallel(ctx, fs.len(), |child, i| child.apply(&fs[i], &[]))?;
     list_of(ctx, results)
 }
 

@@ -1,21 +1,22 @@
 //! Type predicates, logic and names (`name`, `keyword`, `symbol`, `type`).
 
-use super::{Builtin, builtin, got};
+use super::args::Call;
+use super::{Builtin, builtin};
 use crate::error::Error;
 use crate::eval::{Ctx, EvalResult};
 use crate::value::{Keyword, Symbol, Value};
 
 macro_rules! type_predicate {
     ($fn_name:ident, $pattern:pat) => {
-        fn $fn_name(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-            Ok(Value::Bool(matches!(&args[0], $pattern)))
+        fn $fn_name(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+            Ok(Value::Bool(matches!(x, $pattern)))
         }
     };
 }
 
 type_predicate!(is_nil, Value::Nil);
-fn is_some(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(!args[0].is_nil()))
+fn is_some(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    Ok(Value::Bool(!x.is_nil()))
 }
 type_predicate!(is_true, Value::Bool(true));
 type_predicate!(is_false, Value::Bool(false));
@@ -42,70 +43,60 @@ type_predicate!(
 );
 type_predicate!(is_fn, Value::Fn(_));
 
-fn not(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(!args[0].truthy()))
+fn not(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    Ok(Value::Bool(!x.truthy()))
 }
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("nil?", [1], is_nil, "(nil? x)", "True if x is nil.", "(nil? nil)" => "true"),
-    builtin!("some?", [1], is_some, "(some? x)", "True if x is not nil.", "(some? false)" => "true"),
-    builtin!("true?", [1], is_true, "(true? x)", "True if x is the value true.", "(true? 1)" => "false"),
-    builtin!("false?", [1], is_false, "(false? x)", "True if x is the value false.", "(false? false)" => "true"),
-    builtin!("boolean?", [1], is_boolean, "(boolean? x)", "True if x is true or false.", "(boolean? nil)" => "false"),
-    builtin!("number?", [1], is_number, "(number? x)", "True if x is an integer or a float.", "(number? 1.5)" => "true"),
-    builtin!("integer?", [1], is_integer, "(integer? x)", "True if x is an integer.", "(integer? 1.0)" => "false"),
-    builtin!("int?", [1], is_integer, "(int? x)", "True if x is an integer.", "(int? 42)" => "true"),
-    builtin!("float?", [1], is_float, "(float? x)", "True if x is a float.", "(float? 1.0)" => "true"),
-    builtin!("double?", [1], is_float, "(double? x)", "True if x is a float.", "(double? 1)" => "false"),
-    builtin!("string?", [1], is_string, "(string? x)", "True if x is a string.", "(string? \"a\")" => "true"),
-    builtin!("char?", [1], is_char, "(char? x)", "True if x is a character.", "(char? \\a)" => "true"),
-    builtin!("keyword?", [1], is_keyword, "(keyword? x)", "True if x is a keyword.", "(keyword? :a)" => "true"),
-    builtin!("symbol?", [1], is_symbol, "(symbol? x)", "True if x is a symbol.", "(symbol? 'a)" => "true"),
-    builtin!("map?", [1], is_map, "(map? x)", "True if x is a map.", "(map? {:a 1})" => "true"),
-    builtin!("vector?", [1], is_vector, "(vector? x)", "True if x is a vector.", "(vector? '(1))" => "false"),
-    builtin!("list?", [1], is_list, "(list? x)", "True if x is a list or realized sequence.", "(list? '(1 2))" => "true"),
-    builtin!("set?", [1], is_set, "(set? x)", "True if x is a set.", "(set? #{1})" => "true"),
-    builtin!("coll?", [1], is_coll, "(coll? x)", "True if x is a list, vector, map or set.", "(coll? \"abc\")" => "false"),
-    builtin!("seq?", [1], is_seq, "(seq? x)", "True if x is a list or sequence (not a vector).", "(seq? [1])" => "false"),
-    builtin!("sequential?", [1], is_sequential, "(sequential? x)", "True if x is a list, vector or sequence.", "(sequential? [1])" => "true"),
-    builtin!("fn?", [1], is_fn, "(fn? x)", "True if x is a function.", "(fn? inc)" => "true"),
-    builtin!("not", [1], not, "(not x)", "True if x is nil or false, else false.", "(not nil)" => "true"),
-    builtin!("boolean", [1], boolean, "(boolean x)", "false for nil and false, true for everything else.", "[(boolean nil) (boolean 0)]" => "[false true]"),
-    builtin!("name", [1], name, "(name x)", "The name of a keyword or symbol without its namespace; a string is returned as it is.", "[(name :user/id) (name 'x) (name \"s\")]" => "[\"id\" \"x\" \"s\"]"),
-    builtin!("namespace", [1], namespace, "(namespace x)", "The namespace of a keyword or symbol, or nil.", "[(namespace :user/id) (namespace :id)]" => "[\"user\" nil]"),
-    builtin!("keyword", [1..=2], keyword, "(keyword name) (keyword ns name)", "The keyword with that name (from a string, symbol or keyword); nil for nil and other values.", "[(keyword \"status\") (keyword \"user\" \"id\")]" => "[:status :user/id]"),
-    builtin!("symbol", [1..=2], symbol, "(symbol name) (symbol ns name)", "The symbol with that name (from a string, keyword or symbol).", "(symbol \"abc\")" => "abc"),
-    builtin!("type", [1], type_of, "(type x)", "The type of x as a keyword: :integer :float :string :char :boolean :keyword :symbol :list :vector :map :set :function :regex :var or :lazy-seq; nil for nil (Clojure returns Java classes).", "[(type 1) (type \"a\") (type [1]) (type nil)]" => "[:integer :string :vector nil]"),
+    builtin!("nil?", is_nil, "(nil? x)", "True if x is nil.", "(nil? nil)" => "true"),
+    builtin!("some?", is_some, "(some? x)", "True if x is not nil.", "(some? false)" => "true"),
+    builtin!("true?", is_true, "(true? x)", "True if x is the value true.", "(true? 1)" => "false"),
+    builtin!("false?", is_false, "(false? x)", "True if x is the value false.", "(false? false)" => "true"),
+    builtin!("boolean?", is_boolean, "(boolean? x)", "True if x is true or false.", "(boolean? nil)" => "false"),
+    builtin!("number?", is_number, "(number? x)", "True if x is an integer or a float.", "(number? 1.5)" => "true"),
+    builtin!("integer?", is_integer, "(integer? x)", "True if x is an integer.", "(integer? 1.0)" => "false"),
+    builtin!("int?", is_integer, "(int? x)", "True if x is an integer.", "(int? 42)" => "true"),
+    builtin!("float?", is_float, "(float? x)", "True if x is a float.", "(float? 1.0)" => "true"),
+    builtin!("double?", is_float, "(double? x)", "True if x is a float.", "(double? 1)" => "false"),
+    builtin!("string?", is_string, "(string? x)", "True if x is a string.", "(string? \"a\")" => "true"),
+    builtin!("char?", is_char, "(char? x)", "True if x is a character.", "(char? \\a)" => "true"),
+    builtin!("keyword?", is_keyword, "(keyword? x)", "True if x is a keyword.", "(keyword? :a)" => "true"),
+    builtin!("symbol?", is_symbol, "(symbol? x)", "True if x is a symbol.", "(symbol? 'a)" => "true"),
+    builtin!("map?", is_map, "(map? x)", "True if x is a map.", "(map? {:a 1})" => "true"),
+    builtin!("vector?", is_vector, "(vector? x)", "True if x is a vector.", "(vector? '(1))" => "false"),
+    builtin!("list?", is_list, "(list? x)", "True if x is a list or realized sequence.", "(list? '(1 2))" => "true"),
+    builtin!("set?", is_set, "(set? x)", "True if x is a set.", "(set? #{1})" => "true"),
+    builtin!("coll?", is_coll, "(coll? x)", "True if x is a list, vector, map or set.", "(coll? \"abc\")" => "false"),
+    builtin!("seq?", is_seq, "(seq? x)", "True if x is a list or sequence (not a vector).", "(seq? [1])" => "false"),
+    builtin!("sequential?", is_sequential, "(sequential? x)", "True if x is a list, vector or sequence.", "(sequential? [1])" => "true"),
+    builtin!("fn?", is_fn, "(fn? x)", "True if x is a function.", "(fn? inc)" => "true"),
+    builtin!("not", not, "(not x)", "True if x is nil or false, else false.", "(not nil)" => "true"),
+    builtin!("boolean", boolean, "(boolean x)", "false for nil and false, true for everything else.", "[(boolean nil) (boolean 0)]" => "[false true]"),
+    builtin!("name", name, "(name x)", "The name of a keyword or symbol without its namespace; a string is returned as it is.", "[(name :user/id) (name 'x) (name \"s\")]" => "[\"id\" \"x\" \"s\"]"),
+    builtin!("namespace", namespace, "(namespace x)", "The namespace of a keyword or symbol, or nil.", "[(namespace :user/id) (namespace :id)]" => "[\"user\" nil]"),
+    builtin!("keyword", keyword, "(keyword name) (keyword ns name)", "The keyword with that name (from a string, symbol or keyword); nil for nil and other values.", "[(keyword \"status\") (keyword \"user\" \"id\")]" => "[:status :user/id]"),
+    builtin!("symbol", symbol, "(symbol name) (symbol ns name)", "The symbol with that name (from a string, keyword or symbol).", "(symbol \"abc\")" => "abc"),
+    builtin!("type", type_of, "(type x)", "The type of x as a keyword: :integer :float :string :char :boolean :keyword :symbol :list :vector :map :set :function :regex :var or :lazy-seq; nil for nil (Clojure returns Java classes).", "[(type 1) (type \"a\") (type [1]) (type nil)]" => "[:integer :string :vector nil]"),
 ];
 
-fn boolean(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(args[0].truthy()))
+fn boolean(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    Ok(Value::Bool(x.truthy()))
 }
 
-fn name(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
+fn name(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
+    match x {
         Value::Keyword(k) => Ok(Value::string(k.name())),
         Value::Symbol(s) => Ok(Value::string(s.name())),
-        Value::Str(_) => Ok(args[0].clone()),
-        other => Err(Error::type_error(format!(
-            "name expects a keyword, symbol or string, got {}",
-            got(other)
-        ))
-        .into()),
+        Value::Str(_) => Ok(x.clone()),
+        other => Err(call.expected("a keyword, symbol or string", other).into()),
     }
 }
 
-fn namespace(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let ns = match &args[0] {
+fn namespace(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
+    let ns = match x {
         Value::Keyword(k) => k.namespace(),
         Value::Symbol(s) => s.namespace(),
-        other => {
-            return Err(Error::type_error(format!(
-                "namespace expects a keyword or symbol, got {}",
-                got(other)
-            ))
-            .into());
-        }
+        other => return Err(call.expected("a keyword or symbol", other).into()),
     };
     Ok(ns.map(Value::string).unwrap_or_default())
 }
@@ -121,19 +112,19 @@ fn name_text(v: &Value) -> Option<&str> {
 }
 
 /// `ns/name` for the two-argument forms (a nil namespace gives a plain name).
-fn qualified(fname: &str, ns: &Value, name: &Value) -> Result<String, Error> {
+fn qualified(call: Call, ns: &Value, name: &Value) -> Result<String, Error> {
     let part = |v: &Value| -> Result<Option<String>, Error> {
         match v {
             Value::Nil => Ok(None),
             Value::Str(s) => Ok(Some(s.to_string())),
             other => Err(Error::type_error(format!(
-                "({fname} ns name) expects strings, got {}",
-                got(other)
+                "({call} ns name) expects strings, got {}",
+                super::got(other)
             ))),
         }
     };
     let name = part(name)?.ok_or_else(|| {
-        Error::type_error(format!("({fname} ns name) needs a name string, got nil"))
+        Error::type_error(format!("({call} ns name) needs a name string, got nil"))
     })?;
     Ok(match part(ns)? {
         Some(ns) => format!("{ns}/{name}"),
@@ -141,37 +132,29 @@ fn qualified(fname: &str, ns: &Value, name: &Value) -> Result<String, Error> {
     })
 }
 
-fn keyword(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match args {
-        [Value::Keyword(_)] => Ok(args[0].clone()),
-        [x] => Ok(name_text(x)
+fn keyword(_: &mut Ctx, call: Call, (x, name): (&Value, Option<&Value>)) -> EvalResult {
+    match (x, name) {
+        (ns, Some(name)) => Ok(Value::Keyword(Keyword::new(&qualified(call, ns, name)?))),
+        (Value::Keyword(_), None) => Ok(x.clone()),
+        (x, None) => Ok(name_text(x)
             .map(|t| Value::Keyword(Keyword::new(t)))
             .unwrap_or_default()),
-        [ns, name] => Ok(Value::Keyword(Keyword::new(&qualified(
-            "keyword", ns, name,
-        )?))),
-        _ => unreachable!("arity checked"),
     }
 }
 
-fn symbol(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match args {
-        [Value::Symbol(_)] => Ok(args[0].clone()),
-        [x] => match name_text(x) {
+fn symbol(_: &mut Ctx, call: Call, (x, name): (&Value, Option<&Value>)) -> EvalResult {
+    match (x, name) {
+        (ns, Some(name)) => Ok(Value::Symbol(Symbol::new(&qualified(call, ns, name)?))),
+        (Value::Symbol(_), None) => Ok(x.clone()),
+        (x, None) => match name_text(x) {
             Some(t) => Ok(Value::Symbol(Symbol::new(t))),
-            None => Err(Error::type_error(format!(
-                "symbol expects a string, keyword or symbol, got {}",
-                got(x)
-            ))
-            .into()),
+            None => Err(call.expected("a string, keyword or symbol", x).into()),
         },
-        [ns, name] => Ok(Value::Symbol(Symbol::new(&qualified("symbol", ns, name)?))),
-        _ => unreachable!("arity checked"),
     }
 }
 
-fn type_of(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let name = match &args[0] {
+fn type_of(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    let name = match x {
         Value::Nil => return Ok(Value::Nil),
         Value::Bool(_) => "boolean",
         Value::Int(_) => "integer",

@@ -8,8 +8,9 @@
 //! half-up on their shortest decimal form, as Java does: `(format "%.2f" 1.005)` is "1.01" and
 //! `(format "%.1f" 0.25)` is "0.3".
 
+use super::args::Call;
 use super::got;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{Ctx, EvalResult};
 use crate::format::str_of;
 use crate::value::Value;
@@ -37,23 +38,22 @@ struct Spec {
 
 const DIRECTIVES: &str = "%s, %d, %f, %.2f, %x, %e, %c, %b, %% or %n";
 
-pub(crate) fn format(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let fmt = match &args[0] {
-        Value::Str(s) => s,
-        other => {
-            return Err(Error::type_error(format!(
-                "format expects a format string first, got {}",
-                got(other)
-            ))
-            .into());
-        }
+pub(crate) fn format(ctx: &mut Ctx, call: Call, (fmt, values): (&Value, &[Value])) -> EvalResult {
+    let Value::Str(fmt) = fmt else {
+        return Err(call.expected("a format string first", fmt).into());
     };
-    let out = render(fmt, &args[1..])?;
+    // A directive that does not fit its argument is the caller's mistake, named after it; the
+    // text outgrowing the memory budget is a limit.
+    let out = render(fmt, values).map_err(|e| match e.kind {
+        ErrorKind::Argument => call.error(e.kind, e.message),
+        _ => e,
+    })?;
     ctx.charge(out.len() + 16)?;
     Ok(Value::from(out))
 }
 
-/// Format `args` by `fmt`.
+/// Format `args` by `fmt`. An [`ErrorKind::Argument`] error says what is wrong with the format
+/// or its arguments, without naming the function.
 pub(crate) fn render(fmt: &str, args: &[Value]) -> Result<String> {
     let mut out = String::with_capacity(fmt.len() + 16);
     let mut chars = fmt.char_indices().peekable();
@@ -79,7 +79,7 @@ pub(crate) fn render(fmt: &str, args: &[Value]) -> Result<String> {
         let position = match spec.index {
             Some(0) => previous.ok_or_else(|| {
                 Error::argument(format!(
-                    "format: {} refers to the previous argument, but there is none",
+                    "{} refers to the previous argument, but there is none",
                     spec.text
                 ))
             })?,
@@ -91,7 +91,7 @@ pub(crate) fn render(fmt: &str, args: &[Value]) -> Result<String> {
         };
         let arg = args.get(position).ok_or_else(|| {
             Error::argument(format!(
-                "format: not enough arguments: {} in {:?} has no argument ({} given)",
+                "not enough arguments: {} in {:?} has no argument ({} given)",
                 spec.text,
                 fmt,
                 args.len()
@@ -143,7 +143,7 @@ fn parse_spec(
             Some('(') => flags.paren = true,
             Some('#') => {
                 return Err(Error::argument(format!(
-                    "format: the # flag is not supported (in {:?})",
+                    "the # flag is not supported (in {:?})",
                     fmt
                 )));
             }
@@ -165,13 +165,13 @@ fn parse_spec(
         chars.next();
         precision = Some(number(chars).ok_or_else(|| {
             Error::argument(format!(
-                "format: a precision needs digits after the dot, as in %.2f (in {fmt:?})"
+                "a precision needs digits after the dot, as in %.2f (in {fmt:?})"
             ))
         })?);
     }
     let Some((end, conversion)) = chars.next() else {
         return Err(Error::argument(format!(
-            "format: {fmt:?} ends with an unfinished directive; write %% for a percent sign"
+            "{fmt:?} ends with an unfinished directive; write %% for a percent sign"
         )));
     };
     let text = fmt[start..end + conversion.len_utf8()].to_string();
@@ -194,7 +194,7 @@ fn check_spec(spec: &Spec) -> Result<()> {
     let f = spec.flags;
     if spec.width.unwrap_or(0) > MAX_WIDTH || spec.precision.unwrap_or(0) > MAX_WIDTH {
         return Err(Error::argument(format!(
-            "format: {} asks for more than {MAX_WIDTH} characters",
+            "{} asks for more than {MAX_WIDTH} characters",
             spec.text
         )));
     }
@@ -204,19 +204,19 @@ fn check_spec(spec: &Spec) -> Result<()> {
         's' | 'S' | 'd' | 'x' | 'X' | 'o' | 'f' | 'e' | 'E' | 'c' | 'C' | 'b' | 'B' | '%' | 'n'
     ) {
         return Err(Error::argument(format!(
-            "format: unknown directive {}; use {DIRECTIVES}",
+            "unknown directive {}; use {DIRECTIVES}",
             spec.text
         )));
     }
     if (f.left || f.zero) && spec.width.is_none() && spec.conversion != 'n' {
         return Err(Error::argument(format!(
-            "format: {} needs a width for its - or 0 flag, as in %-8s or %05d",
+            "{} needs a width for its - or 0 flag, as in %-8s or %05d",
             spec.text
         )));
     }
     if f.left && f.zero {
         return Err(Error::argument(format!(
-            "format: {} cannot both left-justify (-) and zero-pad (0)",
+            "{} cannot both left-justify (-) and zero-pad (0)",
             spec.text
         )));
     }
@@ -224,13 +224,13 @@ fn check_spec(spec: &Spec) -> Result<()> {
         || f.group && !matches!(spec.conversion, 'd' | 'f')
     {
         return Err(Error::argument(format!(
-            "format: the flags of {} do not apply to %{}",
+            "the flags of {} do not apply to %{}",
             spec.text, spec.conversion
         )));
     }
     if spec.precision.is_some() && matches!(spec.conversion, 'd' | 'x' | 'X' | 'o' | 'c' | 'C') {
         return Err(Error::argument(format!(
-            "format: {} cannot have a precision; it is for %f, %e and %s",
+            "{} cannot have a precision; it is for %f, %e and %s",
             spec.text
         )));
     }
@@ -251,11 +251,7 @@ fn pad(out: &mut String, text: String, spec: &Spec) {
 }
 
 fn mismatch(spec: &Spec, arg: &Value, hint: &str) -> Error {
-    Error::argument(format!(
-        "format: {} cannot format {}; {hint}",
-        spec.text,
-        got(arg)
-    ))
+    Error::argument(format!("{} cannot format {}; {hint}", spec.text, got(arg)))
 }
 
 fn convert(spec: &Spec, arg: &Value) -> Result<String> {
@@ -602,31 +598,31 @@ mod tests {
     fn java_refusals_are_errors() {
         assert_eq!(
             fmt("%d", &[Value::Float(1.5)]),
-            "error: format: %d cannot format float 1.5; %d takes an integer; use %.0f for a \
+            "error: %d cannot format float 1.5; %d takes an integer; use %.0f for a \
              float or convert with (long x)"
         );
         assert_eq!(
             fmt("%.2f", &[Value::Int(3)]),
-            "error: format: %.2f cannot format integer 3; %f and %e take a float; convert with \
+            "error: %.2f cannot format integer 3; %f and %e take a float; convert with \
              (double x) or use %d for integers"
         );
         assert_eq!(
             fmt("%s and %s", &[Value::string("one")]),
-            "error: format: not enough arguments: %s in \"%s and %s\" has no argument (1 given)"
+            "error: not enough arguments: %s in \"%s and %s\" has no argument (1 given)"
         );
         assert_eq!(
             fmt("%q", &[Value::Int(1)]),
-            "error: format: unknown directive %q; use %s, %d, %f, %.2f, %x, %e, %c, %b, %% or %n"
+            "error: unknown directive %q; use %s, %d, %f, %.2f, %x, %e, %c, %b, %% or %n"
         );
         assert_eq!(
             fmt("100%", &[]),
-            "error: format: \"100%\" ends with an unfinished directive; write %% for a percent \
+            "error: \"100%\" ends with an unfinished directive; write %% for a percent \
              sign"
         );
         assert!(fmt("%-d", &[Value::Int(1)]).starts_with("error:"));
         assert_eq!(
             fmt("%99999999999999999999d", &[Value::Int(1)]),
-            "error: format: %99999999999999999999d asks for more than 10000 characters"
+            "error: %99999999999999999999d asks for more than 10000 characters"
         );
         assert!(fmt("%.100000f", &[Value::Float(1.0)]).starts_with("error:"));
         assert!(fmt("%c", &[Value::Int(65)]).starts_with("error:"));

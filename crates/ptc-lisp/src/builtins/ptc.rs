@@ -14,25 +14,26 @@
 //! - `sum-by`, `avg-by`, `min-by`, `max-by`, `pluck` aggregate a field (a key, a vector path or
 //!   any function) over a collection, skipping records where it is nil.
 
+use super::args::{Call, Callable};
 use super::number::{add, clojure_compare};
 use super::seq::list_of;
-use super::{Builtin, builtin, expect_fn, got};
-use crate::error::{Error, Result};
-use crate::eval::{Ctx, EvalResult, Items, get_key, lookup, pr_str_short};
+use super::{Builtin, builtin, got};
+use crate::error::{Error, ErrorKind, Result};
+use crate::eval::{Ctx, EvalResult, get_key, lookup, pr_str_short};
 use crate::value::{Function, Value, compare_numbers};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("where", [1..=3], where_fn, "(where field) (where field op value)", "A predicate on records: op is one of = not= > < >= <= in includes, field a key or a vector path; (where field) tests that the field is truthy. Numbers compare by value (100 matches 100.0); missing fields never match an ordering test.", "(filter (where :price > 100) [{:price 50} {:price 150} {}])" => "({:price 150})"),
-    builtin!("all-of", [0..], all_of, "(all-of & preds)", "A predicate that is true when every pred is truthy.", "(filter (all-of (where :a = 1) (where :b)) [{:a 1 :b true} {:a 1}])" => "({:a 1, :b true})"),
-    builtin!("any-of", [0..], any_of, "(any-of & preds)", "A predicate that is true when some pred is truthy.", "(filter (any-of (where :a = 1) (where :b = 2)) [{:a 1} {:b 2} {:b 3}])" => "({:a 1} {:b 2})"),
-    builtin!("none-of", [0..], none_of, "(none-of & preds)", "A predicate that is true when no pred is truthy.", "(filter (none-of (where :deleted)) [{:id 1 :deleted true} {:id 2}])" => "({:id 2})"),
-    builtin!("sum-by", [2], sum_by, "(sum-by field coll)", "The sum of the field (key, path or function) over the items, skipping nil; 0 for none.", "(sum-by :amount [{:amount 5} {:amount 7} {}])" => "12"),
-    builtin!("avg-by", [2], avg_by, "(avg-by field coll)", "The average of the field over the items that have it, as a float; nil for none.", "(avg-by :price [{:price 10} {:price 20}])" => "15.0"),
-    builtin!("min-by", [2], min_by, "(min-by field coll)", "The item with the least field value (the first on ties), skipping nil; nil for none.", "(min-by :price [{:id 1 :price 30} {:id 2 :price 10}])" => "{:id 2, :price 10}"),
-    builtin!("max-by", [2], max_by, "(max-by field coll)", "The item with the greatest field value (the first on ties), skipping nil; nil for none.", "(max-by :price [{:id 1 :price 30} {:id 2 :price 10}])" => "{:id 1, :price 30}"),
-    builtin!("pluck", [2], pluck, "(pluck field coll)", "The field of each item, as a list (like (map field coll), also for string keys and paths).", "(pluck :name [{:name \"Ann\"} {\"name\" \"Bo\"}])" => "(\"Ann\" \"Bo\")"),
+    builtin!("where", where_fn, "(where field) (where field op value)", "A predicate on records: op is one of = not= > < >= <= in includes, field a key or a vector path; (where field) tests that the field is truthy. Numbers compare by value (100 matches 100.0); missing fields never match an ordering test.", "(filter (where :price > 100) [{:price 50} {:price 150} {}])" => "({:price 150})"),
+    builtin!("all-of", all_of, "(all-of & preds)", "A predicate that is true when every pred is truthy.", "(filter (all-of (where :a = 1) (where :b)) [{:a 1 :b true} {:a 1}])" => "({:a 1, :b true})"),
+    builtin!("any-of", any_of, "(any-of & preds)", "A predicate that is true when some pred is truthy.", "(filter (any-of (where :a = 1) (where :b = 2)) [{:a 1} {:b 2} {:b 3}])" => "({:a 1} {:b 2})"),
+    builtin!("none-of", none_of, "(none-of & preds)", "A predicate that is true when no pred is truthy.", "(filter (none-of (where :deleted)) [{:id 1 :deleted true} {:id 2}])" => "({:id 2})"),
+    builtin!("sum-by", sum_by, "(sum-by field coll)", "The sum of the field (key, path or function) over the items, skipping nil; 0 for none.", "(sum-by :amount [{:amount 5} {:amount 7} {}])" => "12"),
+    builtin!("avg-by", avg_by, "(avg-by field coll)", "The average of the field over the items that have it, as a float; nil for none.", "(avg-by :price [{:price 10} {:price 20}])" => "15.0"),
+    builtin!("min-by", min_by, "(min-by field coll)", "The item with the least field value (the first on ties), skipping nil; nil for none.", "(min-by :price [{:id 1 :price 30} {:id 2 :price 10}])" => "{:id 2, :price 10}"),
+    builtin!("max-by", max_by, "(max-by field coll)", "The item with the greatest field value (the first on ties), skipping nil; nil for none.", "(max-by :price [{:id 1 :price 30} {:id 2 :price 10}])" => "{:id 1, :price 30}"),
+    builtin!("pluck", pluck, "(pluck field coll)", "The field of each item, as a list (like (map field coll), also for string keys and paths).", "(pluck :name [{:name \"Ann\"} {\"name\" \"Bo\"}])" => "(\"Ann\" \"Bo\")"),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -48,17 +49,21 @@ enum Field {
 }
 
 impl Field {
-    fn parse(ctx: &mut Ctx, name: &str, v: &Value, allow_fn: bool) -> EvalResult<Field> {
+    fn parse(ctx: &mut Ctx, call: Call, v: &Value, allow_fn: bool) -> EvalResult<Field> {
         match v {
             Value::Keyword(_) | Value::Str(_) | Value::Int(_) => Ok(Field::Key(v.clone())),
-            Value::Vector(_) | Value::List(_) => Ok(Field::Path(Items::collect_all(v, ctx, name)?)),
+            Value::Vector(_) | Value::List(_) => Ok(Field::Path(call.collect(ctx, v)?)),
             Value::Fn(_) | Value::Map(_) | Value::Set(_) if allow_fn => Ok(Field::Fn(v.clone())),
-            other => Err(Error::type_error(format!(
-                "{name} expects a field: a keyword, a string key or a vector path{}, got {}",
-                if allow_fn { " (or a function)" } else { "" },
-                got(other)
-            ))
-            .into()),
+            other => Err(call
+                .expected(
+                    if allow_fn {
+                        "a field: a keyword, a string key or a vector path (or a function)"
+                    } else {
+                        "a field: a keyword, a string key or a vector path"
+                    },
+                    other,
+                )
+                .into()),
         }
     }
 
@@ -143,7 +148,7 @@ enum Test {
     Call(Value, Value),
 }
 
-fn parse_test(op: &Value, value: &Value) -> Result<Test> {
+fn parse_test(call: Call, op: &Value, value: &Value) -> Result<Test> {
     let named = match op {
         Value::Symbol(s) => op_named(s.as_str()),
         Value::Keyword(k) => op_named(k.as_str()),
@@ -155,14 +160,17 @@ fn parse_test(op: &Value, value: &Value) -> Result<Test> {
         _ => None,
     };
     let Some(op) = named else {
-        return Err(Error::argument(format!(
-            "where: unknown operator {}; use one of {OPS}, e.g. (where :price > 100)",
-            pr_str_short(op)
-        )));
+        return Err(call.error(
+            ErrorKind::Argument,
+            format_args!(
+                "unknown operator {}; use one of {OPS}, e.g. ({call} :price > 100)",
+                pr_str_short(op)
+            ),
+        ));
     };
     if op == Op::In && !matches!(value, Value::List(_) | Value::Vector(_) | Value::Set(_)) {
         return Err(Error::type_error(format!(
-            "(where field in values) needs a vector or set of values, got {}",
+            "({call} field in values) needs a vector or set of values, got {}",
             got(value)
         )));
     }
@@ -217,34 +225,42 @@ fn check(op: Op, field: &Value, value: &Value) -> bool {
     }
 }
 
-fn where_fn(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let field = Field::parse(ctx, "where", &args[0], false)?;
-    let test = match args {
-        [_] => Test::Truthy,
-        [_, op, value] => parse_test(op, value)?,
-        _ => {
+/// `(where field)` or `(where field op value)`.
+fn where_fn(
+    ctx: &mut Ctx,
+    call: Call,
+    (field, op, value): (&Value, Option<&Value>, Option<&Value>),
+) -> EvalResult {
+    let field = Field::parse(ctx, call, field, false)?;
+    let test = match (op, value) {
+        (Some(op), Some(value)) => parse_test(call, op, value)?,
+        (None, _) => Test::Truthy,
+        (Some(_), None) => {
             return Err(Error::arity(format!(
-                "where takes a field, or a field, an operator and a value: (where :status = \
+                "{call} takes a field, or a field, an operator and a value: ({call} :status = \
                  \"active\"); operators: {OPS}"
             ))
             .into());
         }
     };
-    Ok(Value::Fn(Function::native("where", move |ctx, call| {
-        let [item] = call else {
-            return Err(Error::arity(format!(
-                "a where predicate takes one record, got {} arguments",
-                call.len()
-            ))
-            .into());
-        };
-        let v = field.of(ctx, item)?;
-        Ok(Value::Bool(match &test {
-            Test::Truthy => v.truthy(),
-            Test::Op(op, value) => check(*op, &v, value),
-            Test::Call(f, value) => ctx.apply(f, &[v.into_owned(), value.clone()])?.truthy(),
-        }))
-    })))
+    Ok(Value::Fn(Function::native(
+        call.name(),
+        move |ctx, args| {
+            let [item] = args else {
+                return Err(Error::arity(format!(
+                    "a {call} predicate takes one record, got {} arguments",
+                    args.len()
+                ))
+                .into());
+            };
+            let v = field.of(ctx, item)?;
+            Ok(Value::Bool(match &test {
+                Test::Truthy => v.truthy(),
+                Test::Op(op, value) => check(*op, &v, value),
+                Test::Call(f, value) => ctx.apply(f, &[v.into_owned(), value.clone()])?.truthy(),
+            }))
+        },
+    )))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -253,31 +269,34 @@ fn where_fn(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 
 /// A predicate over `args`: the first pred whose truthiness is `stop_on` decides the result,
 /// `stopped`; when none does, the result is the opposite.
-fn combine(args: &[Value], name: &'static str, stop_on: bool, stopped: bool) -> EvalResult {
-    for p in args {
-        expect_fn(name, p)?;
+fn combine(call: Call, preds: &[Value], stop_on: bool, stopped: bool) -> EvalResult {
+    for p in preds {
+        call.arg::<Callable>(p)?;
     }
-    let preds = args.to_vec();
-    Ok(Value::Fn(Function::native(name, move |ctx, call| {
-        for p in &preds {
-            if ctx.apply(p, call)?.truthy() == stop_on {
-                return Ok(Value::Bool(stopped));
+    let preds = preds.to_vec();
+    Ok(Value::Fn(Function::native(
+        call.name(),
+        move |ctx, args| {
+            for p in &preds {
+                if ctx.apply(p, args)?.truthy() == stop_on {
+                    return Ok(Value::Bool(stopped));
+                }
             }
-        }
-        Ok(Value::Bool(!stopped))
-    })))
+            Ok(Value::Bool(!stopped))
+        },
+    )))
 }
 
-fn all_of(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    combine(args, "all-of", false, false)
+fn all_of(_: &mut Ctx, call: Call, preds: &[Value]) -> EvalResult {
+    combine(call, preds, false, false)
 }
 
-fn any_of(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    combine(args, "any-of", true, true)
+fn any_of(_: &mut Ctx, call: Call, preds: &[Value]) -> EvalResult {
+    combine(call, preds, true, true)
 }
 
-fn none_of(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    combine(args, "none-of", true, false)
+fn none_of(_: &mut Ctx, call: Call, preds: &[Value]) -> EvalResult {
+    combine(call, preds, true, false)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,14 +306,14 @@ fn none_of(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 /// Calls `each(field value, item)` for every item whose field is not nil.
 fn for_each_field(
     ctx: &mut Ctx,
-    name: &str,
-    args: &[Value],
+    call: Call,
+    (field, coll): (&Value, &Value),
     mut each: impl FnMut(&mut Ctx, &Value, &Value) -> EvalResult<()>,
 ) -> EvalResult<()> {
-    let field = Field::parse(ctx, name, &args[0], true)?;
-    let mut items = Items::new(&args[1])?;
+    let field = Field::parse(ctx, call, field, true)?;
+    let mut items = call.items(coll)?;
     if items.is_unbounded() {
-        return Err(crate::eval::unbounded_error(name, &args[1]).into());
+        return Err(call.unbounded(coll).into());
     }
     while let Some(item) = items.next(ctx)? {
         let v = field.of(ctx, item.as_ref())?;
@@ -305,32 +324,32 @@ fn for_each_field(
     Ok(())
 }
 
-fn expect_number(name: &str, v: &Value, item: &Value) -> Result<()> {
+fn expect_number(call: Call, v: &Value, item: &Value) -> Result<()> {
     match v {
         Value::Int(_) | Value::Float(_) => Ok(()),
         other => Err(Error::type_error(format!(
-            "{name} adds numbers, but the field is {} in {}",
+            "{call} adds numbers, but the field is {} in {}",
             got(other),
             pr_str_short(item)
         ))),
     }
 }
 
-fn sum_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn sum_by(ctx: &mut Ctx, call: Call, args: (&Value, &Value)) -> EvalResult {
     let mut total = Value::Int(0);
-    for_each_field(ctx, "sum-by", args, |_ctx, v, item| {
-        expect_number("sum-by", v, item)?;
+    for_each_field(ctx, call, args, |_ctx, v, item| {
+        expect_number(call, v, item)?;
         total = add(&total, v)?;
         Ok(())
     })?;
     Ok(total)
 }
 
-fn avg_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn avg_by(ctx: &mut Ctx, call: Call, args: (&Value, &Value)) -> EvalResult {
     let mut total = Value::Int(0);
     let mut n = 0usize;
-    for_each_field(ctx, "avg-by", args, |_ctx, v, item| {
-        expect_number("avg-by", v, item)?;
+    for_each_field(ctx, call, args, |_ctx, v, item| {
+        expect_number(call, v, item)?;
         // Integers are summed exactly; a float anywhere makes the sum a float.
         total = match add(&total, v) {
             Ok(sum) => sum,
@@ -353,9 +372,9 @@ fn as_f64(v: &Value) -> f64 {
     }
 }
 
-fn extreme_by(ctx: &mut Ctx, name: &str, args: &[Value], want: Ordering) -> EvalResult {
+fn extreme_by(ctx: &mut Ctx, call: Call, args: (&Value, &Value), want: Ordering) -> EvalResult {
     let mut best: Option<(Value, Value)> = None;
-    for_each_field(ctx, name, args, |_ctx, v, item| {
+    for_each_field(ctx, call, args, |_ctx, v, item| {
         let better = match &best {
             None => true,
             Some((best_v, _)) => clojure_compare(v, best_v)? == want,
@@ -368,21 +387,21 @@ fn extreme_by(ctx: &mut Ctx, name: &str, args: &[Value], want: Ordering) -> Eval
     Ok(best.map(|(_, item)| item).unwrap_or_default())
 }
 
-fn min_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    extreme_by(ctx, "min-by", args, Ordering::Less)
+fn min_by(ctx: &mut Ctx, call: Call, args: (&Value, &Value)) -> EvalResult {
+    extreme_by(ctx, call, args, Ordering::Less)
 }
 
-fn max_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    extreme_by(ctx, "max-by", args, Ordering::Greater)
+fn max_by(ctx: &mut Ctx, call: Call, args: (&Value, &Value)) -> EvalResult {
+    extreme_by(ctx, call, args, Ordering::Greater)
 }
 
-fn pluck(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let field = Field::parse(ctx, "pluck", &args[0], true)?;
-    let mut items = Items::new(&args[1])?;
+fn pluck(ctx: &mut Ctx, call: Call, (field, coll): (&Value, &Value)) -> EvalResult {
+    let field = Field::parse(ctx, call, field, true)?;
+    let mut items = call.items(coll)?;
     if items.is_unbounded() {
-        return Err(crate::eval::unbounded_error("pluck", &args[1]).into());
+        return Err(call.unbounded(coll).into());
     }
-    let mut out = Vec::with_capacity(args[1].count().unwrap_or(0));
+    let mut out = Vec::with_capacity(coll.count().unwrap_or(0));
     while let Some(item) = items.next(ctx)? {
         out.push(field.of(ctx, item.as_ref())?.into_owned());
     }

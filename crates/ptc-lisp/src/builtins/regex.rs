@@ -13,16 +13,17 @@
 //! look-behind (`(?=`, `(?!`, `(?<=`, `(?<!`), atomic groups (`(?>`) and possessive quantifiers
 //! (`a*+`). Such a pattern is an `unsupported` error that says so and what to do instead.
 
-use super::{Builtin, builtin, got};
+use super::args::{Arg, Call, string_arg};
+use super::{Builtin, builtin};
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{Ctx, EvalResult};
 use crate::value::{Regex, Value};
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("re-pattern", [1], re_pattern, "(re-pattern s)", "Compiles the string s into a regex (Java syntax; no backreferences or look-around).", "(re-find (re-pattern \"a+b\") \"xxaaab\")" => "\"aaab\""),
-    builtin!("re-find", [2], re_find, "(re-find re s)", "The first match of re in s: the matched string, or a vector [match group1 ...] when re has groups; nil if none.", "(re-find #\"(\\w+)@(\\w+)\" \"mail ada@example now\")" => "[\"ada@example\" \"ada\" \"example\"]"),
-    builtin!("re-matches", [2], re_matches, "(re-matches re s)", "Like re-find, but re must match the whole of s.", "[(re-matches #\"\\d+\" \"123\") (re-matches #\"\\d+\" \"123a\")]" => "[\"123\" nil]"),
-    builtin!("re-seq", [2], re_seq, "(re-seq re s)", "Every match of re in s, in order (strings, or vectors when re has groups); nil if none.", "(re-seq #\"\\d+\" \"a1b22c333\")" => "(\"1\" \"22\" \"333\")"),
+    builtin!("re-pattern", re_pattern, "(re-pattern s)", "Compiles the string s into a regex (Java syntax; no backreferences or look-around).", "(re-find (re-pattern \"a+b\") \"xxaaab\")" => "\"aaab\""),
+    builtin!("re-find", re_find, "(re-find re s)", "The first match of re in s: the matched string, or a vector [match group1 ...] when re has groups; nil if none.", "(re-find #\"(\\w+)@(\\w+)\" \"mail ada@example now\")" => "[\"ada@example\" \"ada\" \"example\"]"),
+    builtin!("re-matches", re_matches, "(re-matches re s)", "Like re-find, but re must match the whole of s.", "[(re-matches #\"\\d+\" \"123\") (re-matches #\"\\d+\" \"123a\")]" => "[\"123\" nil]"),
+    builtin!("re-seq", re_seq, "(re-seq re s)", "Every match of re in s, in order (strings, or vectors when re has groups); nil if none.", "(re-seq #\"\\d+\" \"a1b22c333\")" => "(\"1\" \"22\" \"333\")"),
 ];
 
 /// The most memory one compiled pattern may take.
@@ -319,7 +320,8 @@ pub(crate) fn java_captures<'t>(
             next = None;
             return None;
         };
-        let m = caps.get(0).expect("group 0 always matches");
+        // Group 0, the whole match, is always there.
+        let m = caps.get(0)?;
         next = Some(if m.is_empty() {
             after_char(text, m.end())
         } else {
@@ -357,30 +359,25 @@ pub(crate) fn whole_match_engine(re: &Regex) -> Result<&regex::Regex> {
     })
 }
 
-pub(crate) fn expect_regex<'v>(name: &str, v: &'v Value) -> Result<&'v Regex> {
-    match v {
-        Value::Regex(r) => Ok(r),
-        Value::Str(s) => Err(Error::type_error(format!(
-            "{name} expects a regex, got the string {}; write a regex literal such as #\"{s}\" \
-             or use (re-pattern s)",
-            crate::format::pr_str(v)
-        ))),
-        other => Err(Error::type_error(format!(
-            "{name} expects a regex such as #\"\\d+\", got {}",
-            got(other)
-        ))),
+impl<'a> Arg<'a> for &'a Regex {
+    fn from_arg(call: Call, value: &'a Value) -> Result<Self> {
+        match value {
+            Value::Regex(r) => Ok(r),
+            Value::Str(s) => Err(Error::type_error(format!(
+                "{call} expects a regex, got the string {}; write a regex literal such as \
+                 #\"{s}\" or use (re-pattern s)",
+                crate::format::pr_str(value)
+            ))),
+            other => Err(call.expected("a regex such as #\"\\d+\"", other)),
+        }
     }
 }
 
-fn expect_text<'v>(name: &str, v: &'v Value) -> Result<&'v str> {
-    match v {
-        Value::Str(s) => Ok(s),
-        other => Err(Error::type_error(format!(
-            "{name} expects a string to search, got {}",
-            got(other)
-        ))),
-    }
-}
+string_arg!(
+    /// The string a regex searches.
+    Searched,
+    "a string to search"
+);
 
 /// What a match gives a program: the matched text, or `[match group1 ...]` (nil for a group
 /// that did not take part) when the pattern has groups.
@@ -397,19 +394,15 @@ pub(crate) fn match_value(ctx: &mut Ctx, caps: &regex::Captures<'_>) -> Result<V
     })))
 }
 
-fn re_pattern(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
-        Value::Regex(_) => Ok(args[0].clone()),
+fn re_pattern(_: &mut Ctx, call: Call, pattern: &Value) -> EvalResult {
+    match pattern {
+        Value::Regex(_) => Ok(pattern.clone()),
         Value::Str(s) => Ok(Value::Regex(compile(s)?)),
-        other => Err(
-            Error::type_error(format!("re-pattern expects a string, got {}", got(other))).into(),
-        ),
+        other => Err(call.expected("a string", other).into()),
     }
 }
 
-fn re_find(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let re = expect_regex("re-find", &args[0])?;
-    let text = expect_text("re-find", &args[1])?;
+fn re_find(ctx: &mut Ctx, _: Call, (re, Searched(text)): (&Regex, Searched)) -> EvalResult {
     ctx.tick_n(text.len() / 64)?;
     match re.engine().captures(text) {
         Some(caps) => Ok(match_value(ctx, &caps)?),
@@ -417,9 +410,7 @@ fn re_find(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     }
 }
 
-fn re_matches(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let re = expect_regex("re-matches", &args[0])?;
-    let text = expect_text("re-matches", &args[1])?;
+fn re_matches(ctx: &mut Ctx, _: Call, (re, Searched(text)): (&Regex, Searched)) -> EvalResult {
     ctx.tick_n(text.len() / 64)?;
     match whole_match_engine(re)?.captures(text) {
         Some(caps) => Ok(match_value(ctx, &caps)?),
@@ -427,9 +418,7 @@ fn re_matches(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     }
 }
 
-fn re_seq(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let re = expect_regex("re-seq", &args[0])?;
-    let text = expect_text("re-seq", &args[1])?;
+fn re_seq(ctx: &mut Ctx, _: Call, (re, Searched(text)): (&Regex, Searched)) -> EvalResult {
     ctx.tick_n(text.len() / 64)?;
     let mut found = Vec::new();
     for caps in java_captures(re.engine(), text) {

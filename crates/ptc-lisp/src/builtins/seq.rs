@@ -5,76 +5,77 @@
 //! and ranges too long to realize) give lazy results where Clojure's would be lazy (`map`,
 //! `filter`, `drop`, ...), and are consumed item by item by `take`, `first`, `nth`, `some`, ...
 
-use super::number::clojure_compare;
+use super::args::{AtLeastOne, Call, Callable, Seqable};
+use super::number::{Num, clojure_compare};
 use super::transduce::{self, as_reduced};
-use super::{Builtin, builtin, expect_fn, expect_int, got};
-use crate::error::{Error, Result};
-use crate::eval::{Ctx, EvalResult, Items, unbounded_error};
+use super::{Builtin, builtin, got};
+use crate::error::{Error, ErrorKind, Result};
+use crate::eval::{Ctx, EvalResult, Items};
 use crate::value::{FnRepr, LazyKind, LazySeq, RangeEnd, Seq, Value};
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("count", [1], count, "(count coll)", "Number of items in a collection or characters in a string; (count nil) is 0.", "(count [1 2 3])" => "3"),
-    builtin!("first", [1], first, "(first coll)", "The first item, or nil.", "(first [1 2])" => "1"),
-    builtin!("second", [1], second, "(second coll)", "The second item, or nil.", "(second [1 2])" => "2"),
-    builtin!("last", [1], last, "(last coll)", "The last item, or nil.", "(last [1 2 3])" => "3"),
-    builtin!("rest", [1], rest, "(rest coll)", "All items after the first, as a list (empty, never nil).", "(rest [1 2 3])" => "(2 3)"),
-    builtin!("next", [1], next, "(next coll)", "All items after the first, or nil when there are none.", "(next [1])" => "nil"),
-    builtin!("nth", [2..=3], nth, "(nth coll i) (nth coll i not-found)", "Item at index i; an error (or not-found) when out of range.", "(nth [10 20 30] 1)" => "20"),
-    builtin!("nthnext", [2], nthnext, "(nthnext coll n)", "The items after the first n, or nil when there are none.", "(nthnext [1 2 3] 2)" => "(3)"),
-    builtin!("seq", [1], seq, "(seq coll)", "The items as a sequence, or nil when empty (maps give [k v] entries).", "(seq {:a 1})" => "([:a 1])"),
-    builtin!("empty?", [1], is_empty, "(empty? coll)", "True if coll has no items.", "(empty? [])" => "true"),
-    builtin!("cons", [2], cons, "(cons x coll)", "A list of x followed by the items of coll.", "(cons 0 [1 2])" => "(0 1 2)"),
-    builtin!("concat", [0..], concat, "(concat & colls)", "The items of all collections, in order, as a list.", "(concat [1 2] '(3) #{4})" => "(1 2 3 4)"),
-    builtin!("conj", [0..], conj, "(conj coll x & xs)", "Adds items: at the end of a vector, the front of a list, into a set or map ([k v] entries).", "[(conj [1 2] 3) (conj '(1 2) 3)]" => "[[1 2 3] (3 1 2)]"),
-    builtin!("into", [0..=3], into, "(into to from) (into to xform from)", "Adds every item of from to the collection to, as conj does one by one (through the transducer xform if given).", "(into {} [[:a 1] [:b 2]])" => "{:a 1, :b 2}"),
-    builtin!("vec", [1], vec, "(vec coll)", "A vector of the items of coll.", "(vec '(1 2))" => "[1 2]"),
-    builtin!("vector", [0..], vector, "(vector & items)", "A vector of the arguments.", "(vector 1 2)" => "[1 2]"),
-    builtin!("list", [0..], list, "(list & items)", "A list of the arguments.", "(list 1 2)" => "(1 2)"),
-    builtin!("map", [1..], map, "(map f coll) (map f c1 c2 & colls) (map f)", "Applies f to each item (to items at the same position of several collections, stopping at the shortest); (map f) is a transducer.", "(map + [1 2] [10 20 30])" => "(11 22)"),
-    builtin!("mapv", [2..], mapv, "(mapv f coll) (mapv f c1 c2 & colls)", "Like map, returning a vector.", "(mapv inc [1 2 3])" => "[2 3 4]"),
-    builtin!("map-indexed", [1..=2], map_indexed, "(map-indexed f coll) (map-indexed f)", "Calls (f index item) for each item, indices from 0.", "(map-indexed vector [:a :b])" => "([0 :a] [1 :b])"),
-    builtin!("mapcat", [1..], mapcat, "(mapcat f coll) (mapcat f c1 c2 & colls) (mapcat f)", "Concatenates the collections (f item) returns.", "(mapcat (fn [x] [x x]) [1 2])" => "(1 1 2 2)"),
-    builtin!("filter", [1..=2], filter, "(filter pred coll) (filter pred)", "The items for which pred is truthy.", "(filter even? [1 2 3 4])" => "(2 4)"),
-    builtin!("filterv", [2], filterv, "(filterv pred coll)", "Like filter, returning a vector.", "(filterv odd? (range 6))" => "[1 3 5]"),
-    builtin!("remove", [1..=2], remove, "(remove pred coll) (remove pred)", "The items for which pred is falsey.", "(remove even? [1 2 3 4])" => "(1 3)"),
-    builtin!("keep", [1..=2], keep, "(keep f coll) (keep f)", "The non-nil results of (f item) (false is kept).", "(keep :email [{:email \"a@x\"} {:name \"b\"}])" => "(\"a@x\")"),
-    builtin!("keep-indexed", [1..=2], keep_indexed, "(keep-indexed f coll) (keep-indexed f)", "The non-nil results of (f index item).", "(keep-indexed (fn [i x] (when (even? i) x)) [:a :b :c])" => "(:a :c)"),
-    builtin!("reduce", [2..=3], reduce, "(reduce f coll) (reduce f init coll)", "Combines the items with f, from the left, starting from init (or the first item); stops early at a (reduced x).", "(reduce + 10 [1 2 3])" => "16"),
-    builtin!("reduce-kv", [3], reduce_kv, "(reduce-kv f init m)", "Like reduce over a map, calling (f acc k v); vectors give index and item.", "(reduce-kv (fn [acc k v] (+ acc v)) 0 {:a 1 :b 2})" => "3"),
-    builtin!("reductions", [2..=3], reductions, "(reductions f coll) (reductions f init coll)", "The intermediate results of reduce, as a sequence.", "(reductions + [1 2 3 4])" => "(1 3 6 10)"),
-    builtin!("range", [0..=3], range, "(range) (range end) (range start end) (range start end step)", "Numbers from start (0) up to, not including, end, by step (1); without end, unbounded; lazy when longer than memory could hold.", "(range 1 10 3)" => "(1 4 7)"),
-    builtin!("take", [1..=2], take, "(take n coll) (take n)", "The first n items (fewer if coll is shorter).", "(take 2 (range))" => "(0 1)"),
-    builtin!("drop", [1..=2], drop, "(drop n coll) (drop n)", "All but the first n items.", "(drop 2 [1 2 3 4])" => "(3 4)"),
-    builtin!("take-while", [1..=2], take_while, "(take-while pred coll) (take-while pred)", "The items before the first one for which pred is falsey.", "(take-while #(< % 10) (iterate #(* 2 %) 1))" => "(1 2 4 8)"),
-    builtin!("drop-while", [1..=2], drop_while, "(drop-while pred coll) (drop-while pred)", "The items from the first one for which pred is falsey.", "(drop-while neg? [-2 -1 0 1 -5])" => "(0 1 -5)"),
-    builtin!("take-last", [2], take_last, "(take-last n coll)", "The last n items, or nil when there are none.", "(take-last 2 [1 2 3 4])" => "(3 4)"),
-    builtin!("drop-last", [1..=2], drop_last, "(drop-last coll) (drop-last n coll)", "All but the last n (1) items.", "(drop-last [1 2 3])" => "(1 2)"),
-    builtin!("take-nth", [1..=2], take_nth, "(take-nth n coll) (take-nth n)", "Every nth item, starting with the first.", "(take-nth 2 [0 1 2 3 4])" => "(0 2 4)"),
-    builtin!("nthrest", [2], nthrest, "(nthrest coll n)", "The items after the first n (coll itself when n is 0).", "(nthrest [1 2 3 4] 2)" => "(3 4)"),
-    builtin!("butlast", [1], butlast, "(butlast coll)", "All but the last item, or nil when there are none.", "(butlast [1 2 3])" => "(1 2)"),
-    builtin!("ffirst", [1], ffirst, "(ffirst coll)", "The first item of the first item.", "(ffirst [[1 2] [3]])" => "1"),
-    builtin!("distinct", [0..=1], distinct, "(distinct coll) (distinct)", "The items without repeats, in first-seen order.", "(distinct [1 2 1 3 2])" => "(1 2 3)"),
-    builtin!("dedupe", [0..=1], dedupe, "(dedupe coll) (dedupe)", "The items without consecutive repeats.", "(dedupe [1 1 2 1 1])" => "(1 2 1)"),
-    builtin!("flatten", [1], flatten, "(flatten coll)", "The non-sequential items of nested lists and vectors, in order (maps and sets stay whole).", "(flatten [1 [2 [3]] {:a 4}])" => "(1 2 3 {:a 4})"),
-    builtin!("reverse", [1], reverse, "(reverse coll)", "The items in reverse order, as a list.", "(reverse [1 2 3])" => "(3 2 1)"),
-    builtin!("interleave", [0..], interleave, "(interleave c1 c2 & colls)", "The first item of each collection, then the second of each, ..., stopping at the shortest.", "(interleave [1 2] [:a :b])" => "(1 :a 2 :b)"),
-    builtin!("interpose", [1..=2], interpose, "(interpose sep coll) (interpose sep)", "The items with sep between each two.", "(interpose \", \" [\"a\" \"b\"])" => "(\"a\" \", \" \"b\")"),
-    builtin!("tree-seq", [3], tree_seq, "(tree-seq branch? children root)", "Every node of a tree, depth first: root, then the nodes under (children node) for each node where (branch? node) is truthy.", "(tree-seq vector? seq [1 [2]])" => "([1 [2]] 1 [2] 2)"),
-    builtin!("min-key", [2..], min_key, "(min-key k x & more)", "The x for which (k x), a number, is least (the last one on ties).", "(min-key count \"abc\" \"a\" \"ab\")" => "\"a\""),
-    builtin!("max-key", [2..], max_key, "(max-key k x & more)", "The x for which (k x), a number, is greatest (the last one on ties).", "(max-key :n {:n 1} {:n 3} {:n 2})" => "{:n 3}"),
-    builtin!("doall", [1..=2], doall, "(doall coll) (doall n coll)", "Returns coll, realized (sequences are already realized but long ranges; unbounded ones are refused).", "(doall (map inc [1 2]))" => "(2 3)"),
-    builtin!("dorun", [1..=2], dorun, "(dorun coll) (dorun n coll)", "Returns nil (sequences are already realized).", "(dorun (map inc [1 2]))" => "nil"),
-    builtin!("sort", [1..=2], sort, "(sort coll) (sort comparator coll)", "The items in ascending order (stable); comparator is a function like compare or <.", "(sort > [3 1 2])" => "(3 2 1)"),
-    builtin!("sort-by", [2..=3], sort_by, "(sort-by keyfn coll) (sort-by keyfn comparator coll)", "The items ordered by (keyfn item) (stable).", "(sort-by :age [{:age 30} {:age 20}])" => "({:age 20} {:age 30})"),
-    builtin!("some", [2], some, "(some pred coll)", "The first truthy (pred item), or nil.", "(some #(when (> % 2) %) [1 2 3 4])" => "3"),
-    builtin!("every?", [2], every, "(every? pred coll)", "True if (pred item) is truthy for every item.", "(every? pos? [1 2])" => "true"),
-    builtin!("not-any?", [2], not_any, "(not-any? pred coll)", "True if (pred item) is falsey for every item.", "(not-any? neg? [1 2])" => "true"),
-    builtin!("not-every?", [2], not_every, "(not-every? pred coll)", "True if (pred item) is falsey for some item.", "(not-every? even? [2 3])" => "true"),
-    builtin!("not-empty", [1], not_empty, "(not-empty coll)", "coll, or nil when it is empty.", "[(not-empty [1]) (not-empty \"\")]" => "[[1] nil]"),
-    builtin!("repeat", [1..=2], repeat, "(repeat x) (repeat n x)", "n copies of x; without n, unbounded.", "(repeat 3 :a)" => "(:a :a :a)"),
-    builtin!("iterate", [2], iterate, "(iterate f x)", "The unbounded sequence x, (f x), (f (f x)), ...", "(take 4 (iterate #(* 2 %) 1))" => "(1 2 4 8)"),
-    builtin!("cycle", [1], cycle, "(cycle coll)", "The items of coll repeated without end.", "(take 5 (cycle [1 2]))" => "(1 2 1 2 1)"),
+    builtin!("count", count, "(count coll)", "Number of items in a collection or characters in a string; (count nil) is 0.", "(count [1 2 3])" => "3"),
+    builtin!("first", first, "(first coll)", "The first item, or nil.", "(first [1 2])" => "1"),
+    builtin!("second", second, "(second coll)", "The second item, or nil.", "(second [1 2])" => "2"),
+    builtin!("last", last, "(last coll)", "The last item, or nil.", "(last [1 2 3])" => "3"),
+    builtin!("rest", rest, "(rest coll)", "All items after the first, as a list (empty, never nil).", "(rest [1 2 3])" => "(2 3)"),
+    builtin!("next", next, "(next coll)", "All items after the first, or nil when there are none.", "(next [1])" => "nil"),
+    builtin!("nth", nth, "(nth coll i) (nth coll i not-found)", "Item at index i; an error (or not-found) when out of range.", "(nth [10 20 30] 1)" => "20"),
+    builtin!("nthnext", nthnext, "(nthnext coll n)", "The items after the first n, or nil when there are none.", "(nthnext [1 2 3] 2)" => "(3)"),
+    builtin!("seq", seq, "(seq coll)", "The items as a sequence, or nil when empty (maps give [k v] entries).", "(seq {:a 1})" => "([:a 1])"),
+    builtin!("empty?", is_empty, "(empty? coll)", "True if coll has no items.", "(empty? [])" => "true"),
+    builtin!("cons", cons, "(cons x coll)", "A list of x followed by the items of coll.", "(cons 0 [1 2])" => "(0 1 2)"),
+    builtin!("concat", concat, "(concat & colls)", "The items of all collections, in order, as a list.", "(concat [1 2] '(3) #{4})" => "(1 2 3 4)"),
+    builtin!("conj", conj, "(conj coll x & xs)", "Adds items: at the end of a vector, the front of a list, into a set or map ([k v] entries).", "[(conj [1 2] 3) (conj '(1 2) 3)]" => "[[1 2 3] (3 1 2)]"),
+    builtin!("into", into, "(into to from) (into to xform from)", "Adds every item of from to the collection to, as conj does one by one (through the transducer xform if given).", "(into {} [[:a 1] [:b 2]])" => "{:a 1, :b 2}"),
+    builtin!("vec", vec, "(vec coll)", "A vector of the items of coll.", "(vec '(1 2))" => "[1 2]"),
+    builtin!("vector", vector, "(vector & items)", "A vector of the arguments.", "(vector 1 2)" => "[1 2]"),
+    builtin!("list", list, "(list & items)", "A list of the arguments.", "(list 1 2)" => "(1 2)"),
+    builtin!("map", map, "(map f coll) (map f c1 c2 & colls) (map f)", "Applies f to each item (to items at the same position of several collections, stopping at the shortest); (map f) is a transducer.", "(map + [1 2] [10 20 30])" => "(11 22)"),
+    builtin!("mapv", mapv, "(mapv f coll) (mapv f c1 c2 & colls)", "Like map, returning a vector.", "(mapv inc [1 2 3])" => "[2 3 4]"),
+    builtin!("map-indexed", map_indexed, "(map-indexed f coll) (map-indexed f)", "Calls (f index item) for each item, indices from 0.", "(map-indexed vector [:a :b])" => "([0 :a] [1 :b])"),
+    builtin!("mapcat", mapcat, "(mapcat f coll) (mapcat f c1 c2 & colls) (mapcat f)", "Concatenates the collections (f item) returns.", "(mapcat (fn [x] [x x]) [1 2])" => "(1 1 2 2)"),
+    builtin!("filter", filter, "(filter pred coll) (filter pred)", "The items for which pred is truthy.", "(filter even? [1 2 3 4])" => "(2 4)"),
+    builtin!("filterv", filterv, "(filterv pred coll)", "Like filter, returning a vector.", "(filterv odd? (range 6))" => "[1 3 5]"),
+    builtin!("remove", remove, "(remove pred coll) (remove pred)", "The items for which pred is falsey.", "(remove even? [1 2 3 4])" => "(1 3)"),
+    builtin!("keep", keep, "(keep f coll) (keep f)", "The non-nil results of (f item) (false is kept).", "(keep :email [{:email \"a@x\"} {:name \"b\"}])" => "(\"a@x\")"),
+    builtin!("keep-indexed", keep_indexed, "(keep-indexed f coll) (keep-indexed f)", "The non-nil results of (f index item).", "(keep-indexed (fn [i x] (when (even? i) x)) [:a :b :c])" => "(:a :c)"),
+    builtin!("reduce", reduce, "(reduce f coll) (reduce f init coll)", "Combines the items with f, from the left, starting from init (or the first item); stops early at a (reduced x).", "(reduce + 10 [1 2 3])" => "16"),
+    builtin!("reduce-kv", reduce_kv, "(reduce-kv f init m)", "Like reduce over a map, calling (f acc k v); vectors give index and item.", "(reduce-kv (fn [acc k v] (+ acc v)) 0 {:a 1 :b 2})" => "3"),
+    builtin!("reductions", reductions, "(reductions f coll) (reductions f init coll)", "The intermediate results of reduce, as a sequence.", "(reductions + [1 2 3 4])" => "(1 3 6 10)"),
+    builtin!("range", range, "(range) (range end) (range start end) (range start end step)", "Numbers from start (0) up to, not including, end, by step (1); without end, unbounded; lazy when longer than memory could hold.", "(range 1 10 3)" => "(1 4 7)"),
+    builtin!("take", take, "(take n coll) (take n)", "The first n items (fewer if coll is shorter).", "(take 2 (range))" => "(0 1)"),
+    builtin!("drop", drop, "(drop n coll) (drop n)", "All but the first n items.", "(drop 2 [1 2 3 4])" => "(3 4)"),
+    builtin!("take-while", take_while, "(take-while pred coll) (take-while pred)", "The items before the first one for which pred is falsey.", "(take-while #(< % 10) (iterate #(* 2 %) 1))" => "(1 2 4 8)"),
+    builtin!("drop-while", drop_while, "(drop-while pred coll) (drop-while pred)", "The items from the first one for which pred is falsey.", "(drop-while neg? [-2 -1 0 1 -5])" => "(0 1 -5)"),
+    builtin!("take-last", take_last, "(take-last n coll)", "The last n items, or nil when there are none.", "(take-last 2 [1 2 3 4])" => "(3 4)"),
+    builtin!("drop-last", drop_last, "(drop-last coll) (drop-last n coll)", "All but the last n (1) items.", "(drop-last [1 2 3])" => "(1 2)"),
+    builtin!("take-nth", take_nth, "(take-nth n coll) (take-nth n)", "Every nth item, starting with the first.", "(take-nth 2 [0 1 2 3 4])" => "(0 2 4)"),
+    builtin!("nthrest", nthrest, "(nthrest coll n)", "The items after the first n (coll itself when n is 0).", "(nthrest [1 2 3 4] 2)" => "(3 4)"),
+    builtin!("butlast", butlast, "(butlast coll)", "All but the last item, or nil when there are none.", "(butlast [1 2 3])" => "(1 2)"),
+    builtin!("ffirst", ffirst, "(ffirst coll)", "The first item of the first item.", "(ffirst [[1 2] [3]])" => "1"),
+    builtin!("distinct", distinct, "(distinct coll) (distinct)", "The items without repeats, in first-seen order.", "(distinct [1 2 1 3 2])" => "(1 2 3)"),
+    builtin!("dedupe", dedupe, "(dedupe coll) (dedupe)", "The items without consecutive repeats.", "(dedupe [1 1 2 1 1])" => "(1 2 1)"),
+    builtin!("flatten", flatten, "(flatten coll)", "The non-sequential items of nested lists and vectors, in order (maps and sets stay whole).", "(flatten [1 [2 [3]] {:a 4}])" => "(1 2 3 {:a 4})"),
+    builtin!("reverse", reverse, "(reverse coll)", "The items in reverse order, as a list.", "(reverse [1 2 3])" => "(3 2 1)"),
+    builtin!("interleave", interleave, "(interleave c1 c2 & colls)", "The first item of each collection, then the second of each, ..., stopping at the shortest.", "(interleave [1 2] [:a :b])" => "(1 :a 2 :b)"),
+    builtin!("interpose", interpose, "(interpose sep coll) (interpose sep)", "The items with sep between each two.", "(interpose \", \" [\"a\" \"b\"])" => "(\"a\" \", \" \"b\")"),
+    builtin!("tree-seq", tree_seq, "(tree-seq branch? children root)", "Every node of a tree, depth first: root, then the nodes under (children node) for each node where (branch? node) is truthy.", "(tree-seq vector? seq [1 [2]])" => "([1 [2]] 1 [2] 2)"),
+    builtin!("min-key", min_key, "(min-key k x & more)", "The x for which (k x), a number, is least (the last one on ties).", "(min-key count \"abc\" \"a\" \"ab\")" => "\"a\""),
+    builtin!("max-key", max_key, "(max-key k x & more)", "The x for which (k x), a number, is greatest (the last one on ties).", "(max-key :n {:n 1} {:n 3} {:n 2})" => "{:n 3}"),
+    builtin!("doall", doall, "(doall coll) (doall n coll)", "Returns coll, realized (sequences are already realized but long ranges; unbounded ones are refused).", "(doall (map inc [1 2]))" => "(2 3)"),
+    builtin!("dorun", dorun, "(dorun coll) (dorun n coll)", "Returns nil (sequences are already realized).", "(dorun (map inc [1 2]))" => "nil"),
+    builtin!("sort", sort, "(sort coll) (sort comparator coll)", "The items in ascending order (stable); comparator is a function like compare or <.", "(sort > [3 1 2])" => "(3 2 1)"),
+    builtin!("sort-by", sort_by, "(sort-by keyfn coll) (sort-by keyfn comparator coll)", "The items ordered by (keyfn item) (stable).", "(sort-by :age [{:age 30} {:age 20}])" => "({:age 20} {:age 30})"),
+    builtin!("some", some, "(some pred coll)", "The first truthy (pred item), or nil.", "(some #(when (> % 2) %) [1 2 3 4])" => "3"),
+    builtin!("every?", every, "(every? pred coll)", "True if (pred item) is truthy for every item.", "(every? pos? [1 2])" => "true"),
+    builtin!("not-any?", not_any, "(not-any? pred coll)", "True if (pred item) is falsey for every item.", "(not-any? neg? [1 2])" => "true"),
+    builtin!("not-every?", not_every, "(not-every? pred coll)", "True if (pred item) is falsey for some item.", "(not-every? even? [2 3])" => "true"),
+    builtin!("not-empty", not_empty, "(not-empty coll)", "coll, or nil when it is empty.", "[(not-empty [1]) (not-empty \"\")]" => "[[1] nil]"),
+    builtin!("repeat", repeat, "(repeat x) (repeat n x)", "n copies of x; without n, unbounded.", "(repeat 3 :a)" => "(:a :a :a)"),
+    builtin!("iterate", iterate, "(iterate f x)", "The unbounded sequence x, (f x), (f (f x)), ...", "(take 4 (iterate #(* 2 %) 1))" => "(1 2 4 8)"),
+    builtin!("cycle", cycle, "(cycle coll)", "The items of coll repeated without end.", "(take 5 (cycle [1 2]))" => "(1 2 1 2 1)"),
 ];
 
 /// A list of `items`, charged to the memory budget.
@@ -88,14 +89,18 @@ pub(crate) fn vector_of(ctx: &mut Ctx, items: Vec<Value>) -> EvalResult {
     Ok(Value::Vector(Seq::from(items)))
 }
 
-fn count(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
+fn count(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    match coll {
         Value::Lazy(l) if l.is_bounded() => match l.known_count() {
             Some(n) => i64::try_from(n).map(Value::Int).map_err(|_| {
-                Error::arithmetic(format!("count: {n} items do not fit a 64-bit integer")).into()
+                call.error(
+                    ErrorKind::Arithmetic,
+                    format_args!("{n} items do not fit a 64-bit integer"),
+                )
+                .into()
             }),
             None => {
-                let mut items = Items::new(&args[0])?;
+                let mut items = Items::new(coll)?;
                 let mut n = 0i64;
                 while items.next(ctx)?.is_some() {
                     n += 1;
@@ -103,18 +108,15 @@ fn count(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
                 Ok(Value::Int(n))
             }
         },
-        Value::Lazy(_) => Err(unbounded_error("count", &args[0]).into()),
-        v => v.count().map(Value::from).ok_or_else(|| {
-            Error::type_error(format!(
-                "count expects a collection or string, got {}",
-                got(v)
-            ))
-            .into()
-        }),
+        Value::Lazy(_) => Err(call.unbounded(coll).into()),
+        v => v
+            .count()
+            .map(Value::from)
+            .ok_or_else(|| call.expected("a collection or string", v).into()),
     }
 }
 
-fn nth_item(ctx: &mut Ctx, coll: &Value, index: usize) -> EvalResult<Option<Value>> {
+fn nth_item(ctx: &mut Ctx, call: Call, coll: &Value, index: usize) -> EvalResult<Option<Value>> {
     match coll {
         Value::List(s) | Value::Vector(s) => Ok(s.get(index).cloned()),
         Value::Nil => Ok(None),
@@ -136,31 +138,27 @@ fn nth_item(ctx: &mut Ctx, coll: &Value, index: usize) -> EvalResult<Option<Valu
             }
             Ok(items.next(ctx)?.map(|c| c.into_owned()))
         }
-        other => {
-            Err(Error::type_error(format!("expected a collection, got {}", got(other))).into())
-        }
+        other => Err(call.expected("a collection", other).into()),
     }
 }
 
-fn first(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(nth_item(ctx, &args[0], 0)?.unwrap_or_default())
+fn first(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    Ok(nth_item(ctx, call, coll, 0)?.unwrap_or_default())
 }
 
-fn second(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(nth_item(ctx, &args[0], 1)?.unwrap_or_default())
+fn second(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    Ok(nth_item(ctx, call, coll, 1)?.unwrap_or_default())
 }
 
-fn last(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
+fn last(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    match coll {
         Value::List(s) | Value::Vector(s) => Ok(s.last().cloned().unwrap_or_default()),
-        v => Ok(Items::collect_all(v, ctx, "last")?
-            .pop()
-            .unwrap_or_default()),
+        v => Ok(call.collect(ctx, v)?.pop().unwrap_or_default()),
     }
 }
 
 /// Items after the first `n`, as a list (or an unbounded sequence).
-fn drop_items(ctx: &mut Ctx, coll: &Value, n: usize) -> EvalResult {
+pub(crate) fn drop_items_of(ctx: &mut Ctx, call: Call, coll: &Value, n: usize) -> EvalResult {
     match coll {
         Value::List(s) | Value::Vector(s) => {
             let rest = s.slice(n, s.len());
@@ -174,7 +172,7 @@ fn drop_items(ctx: &mut Ctx, coll: &Value, n: usize) -> EvalResult {
                     .known_count()
                     .is_some_and(|k| k <= most_range_items(ctx)) =>
             {
-                let items = Items::collect_all(&Value::Lazy(rest), ctx, "drop")?;
+                let items = call.collect(ctx, &Value::Lazy(rest))?;
                 Ok(Value::List(Seq::from(items)))
             }
             Some(rest) => Ok(Value::Lazy(rest)),
@@ -184,70 +182,75 @@ fn drop_items(ctx: &mut Ctx, coll: &Value, n: usize) -> EvalResult {
             }))),
         },
         other => {
-            let items = Items::collect_all(other, ctx, "drop")?;
+            let items = call.collect(ctx, other)?;
             list_of(ctx, items.into_iter().skip(n).collect())
         }
     }
 }
 
-fn rest(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    drop_items(ctx, &args[0], 1)
+fn rest(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    drop_items_of(ctx, call, coll, 1)
 }
 
-fn next(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let r = drop_items(ctx, &args[0], 1)?;
+fn next(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    let r = drop_items_of(ctx, call, coll, 1)?;
     Ok(if r.count() == Some(0) { Value::Nil } else { r })
 }
 
-fn nth(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let coll = &args[0];
-    let i = expect_int("nth", &args[1])?;
-    if let (Value::Map(_), _) | (Value::Set(_), _) = (coll, ()) {
+fn nth(
+    ctx: &mut Ctx,
+    call: Call,
+    (coll, i, not_found): (&Value, i64, Option<&Value>),
+) -> EvalResult {
+    if let Value::Map(_) | Value::Set(_) = coll {
         return Err(Error::type_error(format!(
-            "nth does not work on a {}; use get, or (nth (vec coll) i)",
+            "{call} does not work on a {}; use get, or (nth (vec coll) i)",
             coll.type_name()
         ))
         .into());
     }
     let found = match usize::try_from(i) {
-        Ok(i) => nth_item(ctx, coll, i)?,
+        Ok(i) => nth_item(ctx, call, coll, i)?,
         Err(_) => None,
     };
-    match (found, args.get(2)) {
+    match (found, not_found) {
         (Some(v), _) => Ok(v),
         (None, Some(default)) => Ok(default.clone()),
         (None, None) if coll.is_nil() => Ok(Value::Nil),
-        (None, None) => Err(Error::index(format!(
-            "nth: index {i} is out of bounds for a {} of {} items",
-            coll.type_name(),
-            coll.count().unwrap_or(0)
-        ))
-        .into()),
+        (None, None) => Err(call
+            .error(
+                ErrorKind::Index,
+                format_args!(
+                    "index {i} is out of bounds for a {} of {} items",
+                    coll.type_name(),
+                    coll.count().unwrap_or(0)
+                ),
+            )
+            .into()),
     }
 }
 
-fn nthnext(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let n = expect_int("nthnext", &args[1])?.max(0) as usize;
-    let r = drop_items(ctx, &args[0], n)?;
+fn nthnext(ctx: &mut Ctx, call: Call, (coll, n): (&Value, i64)) -> EvalResult {
+    let r = drop_items_of(ctx, call, coll, n.max(0) as usize)?;
     Ok(if r.count() == Some(0) { Value::Nil } else { r })
 }
 
-fn seq(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
+fn seq(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    match coll {
         Value::List(s) if s.is_empty() => Ok(Value::Nil),
-        Value::Lazy(l) if l.is_bounded() => Ok(if nth_item(ctx, &args[0], 0)?.is_some() {
-            args[0].clone()
+        Value::Lazy(l) if l.is_bounded() => Ok(if nth_item(ctx, call, coll, 0)?.is_some() {
+            coll.clone()
         } else {
             Value::Nil
         }),
-        Value::List(_) | Value::Lazy(_) => Ok(args[0].clone()),
+        Value::List(_) | Value::Lazy(_) => Ok(coll.clone()),
         Value::Vector(s) => Ok(if s.is_empty() {
             Value::Nil
         } else {
             Value::List(s.clone())
         }),
         v => {
-            let items = Items::collect_all(v, ctx, "seq")?;
+            let items = call.collect(ctx, v)?;
             if items.is_empty() {
                 Ok(Value::Nil)
             } else {
@@ -257,36 +260,39 @@ fn seq(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     }
 }
 
-fn is_empty(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
-        Value::Lazy(l) if l.is_bounded() => Ok(Value::Bool(nth_item(ctx, &args[0], 0)?.is_none())),
-        Value::Lazy(_) => Ok(Value::Bool(false)),
+fn is_empty_of(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult<bool> {
+    match coll {
+        Value::Lazy(l) if l.is_bounded() => Ok(nth_item(ctx, call, coll, 0)?.is_none()),
+        Value::Lazy(_) => Ok(false),
         v => match v.count() {
-            Some(n) => Ok(Value::Bool(n == 0)),
+            Some(n) => Ok(n == 0),
             None => {
-                Items::new(v)?;
-                let _ = ctx;
-                Ok(Value::Bool(false))
+                call.items(v)?;
+                Ok(false)
             }
         },
     }
 }
 
-fn cons(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[1] {
+fn is_empty(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    Ok(Value::Bool(is_empty_of(ctx, call, coll)?))
+}
+
+fn cons(ctx: &mut Ctx, call: Call, (x, coll): (&Value, &Value)) -> EvalResult {
+    match coll {
         Value::Lazy(l) => Ok(Value::Lazy(LazySeq::new(LazyKind::Concat {
-            prefix: Seq::from(vec![args[0].clone()]),
+            prefix: Seq::from(vec![x.clone()]),
             source: l.clone(),
         }))),
         Value::List(s) | Value::Vector(s) => {
             ctx.charge_items(1)?;
             let mut out = s.clone();
-            out.push_front(args[0].clone());
+            out.push_front(x.clone());
             Ok(Value::List(out))
         }
         coll => {
-            let mut items = vec![args[0].clone()];
-            items.extend(Items::collect_all(coll, ctx, "cons")?);
+            let mut items = vec![x.clone()];
+            items.extend(call.collect(ctx, coll)?);
             list_of(ctx, items)
         }
     }
@@ -295,9 +301,9 @@ fn cons(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 /// Appends the items of a finite collection (or string) to `out`, charging for them.
 pub(crate) fn extend_items(
     ctx: &mut Ctx,
+    call: Call,
     out: &mut Vec<Value>,
     coll: &Value,
-    what: &str,
 ) -> EvalResult<()> {
     match coll {
         Value::List(s) | Value::Vector(s) => {
@@ -305,29 +311,29 @@ pub(crate) fn extend_items(
             ctx.tick_n(s.len())?;
             out.extend(s.iter().cloned());
         }
-        other => out.extend(Items::collect_all(other, ctx, what)?),
+        other => out.extend(call.collect(ctx, other)?),
     }
     Ok(())
 }
 
-fn concat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn concat(ctx: &mut Ctx, call: Call, colls: &[Value]) -> EvalResult {
     let mut out = Vec::new();
-    for (i, coll) in args.iter().enumerate() {
+    for (i, coll) in colls.iter().enumerate() {
         match coll {
-            Value::Lazy(l) if i == args.len() - 1 => {
+            Value::Lazy(l) if i == colls.len() - 1 => {
                 return Ok(Value::Lazy(LazySeq::new(LazyKind::Concat {
                     prefix: Seq::from(out),
                     source: l.clone(),
                 })));
             }
-            other => extend_items(ctx, &mut out, other, "concat")?,
+            other => extend_items(ctx, call, &mut out, other)?,
         }
     }
     Ok(Value::List(Seq::from(out)))
 }
 
 /// Add one item to a collection the way `conj` does.
-pub(crate) fn conj_one(coll: &mut Value, item: Value) -> Result<()> {
+pub(crate) fn conj_one(call: Call, coll: &mut Value, item: Value) -> Result<()> {
     match coll {
         Value::Vector(s) => s.push_back(item),
         Value::List(s) => s.push_front(item),
@@ -348,88 +354,87 @@ pub(crate) fn conj_one(coll: &mut Value, item: Value) -> Result<()> {
             }
         },
         Value::Nil => *coll = Value::list([item]),
-        other => {
-            return Err(Error::type_error(format!(
-                "conj expects a collection, got {}",
-                got(other)
-            )));
-        }
+        other => return Err(call.expected("a collection", other)),
     }
     Ok(())
 }
 
-fn conj(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let Some((coll, items)) = args.split_first() else {
+fn conj(ctx: &mut Ctx, call: Call, (coll, items): (Option<&Value>, &[Value])) -> EvalResult {
+    let Some(coll) = coll else {
         return Ok(Value::vector([]));
     };
     let mut out = coll.clone();
     ctx.charge_items(items.len())?;
     for item in items {
-        conj_one(&mut out, item.clone())?;
+        conj_one(call, &mut out, item.clone())?;
     }
     Ok(out)
 }
 
-fn into(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (to, from) = match args {
-        [] => return Ok(Value::vector([])),
-        [to] => return Ok(to.clone()),
-        [to, from] => (to, from),
-        [to, xform, from] => {
-            let to = match to {
-                Value::Nil => Value::empty_list(),
-                other => other.clone(),
-            };
-            return transduce::into_with(ctx, to, xform, from);
-        }
-        _ => unreachable!("arity checked"),
-    };
-    let mut out = match to {
+/// `(into)`, `(into to)`, `(into to from)` or `(into to xform from)`.
+fn into(
+    ctx: &mut Ctx,
+    call: Call,
+    (to, second, third): (Option<&Value>, Option<&Value>, Option<&Value>),
+) -> EvalResult {
+    let empty_list_for_nil = |to: &Value| match to {
         Value::Nil => Value::empty_list(),
         other => other.clone(),
     };
-    let items = Items::collect_all(from, ctx, "into")?;
+    let (to, from) = match (to, second, third) {
+        (None, _, _) => return Ok(Value::vector([])),
+        (Some(to), None, _) => return Ok(to.clone()),
+        (Some(to), Some(from), None) => (to, from),
+        (Some(to), Some(xform), Some(from)) => {
+            return transduce::into_with(ctx, call, empty_list_for_nil(to), xform, from);
+        }
+    };
+    let mut out = empty_list_for_nil(to);
+    let items = call.collect(ctx, from)?;
     ctx.charge_items(items.len())?;
     for item in items {
-        conj_one(&mut out, item)?;
+        conj_one(call, &mut out, item)?;
     }
     Ok(out)
 }
 
-fn vec(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
-        Value::Vector(_) => Ok(args[0].clone()),
+fn vec(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    match coll {
+        Value::Vector(_) => Ok(coll.clone()),
         Value::List(s) => Ok(Value::Vector(s.clone())),
         other => {
-            let items = Items::collect_all(other, ctx, "vec")?;
+            let items = call.collect(ctx, other)?;
             vector_of(ctx, items)
         }
     }
 }
 
-fn vector(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    vector_of(ctx, args.to_vec())
+fn vector(ctx: &mut Ctx, _: Call, items: &[Value]) -> EvalResult {
+    vector_of(ctx, items.to_vec())
 }
 
-fn list(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    list_of(ctx, args.to_vec())
+fn list(ctx: &mut Ctx, _: Call, items: &[Value]) -> EvalResult {
+    list_of(ctx, items.to_vec())
 }
 
-fn map(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let f = &args[0];
-    expect_fn("map", f)?;
-    let colls = &args[1..];
+fn map(ctx: &mut Ctx, call: Call, (f, colls): (Callable, &[Value])) -> EvalResult {
+    map_of(ctx, call, &f, colls)
+}
+
+/// `(map f colls...)` with `f` known to be callable.
+fn map_of(ctx: &mut Ctx, call: Call, f: &Value, colls: &[Value]) -> EvalResult {
     if colls.is_empty() {
-        return Ok(transduce::map_xf(f.clone()));
+        return Ok(transduce::map_xf(call, f.clone()));
     }
-    if colls.iter().all(|c| matches!(c, Value::Lazy(_))) {
-        let sources = colls
-            .iter()
-            .map(|c| match c {
-                Value::Lazy(l) => l.clone(),
-                _ => unreachable!("all lazy"),
-            })
-            .collect();
+    // All lazy: the result is lazy too (`None` as soon as one is not).
+    let lazy_sources: Option<Vec<LazySeq>> = colls
+        .iter()
+        .map(|c| match c {
+            Value::Lazy(l) => Some(l.clone()),
+            _ => None,
+        })
+        .collect();
+    if let Some(sources) = lazy_sources {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Map {
             f: f.clone(),
             sources,
@@ -443,14 +448,17 @@ fn map(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             }
             return list_of(ctx, out);
         }
-        let mut items = Items::new(coll)?;
+        let mut items = call.items(coll)?;
         let mut out = Vec::new();
         while let Some(item) = items.next(ctx)? {
             out.push(ctx.apply1(f, item.as_ref())?);
         }
         return list_of(ctx, out);
     }
-    let mut iters = colls.iter().map(Items::new).collect::<Result<Vec<_>>>()?;
+    let mut iters = colls
+        .iter()
+        .map(|c| call.items(c))
+        .collect::<Result<Vec<_>>>()?;
     let mut out = Vec::new();
     'outer: loop {
         let mut row = Vec::with_capacity(iters.len());
@@ -465,11 +473,16 @@ fn map(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, out)
 }
 
-fn filter_items(ctx: &mut Ctx, name: &str, args: &[Value], keep: bool) -> EvalResult {
-    let pred = &args[0];
-    expect_fn(name, pred)?;
-    let Some(coll) = args.get(1) else {
-        return Ok(transduce::filter_xf(pred.clone(), keep));
+/// `filter` (`keep` true) or `remove` with `pred` known to be callable.
+fn filter_of(
+    ctx: &mut Ctx,
+    call: Call,
+    pred: &Value,
+    coll: Option<&Value>,
+    keep: bool,
+) -> EvalResult {
+    let Some(coll) = coll else {
+        return Ok(transduce::filter_xf(call, pred.clone(), keep));
     };
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Filter {
@@ -478,7 +491,7 @@ fn filter_items(ctx: &mut Ctx, name: &str, args: &[Value], keep: bool) -> EvalRe
             keep,
         })));
     }
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     let mut out = Vec::new();
     while let Some(item) = items.next(ctx)? {
         if ctx.apply1(pred, item.as_ref())?.into_truthy() == keep {
@@ -489,30 +502,32 @@ fn filter_items(ctx: &mut Ctx, name: &str, args: &[Value], keep: bool) -> EvalRe
     Ok(Value::List(Seq::picked_from(out, coll)))
 }
 
-fn filter(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    filter_items(ctx, "filter", args, true)
+fn filter(ctx: &mut Ctx, call: Call, (pred, coll): (Callable, Option<&Value>)) -> EvalResult {
+    filter_of(ctx, call, &pred, coll, true)
 }
 
-fn remove(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    filter_items(ctx, "remove", args, false)
+fn remove(ctx: &mut Ctx, call: Call, (pred, coll): (Callable, Option<&Value>)) -> EvalResult {
+    filter_of(ctx, call, &pred, coll, false)
 }
 
-fn reduce(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let f = &args[0];
-    expect_fn("reduce", f)?;
-    let coll = args.last().expect("arity checked");
+fn reduce(
+    ctx: &mut Ctx,
+    call: Call,
+    (f, init, coll): (Callable, Option<&Value>, &Value),
+) -> EvalResult {
+    let f: &Value = &f;
     // An unbounded input is allowed when the function may end it with (reduced x); a builtin
     // such as + never does, so that would only run into a limit.
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     if items.is_unbounded()
         && let Value::Fn(func) = f
         && let FnRepr::Builtin(b) = func.repr()
         && !matches!(b.name, "reduced" | "ensure-reduced")
     {
-        return Err(unbounded_error("reduce", coll).into());
+        return Err(call.unbounded(coll).into());
     }
-    let mut acc = if args.len() == 3 {
-        args[1].clone()
+    let mut acc = if let Some(init) = init {
+        init.clone()
     } else {
         match items.next(ctx)? {
             Some(first) => first.into_owned(),
@@ -539,10 +554,9 @@ fn reduce(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(acc)
 }
 
-fn reduce_kv(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (f, mut acc) = (&args[0], args[1].clone());
-    expect_fn("reduce-kv", f)?;
-    match &args[2] {
+fn reduce_kv(ctx: &mut Ctx, call: Call, (f, init, coll): (Callable, &Value, &Value)) -> EvalResult {
+    let (f, mut acc): (&Value, Value) = (&f, init.clone());
+    match coll {
         Value::Map(m) => {
             for (k, v) in m.iter() {
                 ctx.tick()?;
@@ -562,13 +576,7 @@ fn reduce_kv(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             }
         }
         Value::Nil => {}
-        other => {
-            return Err(Error::type_error(format!(
-                "reduce-kv expects a map or vector, got {}",
-                got(other)
-            ))
-            .into());
-        }
+        other => return Err(call.expected("a map or vector", other).into()),
     }
     Ok(acc)
 }
@@ -578,16 +586,13 @@ fn most_range_items(ctx: &Ctx) -> u64 {
     (ctx.limits().max_memory_bytes / std::mem::size_of::<Value>()) as u64
 }
 
-fn range(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let number = |v: &Value| -> Result<Value> {
-        match v {
-            Value::Int(_) | Value::Float(_) => Ok(v.clone()),
-            other => Err(Error::type_error(format!(
-                "range expects numbers, got {}",
-                got(other)
-            ))),
-        }
-    };
+/// `(range)`, `(range end)`, `(range start end)` or `(range start end step)`.
+fn range(
+    ctx: &mut Ctx,
+    call: Call,
+    (first, second, third): (Option<&Value>, Option<&Value>, Option<&Value>),
+) -> EvalResult {
+    let number = |v: &Value| call.arg::<Num>(v).map(Value::from);
     let unbounded = |start: Value, step: Value| {
         Value::Lazy(LazySeq::new(LazyKind::Range {
             start,
@@ -595,12 +600,17 @@ fn range(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             end: None,
         }))
     };
-    let (start, end, step) = match args {
-        [] => return Ok(unbounded(Value::Int(0), Value::Int(1))),
-        [end] => (Value::Int(0), number(end)?, Value::Int(1)),
-        [start, end] => (number(start)?, number(end)?, Value::Int(1)),
-        [start, end, step] => (number(start)?, number(end)?, number(step)?),
-        _ => unreachable!("arity checked"),
+    let (start, end, step) = match (first, second, third) {
+        (None, _, _) => return Ok(unbounded(Value::Int(0), Value::Int(1))),
+        (Some(end), None, _) => (Value::Int(0), number(end)?, Value::Int(1)),
+        (Some(start), Some(end), step) => {
+            let (start, end) = (number(start)?, number(end)?);
+            let step = match step {
+                Some(step) => number(step)?,
+                None => Value::Int(1),
+            };
+            (start, end, step)
+        }
     };
     // More items than the memory budget could ever hold are produced one at a time, so that
     // (first (range 100000000000)) works; shorter ranges are realized at once (faster to walk).
@@ -675,11 +685,15 @@ fn range(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(Value::List(Seq::from(out)))
 }
 
-pub(crate) fn take(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let n = expect_int("take", &args[0])?;
-    let Some(coll) = args.get(1) else {
-        return Ok(transduce::take_xf(n));
-    };
+fn take(ctx: &mut Ctx, call: Call, (n, coll): (i64, Option<&Value>)) -> EvalResult {
+    match coll {
+        Some(coll) => take_of(ctx, call, n, coll),
+        None => Ok(transduce::take_xf(call, n)),
+    }
+}
+
+/// The first `n` items of `coll`.
+pub(crate) fn take_of(ctx: &mut Ctx, call: Call, n: i64, coll: &Value) -> EvalResult {
     if n <= 0 {
         return Ok(Value::empty_list());
     }
@@ -698,7 +712,7 @@ pub(crate) fn take(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         _ => (0, false),
     };
     ctx.charge_items(charge_first)?;
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     let mut out = Vec::new();
     while out.len() < n {
         match items.next(ctx)? {
@@ -717,11 +731,10 @@ pub(crate) fn take(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(Value::List(Seq::from(out)))
 }
 
-pub(crate) fn drop(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let n = expect_int("drop", &args[0])?;
-    match args.get(1) {
-        Some(coll) => drop_items(ctx, coll, n.max(0) as usize),
-        None => Ok(transduce::drop_xf(n)),
+fn drop(ctx: &mut Ctx, call: Call, (n, coll): (i64, Option<&Value>)) -> EvalResult {
+    match coll {
+        Some(coll) => drop_items_of(ctx, call, coll, n.max(0) as usize),
+        None => Ok(transduce::drop_xf(call, n)),
     }
 }
 
@@ -774,45 +787,34 @@ fn sort_with_keys(
     if let Some(e) = failure {
         return Err(e);
     }
+    // Each index comes once: every slot is still full when its turn comes.
     let mut slots: Vec<Option<Value>> = items.into_iter().map(Some).collect();
-    Ok(order
-        .into_iter()
-        .map(|i| slots[i].take().expect("each index once"))
-        .collect())
+    Ok(order.into_iter().filter_map(|i| slots[i].take()).collect())
 }
 
-fn sort(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (cmp, coll) = match args {
-        [coll] => (None, coll),
-        [cmp, coll] => (Some(cmp), coll),
-        _ => unreachable!("arity checked"),
-    };
-    let items = Items::collect_all(coll, ctx, "sort")?;
+fn sort(ctx: &mut Ctx, call: Call, (cmp, coll): (Option<&Value>, &Value)) -> EvalResult {
+    let items = call.collect(ctx, coll)?;
     let keys = items.clone();
     let sorted = sort_with_keys(ctx, items, keys, cmp)?;
     list_of(ctx, sorted)
 }
 
-fn sort_by(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (keyfn, cmp, coll) = match args {
-        [keyfn, coll] => (keyfn, None, coll),
-        [keyfn, cmp, coll] => (keyfn, Some(cmp), coll),
-        _ => unreachable!("arity checked"),
-    };
-    expect_fn("sort-by", keyfn)?;
-    let items = Items::collect_all(coll, ctx, "sort-by")?;
+fn sort_by(
+    ctx: &mut Ctx,
+    call: Call,
+    (keyfn, cmp, coll): (Callable, Option<&Value>, &Value),
+) -> EvalResult {
+    let items = call.collect(ctx, coll)?;
     let keys = items
         .iter()
-        .map(|item| ctx.apply1(keyfn, item))
+        .map(|item| ctx.apply1(&keyfn, item))
         .collect::<EvalResult<Vec<_>>>()?;
     let sorted = sort_with_keys(ctx, items, keys, cmp)?;
     list_of(ctx, sorted)
 }
 
-fn some(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let pred = &args[0];
-    expect_fn("some", pred)?;
-    let mut items = Items::new(&args[1])?;
+fn some_of(ctx: &mut Ctx, pred: &Value, coll: &Seqable) -> EvalResult {
+    let mut items = coll.items()?;
     while let Some(item) = items.next(ctx)? {
         let r = ctx.apply1(pred, item.as_ref())?;
         if r.truthy() {
@@ -822,41 +824,46 @@ fn some(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(Value::Nil)
 }
 
-fn every(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let pred = &args[0];
-    expect_fn("every?", pred)?;
-    let mut items = Items::new(&args[1])?;
+fn every_of(ctx: &mut Ctx, pred: &Value, coll: &Seqable) -> EvalResult<bool> {
+    let mut items = coll.items()?;
     while let Some(item) = items.next(ctx)? {
         if !ctx.apply1(pred, item.as_ref())?.truthy() {
-            return Ok(Value::Bool(false));
+            return Ok(false);
         }
     }
-    Ok(Value::Bool(true))
+    Ok(true)
 }
 
-fn repeat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match args {
-        [x] => Ok(Value::Lazy(LazySeq::new(LazyKind::Repeat(x.clone())))),
-        [n, x] => {
-            let n = expect_int("repeat", n)?.max(0) as usize;
+fn some(ctx: &mut Ctx, _: Call, (pred, coll): (Callable, Seqable)) -> EvalResult {
+    some_of(ctx, &pred, &coll)
+}
+
+fn every(ctx: &mut Ctx, _: Call, (pred, coll): (Callable, Seqable)) -> EvalResult {
+    Ok(Value::Bool(every_of(ctx, &pred, &coll)?))
+}
+
+/// `(repeat x)` or `(repeat n x)`.
+fn repeat(ctx: &mut Ctx, call: Call, (first, second): (&Value, Option<&Value>)) -> EvalResult {
+    match (first, second) {
+        (x, None) => Ok(Value::Lazy(LazySeq::new(LazyKind::Repeat(x.clone())))),
+        (n, Some(x)) => {
+            let n = call.arg::<i64>(n)?.max(0) as usize;
             ctx.charge_items(n)?;
             ctx.tick_n(n)?;
             Ok(Value::List(std::iter::repeat_n(x.clone(), n).collect()))
         }
-        _ => unreachable!("arity checked"),
     }
 }
 
-fn iterate(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    expect_fn("iterate", &args[0])?;
+fn iterate(_: &mut Ctx, _: Call, (f, seed): (Callable, &Value)) -> EvalResult {
     Ok(Value::Lazy(LazySeq::new(LazyKind::Iterate {
-        f: args[0].clone(),
-        seed: args[1].clone(),
+        f: f.clone(),
+        seed: seed.clone(),
     })))
 }
 
-fn cycle(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let items = Items::collect_all(&args[0], ctx, "cycle")?;
+fn cycle(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    let items = call.collect(ctx, coll)?;
     if items.is_empty() {
         return Ok(Value::empty_list());
     }
@@ -867,39 +874,41 @@ fn cycle(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 // Mapping and filtering variants
 // ---------------------------------------------------------------------------------------------
 
-fn mapv(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    if args[1..].iter().all(Value::is_unbounded) {
-        return Err(unbounded_error("mapv", &args[1]).into());
-    }
-    match map(ctx, args)? {
+/// A sequence as a vector, realized.
+fn into_vector(ctx: &mut Ctx, call: Call, sequence: Value) -> EvalResult {
+    match sequence {
         Value::List(items) => Ok(Value::Vector(items)),
         lazy @ Value::Lazy(_) => {
-            let items = Items::collect_all(&lazy, ctx, "mapv")?;
+            let items = call.collect(ctx, &lazy)?;
             vector_of(ctx, items)
         }
         other => Ok(other),
     }
 }
 
-fn filterv(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    if args[1].is_unbounded() {
-        return Err(unbounded_error("filterv", &args[1]).into());
+/// Unbounded inputs are refused before `f` is checked, so `f` is read in the body.
+fn mapv(ctx: &mut Ctx, call: Call, (f, colls): (&Value, AtLeastOne)) -> EvalResult {
+    if colls.iter().all(Value::is_unbounded) {
+        return Err(call.unbounded(colls.first()).into());
     }
-    match filter_items(ctx, "filterv", args, true)? {
-        Value::List(items) => Ok(Value::Vector(items)),
-        lazy @ Value::Lazy(_) => {
-            let items = Items::collect_all(&lazy, ctx, "filterv")?;
-            vector_of(ctx, items)
-        }
-        other => Ok(other),
-    }
+    let f = call.arg::<Callable>(f)?;
+    let mapped = map_of(ctx, call, &f, &colls)?;
+    into_vector(ctx, call, mapped)
 }
 
-fn map_indexed(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let f = &args[0];
-    expect_fn("map-indexed", f)?;
-    let Some(coll) = args.get(1) else {
-        return Ok(transduce::indexed_xf(f.clone(), true));
+/// An unbounded input is refused before `pred` is checked, so `pred` is read in the body.
+fn filterv(ctx: &mut Ctx, call: Call, (pred, coll): (&Value, &Value)) -> EvalResult {
+    if coll.is_unbounded() {
+        return Err(call.unbounded(coll).into());
+    }
+    let pred = call.arg::<Callable>(pred)?;
+    let filtered = filter_of(ctx, call, &pred, Some(coll), true)?;
+    into_vector(ctx, call, filtered)
+}
+
+fn map_indexed(ctx: &mut Ctx, call: Call, (f, coll): (Callable, Option<&Value>)) -> EvalResult {
+    let Some(coll) = coll else {
+        return Ok(transduce::indexed_xf(call, f.clone(), true));
     };
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::MapIndexed {
@@ -907,19 +916,17 @@ fn map_indexed(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             source: l.clone(),
         })));
     }
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     let mut out = Vec::with_capacity(coll.count().unwrap_or(0));
     while let Some(item) = items.next(ctx)? {
-        out.push(ctx.apply(f, &[Value::from(out.len()), item.into_owned()])?);
+        out.push(ctx.apply(&f, &[Value::from(out.len()), item.into_owned()])?);
     }
     list_of(ctx, out)
 }
 
-fn keep(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let f = &args[0];
-    expect_fn("keep", f)?;
-    let Some(coll) = args.get(1) else {
-        return Ok(transduce::keep_xf(f.clone()));
+fn keep(ctx: &mut Ctx, call: Call, (f, coll): (Callable, Option<&Value>)) -> EvalResult {
+    let Some(coll) = coll else {
+        return Ok(transduce::keep_xf(call, f.clone()));
     };
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Keep {
@@ -927,10 +934,10 @@ fn keep(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             source: l.clone(),
         })));
     }
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     let mut out = Vec::new();
     while let Some(item) = items.next(ctx)? {
-        let y = ctx.apply1(f, item.as_ref())?;
+        let y = ctx.apply1(&f, item.as_ref())?;
         if !y.is_nil() {
             out.push(y);
         }
@@ -938,11 +945,9 @@ fn keep(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, out)
 }
 
-fn keep_indexed(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let f = &args[0];
-    expect_fn("keep-indexed", f)?;
-    let Some(coll) = args.get(1) else {
-        return Ok(transduce::indexed_xf(f.clone(), false));
+fn keep_indexed(ctx: &mut Ctx, call: Call, (f, coll): (Callable, Option<&Value>)) -> EvalResult {
+    let Some(coll) = coll else {
+        return Ok(transduce::indexed_xf(call, f.clone(), false));
     };
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::KeepIndexed {
@@ -950,11 +955,11 @@ fn keep_indexed(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             source: l.clone(),
         })));
     }
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     let mut out = Vec::new();
     let mut index = 0i64;
     while let Some(item) = items.next(ctx)? {
-        let y = ctx.apply(f, &[Value::Int(index), item.into_owned()])?;
+        let y = ctx.apply(&f, &[Value::Int(index), item.into_owned()])?;
         index += 1;
         if !y.is_nil() {
             out.push(y);
@@ -963,12 +968,10 @@ fn keep_indexed(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, out)
 }
 
-fn mapcat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let f = &args[0];
-    expect_fn("mapcat", f)?;
-    let colls = &args[1..];
+fn mapcat(ctx: &mut Ctx, call: Call, (f, colls): (Callable, &[Value])) -> EvalResult {
+    let f: &Value = &f;
     if colls.is_empty() {
-        return Ok(transduce::mapcat_xf(f.clone()));
+        return Ok(transduce::mapcat_xf(call, f.clone()));
     }
     if let [Value::Lazy(l)] = colls {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::MapCat {
@@ -978,7 +981,7 @@ fn mapcat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     }
     if colls.iter().all(|c| matches!(c, Value::Lazy(_))) {
         // (mapcat f s1 s2) over unbounded inputs: the concatenation of (map f s1 s2).
-        let mapped = map(ctx, args)?;
+        let mapped = map_of(ctx, call, f, colls)?;
         let Value::Lazy(l) = mapped else {
             return Ok(mapped);
         };
@@ -988,23 +991,21 @@ fn mapcat(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             source: l,
         })));
     }
-    let parts = map(ctx, args)?;
+    let parts = map_of(ctx, call, f, colls)?;
     let mut out = Vec::new();
     let mut items = Items::new(&parts)?;
     while let Some(part) = items.next(ctx)? {
-        extend_items(ctx, &mut out, part.as_ref(), "mapcat")?;
+        extend_items(ctx, call, &mut out, part.as_ref())?;
     }
     Ok(Value::List(Seq::from(out)))
 }
 
-fn reductions(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let f = &args[0];
-    expect_fn("reductions", f)?;
-    let (init, coll) = match args {
-        [_, coll] => (None, coll),
-        [_, init, coll] => (Some(init), coll),
-        _ => unreachable!("arity checked"),
-    };
+fn reductions(
+    ctx: &mut Ctx,
+    call: Call,
+    (f, init, coll): (Callable, Option<&Value>, &Value),
+) -> EvalResult {
+    let f: &Value = &f;
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Reductions {
             f: f.clone(),
@@ -1012,7 +1013,7 @@ fn reductions(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             source: l.clone(),
         })));
     }
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     let mut acc = match init {
         Some(init) => init.clone(),
         None => match items.next(ctx)? {
@@ -1039,15 +1040,18 @@ fn reductions(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 // Parts of a sequence
 // ---------------------------------------------------------------------------------------------
 
-pub(crate) fn take_while(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let pred = &args[0];
-    expect_fn("take-while", pred)?;
-    let Some(coll) = args.get(1) else {
-        return Ok(transduce::take_while_xf(pred.clone()));
-    };
+fn take_while(ctx: &mut Ctx, call: Call, (pred, coll): (Callable, Option<&Value>)) -> EvalResult {
+    match coll {
+        Some(coll) => take_while_of(ctx, call, &pred, coll),
+        None => Ok(transduce::take_while_xf(call, pred.clone())),
+    }
+}
+
+/// The items of `coll` before the first one for which `pred` is falsey.
+pub(crate) fn take_while_of(ctx: &mut Ctx, call: Call, pred: &Value, coll: &Value) -> EvalResult {
     // A lazy input is consumed until pred fails, which gives a finite result; its items are
     // new, so they are counted as they come.
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     let mut out = Vec::new();
     let lazy = matches!(coll, Value::Lazy(_));
     while let Some(item) = items.next(ctx)? {
@@ -1065,19 +1069,22 @@ pub(crate) fn take_while(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(Value::List(Seq::from(out)))
 }
 
-pub(crate) fn drop_while(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let pred = &args[0];
-    expect_fn("drop-while", pred)?;
-    let Some(coll) = args.get(1) else {
-        return Ok(transduce::drop_while_xf(pred.clone()));
-    };
+fn drop_while(ctx: &mut Ctx, call: Call, (pred, coll): (Callable, Option<&Value>)) -> EvalResult {
+    match coll {
+        Some(coll) => drop_while_of(ctx, call, &pred, coll),
+        None => Ok(transduce::drop_while_xf(call, pred.clone())),
+    }
+}
+
+/// The items of `coll` from the first one for which `pred` is falsey.
+pub(crate) fn drop_while_of(ctx: &mut Ctx, call: Call, pred: &Value, coll: &Value) -> EvalResult {
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::DropWhile {
             pred: pred.clone(),
             source: l.clone(),
         })));
     }
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     let mut out = Vec::new();
     let mut dropping = true;
     while let Some(item) = items.next(ctx)? {
@@ -1091,16 +1098,15 @@ pub(crate) fn drop_while(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 }
 
 /// The items of a finite collection as a sequence slice (lists and vectors without copying).
-pub(crate) fn finite_seq(ctx: &mut Ctx, coll: &Value, what: &str) -> EvalResult<Seq> {
+fn finite_seq(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult<Seq> {
     match coll {
         Value::List(s) | Value::Vector(s) => Ok(s.clone()),
-        other => Ok(Seq::from(Items::collect_all(other, ctx, what)?)),
+        other => Ok(Seq::from(call.collect(ctx, other)?)),
     }
 }
 
-fn take_last(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let n = expect_int("take-last", &args[0])?;
-    let items = finite_seq(ctx, &args[1], "take-last")?;
+fn take_last(ctx: &mut Ctx, call: Call, (n, coll): (i64, &Value)) -> EvalResult {
+    let items = finite_seq(ctx, call, coll)?;
     let n = usize::try_from(n).unwrap_or(0).min(items.len());
     if n == 0 {
         return Ok(Value::Nil);
@@ -1108,48 +1114,42 @@ fn take_last(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(Value::List(items.slice(items.len() - n, items.len())))
 }
 
-fn drop_last(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (n, coll) = match args {
-        [coll] => (1, coll),
-        [n, coll] => (expect_int("drop-last", n)?, coll),
-        _ => unreachable!("arity checked"),
-    };
-    let items = finite_seq(ctx, coll, "drop-last")?;
+fn drop_last(ctx: &mut Ctx, call: Call, (n, coll): (Option<i64>, &Value)) -> EvalResult {
+    let n = n.unwrap_or(1);
+    let items = finite_seq(ctx, call, coll)?;
     let n = usize::try_from(n).unwrap_or(0).min(items.len());
     Ok(Value::List(items.slice(0, items.len() - n)))
 }
 
-fn butlast(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let items = finite_seq(ctx, &args[0], "butlast")?;
+fn butlast(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    let items = finite_seq(ctx, call, coll)?;
     if items.len() <= 1 {
         return Ok(Value::Nil);
     }
     Ok(Value::List(items.slice(0, items.len() - 1)))
 }
 
-fn nthrest(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let n = expect_int("nthrest", &args[1])?;
+fn nthrest(ctx: &mut Ctx, call: Call, (coll, n): (&Value, i64)) -> EvalResult {
     // Clojure returns the collection itself when there is nothing to drop from it.
-    if n <= 0 || args[0].count() == Some(0) {
-        return Ok(args[0].clone());
+    if n <= 0 || coll.count() == Some(0) {
+        return Ok(coll.clone());
     }
-    drop_items(ctx, &args[0], n as usize)
+    drop_items_of(ctx, call, coll, n as usize)
 }
 
-fn ffirst(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let first = nth_item(ctx, &args[0], 0)?.unwrap_or_default();
-    Ok(nth_item(ctx, &first, 0)?.unwrap_or_default())
+fn ffirst(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    let first = nth_item(ctx, call, coll, 0)?.unwrap_or_default();
+    Ok(nth_item(ctx, call, &first, 0)?.unwrap_or_default())
 }
 
-fn take_nth(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let n = expect_int("take-nth", &args[0])?;
+fn take_nth(ctx: &mut Ctx, call: Call, (n, coll): (i64, Option<&Value>)) -> EvalResult {
     let n = usize::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| {
         Error::argument(format!(
-            "take-nth needs a positive step, got {n}; (take-nth 2 coll) takes every second item"
+            "{call} needs a positive step, got {n}; ({call} 2 coll) takes every second item"
         ))
     })?;
-    let Some(coll) = args.get(1) else {
-        return Ok(transduce::take_nth_xf(n));
+    let Some(coll) = coll else {
+        return Ok(transduce::take_nth_xf(call, n));
     };
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::TakeNth {
@@ -1157,7 +1157,7 @@ fn take_nth(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             source: l.clone(),
         })));
     }
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     let mut out = Vec::new();
     let mut index = 0usize;
     while let Some(item) = items.next(ctx)? {
@@ -1169,15 +1169,15 @@ fn take_nth(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, out)
 }
 
-fn distinct(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let Some(coll) = args.first() else {
-        return Ok(transduce::distinct_xf());
+fn distinct(ctx: &mut Ctx, call: Call, coll: Option<&Value>) -> EvalResult {
+    let Some(coll) = coll else {
+        return Ok(transduce::distinct_xf(call));
     };
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Distinct(l.clone()))));
     }
     let mut seen: rustc_hash::FxHashSet<Value> = rustc_hash::FxHashSet::default();
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     let mut out = Vec::new();
     while let Some(item) = items.next(ctx)? {
         if !seen.contains(item.as_ref()) {
@@ -1189,14 +1189,14 @@ fn distinct(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, out)
 }
 
-fn dedupe(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let Some(coll) = args.first() else {
-        return Ok(transduce::dedupe_xf());
+fn dedupe(ctx: &mut Ctx, call: Call, coll: Option<&Value>) -> EvalResult {
+    let Some(coll) = coll else {
+        return Ok(transduce::dedupe_xf(call));
     };
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Dedupe(l.clone()))));
     }
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     let mut out: Vec<Value> = Vec::new();
     while let Some(item) = items.next(ctx)? {
         if out.last() != Some(item.as_ref()) {
@@ -1206,14 +1206,14 @@ fn dedupe(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, out)
 }
 
-fn flatten_into(ctx: &mut Ctx, items: &Seq, out: &mut Vec<Value>) -> EvalResult<()> {
+fn flatten_into(ctx: &mut Ctx, call: Call, items: &Seq, out: &mut Vec<Value>) -> EvalResult<()> {
     for item in items.iter() {
         ctx.tick()?;
         match item {
-            Value::List(inner) | Value::Vector(inner) => flatten_into(ctx, inner, out)?,
+            Value::List(inner) | Value::Vector(inner) => flatten_into(ctx, call, inner, out)?,
             Value::Lazy(_) => {
-                let inner = Seq::from(Items::collect_all(item, ctx, "flatten")?);
-                flatten_into(ctx, &inner, out)?;
+                let inner = Seq::from(call.collect(ctx, item)?);
+                flatten_into(ctx, call, &inner, out)?;
             }
             other => out.push(other.clone()),
         }
@@ -1221,32 +1221,32 @@ fn flatten_into(ctx: &mut Ctx, items: &Seq, out: &mut Vec<Value>) -> EvalResult<
     Ok(())
 }
 
-fn flatten(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn flatten(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
     let mut out = Vec::new();
-    match &args[0] {
+    match coll {
         // Recursion depth is bounded by the value depth limit.
-        Value::List(items) | Value::Vector(items) => flatten_into(ctx, items, &mut out)?,
+        Value::List(items) | Value::Vector(items) => flatten_into(ctx, call, items, &mut out)?,
         Value::Lazy(_) => {
-            let items = Seq::from(Items::collect_all(&args[0], ctx, "flatten")?);
-            flatten_into(ctx, &items, &mut out)?;
+            let items = Seq::from(call.collect(ctx, coll)?);
+            flatten_into(ctx, call, &items, &mut out)?;
         }
         _ => {}
     }
     list_of(ctx, out)
 }
 
-fn reverse(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let mut items = Items::collect_all(&args[0], ctx, "reverse")?;
+fn reverse(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    let mut items = call.collect(ctx, coll)?;
     items.reverse();
     list_of(ctx, items)
 }
 
-fn interleave(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    if args.is_empty() {
+fn interleave(ctx: &mut Ctx, call: Call, colls: &[Value]) -> EvalResult {
+    if colls.is_empty() {
         return Ok(Value::empty_list());
     }
-    if args.iter().all(|c| matches!(c, Value::Lazy(_))) {
-        let sources = args
+    if colls.iter().all(|c| matches!(c, Value::Lazy(_))) {
+        let sources = colls
             .iter()
             .filter_map(|c| match c {
                 Value::Lazy(l) => Some(l.clone()),
@@ -1255,7 +1255,10 @@ fn interleave(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             .collect();
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Interleave(sources))));
     }
-    let mut iters = args.iter().map(Items::new).collect::<Result<Vec<_>>>()?;
+    let mut iters = colls
+        .iter()
+        .map(|c| call.items(c))
+        .collect::<Result<Vec<_>>>()?;
     let mut out = Vec::new();
     'rows: loop {
         let mut row = Vec::with_capacity(iters.len());
@@ -1270,10 +1273,9 @@ fn interleave(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, out)
 }
 
-fn interpose(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let sep = &args[0];
-    let Some(coll) = args.get(1) else {
-        return Ok(transduce::interpose_xf(sep.clone()));
+fn interpose(ctx: &mut Ctx, call: Call, (sep, coll): (&Value, Option<&Value>)) -> EvalResult {
+    let Some(coll) = coll else {
+        return Ok(transduce::interpose_xf(call, sep.clone()));
     };
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Interpose {
@@ -1281,7 +1283,7 @@ fn interpose(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             source: l.clone(),
         })));
     }
-    let mut items = Items::new(coll)?;
+    let mut items = call.items(coll)?;
     let mut out = Vec::new();
     while let Some(item) = items.next(ctx)? {
         if !out.is_empty() {
@@ -1292,10 +1294,11 @@ fn interpose(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     list_of(ctx, out)
 }
 
-fn tree_seq(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (branch, children, root) = (&args[0], &args[1], &args[2]);
-    expect_fn("tree-seq", branch)?;
-    expect_fn("tree-seq", children)?;
+fn tree_seq(
+    ctx: &mut Ctx,
+    call: Call,
+    (branch, children, root): (Callable, Callable, &Value),
+) -> EvalResult {
     let mut out = Vec::new();
     // Depth-first, without recursion: a stack of the children still to visit at each level.
     let mut pending: Vec<std::vec::IntoIter<Value>> = Vec::new();
@@ -1316,9 +1319,9 @@ fn tree_seq(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             },
         };
         ctx.tick()?;
-        if ctx.apply1(branch, &node)?.truthy() {
-            let kids = ctx.apply1(children, &node)?;
-            let kids = Items::collect_all(&kids, ctx, "tree-seq")?;
+        if ctx.apply1(&branch, &node)?.truthy() {
+            let kids = ctx.apply1(&children, &node)?;
+            let kids = call.collect(ctx, &kids)?;
             pending.push(kids.into_iter());
         }
         out.push(node);
@@ -1326,15 +1329,18 @@ fn tree_seq(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 }
 
 /// `min-key`/`max-key`: Clojure keeps the last of equal keys in both.
-fn extreme_key(ctx: &mut Ctx, args: &[Value], name: &str, want: Ordering) -> EvalResult {
-    let k = &args[0];
-    expect_fn(name, k)?;
+fn extreme_key(
+    ctx: &mut Ctx,
+    call: Call,
+    (k, first, more): (Callable, &Value, &[Value]),
+    want: Ordering,
+) -> EvalResult {
     let mut best: Option<(Value, Value)> = None;
-    for x in &args[1..] {
-        let key = ctx.apply1(k, x)?;
+    for x in std::iter::once(first).chain(more) {
+        let key = ctx.apply1(&k, x)?;
         if !matches!(key, Value::Int(_) | Value::Float(_)) {
             return Err(Error::type_error(format!(
-                "{name} needs (k x) to be a number, got {} for {}",
+                "{call} needs (k x) to be a number, got {} for {}",
                 got(&key),
                 crate::eval::pr_str_short(x)
             ))
@@ -1353,51 +1359,51 @@ fn extreme_key(ctx: &mut Ctx, args: &[Value], name: &str, want: Ordering) -> Eva
     Ok(best.map(|(x, _)| x).unwrap_or_default())
 }
 
-fn min_key(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    extreme_key(ctx, args, "min-key", Ordering::Less)
+fn min_key(ctx: &mut Ctx, call: Call, xs: (Callable, &Value, &[Value])) -> EvalResult {
+    extreme_key(ctx, call, xs, Ordering::Less)
 }
 
-fn max_key(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    extreme_key(ctx, args, "max-key", Ordering::Greater)
+fn max_key(ctx: &mut Ctx, call: Call, xs: (Callable, &Value, &[Value])) -> EvalResult {
+    extreme_key(ctx, call, xs, Ordering::Greater)
 }
 
-fn not_any(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(!some(ctx, args)?.truthy()))
+fn not_any(ctx: &mut Ctx, _: Call, (pred, coll): (Callable, Seqable)) -> EvalResult {
+    Ok(Value::Bool(!some_of(ctx, &pred, &coll)?.truthy()))
 }
 
-fn not_every(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(!every(ctx, args)?.truthy()))
+fn not_every(ctx: &mut Ctx, _: Call, (pred, coll): (Callable, Seqable)) -> EvalResult {
+    Ok(Value::Bool(!every_of(ctx, &pred, &coll)?))
 }
 
-fn not_empty(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    if is_empty(ctx, args)?.truthy() {
+fn not_empty(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
+    if is_empty_of(ctx, call, coll)? {
         Ok(Value::Nil)
     } else {
-        Ok(args[0].clone())
+        Ok(coll.clone())
     }
 }
 
-fn doall(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let coll = args.last().expect("arity checked");
+/// `(doall coll)` or `(doall n coll)`.
+fn doall(ctx: &mut Ctx, call: Call, (n, coll): (Option<&Value>, &Value)) -> EvalResult {
     match coll {
-        Value::Lazy(l) if args.len() == 1 && l.is_bounded() => {
-            let items = Items::collect_all(coll, ctx, "doall")?;
+        Value::Lazy(l) if n.is_none() && l.is_bounded() => {
+            let items = call.collect(ctx, coll)?;
             list_of(ctx, items)
         }
-        Value::Lazy(_) if args.len() == 1 => Err(unbounded_error("doall", coll).into()),
+        Value::Lazy(_) if n.is_none() => Err(call.unbounded(coll).into()),
         _ => Ok(coll.clone()),
     }
 }
 
-fn dorun(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let coll = args.last().expect("arity checked");
+/// `(dorun coll)` or `(dorun n coll)`.
+fn dorun(ctx: &mut Ctx, call: Call, (n, coll): (Option<&Value>, &Value)) -> EvalResult {
     match coll {
-        Value::Lazy(l) if args.len() == 1 && l.is_bounded() => {
+        Value::Lazy(l) if n.is_none() && l.is_bounded() => {
             let mut items = Items::new(coll)?;
             while items.next(ctx)?.is_some() {}
             Ok(Value::Nil)
         }
-        Value::Lazy(_) if args.len() == 1 => Err(unbounded_error("dorun", coll).into()),
+        Value::Lazy(_) if n.is_none() => Err(call.unbounded(coll).into()),
         _ => Ok(Value::Nil),
     }
 }

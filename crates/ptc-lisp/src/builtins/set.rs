@@ -1,44 +1,46 @@
 //! `clojure.set`, also reachable as `set/...`.
 
-use super::{Builtin, builtin, expect_fn, got};
+use super::args::{Arg, Call, Callable};
+use super::{Builtin, builtin, got};
 use crate::error::{Error, Result};
-use crate::eval::{Ctx, EvalResult, Items};
+use crate::eval::{Ctx, EvalResult};
 use crate::value::{Map, MapBuilder, Set, Value};
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("clojure.set/union", [0..], union, "(set/union & sets)", "A set of the members of all the sets.", "(set/union #{1 2} #{2 3})" => "#{1 2 3}"),
-    builtin!("clojure.set/intersection", [1..], intersection, "(set/intersection s & sets)", "A set of the members found in every set.", "(set/intersection #{1 2 3} #{2 3 4})" => "#{2 3}"),
-    builtin!("clojure.set/difference", [1..], difference, "(set/difference s & sets)", "The members of s found in none of the other sets.", "(set/difference #{1 2 3} #{2})" => "#{1 3}"),
-    builtin!("clojure.set/subset?", [2], is_subset, "(set/subset? a b)", "True if every member of a is in b.", "(set/subset? #{1} #{1 2})" => "true"),
-    builtin!("clojure.set/superset?", [2], is_superset, "(set/superset? a b)", "True if every member of b is in a.", "(set/superset? #{1 2} #{1})" => "true"),
-    builtin!("clojure.set/select", [2], select, "(set/select pred s)", "The members of s for which pred is truthy, as a set.", "(set/select even? #{1 2 3 4})" => "#{2 4}"),
-    builtin!("clojure.set/project", [2], project, "(set/project rel ks)", "The set of maps in rel, each keeping only the keys ks.", "(set/project #{{:a 1 :b 2}} [:a])" => "#{{:a 1}}"),
-    builtin!("clojure.set/rename-keys", [2], rename_keys, "(set/rename-keys m kmap)", "The map m with each key k of kmap renamed to (kmap k).", "(set/rename-keys {:a 1 :b 2} {:a :x})" => "{:b 2, :x 1}"),
-    builtin!("clojure.set/rename", [2], rename, "(set/rename rel kmap)", "The set of maps in rel with their keys renamed as rename-keys does.", "(set/rename #{{:a 1}} {:a :x})" => "#{{:x 1}}"),
-    builtin!("clojure.set/index", [2], index, "(set/index rel ks)", "A map from each combination of values of the keys ks to the set of maps in rel having it.", "(set/index #{{:k 1 :v :a}} [:k])" => "{{:k 1} #{{:k 1, :v :a}}}"),
-    builtin!("clojure.set/map-invert", [1], map_invert, "(set/map-invert m)", "The map with keys and values swapped.", "(set/map-invert {:a 1 :b 2})" => "{1 :a, 2 :b}"),
+    builtin!("clojure.set/union", union, "(set/union & sets)", "A set of the members of all the sets.", "(set/union #{1 2} #{2 3})" => "#{1 2 3}"),
+    builtin!("clojure.set/intersection", intersection, "(set/intersection s & sets)", "A set of the members found in every set.", "(set/intersection #{1 2 3} #{2 3 4})" => "#{2 3}"),
+    builtin!("clojure.set/difference", difference, "(set/difference s & sets)", "The members of s found in none of the other sets.", "(set/difference #{1 2 3} #{2})" => "#{1 3}"),
+    builtin!("clojure.set/subset?", is_subset, "(set/subset? a b)", "True if every member of a is in b.", "(set/subset? #{1} #{1 2})" => "true"),
+    builtin!("clojure.set/superset?", is_superset, "(set/superset? a b)", "True if every member of b is in a.", "(set/superset? #{1 2} #{1})" => "true"),
+    builtin!("clojure.set/select", select, "(set/select pred s)", "The members of s for which pred is truthy, as a set.", "(set/select even? #{1 2 3 4})" => "#{2 4}"),
+    builtin!("clojure.set/project", project, "(set/project rel ks)", "The set of maps in rel, each keeping only the keys ks.", "(set/project #{{:a 1 :b 2}} [:a])" => "#{{:a 1}}"),
+    builtin!("clojure.set/rename-keys", rename_keys, "(set/rename-keys m kmap)", "The map m with each key k of kmap renamed to (kmap k).", "(set/rename-keys {:a 1 :b 2} {:a :x})" => "{:b 2, :x 1}"),
+    builtin!("clojure.set/rename", rename, "(set/rename rel kmap)", "The set of maps in rel with their keys renamed as rename-keys does.", "(set/rename #{{:a 1}} {:a :x})" => "#{{:x 1}}"),
+    builtin!("clojure.set/index", index, "(set/index rel ks)", "A map from each combination of values of the keys ks to the set of maps in rel having it.", "(set/index #{{:k 1 :v :a}} [:k])" => "{{:k 1} #{{:k 1, :v :a}}}"),
+    builtin!("clojure.set/map-invert", map_invert, "(set/map-invert m)", "The map with keys and values swapped.", "(set/map-invert {:a 1 :b 2})" => "{1 :a, 2 :b}"),
 ];
 
-/// A set argument; nil counts as the empty set.
-fn expect_set<'v>(name: &str, v: &'v Value) -> Result<Option<&'v Set>> {
-    match v {
-        Value::Set(s) => Ok(Some(s)),
-        Value::Nil => Ok(None),
-        other => Err(Error::type_error(format!(
-            "{name} expects sets, got {}; convert with (set coll)",
-            got(other)
-        ))),
+/// A set argument; nil counts as the empty set (`None`).
+struct SetArg<'a>(Option<&'a Set>);
+
+impl<'a> Arg<'a> for SetArg<'a> {
+    fn from_arg(call: Call, value: &'a Value) -> Result<Self> {
+        match value {
+            Value::Set(s) => Ok(SetArg(Some(s))),
+            Value::Nil => Ok(SetArg(None)),
+            other => Err(call.expected_with("sets", other, "; convert with (set coll)")),
+        }
     }
 }
 
-fn union(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn union(ctx: &mut Ctx, call: Call, sets: &[Value]) -> EvalResult {
     // As in Clojure, nil sets give nil (not #{}) when there is nothing else.
-    if !args.is_empty() && args.iter().all(Value::is_nil) {
+    if !sets.is_empty() && sets.iter().all(Value::is_nil) {
         return Ok(Value::Nil);
     }
     let mut out: Option<Set> = None;
-    for arg in args {
-        let Some(s) = expect_set("set/union", arg)? else {
+    for arg in sets {
+        let SetArg(Some(s)) = call.arg(arg)? else {
             continue;
         };
         match &mut out {
@@ -55,16 +57,16 @@ fn union(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(Value::Set(out.unwrap_or_default()))
 }
 
-fn intersection(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let Some(first) = expect_set("set/intersection", &args[0])? else {
+fn intersection(ctx: &mut Ctx, call: Call, (first, more): (SetArg, &[Value])) -> EvalResult {
+    let SetArg(Some(first)) = first else {
         return Ok(Value::Nil);
     };
-    let mut others = Vec::with_capacity(args.len() - 1);
-    for arg in &args[1..] {
-        match expect_set("set/intersection", arg)? {
-            Some(s) => others.push(s),
+    let mut others = Vec::with_capacity(more.len());
+    for arg in more {
+        match call.arg(arg)? {
+            SetArg(Some(s)) => others.push(s),
             // Clojure's answer for an intersection with nil.
-            None => return Ok(Value::Nil),
+            SetArg(None) => return Ok(Value::Nil),
         }
     }
     ctx.tick_n(first.len().saturating_mul(others.len()))?;
@@ -78,13 +80,13 @@ fn intersection(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(Value::Set(out))
 }
 
-fn difference(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let Some(first) = expect_set("set/difference", &args[0])? else {
+fn difference(ctx: &mut Ctx, call: Call, (first, more): (SetArg, &[Value])) -> EvalResult {
+    let SetArg(Some(first)) = first else {
         return Ok(Value::Nil);
     };
-    let mut others = Vec::with_capacity(args.len() - 1);
-    for arg in &args[1..] {
-        if let Some(s) = expect_set("set/difference", arg)? {
+    let mut others = Vec::with_capacity(more.len());
+    for arg in more {
+        if let SetArg(Some(s)) = call.arg(arg)? {
             others.push(s);
         }
     }
@@ -99,9 +101,7 @@ fn difference(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(Value::Set(out))
 }
 
-fn subset(ctx: &mut Ctx, name: &str, small: &Value, big: &Value) -> EvalResult {
-    let small = expect_set(name, small)?;
-    let big = expect_set(name, big)?;
+fn subset(ctx: &mut Ctx, small: Option<&Set>, big: Option<&Set>) -> EvalResult {
     let Some(small) = small else {
         return Ok(Value::Bool(true));
     };
@@ -112,24 +112,25 @@ fn subset(ctx: &mut Ctx, name: &str, small: &Value, big: &Value) -> EvalResult {
     }))
 }
 
-fn is_subset(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    subset(ctx, "set/subset?", &args[0], &args[1])
+fn is_subset(ctx: &mut Ctx, _: Call, (a, b): (SetArg, SetArg)) -> EvalResult {
+    subset(ctx, a.0, b.0)
 }
 
-fn is_superset(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    subset(ctx, "set/superset?", &args[1], &args[0])
+fn is_superset(ctx: &mut Ctx, call: Call, (a, b): (&Value, &Value)) -> EvalResult {
+    // The subset, b, is checked first.
+    let SetArg(small) = call.arg(b)?;
+    let SetArg(big) = call.arg(a)?;
+    subset(ctx, small, big)
 }
 
-fn select(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let pred = &args[0];
-    expect_fn("set/select", pred)?;
-    let Some(s) = expect_set("set/select", &args[1])? else {
+fn select(ctx: &mut Ctx, _: Call, (pred, set): (Callable, SetArg)) -> EvalResult {
+    let SetArg(Some(s)) = set else {
         return Ok(Value::Nil);
     };
     let mut out = s.empty_like();
     for x in s.iter() {
         ctx.tick()?;
-        if ctx.apply1(pred, x)?.truthy() {
+        if ctx.apply1(&pred, x)?.truthy() {
             out.insert_mut(x.clone());
         }
     }
@@ -138,13 +139,13 @@ fn select(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 }
 
 /// The maps of a relation (a set, or any collection of maps).
-fn relation(ctx: &mut Ctx, name: &str, rel: &Value) -> EvalResult<Vec<Map>> {
-    Items::collect_all(rel, ctx, name)?
+fn relation(ctx: &mut Ctx, call: Call, rel: &Value) -> EvalResult<Vec<Map>> {
+    call.collect(ctx, rel)?
         .into_iter()
         .map(|x| match x {
             Value::Map(m) => Ok(m),
             other => Err(Error::type_error(format!(
-                "{name} expects a set of maps, got a member {}",
+                "{call} expects a set of maps, got a member {}",
                 got(&other)
             ))
             .into()),
@@ -162,9 +163,9 @@ fn select_keys_of(m: &Map, ks: &[Value]) -> Map {
     out.build()
 }
 
-fn project(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let rel = relation(ctx, "set/project", &args[0])?;
-    let ks = Items::collect_all(&args[1], ctx, "set/project")?;
+fn project(ctx: &mut Ctx, call: Call, (rel, ks): (&Value, &Value)) -> EvalResult {
+    let rel = relation(ctx, call, rel)?;
+    let ks = call.collect(ctx, ks)?;
     ctx.charge_items(rel.len() * (1 + 2 * ks.len()))?;
     Ok(Value::Set(Set::from_items(
         rel.iter().map(|m| Value::Map(select_keys_of(m, &ks))),
@@ -184,44 +185,41 @@ fn rename_map(m: &Map, kmap: &Map) -> Map {
     out
 }
 
-fn expect_kmap<'v>(name: &str, v: &'v Value) -> Result<&'v Map> {
-    match v {
-        Value::Map(m) => Ok(m),
-        other => Err(Error::type_error(format!(
-            "{name} expects a map from old keys to new keys, got {}",
-            got(other)
-        ))),
+/// A map from old keys to new keys.
+struct KeyMap<'a>(&'a Map);
+
+impl<'a> Arg<'a> for KeyMap<'a> {
+    fn from_arg(call: Call, value: &'a Value) -> Result<Self> {
+        match value {
+            Value::Map(m) => Ok(KeyMap(m)),
+            other => Err(call.expected("a map from old keys to new keys", other)),
+        }
     }
 }
 
-fn rename_keys(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let kmap = expect_kmap("set/rename-keys", &args[1])?;
-    match &args[0] {
+fn rename_keys(ctx: &mut Ctx, call: Call, (m, KeyMap(kmap)): (&Value, KeyMap)) -> EvalResult {
+    match m {
         Value::Map(m) => {
             ctx.charge_items(m.len() * 2)?;
             Ok(Value::Map(rename_map(m, kmap)))
         }
         Value::Nil => Ok(Value::Nil),
-        other => Err(Error::type_error(format!(
-            "set/rename-keys expects a map, got {}",
-            got(other)
-        ))
-        .into()),
+        other => Err(call.expected("a map", other).into()),
     }
 }
 
-fn rename(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let rel = relation(ctx, "set/rename", &args[0])?;
-    let kmap = expect_kmap("set/rename", &args[1])?;
+fn rename(ctx: &mut Ctx, call: Call, (rel, kmap): (&Value, &Value)) -> EvalResult {
+    let rel = relation(ctx, call, rel)?;
+    let KeyMap(kmap) = call.arg(kmap)?;
     ctx.charge_items(rel.iter().map(|m| 1 + 2 * m.len()).sum())?;
     Ok(Value::Set(Set::from_items(
         rel.iter().map(|m| Value::Map(rename_map(m, kmap))),
     )))
 }
 
-fn index(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let rel = relation(ctx, "set/index", &args[0])?;
-    let ks = Items::collect_all(&args[1], ctx, "set/index")?;
+fn index(ctx: &mut Ctx, call: Call, (rel, ks): (&Value, &Value)) -> EvalResult {
+    let rel = relation(ctx, call, rel)?;
+    let ks = call.collect(ctx, ks)?;
     let mut groups: MapBuilder = MapBuilder::new();
     let mut order: Vec<(Value, Set)> = Vec::new();
     let mut position: rustc_hash::FxHashMap<Value, usize> = rustc_hash::FxHashMap::default();
@@ -243,8 +241,8 @@ fn index(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     Ok(Value::Map(groups.build()))
 }
 
-fn map_invert(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
+fn map_invert(ctx: &mut Ctx, call: Call, m: &Value) -> EvalResult {
+    match m {
         Value::Map(m) => {
             ctx.charge_items(m.len() * 2)?;
             let mut out = MapBuilder::new();
@@ -254,10 +252,6 @@ fn map_invert(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
             Ok(Value::Map(out.build()))
         }
         Value::Nil => Ok(Value::Map(Map::new())),
-        other => Err(Error::type_error(format!(
-            "set/map-invert expects a map, got {}",
-            got(other)
-        ))
-        .into()),
+        other => Err(call.expected("a map", other).into()),
     }
 }

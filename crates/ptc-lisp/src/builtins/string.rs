@@ -5,42 +5,43 @@
 //! units, which differs only for characters outside the Basic Multilingual Plane, such as emoji).
 //! Whitespace is what Java's `Character.isWhitespace` calls whitespace: no-break spaces are not.
 
-use super::regex::{expect_regex, java_captures, java_matches, match_value, whole_match_engine};
-use super::{Builtin, builtin, expect_int, expect_str, got};
-use crate::error::{Error, Result};
+use super::args::{Arg, Call, string_arg};
+use super::regex::{java_captures, java_matches, match_value, whole_match_engine};
+use super::{Builtin, builtin, got};
+use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{Ctx, EvalResult, Items};
 use crate::format::{Rendering, pr_str, print_str, render_within, str_of};
 use crate::value::Value;
 use std::borrow::Cow;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("str", [0..], str, "(str & xs)", "Concatenates the values as text: strings as they are, nil as nothing, others as printed.", "(str \"a\" 1 nil :b)" => "\"a1:b\""),
-    builtin!("subs", [2..=3], subs, "(subs s start) (subs s start end)", "The characters of s from start up to, not including, end.", "(subs \"hello\" 1 3)" => "\"el\""),
-    builtin!("format", [1..], super::printf::format, "(format fmt & args)", "Java-style formatting: %s %d %f %.2f %x %e %c %b %% %n, with width, - (left), 0 (zero pad), + and , (grouping) flags.", "(format \"%s scored %.1f%% (%03d)\" \"Ann\" 92.45 7)" => "\"Ann scored 92.5% (007)\""),
-    builtin!("pr-str", [0..], pr_str_fn, "(pr-str & xs)", "The values printed readably (strings quoted), separated by spaces.", "(pr-str [1 \"a\"] nil)" => "\"[1 \\\"a\\\"] nil\""),
-    builtin!("prn-str", [0..], prn_str, "(prn-str & xs)", "Like pr-str, followed by a newline.", "(prn-str :a \"b\")" => "\":a \\\"b\\\"\\n\""),
-    builtin!("print-str", [0..], print_str_fn, "(print-str & xs)", "The values as println shows them (strings unquoted), separated by spaces.", "(print-str \"a\" [\"b\"] nil)" => "\"a [b] nil\""),
-    builtin!("println-str", [0..], println_str, "(println-str & xs)", "Like print-str, followed by a newline.", "(println-str \"total:\" 3)" => "\"total: 3\\n\""),
-    builtin!("clojure.string/join", [1..=2], join, "(str/join coll) (str/join separator coll)", "The items of coll as text (like str), with separator between them.", "(str/join \", \" [1 \"b\" :c])" => "\"1, b, :c\""),
-    builtin!("clojure.string/split", [2..=3], split, "(str/split s re) (str/split s re limit)", "Splits s at each match of the regex re; trailing empty strings are dropped (unless limit is given).", "(str/split \"a,b,,c,,\" #\",\")" => "[\"a\" \"b\" \"\" \"c\"]"),
-    builtin!("clojure.string/split-lines", [1], split_lines, "(str/split-lines s)", "Splits s into lines at \\n or \\r\\n.", "(str/split-lines \"one\\ntwo\\r\\nthree\\n\")" => "[\"one\" \"two\" \"three\"]"),
-    builtin!("clojure.string/replace", [3], replace, "(str/replace s match replacement)", "Replaces every match: a string by a string, a char by a char, or a regex by a string (with $1 for groups) or by a function of the match.", "[(str/replace \"a-b-c\" \"-\" \"+\") (str/replace \"John Smith\" #\"(\\w+) (\\w+)\" \"$2, $1\")]" => "[\"a+b+c\" \"Smith, John\"]"),
-    builtin!("clojure.string/replace-first", [3], replace_first, "(str/replace-first s match replacement)", "Like str/replace, for the first match only.", "(str/replace-first \"x1y2\" #\"\\d\" \"_\")" => "\"x_y2\""),
-    builtin!("clojure.string/upper-case", [1], upper_case, "(str/upper-case s)", "s in upper case.", "(str/upper-case \"straße\")" => "\"STRASSE\""),
-    builtin!("clojure.string/lower-case", [1], lower_case, "(str/lower-case s)", "s in lower case.", "(str/lower-case \"HeLLo\")" => "\"hello\""),
-    builtin!("clojure.string/capitalize", [1], capitalize, "(str/capitalize s)", "s with its first character in upper case and the rest in lower case.", "(str/capitalize \"hELLO wORLD\")" => "\"Hello world\""),
-    builtin!("clojure.string/trim", [1], trim, "(str/trim s)", "s without leading and trailing whitespace.", "(str/trim \"  hi there \\n\")" => "\"hi there\""),
-    builtin!("clojure.string/triml", [1], triml, "(str/triml s)", "s without leading whitespace.", "(str/triml \"  x  \")" => "\"x  \""),
-    builtin!("clojure.string/trimr", [1], trimr, "(str/trimr s)", "s without trailing whitespace.", "(str/trimr \"  x  \")" => "\"  x\""),
-    builtin!("clojure.string/trim-newline", [1], trim_newline, "(str/trim-newline s)", "s without trailing newline and carriage-return characters.", "(str/trim-newline \"line\\r\\n\")" => "\"line\""),
-    builtin!("clojure.string/blank?", [1], is_blank, "(str/blank? s)", "True if s is nil, empty or only whitespace.", "[(str/blank? nil) (str/blank? \" \\t\") (str/blank? \" a \")]" => "[true true false]"),
-    builtin!("clojure.string/includes?", [2], includes, "(str/includes? s substring)", "True if s contains substring.", "(str/includes? \"hello world\" \"o w\")" => "true"),
-    builtin!("clojure.string/starts-with?", [2], starts_with, "(str/starts-with? s prefix)", "True if s begins with prefix.", "(str/starts-with? \"hello\" \"he\")" => "true"),
-    builtin!("clojure.string/ends-with?", [2], ends_with, "(str/ends-with? s suffix)", "True if s ends with suffix.", "(str/ends-with? \"hello\" \"lo\")" => "true"),
-    builtin!("clojure.string/index-of", [2..=3], index_of, "(str/index-of s value) (str/index-of s value from)", "Position of the first occurrence of value (a string or char) in s, searching from from; nil if absent.", "[(str/index-of \"hello\" \"l\") (str/index-of \"hello\" \\z)]" => "[2 nil]"),
-    builtin!("clojure.string/last-index-of", [2..=3], last_index_of, "(str/last-index-of s value) (str/last-index-of s value from)", "Position of the last occurrence of value in s, searching backward from from; nil if absent.", "(str/last-index-of \"hello\" \"l\")" => "3"),
-    builtin!("clojure.string/reverse", [1], reverse, "(str/reverse s)", "The characters of s in reverse order.", "(str/reverse \"añb\")" => "\"bña\""),
-    builtin!("clojure.string/escape", [2], escape, "(str/escape s cmap)", "s with each character c replaced by (cmap c) where that is not nil.", "(str/escape \"a<b\" {\\< \"&lt;\"})" => "\"a&lt;b\""),
+    builtin!("str", str, "(str & xs)", "Concatenates the values as text: strings as they are, nil as nothing, others as printed.", "(str \"a\" 1 nil :b)" => "\"a1:b\""),
+    builtin!("subs", subs, "(subs s start) (subs s start end)", "The characters of s from start up to, not including, end.", "(subs \"hello\" 1 3)" => "\"el\""),
+    builtin!("format", super::printf::format, "(format fmt & args)", "Java-style formatting: %s %d %f %.2f %x %e %c %b %% %n, with width, - (left), 0 (zero pad), + and , (grouping) flags.", "(format \"%s scored %.1f%% (%03d)\" \"Ann\" 92.45 7)" => "\"Ann scored 92.5% (007)\""),
+    builtin!("pr-str", pr_str_fn, "(pr-str & xs)", "The values printed readably (strings quoted), separated by spaces.", "(pr-str [1 \"a\"] nil)" => "\"[1 \\\"a\\\"] nil\""),
+    builtin!("prn-str", prn_str, "(prn-str & xs)", "Like pr-str, followed by a newline.", "(prn-str :a \"b\")" => "\":a \\\"b\\\"\\n\""),
+    builtin!("print-str", print_str_fn, "(print-str & xs)", "The values as println shows them (strings unquoted), separated by spaces.", "(print-str \"a\" [\"b\"] nil)" => "\"a [b] nil\""),
+    builtin!("println-str", println_str, "(println-str & xs)", "Like print-str, followed by a newline.", "(println-str \"total:\" 3)" => "\"total: 3\\n\""),
+    builtin!("clojure.string/join", join, "(str/join coll) (str/join separator coll)", "The items of coll as text (like str), with separator between them.", "(str/join \", \" [1 \"b\" :c])" => "\"1, b, :c\""),
+    builtin!("clojure.string/split", split, "(str/split s re) (str/split s re limit)", "Splits s at each match of the regex re; trailing empty strings are dropped (unless limit is given).", "(str/split \"a,b,,c,,\" #\",\")" => "[\"a\" \"b\" \"\" \"c\"]"),
+    builtin!("clojure.string/split-lines", split_lines, "(str/split-lines s)", "Splits s into lines at \\n or \\r\\n.", "(str/split-lines \"one\\ntwo\\r\\nthree\\n\")" => "[\"one\" \"two\" \"three\"]"),
+    builtin!("clojure.string/replace", replace, "(str/replace s match replacement)", "Replaces every match: a string by a string, a char by a char, or a regex by a string (with $1 for groups) or by a function of the match.", "[(str/replace \"a-b-c\" \"-\" \"+\") (str/replace \"John Smith\" #\"(\\w+) (\\w+)\" \"$2, $1\")]" => "[\"a+b+c\" \"Smith, John\"]"),
+    builtin!("clojure.string/replace-first", replace_first, "(str/replace-first s match replacement)", "Like str/replace, for the first match only.", "(str/replace-first \"x1y2\" #\"\\d\" \"_\")" => "\"x_y2\""),
+    builtin!("clojure.string/upper-case", upper_case, "(str/upper-case s)", "s in upper case.", "(str/upper-case \"straße\")" => "\"STRASSE\""),
+    builtin!("clojure.string/lower-case", lower_case, "(str/lower-case s)", "s in lower case.", "(str/lower-case \"HeLLo\")" => "\"hello\""),
+    builtin!("clojure.string/capitalize", capitalize, "(str/capitalize s)", "s with its first character in upper case and the rest in lower case.", "(str/capitalize \"hELLO wORLD\")" => "\"Hello world\""),
+    builtin!("clojure.string/trim", trim, "(str/trim s)", "s without leading and trailing whitespace.", "(str/trim \"  hi there \\n\")" => "\"hi there\""),
+    builtin!("clojure.string/triml", triml, "(str/triml s)", "s without leading whitespace.", "(str/triml \"  x  \")" => "\"x  \""),
+    builtin!("clojure.string/trimr", trimr, "(str/trimr s)", "s without trailing whitespace.", "(str/trimr \"  x  \")" => "\"  x\""),
+    builtin!("clojure.string/trim-newline", trim_newline, "(str/trim-newline s)", "s without trailing newline and carriage-return characters.", "(str/trim-newline \"line\\r\\n\")" => "\"line\""),
+    builtin!("clojure.string/blank?", is_blank, "(str/blank? s)", "True if s is nil, empty or only whitespace.", "[(str/blank? nil) (str/blank? \" \\t\") (str/blank? \" a \")]" => "[true true false]"),
+    builtin!("clojure.string/includes?", includes, "(str/includes? s substring)", "True if s contains substring.", "(str/includes? \"hello world\" \"o w\")" => "true"),
+    builtin!("clojure.string/starts-with?", starts_with, "(str/starts-with? s prefix)", "True if s begins with prefix.", "(str/starts-with? \"hello\" \"he\")" => "true"),
+    builtin!("clojure.string/ends-with?", ends_with, "(str/ends-with? s suffix)", "True if s ends with suffix.", "(str/ends-with? \"hello\" \"lo\")" => "true"),
+    builtin!("clojure.string/index-of", index_of, "(str/index-of s value) (str/index-of s value from)", "Position of the first occurrence of value (a string or char) in s, searching from from; nil if absent.", "[(str/index-of \"hello\" \"l\") (str/index-of \"hello\" \\z)]" => "[2 nil]"),
+    builtin!("clojure.string/last-index-of", last_index_of, "(str/last-index-of s value) (str/last-index-of s value from)", "Position of the last occurrence of value in s, searching backward from from; nil if absent.", "(str/last-index-of \"hello\" \"l\")" => "3"),
+    builtin!("clojure.string/reverse", reverse, "(str/reverse s)", "The characters of s in reverse order.", "(str/reverse \"añb\")" => "\"bña\""),
+    builtin!("clojure.string/escape", escape, "(str/escape s cmap)", "s with each character c replaced by (cmap c) where that is not nil.", "(str/escape \"a<b\" {\\< \"&lt;\"})" => "\"a&lt;b\""),
 ];
 
 /// Java's `Character.isWhitespace`: Unicode spaces except the no-break ones, plus the ASCII
@@ -53,33 +54,65 @@ pub(crate) fn is_java_whitespace(c: char) -> bool {
     }
 }
 
-/// A string argument, strictly: anything else is a type error naming the function.
-fn text<'v>(name: &str, v: &'v Value) -> Result<&'v str> {
-    expect_str(name, v)
-}
-
 /// A string argument where Clojure accepts any object through its `toString` (keywords keep
-/// their colon: `(str/upper-case :a)` is ":A").
-fn text_of<'v>(name: &str, v: &'v Value) -> Result<Cow<'v, str>> {
-    match v {
-        Value::Str(s) => Ok(Cow::Borrowed(s)),
-        Value::Nil => Err(Error::type_error(format!(
-            "{name} expects a string, got nil"
-        ))),
-        other => Ok(Cow::Owned(str_of(other))),
+/// their colon: `(str/upper-case :a)` is ":A"); only nil is refused.
+pub(crate) struct Text<'a>(Cow<'a, str>);
+
+impl<'a> Arg<'a> for Text<'a> {
+    fn from_arg(call: Call, value: &'a Value) -> Result<Self> {
+        match value {
+            Value::Str(s) => Ok(Text(Cow::Borrowed(s))),
+            Value::Nil => Err(call.expected("a string", value)),
+            other => Ok(Text(Cow::Owned(str_of(other)))),
+        }
     }
 }
+
+impl std::ops::Deref for Text<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The text a search looks for: a string or a char.
+pub(crate) struct Fragment(String);
+
+impl Arg<'_> for Fragment {
+    fn from_arg(call: Call, value: &Value) -> Result<Self> {
+        match value {
+            Value::Str(s) => Ok(Fragment(s.to_string())),
+            Value::Char(c) => Ok(Fragment(c.to_string())),
+            other => Err(call.expected("a string or char to look for", other)),
+        }
+    }
+}
+
+impl std::ops::Deref for Fragment {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+string_arg!(
+    /// A string a test looks for (`str/includes?`, `str/starts-with?`).
+    Needle,
+    "a string to look for"
+);
 
 fn new_string(ctx: &mut Ctx, s: String) -> EvalResult {
     ctx.charge(s.len() + 16)?;
     Ok(Value::from(s))
 }
 
-fn str(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
+fn str(ctx: &mut Ctx, _: Call, xs: &[Value]) -> EvalResult {
     // Refuse before building: the text may not be larger than what the memory budget has left.
     let room = ctx.memory_left();
     let mut out = String::new();
-    for a in args {
+    for a in xs {
         match a {
             Value::Str(s) if out.len().saturating_add(s.len()) <= room => out.push_str(s),
             Value::Str(_) => return Err(ctx.memory_limit_error().into()),
@@ -92,24 +125,29 @@ fn str(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     new_string(ctx, out)
 }
 
-fn subs(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    subs_of(ctx, "subs", args)
+fn subs(ctx: &mut Ctx, call: Call, (s, start, end): (&str, i64, Option<i64>)) -> EvalResult {
+    subs_of(ctx, call, s, start, end)
 }
 
-/// `(subs s start end?)` under the name `name`.
-pub(crate) fn subs_of(ctx: &mut Ctx, name: &str, args: &[Value]) -> EvalResult {
-    let s = expect_str(name, &args[0])?;
+/// `(subs s start end?)`.
+pub(crate) fn subs_of(
+    ctx: &mut Ctx,
+    call: Call,
+    s: &str,
+    start: i64,
+    end: Option<i64>,
+) -> EvalResult {
     let len = s.chars().count();
-    let start = expect_int(name, &args[1])?;
-    let end = match args.get(2) {
-        Some(e) => expect_int(name, e)?,
-        None => len as i64,
-    };
+    let end = end.unwrap_or(len as i64);
     if start < 0 || end < start || end as usize > len {
-        return Err(Error::index(format!(
-            "{name}: range {start}..{end} is out of bounds for a string of {len} characters"
-        ))
-        .into());
+        return Err(call
+            .error(
+                ErrorKind::Index,
+                format_args!(
+                    "range {start}..{end} is out of bounds for a string of {len} characters"
+                ),
+            )
+            .into());
     }
     let out: String = s
         .chars()
@@ -119,40 +157,36 @@ pub(crate) fn subs_of(ctx: &mut Ctx, name: &str, args: &[Value]) -> EvalResult {
     new_string(ctx, out)
 }
 
-fn joined(args: &[Value], render: fn(&Value) -> String) -> String {
-    args.iter().map(render).collect::<Vec<_>>().join(" ")
+fn joined(values: &[Value], render: fn(&Value) -> String) -> String {
+    values.iter().map(render).collect::<Vec<_>>().join(" ")
 }
 
-fn pr_str_fn(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    new_string(ctx, joined(args, pr_str))
+fn pr_str_fn(ctx: &mut Ctx, _: Call, xs: &[Value]) -> EvalResult {
+    new_string(ctx, joined(xs, pr_str))
 }
 
-fn prn_str(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    new_string(ctx, joined(args, pr_str) + "\n")
+fn prn_str(ctx: &mut Ctx, _: Call, xs: &[Value]) -> EvalResult {
+    new_string(ctx, joined(xs, pr_str) + "\n")
 }
 
-fn print_str_fn(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    new_string(ctx, joined(args, print_str))
+fn print_str_fn(ctx: &mut Ctx, _: Call, xs: &[Value]) -> EvalResult {
+    new_string(ctx, joined(xs, print_str))
 }
 
-fn println_str(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    new_string(ctx, joined(args, print_str) + "\n")
+fn println_str(ctx: &mut Ctx, _: Call, xs: &[Value]) -> EvalResult {
+    new_string(ctx, joined(xs, print_str) + "\n")
 }
 
-fn join(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (separator, coll) = match args {
-        [coll] => (String::new(), coll),
-        [sep, coll] => (str_of(sep), coll),
-        _ => unreachable!("arity checked"),
+/// `(str/join coll)` or `(str/join separator coll)`.
+fn join(ctx: &mut Ctx, call: Call, (first, second): (&Value, Option<&Value>)) -> EvalResult {
+    let (separator, coll) = match (first, second) {
+        (coll, None) => (String::new(), coll),
+        (sep, Some(coll)) => (str_of(sep), coll),
     };
-    let mut items = Items::new(coll).map_err(|_| {
-        Error::type_error(format!(
-            "str/join expects a collection of items to join, got {}",
-            got(coll)
-        ))
-    })?;
+    let mut items =
+        Items::new(coll).map_err(|_| call.expected("a collection of items to join", coll))?;
     if items.is_unbounded() {
-        return Err(crate::eval::unbounded_error("str/join", coll).into());
+        return Err(call.unbounded(coll).into());
     }
     let mut out = String::new();
     let mut first = true;
@@ -211,29 +245,32 @@ pub(crate) fn split_by(
     Ok(pieces.into_iter().map(Value::string).collect())
 }
 
-fn split(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text("str/split", &args[0])?;
-    let re = match &args[1] {
+/// The separator is checked before the limit, so the limit is read in the body.
+fn split(
+    ctx: &mut Ctx,
+    call: Call,
+    (s, separator, limit): (&str, &Value, Option<&Value>),
+) -> EvalResult {
+    let re = match separator {
         Value::Str(sep) => {
             return Err(Error::type_error(format!(
-                "str/split expects a regex separator, got the string {}; write #\"{}\" \
+                "{call} expects a regex separator, got the string {}; write #\"{}\" \
                  (a regex literal)",
-                pr_str(&args[1]),
+                pr_str(separator),
                 regex::escape(sep).replace('"', "\\\"")
             ))
             .into());
         }
-        other => expect_regex("str/split", other)?,
+        other => call.arg::<&crate::value::Regex>(other)?,
     };
-    let limit = match args.get(2) {
-        Some(l) => expect_int("str/split", l)?,
+    let limit = match limit {
+        Some(l) => call.arg::<i64>(l)?,
         None => 0,
     };
     Ok(Value::vector(split_by(ctx, s, re.engine(), limit)?))
 }
 
-fn split_lines(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text("str/split-lines", &args[0])?;
+fn split_lines(ctx: &mut Ctx, _: Call, s: &str) -> EvalResult {
     let mut lines: Vec<&str> = s
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
@@ -320,7 +357,7 @@ enum With<'a> {
 
 fn replace_regex(
     ctx: &mut Ctx,
-    name: &str,
+    call: Call,
     s: &str,
     re: &regex::Regex,
     with: With<'_>,
@@ -330,7 +367,8 @@ fn replace_regex(
     let mut last = 0;
     for caps in java_captures(re, s) {
         ctx.tick()?;
-        let m = caps.get(0).expect("group 0 always matches");
+        // Group 0, the whole match, is always there.
+        let Some(m) = caps.get(0) else { break };
         out.push_str(&s[last..m.start()]);
         match &with {
             With::Template(t) => expand_replacement(&mut out, t, &caps, re)?,
@@ -339,11 +377,15 @@ fn replace_regex(
                 match ctx.apply(f, &[arg])? {
                     Value::Str(r) => out.push_str(&r),
                     other => {
-                        return Err(Error::type_error(format!(
-                            "{name}: the replacement function must return a string, got {}",
-                            got(&other)
-                        ))
-                        .into());
+                        return Err(call
+                            .error(
+                                ErrorKind::Type,
+                                format_args!(
+                                    "the replacement function must return a string, got {}",
+                                    got(&other)
+                                ),
+                            )
+                            .into());
                     }
                 }
             }
@@ -358,15 +400,15 @@ fn replace_regex(
     new_string(ctx, out)
 }
 
-/// `str/replace` (or `replace-first`) under the name `name`.
-pub(crate) fn replace_impl(
+/// `str/replace` (or `replace-first`): `matcher` in `s` replaced by `replacement`.
+pub(crate) fn replace_in(
     ctx: &mut Ctx,
-    name: &str,
-    args: &[Value],
+    call: Call,
+    s: &str,
+    (matcher, replacement): (&Value, &Value),
     first_only: bool,
 ) -> EvalResult {
-    let s = text_of(name, &args[0])?;
-    match (&args[1], &args[2]) {
+    match (matcher, replacement) {
         (Value::Str(from), Value::Str(to)) => {
             // Each match may grow the text by the whole replacement: refuse before building
             // when the result cannot fit.
@@ -403,14 +445,14 @@ pub(crate) fn replace_impl(
             new_string(ctx, out)
         }
         (Value::Regex(re), Value::Str(to)) => {
-            replace_regex(ctx, name, &s, re.engine(), With::Template(to), first_only)
+            replace_regex(ctx, call, s, re.engine(), With::Template(to), first_only)
         }
         (
             Value::Regex(re),
             f @ (Value::Fn(_) | Value::Keyword(_) | Value::Map(_) | Value::Var(_)),
-        ) => replace_regex(ctx, name, &s, re.engine(), With::Function(f), first_only),
+        ) => replace_regex(ctx, call, s, re.engine(), With::Function(f), first_only),
         (matcher, replacement) => Err(Error::type_error(format!(
-            "{name} replaces a string with a string, a char with a char, or a regex with a \
+            "{call} replaces a string with a string, a char with a char, or a regex with a \
              string or function; got {} and {}",
             got(matcher),
             got(replacement)
@@ -419,26 +461,27 @@ pub(crate) fn replace_impl(
     }
 }
 
-fn replace(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    replace_impl(ctx, "str/replace", args, false)
+fn replace(ctx: &mut Ctx, call: Call, (s, matcher, to): (Text, &Value, &Value)) -> EvalResult {
+    replace_in(ctx, call, &s, (matcher, to), false)
 }
 
-fn replace_first(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    replace_impl(ctx, "str/replace-first", args, true)
+fn replace_first(
+    ctx: &mut Ctx,
+    call: Call,
+    (s, matcher, to): (Text, &Value, &Value),
+) -> EvalResult {
+    replace_in(ctx, call, &s, (matcher, to), true)
 }
 
-fn upper_case(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text_of("str/upper-case", &args[0])?;
+fn upper_case(ctx: &mut Ctx, _: Call, s: Text) -> EvalResult {
     new_string(ctx, s.to_uppercase())
 }
 
-fn lower_case(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text_of("str/lower-case", &args[0])?;
+fn lower_case(ctx: &mut Ctx, _: Call, s: Text) -> EvalResult {
     new_string(ctx, s.to_lowercase())
 }
 
-fn capitalize(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text_of("str/capitalize", &args[0])?;
+fn capitalize(ctx: &mut Ctx, _: Call, s: Text) -> EvalResult {
     let mut chars = s.chars();
     let out = match chars.next() {
         Some(first) => first
@@ -450,74 +493,41 @@ fn capitalize(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
     new_string(ctx, out)
 }
 
-fn trim(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text("str/trim", &args[0])?;
+fn trim(ctx: &mut Ctx, _: Call, s: &str) -> EvalResult {
     new_string(ctx, s.trim_matches(is_java_whitespace).to_string())
 }
 
-fn triml(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text("str/triml", &args[0])?;
+fn triml(ctx: &mut Ctx, _: Call, s: &str) -> EvalResult {
     new_string(ctx, s.trim_start_matches(is_java_whitespace).to_string())
 }
 
-fn trimr(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text("str/trimr", &args[0])?;
+fn trimr(ctx: &mut Ctx, _: Call, s: &str) -> EvalResult {
     new_string(ctx, s.trim_end_matches(is_java_whitespace).to_string())
 }
 
-fn trim_newline(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text("str/trim-newline", &args[0])?;
+fn trim_newline(ctx: &mut Ctx, _: Call, s: &str) -> EvalResult {
     new_string(ctx, s.trim_end_matches(['\n', '\r']).to_string())
 }
 
-fn is_blank(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match &args[0] {
+fn is_blank(_: &mut Ctx, call: Call, s: &Value) -> EvalResult {
+    match s {
         Value::Nil => Ok(Value::Bool(true)),
         other => Ok(Value::Bool(
-            text("str/blank?", other)?.chars().all(is_java_whitespace),
+            call.arg::<&str>(other)?.chars().all(is_java_whitespace),
         )),
     }
 }
 
-fn needle<'v>(name: &str, v: &'v Value) -> Result<&'v str> {
-    match v {
-        Value::Str(s) => Ok(s),
-        other => Err(Error::type_error(format!(
-            "{name} expects a string to look for, got {}",
-            got(other)
-        ))),
-    }
+fn includes(_: &mut Ctx, _: Call, (s, Needle(part)): (Text, Needle)) -> EvalResult {
+    Ok(Value::Bool(s.contains(part)))
 }
 
-fn includes(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text_of("str/includes?", &args[0])?;
-    Ok(Value::Bool(s.contains(needle("str/includes?", &args[1])?)))
+fn starts_with(_: &mut Ctx, _: Call, (s, Needle(prefix)): (Text, Needle)) -> EvalResult {
+    Ok(Value::Bool(s.starts_with(prefix)))
 }
 
-fn starts_with(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text_of("str/starts-with?", &args[0])?;
-    Ok(Value::Bool(
-        s.starts_with(needle("str/starts-with?", &args[1])?),
-    ))
-}
-
-fn ends_with(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text_of("str/ends-with?", &args[0])?;
-    Ok(Value::Bool(
-        s.ends_with(needle("str/ends-with?", &args[1])?),
-    ))
-}
-
-/// A string or char to search for, as text.
-fn search_value(name: &str, v: &Value) -> Result<String> {
-    match v {
-        Value::Str(s) => Ok(s.to_string()),
-        Value::Char(c) => Ok(c.to_string()),
-        other => Err(Error::type_error(format!(
-            "{name} expects a string or char to look for, got {}",
-            got(other)
-        ))),
-    }
+fn ends_with(_: &mut Ctx, _: Call, (s, Needle(suffix)): (Text, Needle)) -> EvalResult {
+    Ok(Value::Bool(s.ends_with(suffix)))
 }
 
 /// Character position of a byte offset.
@@ -535,29 +545,25 @@ fn byte_pos(s: &str, chars: i64) -> usize {
         .map_or(s.len(), |(b, _)| b)
 }
 
-fn index_of(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text_of("str/index-of", &args[0])?;
-    let value = search_value("str/index-of", &args[1])?;
-    let from = match args.get(2) {
-        Some(f) => expect_int("str/index-of", f)?,
-        None => 0,
-    };
+fn index_of(_: &mut Ctx, _: Call, (s, value, from): (Text, Fragment, Option<i64>)) -> EvalResult {
+    let from = from.unwrap_or(0);
     if from > s.chars().count() as i64 {
         return Ok(Value::Nil);
     }
     let start = byte_pos(&s, from);
     Ok(s[start..]
-        .find(value.as_str())
+        .find(&*value)
         .map(|i| Value::Int(char_pos(&s, start + i)))
         .unwrap_or_default())
 }
 
-fn last_index_of(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text_of("str/last-index-of", &args[0])?;
-    let value = search_value("str/last-index-of", &args[1])?;
-    let end = match args.get(2) {
-        Some(f) => {
-            let from = expect_int("str/last-index-of", f)?;
+fn last_index_of(
+    _: &mut Ctx,
+    _: Call,
+    (s, value, from): (Text, Fragment, Option<i64>),
+) -> EvalResult {
+    let end = match from {
+        Some(from) => {
             if from < 0 {
                 return Ok(Value::Nil);
             }
@@ -571,19 +577,16 @@ fn last_index_of(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
         end -= 1;
     }
     Ok(s[..end]
-        .rfind(value.as_str())
+        .rfind(&*value)
         .map(|i| Value::Int(char_pos(&s, i)))
         .unwrap_or_default())
 }
 
-fn reverse(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text("str/reverse", &args[0])?;
+fn reverse(ctx: &mut Ctx, _: Call, s: &str) -> EvalResult {
     new_string(ctx, s.chars().rev().collect())
 }
 
-fn escape(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let s = text("str/escape", &args[0])?;
-    let cmap = &args[1];
+fn escape(ctx: &mut Ctx, _: Call, (s, cmap): (&str, &Value)) -> EvalResult {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         ctx.tick()?;

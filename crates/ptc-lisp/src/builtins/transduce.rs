@@ -11,8 +11,9 @@
 //! `{:ptc/reduced x}`); `reduce`, `transduce`, `into`, `reductions` and friends stop when a step
 //! returns one and unwrap it.
 
+use super::args::{Call, Callable};
 use super::seq::{conj_one, list_of};
-use super::{Builtin, builtin, expect_fn};
+use super::{Builtin, builtin};
 use crate::error::Error;
 use crate::eval::{Ctx, EvalResult, Items, arity_error};
 use crate::value::{Function, Map, Seq, Value};
@@ -21,14 +22,14 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("transduce", [3..=4], transduce, "(transduce xform f coll) (transduce xform f init coll)", "Reduces coll with (xform f), starting from init (or (f)), then completes the result with a one-argument call.", "(transduce (comp (filter odd?) (map inc)) + [1 2 3])" => "6"),
-    builtin!("sequence", [1..=2], sequence, "(sequence coll) (sequence xform coll)", "The items of coll as a sequence (() when empty), passed through the transducer xform if one is given.", "(sequence (comp (map inc) (take 3)) (range))" => "(1 2 3)"),
-    builtin!("reduced", [1], reduced_fn, "(reduced x)", "Wraps x so that reduce, transduce, into and reductions stop at once with x.", "(reduce (fn [acc x] (if (> x 2) (reduced acc) (+ acc x))) 0 [1 2 3 4])" => "3"),
-    builtin!("reduced?", [1], is_reduced, "(reduced? x)", "True if x was made by reduced.", "(reduced? (reduced 1))" => "true"),
-    builtin!("unreduced", [1], unreduced_fn, "(unreduced x)", "The value inside a reduced, or x itself.", "(unreduced (reduced 5))" => "5"),
-    builtin!("ensure-reduced", [1], ensure_reduced_fn, "(ensure-reduced x)", "x if it is already reduced, else (reduced x).", "(unreduced (ensure-reduced (reduced 5)))" => "5"),
-    builtin!("completing", [1..=2], completing, "(completing f) (completing f cf)", "A reducing function that steps with f and completes with cf (identity by default), for transduce with a two-argument function.", "(transduce (map inc) (completing (fn [acc x] (+ acc x))) 0 [1 2])" => "5"),
-    builtin!("cat", [1], cat, "(cat rf)", "The transducer that passes on the items of each collection it receives.", "(into [] cat [[1 2] [3]])" => "[1 2 3]"),
+    builtin!("transduce", transduce, "(transduce xform f coll) (transduce xform f init coll)", "Reduces coll with (xform f), starting from init (or (f)), then completes the result with a one-argument call.", "(transduce (comp (filter odd?) (map inc)) + [1 2 3])" => "6"),
+    builtin!("sequence", sequence, "(sequence coll) (sequence xform coll)", "The items of coll as a sequence (() when empty), passed through the transducer xform if one is given.", "(sequence (comp (map inc) (take 3)) (range))" => "(1 2 3)"),
+    builtin!("reduced", reduced_fn, "(reduced x)", "Wraps x so that reduce, transduce, into and reductions stop at once with x.", "(reduce (fn [acc x] (if (> x 2) (reduced acc) (+ acc x))) 0 [1 2 3 4])" => "3"),
+    builtin!("reduced?", is_reduced, "(reduced? x)", "True if x was made by reduced.", "(reduced? (reduced 1))" => "true"),
+    builtin!("unreduced", unreduced_fn, "(unreduced x)", "The value inside a reduced, or x itself.", "(unreduced (reduced 5))" => "5"),
+    builtin!("ensure-reduced", ensure_reduced_fn, "(ensure-reduced x)", "x if it is already reduced, else (reduced x).", "(unreduced (ensure-reduced (reduced 5)))" => "5"),
+    builtin!("completing", completing, "(completing f) (completing f cf)", "A reducing function that steps with f and completes with cf (identity by default), for transduce with a two-argument function.", "(transduce (map inc) (completing (fn [acc x] (+ acc x))) 0 [1 2])" => "5"),
+    builtin!("cat", cat, "(cat rf)", "The transducer that passes on the items of each collection it receives.", "(into [] cat [[1 2] [3]])" => "[1 2 3]"),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -72,20 +73,20 @@ fn ensure_reduced(v: Value) -> Value {
     }
 }
 
-fn reduced_fn(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(make_reduced(args[0].clone()))
+fn reduced_fn(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    Ok(make_reduced(x.clone()))
 }
 
-fn is_reduced(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(Value::Bool(as_reduced(&args[0]).is_some()))
+fn is_reduced(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    Ok(Value::Bool(as_reduced(x).is_some()))
 }
 
-fn unreduced_fn(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(unreduced(args[0].clone()))
+fn unreduced_fn(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    Ok(unreduced(x.clone()))
 }
 
-fn ensure_reduced_fn(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(ensure_reduced(args[0].clone()))
+fn ensure_reduced_fn(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    Ok(ensure_reduced(x.clone()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -95,8 +96,8 @@ fn ensure_reduced_fn(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 /// Feed the items of `coll` to the reducing function `rf`, starting from `acc`; stop at a
 /// reduced result and unwrap it. Unbounded inputs are accepted: a transducer such as `take` ends
 /// them (and one that never does runs into the step limit).
-pub(crate) fn reduce_items(ctx: &mut Ctx, rf: &Value, mut acc: Value, coll: &Value) -> EvalResult {
-    let mut items = Items::new(coll)?;
+fn reduce_items(ctx: &mut Ctx, call: Call, rf: &Value, mut acc: Value, coll: &Value) -> EvalResult {
+    let mut items = call.items(coll)?;
     while let Some(item) = items.next(ctx)? {
         acc = ctx.apply(rf, &[acc, item.into_owned()])?;
         if let Some(done) = as_reduced(&acc) {
@@ -113,80 +114,79 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// A reducing function that adds each item to `target` with `conj` semantics. It keeps the
 /// collection itself and passes a placeholder accumulator along the chain, so each step updates
 /// the collection in place instead of copying a shared one.
-fn collecting_sink(target: Arc<Mutex<Value>>) -> Value {
-    Value::Fn(Function::native("into", move |ctx, args| match args {
+fn collecting_sink(call: Call, target: Arc<Mutex<Value>>) -> Value {
+    Value::Fn(Function::native(call.name(), move |ctx, args| match args {
         [] => Ok(Value::Nil),
         [acc] => Ok(acc.clone()),
         [acc, item] => {
             ctx.charge_items(1)?;
-            conj_one(&mut lock(&target), item.clone())?;
+            conj_one(call, &mut lock(&target), item.clone())?;
             Ok(acc.clone())
         }
-        _ => Err(arity_error("into", args.len(), "0 to 2").into()),
+        _ => Err(arity_error(call.name(), args.len(), "0 to 2").into()),
     }))
 }
 
 /// `(into to xform from)`.
-pub(crate) fn into_with(ctx: &mut Ctx, to: Value, xform: &Value, from: &Value) -> EvalResult {
-    expect_fn("into", xform)?;
+pub(crate) fn into_with(
+    ctx: &mut Ctx,
+    call: Call,
+    to: Value,
+    xform: &Value,
+    from: &Value,
+) -> EvalResult {
+    let xform = call.arg::<Callable>(xform)?;
     let target = Arc::new(Mutex::new(to));
-    let rf = ctx.apply(xform, &[collecting_sink(target.clone())])?;
-    let acc = reduce_items(ctx, &rf, Value::Nil, from)?;
+    let rf = ctx.apply(&xform, &[collecting_sink(call, target.clone())])?;
+    let acc = reduce_items(ctx, call, &rf, Value::Nil, from)?;
     ctx.apply(&rf, &[acc])?;
     let out = std::mem::take(&mut *lock(&target));
     Ok(out)
 }
 
-fn transduce(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    let (xform, f, init, coll) = match args {
-        [xform, f, coll] => (xform, f, None, coll),
-        [xform, f, init, coll] => (xform, f, Some(init), coll),
-        _ => unreachable!("arity checked"),
-    };
-    expect_fn("transduce", xform)?;
-    expect_fn("transduce", f)?;
+fn transduce(
+    ctx: &mut Ctx,
+    call: Call,
+    (xform, f, init, coll): (Callable, Callable, Option<&Value>, &Value),
+) -> EvalResult {
     let init = match init {
         Some(init) => init.clone(),
-        None => ctx.apply(f, &[])?,
+        None => ctx.apply(&f, &[])?,
     };
-    let rf = ctx.apply1(xform, f)?;
-    let acc = reduce_items(ctx, &rf, init, coll)?;
+    let rf = ctx.apply1(&xform, &f)?;
+    let acc = reduce_items(ctx, call, &rf, init, coll)?;
     ctx.apply(&rf, &[acc])
 }
 
-fn sequence(ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    match args {
-        [coll] => match coll {
+/// `(sequence coll)` or `(sequence xform coll)`.
+fn sequence(ctx: &mut Ctx, call: Call, (first, second): (&Value, Option<&Value>)) -> EvalResult {
+    match (first, second) {
+        (coll, None) => match coll {
             Value::List(_) | Value::Lazy(_) => Ok(coll.clone()),
             Value::Vector(s) => Ok(Value::List(s.clone())),
             other => {
-                let items = Items::collect_all(other, ctx, "sequence")?;
+                let items = call.collect(ctx, other)?;
                 list_of(ctx, items)
             }
         },
-        [xform, coll] => match into_with(ctx, Value::vector([]), xform, coll)? {
+        (xform, Some(coll)) => match into_with(ctx, call, Value::vector([]), xform, coll)? {
             Value::Vector(items) => Ok(Value::List(items)),
             other => Ok(other),
         },
-        _ => unreachable!("arity checked"),
     }
 }
 
-fn completing(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    expect_fn("completing", &args[0])?;
-    let f = args[0].clone();
-    let complete = args.get(1).cloned();
-    if let Some(cf) = &complete {
-        expect_fn("completing", cf)?;
-    }
+fn completing(_: &mut Ctx, call: Call, (f, cf): (Callable, Option<Callable>)) -> EvalResult {
+    let f = f.clone();
+    let complete = cf.map(|cf| cf.clone());
     Ok(Value::Fn(Function::native(
-        "completing",
-        move |ctx, call| match (call, &complete) {
+        call.name(),
+        move |ctx, args| match (args, &complete) {
             ([], _) => ctx.apply(&f, &[]),
             ([acc], None) => Ok(acc.clone()),
             ([acc], Some(cf)) => ctx.apply1(cf, acc),
-            ([_, _], _) => ctx.apply(&f, call),
-            _ => Err(arity_error("a completing function", call.len(), "0 to 2").into()),
+            ([_, _], _) => ctx.apply(&f, args),
+            _ => Err(arity_error("a completing function", args.len(), "0 to 2").into()),
         },
     )))
 }
@@ -196,7 +196,7 @@ fn completing(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
 // ---------------------------------------------------------------------------------------------
 
 /// A transducer: applied to a reducing function `rf`, it returns `make(rf)`.
-fn transducer(name: &'static str, make: impl Fn(Value) -> Value + Send + Sync + 'static) -> Value {
+fn transducer(name: Call, make: impl Fn(Value) -> Value + Send + Sync + 'static) -> Value {
     let label = format!("({name} ...)");
     Value::Fn(Function::native(&label, move |_ctx, args| match args {
         [rf] => Ok(make(rf.clone())),
@@ -252,8 +252,8 @@ fn call1(ctx: &mut Ctx, f: &Value, x: &Value) -> EvalResult {
 }
 
 /// `(map f)`.
-pub(crate) fn map_xf(f: Value) -> Value {
-    transducer("map", move |rf| {
+pub(crate) fn map_xf(call: Call, f: Value) -> Value {
+    transducer(call, move |rf| {
         let f = f.clone();
         stepper(rf, move |ctx, rf, acc, x| {
             let y = call1(ctx, &f, &x)?;
@@ -263,8 +263,8 @@ pub(crate) fn map_xf(f: Value) -> Value {
 }
 
 /// `(filter pred)` (`keep = true`) or `(remove pred)`.
-pub(crate) fn filter_xf(pred: Value, keep: bool) -> Value {
-    transducer(if keep { "filter" } else { "remove" }, move |rf| {
+pub(crate) fn filter_xf(call: Call, pred: Value, keep: bool) -> Value {
+    transducer(call, move |rf| {
         let pred = pred.clone();
         stepper(rf, move |ctx, rf, acc, x| {
             if call1(ctx, &pred, &x)?.truthy() == keep {
@@ -277,8 +277,8 @@ pub(crate) fn filter_xf(pred: Value, keep: bool) -> Value {
 }
 
 /// `(keep f)`.
-pub(crate) fn keep_xf(f: Value) -> Value {
-    transducer("keep", move |rf| {
+pub(crate) fn keep_xf(call: Call, f: Value) -> Value {
+    transducer(call, move |rf| {
         let f = f.clone();
         stepper(rf, move |ctx, rf, acc, x| {
             let y = call1(ctx, &f, &x)?;
@@ -292,27 +292,20 @@ pub(crate) fn keep_xf(f: Value) -> Value {
 }
 
 /// `(map-indexed f)` (`keep_nil = true`) or `(keep-indexed f)`.
-pub(crate) fn indexed_xf(f: Value, keep_nil: bool) -> Value {
-    transducer(
-        if keep_nil {
-            "map-indexed"
-        } else {
-            "keep-indexed"
-        },
-        move |rf| {
-            let f = f.clone();
-            let index = AtomicI64::new(0);
-            stepper(rf, move |ctx, rf, acc, x| {
-                let i = index.fetch_add(1, Ordering::Relaxed);
-                let y = ctx.apply(&f, &[Value::Int(i), x])?;
-                if y.is_nil() && !keep_nil {
-                    Ok(acc)
-                } else {
-                    ctx.apply(rf, &[acc, y])
-                }
-            })
-        },
-    )
+pub(crate) fn indexed_xf(call: Call, f: Value, keep_nil: bool) -> Value {
+    transducer(call, move |rf| {
+        let f = f.clone();
+        let index = AtomicI64::new(0);
+        stepper(rf, move |ctx, rf, acc, x| {
+            let i = index.fetch_add(1, Ordering::Relaxed);
+            let y = ctx.apply(&f, &[Value::Int(i), x])?;
+            if y.is_nil() && !keep_nil {
+                Ok(acc)
+            } else {
+                ctx.apply(rf, &[acc, y])
+            }
+        })
+    })
 }
 
 /// Take one from a counter that stops at zero; the count before, or `None` when it was zero.
@@ -323,9 +316,9 @@ fn count_down(counter: &AtomicUsize) -> Option<usize> {
 }
 
 /// `(take n)`.
-pub(crate) fn take_xf(n: i64) -> Value {
+pub(crate) fn take_xf(call: Call, n: i64) -> Value {
     let n = usize::try_from(n).unwrap_or(0);
-    transducer("take", move |rf| {
+    transducer(call, move |rf| {
         let remaining = AtomicUsize::new(n);
         stepper(rf, move |ctx, rf, acc, x| {
             let before = count_down(&remaining).unwrap_or(0);
@@ -345,9 +338,9 @@ pub(crate) fn take_xf(n: i64) -> Value {
 }
 
 /// `(drop n)`.
-pub(crate) fn drop_xf(n: i64) -> Value {
+pub(crate) fn drop_xf(call: Call, n: i64) -> Value {
     let n = usize::try_from(n).unwrap_or(0);
-    transducer("drop", move |rf| {
+    transducer(call, move |rf| {
         let remaining = AtomicUsize::new(n);
         stepper(rf, move |ctx, rf, acc, x| {
             if count_down(&remaining).is_some() {
@@ -360,8 +353,8 @@ pub(crate) fn drop_xf(n: i64) -> Value {
 }
 
 /// `(take-nth n)`.
-pub(crate) fn take_nth_xf(n: usize) -> Value {
-    transducer("take-nth", move |rf| {
+pub(crate) fn take_nth_xf(call: Call, n: usize) -> Value {
+    transducer(call, move |rf| {
         let index = AtomicUsize::new(0);
         stepper(rf, move |ctx, rf, acc, x| {
             if index.fetch_add(1, Ordering::Relaxed).is_multiple_of(n) {
@@ -374,8 +367,8 @@ pub(crate) fn take_nth_xf(n: usize) -> Value {
 }
 
 /// `(take-while pred)`.
-pub(crate) fn take_while_xf(pred: Value) -> Value {
-    transducer("take-while", move |rf| {
+pub(crate) fn take_while_xf(call: Call, pred: Value) -> Value {
+    transducer(call, move |rf| {
         let pred = pred.clone();
         stepper(rf, move |ctx, rf, acc, x| {
             if call1(ctx, &pred, &x)?.truthy() {
@@ -388,8 +381,8 @@ pub(crate) fn take_while_xf(pred: Value) -> Value {
 }
 
 /// `(drop-while pred)`.
-pub(crate) fn drop_while_xf(pred: Value) -> Value {
-    transducer("drop-while", move |rf| {
+pub(crate) fn drop_while_xf(call: Call, pred: Value) -> Value {
+    transducer(call, move |rf| {
         let pred = pred.clone();
         let dropping = AtomicBool::new(true);
         stepper(rf, move |ctx, rf, acc, x| {
@@ -416,15 +409,15 @@ fn each_item(ctx: &mut Ctx, rf: &Value, mut acc: Value, coll: &Value) -> EvalRes
     Ok(acc)
 }
 
-fn cat(_ctx: &mut Ctx, args: &[Value]) -> EvalResult {
-    Ok(stepper(args[0].clone(), |ctx, rf, acc, coll| {
+fn cat(_: &mut Ctx, _: Call, rf: &Value) -> EvalResult {
+    Ok(stepper(rf.clone(), |ctx, rf, acc, coll| {
         each_item(ctx, rf, acc, &coll)
     }))
 }
 
 /// `(mapcat f)`.
-pub(crate) fn mapcat_xf(f: Value) -> Value {
-    transducer("mapcat", move |rf| {
+pub(crate) fn mapcat_xf(call: Call, f: Value) -> Value {
+    transducer(call, move |rf| {
         let f = f.clone();
         stepper(rf, move |ctx, rf, acc, x| {
             let coll = call1(ctx, &f, &x)?;
@@ -434,8 +427,8 @@ pub(crate) fn mapcat_xf(f: Value) -> Value {
 }
 
 /// `(distinct)`.
-pub(crate) fn distinct_xf() -> Value {
-    transducer("distinct", |rf| {
+pub(crate) fn distinct_xf(call: Call) -> Value {
+    transducer(call, |rf| {
         let seen: Mutex<FxHashSet<Value>> = Mutex::new(FxHashSet::default());
         stepper(rf, move |ctx, rf, acc, x| {
             let fresh = lock(&seen).insert(x.clone());
@@ -450,8 +443,8 @@ pub(crate) fn distinct_xf() -> Value {
 }
 
 /// `(dedupe)`.
-pub(crate) fn dedupe_xf() -> Value {
-    transducer("dedupe", |rf| {
+pub(crate) fn dedupe_xf(call: Call) -> Value {
+    transducer(call, |rf| {
         let last: Mutex<Option<Value>> = Mutex::new(None);
         stepper(rf, move |ctx, rf, acc, x| {
             let repeated = {
@@ -470,8 +463,8 @@ pub(crate) fn dedupe_xf() -> Value {
 }
 
 /// `(interpose sep)`.
-pub(crate) fn interpose_xf(sep: Value) -> Value {
-    transducer("interpose", move |rf| {
+pub(crate) fn interpose_xf(call: Call, sep: Value) -> Value {
+    transducer(call, move |rf| {
         let sep = sep.clone();
         let started = AtomicBool::new(false);
         stepper(rf, move |ctx, rf, acc, x| {
@@ -496,8 +489,8 @@ fn emit_part(ctx: &mut Ctx, rf: &Value, acc: Value, part: Vec<Value>) -> EvalRes
 }
 
 /// `(partition-all n)`.
-pub(crate) fn partition_all_xf(n: usize) -> Value {
-    transducer("partition-all", move |rf| {
+pub(crate) fn partition_all_xf(call: Call, n: usize) -> Value {
+    transducer(call, move |rf| {
         let buffer: Arc<Mutex<Vec<Value>>> = Arc::new(Mutex::new(Vec::new()));
         let flush_buffer = buffer.clone();
         stepper_with_flush(
@@ -526,8 +519,8 @@ pub(crate) fn partition_all_xf(n: usize) -> Value {
 }
 
 /// `(partition-by f)`.
-pub(crate) fn partition_by_xf(f: Value) -> Value {
-    transducer("partition-by", move |rf| {
+pub(crate) fn partition_by_xf(call: Call, f: Value) -> Value {
+    transducer(call, move |rf| {
         let f = f.clone();
         // The current run of items and the value of f they share.
         let state: Arc<Mutex<(Vec<Value>, Option<Value>)>> =

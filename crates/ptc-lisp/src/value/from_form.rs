@@ -213,12 +213,26 @@ fn read_one(text: &str, limits: &crate::reader::ReadLimits) -> Result<Value> {
     }
 }
 
+/// A value serializes as its printed text (see [`serde_text`]), wrapped in a newtype that
+/// formats such as JSON see through and [`to_value`](super::to_value) recognizes, so that a
+/// value inside converted data converts as itself.
 impl serde::Serialize for Value {
     fn serialize<S: serde::Serializer>(
         &self,
         serializer: S,
     ) -> std::result::Result<S::Ok, S::Error> {
-        serde_text::serialize(self, serializer)
+        struct Printed<'a>(&'a Value);
+
+        impl serde::Serialize for Printed<'_> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                serde_text::serialize(self.0, serializer)
+            }
+        }
+
+        serializer.serialize_newtype_struct(super::convert::VALUE_TOKEN, &Printed(self))
     }
 }
 
@@ -226,7 +240,28 @@ impl<'de> serde::Deserialize<'de> for Value {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> std::result::Result<Value, D::Error> {
-        serde_text::deserialize(deserializer)
+        struct Text;
+
+        impl<'de> serde::de::Visitor<'de> for Text {
+            type Value = Value;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a printed PTC-Lisp value")
+            }
+
+            fn visit_newtype_struct<D: serde::Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> std::result::Result<Value, D::Error> {
+                serde_text::deserialize(deserializer)
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> std::result::Result<Value, E> {
+                read_value(text).map_err(E::custom)
+            }
+        }
+
+        deserializer.deserialize_newtype_struct(super::convert::VALUE_TOKEN, Text)
     }
 }
 

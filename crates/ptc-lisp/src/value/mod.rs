@@ -6,6 +6,7 @@
 //! quadratic. Map and set iteration order never depends on a random seed: small maps and sets keep
 //! insertion order (like Clojure's array maps), larger ones use a fixed hash function.
 
+mod convert;
 pub(crate) mod date;
 mod from_form;
 mod intern;
@@ -15,6 +16,7 @@ pub(crate) mod meter;
 mod seq;
 mod set;
 
+pub use convert::{from_value, to_value};
 pub use date::{Date, DateKind};
 pub(crate) use from_form::date_literal;
 pub use from_form::{compile_regex, read_value, serde_text};
