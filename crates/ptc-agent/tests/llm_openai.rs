@@ -515,6 +515,63 @@ async fn a_slow_server_times_out() {
 }
 
 #[tokio::test]
+async fn a_request_that_times_out_is_retried_once_whatever_the_retries() {
+    let late = || Reply::json(200, &completion("late")).with_delay(Duration::from_secs(30));
+    let server = TestServer::start(vec![late(), late(), late(), late()]).await;
+    let llm = llm(&server)
+        .with_timeout(Duration::from_millis(200))
+        .with_retry_policy(quick_retries(3));
+    let err = llm.complete(&request()).await.unwrap_err();
+    let timeout = LlmError::Timeout {
+        provider: format!("openai-compatible:{}/v1:gpt-4o", server.base_url),
+        timeout: Duration::from_millis(200),
+    };
+    assert_eq!(
+        err,
+        LlmError::RetriesExhausted {
+            errors: vec![timeout.clone(), timeout]
+        }
+    );
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn other_failures_between_two_timeouts_do_not_reset_the_count() {
+    let late = || Reply::json(200, &completion("late")).with_delay(Duration::from_secs(30));
+    let server = TestServer::start(vec![
+        late(),
+        server_error(),
+        late(),
+        Reply::json(200, &completion("never asked for")),
+    ])
+    .await;
+    let llm = llm(&server)
+        .with_timeout(Duration::from_millis(500))
+        .with_retry_policy(quick_retries(3));
+    let err = llm.complete(&request()).await.unwrap_err();
+    let provider = format!("openai-compatible:{}/v1:gpt-4o", server.base_url);
+    let timeout = LlmError::Timeout {
+        provider: provider.clone(),
+        timeout: Duration::from_millis(500),
+    };
+    assert_eq!(
+        err,
+        LlmError::RetriesExhausted {
+            errors: vec![
+                timeout.clone(),
+                LlmError::Http {
+                    provider,
+                    status: 500,
+                    message: "The server had an error while processing your request.".into(),
+                },
+                timeout,
+            ]
+        }
+    );
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[tokio::test]
 async fn an_invalid_cache_breakpoint_is_rejected_before_sending() {
     let server = TestServer::start(vec![Reply::json(200, &completion("x"))]).await;
     let err = llm(&server)

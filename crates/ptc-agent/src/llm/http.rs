@@ -101,7 +101,7 @@ pub(crate) async fn post_json(
         LlmError::InvalidRequest(format!("could not encode the request as JSON: {e}"))
     })?;
     let mut attempt: u32 = 0;
-    let mut failed = Vec::new();
+    let mut failed: Vec<LlmError> = Vec::new();
     loop {
         attempt = attempt.saturating_add(1);
         let started = Instant::now();
@@ -122,7 +122,13 @@ pub(crate) async fn post_json(
             Err(failure) => failure,
         };
         let status = failure.error.status();
-        let retryable = failure.error.is_transient() && attempt <= ctx.retry.max_retries;
+        // A server does not stop writing a reply when the client gives up waiting for it, so
+        // after a second timeout more retries would only queue behind the abandoned replies:
+        // a call that times out lasts at most the timeout, one retry, and the wait between.
+        let timed_out_again = matches!(failure.error, LlmError::Timeout { .. })
+            && failed.iter().any(|e| matches!(e, LlmError::Timeout { .. }));
+        let retryable =
+            failure.error.is_transient() && attempt <= ctx.retry.max_retries && !timed_out_again;
         if !retryable {
             tracing::warn!(
                 provider = ctx.provider,

@@ -13,7 +13,8 @@
 //!
 //! The HTTP providers retry transient failures (connection errors, timeouts, HTTP 408, 429 and
 //! server errors other than 501, 505, 506, 508, 510 and 511) as their [`RetryPolicy`] says, and
-//! fail at once on anything else.
+//! fail at once on anything else. A request that timed out is retried once at most, as the
+//! server is likely still writing the reply nobody waits for any more.
 
 mod anthropic;
 mod error;
