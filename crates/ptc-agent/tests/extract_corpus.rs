@@ -113,3 +113,83 @@ fn expected_programs_parse_unless_marked_broken() {
     }
     assert_eq!(wrong, Vec::<String>::new());
 }
+
+/// Every reply of the recorded SmolLM2 runs (`benchmarks/transcripts-smollm2-135m/`), with the
+/// file it is in.
+fn recorded_replies() -> Vec<(String, String)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../benchmarks/transcripts-smollm2-135m");
+    let mut files = Vec::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        let entries = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let mut replies = Vec::new();
+    for file in files {
+        let name = file
+            .strip_prefix(&root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(&file).expect("a transcript");
+        for (i, line) in text.lines().enumerate() {
+            let entry: serde_json::Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{name} line {}: {e}", i + 1));
+            let content = entry["content"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{name} line {}: no content", i + 1));
+            replies.push((format!("{name} line {}", i + 1), content.to_string()));
+        }
+    }
+    replies
+}
+
+/// A recorded reply whose extracted program parses is run, as it should be. Any other reply
+/// (no program found, or one the reader rejects) must be a case of the corpus, so that a person
+/// has checked it holds no valid program the rules missed. A failure prints the missing cases
+/// in the corpus's format, to be checked and added.
+#[test]
+fn every_recorded_smollm2_reply_runs_its_program_or_is_a_checked_case() {
+    let replies = recorded_replies();
+    assert!(
+        replies.len() >= 40,
+        "only {} recorded replies",
+        replies.len()
+    );
+    let mut checked: Vec<String> = cases()
+        .into_iter()
+        .map(|case| case.reply.trim_end().to_string())
+        .collect();
+    let mut unchecked = String::new();
+    for (place, reply) in &replies {
+        let reply = reply.trim_end();
+        let program = extract_program(reply);
+        if program.as_deref().is_some_and(parses) || checked.iter().any(|c| c == reply) {
+            continue;
+        }
+        let expected = match &program {
+            Some(program) => format!("=== program (broken)\n{program}"),
+            None => "=== none".to_string(),
+        };
+        unchecked.push_str(&format!(
+            "=== case: smollm2 {place}\n{reply}\n{expected}\n\n"
+        ));
+        checked.push(reply.to_string());
+    }
+    assert!(
+        unchecked.is_empty(),
+        "recorded replies without a program that parses, not yet in the corpus; check that \
+         none holds a valid program the rules miss, then add them to tests/extract/replies.txt:\n\n\
+         {unchecked}"
+    );
+}
