@@ -30,6 +30,8 @@ const INVISIBLE: [char; 5] = ['\u{feff}', '\u{200b}', '\u{200c}', '\u{200d}', '\
 ///   there for as long as each next form starts a line; the prose before and after it and any
 ///   stray fence lines are left out. An unbalanced form runs to the end, so that the reader
 ///   can say where it is unclosed.
+/// * **Code inside a sentence is prose**: a form in backticks or after words on its line is
+///   never run (models quote the instructions' examples; a quoted tool call must not happen).
 ///
 /// ```
 /// use ptc_agent::extract_program;
@@ -42,6 +44,7 @@ const INVISIBLE: [char; 5] = ['\u{feff}', '\u{200b}', '\u{200c}', '\u{200d}', '\
 ///     Some("(return 42)")
 /// );
 /// assert_eq!(extract_program("I cannot do that."), None);
+/// assert_eq!(extract_program("Answer with `(return 42)` when done."), None);
 /// ```
 pub fn extract_program(reply: &str) -> Option<String> {
     let reply = visible(reply);
