@@ -31,6 +31,10 @@ const CI_STEPS: &[Step] = &[
         args: &["test", "--workspace", "--all-features"],
     },
     Step {
+        name: "docs build without warnings",
+        args: &["doc", "--workspace", "--no-deps"],
+    },
+    Step {
         name: "benches compile",
         args: &["test", "--workspace", "--benches", "--no-run"],
     },
@@ -43,8 +47,13 @@ fn cargo() -> String {
 fn run_step(name: &str, args: &[&str]) -> Result<(), String> {
     eprintln!("==> {name}: cargo {}", args.join(" "));
     let started = Instant::now();
-    let status = Command::new(cargo())
-        .args(args)
+    let mut command = Command::new(cargo());
+    command.args(args);
+    if args.first() == Some(&"doc") {
+        // Broken intra-doc links and other rustdoc warnings fail the docs step.
+        command.env("RUSTDOCFLAGS", "-D warnings");
+    }
+    let status = command
         .status()
         .map_err(|e| format!("could not run cargo: {e}"))?;
     eprintln!("    {name} took {:.1} s", started.elapsed().as_secs_f64());

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use ptc_compression::history::{HistoryError, HistoryManager, HistoryPolicy};
 use ptc_compression::{CompressionConfig, CompressionSetting};
@@ -68,6 +69,7 @@ pub(crate) struct Settings {
     pub history: Option<HistoryPolicy>,
     pub max_tokens: u32,
     pub temperature: Option<f32>,
+    pub deadline: Option<Duration>,
 }
 
 impl Default for Settings {
@@ -82,6 +84,7 @@ impl Default for Settings {
             history: None,
             max_tokens: DEFAULT_MAX_TOKENS,
             temperature: None,
+            deadline: None,
         }
     }
 }
@@ -186,7 +189,7 @@ impl Agent {
 
     /// A builder for a sub-agent with its own mission that inherits this agent's model, retry
     /// policy, sandbox limits, turn budget, compression, history policy, extra system-prompt
-    /// text, reply token limit and temperature (API-007). Each can be overridden on the
+    /// text, reply token limit, temperature and run deadline (API-007). Each can be overridden on the
     /// builder. Tools, data and signature are the sub-agent's own.
     pub fn sub_agent(&self, mission: impl Into<String>) -> AgentBuilder {
         AgentBuilder {
@@ -363,6 +366,14 @@ impl AgentBuilder {
     /// The sampling temperature (the provider's default otherwise).
     pub fn temperature(mut self, temperature: f32) -> AgentBuilder {
         self.settings.temperature = Some(temperature);
+        self
+    }
+
+    /// The longest a whole run may take, wall-clock, from its start (or its resume) to its
+    /// end: model requests, retries and programs together. A run still going then ends with
+    /// the failure kind `timeout`, keeping the turns completed so far. None by default.
+    pub fn deadline(mut self, deadline: Duration) -> AgentBuilder {
+        self.settings.deadline = Some(deadline);
         self
     }
 

@@ -23,12 +23,16 @@
 
 mod agent;
 mod extract;
+mod history;
 pub mod llm;
 mod prompt;
+mod resume;
 mod run;
 pub mod signature;
+pub mod store;
 mod subagent;
 mod summarizer;
+mod telemetry;
 mod tool;
 
 pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
@@ -39,8 +43,15 @@ pub use llm::{
     parse_llm_spec_with,
 };
 pub use prompt::SystemPrompt;
-pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions};
+pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions, tokens_text};
 pub use signature::{Mismatch, Signature, SignatureError};
 pub use subagent::AgentTool;
 pub use summarizer::LlmSummarizer;
+pub use telemetry::HumanDuration;
 pub use tool::{FnTool, SyncTool, Tool, ToolError, async_tool, sandbox_tools, tool_fn, value_tool};
+
+/// The README's examples (the language alone, and an agent), compiled and run as doc tests so
+/// the README stays true.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

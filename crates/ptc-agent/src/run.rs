@@ -4,14 +4,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ptc_compression::history::{
-    HistoryError, HistoryManager, HistoryPolicy, SummaryState, TRIM_NOTICE,
-};
 use ptc_compression::{Compression, RenderOptions, Uncompressed, cacheable_prefix_len};
 use ptc_lisp::format::{print_str, to_clojure};
 use ptc_lisp::{ErrorKind, Outcome, RunOutcome, Runtime, Tools, UserNamespace, Value};
 use ptc_turn::{
-    FailureKind, Message, Role, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage,
+    FailureKind, Message, Role, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage,
 };
 use serde::Serialize;
 use tracing::Instrument;
@@ -19,10 +16,14 @@ use tracing::field::Empty;
 
 use crate::agent::{Agent, Inner, data_from_serialize, expand_mission};
 use crate::extract::extract_program;
+use crate::history::History;
 use crate::llm::{LlmError, LlmRequest, LlmResponse};
+use crate::resume;
 use crate::signature::Mismatch;
+use crate::store::{RunStore, StoreError};
 use crate::summarizer::LlmSummarizer;
-use crate::tool::BlockingTool;
+use crate::telemetry::{HumanDuration, record_tokens};
+use crate::tool::{BlockingTool, RunAlive};
 
 /// Told about a run as it happens, e.g. to show each turn live. Both methods do nothing unless
 /// implemented.
@@ -38,13 +39,15 @@ pub trait RunObserver: Send + Sync {
     }
 }
 
-/// Options of one run: input data on top of the agent's, and an observer.
+/// Options of one run: input data on top of the agent's, an observer, and a store that keeps
+/// each turn as it completes.
 #[derive(Default)]
 #[must_use]
 pub struct RunOptions<'a> {
     data: BTreeMap<String, Value>,
     data_error: Option<String>,
     observer: Option<&'a dyn RunObserver>,
+    store: Option<(&'a dyn RunStore, String)>,
 }
 
 impl<'a> RunOptions<'a> {
@@ -73,6 +76,13 @@ impl<'a> RunOptions<'a> {
     /// Tell `observer` about each request and turn.
     pub fn observer(mut self, observer: &'a dyn RunObserver) -> RunOptions<'a> {
         self.observer = Some(observer);
+        self
+    }
+
+    /// Checkpoint the run in `store` under `id`: the task before the first request, each turn
+    /// as it completes, the outcome at the end. [`Agent::resume`] continues it from there.
+    pub fn store(mut self, store: &'a dyn RunStore, id: impl Into<String>) -> RunOptions<'a> {
+        self.store = Some((store, id.into()));
         self
     }
 }
@@ -106,6 +116,12 @@ pub enum RunError {
     /// Not called from within a tokio runtime.
     #[error("agents run on tokio: call run() from within a tokio runtime (e.g. #[tokio::main])")]
     NoRuntime,
+    /// The run store could not record the start of the run, or read the run to resume.
+    #[error("the run store: {0}")]
+    Store(#[from] StoreError),
+    /// The run to resume cannot be continued by this agent.
+    #[error("cannot resume run `{id}`: {reason}")]
+    Resume { id: String, reason: String },
 }
 
 /// What the model is told when its reply holds no program.
@@ -136,18 +152,116 @@ impl Agent {
         self.run_with(RunOptions::new()).await
     }
 
-    /// Runs the agent until a program returns or fails or the turns run out, and returns the
-    /// [`Step`] with every turn. Model failures end the run with a failed step
-    /// (`llm_error`); only invalid input stops a run before it starts.
+    /// Runs the agent until a program returns or fails, the turns run out or the deadline
+    /// passes, and returns the [`Step`] with every turn. Model failures end the run with a
+    /// failed step (`llm_error`); only invalid input (or a store that cannot record the start)
+    /// stops a run before it starts.
     ///
     /// Must be called within a tokio runtime (programs run on its blocking threads).
     pub async fn run_with(&self, options: RunOptions<'_>) -> Result<Step, RunError> {
+        let task = self.task_for(&options)?;
+        if let Some((store, id)) = &options.store {
+            store.start(id, &task).await?;
+        }
+        let start = Start {
+            turns: Turns::new(),
+            memory: UserNamespace::new(),
+            alive: RunAlive::new(),
+        };
+        self.drive(task, start, options).await
+    }
+
+    /// Continues run `id` of `store` from its last completed turn: the turns recorded there
+    /// are kept, the definitions they made are restored, and the model is asked for the next
+    /// turn. New turns are checkpointed in the same store. A run that had already ended is
+    /// returned as it was, without a request.
+    ///
+    /// The agent and `options` must give the run what it was started with: the same mission,
+    /// tools, data, signature and turn budget (anything else is a [`RunError::Resume`]).
+    /// Definitions are restored by running the programs of the successful turns again, with
+    /// every tool call answered from the record instead of calling the tool, so no side
+    /// effect happens twice. The deadline counts from the resume.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use ptc_agent::store::MemoryStore;
+    /// use ptc_agent::{Agent, RunOptions, ScriptedLlm};
+    ///
+    /// let store = MemoryStore::new();
+    /// let agent = |replies: &[&str]| {
+    ///     Agent::builder("Add up").llm(ScriptedLlm::new(replies.to_vec())).build().unwrap()
+    /// };
+    /// // The first process made one turn, then its model failed.
+    /// let first = agent(&["(def x 40)"]);
+    /// let step = first.run_with(RunOptions::new().store(&store, "r1")).await.unwrap();
+    /// assert!(!step.is_success());
+    /// # // An interrupted run has no end record; forget this one's to resume it.
+    /// # let mut checkpoint = ptc_agent::store::RunStore::load(&store, "r1").await.unwrap().unwrap();
+    /// # checkpoint.end = None;
+    /// # let store = MemoryStore::new();
+    /// # ptc_agent::store::RunStore::start(&store, "r1", &checkpoint.task).await.unwrap();
+    /// # ptc_agent::store::RunStore::append(&store, "r1", &checkpoint.turns[0]).await.unwrap();
+    /// // Another process picks it up after turn 1; `x` is defined again.
+    /// let step = agent(&["(return (+ x 2))"]).resume(&store, "r1", RunOptions::new()).await.unwrap();
+    /// assert_eq!(step.value(), Some(&ptc_lisp::Value::Int(42)));
+    /// assert_eq!(step.turns.len(), 2);
+    /// # });
+    /// ```
+    pub async fn resume(
+        &self,
+        store: &dyn RunStore,
+        id: &str,
+        options: RunOptions<'_>,
+    ) -> Result<Step, RunError> {
+        let checkpoint = store.load(id).await?.ok_or_else(|| RunError::Resume {
+            id: id.to_string(),
+            reason: "the store has no such run".into(),
+        })?;
+        if let Some(step) = checkpoint.step() {
+            return Ok(step);
+        }
+        let options = options.store(store, id);
+        let task = self.task_for(&options)?;
+        if let Some(reason) = resume::task_difference(&checkpoint.task, &task) {
+            return Err(RunError::Resume {
+                id: id.to_string(),
+                reason,
+            });
+        }
+        let handle = tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
+        // Restored functions call the tools of this run once the restoring is over.
+        let alive = RunAlive::new();
+        let memory =
+            resume::restore_namespace(&self.inner, &task, &checkpoint.turns, &handle, &alive)
+                .await
+                .map_err(|reason| RunError::Resume {
+                    id: id.to_string(),
+                    reason,
+                })?;
+        if let Some(last) = checkpoint.turns.last() {
+            tracing::info!(
+                run = id,
+                turns = checkpoint.turns.len(),
+                "resuming run {id} after turn {}",
+                last.number()
+            );
+        }
+        let start = Start {
+            turns: checkpoint.turns,
+            memory,
+            alive,
+        };
+        self.drive(checkpoint.task, start, options).await
+    }
+
+    /// The task a run with `options` is given.
+    fn task_for(&self, options: &RunOptions<'_>) -> Result<Task, RunError> {
         let inner = &self.inner;
-        if let Some(message) = options.data_error {
-            return Err(RunError::Data(message));
+        if let Some(message) = &options.data_error {
+            return Err(RunError::Data(message.clone()));
         }
         let mut data = inner.data.clone();
-        data.extend(options.data);
+        data.extend(options.data.clone());
         if let Some(signature) = &inner.signature {
             signature
                 .validate_input(|name| data.get(name))
@@ -155,35 +269,58 @@ impl Agent {
         }
         let mission =
             expand_mission(&inner.mission, &data).map_err(RunError::MissingPlaceholders)?;
-        let handle = tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
-        let task = Task {
+        Ok(Task {
             mission,
             system_prompt: inner.system_prompt.text.clone(),
             tools: inner.specs.clone(),
             data,
             max_turns: inner.settings.max_turns,
-        };
+        })
+    }
+
+    /// Runs the loop from `start` until the run ends.
+    async fn drive(
+        &self,
+        task: Task,
+        start: Start,
+        options: RunOptions<'_>,
+    ) -> Result<Step, RunError> {
+        let inner = &self.inner;
+        let handle = tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
         let llm = &inner.llm;
         let span = tracing::info_span!(
             "agent_run",
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.provider.name = %llm.provider_name(),
+            gen_ai.request.model = %llm.model_name(),
             mission = %preview(&task.mission, 80),
             llm = %llm.describe(),
             max_turns = task.max_turns,
             compression = %inner.settings.compression,
             tools = task.tools.len(),
+            resumed_after = start.turns.len(),
             outcome = Empty,
             failure = Empty,
             turns = Empty,
             llm_requests = Empty,
-            input_tokens = Empty,
-            output_tokens = Empty,
-            cache_read_tokens = Empty,
-            cache_write_tokens = Empty,
+            gen_ai.usage.input_tokens = Empty,
+            gen_ai.usage.output_tokens = Empty,
+            gen_ai.usage.cache_read.input_tokens = Empty,
+            gen_ai.usage.cache_creation.input_tokens = Empty,
             duration_ms = Empty,
         );
-        let run = Loop::new(inner, task, handle, options.observer)?;
+        let store = options
+            .store
+            .as_ref()
+            .map(|(store, id)| (*store, id.as_str()));
+        let run = Loop::new(inner, task, handle, options.observer, store, start)?;
         let step = run.run().instrument(span.clone()).await;
         record_step(&span, &step);
+        if let Some((store, id)) = &options.store
+            && let Err(error) = store.finish(id, &step.outcome, &step.usage).await
+        {
+            tracing::error!(run = %id, %error, "the end of the run could not be checkpointed");
+        }
         Ok(step)
     }
 }
@@ -198,10 +335,7 @@ fn record_step(span: &tracing::Span, step: &Step) {
     };
     span.record("turns", step.turns.len());
     span.record("llm_requests", step.usage.llm_requests);
-    span.record("input_tokens", step.usage.tokens.input_tokens);
-    span.record("output_tokens", step.usage.tokens.output_tokens);
-    span.record("cache_read_tokens", step.usage.tokens.cache_read_tokens);
-    span.record("cache_write_tokens", step.usage.tokens.cache_write_tokens);
+    record_tokens(span, &step.usage.tokens);
     span.record("duration_ms", step.usage.duration_us / 1000);
 }
 
@@ -223,6 +357,16 @@ fn micros(duration: Duration) -> u64 {
     u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
 }
 
+/// Where a run starts.
+struct Start {
+    /// The turns already made: none for a new run, the recorded ones for a resumed run.
+    turns: Turns,
+    /// The namespace after `turns`.
+    memory: UserNamespace,
+    /// Dropped when the run ends.
+    alive: RunAlive,
+}
+
 /// What to do after a turn.
 enum Next {
     Continue,
@@ -239,159 +383,32 @@ enum Ending {
     Failed(Value),
 }
 
-/// The history policy of a run, with the state it keeps across turns. It applies to whatever
-/// the run renders: the full history, or a compression strategy's messages.
-struct History {
-    policy: HistoryPolicy,
-    /// Holds the tokenizer (and its cache) for every turn's manager.
-    manager: HistoryManager,
-    state: SummaryState,
-    summarizer: LlmSummarizer,
-}
-
-impl History {
-    /// Checks that the budget holds the system prompt and the mission message, which are
-    /// always sent (MSG-007).
-    fn new(
-        policy: HistoryPolicy,
-        mission: &Message,
-        system: &Message,
-        summarizer: LlmSummarizer,
-    ) -> Result<History, RunError> {
-        let manager = HistoryManager::new(policy);
-        let mission_tokens = manager.tokenizer().count_message(mission);
-        if let Err(HistoryError::InvalidTokenLimit {
-            system_prompt_tokens,
-            ..
-        }) = manager
-            .with_policy(pinned(policy, mission_tokens))
-            .validate(std::slice::from_ref(system))
-        {
-            return Err(RunError::HistoryBudget {
-                max_tokens: policy.max_tokens.unwrap_or_default(),
-                system_tokens: system_prompt_tokens,
-                mission_tokens,
-            });
-        }
-        Ok(History {
-            policy,
-            manager,
-            state: SummaryState::new(),
-            summarizer,
-        })
-    }
-
-    /// The messages to send: `messages` (system message first, then the first user message:
-    /// the mission, or a compression strategy's summary that starts with it) within the
-    /// policy. The summary step sees every message (its strategies keep the first user
-    /// message); the limits apply to the others, with the budget left after the first user
-    /// message, which is then put back in its place.
-    async fn apply(&mut self, messages: Vec<Message>, usage: &mut Usage) -> Vec<Message> {
-        let system_count = messages
-            .iter()
-            .take_while(|m| m.role == Role::System)
-            .count();
-        let mission = messages
-            .get(system_count)
-            .filter(|m| m.role == Role::User)
-            .cloned();
-        let summarizing = self.manager.with_policy(HistoryPolicy {
-            max_tokens: None,
-            max_messages: None,
-            ..self.policy
-        });
-        let summarized = match summarizing
-            .apply(&messages, &mut self.state, &self.summarizer)
-            .await
-        {
-            Ok(summarized) => summarized,
-            Err(error) => {
-                tracing::warn!(%error, "the history summary failed; trimming without it");
-                messages
-            }
-        };
-        *usage += self.summarizer.take_usage();
-        let Some(mission) = mission else {
-            return self
-                .manager
-                .with_policy(self.policy)
-                .apply_limits(&summarized)
-                .unwrap_or(summarized);
-        };
-        let mut rest = summarized;
-        if rest.get(system_count) == Some(&mission) {
-            rest.remove(system_count);
-        }
-        let mission_tokens = self.manager.tokenizer().count_message(&mission);
-        let limited = self
-            .manager
-            .with_policy(pinned(self.policy, mission_tokens))
-            .apply_limits(&rest)
-            .unwrap_or_else(|error| {
-                // A budget too small for the system prompt and the first user message, which a
-                // compression strategy's summary can outgrow: send only those.
-                tracing::warn!(%error, "the history budget holds no more than the first messages");
-                rest[..system_count.min(rest.len())].to_vec()
-            });
-        keep_mission(limited, &mission)
-    }
-}
-
-/// The limits of `policy` for the messages other than the mission message (`mission_tokens`),
-/// which [`keep_mission`] puts back.
-fn pinned(policy: HistoryPolicy, mission_tokens: usize) -> HistoryPolicy {
-    let mut pinned = policy;
-    pinned.summarize = None;
-    pinned.max_tokens = policy
-        .max_tokens
-        .map(|max| max.saturating_sub(mission_tokens));
-    pinned.max_messages = policy.max_messages.map(|max| max.saturating_sub(1).max(1));
-    pinned
-}
-
-/// `messages` with `mission` after the system messages, if a trim dropped it; a trim notice
-/// that took its place is folded into it.
-fn keep_mission(mut messages: Vec<Message>, mission: &Message) -> Vec<Message> {
-    if messages.iter().any(|m| m == mission) {
-        return messages;
-    }
-    let at = messages
-        .iter()
-        .take_while(|m| m.role == Role::System)
-        .count();
-    let mut mission = mission.clone();
-    if messages
-        .get(at)
-        .is_some_and(|m| m.role == Role::User && m.content == TRIM_NOTICE)
-    {
-        let notice = messages.remove(at);
-        mission.content.push_str("\n\n");
-        mission.content.push_str(&notice.content);
-    }
-    messages.insert(at, mission);
-    messages
-}
-
 /// One run in progress.
 struct Loop<'a> {
     agent: &'a Inner,
     task: Task,
     handle: tokio::runtime::Handle,
     observer: Option<&'a dyn RunObserver>,
+    store: Option<(&'a dyn RunStore, &'a str)>,
     /// Data and limits; each turn adds the tools (whose spans belong to the turn).
     runtime: Runtime,
     strategy: Box<dyn Compression>,
     single_shot: bool,
     history: Option<History>,
     turns: Turns,
+    /// How many of `turns` were restored from a checkpoint.
+    restored: usize,
     /// The namespace after the last successful turn.
     memory: UserNamespace,
-    /// Requests that produced no turn (a model failure that ended the run).
+    /// The usage of the turn in progress, kept here so that a turn cut off by the deadline
+    /// still counts what it spent.
+    pending: Usage,
+    /// Whether a model request of the turn in progress is waiting for its answer.
+    awaiting_model: bool,
+    /// Requests that produced no turn (a model failure, or a turn cut off by the deadline).
     unattached: Usage,
-    /// Dropped with the run: tool calls still in flight then stop waiting (functions defined
-    /// in one turn keep the tools of that turn, so this must outlive every turn).
-    _run_alive: tokio::sync::watch::Sender<()>,
-    run_ended: tokio::sync::watch::Receiver<()>,
+    /// Dropped with the run: tool calls still in flight then stop waiting.
+    alive: RunAlive,
 }
 
 impl<'a> Loop<'a> {
@@ -400,7 +417,14 @@ impl<'a> Loop<'a> {
         task: Task,
         handle: tokio::runtime::Handle,
         observer: Option<&'a dyn RunObserver>,
+        store: Option<(&'a dyn RunStore, &'a str)>,
+        start: Start,
     ) -> Result<Loop<'a>, RunError> {
+        let Start {
+            turns,
+            memory,
+            alive,
+        } = start;
         let settings = &agent.settings;
         let single_shot = task.max_turns <= 1;
         // SS-001: a single-shot run is never compressed.
@@ -429,30 +453,30 @@ impl<'a> Loop<'a> {
             }
             _ => None,
         };
-        let mut runtime = Runtime::new().with_limits(settings.limits.clone());
-        for (name, value) in &task.data {
-            runtime = runtime.with_data(name.clone(), value.clone());
-        }
-        let (run_alive, run_ended) = tokio::sync::watch::channel(());
+        let runtime = resume::runtime_for(&settings.limits, &task);
         Ok(Loop {
-            _run_alive: run_alive,
-            run_ended,
+            alive,
             agent,
             task,
             handle,
             observer,
+            store,
             runtime,
             strategy,
             single_shot,
             history,
-            turns: Turns::new(),
-            memory: UserNamespace::new(),
+            restored: turns.len(),
+            turns,
+            memory,
+            pending: Usage::default(),
+            awaiting_model: false,
             unattached: Usage::default(),
         })
     }
 
     async fn run(mut self) -> Step {
         let started = Instant::now();
+        let deadline = self.agent.settings.deadline.map(|d| (d, started + d));
         let outcome = loop {
             let number = self.turns.next_number();
             if number > self.task.max_turns {
@@ -476,23 +500,85 @@ impl<'a> Loop<'a> {
                 program_chars = Empty,
                 prints = Empty,
                 tool_calls = Empty,
-                input_tokens = Empty,
-                output_tokens = Empty,
+                gen_ai.usage.input_tokens = Empty,
+                gen_ai.usage.output_tokens = Empty,
+                gen_ai.usage.cache_read.input_tokens = Empty,
+                gen_ai.usage.cache_creation.input_tokens = Empty,
                 duration_ms = Empty,
             );
-            match self.turn(number, span.clone()).instrument(span).await {
+            let turn = self.turn(number, span.clone()).instrument(span);
+            let next = match deadline {
+                None => turn.await,
+                Some((limit, at)) => {
+                    match tokio::time::timeout_at(tokio::time::Instant::from_std(at), turn).await {
+                        Ok(next) => next,
+                        Err(_) => break self.deadline_passed(number, limit),
+                    }
+                }
+            };
+            self.checkpoint_last(number).await;
+            match next {
                 Next::Continue => {}
                 Next::Done(outcome) => break outcome,
             }
         };
         let mut usage = Usage::sum(self.turns.iter().map(Turn::usage));
+        let earlier: u64 = self.turns[..self.restored]
+            .iter()
+            .map(|t| t.usage().duration_us)
+            .sum();
         usage += std::mem::take(&mut self.unattached);
-        usage.duration_us = micros(started.elapsed());
+        usage.duration_us = earlier.saturating_add(micros(started.elapsed()));
         Step {
             outcome,
             task: self.task,
             turns: self.turns,
             usage,
+        }
+    }
+
+    /// The end of a run whose deadline passed during turn `number`: what that turn spent is
+    /// kept (a request still waiting counts as sent), the turn itself is not recorded.
+    fn deadline_passed(&mut self, number: u32, limit: Duration) -> StepOutcome {
+        let mut spent = std::mem::take(&mut self.pending);
+        if self.awaiting_model {
+            spent.llm_requests = spent.llm_requests.saturating_add(1);
+        }
+        spent.duration_us = 0;
+        self.unattached += spent;
+        tracing::warn!(
+            turn = number,
+            deadline_ms = micros(limit) / 1000,
+            "the run's deadline of {} passed during turn {number}",
+            HumanDuration(limit)
+        );
+        StepOutcome::Failed {
+            kind: FailureKind::Timeout,
+            reason: format!(
+                "the run did not finish within its deadline of {}; turn {number} was cut off",
+                HumanDuration(limit)
+            ),
+            value: None,
+            llm_errors: Vec::new(),
+        }
+    }
+
+    /// Hands turn `number` to the store, if it was recorded and there is a store.
+    async fn checkpoint_last(&self, number: u32) {
+        let Some((store, id)) = self.store else {
+            return;
+        };
+        let Some(turn) = self.turns.last().filter(|t| t.number() == number) else {
+            return;
+        };
+        if let Err(error) = store.append(id, turn).await {
+            tracing::error!(
+                run = id,
+                turn = number,
+                %error,
+                "turn {number} could not be checkpointed; the run goes on, but cannot resume \
+                 after it"
+            );
         }
     }
 
@@ -502,22 +588,26 @@ impl<'a> Loop<'a> {
         let opts = RenderOptions::from_task(&self.task).with_limits(settings.compression.limits());
         let definitions = self.memory.definitions();
         let rendered = self.strategy.to_messages(&self.turns, &definitions, &opts);
-        let mut usage = Usage {
+        self.pending = Usage {
             compression: Some(rendered.stats),
             ..Usage::default()
         };
         let messages = match &mut self.history {
-            Some(history) => history.apply(rendered.messages, &mut usage).await,
+            Some(history) => history.apply(rendered.messages, &mut self.pending).await,
             None => rendered.messages,
         };
         let request = request_for(&messages, &opts, settings.max_tokens, settings.temperature);
         if let Some(observer) = self.observer {
             observer.on_request(number, &messages);
         }
-        let response = match self.call_llm(number, &request, &mut usage).await {
+        self.awaiting_model = true;
+        let response = call_llm(self.agent, number, &request, &mut self.pending).await;
+        self.awaiting_model = false;
+        let response = match response {
             Ok(response) => response,
             Err(error) => {
                 span.record("outcome", "llm_error");
+                let mut usage = std::mem::take(&mut self.pending);
                 usage.duration_us = micros(started.elapsed());
                 self.unattached += usage;
                 return Next::Done(StepOutcome::Failed {
@@ -528,9 +618,7 @@ impl<'a> Loop<'a> {
                 });
             }
         };
-        usage.tokens += response.usage;
-        span.record("input_tokens", response.usage.input_tokens);
-        span.record("output_tokens", response.usage.output_tokens);
+        self.pending.tokens += response.usage;
 
         let cut_off = response.is_cut_off();
         let Some(program) = extract_program(&response.content) else {
@@ -546,7 +634,6 @@ impl<'a> Loop<'a> {
                 Ending::Continue,
                 response,
                 messages,
-                usage,
                 started,
                 &span,
             );
@@ -554,7 +641,7 @@ impl<'a> Loop<'a> {
         span.record("program_chars", program.chars().count());
         let eval_started = Instant::now();
         let out = self.evaluate(program.clone(), span.clone()).await;
-        usage.eval_duration_us = micros(eval_started.elapsed());
+        self.pending.eval_duration_us = micros(eval_started.elapsed());
         let out = match out {
             Ok(out) => out,
             Err(error) => {
@@ -565,7 +652,6 @@ impl<'a> Loop<'a> {
                     Ending::Continue,
                     response,
                     messages,
-                    usage,
                     started,
                     &span,
                 );
@@ -620,9 +706,7 @@ impl<'a> Loop<'a> {
             ),
         };
         let turn = turn.with_prints(prints).with_tool_calls(tool_calls);
-        self.finish_turn(
-            turn, kept, ending, response, messages, usage, started, &span,
-        )
+        self.finish_turn(turn, kept, ending, response, messages, started, &span)
     }
 
     /// Records the turn, keeps its namespace if it succeeded, and decides what comes next.
@@ -634,15 +718,17 @@ impl<'a> Loop<'a> {
         ending: Ending,
         response: LlmResponse,
         messages: Vec<Message>,
-        mut usage: Usage,
         started: Instant,
         span: &tracing::Span,
     ) -> Next {
         if let Some(memory) = kept {
             self.memory = memory;
         }
+        let mut usage = std::mem::take(&mut self.pending);
         usage.duration_us = micros(started.elapsed());
         span.record("duration_ms", usage.duration_us / 1000);
+        record_tokens(span, &usage.tokens);
+        log_turn(&turn, &usage, self.task.max_turns);
         let mut turn = turn
             .with_memory(self.memory.definitions())
             .with_raw_response(response.content)
@@ -755,7 +841,7 @@ impl<'a> Loop<'a> {
                     tool: tool.clone(),
                     handle: self.handle.clone(),
                     parent: span.clone(),
-                    run_ended: Some(self.run_ended.clone()),
+                    run_ended: Some(self.alive.ended()),
                 }),
             );
         }
@@ -773,83 +859,148 @@ impl<'a> Loop<'a> {
                 )
             })
     }
+}
 
-    /// Sends `request`, retrying transient failures as the agent's retry policy says.
-    async fn call_llm(
-        &self,
-        turn: u32,
-        request: &LlmRequest,
-        usage: &mut Usage,
-    ) -> Result<LlmResponse, LlmError> {
-        let settings = &self.agent.settings;
-        let llm = &self.agent.llm;
-        let policy = &settings.retry;
-        let prompt_chars: usize = request.system.chars().count()
-            + request
-                .messages
-                .iter()
-                .map(|m| m.content.chars().count())
-                .sum::<usize>();
-        let mut attempt: u32 = 0;
-        let mut failed: Vec<LlmError> = Vec::new();
-        loop {
-            attempt = attempt.saturating_add(1);
-            let span = tracing::info_span!(
-                "llm_request",
-                turn,
-                attempt,
-                llm = %llm.describe(),
-                messages = request.messages.len() + 1,
-                prompt_chars,
-                cacheable_prefix = request.cache_breakpoint.map_or(0, |b| b.byte_offset),
-                outcome = Empty,
-                error = Empty,
-                input_tokens = Empty,
-                output_tokens = Empty,
-                cache_read_tokens = Empty,
-                duration_ms = Empty,
-            );
-            let started = Instant::now();
-            let result = llm.complete(request).instrument(span.clone()).await;
-            let elapsed = started.elapsed();
-            // Every request the provider sent, its own retries included.
-            let requests = match &result {
-                Ok(response) => response.attempts.max(1),
-                Err(error) => error.attempts(),
-            };
-            usage.llm_requests = usage.llm_requests.saturating_add(requests);
-            usage.llm_duration_us = usage.llm_duration_us.saturating_add(micros(elapsed));
-            span.record("duration_ms", micros(elapsed) / 1000);
-            let error = match result {
-                Ok(response) => {
-                    span.record("outcome", "ok");
-                    span.record("input_tokens", response.usage.input_tokens);
-                    span.record("output_tokens", response.usage.output_tokens);
-                    span.record("cache_read_tokens", response.usage.cache_read_tokens);
-                    return Ok(response);
+/// Sends `request` for turn `turn`, retrying transient failures as the agent's retry policy
+/// says, and adds the requests and their time to `usage`.
+async fn call_llm(
+    agent: &Inner,
+    turn: u32,
+    request: &LlmRequest,
+    usage: &mut Usage,
+) -> Result<LlmResponse, LlmError> {
+    let llm = &agent.llm;
+    let policy = &agent.settings.retry;
+    let prompt_chars: usize = request.system.chars().count()
+        + request
+            .messages
+            .iter()
+            .map(|m| m.content.chars().count())
+            .sum::<usize>();
+    let mut attempt: u32 = 0;
+    let mut failed: Vec<LlmError> = Vec::new();
+    loop {
+        attempt = attempt.saturating_add(1);
+        let span = tracing::info_span!(
+            "llm_request",
+            gen_ai.operation.name = "chat",
+            gen_ai.provider.name = %llm.provider_name(),
+            gen_ai.request.model = %llm.model_name(),
+            gen_ai.request.max_tokens = request.max_tokens,
+            gen_ai.request.temperature = request.temperature,
+            gen_ai.response.model = Empty,
+            gen_ai.response.finish_reasons = Empty,
+            turn,
+            attempt,
+            llm = %llm.describe(),
+            messages = request.messages.len() + 1,
+            prompt_chars,
+            cacheable_prefix = request.cache_breakpoint.map_or(0, |b| b.byte_offset),
+            outcome = Empty,
+            error = Empty,
+            error.type = Empty,
+            gen_ai.usage.input_tokens = Empty,
+            gen_ai.usage.output_tokens = Empty,
+            gen_ai.usage.cache_read.input_tokens = Empty,
+            gen_ai.usage.cache_creation.input_tokens = Empty,
+            duration_ms = Empty,
+        );
+        let started = Instant::now();
+        let result = llm.complete(request).instrument(span.clone()).await;
+        let elapsed = started.elapsed();
+        // Every request the provider sent, its own retries included.
+        let requests = match &result {
+            Ok(response) => response.attempts.max(1),
+            Err(error) => error.attempts(),
+        };
+        usage.llm_requests = usage.llm_requests.saturating_add(requests);
+        usage.llm_duration_us = usage.llm_duration_us.saturating_add(micros(elapsed));
+        span.record("duration_ms", micros(elapsed) / 1000);
+        let error = match result {
+            Ok(response) => {
+                span.record("outcome", "ok");
+                if let Some(model) = &response.model {
+                    span.record("gen_ai.response.model", model.as_str());
                 }
-                Err(error) => error,
-            };
-            span.record("outcome", "error");
-            span.record("error", error.to_string().as_str());
-            let retries_done = attempt - 1;
-            let give_up = !error.is_transient() || retries_done >= policy.max_retries;
-            let retry_after = match error.root() {
-                LlmError::RateLimited { retry_after, .. } => *retry_after,
-                _ => None,
-            };
-            if give_up {
-                failed.push(error);
-                return Err(LlmError::after_attempts(failed));
+                if let Some(reason) = &response.stop_reason {
+                    span.record("gen_ai.response.finish_reasons", reason.as_str());
+                }
+                record_tokens(&span, &response.usage);
+                return Ok(response);
             }
-            let wait = policy.delay(attempt, retry_after);
-            tracing::warn!(turn, attempt, wait_ms = micros(wait) / 1000, %error, "retrying the model call");
+            Err(error) => error,
+        };
+        span.record("outcome", "error");
+        span.record("error", error.to_string().as_str());
+        span.record("error.type", error.root().kind());
+        let retries_done = attempt - 1;
+        if !error.is_transient() || retries_done >= policy.max_retries {
             failed.push(error);
-            if !wait.is_zero() {
-                tokio::time::sleep(wait).await;
-            }
+            return Err(LlmError::after_attempts(failed));
+        }
+        let retry_after = match error.root() {
+            LlmError::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        };
+        let wait = policy.delay(attempt, retry_after);
+        tracing::warn!(
+            turn,
+            attempt,
+            wait_ms = micros(wait) / 1000,
+            %error,
+            "turn {turn}: model call {attempt} of {} failed: {error}; retrying in {}",
+            policy.max_retries.saturating_add(1),
+            HumanDuration(wait)
+        );
+        failed.push(error);
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
         }
     }
+}
+
+/// Token counts in words: `950 tokens in, 25 out`, with the prompt cache's share when there
+/// is one (`950 tokens in (+700 read from the prompt cache), 25 out`).
+pub fn tokens_text(tokens: &TokenUsage) -> String {
+    let mut cache = Vec::new();
+    if tokens.cache_read_tokens > 0 {
+        cache.push(format!("{} read from", tokens.cache_read_tokens));
+    }
+    if tokens.cache_write_tokens > 0 {
+        cache.push(format!("{} written to", tokens.cache_write_tokens));
+    }
+    let cache = if cache.is_empty() {
+        String::new()
+    } else {
+        format!(" (+{} the prompt cache)", cache.join(" and "))
+    };
+    format!(
+        "{} tokens in{cache}, {} out",
+        tokens.input_tokens, tokens.output_tokens
+    )
+}
+
+/// The line each turn logs: its outcome, tokens and time.
+fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
+    let number = turn.number();
+    let outcome = match turn.error() {
+        None => "ok".to_string(),
+        Some(error) => format!("error[{}]", error.kind),
+    };
+    tracing::info!(
+        turn = number,
+        max_turns,
+        outcome = %outcome,
+        gen_ai.usage.input_tokens = usage.tokens.prompt_tokens(),
+        gen_ai.usage.output_tokens = usage.tokens.output_tokens,
+        llm_requests = usage.llm_requests,
+        duration_ms = usage.duration_us / 1000,
+        "turn {number} of {max_turns}: {outcome}; {}; {} (model {}, program {})",
+        tokens_text(&usage.tokens),
+        HumanDuration(Duration::from_micros(usage.duration_us)),
+        HumanDuration(Duration::from_micros(usage.llm_duration_us)),
+        HumanDuration(Duration::from_micros(usage.eval_duration_us)),
+    );
 }
 
 /// The model request for rendered `messages` (system message first): leading system messages
@@ -899,26 +1050,6 @@ fn reason_text(reason: &Value) -> String {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-
-    #[test]
-    fn a_dropped_mission_comes_back_with_the_trim_notice_folded_in() {
-        let mission = Message::user("Do it");
-        let trimmed = vec![
-            Message::system("sys"),
-            Message::user(TRIM_NOTICE),
-            Message::assistant("(x)"),
-        ];
-        assert_eq!(
-            keep_mission(trimmed, &mission),
-            vec![
-                Message::system("sys"),
-                Message::user(format!("Do it\n\n{TRIM_NOTICE}")),
-                Message::assistant("(x)"),
-            ]
-        );
-        let kept = vec![Message::system("sys"), mission.clone()];
-        assert_eq!(keep_mission(kept.clone(), &mission), kept);
-    }
 
     #[test]
     fn previews_are_one_line_and_cut() {

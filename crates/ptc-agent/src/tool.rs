@@ -391,9 +391,22 @@ pub(crate) struct BlockingTool {
 
 impl ptc_lisp::Tool for BlockingTool {
     fn call(&self, args: &[Value]) -> Result<Value, ToolError> {
+        self.call_under(&self.parent, args)
+    }
+}
+
+impl BlockingTool {
+    /// Calls the tool, in a `tool_call` span under `parent`.
+    pub(crate) fn call_under(
+        &self,
+        parent: &tracing::Span,
+        args: &[Value],
+    ) -> Result<Value, ToolError> {
         let span = tracing::info_span!(
-            parent: &self.parent,
+            parent: parent,
             "tool_call",
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = self.tool.name(),
             tool = self.tool.name(),
             args = args.len(),
             duration_us = tracing::field::Empty,
@@ -427,6 +440,29 @@ impl ptc_lisp::Tool for BlockingTool {
             }
         };
         result
+    }
+}
+
+/// Lives as long as one run: when it is dropped (the run ended, however it ended), the tool
+/// calls of the run still in flight stop waiting. A run's functions keep the tools of the turn
+/// that defined them, so this is the run's, not a turn's.
+pub(crate) struct RunAlive {
+    _alive: tokio::sync::watch::Sender<()>,
+    ended: tokio::sync::watch::Receiver<()>,
+}
+
+impl RunAlive {
+    pub(crate) fn new() -> RunAlive {
+        let (alive, ended) = tokio::sync::watch::channel(());
+        RunAlive {
+            _alive: alive,
+            ended,
+        }
+    }
+
+    /// What a [`BlockingTool`] of this run waits on besides its call.
+    pub(crate) fn ended(&self) -> tokio::sync::watch::Receiver<()> {
+        self.ended.clone()
     }
 }
 

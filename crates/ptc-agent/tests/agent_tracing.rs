@@ -100,6 +100,9 @@ async fn a_run_has_nested_spans_with_dashboard_fields() {
                 "agent_run" => pick(
                     fields,
                     &[
+                        "gen_ai.operation.name",
+                        "gen_ai.provider.name",
+                        "gen_ai.request.model",
                         "mission",
                         "llm",
                         "max_turns",
@@ -108,7 +111,7 @@ async fn a_run_has_nested_spans_with_dashboard_fields() {
                         "outcome",
                         "turns",
                         "llm_requests",
-                        "input_tokens",
+                        "gen_ai.usage.input_tokens",
                     ],
                 ),
                 "agent_turn" => pick(
@@ -122,8 +125,27 @@ async fn a_run_has_nested_spans_with_dashboard_fields() {
                         "tool_calls",
                     ],
                 ),
-                "llm_request" => pick(fields, &["turn", "attempt", "llm", "messages", "outcome"]),
-                "tool_call" => pick(fields, &["tool", "args", "outcome"]),
+                "llm_request" => pick(
+                    fields,
+                    &[
+                        "gen_ai.operation.name",
+                        "turn",
+                        "attempt",
+                        "llm",
+                        "messages",
+                        "outcome",
+                        "gen_ai.usage.output_tokens",
+                    ],
+                ),
+                "tool_call" => pick(
+                    fields,
+                    &[
+                        "gen_ai.operation.name",
+                        "gen_ai.tool.name",
+                        "args",
+                        "outcome",
+                    ],
+                ),
                 _ => String::new(),
             };
             format!("{name} < {}: {shown}", parent.as_deref().unwrap_or("none"))
@@ -132,16 +154,20 @@ async fn a_run_has_nested_spans_with_dashboard_fields() {
     assert_eq!(
         lines,
         vec![
-            "agent_run < none: mission=Look up four llm=scripted max_turns=5 \
+            "agent_run < none: gen_ai.operation.name=invoke_agent gen_ai.provider.name=scripted \
+             gen_ai.request.model=scripted mission=Look up four llm=scripted max_turns=5 \
              compression=single-user-coalesced tools=1 outcome=returned turns=2 llm_requests=2 \
-             input_tokens=0",
+             gen_ai.usage.input_tokens=0",
             "agent_turn < agent_run: turn=1 max_turns=5 outcome=ok program_chars=23 prints=0 \
              tool_calls=1",
-            "llm_request < agent_turn: turn=1 attempt=1 llm=scripted messages=2 outcome=ok",
-            "tool_call < agent_turn: tool=lookup args=1 outcome=ok",
+            "llm_request < agent_turn: gen_ai.operation.name=chat turn=1 attempt=1 llm=scripted \
+             messages=2 outcome=ok gen_ai.usage.output_tokens=0",
+            "tool_call < agent_turn: gen_ai.operation.name=execute_tool gen_ai.tool.name=lookup \
+             args=1 outcome=ok",
             "agent_turn < agent_run: turn=2 max_turns=5 outcome=ok program_chars=10 prints=0 \
              tool_calls=0",
-            "llm_request < agent_turn: turn=2 attempt=1 llm=scripted messages=2 outcome=ok",
+            "llm_request < agent_turn: gen_ai.operation.name=chat turn=2 attempt=1 llm=scripted \
+             messages=2 outcome=ok gen_ai.usage.output_tokens=0",
         ]
     );
     // Durations are recorded too (their values vary).

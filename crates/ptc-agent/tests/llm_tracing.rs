@@ -119,7 +119,10 @@ async fn a_retried_call_logs_each_attempt_and_the_usage() {
         spans,
         vec![(
             "llm_call".to_string(),
-            fields(&[("provider", "openai-compatible"), ("model", "gpt-4o-mini")])
+            fields(&[
+                ("gen_ai.provider.name", "openai-compatible"),
+                ("gen_ai.request.model", "gpt-4o-mini")
+            ])
         )]
     );
     let mut events = capture.0.events.lock().unwrap().clone();
@@ -130,6 +133,11 @@ async fn a_retried_call_logs_each_attempt_and_the_usage() {
             duration.is_some_and(|d| d.parse::<u64>().is_ok()),
             "{event:?}"
         );
+        if let Some(message) = event.get_mut("message")
+            && let Some(at) = message.find(" completed in ")
+        {
+            message.replace_range(at + " completed in ".len().., "<duration>");
+        }
     }
     let error = format!(
         "openai-compatible:{}:gpt-4o-mini answered HTTP 503: busy",
@@ -140,9 +148,12 @@ async fn a_retried_call_logs_each_attempt_and_the_usage() {
         vec![
             fields(&[
                 ("level", "WARN"),
-                ("message", "model call attempt failed; retrying"),
-                ("provider", "openai-compatible"),
-                ("model", "gpt-4o-mini"),
+                (
+                    "message",
+                    &format!("model call attempt 1 of 2 failed: {error}; retrying in 1 ms")
+                ),
+                ("gen_ai.provider.name", "openai-compatible"),
+                ("gen_ai.request.model", "gpt-4o-mini"),
                 ("attempt", "1"),
                 ("status", "503"),
                 ("retry_in_ms", "1"),
@@ -150,21 +161,21 @@ async fn a_retried_call_logs_each_attempt_and_the_usage() {
             ]),
             fields(&[
                 ("level", "DEBUG"),
-                ("message", "model call attempt succeeded"),
-                ("provider", "openai-compatible"),
-                ("model", "gpt-4o-mini"),
+                ("message", "model call attempt 2 succeeded"),
+                ("gen_ai.provider.name", "openai-compatible"),
+                ("gen_ai.request.model", "gpt-4o-mini"),
                 ("attempt", "2"),
                 ("status", "200"),
             ]),
             fields(&[
                 ("level", "INFO"),
-                ("message", "model call completed"),
-                ("provider", "openai-compatible"),
-                ("model", "gpt-4o-mini"),
-                ("input_tokens", "30"),
-                ("output_tokens", "4"),
-                ("cache_read_tokens", "0"),
-                ("cache_write_tokens", "0"),
+                ("message", "model call completed in <duration>"),
+                ("gen_ai.provider.name", "openai-compatible"),
+                ("gen_ai.request.model", "gpt-4o-mini"),
+                ("gen_ai.usage.input_tokens", "30"),
+                ("gen_ai.usage.output_tokens", "4"),
+                ("gen_ai.usage.cache_read.input_tokens", "0"),
+                ("gen_ai.usage.cache_creation.input_tokens", "0"),
             ]),
         ]
     );

@@ -145,12 +145,13 @@ fn closing(step: &Step) -> String {
          ========== the history after {} turns, as the next request would send it ==========\n\
          {}{}\
          compressed / uncompressed: {:.2} ({:.2} without the system prompt)\n\n\
-         Run it yourself with: ptc run --mission \"$(cat examples/demo/mission.txt)\" \
+         Run it yourself, from the repository's root (`cargo install --path crates/ptc-cli` puts \
+         ptc on the PATH):\n  ptc run --mission-file examples/demo/mission.txt \
          --data examples/demo/data.json --tools examples/demo/tools.json \
          --signature \"$(cat examples/demo/signature.txt)\" --max-turns {MAX_TURNS} \
          --compression on --llm replay:examples/demo/transcript.jsonl\n",
         show::outcome_line(step),
-        show::usage_lines(&step.usage),
+        show::usage_lines(&step.usage, true),
         step.turns.len(),
         line("compressed (single-user-coalesced):", &compressed),
         line("uncompressed (full history):", &full),

@@ -1,15 +1,22 @@
 //! `ptc eval`: run one PTC-Lisp program.
 
-use crate::mcp::{McpArgs, McpSession, merge_tools, with_servers};
 use clap::Args;
 use ptc_lisp::format::pr_str;
+use ptc_lisp::json::to_json;
 use ptc_lisp::{
-    Limits, Outcome, Pos, Program, RunOutcome, Runtime, ToolOutcome, Tools, UserNamespace, Value,
+    Outcome, Pos, Program, RunOutcome, Runtime, ToolOutcome, Tools, UserNamespace, Value,
 };
-use std::io::Read;
+use ptc_turn::TurnError;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+
+use crate::config::Config;
+use crate::diagnostic;
+use crate::exit;
+use crate::mcp::{McpSession, merge_tools, resolve, with_servers};
+use crate::options::{InputOptions, LimitOptions, McpOptions};
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
@@ -24,44 +31,22 @@ pub struct EvalArgs {
     /// A file holding the program, or `-` for standard input.
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
-    /// Input data: a JSON object whose top-level keys become `data/<key>`.
-    #[arg(long, value_name = "FILE.json")]
-    pub data: Option<PathBuf>,
-    /// Fixture tools: `{"name": {"description": "...", "params": ["a"], "returns": <json>}}`.
-    #[arg(long, value_name = "FILE.json")]
-    pub tools: Option<PathBuf>,
-    /// Print one JSON object: {"ok", "result", "prints", "tool_calls", "error"}.
+    #[command(flatten)]
+    pub input: InputOptions,
+    #[command(flatten)]
+    pub limits: LimitOptions,
+    /// Print one JSON object: {"ok", "result", "value", "prints", "tool_calls", "error"}, with
+    /// each value both as Clojure text and as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Print what the program prints on standard error instead of standard output.
+    #[arg(long)]
+    pub prints_to_stderr: bool,
     /// Run the program N times in one process and report median parse and evaluate times.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub repeat: usize,
-    /// Wall-clock limit for evaluation, in milliseconds.
-    #[arg(long, value_name = "MS")]
-    pub timeout_ms: Option<u64>,
-    /// Memory budget for the values the program builds, in bytes.
-    #[arg(long, value_name = "BYTES")]
-    pub max_memory: Option<usize>,
-    /// Evaluation step budget (function calls, loop iterations, elements processed).
-    #[arg(long, value_name = "N")]
-    pub max_steps: Option<u64>,
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
     #[command(flatten)]
-    pub mcp: McpArgs,
-}
-
-/// The default limits with the ones given on the command line.
-fn limits(args: &EvalArgs) -> Limits {
-    let mut limits = Limits::default();
-    if let Some(ms) = args.timeout_ms {
-        limits.timeout = Duration::from_millis(ms);
-    }
-    if let Some(bytes) = args.max_memory {
-        limits.max_memory_bytes = bytes;
-    }
-    if let Some(steps) = args.max_steps {
-        limits.max_steps = steps;
-    }
-    limits
+    pub mcp: McpOptions,
 }
 
 /// Read a file, naming it in the error.
@@ -69,25 +54,29 @@ pub(crate) fn read_file(path: &PathBuf) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-/// Build a runtime from `--data` and `--tools` files and the tools of MCP servers.
+/// Fixture tools from a file.
+pub(crate) fn fixture_tools(path: &PathBuf) -> Result<Tools, String> {
+    Tools::from_fixture_json(&read_file(path)?)
+        .map_err(|e| format!("{}: {}", path.display(), e.message))
+}
+
+/// Build a runtime from the data and tools files and the tools of MCP servers.
 pub(crate) fn runtime_from_files(
-    data: Option<&PathBuf>,
-    tools: Option<&PathBuf>,
+    input: &InputOptions,
     mcp: Option<&McpSession>,
 ) -> Result<Runtime, String> {
     let mut runtime = Runtime::new();
-    let mut all_tools = match tools {
-        Some(path) => Tools::from_fixture_json(&read_file(path)?)
-            .map_err(|e| format!("{}: {}", path.display(), e.message))?,
+    let mut tools = match &input.tools {
+        Some(path) => fixture_tools(path)?,
         None => Tools::new(),
     };
     if let Some(mcp) = mcp {
-        merge_tools(&mut all_tools, &mcp.sandbox_tools()?)?;
+        merge_tools(&mut tools, &mcp.sandbox_tools()?)?;
     }
-    if !all_tools.is_empty() {
-        runtime = runtime.with_tools(all_tools);
+    if !tools.is_empty() {
+        runtime = runtime.with_tools(tools);
     }
-    if let Some(path) = data {
+    if let Some(path) = &input.data {
         let value = ptc_lisp::json::from_json_str(&read_file(path)?)
             .map_err(|e| format!("{}: {}", path.display(), e.message))?;
         runtime = runtime
@@ -97,17 +86,18 @@ pub(crate) fn runtime_from_files(
     Ok(runtime)
 }
 
-fn program_text(args: &EvalArgs) -> Result<String, String> {
+/// The program and the name its errors show it under.
+fn program_text(args: &EvalArgs) -> Result<(String, String), String> {
     match (&args.expr, &args.file) {
-        (Some(expr), _) => Ok(expr.clone()),
+        (Some(expr), _) => Ok((expr.clone(), "<expr>".into())),
         (None, Some(path)) if path.as_os_str() == "-" => {
             let mut text = String::new();
             std::io::stdin()
                 .read_to_string(&mut text)
                 .map_err(|e| format!("cannot read standard input: {e}"))?;
-            Ok(text)
+            Ok((text, "<stdin>".into()))
         }
-        (None, Some(path)) => read_file(path),
+        (None, Some(path)) => Ok((read_file(path)?, path.display().to_string())),
         (None, None) => {
             Err("give a program: ptc eval -e '(+ 1 2)', ptc eval FILE or ptc eval -".into())
         }
@@ -119,21 +109,23 @@ fn median(mut times: Vec<Duration>) -> Duration {
     times[times.len() / 2]
 }
 
-pub fn run(args: EvalArgs) -> ExitCode {
-    with_servers(&args.mcp, |mcp| match execute(&args, mcp) {
-        Ok(code) => code,
+pub fn run(args: EvalArgs, config: &Config) -> ExitCode {
+    let mcp = resolve(&args.mcp, config);
+    with_servers(&mcp, |mcp| match execute(&args, config, mcp) {
+        Ok(status) => exit::code(status),
         Err(message) => {
             eprintln!("error: {message}");
-            ExitCode::from(2)
+            exit::code(exit::USAGE)
         }
     })
 }
 
-fn execute(args: &EvalArgs, mcp: Option<&McpSession>) -> Result<ExitCode, String> {
-    let source = program_text(args)?;
-    let runtime =
-        runtime_from_files(args.data.as_ref(), args.tools.as_ref(), mcp)?.with_limits(limits(args));
-    let repeat = args.repeat.max(1);
+fn execute(args: &EvalArgs, config: &Config, mcp: Option<&McpSession>) -> Result<u8, String> {
+    let (source, origin) = program_text(args)?;
+    let input = args.input.clone().or(config.input.clone());
+    let limits = args.limits.clone().or(config.limits.clone()).limits();
+    let runtime = runtime_from_files(&input, mcp)?.with_limits(limits);
+    let repeat = args.repeat.max(1) as usize;
     let mut parse_times = Vec::with_capacity(repeat);
     let mut eval_times = Vec::with_capacity(repeat);
     let mut last = None;
@@ -171,31 +163,55 @@ fn execute(args: &EvalArgs, mcp: Option<&McpSession>) -> Result<ExitCode, String
             }
         );
     }
+    let status = status(&out.outcome);
     if args.json {
         println!("{}", json_report(&out));
+        return Ok(status);
+    }
+    // What the program printed comes first, as it happened before the value was known.
+    let prints = out
+        .prints
+        .iter()
+        .map(|line| format!("{line}\n"))
+        .collect::<String>();
+    let mut stdout = std::io::stdout().lock();
+    if args.prints_to_stderr {
+        eprint!("{prints}");
     } else {
-        for line in &out.prints {
-            eprintln!("{line}");
+        let _ = stdout.write_all(prints.as_bytes());
+    }
+    match &out.outcome {
+        Outcome::Value(v) | Outcome::Returned(v) => {
+            let _ = writeln!(stdout, "{}", pr_str(v));
         }
-        match &out.outcome {
-            Outcome::Value(v) | Outcome::Returned(v) => println!("{}", pr_str(v)),
-            Outcome::Failed(reason) => {
-                eprintln!("{}", render_failure(reason, out.failed_at));
-                return Ok(ExitCode::from(1));
-            }
-            Outcome::Error(e) => {
-                eprintln!("{}", e.render());
-                return Ok(ExitCode::from(1));
-            }
+        Outcome::Failed(reason) => {
+            let _ = stdout.flush();
+            let shown = match out.failed_at {
+                Some(pos) => diagnostic::turn_error(
+                    &source,
+                    &origin,
+                    &TurnError::new("failed", pr_str(reason)).at(pos.line, pos.col),
+                ),
+                None => render_failure(reason, None),
+            };
+            eprintln!("{shown}");
+        }
+        Outcome::Error(e) => {
+            let _ = stdout.flush();
+            eprintln!("{}", diagnostic::program_error(&source, &origin, e));
         }
     }
-    Ok(
-        if out.outcome.error().is_some() || matches!(out.outcome, Outcome::Failed(_)) {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
-        },
-    )
+    let _ = stdout.flush();
+    Ok(status)
+}
+
+/// The exit status for how a program ended.
+fn status(outcome: &Outcome) -> u8 {
+    match outcome {
+        Outcome::Value(_) | Outcome::Returned(_) => exit::OK,
+        Outcome::Error(e) if e.kind.is_limit() => exit::LIMIT,
+        Outcome::Error(_) | Outcome::Failed(_) => exit::FAILED,
+    }
 }
 
 /// A `(fail reason)` shown like an error: `error[failed] 1:1: "reason"` (the position of the
@@ -215,23 +231,28 @@ fn json_report(out: &RunOutcome) -> serde_json::Value {
             let mut call = serde_json::json!({
                 "name": c.name,
                 "args": c.args.iter().map(pr_str).collect::<Vec<_>>(),
+                "args_json": c.args.iter().map(to_json).collect::<Vec<_>>(),
                 "duration_us": c.duration_us,
             });
             match &c.result {
-                ToolOutcome::Ok(v) => call["result"] = pr_str(v).into(),
+                ToolOutcome::Ok(v) => {
+                    call["result"] = pr_str(v).into();
+                    call["result_json"] = to_json(v);
+                }
                 ToolOutcome::Error(e) => call["error"] = e.clone().into(),
             }
             call
         })
         .collect();
     let (ok, result, error) = match &out.outcome {
-        Outcome::Value(v) | Outcome::Returned(v) => (true, Some(pr_str(v)), None),
+        Outcome::Value(v) | Outcome::Returned(v) => (true, Some(v), None),
         Outcome::Failed(reason) => (
             false,
             None,
             Some(serde_json::json!({
                 "kind": "failed",
                 "message": pr_str(reason),
+                "value_json": to_json(reason),
                 "line": out.failed_at.map(|p| p.line),
                 "column": out.failed_at.map(|p| p.col),
                 "rendered": render_failure(reason, out.failed_at),
@@ -251,7 +272,8 @@ fn json_report(out: &RunOutcome) -> serde_json::Value {
     };
     serde_json::json!({
         "ok": ok,
-        "result": result,
+        "result": result.map(pr_str),
+        "value": result.map(to_json),
         "prints": out.prints,
         "tool_calls": tool_calls,
         "error": error,

@@ -1,14 +1,21 @@
-//! The `ptc` command. Each subcommand lives in its own module; `main` only dispatches.
+//! The `ptc` command. Each subcommand lives in its own module; `main` only reads the options
+//! every subcommand shares (logging, the configuration file) and dispatches.
 
+mod config;
 mod demo;
+mod diagnostic;
 mod eval;
+mod exit;
+mod logging;
 mod mcp;
+mod options;
 mod render;
 mod repl;
 mod run;
 mod show;
 
 use clap::{Parser, Subcommand};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
@@ -16,48 +23,71 @@ use std::process::ExitCode;
     name = "ptc",
     version,
     about = "Programmatic tool calling with PTC-Lisp",
-    propagate_version = true
+    propagate_version = true,
+    after_help = exit::HELP
 )]
 struct Cli {
+    #[command(flatten)]
+    log: logging::LogOptions,
+    /// Read options from this TOML file instead of ./ptc.toml (flags and environment
+    /// variables win over it).
+    #[arg(long, value_name = "FILE", global = true)]
+    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run one PTC-Lisp program and print its result.
+    /// Run one PTC-Lisp program and print what it prints, then its result.
+    #[command(after_help = exit::HELP)]
     Eval(eval::EvalArgs),
     /// An interactive session: definitions last from one input to the next.
+    #[command(after_help = exit::HELP)]
     Repl(repl::ReplArgs),
     /// Print the messages a compression strategy makes of a recorded run (a serialized step),
     /// to see exactly what the model would see.
+    #[command(after_help = exit::HELP)]
     Render(render::RenderArgs),
     /// Run an agent on a mission against a model, showing each turn as it happens.
-    Run(run::RunArgs),
+    #[command(after_help = exit::HELP)]
+    Run(Box<run::RunArgs>),
     /// The tools of MCP servers: `ptc mcp list --mcp 'COMMAND ARGS...'`.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = exit::HELP)]
     Mcp(mcp::McpCommand),
     /// Run the bundled example offline with a recorded model: each turn, the compressed
     /// history the model sees, and its size against the full history.
+    #[command(after_help = exit::HELP)]
     Demo(demo::DemoArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Eval(args) => return eval::run(args),
-        Command::Repl(args) => return repl::run(&args),
-        Command::Render(args) => render::run(&args),
-        Command::Run(args) => return run::run(args),
-        Command::Demo(args) => return demo::run(&args),
-        Command::Mcp(command) => return mcp::run(&command),
+    cli.log.init();
+    let config = || config::Config::load(cli.config.as_deref());
+    let config = match &cli.command {
+        Command::Eval(_) | Command::Repl(_) | Command::Run(_) | Command::Mcp(_) => match config() {
+            Ok(config) => config,
+            Err(message) => {
+                eprintln!("error: {message}");
+                return exit::code(exit::USAGE);
+            }
+        },
+        Command::Render(_) | Command::Demo(_) => config::Config::default(),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
+    match cli.command {
+        Command::Eval(args) => eval::run(args, &config),
+        Command::Repl(args) => repl::run(&args, &config),
+        Command::Render(args) => match render::run(&args) {
+            Ok(()) => exit::code(exit::OK),
+            Err(message) => {
+                eprintln!("error: {message}");
+                exit::code(exit::USAGE)
+            }
+        },
+        Command::Run(args) => run::run(*args, &config, cli.log.quiet),
+        Command::Demo(args) => demo::run(&args),
+        Command::Mcp(command) => mcp::run(&command, &config),
     }
 }
 

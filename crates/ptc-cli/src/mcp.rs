@@ -1,49 +1,15 @@
-//! `--mcp` and `--mcp-config` (for `run`, `eval`, `repl`) and `ptc mcp list`: the tools of MCP
-//! servers as `tool/` functions.
+//! `ptc mcp list`, and the MCP servers `run`, `eval` and `repl` connect to (named by the
+//! [`McpOptions`] group): their tools as `tool/` functions.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::{Args, Subcommand};
-use ptc_mcp::{McpConfig, McpServers, ServerConfig};
+use clap::Subcommand;
+use ptc_mcp::McpServers;
 
-/// The MCP servers to connect to.
-#[derive(Debug, Clone, Default, Args)]
-pub struct McpArgs {
-    /// An MCP server to spawn, as one string of shell words: 'COMMAND ARGS...' (e.g.
-    /// 'npx -y @modelcontextprotocol/server-filesystem .'). Its tools become tool/NAME.
-    /// Repeatable.
-    #[arg(long = "mcp", value_name = "'COMMAND ARGS...'")]
-    pub commands: Vec<String>,
-    /// MCP servers from a JSON file in the `mcpServers` format of MCP hosts (`command`,
-    /// `args`, `env`, `cwd`, or `url` and `headers`; `timeout` in seconds). Repeatable.
-    #[arg(long = "mcp-config", value_name = "FILE.json")]
-    pub configs: Vec<PathBuf>,
-}
-
-impl McpArgs {
-    pub fn is_empty(&self) -> bool {
-        self.commands.is_empty() && self.configs.is_empty()
-    }
-
-    /// The servers, config files first, then `--mcp` commands. Fields of a config file that
-    /// mean nothing here are named on stderr.
-    pub fn servers(&self) -> Result<Vec<ServerConfig>, String> {
-        let mut servers = Vec::new();
-        for path in &self.configs {
-            let config = McpConfig::from_file(path).map_err(|e| e.to_string())?;
-            for field in &config.ignored {
-                eprintln!("note: {}: {field} has no effect here", path.display());
-            }
-            servers.extend(config.servers);
-        }
-        for line in &self.commands {
-            servers.push(ServerConfig::from_command_line(line).map_err(|e| format!("--mcp: {e}"))?);
-        }
-        Ok(servers)
-    }
-}
+use crate::config::Config;
+use crate::exit;
+use crate::options::McpOptions;
 
 /// Connected servers and the async runtime their connections live on.
 pub struct McpSession {
@@ -52,13 +18,13 @@ pub struct McpSession {
 }
 
 impl McpSession {
-    /// Connects to the servers `args` name, or gives `None` when it names none. Tools whose
+    /// Connects to the servers `options` name, or gives `None` when it names none. Tools whose
     /// names were changed are listed on stderr.
-    pub fn start(args: &McpArgs) -> Result<Option<McpSession>, String> {
-        if args.is_empty() {
+    pub fn start(options: &McpOptions) -> Result<Option<McpSession>, String> {
+        let configs = options.servers()?;
+        if configs.is_empty() {
             return Ok(None);
         }
-        let configs = args.servers()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
@@ -89,17 +55,26 @@ impl McpSession {
     }
 }
 
-/// Runs `body` with the servers `args` names connected (or none), and closes them after. A
-/// server that cannot be reached is an error of the arguments (exit status 2).
+/// The servers a subcommand uses: those of its command line, else of `PTC_MCP_CONFIG`, else
+/// of the configuration file.
+pub fn resolve(given: &McpOptions, config: &Config) -> McpOptions {
+    given
+        .clone()
+        .or(McpOptions::from_env())
+        .or(config.mcp.clone())
+}
+
+/// Runs `body` with the servers `options` names connected (or none), and closes them after.
+/// A server that cannot be started or reached is an error of the input (exit status 2).
 pub fn with_servers(
-    args: &McpArgs,
+    options: &McpOptions,
     body: impl FnOnce(Option<&McpSession>) -> ExitCode,
 ) -> ExitCode {
-    let mcp = match McpSession::start(args) {
+    let mcp = match McpSession::start(options) {
         Ok(mcp) => mcp,
         Err(message) => {
             eprintln!("error: {message}");
-            return ExitCode::from(2);
+            return exit::code(exit::USAGE);
         }
     };
     let code = body(mcp.as_ref());
@@ -129,27 +104,24 @@ pub fn merge_tools(tools: &mut ptc_lisp::Tools, extra: &ptc_lisp::Tools) -> Resu
 pub enum McpCommand {
     /// Connect to the servers and print every tool with its `tool/` name and the signature
     /// derived from its schemas.
-    List(McpArgs),
+    #[command(after_help = exit::HELP)]
+    List(McpOptions),
 }
 
-pub fn run(command: &McpCommand) -> ExitCode {
-    let McpCommand::List(args) = command;
-    if args.is_empty() {
-        eprintln!(
-            "error: name the servers: ptc mcp list --mcp 'COMMAND ARGS...' or --mcp-config FILE.json"
-        );
-        return ExitCode::from(2);
-    }
-    match McpSession::start(args) {
-        Ok(Some(session)) => {
+pub fn run(command: &McpCommand, config: &Config) -> ExitCode {
+    let McpCommand::List(given) = command;
+    let options = resolve(given, config);
+    with_servers(&options, |session| match session {
+        Some(session) => {
             print!("{}", session.servers.listing());
-            session.close();
-            ExitCode::SUCCESS
+            exit::code(exit::OK)
         }
-        Ok(None) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::from(2)
+        None => {
+            eprintln!(
+                "error: name the servers: ptc mcp list --mcp 'COMMAND ARGS...' or --mcp-config \
+                 FILE.json (or [mcp.servers] in ptc.toml)"
+            );
+            exit::code(exit::USAGE)
         }
-    }
+    })
 }

@@ -6,8 +6,12 @@
 //! closed. [`Session`] and [`InputBuffer`] are the whole behaviour; the terminal loop around
 //! them only reads lines and prints what they return.
 
+use crate::config::Config;
+use crate::diagnostic;
 use crate::eval::runtime_from_files;
-use crate::mcp::{McpArgs, McpSession, with_servers};
+use crate::exit;
+use crate::mcp::{McpSession, resolve, with_servers};
+use crate::options::{InputOptions, LimitOptions, McpOptions};
 use clap::Args;
 use ptc_lisp::format::pr_str;
 use ptc_lisp::reference::FORMS;
@@ -17,32 +21,40 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct ReplArgs {
-    /// Input data: a JSON object whose top-level keys become `data/<key>`.
-    #[arg(long, value_name = "FILE.json")]
-    pub data: Option<PathBuf>,
-    /// Fixture tools: `{"name": {"description": "...", "params": ["a"], "returns": <json>}}`.
-    #[arg(long, value_name = "FILE.json")]
-    pub tools: Option<PathBuf>,
     #[command(flatten)]
-    pub mcp: McpArgs,
+    pub input: InputOptions,
+    #[command(flatten)]
+    pub limits: LimitOptions,
+    #[command(flatten)]
+    pub mcp: McpOptions,
 }
+
+/// The names under which the REPL keeps its last results and its last error.
+const RECENT: [&str; 4] = ["*1", "*2", "*3", "*e"];
 
 const HELP: &str = "\
 Type PTC-Lisp forms; an input may span several lines. Definitions (def, defn) last from one
 input to the next; an input that fails leaves them as they were.
 
+*1, *2 and *3 are the last three values, *e the last error (a map of :kind, :message, :line
+and :column).
+
 Commands:
   :help        this text
-  :doc NAME    documentation of a function, special form or definition
+  :doc NAME    documentation of a function, special form or definition (also (doc NAME))
   :data        the input data (data/...)
+  :tools       the tools (tool/...)
   :defs        the definitions made so far
   :reset       forget every definition
   :quit        leave (or Ctrl-D)";
 
-/// The state of a REPL: the runtime (tools, data, limits) and the definitions made so far.
+/// The state of a REPL: the runtime (tools, data, limits), the definitions made so far, and
+/// the recent values (`*1`, `*2`, `*3`) and error (`*e`).
 pub struct Session {
     runtime: Runtime,
     memory: UserNamespace,
+    values: [Value; 3],
+    error: Value,
 }
 
 /// What the REPL should do after an input.
@@ -59,6 +71,8 @@ impl Session {
         Session {
             runtime,
             memory: UserNamespace::new(),
+            values: [Value::Nil, Value::Nil, Value::Nil],
+            error: Value::Nil,
         }
     }
 
@@ -68,6 +82,9 @@ impl Session {
         let (word, rest) = trimmed
             .split_once(char::is_whitespace)
             .map_or((trimmed, ""), |(w, r)| (w, r.trim()));
+        if let Some(name) = doc_form(trimmed) {
+            return Reply::Show(self.doc(name));
+        }
         // A command is one of these words; any other input, `:foo` included, is a program.
         Reply::Show(match word {
             ":help" | ":h" | ":?" => HELP.to_string(),
@@ -75,6 +92,7 @@ impl Session {
             ":doc" if rest.is_empty() => "usage: :doc NAME (for example :doc map)".to_string(),
             ":doc" => self.doc(rest),
             ":data" => self.data(),
+            ":tools" => self.tools(),
             ":defs" => self.defs(),
             ":reset" => {
                 self.memory = UserNamespace::new();
@@ -85,17 +103,55 @@ impl Session {
     }
 
     fn run(&mut self, source: &str) -> String {
-        let out = self.runtime.run_str(source, &self.memory);
+        let mut runtime = self.runtime.clone();
+        for (name, value) in RECENT.iter().zip(self.values.iter().chain([&self.error])) {
+            runtime = runtime.with_data(*name, value.clone());
+        }
+        let out = runtime.run_str(source, &self.memory);
         let mut lines = out.prints.clone();
         match &out.outcome {
             Outcome::Value(v) | Outcome::Returned(v) => {
                 lines.push(pr_str(v));
                 self.memory = out.memory;
+                self.values.rotate_right(1);
+                self.values[0] = v.clone();
             }
-            Outcome::Failed(reason) => lines.push(format!("failed: {}", pr_str(reason))),
-            Outcome::Error(e) => lines.push(e.render()),
+            Outcome::Failed(reason) => {
+                lines.push(format!("failed: {}", pr_str(reason)));
+                self.error = error_value("failed", &pr_str(reason), out.failed_at);
+            }
+            Outcome::Error(e) => {
+                lines.push(diagnostic::program_error(source, "<repl>", e));
+                self.error = error_value(e.kind.as_str(), &e.message, e.pos);
+            }
         }
         lines.join("\n")
+    }
+
+    fn tools(&self) -> String {
+        let specs: Vec<String> = self
+            .runtime
+            .tools()
+            .specs()
+            .map(|spec| {
+                let call = std::iter::once(format!("tool/{}", spec.name))
+                    .chain(spec.params.iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let mut text = format!("({call})");
+                if let Some(signature) = &spec.signature {
+                    text.push_str(&format!("  {signature}"));
+                }
+                if !spec.description.is_empty() {
+                    text.push_str(&format!("\n  {}", spec.description));
+                }
+                text
+            })
+            .collect();
+        if specs.is_empty() {
+            return "no tools (start the REPL with --tools FILE.json)".to_string();
+        }
+        specs.join("\n")
     }
 
     fn doc(&self, name: &str) -> String {
@@ -136,6 +192,7 @@ impl Session {
     }
 
     fn data(&self) -> String {
+        // The recent values are not input data; they are added to each input's runtime only.
         let data = self.runtime.data();
         if data.is_empty() {
             return "no input data (start the REPL with --data FILE.json)".to_string();
@@ -162,6 +219,32 @@ impl Session {
             .collect::<Vec<_>>()
             .join("\n")
     }
+}
+
+/// `NAME` of an input that is `(doc NAME)`.
+fn doc_form(input: &str) -> Option<&str> {
+    let inner = input.strip_prefix('(')?.strip_suffix(')')?.trim();
+    let name = inner.strip_prefix("doc")?;
+    let name = name.strip_prefix(char::is_whitespace)?.trim();
+    (!name.is_empty() && !name.contains(|c: char| c.is_whitespace() || "()[]{}\"".contains(c)))
+        .then_some(name)
+}
+
+/// An error as the value `*e` holds.
+fn error_value(kind: &str, message: &str, at: Option<ptc_lisp::Pos>) -> Value {
+    let key = |name: &str| Value::Keyword(ptc_lisp::value::Keyword::new(name));
+    Value::map([
+        (key("kind"), Value::string(kind)),
+        (key("message"), Value::string(message)),
+        (
+            key("line"),
+            at.map_or(Value::Nil, |p| Value::Int(p.line.into())),
+        ),
+        (
+            key("column"),
+            at.map_or(Value::Nil, |p| Value::Int(p.col.into())),
+        ),
+    ])
 }
 
 /// A value cut to a line.
@@ -240,23 +323,26 @@ fn history_path() -> Option<PathBuf> {
     Some(base.join("ptc").join("repl_history"))
 }
 
-pub fn run(args: &ReplArgs) -> ExitCode {
-    with_servers(&args.mcp, |mcp| repl(args, mcp))
+pub fn run(args: &ReplArgs, config: &Config) -> ExitCode {
+    let mcp = resolve(&args.mcp, config);
+    with_servers(&mcp, |mcp| repl(args, config, mcp))
 }
 
-fn repl(args: &ReplArgs, mcp: Option<&McpSession>) -> ExitCode {
-    let runtime = match runtime_from_files(args.data.as_ref(), args.tools.as_ref(), mcp) {
-        Ok(runtime) => runtime,
+fn repl(args: &ReplArgs, config: &Config, mcp: Option<&McpSession>) -> ExitCode {
+    let input = args.input.clone().or(config.input.clone());
+    let limits = args.limits.clone().or(config.limits.clone()).limits();
+    let runtime = match runtime_from_files(&input, mcp) {
+        Ok(runtime) => runtime.with_limits(limits),
         Err(message) => {
             eprintln!("error: {message}");
-            return ExitCode::from(2);
+            return exit::code(exit::USAGE);
         }
     };
     let mut editor = match rustyline::DefaultEditor::new() {
         Ok(editor) => editor,
         Err(e) => {
             eprintln!("error: cannot start the line editor: {e}");
-            return ExitCode::from(2);
+            return exit::code(exit::USAGE);
         }
     };
     let history = history_path();
@@ -337,7 +423,8 @@ mod tests {
         // The def runs, then the program fails: the namespace stays as it was.
         assert_eq!(
             show(&mut s, "(def rate 100) (undefined-thing)"),
-            "error[undefined_symbol] 1:17: undefined symbol undefined-thing"
+            "error[undefined_symbol]: undefined symbol undefined-thing\n --> <repl>:1:17\n  |\n\
+             1 | (def rate 100) (undefined-thing)\n  |                 ^^^^^^^^^^^^^^^"
         );
         assert_eq!(show(&mut s, "rate"), "1");
         assert_eq!(show(&mut s, ":defs"), "user/rate = 1\nuser/f [y]");
@@ -346,7 +433,8 @@ mod tests {
         assert_eq!(show(&mut s, ":reset"), "all definitions forgotten");
         assert_eq!(
             show(&mut s, "rate"),
-            "error[undefined_symbol] 1:1: undefined symbol rate"
+            "error[undefined_symbol]: undefined symbol rate\n --> <repl>:1:1\n  |\n1 | rate\n  \
+             | ^^^^"
         );
         assert_eq!(show(&mut s, ":defs"), "no definitions yet");
     }
@@ -384,6 +472,49 @@ mod tests {
             show(&mut empty, ":data"),
             "no input data (start the REPL with --data FILE.json)"
         );
+    }
+
+    #[test]
+    fn recent_values_and_the_last_error_have_names() {
+        let mut s = Session::new(Runtime::new());
+        assert_eq!(show(&mut s, "(+ 1 2)"), "3");
+        assert_eq!(show(&mut s, "[*1]"), "[3]");
+        assert_eq!(show(&mut s, "(str *1 *2 *3)"), "\"[3]3\"");
+        assert_eq!(show(&mut s, "*e"), "nil");
+        show(&mut s, "(/ 1 0)");
+        assert_eq!(
+            show(&mut s, "*e"),
+            "{:kind \"arithmetic\", :message \"divide by zero\", :line 1, :column 1}"
+        );
+        assert_eq!(show(&mut s, "(fail :no) *e"), "failed: :no");
+        assert_eq!(show(&mut s, "(:kind *e)"), "\"failed\"");
+        // They are not input data.
+        assert_eq!(
+            show(&mut s, ":data"),
+            "no input data (start the REPL with --data FILE.json)"
+        );
+    }
+
+    #[test]
+    fn doc_forms_and_tools() {
+        let tools = ptc_lisp::Tools::from_fixture_json(
+            r#"{"get-user": {"description": "A user by id", "params": ["id"], "returns": 1}}"#,
+        )
+        .unwrap();
+        let mut s = Session::new(Runtime::new().with_tools(tools));
+        assert_eq!(
+            show(&mut s, "(doc str/upper-case)"),
+            s.doc("str/upper-case")
+        );
+        assert_eq!(show(&mut s, " ( doc   map ) "), s.doc("map"));
+        assert_eq!(show(&mut s, ":tools"), "(tool/get-user id)\n  A user by id");
+        assert_eq!(
+            show(&mut Session::new(Runtime::new()), ":tools"),
+            "no tools (start the REPL with --tools FILE.json)"
+        );
+        assert_eq!(doc_form("(doc)"), None);
+        assert_eq!(doc_form("(doc a b)"), None);
+        assert_eq!(doc_form("(docs a)"), None);
     }
 
     #[test]

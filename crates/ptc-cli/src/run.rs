@@ -1,65 +1,74 @@
-//! `ptc run`: an agent run against a real or replayed model, shown turn by turn.
+//! `ptc run`: an agent run against a real or replayed model, shown turn by turn, checkpointed
+//! as it goes and resumable.
 
-use crate::eval::read_file;
-use crate::mcp::{McpArgs, McpSession, with_servers};
-use crate::show;
-use clap::Args;
-use ptc_agent::{
-    Agent, ProviderOptions, RecordingLlm, RunObserver, RunOptions, parse_llm_spec_with,
-};
-use ptc_compression::CompressionConfig;
-use ptc_lisp::Value;
-use ptc_turn::{Message, Step, Turn};
+use std::fs::OpenOptions;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::sync::Arc;
+
+use clap::Args;
+use ptc_agent::store::{JsonlStore, RunStore};
+use ptc_agent::{Agent, RecordingLlm, RunObserver, RunOptions};
+use ptc_lisp::Value;
+use ptc_lisp::format::to_clojure;
+use ptc_lisp::json::to_json;
+use ptc_store::SqliteStore;
+use ptc_turn::{Message, Step, StepOutcome, Turn};
+
+use crate::config::Config;
+use crate::eval::{fixture_tools, read_file};
+use crate::exit;
+use crate::mcp::{McpSession, resolve, with_servers};
+use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
+use crate::show;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// What the agent must do. `{{name}}` placeholders are filled from the data.
-    #[arg(long, value_name = "TEXT")]
-    pub mission: String,
-    /// Input data: a JSON object whose top-level keys become `data/<key>`.
-    #[arg(long, value_name = "FILE.json")]
-    pub data: Option<PathBuf>,
-    /// Fixture tools: `{"name": {"description": "...", "params": ["a"], "returns": <json>}}`.
-    #[arg(long, value_name = "FILE.json")]
-    pub tools: Option<PathBuf>,
-    /// The model: `openai:MODEL`, `anthropic:MODEL`, `openai-compatible:URL:MODEL` or
-    /// `replay:FILE.jsonl`. Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY and
-    /// OPENAI_COMPATIBLE_API_KEY.
-    #[arg(long, value_name = "SPEC")]
-    pub llm: String,
-    /// The shape of the value to return, e.g. `{total :float, ids [:int]}`.
-    #[arg(long, value_name = "SIG")]
-    pub signature: Option<String>,
-    /// The most turns the run may take.
-    #[arg(long, value_name = "N", default_value_t = ptc_turn::DEFAULT_MAX_TURNS)]
-    pub max_turns: u32,
-    /// History compression: `off` (the default), `on`, or a strategy with options such as
-    /// `single-user-coalesced?println_limit=10`.
-    #[arg(long, value_name = "SPEC", default_value = "off")]
-    pub compression: CompressionConfig,
-    /// The most tokens each reply may have; a reply cut off there is flagged, and the model
-    /// is told to write a shorter program.
-    #[arg(long, value_name = "N", default_value_t = ptc_agent::llm::DEFAULT_MAX_TOKENS)]
-    pub max_tokens: u32,
-    /// The longest one model request may take, in seconds (fractions allowed) [default: 120].
-    #[arg(long, value_name = "SECONDS", value_parser = ProviderOptions::parse_timeout)]
-    pub request_timeout: Option<Duration>,
-    /// Retries of a model request after a transient failure [default: 3].
-    #[arg(long, value_name = "N")]
-    pub retries: Option<u32>,
-    /// Write the whole run (every turn, the messages sent, usage) as JSON to this file.
+    #[arg(long, value_name = "TEXT", required_unless_present = "mission_file")]
+    pub mission: Option<String>,
+    /// Read the mission from this file.
+    #[arg(long, value_name = "FILE", conflicts_with = "mission")]
+    pub mission_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub agent: AgentOptions,
+    #[command(flatten)]
+    pub input: InputOptions,
+    #[command(flatten)]
+    pub limits: LimitOptions,
+    #[command(flatten)]
+    pub history: HistoryOptions,
+    #[command(flatten)]
+    pub mcp: McpOptions,
+    /// Print one JSON object at the end (outcome, value as JSON and as Clojure text, turns,
+    /// usage) instead of the turn-by-turn trace.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the whole run (every turn, the messages sent, usage) as JSON to this file, however
+    /// the run ends. The file is checked before the first request.
     #[arg(long, value_name = "FILE.json")]
     pub dump_step: Option<PathBuf>,
-    /// Write the model's replies to this file, as a transcript that `--llm replay:FILE`
-    /// plays back.
+    /// Write the model's replies to this file, as a transcript that `--llm replay:FILE` plays
+    /// back to the same programs and outcome (with --resume: the replies of this session).
     #[arg(long, value_name = "FILE.jsonl")]
     pub transcript: Option<PathBuf>,
-    #[command(flatten)]
-    pub mcp: McpArgs,
+    /// Record each turn in this file as it completes: JSON lines, or an SQLite database when
+    /// the name ends in .db, .sqlite or .sqlite3. A run that stops can then be resumed.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+    /// Continue the run recorded in the --checkpoint file from its last completed turn (give
+    /// the same mission, tools, data and settings).
+    #[arg(long, requires = "checkpoint")]
+    pub resume: bool,
+    /// The run's name in the checkpoint file, which can hold several runs.
+    #[arg(
+        long,
+        value_name = "ID",
+        default_value = "run",
+        requires = "checkpoint"
+    )]
+    pub run_id: String,
 }
 
 /// The input data entries of a JSON file, in the file's order.
@@ -104,53 +113,146 @@ impl RunObserver for Live {
     fn on_turn(&self, turn: &Turn) {
         let mut stdout = std::io::stdout().lock();
         let _ = write!(stdout, "{}", show::turn_report(turn, true));
+        let _ = writeln!(stdout, "{}", show::turn_usage(turn));
         let _ = writeln!(stdout);
         let _ = stdout.flush();
     }
 }
 
-pub fn run(args: RunArgs) -> ExitCode {
-    with_servers(&args.mcp, |mcp| match execute(&args, mcp) {
-        Ok(step) if step.is_success() => ExitCode::SUCCESS,
-        Ok(_) => ExitCode::from(1),
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::from(2)
+/// The run's settings, from the command line over the configuration file.
+struct Resolved {
+    agent: AgentOptions,
+    input: InputOptions,
+    limits: LimitOptions,
+    history: HistoryOptions,
+    mcp: McpOptions,
+}
+
+impl Resolved {
+    fn new(args: &RunArgs, config: &Config) -> Resolved {
+        Resolved {
+            agent: args.agent.clone().or(config.agent.clone()),
+            input: args.input.clone().or(config.input.clone()),
+            limits: args.limits.clone().or(config.limits.clone()),
+            history: args.history.clone().or(config.history.clone()),
+            mcp: resolve(&args.mcp, config),
+        }
+    }
+}
+
+pub fn run(args: RunArgs, config: &Config, quiet: bool) -> ExitCode {
+    let settings = Resolved::new(&args, config);
+    with_servers(&settings.mcp, |mcp| {
+        match execute(&args, &settings, mcp, quiet) {
+            Ok(status) => exit::code(status),
+            Err(message) => {
+                eprintln!("error: {message}");
+                exit::code(exit::USAGE)
+            }
         }
     })
 }
 
-fn execute(args: &RunArgs, mcp: Option<&McpSession>) -> Result<Step, String> {
-    let options = ProviderOptions {
-        timeout: args.request_timeout,
-        retries: args.retries,
+fn mission(args: &RunArgs) -> Result<String, String> {
+    let text = match (&args.mission, &args.mission_file) {
+        (Some(text), _) => text.clone(),
+        (None, Some(path)) => read_file(path)?,
+        (None, None) => {
+            return Err("give the mission with --mission TEXT or --mission-file FILE".into());
+        }
     };
-    let llm =
-        RecordingLlm::new(parse_llm_spec_with(&args.llm, &options).map_err(|e| e.to_string())?);
-    let mut builder = Agent::builder(&args.mission)
-        .llm(llm.clone())
-        .max_turns(args.max_turns)
-        .max_tokens(args.max_tokens)
-        .compression_config(args.compression);
-    if let Some(path) = &args.tools {
-        let tools = ptc_lisp::Tools::from_fixture_json(&read_file(path)?)
-            .map_err(|e| format!("{}: {}", path.display(), e.message))?;
-        builder = builder.lisp_tools(&tools);
+    if text.trim().is_empty() {
+        return Err("the mission is empty; say what the agent must do".into());
+    }
+    Ok(text.trim().to_string())
+}
+
+/// The agent, and the wrapper keeping the model's replies when `--transcript` asks for them.
+fn agent(
+    args: &RunArgs,
+    settings: &Resolved,
+    mcp: Option<&McpSession>,
+) -> Result<(Agent, Option<RecordingLlm>), String> {
+    let mut llm = settings.agent.llm()?;
+    let recording = args
+        .transcript
+        .is_some()
+        .then(|| RecordingLlm::new(llm.clone()));
+    if let Some(recording) = &recording {
+        llm = Arc::new(recording.clone());
+    }
+    let mut builder = settings.agent.apply(Agent::builder(mission(args)?), llm)?;
+    builder = builder.limits(settings.limits.limits());
+    if let Some(policy) = settings.history.policy() {
+        builder = builder.history_policy(policy);
+    }
+    if let Some(path) = &settings.input.tools {
+        builder = builder.lisp_tools(&fixture_tools(path)?);
     }
     if let Some(mcp) = mcp {
         for tool in mcp.servers.tools() {
             builder = builder.tool_arc(tool);
         }
     }
-    if let Some(path) = &args.data {
+    if let Some(path) = &settings.input.data {
         for (name, value) in data_entries(path)? {
             builder = builder.data_value(name, value);
         }
     }
-    if let Some(signature) = &args.signature {
-        builder = builder.signature(signature);
-    }
     let agent = builder.build().map_err(|e| e.to_string())?;
+    Ok((agent, recording))
+}
+
+/// Checks that `path` can be written, before anything is paid for.
+fn check_writable(path: &Path, what: &str) -> Result<(), String> {
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map(|_| ())
+        .map_err(|e| format!("cannot write the {what} to {}: {e}", path.display()))
+}
+
+/// The store of `--checkpoint`: SQLite for a database name, JSON lines otherwise.
+fn open_store(path: &Path) -> Result<Box<dyn RunStore>, String> {
+    let sqlite = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "db" | "sqlite" | "sqlite3"));
+    if sqlite {
+        return SqliteStore::open(path)
+            .map(|store| Box::new(store) as Box<dyn RunStore>)
+            .map_err(|e| e.to_string());
+    }
+    let store = JsonlStore::open(path).map_err(|e| e.to_string())?;
+    if let Some(torn) = store.torn() {
+        eprintln!(
+            "warning: {} ended in a record cut short (line {}, {} bytes written when the \
+             process stopped); it was removed, and the run continues from the last whole turn",
+            path.display(),
+            torn.line,
+            torn.bytes
+        );
+    }
+    Ok(Box::new(store))
+}
+
+fn execute(
+    args: &RunArgs,
+    settings: &Resolved,
+    mcp: Option<&McpSession>,
+    quiet: bool,
+) -> Result<u8, String> {
+    let (agent, recording) = agent(args, settings, mcp)?;
+    if let Some(path) = &args.dump_step {
+        check_writable(path, "step")?;
+    }
+    if let Some(path) = &args.transcript {
+        check_writable(path, "transcript")?;
+    }
+    let store = args.checkpoint.as_deref().map(open_store).transpose()?;
+    // The MCP servers' connections live on their session's runtime, so the run uses it too.
     let own_runtime;
     let runtime = match mcp {
         Some(mcp) => &mcp.runtime,
@@ -162,29 +264,166 @@ fn execute(args: &RunArgs, mcp: Option<&McpSession>) -> Result<Step, String> {
             &own_runtime
         }
     };
-    let step = runtime
-        .block_on(agent.run_with(RunOptions::new().observer(&Live)))
-        .map_err(|e| e.to_string())?;
-    if let Some(path) = &args.dump_step {
-        let json = serde_json::to_string_pretty(&step)
-            .map_err(|e| format!("cannot write the step as JSON: {e}"))?;
-        std::fs::write(path, json + "\n")
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    if let Some(path) = &args.transcript {
-        let text = llm
-            .transcript_jsonl()
-            .map_err(|e| format!("cannot write the transcript: {e}"))?;
-        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
+    let trace = !args.json && !quiet;
+    let step = runtime.block_on(async {
+        let mut options = RunOptions::new();
+        if trace {
+            options = options.observer(&Live);
+        }
+        let Some(store) = store.as_deref() else {
+            return agent.run_with(options).await.map_err(|e| e.to_string());
+        };
+        let path = args.checkpoint.as_deref().unwrap_or(Path::new(""));
+        let recorded = store.load(&args.run_id).await.map_err(|e| e.to_string())?;
+        match (args.resume, recorded) {
+            (false, None) => agent
+                .run_with(options.store(store, args.run_id.as_str()))
+                .await
+                .map_err(|e| e.to_string()),
+            (false, Some(_)) => Err(format!(
+                "{} already holds run `{}`; add --resume to continue it, or give another \
+                 --checkpoint file or --run-id",
+                path.display(),
+                args.run_id
+            )),
+            (true, None) => Err(format!(
+                "{} holds no run `{}` to resume",
+                path.display(),
+                args.run_id
+            )),
+            (true, Some(checkpoint)) => {
+                if trace {
+                    println!("{}", resume_line(path, &args.run_id, &checkpoint));
+                }
+                agent
+                    .resume(store, &args.run_id, options)
+                    .await
+                    .map_err(|e| e.to_string())
+            }
+        }
+    })?;
+    let written = args
+        .dump_step
+        .as_deref()
+        .map(|path| write_step(&step, path));
+    let transcript_written = args
+        .transcript
+        .as_deref()
+        .zip(recording.as_ref())
+        .map(|(path, recording)| write_transcript(recording, path));
     let mut stdout = std::io::stdout().lock();
-    let _ = write!(stdout, "=== result ===\n{}", show::outcome_line(&step));
-    let _ = write!(stdout, "{}", show::usage_lines(&step.usage));
-    if let Some(path) = &args.dump_step {
-        let _ = writeln!(stdout, "step written to {}", path.display());
+    if args.json {
+        let _ = writeln!(stdout, "{}", json_report(&step, args));
+    } else {
+        let _ = write!(stdout, "=== result ===\n{}", show::outcome_line(&step));
+        let replayed = settings
+            .agent
+            .llm
+            .as_deref()
+            .is_some_and(|spec| spec.trim_start().starts_with("replay:"));
+        let _ = write!(stdout, "{}", show::usage_lines(&step.usage, replayed));
+        if let Some(Ok(())) = &written
+            && let Some(path) = &args.dump_step
+        {
+            let _ = writeln!(stdout, "step written to {}", path.display());
+        }
+        if let Some(Ok(())) = &transcript_written
+            && let Some(path) = &args.transcript
+        {
+            let _ = writeln!(stdout, "transcript written to {}", path.display());
+        }
     }
-    if let Some(path) = &args.transcript {
-        let _ = writeln!(stdout, "transcript written to {}", path.display());
+    let _ = stdout.flush();
+    let errors: Vec<String> = [written, transcript_written]
+        .into_iter()
+        .flatten()
+        .filter_map(Result::err)
+        .collect();
+    for message in &errors {
+        eprintln!("error: {message}");
     }
-    Ok(step)
+    if errors.is_empty() {
+        Ok(exit::for_step(&step))
+    } else {
+        Ok(exit::FAILED)
+    }
+}
+
+fn resume_line(path: &Path, id: &str, checkpoint: &ptc_agent::store::Checkpoint) -> String {
+    match (&checkpoint.end, checkpoint.turns.len()) {
+        (Some(_), n) => format!(
+            "run `{id}` in {} had already ended after {n} turn{}; its result:",
+            path.display(),
+            if n == 1 { "" } else { "s" }
+        ),
+        (None, 0) => format!(
+            "resuming run `{id}` from {}: no turn was completed, starting with turn 1",
+            path.display()
+        ),
+        (None, n) => format!(
+            "resuming run `{id}` from {} after turn {n} of {}\n",
+            path.display(),
+            checkpoint.task.max_turns
+        ),
+    }
+}
+
+fn write_step(step: &Step, path: &Path) -> Result<(), String> {
+    let json = serde_json::to_string_pretty(step)
+        .map_err(|e| format!("cannot write the step as JSON: {e}"))?;
+    std::fs::write(path, json + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn write_transcript(recording: &RecordingLlm, path: &Path) -> Result<(), String> {
+    let text = recording
+        .transcript_jsonl()
+        .map_err(|e| format!("cannot write the transcript: {e}"))?;
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// The end of a run for a program to read.
+fn json_report(step: &Step, args: &RunArgs) -> serde_json::Value {
+    let usage = &step.usage;
+    let t = &usage.tokens;
+    let mut report = serde_json::json!({
+        "turns": step.turns.len(),
+        "max_turns": step.task.max_turns,
+        "usage": {
+            "llm_requests": usage.llm_requests,
+            "input_tokens": t.input_tokens,
+            "output_tokens": t.output_tokens,
+            "cache_read_tokens": t.cache_read_tokens,
+            "cache_write_tokens": t.cache_write_tokens,
+            "duration_ms": usage.duration_us / 1000,
+            "llm_duration_ms": usage.llm_duration_us / 1000,
+            "program_duration_ms": usage.eval_duration_us / 1000,
+        },
+        "step_file": args.dump_step,
+        "checkpoint": args.checkpoint,
+    });
+    match &step.outcome {
+        StepOutcome::Returned { value } => {
+            report["outcome"] = "returned".into();
+            report["value"] = to_json(value);
+            report["value_clojure"] = to_clojure(value, None, None).0.into();
+        }
+        StepOutcome::Failed {
+            kind,
+            reason,
+            value,
+            llm_errors,
+        } => {
+            report["outcome"] = "failed".into();
+            report["failure"] = kind.as_str().into();
+            report["reason"] = reason.as_str().into();
+            if !llm_errors.is_empty() {
+                report["llm_errors"] = llm_errors.clone().into();
+            }
+            if let Some(value) = value {
+                report["value"] = to_json(value);
+                report["value_clojure"] = to_clojure(value, None, None).0.into();
+            }
+        }
+    }
+    report
 }

@@ -1,9 +1,13 @@
 //! How `ptc run` and `ptc demo` print turns, messages and the end of a run.
 
+use ptc_agent::{HumanDuration, tokens_text};
 use ptc_lisp::format::to_clojure;
 use ptc_lisp::{ToolOutcome, Value};
 use ptc_turn::{Message, Role, Step, StepOutcome, Turn, TurnResult, Usage};
 use std::fmt::Write;
+use std::time::Duration;
+
+use crate::diagnostic;
 
 /// Items and characters of a value shown in a turn report.
 const ITEMS: usize = 4;
@@ -13,9 +17,9 @@ pub fn short(value: &Value) -> String {
     to_clojure(value, Some(ITEMS), Some(CHARS)).0
 }
 
-/// Milliseconds with one decimal, as every timing is printed (tests mask `<digits>.<digit> ms`).
+/// A time in microseconds as a person reads it (`850 µs`, `42 ms`, `1.5 s`).
 pub fn millis(us: u64) -> String {
-    format!("{:.1} ms", us as f64 / 1000.0)
+    HumanDuration(Duration::from_micros(us)).to_string()
 }
 
 /// `text` with every line prefixed by `prefix`.
@@ -78,11 +82,28 @@ pub fn turn_report(turn: &Turn, with_program: bool) -> String {
             let _ = writeln!(out, "value: {}", short(value));
         }
         TurnResult::Error(error) => {
-            let _ = writeln!(out, "error[{}]:", error.kind);
-            out.push_str(&quoted(&error.to_string(), "  "));
+            let origin = format!("turn {}", turn.number());
+            out.push_str(&quoted(
+                &diagnostic::turn_error(turn.program(), &origin, error),
+                "",
+            ));
         }
     }
     out
+}
+
+/// A turn's tokens and time on one line.
+pub fn turn_usage(turn: &Turn) -> String {
+    let usage = turn.usage();
+    let micros = |us: u64| HumanDuration(Duration::from_micros(us));
+    format!(
+        "turn {}: {}; {} (model {}, program {})",
+        turn.number(),
+        tokens_text(&usage.tokens),
+        micros(usage.duration_us),
+        micros(usage.llm_duration_us),
+        micros(usage.eval_duration_us)
+    )
 }
 
 /// Messages sent to the model after the system prompt, each under its role.
@@ -122,13 +143,28 @@ fn short_full(value: &Value) -> String {
     to_clojure(value, None, None).0
 }
 
-/// Requests, tokens and time of a run.
-pub fn usage_lines(usage: &Usage) -> String {
+/// Requests, tokens and time of a run; `replayed` when the replies came from a transcript,
+/// so that nothing was billed.
+pub fn usage_lines(usage: &Usage, replayed: bool) -> String {
     let t = &usage.tokens;
-    let mut out = format!(
-        "model requests: {}\ntokens: {} in, {} out",
-        usage.llm_requests, t.input_tokens, t.output_tokens
-    );
+    let mut out = if !replayed {
+        format!(
+            "model requests: {}\ntokens: {} in, {} out",
+            usage.llm_requests, t.input_tokens, t.output_tokens
+        )
+    } else if t.is_zero() {
+        format!(
+            "model requests: {} (replayed from a transcript: no model was asked, nothing was \
+             billed)\ntokens: none recorded in the transcript",
+            usage.llm_requests
+        )
+    } else {
+        format!(
+            "model requests: {} (replayed from a transcript: no model was asked, nothing was \
+             billed)\ntokens as recorded: {} in, {} out",
+            usage.llm_requests, t.input_tokens, t.output_tokens
+        )
+    };
     if t.cache_read_tokens > 0 || t.cache_write_tokens > 0 {
         let _ = write!(
             out,

@@ -4,17 +4,12 @@
 //! deliberate change, `UPDATE_SNAPSHOTS=1 cargo test -p ptc-cli --test demo_cli` rewrites it
 //! (review the diff).
 
+mod support;
+
 use pretty_assertions::assert_eq;
 use std::path::PathBuf;
 use std::process::Command;
-
-/// Every `12.3 ms` becomes `<t> ms`: timings differ from run to run.
-fn mask_timings(text: &str) -> String {
-    regex::Regex::new(r"\d+\.\d ms")
-        .expect("valid pattern")
-        .replace_all(text, "<t> ms")
-        .into_owned()
-}
+use support::mask_timings;
 
 #[test]
 fn the_demo_runs_offline_to_its_return_and_compares_history_sizes() {

@@ -39,12 +39,13 @@ fn stderr(out: &Output) -> String {
 }
 
 #[test]
-fn an_expression_prints_its_result_and_output_goes_to_stderr() {
-    let out = ptc(
-        &["eval", "-e", r#"(println "hi" 1) {:a [1 2.0 "x"]}"#],
-        None,
-    );
+fn an_expression_prints_its_output_then_its_result() {
+    let program = r#"(println "hi" 1) {:a [1 2.0 "x"]}"#;
+    let out = ptc(&["eval", "-e", program], None);
     assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "hi 1\n{:a [1 2.0 \"x\"]}\n");
+    assert_eq!(stderr(&out), "");
+    let out = ptc(&["eval", "--prints-to-stderr", "-e", program], None);
     assert_eq!(stdout(&out), "{:a [1 2.0 \"x\"]}\n");
     assert_eq!(stderr(&out), "hi 1\n");
 }
@@ -91,7 +92,7 @@ fn data_keys_and_fixture_tools_are_available() {
 fn json_output_reports_result_prints_tool_calls_and_errors() {
     let tools = temp(
         "tools-json.json",
-        r#"{"ping": {"description": "Ping", "returns": "pong"}}"#,
+        r#"{"ping": {"description": "Ping", "returns": {"z": "pong", "a": [1.5, null]}}}"#,
     );
     let out = ptc(
         &[
@@ -100,7 +101,7 @@ fn json_output_reports_result_prints_tool_calls_and_errors() {
             "--tools",
             tools.to_str().expect("utf-8"),
             "-e",
-            r#"(println "calling") (tool/ping 1)"#,
+            r#"(println "calling") (tool/ping {:n 1})"#,
         ],
         None,
     );
@@ -111,9 +112,17 @@ fn json_output_reports_result_prints_tool_calls_and_errors() {
         report,
         serde_json::json!({
             "ok": true,
-            "result": "\"pong\"",
+            "result": "{:z \"pong\", :a [1.5 nil]}",
+            "value": {"z": "pong", "a": [1.5, null]},
             "prints": ["calling"],
-            "tool_calls": [{"name": "ping", "args": ["1"], "result": "\"pong\"", "duration_us": 0}],
+            "tool_calls": [{
+                "name": "ping",
+                "args": ["{:n 1}"],
+                "args_json": [{"n": 1}],
+                "result": "{:z \"pong\", :a [1.5 nil]}",
+                "result_json": {"z": "pong", "a": [1.5, null]},
+                "duration_us": 0
+            }],
             "error": null
         })
     );
@@ -136,18 +145,67 @@ fn json_output_reports_result_prints_tool_calls_and_errors() {
 }
 
 #[test]
-fn a_failing_program_exits_1_with_kind_position_and_message() {
+fn a_repeat_of_zero_is_refused() {
+    let out = ptc(&["eval", "--repeat", "0", "-e", "1"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("error: invalid value '0' for '--repeat <N>'"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn fixture_tools_check_their_arity() {
+    let tools = temp(
+        "tools-arity.json",
+        r#"{"notify": {"description": "Tell", "params": ["to", "text"], "returns": "sent"}}"#,
+    );
+    let out = ptc(
+        &[
+            "eval",
+            "--tools",
+            tools.to_str().expect("utf-8"),
+            "-e",
+            "(tool/notify \"ann\")",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with(
+            "error[tool]: tool/notify failed: tool/notify takes 2 arguments (to text), got 1\n"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_failing_program_exits_1_with_kind_message_and_its_source_line() {
     let out = ptc(&["eval", "-e", "(let [x 1]\n  (nth [x] 5))"], None);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout(&out), "");
     assert_eq!(
         stderr(&out),
-        "error[index] 2:3: nth: index 5 is out of bounds for a vector of 1 items\n"
+        "error[index]: nth: index 5 is out of bounds for a vector of 1 items\n \
+         --> <expr>:2:3\n  |\n2 |   (nth [x] 5))\n  |   ^^^^^^^^^^^\n"
     );
     let out = ptc(&["eval", "-e", "(+ 1 2"], None);
     assert_eq!(
         stderr(&out),
-        "error[parse] 1:7: unclosed '(' opened at 1:1\n"
+        "error[parse]: unclosed '(' opened at 1:1\n --> <expr>:1:7\n  |\n1 | (+ 1 2\n  |       \
+         ^\n"
+    );
+    let file = temp("broken.clj", "(def a 1)\n(str a b)\n");
+    let out = ptc(&["eval", file.to_str().expect("utf-8")], None);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error[undefined_symbol]: undefined symbol b\n --> {}:2:8\n  |\n2 | (str a b)\n  |  \
+             \x20     ^\n",
+            file.display()
+        )
     );
 }
 
@@ -157,13 +215,16 @@ fn a_program_over_the_size_limit_is_an_error_where_the_limit_is_crossed() {
     let line = format!("{:<1023}\n", "(inc 1)");
     let program = line.repeat(1100);
     let out = ptc(&["eval", "-"], Some(&program));
-    assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout(&out), "");
     assert_eq!(
-        stderr(&out),
-        "error[program_limit] 1025:1: program is 1126400 bytes; the limit is 1048576 bytes: split \
-         the work into smaller programs\n"
+        stderr(&out).lines().take(2).collect::<Vec<_>>(),
+        [
+            "error[program_limit]: program is 1126400 bytes; the limit is 1048576 bytes: split \
+             the work into smaller programs",
+            "    --> <stdin>:1025:1"
+        ]
     );
+    assert_eq!(out.status.code(), Some(3));
 }
 
 #[test]
@@ -177,8 +238,11 @@ fn a_program_that_calls_fail_exits_1_like_an_error_at_the_fail_form() {
         None,
     );
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stdout(&out), "");
-    assert_eq!(stderr(&out), "checking\nerror[failed] 3:3: \"x\"\n");
+    assert_eq!(stdout(&out), "checking\n");
+    assert_eq!(
+        stderr(&out),
+        "error[failed]: \"x\"\n --> <expr>:3:3\n  |\n3 |   (fail \"x\"))\n  |   ^\n"
+    );
     let out = ptc(&["eval", "--json", "-e", "(fail {:code 4})"], None);
     assert_eq!(out.status.code(), Some(1));
     let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON object");
@@ -187,6 +251,7 @@ fn a_program_that_calls_fail_exits_1_like_an_error_at_the_fail_form() {
         serde_json::json!({
             "kind": "failed",
             "message": "{:code 4}",
+            "value_json": {"code": 4},
             "line": 1,
             "column": 1,
             "rendered": "error[failed] 1:1: {:code 4}"
@@ -221,7 +286,7 @@ fn bad_input_files_are_reported_with_their_name() {
 }
 
 #[test]
-fn limits_are_set_from_the_command_line() {
+fn a_program_stopped_by_a_limit_exits_3() {
     let out = ptc(
         &[
             "eval",
@@ -232,12 +297,12 @@ fn limits_are_set_from_the_command_line() {
         ],
         None,
     );
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3));
     assert_eq!(
         stderr(&out),
-        "error[memory_limit] 1:1: memory limit exceeded: the values built by this program \
-         exceed 100000 bytes; work on smaller pieces (take, filter first) instead of \
-         materializing everything\n"
+        "error[memory_limit]: memory limit exceeded: the values built by this program exceed \
+         100000 bytes; work on smaller pieces (take, filter first) instead of materializing \
+         everything\n --> <expr>:1:1\n  |\n1 | (vec (range 100000))\n  | ^^^^^^^^^^^^^^^^^^^^\n"
     );
     let out = ptc(
         &[
@@ -249,11 +314,14 @@ fn limits_are_set_from_the_command_line() {
         ],
         None,
     );
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        stderr(&out),
-        "error[step_limit] 1:1: step limit exceeded: the program took more than 1000 \
-         evaluation steps; look for an infinite loop or process less data per turn\n"
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).starts_with(
+            "error[step_limit]: step limit exceeded: the program took more than 1000 evaluation \
+             steps; look for an infinite loop or process less data per turn\n"
+        ),
+        "{}",
+        stderr(&out)
     );
     // Each flag changes its own limit only.
     let out = ptc(

@@ -80,7 +80,7 @@ fn run_args(mission: &Mission, compression: &str, llm: &str, dir: &Path) -> Vec<
         compression.into(),
         // A busy machine can make a cold prompt slow; a retry would send it twice.
         "--request-timeout".into(),
-        "900".into(),
+        "900s".into(),
         "--llm".into(),
         llm.into(),
         "--dump-step".into(),

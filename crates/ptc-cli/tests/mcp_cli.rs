@@ -1,6 +1,6 @@
 //! The `ptc` command with MCP servers (pinned, from npm): `ptc mcp list`, `ptc eval --mcp`,
-//! `--mcp-config`, and an agent run end to end with the real filesystem server and a
-//! replayed model.
+//! `--mcp-config`, `PTC_MCP_CONFIG` and `[mcp.servers]` in `ptc.toml`, and an agent run end to
+//! end with the real filesystem server and a replayed model.
 
 use pretty_assertions::assert_eq;
 use ptc_turn::Step;
@@ -12,6 +12,7 @@ fn ptc(args: &[&str]) -> Output {
         .args(args)
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("PTC_MCP_CONFIG")
         .output()
         .expect("run ptc")
 }
@@ -189,5 +190,136 @@ fn an_agent_finds_the_largest_file_through_the_filesystem_server() {
              -> {content :string} -- Read the complete contents of a file"
         ),
         "{first_request}"
+    );
+}
+
+/// Three folders hold a `which.txt` saying where the server that reads it was named: in
+/// `ptc.toml`, in `PTC_MCP_CONFIG`, or by a flag. A flag wins over the environment, which wins
+/// over the file; the file's servers are used when nothing else names any.
+#[test]
+fn servers_come_from_flags_then_the_environment_then_ptc_toml() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-ptc-toml");
+    let _ = std::fs::remove_dir_all(&dir);
+    for (folder, text) in [
+        ("from-file", "named in ptc.toml"),
+        ("from-env", "named in PTC_MCP_CONFIG"),
+        ("from-flag", "named by a flag"),
+    ] {
+        std::fs::create_dir_all(dir.join(folder)).unwrap();
+        std::fs::write(dir.join(folder).join("which.txt"), text).unwrap();
+    }
+    let filesystem = server(ptc_mcp_testkit::FILESYSTEM);
+    // Relative paths of the file's servers are relative to the file.
+    std::fs::write(
+        dir.join("ptc.toml"),
+        format!(
+            "[mcp.servers.files]\ncommand = {filesystem:?}\nargs = [\".\"]\ncwd = \"from-file\"\n\
+             autoApprove = []\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("env.json"),
+        serde_json::json!({"mcpServers": {"files": {
+            "command": filesystem, "args": ["."], "cwd": "from-env"
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    let ptc_in = |args: &[&str], env: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ptc"));
+        command
+            .args(args)
+            .current_dir(&dir)
+            .env_remove("PTC_MCP_CONFIG");
+        if let Some(value) = env {
+            command.env("PTC_MCP_CONFIG", value);
+        }
+        let output = command.output().expect("run ptc");
+        (output.status.code(), stdout(&output), stderr(&output))
+    };
+    let read = [
+        "eval",
+        "-e",
+        "(:content (tool/read_text_file \"which.txt\"))",
+    ];
+    let from_flag = format!("{filesystem} '{}'", dir.join("from-flag").display());
+    let with_flag: Vec<&str> = read.iter().copied().chain(["--mcp", &from_flag]).collect();
+    assert_eq!(
+        ptc_in(&read, None),
+        (
+            Some(0),
+            "\"named in ptc.toml\"\n".to_string(),
+            "note: ptc.toml: mcp.servers.files.autoApprove has no effect here\n".to_string()
+        )
+    );
+    assert_eq!(
+        ptc_in(&read, Some("env.json")),
+        (
+            Some(0),
+            "\"named in PTC_MCP_CONFIG\"\n".to_string(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        ptc_in(&with_flag, Some("env.json")),
+        (Some(0), "\"named by a flag\"\n".to_string(), String::new())
+    );
+    let (status, listing, _) = ptc_in(&["mcp", "list"], None);
+    assert_eq!(status, Some(0));
+    assert!(
+        listing.starts_with(&format!(
+            "server files ({filesystem} ., secure-filesystem-server "
+        )),
+        "{listing}"
+    );
+    assert!(
+        listing.contains("  (tool/read_text_file path tail head)\n"),
+        "{listing}"
+    );
+}
+
+#[test]
+fn mcp_list_needs_servers_and_reports_bad_ones_with_status_2() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-list-errors");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_ptc"))
+            .args(args)
+            .current_dir(&dir)
+            .env_remove("PTC_MCP_CONFIG")
+            .output()
+            .expect("run ptc");
+        (output.status.code(), stdout(&output), stderr(&output))
+    };
+    assert_eq!(
+        list(&["mcp", "list"]),
+        (
+            Some(2),
+            String::new(),
+            "error: name the servers: ptc mcp list --mcp 'COMMAND ARGS...' or --mcp-config \
+             FILE.json (or [mcp.servers] in ptc.toml)\n"
+                .to_string()
+        )
+    );
+    std::fs::write(dir.join("ptc.toml"), "[mcp.servers.remote]\nurl = 3\n").unwrap();
+    assert_eq!(
+        list(&["mcp", "list"]),
+        (
+            Some(2),
+            String::new(),
+            "error: ptc.toml: mcp.servers.remote: `url` must be a string, not 3\n".to_string()
+        )
+    );
+    assert_eq!(
+        list(&["mcp", "list", "--mcp", "no-such-mcp-server"]),
+        (
+            Some(2),
+            String::new(),
+            "error: MCP server no-such: cannot start `no-such-mcp-server`: No such file or \
+             directory (os error 2) (is the program installed and on the PATH?)\n"
+                .to_string()
+        )
     );
 }

@@ -519,7 +519,7 @@ fn memory_limit_cases_stay_within_twice_their_budget() {
             ratio,
             run.elapsed
         ));
-        if run.exit_code != Some(1) || run.error_kind().as_deref() != Some("memory_limit") {
+        if run.exit_code != Some(3) || run.error_kind().as_deref() != Some("memory_limit") {
             failures.push(format!(
                 "{}: exit {:?}, {}{}",
                 case.name, run.exit_code, run.stdout, run.stderr

@@ -1,16 +1,13 @@
-//! `ptc run` end to end with a replayed model.
+//! `ptc run` end to end with a replayed model: the trace, the JSON report, exit statuses,
+//! arguments and the configuration file.
+
+mod support;
 
 use pretty_assertions::assert_eq;
 use ptc_turn::Step;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn mask_timings(text: &str) -> String {
-    regex::Regex::new(r"\d+\.\d ms")
-        .expect("valid pattern")
-        .replace_all(text, "<t> ms")
-        .into_owned()
-}
+use support::{Scratch, mask_timings};
 
 fn temp(name: &str, contents: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("ptc-run-{}-{name}", std::process::id()));
@@ -18,13 +15,23 @@ fn temp(name: &str, contents: &str) -> PathBuf {
     path
 }
 
-fn ptc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptc"))
+fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ptc"));
+    command
         .args(args)
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
-        .output()
-        .expect("run ptc")
+        .env_remove("RUST_LOG")
+        .env_remove("PTC_LLM")
+        .env_remove("PTC_RETRIES")
+        .env_remove("PTC_REQUEST_TIMEOUT")
+        .env_remove("PTC_DEADLINE")
+        .env_remove("PTC_MCP_CONFIG");
+    command
+}
+
+fn ptc(args: &[&str]) -> Output {
+    command(args).output().expect("run ptc")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -85,20 +92,24 @@ fn a_replayed_run_shows_each_turn_and_a_summary_and_dumps_the_step() {
              \x20 (println \"total:\" total)\n\
              output:\n\
              \x20 total: 7\n\
-             value: nil\n\n\
+             value: nil\n\
+             turn 1: 900 tokens in, 40 out; <t> (model <t>, program <t>)\n\n\
              --- turn 2: asking the model (2 messages, {} characters) ---\n\
              program:\n\
              \x20 (tool/notify {{:total total}})\n\
              \x20 (return {{:total total}})\n\
              tool calls:\n\
-             \x20 notify({{:total 7}}) -> \"sent\"  (<t> ms)\n\
-             value: {{:total 7}}\n\n\
+             \x20 notify({{:total 7}}) -> \"sent\"  (<t>)\n\
+             value: {{:total 7}}\n\
+             turn 2: 950 tokens in (+700 read from the prompt cache), 25 out; <t> (model <t>, \
+             program <t>)\n\n\
              === result ===\n\
              returned after 2 of 3 turns:\n\
              \x20 {{:total 7}}\n\
-             model requests: 2\n\
-             tokens: 1850 in, 65 out (prompt cache: 700 read, 0 written)\n\
-             time: <t> ms (model <t> ms, programs <t> ms)\n\
+             model requests: 2 (replayed from a transcript: no model was asked, nothing was \
+             billed)\n\
+             tokens as recorded: 1850 in, 65 out (prompt cache: 700 read, 0 written)\n\
+             time: <t> (model <t>, programs <t>)\n\
              step written to {}\n",
             first_request_chars(&dump, 0),
             first_request_chars(&dump, 1),
@@ -159,11 +170,18 @@ fn the_demo_files_replay_to_their_return() {
         ),
         "{stdout}"
     );
-    assert!(stdout.contains("error[undefined_symbol]:\n  3:19: undefined symbol customer-for; did you mean customer-of?\n"));
+    assert!(
+        stdout.contains(
+            "error[undefined_symbol]: undefined symbol customer-for; did you mean customer-of?\n \
+             --> turn 3:3:19\n  |\n3 |   (let [customer (customer-for (first orders))]\n  |  \
+             \x20                ^^^^^^^^^^^^\n"
+        ),
+        "{stdout}"
+    );
 }
 
 #[test]
-fn running_out_of_turns_exits_with_one() {
+fn running_out_of_turns_exits_with_three() {
     let transcript = temp(
         "loop.jsonl",
         "{\"content\": \"(def a 1)\"}\n{\"content\": \"(def b 2)\"}\n",
@@ -177,7 +195,7 @@ fn running_out_of_turns_exits_with_one() {
         "--llm",
         &format!("replay:{}", path(&transcript)),
     ]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(3));
     assert!(
         text(&output.stdout).contains(
             "=== result ===\nfailed (max_turns_exceeded) after 2 of 2 turns:\n  no (return ...) \
@@ -233,6 +251,361 @@ fn bad_arguments_are_errors_that_say_what_to_do() {
 }
 
 #[test]
+fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
+    let dir = Scratch::new("json");
+    let transcript = dir.file(
+        "t.jsonl",
+        concat!(
+            r#"{"content": "(def xs [1 2.5])", "usage": {"input_tokens": 50, "output_tokens": 5}}"#,
+            "\n",
+            r#"{"content": "(return {:sum (reduce + xs) :tags #{:a} :none nil})"}"#,
+            "\n"
+        ),
+    );
+    let output = ptc(&[
+        "run",
+        "--json",
+        "--mission",
+        "Add up",
+        "--llm",
+        &format!("replay:{}", path(&transcript)),
+    ]);
+    assert_eq!(text(&output.stderr), "");
+    assert_eq!(output.status.code(), Some(0));
+    let mut report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("one JSON object");
+    for field in ["duration_ms", "llm_duration_ms", "program_duration_ms"] {
+        assert!(report["usage"][field].is_u64(), "{field}");
+        report["usage"][field] = 0.into();
+    }
+    assert_eq!(
+        report,
+        serde_json::json!({
+            "outcome": "returned",
+            "value": {"sum": 3.5, "tags": ["a"], "none": null},
+            "value_clojure": "{:sum 3.5, :tags #{:a}, :none nil}",
+            "turns": 2,
+            "max_turns": 5,
+            "usage": {
+                "llm_requests": 2, "input_tokens": 50, "output_tokens": 5,
+                "cache_read_tokens": 0, "cache_write_tokens": 0,
+                "duration_ms": 0, "llm_duration_ms": 0, "program_duration_ms": 0
+            },
+            "step_file": null,
+            "checkpoint": null
+        })
+    );
+    let looping = dir.file("loop.jsonl", "{\"content\": \"(def a 1)\"}\n");
+    let output = ptc(&[
+        "run",
+        "--json",
+        "--mission",
+        "Never ends",
+        "--max-turns",
+        "1",
+        "--llm",
+        &format!("replay:{}", path(&looping)),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "a single shot returns its last value"
+    );
+    let output = ptc(&[
+        "run",
+        "--json",
+        "--mission",
+        "Fails",
+        "--llm",
+        &format!(
+            "replay:{}",
+            path(&dir.file("fail.jsonl", "{\"content\": \"(fail {:why :no-data})\"}\n"))
+        ),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        (
+            &report["outcome"],
+            &report["failure"],
+            &report["reason"],
+            &report["value"]
+        ),
+        (
+            &serde_json::json!("failed"),
+            &serde_json::json!("failed"),
+            &serde_json::json!("{:why :no-data}"),
+            &serde_json::json!({"why": "no-data"})
+        )
+    );
+}
+
+#[test]
+fn the_mission_comes_from_a_flag_or_a_file_and_may_not_be_empty() {
+    let dir = Scratch::new("mission");
+    let transcript = dir.file("t.jsonl", "{\"content\": \"(return 1)\"}\n");
+    let llm = format!("replay:{}", path(&transcript));
+    let output = ptc(&["run", "--mission", "  ", "--llm", &llm]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        text(&output.stderr),
+        "error: the mission is empty; say what the agent must do\n"
+    );
+    let mission = dir.file("mission.txt", "Return one.\n");
+    let output = ptc(&[
+        "run",
+        "--json",
+        "--mission-file",
+        path(&mission),
+        "--llm",
+        &llm,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let output = ptc(&["run", "--llm", &llm]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("--mission <TEXT>"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn a_url_after_openai_is_refused_with_the_spec_to_use() {
+    let output = ptc(&[
+        "run",
+        "--mission",
+        "x",
+        "--llm",
+        "openai:http://localhost:8000/v1:qwen",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        text(&output.stderr),
+        "error: `openai:http://localhost:8000/v1:qwen` names a URL, but openai: takes a model \
+         name (the server is OpenAI's, or OPENAI_BASE_URL); for another server write \
+         openai-compatible:URL:MODEL, e.g. openai-compatible:http://localhost:8000/v1:qwen\n"
+    );
+}
+
+#[test]
+fn an_unwritable_step_file_is_refused_before_the_first_request() {
+    let dir = Scratch::new("dump");
+    let transcript = dir.file("t.jsonl", "{\"content\": \"(return 1)\"}\n");
+    let target = dir.path("missing-dir").join("step.json");
+    let output = ptc(&[
+        "run",
+        "--mission",
+        "x",
+        "--llm",
+        &format!("replay:{}", path(&transcript)),
+        "--dump-step",
+        path(&target),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(text(&output.stdout), "", "no turn was run");
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "error: cannot write the step to {}: No such file or directory (os error 2)\n",
+            target.display()
+        )
+    );
+    // A failed run is written too.
+    let failing = dir.file("f.jsonl", "{\"content\": \"(fail :no)\"}\n");
+    let step_file = dir.path("step.json");
+    let output = ptc(&[
+        "run",
+        "--mission",
+        "x",
+        "--llm",
+        &format!("replay:{}", path(&failing)),
+        "--dump-step",
+        path(&step_file),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let step: Step = serde_json::from_str(&std::fs::read_to_string(&step_file).expect("written"))
+        .expect("a step");
+    assert_eq!(step.turns.len(), 1);
+}
+
+#[test]
+fn options_come_from_flags_then_the_environment_then_ptc_toml() {
+    let dir = Scratch::new("config");
+    dir.file("t.jsonl", "{\"content\": \"(def a 1)\"}\n{\"content\": \"(def b 2)\"}\n{\"content\": \"(return 3)\"}\n");
+    dir.file(
+        "ptc.toml",
+        "[agent]\nllm = \"replay:t.jsonl\"\nmax-turns = 2\n\n[input]\ndata = \"data.json\"\n",
+    );
+    dir.file("data.json", "{\"n\": 7}");
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut all = vec!["run", "--json", "--mission", "Use {{n}}"];
+        all.extend_from_slice(args);
+        let mut command = command(&all);
+        command.current_dir(&dir.0);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let output = command.output().expect("run ptc");
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+        (
+            output.status.code(),
+            report["outcome"].clone(),
+            text(&output.stderr),
+        )
+    };
+    // The file's turn budget of 2 runs out before the return on turn 3; the data comes from
+    // the file's [input] table, relative to the file.
+    assert_eq!(
+        run(&[], &[]),
+        (Some(3), serde_json::json!("failed"), String::new())
+    );
+    // A flag wins over the file.
+    assert_eq!(
+        run(&["--max-turns", "3"], &[]),
+        (Some(0), serde_json::json!("returned"), String::new())
+    );
+    // The environment wins over the file, and a flag over the environment.
+    let (status, _, stderr) = run(&[], &[("PTC_LLM", "gemini:pro")]);
+    assert_eq!(status, Some(2));
+    assert!(
+        stderr.starts_with("error: unknown model spec `gemini:pro`"),
+        "{stderr}"
+    );
+    assert_eq!(
+        run(
+            &["--llm", "replay:t.jsonl", "--max-turns", "3"],
+            &[("PTC_LLM", "gemini:pro")]
+        )
+        .0,
+        Some(0)
+    );
+    // --config names another file; unknown keys are errors that say where.
+    let other = dir.file("other.toml", "[agent]\nmax-turn = 3\n");
+    let (status, _, stderr) = run(&["--config", path(&other)], &[]);
+    assert_eq!(status, Some(2));
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {}: TOML parse error at line 2, column 1",
+            other.display()
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("unknown field `max-turn`"), "{stderr}");
+}
+
+#[test]
+fn help_shows_the_exit_status_table() {
+    for args in [
+        &["--help"][..],
+        &["run", "--help"],
+        &["eval", "--help"],
+        &["mcp", "list", "--help"],
+    ] {
+        let output = ptc(args);
+        assert!(
+            text(&output.stdout).ends_with(
+                "Exit status (every subcommand):\n  \
+                 0  the program or the run returned a value (or the command did what it was \
+                 asked)\n  \
+                 1  the program or the run failed (an error, (fail ...), a model that could not \
+                 be reached)\n  \
+                 2  unusable arguments or input (an unknown option, a missing or invalid file, \
+                 an MCP\n     server that could not be started or reached)\n  \
+                 3  a limit stopped it (a sandbox limit of a program; the turn budget or deadline \
+                 of a run)\n"
+            ),
+            "{args:?}: {}",
+            text(&output.stdout)
+        );
+    }
+}
+
+#[test]
+fn logs_show_each_turn_with_verbose_as_text_or_json_and_quiet_keeps_only_the_result() {
+    let dir = Scratch::new("logs");
+    let transcript = dir.file(
+        "t.jsonl",
+        concat!(
+            r#"{"content": "(def a 1)", "usage": {"input_tokens": 900, "output_tokens": 40}}"#,
+            "\n",
+            r#"{"content": "(return a)"}"#,
+            "\n"
+        ),
+    );
+    let llm = format!("replay:{}", path(&transcript));
+    let args = ["run", "--mission", "x", "--llm", &llm];
+    let output = ptc(&[&["-v"][..], &args].concat());
+    assert_eq!(
+        text(&output.stderr),
+        " INFO agent_run:agent_turn: turn 1 of 5: ok; 900 tokens in, 40 out; <t> (model <t>, \
+         program <t>)\n INFO agent_run:agent_turn: turn 2 of 5: ok; 0 tokens in, 0 out; <t> \
+         (model <t>, program <t>)\n"
+    );
+    let output = ptc(&[&args[..], &["--log-format", "json", "-v"]].concat());
+    let first: serde_json::Value = serde_json::from_str(
+        String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .next()
+            .expect("a log line"),
+    )
+    .expect("a JSON log line");
+    assert_eq!(first["level"], "INFO");
+    assert_eq!(first["fields"]["gen_ai.usage.input_tokens"], 900);
+    assert_eq!(first["fields"]["gen_ai.usage.output_tokens"], 40);
+    assert_eq!(first["spans"][0]["gen_ai.operation.name"], "invoke_agent");
+    assert_eq!(first["spans"][0]["gen_ai.provider.name"], "replay");
+    let output = ptc(&[&["-q"][..], &args].concat());
+    assert_eq!(text(&output.stderr), "");
+    assert!(
+        text(&output.stdout).starts_with("=== result ===\nreturned after 2 of 5 turns:\n  1\n"),
+        "{}",
+        text(&output.stdout)
+    );
+}
+
+#[test]
+fn openai_and_anthropic_specs_go_to_the_base_url_of_the_environment() {
+    let server = support::ModelServer::start(vec!["(return 42)".to_string()], usize::MAX);
+    let output = command(&[
+        "run",
+        "--json",
+        "--mission",
+        "x",
+        "--llm",
+        "openai:gpt-test",
+    ])
+    .env("OPENAI_API_KEY", "test-key")
+    .env("OPENAI_BASE_URL", &server.base_url)
+    .output()
+    .expect("run ptc");
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["value"], 42);
+    let output = command(&[
+        "run",
+        "--mission",
+        "x",
+        "--llm",
+        "anthropic:claude-test",
+        "--retries",
+        "0",
+    ])
+    .env("ANTHROPIC_API_KEY", "test-key")
+    .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    .output()
+    .expect("run ptc");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stdout).contains(
+            "could not connect to anthropic:claude-test at http://127.0.0.1:9/v1/messages"
+        ),
+        "{}",
+        text(&output.stdout)
+    );
+}
+
+#[test]
 fn a_cut_off_reply_is_shown_and_the_transcript_written() {
     let transcript = temp(
         "cut-off.jsonl",
@@ -264,8 +637,7 @@ fn a_cut_off_reply_is_shown_and_the_transcript_written() {
             "no program in the reply:\n\
              \x20 | Let me explain the data first. It has\n\
              reply cut off at the token limit (stop reason: length)\n\
-             error[reply_cut_off]:\n\
-             \x20 Your reply was cut off at the limit of 8 tokens before its program was \
+             error[reply_cut_off]: Your reply was cut off at the limit of 8 tokens before its program was \
              complete, so nothing ran. Write a shorter program, with little or no text around \
              it.\n"
         ),
@@ -298,6 +670,25 @@ fn a_cut_off_reply_is_shown_and_the_transcript_written() {
             ),
             (Some("(return 3)\n```"), Some("stop")),
         ]
+    );
+    // The reply limit may come from ptc.toml as well.
+    let dir = Scratch::new("reply-limit");
+    dir.file(
+        "ptc.toml",
+        &format!(
+            "[agent]\nllm = \"replay:{}\"\nmax-tokens = 12\n",
+            path(&transcript)
+        ),
+    );
+    let output = command(&["run", "--mission", "Add 1 and 2"])
+        .current_dir(&dir.0)
+        .output()
+        .expect("run ptc");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("cut off at the limit of 12 tokens"),
+        "{}",
+        text(&output.stdout)
     );
     for file in [transcript, written] {
         let _ = std::fs::remove_file(file);

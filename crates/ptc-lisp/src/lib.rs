@@ -26,8 +26,3 @@ pub use runtime::{Outcome, Program, RunOutcome, RunStats, Runtime, UserNamespace
 pub use span::{Pos, Span};
 pub use tools::{Tool, ToolCallRecord, ToolError, ToolOutcome, ToolSpec, Tools};
 pub use value::{Value, from_value, to_value};
-
-/// The README's examples, compiled and run as doc tests so the README stays true.
-#[doc = include_str!("../../../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;

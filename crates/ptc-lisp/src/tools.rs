@@ -122,29 +122,37 @@ impl Tools {
     }
 }
 
-/// One entry of a fixture tools file.
+/// One entry of a fixture tools file; `returns` is read separately, keeping its key order.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FixtureTool {
     #[serde(default)]
     description: String,
     #[serde(default)]
-    params: Vec<String>,
+    params: Option<Vec<String>>,
     #[serde(default)]
     signature: Option<String>,
-    #[serde(default)]
-    returns: serde_json::Value,
+    #[serde(default, rename = "returns")]
+    _returns: serde::de::IgnoredAny,
 }
 
 impl Tools {
     /// Tools from a fixture file: `{"name": {"description": "...", "params": ["a"],
-    /// "returns": <json>}}`. Each call returns its canned value (converted as data is).
+    /// "returns": <json>}}`. Each call returns its canned value (converted as data is, so a
+    /// returned object keeps the key order of the file). A tool that lists its `params` must be
+    /// called with exactly that many arguments; one without `params` takes any.
     ///
     /// ```
+    /// use ptc_lisp::{Runtime, UserNamespace, format::pr_str};
+    ///
     /// let tools = ptc_lisp::Tools::from_fixture_json(
-    ///     r#"{"get-user": {"description": "A user", "params": ["id"], "returns": {"name": "Ann"}}}"#,
+    ///     r#"{"get-user": {"description": "A user", "params": ["id"], "returns": {"name": "Ann", "age": 7}}}"#,
     /// ).unwrap();
-    /// assert!(tools.contains("get-user"));
+    /// let runtime = Runtime::new().with_tools(tools);
+    /// let out = runtime.run_str("(tool/get-user 1)", &UserNamespace::new());
+    /// assert_eq!(pr_str(out.outcome.value().unwrap()), "{:name \"Ann\", :age 7}");
+    /// let out = runtime.run_str("(tool/get-user)", &UserNamespace::new());
+    /// assert!(out.outcome.error().unwrap().message.contains("takes 1 argument (id), got 0"));
     /// ```
     pub fn from_fixture_json(text: &str) -> Result<Tools, crate::Error> {
         let fixtures: BTreeMap<String, FixtureTool> = serde_json::from_str(text).map_err(|e| {
@@ -153,12 +161,41 @@ impl Tools {
                  \"params\": [\"a\"], \"returns\": <json>}}}}"
             ))
         })?;
+        // Read again into values, which keep the order of object keys.
+        let ordered = match crate::json::from_json_str(text)? {
+            Value::Map(map) => map,
+            _ => return Ok(Tools::new()),
+        };
+        let field = |map: &Value, name: &str| match map {
+            Value::Map(map) => map
+                .get(&Value::Keyword(crate::value::Keyword::new(name)))
+                .cloned(),
+            _ => None,
+        };
         let mut tools = Tools::new();
         for (name, fixture) in fixtures {
-            let value = crate::json::from_json(&fixture.returns);
-            let mut spec = ToolSpec::new(name, fixture.description).with_params(fixture.params);
+            let value = ordered
+                .get(&Value::Keyword(crate::value::Keyword::new(&name)))
+                .and_then(|entry| field(entry, "returns"))
+                .unwrap_or_default();
+            let params = fixture.params.clone();
+            let mut spec = ToolSpec::new(name.as_str(), fixture.description)
+                .with_params(fixture.params.unwrap_or_default());
             spec.signature = fixture.signature;
-            tools.insert(spec, move |_args: &[Value]| Ok(value.clone()));
+            tools.insert(spec, move |args: &[Value]| {
+                if let Some(params) = &params
+                    && args.len() != params.len()
+                {
+                    return Err(ToolError::new(format!(
+                        "tool/{name} takes {} argument{} ({}), got {}",
+                        params.len(),
+                        if params.len() == 1 { "" } else { "s" },
+                        params.join(" "),
+                        args.len()
+                    )));
+                }
+                Ok(value.clone())
+            });
         }
         Ok(tools)
     }

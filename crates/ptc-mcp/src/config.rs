@@ -292,17 +292,41 @@ impl McpConfig {
                      [...]}}} or {\"mcpServers\": {\"NAME\": {\"url\": \"http://...\"}}}",
                 )
             })?;
+        let mut config = McpConfig::from_entries(servers, base, "mcpServers")?;
+        let unused_keys = root
+            .keys()
+            .filter(|k| !matches!(k.as_str(), "mcpServers" | "servers"))
+            .cloned();
+        config.ignored.splice(0..0, unused_keys);
+        Ok(config)
+    }
+
+    /// The servers of a table of named entries in the `mcpServers` format, as another file
+    /// may hold them (`[mcp.servers]` of the `ptc` command's `ptc.toml`). `place` is the
+    /// table's name in errors and in [`McpConfig::ignored`]; relative paths are relative to
+    /// `base`.
+    ///
+    /// ```
+    /// let entries = serde_json::json!({"files": {"command": "npx", "args": ["-y", "pkg", "."]}});
+    /// let config = ptc_mcp::McpConfig::from_entries(
+    ///     entries.as_object().unwrap(),
+    ///     std::path::Path::new("."),
+    ///     "mcp.servers",
+    /// ).unwrap();
+    /// assert_eq!(config.servers[0].describe(), "npx -y pkg .");
+    /// ```
+    pub fn from_entries(
+        entries: &serde_json::Map<String, serde_json::Value>,
+        base: &Path,
+        place: &str,
+    ) -> Result<McpConfig, ConfigError> {
         let mut config = McpConfig {
             servers: Vec::new(),
-            ignored: root
-                .keys()
-                .filter(|k| !matches!(k.as_str(), "mcpServers" | "servers"))
-                .cloned()
-                .collect(),
+            ignored: Vec::new(),
         };
-        for (name, entry) in servers {
-            let server = parse_server(name, entry, base, &mut config.ignored)
-                .map_err(|e| ConfigError::new(format!("mcpServers.{name}: {}", e.message)))?;
+        for (name, entry) in entries {
+            let server = parse_server(name, entry, base, place, &mut config.ignored)
+                .map_err(|e| ConfigError::new(format!("{place}.{name}: {}", e.message)))?;
             if let Some(server) = server {
                 config.servers.push(server);
             }
@@ -326,6 +350,7 @@ fn parse_server(
     name: &str,
     entry: &serde_json::Value,
     base: &Path,
+    place: &str,
     ignored: &mut Vec<String>,
 ) -> Result<Option<ServerConfig>, ConfigError> {
     let fields = entry
@@ -455,7 +480,7 @@ fn parse_server(
     ];
     for key in fields.keys() {
         if !used.contains(&key.as_str()) {
-            ignored.push(format!("mcpServers.{name}.{key}"));
+            ignored.push(format!("{place}.{name}.{key}"));
         }
     }
     Ok(Some(server))

@@ -28,11 +28,10 @@ fn run_fault(fault_call: &str) -> (Step, McpServers, tokio::runtime::Runtime) {
         reply(&format!("(tool/ok \"second\")\n{fault_call}")),
         reply(r#"(return "done")"#),
     ]);
-    let mut builder = Agent::builder("Exercise the server").llm(llm).max_turns(3);
-    for tool in servers.tools() {
-        builder = builder.tool_arc(tool);
-    }
-    let agent = builder.build().expect("agent");
+    let agent = support::agent_with(
+        Agent::builder("Exercise the server").llm(llm).max_turns(3),
+        &servers,
+    );
     let step = runtime.block_on(agent.run()).expect("run");
     (step, servers, runtime)
 }
@@ -236,23 +235,10 @@ fn tools_are_listed_through_every_page_and_clashing_names_are_prefixed() {
     session.close();
 }
 
-#[test]
-fn a_run_that_ends_cancels_the_calls_it_was_waiting_for() {
-    let runtime = support::runtime();
-    let servers = runtime.block_on(support::connect(vec![support::fault(
-        &[],
-        Duration::from_secs(60),
-    )]));
-    let llm = ScriptedLlm::new([reply("(tool/hang)")]);
-    let mut builder = Agent::builder("Wait forever").llm(llm).max_turns(1);
-    for tool in servers.tools() {
-        builder = builder.tool_arc(tool);
-    }
-    let agent = builder.build().expect("agent");
+/// The ids of the requests the fault server saw cancelled, once it has seen any (or after ten
+/// seconds).
+fn cancelled_requests(servers: &McpServers, runtime: &tokio::runtime::Runtime) -> String {
     let started = Instant::now();
-    let ended =
-        runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), agent.run()).await });
-    assert!(ended.is_err(), "the run should still be waiting");
     let cancellations = servers.tool("cancellations").unwrap().clone();
     let mut cancelled = Value::Nil;
     while started.elapsed() < Duration::from_secs(10) {
@@ -264,7 +250,56 @@ fn a_run_that_ends_cancels_the_calls_it_was_waiting_for() {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+    pr_str(&cancelled)
+}
+
+#[test]
+fn a_run_past_its_deadline_cancels_the_call_a_function_of_an_earlier_turn_made() {
+    let runtime = support::runtime();
+    let servers = runtime.block_on(support::connect(vec![support::fault(
+        &[],
+        Duration::from_secs(60),
+    )]));
+    let llm = ScriptedLlm::new([reply("(defn wait [] (tool/hang))"), reply("(wait)")]);
+    let agent = support::agent_with(
+        Agent::builder("Wait forever")
+            .llm(llm)
+            .max_turns(3)
+            .deadline(Duration::from_secs(2)),
+        &servers,
+    );
+    let step = runtime.block_on(agent.run()).expect("run");
+    assert_eq!(
+        step.outcome,
+        ptc_turn::StepOutcome::Failed {
+            kind: ptc_turn::FailureKind::Timeout,
+            reason: "the run did not finish within its deadline of 2.0 s; turn 2 was cut off"
+                .into(),
+            value: None,
+            llm_errors: Vec::new(),
+        }
+    );
     // initialize is request 0, tools/list 1, the hanging call 2.
-    assert_eq!(pr_str(&cancelled), "{:cancelled [2]}");
+    assert_eq!(cancelled_requests(&servers, &runtime), "{:cancelled [2]}");
+    runtime.block_on(servers.close());
+}
+
+#[test]
+fn a_run_that_ends_cancels_the_calls_it_was_waiting_for() {
+    let runtime = support::runtime();
+    let servers = runtime.block_on(support::connect(vec![support::fault(
+        &[],
+        Duration::from_secs(60),
+    )]));
+    let llm = ScriptedLlm::new([reply("(tool/hang)")]);
+    let agent = support::agent_with(
+        Agent::builder("Wait forever").llm(llm).max_turns(1),
+        &servers,
+    );
+    let ended =
+        runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), agent.run()).await });
+    assert!(ended.is_err(), "the run should still be waiting");
+    // initialize is request 0, tools/list 1, the hanging call 2.
+    assert_eq!(cancelled_requests(&servers, &runtime), "{:cancelled [2]}");
     runtime.block_on(servers.close());
 }

@@ -86,7 +86,8 @@ impl Anthropic {
         })
     }
 
-    /// A model with the API key from `ANTHROPIC_API_KEY`.
+    /// A model with the API key from `ANTHROPIC_API_KEY`, at Anthropic's API or, when
+    /// `ANTHROPIC_BASE_URL` is set, at that URL.
     pub fn from_env(model: impl Into<String>) -> Result<Self, LlmError> {
         let key = std::env::var("ANTHROPIC_API_KEY")
             .ok()
@@ -96,7 +97,11 @@ impl Anthropic {
                     "ANTHROPIC_API_KEY is not set; export your Anthropic API key in it".into(),
                 )
             })?;
-        Anthropic::new(model, key)
+        let llm = Anthropic::new(model, key)?;
+        match std::env::var("ANTHROPIC_BASE_URL") {
+            Ok(url) if !url.trim().is_empty() => llm.with_base_url(url),
+            _ => Ok(llm),
+        }
     }
 
     /// Talks to another host than Anthropic's (a proxy, a gateway, a test server); the URL is
@@ -248,12 +253,24 @@ fn split_at_breakpoint(message: &mut Value, byte_offset: usize) {
 #[async_trait]
 impl Llm for Anthropic {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
-        let span = tracing::info_span!("llm_call", provider = "anthropic", model = %self.model);
+        let span = tracing::info_span!(
+            "llm_call",
+            gen_ai.provider.name = "anthropic",
+            gen_ai.request.model = %self.model
+        );
         self.send(request).instrument(span).await
     }
 
     fn describe(&self) -> String {
         format!("anthropic:{}", self.model)
+    }
+
+    fn provider_name(&self) -> String {
+        "anthropic".into()
+    }
+
+    fn model_name(&self) -> String {
+        self.model.clone()
     }
 }
 

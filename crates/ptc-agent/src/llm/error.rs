@@ -166,6 +166,24 @@ impl LlmError {
         }
     }
 
+    /// A stable snake_case name of the failure (`timeout`, `http`, `rate_limited`, ...), as
+    /// logs record it in `error.type`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LlmError::Connect { .. } => "connect",
+            LlmError::Transport { .. } => "transport",
+            LlmError::Timeout { .. } => "timeout",
+            LlmError::Http { .. } => "http",
+            LlmError::RateLimited { .. } => "rate_limited",
+            LlmError::InvalidResponse { .. } => "invalid_response",
+            LlmError::Configuration(_) => "configuration",
+            LlmError::InvalidRequest(_) => "invalid_request",
+            LlmError::RepliesExhausted { .. } => "replies_exhausted",
+            LlmError::Transcript { .. } => "transcript",
+            LlmError::RetriesExhausted { .. } => "retries_exhausted",
+        }
+    }
+
     /// The failure itself, looking through [`LlmError::RetriesExhausted`] to the last attempt.
     pub fn root(&self) -> &LlmError {
         match self {

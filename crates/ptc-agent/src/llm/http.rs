@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::error::{LlmError, is_transient_status};
 use super::retry::{RetryPolicy, parse_retry_after};
+use crate::telemetry::HumanDuration;
 
 /// The default per-request timeout.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -42,7 +43,7 @@ pub(crate) struct CallContext<'a> {
     /// Names the provider in errors, e.g. `anthropic:claude-sonnet-4-5`.
     pub label: &'a str,
     /// The provider kind and model, for tracing.
-    pub provider: &'static str,
+    pub provider: &'a str,
     pub model: &'a str,
     pub timeout: Duration,
     pub retry: &'a RetryPolicy,
@@ -75,14 +76,15 @@ pub(crate) async fn call_model(
     })?;
     response.attempts = attempts;
     tracing::info!(
-        provider = ctx.provider,
-        model = ctx.model,
-        input_tokens = response.usage.input_tokens,
-        output_tokens = response.usage.output_tokens,
-        cache_read_tokens = response.usage.cache_read_tokens,
-        cache_write_tokens = response.usage.cache_write_tokens,
-        duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        "model call completed"
+        gen_ai.provider.name = ctx.provider,
+        gen_ai.request.model = ctx.model,
+        gen_ai.usage.input_tokens = response.usage.prompt_tokens(),
+        gen_ai.usage.output_tokens = response.usage.output_tokens,
+        gen_ai.usage.cache_read.input_tokens = response.usage.cache_read_tokens,
+        gen_ai.usage.cache_creation.input_tokens = response.usage.cache_write_tokens,
+        duration_ms = millis(started.elapsed()),
+        "model call completed in {}",
+        HumanDuration(started.elapsed())
     );
     Ok(response)
 }
@@ -110,18 +112,19 @@ pub(crate) async fn post_json(
         let failure = match outcome {
             Ok((status, value)) => {
                 tracing::debug!(
-                    provider = ctx.provider,
-                    model = ctx.model,
+                    gen_ai.provider.name = ctx.provider,
+                    gen_ai.request.model = ctx.model,
                     attempt,
                     status,
                     duration_ms,
-                    "model call attempt succeeded"
+                    "model call attempt {attempt} succeeded"
                 );
                 return Ok((value, failed));
             }
             Err(failure) => failure,
         };
         let status = failure.error.status();
+        let attempts = ctx.retry.max_retries.saturating_add(1);
         // A server does not stop writing a reply when the client gives up waiting for it, so
         // after a second timeout more retries would only queue behind the abandoned replies:
         // a call that times out lasts at most the timeout, one retry, and the wait between.
@@ -131,27 +134,30 @@ pub(crate) async fn post_json(
             failure.error.is_transient() && attempt <= ctx.retry.max_retries && !timed_out_again;
         if !retryable {
             tracing::warn!(
-                provider = ctx.provider,
-                model = ctx.model,
+                gen_ai.provider.name = ctx.provider,
+                gen_ai.request.model = ctx.model,
                 attempt,
                 status,
                 duration_ms,
                 error = %failure.error,
-                "model call failed"
+                "model call attempt {attempt} of {attempts} failed: {}",
+                failure.error
             );
             failed.push(failure.error);
             return Err(LlmError::after_attempts(failed));
         }
         let delay = ctx.retry.delay(attempt, failure.retry_after);
         tracing::warn!(
-            provider = ctx.provider,
-            model = ctx.model,
+            gen_ai.provider.name = ctx.provider,
+            gen_ai.request.model = ctx.model,
             attempt,
             status,
             duration_ms,
             retry_in_ms = millis(delay),
             error = %failure.error,
-            "model call attempt failed; retrying"
+            "model call attempt {attempt} of {attempts} failed: {}; retrying in {}",
+            failure.error,
+            HumanDuration(delay)
         );
         failed.push(failure.error);
         tokio::time::sleep(delay).await;

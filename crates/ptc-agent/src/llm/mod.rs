@@ -58,6 +58,27 @@ pub trait Llm: Send + Sync {
 
     /// Which provider and model this is, for logs (e.g. `anthropic:claude-sonnet-4-5`).
     fn describe(&self) -> String;
+
+    /// The provider, as the OpenTelemetry field `gen_ai.provider.name` names it (`openai`,
+    /// `anthropic`, ...). By default the part of [`describe`](Llm::describe) before its first
+    /// colon.
+    fn provider_name(&self) -> String {
+        let description = self.describe();
+        description
+            .split_once(':')
+            .map_or(description.as_str(), |(provider, _)| provider)
+            .to_string()
+    }
+
+    /// The model asked for, as the OpenTelemetry field `gen_ai.request.model` names it. By
+    /// default the part of [`describe`](Llm::describe) after its first colon.
+    fn model_name(&self) -> String {
+        let description = self.describe();
+        description
+            .split_once(':')
+            .map_or(description.as_str(), |(_, model)| model)
+            .to_string()
+    }
 }
 
 #[async_trait]
@@ -69,6 +90,14 @@ impl<T: Llm + ?Sized> Llm for Arc<T> {
     fn describe(&self) -> String {
         (**self).describe()
     }
+
+    fn provider_name(&self) -> String {
+        (**self).provider_name()
+    }
+
+    fn model_name(&self) -> String {
+        (**self).model_name()
+    }
 }
 
 #[async_trait]
@@ -79,6 +108,14 @@ impl<T: Llm + ?Sized> Llm for Box<T> {
 
     fn describe(&self) -> String {
         (**self).describe()
+    }
+
+    fn provider_name(&self) -> String {
+        (**self).provider_name()
+    }
+
+    fn model_name(&self) -> String {
+        (**self).model_name()
     }
 }
 

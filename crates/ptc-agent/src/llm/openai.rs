@@ -86,7 +86,9 @@ impl OpenAiCompatible {
         })
     }
 
-    /// An OpenAI model, with the API key from `OPENAI_API_KEY`.
+    /// An OpenAI model, with the API key from `OPENAI_API_KEY`, at OpenAI's API or, when
+    /// `OPENAI_BASE_URL` is set, at that URL (a proxy or a gateway, as OpenAI's own clients
+    /// allow).
     ///
     /// OpenAI's current models take the reply limit as `max_completion_tokens`, so that is the
     /// field used (see [`with_max_tokens_field`](Self::with_max_tokens_field)).
@@ -99,7 +101,11 @@ impl OpenAiCompatible {
                     "OPENAI_API_KEY is not set; export your OpenAI API key in it".into(),
                 )
             })?;
-        Ok(OpenAiCompatible::new(OPENAI_BASE_URL, model)?
+        let base_url = std::env::var("OPENAI_BASE_URL")
+            .ok()
+            .filter(|url| !url.trim().is_empty())
+            .unwrap_or_else(|| OPENAI_BASE_URL.to_string());
+        Ok(OpenAiCompatible::new(base_url, model)?
             .with_api_key(key)
             .with_max_tokens_field("max_completion_tokens"))
     }
@@ -202,8 +208,11 @@ impl OpenAiCompatible {
 #[async_trait]
 impl Llm for OpenAiCompatible {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
-        let span =
-            tracing::info_span!("llm_call", provider = "openai-compatible", model = %self.model);
+        let span = tracing::info_span!(
+            "llm_call",
+            gen_ai.provider.name = %self.provider_name(),
+            gen_ai.request.model = %self.model
+        );
         self.send(request).instrument(span).await
     }
 
@@ -215,6 +224,18 @@ impl Llm for OpenAiCompatible {
         } else {
             format!("openai-compatible:{}:{}", self.base_url, self.model)
         }
+    }
+
+    fn provider_name(&self) -> String {
+        if self.base_url == OPENAI_BASE_URL {
+            "openai".into()
+        } else {
+            "openai-compatible".into()
+        }
+    }
+
+    fn model_name(&self) -> String {
+        self.model.clone()
     }
 }
 
@@ -230,10 +251,11 @@ impl OpenAiCompatible {
             );
         }
         let label = self.describe();
+        let provider = self.provider_name();
         let ctx = CallContext {
             client: &self.client,
             label: &label,
-            provider: "openai-compatible",
+            provider: &provider,
             model: &self.model,
             timeout: self.timeout,
             retry: &self.retry,

@@ -5,65 +5,22 @@ use std::time::Duration;
 
 use super::{Anthropic, Llm, LlmError, OpenAiCompatible, ReplayLlm, RetryPolicy};
 
-/// Settings of the HTTP providers that a spec string does not carry; `None` keeps the
-/// provider's default. Replayed transcripts ignore them.
-///
-/// ```
-/// use std::time::Duration;
-/// use ptc_agent::llm::{ProviderOptions, parse_llm_spec_with};
-///
-/// let options = ProviderOptions {
-///     timeout: Some(Duration::from_secs(30)),
-///     retries: Some(1),
-/// };
-/// let llm = parse_llm_spec_with("openai-compatible:http://127.0.0.1:8080/v1:local", &options);
-/// assert!(llm.is_ok());
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Settings [`parse_llm_spec_with`] gives the HTTP providers; `None` keeps a provider's
+/// default (a 120 s request timeout and [`RetryPolicy::default`]). Replayed models ignore them.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProviderOptions {
-    /// The longest one request may take (120 s by default). A turn lasts at most this long
-    /// per attempt, plus the waits between retries.
-    pub timeout: Option<Duration>,
-    /// Retries after a transient failure (3 by default), with the default backoff.
-    pub retries: Option<u32>,
-}
-
-impl ProviderOptions {
-    /// A request timeout as a command line gives it: a positive number of seconds, fractions
-    /// allowed.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use ptc_agent::llm::ProviderOptions;
-    ///
-    /// assert_eq!(ProviderOptions::parse_timeout("2.5"), Ok(Duration::from_millis(2500)));
-    /// assert!(ProviderOptions::parse_timeout("0").is_err());
-    /// ```
-    pub fn parse_timeout(text: &str) -> Result<Duration, String> {
-        let seconds: f64 = text
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{text}` is not a number of seconds"))?;
-        Duration::try_from_secs_f64(seconds)
-            .ok()
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| format!("the timeout must be a positive number of seconds, not {text}"))
-    }
-
-    fn retry_policy(&self) -> Option<RetryPolicy> {
-        self.retries.map(|max_retries| RetryPolicy {
-            max_retries,
-            ..RetryPolicy::default()
-        })
-    }
+    /// The longest one request may take, retries not counted.
+    pub request_timeout: Option<Duration>,
+    /// How failed requests are retried.
+    pub retry: Option<RetryPolicy>,
 }
 
 /// Builds a model from a spec string:
 ///
 /// | spec | model |
 /// |---|---|
-/// | `openai:MODEL` | [`OpenAiCompatible::openai`] (key from `OPENAI_API_KEY`) |
-/// | `anthropic:MODEL` | [`Anthropic::from_env`] (key from `ANTHROPIC_API_KEY`) |
+/// | `openai:MODEL` | [`OpenAiCompatible::openai`] (key from `OPENAI_API_KEY`, base URL from `OPENAI_BASE_URL` when set) |
+/// | `anthropic:MODEL` | [`Anthropic::from_env`] (key from `ANTHROPIC_API_KEY`, base URL from `ANTHROPIC_BASE_URL` when set) |
 /// | `openai-compatible:URL:MODEL` | [`OpenAiCompatible::new`], with the key from `OPENAI_COMPATIBLE_API_KEY` when that is set |
 /// | `replay:FILE` | [`ReplayLlm::from_file`] |
 ///
@@ -81,12 +38,26 @@ impl ProviderOptions {
 /// let llm = parse_llm_spec("openai-compatible:http://localhost:11434/v1:qwen2.5:7b").unwrap();
 /// assert_eq!(llm.describe(), "openai-compatible:http://localhost:11434/v1:qwen2.5:7b");
 /// assert!(parse_llm_spec("gemini:pro").is_err());
+/// // A URL after `openai:` would be sent to OpenAI as a model name.
+/// assert!(parse_llm_spec("openai:http://localhost:8000/v1:m").is_err());
 /// ```
 pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
     parse_llm_spec_with(spec, &ProviderOptions::default())
 }
 
-/// [`parse_llm_spec`], with the request timeout and retries of the HTTP providers set.
+/// [`parse_llm_spec`], with a request timeout and a retry policy for the HTTP providers.
+///
+/// ```
+/// use std::time::Duration;
+/// use ptc_agent::llm::{ProviderOptions, RetryPolicy, parse_llm_spec_with};
+///
+/// let options = ProviderOptions {
+///     request_timeout: Some(Duration::from_secs(5)),
+///     retry: Some(RetryPolicy { max_retries: 1, ..RetryPolicy::default() }),
+/// };
+/// let llm = parse_llm_spec_with("openai-compatible:http://localhost:8000/v1:m", &options);
+/// assert!(llm.is_ok());
+/// ```
 pub fn parse_llm_spec_with(
     spec: &str,
     options: &ProviderOptions,
@@ -104,7 +75,14 @@ pub fn parse_llm_spec_with(
             if rest.is_empty() {
                 return Err(missing("model"));
             }
-            Ok(Arc::new(configure_openai(
+            if rest.contains("://") {
+                return Err(LlmError::Configuration(format!(
+                    "`{spec}` names a URL, but openai: takes a model name (the server is \
+                     OpenAI's, or OPENAI_BASE_URL); for another server write \
+                     openai-compatible:URL:MODEL, e.g. openai-compatible:{rest}"
+                )));
+            }
+            Ok(Arc::new(openai_options(
                 OpenAiCompatible::openai(rest)?,
                 options,
             )))
@@ -114,11 +92,11 @@ pub fn parse_llm_spec_with(
                 return Err(missing("model"));
             }
             let mut llm = Anthropic::from_env(rest)?;
-            if let Some(timeout) = options.timeout {
+            if let Some(timeout) = options.request_timeout {
                 llm = llm.with_timeout(timeout);
             }
-            if let Some(retry) = options.retry_policy() {
-                llm = llm.with_retry_policy(retry);
+            if let Some(retry) = &options.retry {
+                llm = llm.with_retry_policy(retry.clone());
             }
             Ok(Arc::new(llm))
         }
@@ -138,7 +116,7 @@ pub fn parse_llm_spec_with(
             {
                 llm = llm.with_api_key(key);
             }
-            Ok(Arc::new(configure_openai(llm, options)))
+            Ok(Arc::new(openai_options(llm, options)))
         }
         "replay" => {
             if rest.is_empty() {
@@ -153,12 +131,12 @@ pub fn parse_llm_spec_with(
     }
 }
 
-fn configure_openai(mut llm: OpenAiCompatible, options: &ProviderOptions) -> OpenAiCompatible {
-    if let Some(timeout) = options.timeout {
+fn openai_options(mut llm: OpenAiCompatible, options: &ProviderOptions) -> OpenAiCompatible {
+    if let Some(timeout) = options.request_timeout {
         llm = llm.with_timeout(timeout);
     }
-    if let Some(retry) = options.retry_policy() {
-        llm = llm.with_retry_policy(retry);
+    if let Some(retry) = &options.retry {
+        llm = llm.with_retry_policy(retry.clone());
     }
     llm
 }

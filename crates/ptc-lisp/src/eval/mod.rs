@@ -1,4 +1,4 @@
-//! The evaluator: a tree-walking interpreter over the resolved program ([`ir`]).
+//! The evaluator: a tree-walking interpreter over the resolved program (`ir`).
 //!
 //! Locals live in one value stack (a call pushes a frame, a return truncates it), so calling a
 //! closure allocates nothing. Every limit is a counter on [`Ctx`]; see [`crate::limits`].

@@ -29,7 +29,7 @@ pub const MAX_YEAR: i64 = 999_999;
 const MILLIS_PER_DAY: i64 = 86_400_000;
 
 impl Date {
-    /// The day `epoch_day` days after 1970-01-01, if it is within about ±[`MAX_YEAR`] years.
+    /// The day `epoch_day` days after 1970-01-01, if it is within about ±999,999 years.
     pub fn day(epoch_day: i64) -> Option<Date> {
         (epoch_day.abs() <= MAX_YEAR * 366).then_some(Date(epoch_day << 1))
     }
@@ -45,7 +45,7 @@ impl Date {
         Date::day(days_from_civil(year, month, day))
     }
 
-    /// The instant `millis` milliseconds after the epoch, if it is within ±[`MAX_YEAR`] years.
+    /// The instant `millis` milliseconds after the epoch, if it is within ±999,999 years.
     pub fn instant(millis: i64) -> Option<Date> {
         let limit = (MAX_YEAR * 366 + 1) * MILLIS_PER_DAY;
         (millis.abs() <= limit).then_some(Date((millis << 1) | 1))

@@ -23,8 +23,9 @@ thread_local! {
 /// How many names each thread remembers in front of the process-wide table.
 const MAX_SEEN_PER_THREAD: usize = 4096;
 
-/// The shared copy of `name`. Names longer than [`MAX_INTERNED_LEN`] are not interned (they are
-/// rare, and a program must not be able to grow the table without bound through long names).
+/// The shared copy of `name`. Names longer than `MAX_INTERNED_LEN` (128 bytes) are not interned
+/// (they are rare, and a program must not be able to grow the table without bound through long
+/// names).
 pub fn intern(name: &str) -> ArcStr {
     if name.len() > MAX_INTERNED_LEN {
         return ArcStr::from(name);

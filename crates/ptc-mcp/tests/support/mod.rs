@@ -80,6 +80,16 @@ pub async fn connect(configs: Vec<ServerConfig>) -> McpServers {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The agent `builder` makes, with every tool of `servers`.
+pub fn agent_with(builder: ptc_agent::AgentBuilder, servers: &McpServers) -> ptc_agent::Agent {
+    servers
+        .tools()
+        .into_iter()
+        .fold(builder, |builder, tool| builder.tool_arc(tool))
+        .build()
+        .expect("agent")
+}
+
 /// A fresh directory under the target directory, emptied first.
 pub fn scratch(name: &str) -> std::path::PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);

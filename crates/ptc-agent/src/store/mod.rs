@@ -1,0 +1,109 @@
+//! Durable runs: a [`RunStore`] keeps each turn of a run as soon as it is recorded, so a run
+//! that stops half way (a crash, a killed process, a deploy) can be continued with
+//! [`Agent::resume`](crate::Agent::resume) from its last completed turn instead of starting
+//! again and paying for every turn twice.
+//!
+//! Two stores come with the crate family: [`JsonlStore`] here, one JSON object per line in a
+//! file (what `ptc run --checkpoint` writes), and `ptc_store::SqliteStore` in the `ptc-store`
+//! crate, for services. [`MemoryStore`] keeps runs in memory, for tests.
+
+mod jsonl;
+mod memory;
+
+use async_trait::async_trait;
+use ptc_turn::{Step, StepOutcome, Task, Turn, Turns, Usage};
+
+pub use jsonl::{JsonlStore, TornRecord};
+pub use memory::MemoryStore;
+
+/// Where runs are checkpointed. A run started with
+/// [`RunOptions::store`](crate::RunOptions::store) calls [`start`](RunStore::start) before its
+/// first model request, [`append`](RunStore::append) after each turn and
+/// [`finish`](RunStore::finish) when it ends; [`load`](RunStore::load) reads it back.
+///
+/// A store holds many runs, each under the id the caller chose. Implementations must make each
+/// call all-or-nothing: a [`load`](RunStore::load) after a crash sees whole turns only.
+#[async_trait]
+pub trait RunStore: Send + Sync {
+    /// Records the start of run `id`. Fails with [`StoreError::Exists`] if the store already
+    /// has a run with this id.
+    async fn start(&self, id: &str, task: &Task) -> Result<(), StoreError>;
+
+    /// Appends a completed turn to run `id`; its number is the next one.
+    async fn append(&self, id: &str, turn: &Turn) -> Result<(), StoreError>;
+
+    /// Records how run `id` ended: its outcome and its whole usage.
+    async fn finish(
+        &self,
+        id: &str,
+        outcome: &StepOutcome,
+        usage: &Usage,
+    ) -> Result<(), StoreError>;
+
+    /// What the store has for run `id`, or `None` if it has no such run.
+    async fn load(&self, id: &str) -> Result<Option<Checkpoint>, StoreError>;
+}
+
+/// A run as a store has it: what it was given, the turns completed so far and, once it ended,
+/// how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checkpoint {
+    pub task: Task,
+    pub turns: Turns,
+    /// The outcome and total usage, when the run ended.
+    pub end: Option<(StepOutcome, Usage)>,
+}
+
+impl Checkpoint {
+    /// The finished run as a [`Step`], when it ended.
+    pub fn step(&self) -> Option<Step> {
+        let (outcome, usage) = self.end.clone()?;
+        Some(Step {
+            outcome,
+            task: self.task.clone(),
+            turns: self.turns.clone(),
+            usage,
+        })
+    }
+}
+
+/// Runs `work`, blocking I/O of a store, on tokio's blocking threads when called within a
+/// runtime (so the async threads stay free), else right here.
+pub async fn run_blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => handle
+            .spawn_blocking(work)
+            .await
+            .map_err(|e| StoreError::Io(format!("the store's work was interrupted: {e}")))?,
+        Err(_) => work(),
+    }
+}
+
+/// Why a store could not save or read a run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// `start` for an id the store already has.
+    #[error("the store already has a run `{0}`; resume it, or start the new run under another id")]
+    Exists(String),
+    /// `append` or `finish` for an id the store does not have.
+    #[error("the store has no run `{0}`; it must be started first")]
+    Missing(String),
+    /// `append` or `finish` for a run that has ended.
+    #[error("run `{0}` has ended; it takes no more turns")]
+    Ended(String),
+    /// A turn whose number is not the next one of its run.
+    #[error("turn {found} of run `{id}` is out of order: the next turn is number {expected}")]
+    OutOfOrder {
+        id: String,
+        expected: u32,
+        found: u32,
+    },
+    /// Reading or writing the store failed.
+    #[error("{0}")]
+    Io(String),
+    /// The store holds something that is not a run record (a damaged or foreign file).
+    #[error("{0}")]
+    Corrupt(String),
+}

@@ -1,0 +1,88 @@
+//! What the agent's spans and events are made of: field names from the OpenTelemetry GenAI
+//! semantic conventions, and durations written for people.
+//!
+//! Spans and events use `gen_ai.*` names where the conventions have one (`gen_ai.request.model`,
+//! `gen_ai.usage.input_tokens`, ...), so an embedder can export them with any
+//! OpenTelemetry bridge for `tracing` and have them read as GenAI spans. As the conventions ask,
+//! `gen_ai.usage.input_tokens` counts every prompt token, those read from or written to the
+//! prompt cache included; the cache's share is in `gen_ai.usage.cache_read.input_tokens` and
+//! `gen_ai.usage.cache_creation.input_tokens`.
+
+use std::fmt;
+use std::time::Duration;
+
+use ptc_turn::TokenUsage;
+
+/// Records a call's or a run's token counts on `span` under their GenAI names (the span must
+/// declare the four `gen_ai.usage.*` fields).
+pub(crate) fn record_tokens(span: &tracing::Span, tokens: &TokenUsage) {
+    span.record("gen_ai.usage.input_tokens", tokens.prompt_tokens());
+    span.record("gen_ai.usage.output_tokens", tokens.output_tokens);
+    span.record(
+        "gen_ai.usage.cache_read.input_tokens",
+        tokens.cache_read_tokens,
+    );
+    span.record(
+        "gen_ai.usage.cache_creation.input_tokens",
+        tokens.cache_write_tokens,
+    );
+}
+
+/// A duration as a person reads it: `850 µs`, `42 ms`, `1.5 s`, `2 min 5 s`, `1 h 3 min`.
+///
+/// ```
+/// use std::time::Duration;
+/// use ptc_agent::HumanDuration;
+///
+/// assert_eq!(HumanDuration(Duration::from_micros(850)).to_string(), "850 µs");
+/// assert_eq!(HumanDuration(Duration::from_millis(42)).to_string(), "42 ms");
+/// assert_eq!(HumanDuration(Duration::from_millis(1530)).to_string(), "1.5 s");
+/// assert_eq!(HumanDuration(Duration::from_secs(125)).to_string(), "2 min 5 s");
+/// assert_eq!(HumanDuration(Duration::from_secs(3780)).to_string(), "1 h 3 min");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HumanDuration(pub Duration);
+
+impl fmt::Display for HumanDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.0;
+        let secs = d.as_secs();
+        if d < Duration::from_millis(1) {
+            write!(f, "{} µs", d.as_micros())
+        } else if d < Duration::from_secs(1) {
+            write!(f, "{} ms", d.as_millis())
+        } else if secs < 60 {
+            // Tenths, rounded down, so 59.96 s does not print as "60.0 s".
+            let tenths = d.as_millis() / 100;
+            write!(f, "{}.{} s", tenths / 10, tenths % 10)
+        } else if secs < 3600 {
+            write!(f, "{} min {} s", secs / 60, secs % 60)
+        } else {
+            write!(f, "{} h {} min", secs / 3600, secs % 3600 / 60)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn durations_read_in_the_largest_sensible_unit() {
+        let cases = [
+            (Duration::ZERO, "0 µs"),
+            (Duration::from_micros(999), "999 µs"),
+            (Duration::from_millis(1), "1 ms"),
+            (Duration::from_micros(999_999), "999 ms"),
+            (Duration::from_secs(1), "1.0 s"),
+            (Duration::from_millis(59_960), "59.9 s"),
+            (Duration::from_secs(60), "1 min 0 s"),
+            (Duration::from_secs(3599), "59 min 59 s"),
+            (Duration::from_secs(3600), "1 h 0 min"),
+        ];
+        for (duration, text) in cases {
+            assert_eq!(HumanDuration(duration).to_string(), text);
+        }
+    }
+}

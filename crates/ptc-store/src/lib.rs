@@ -1,0 +1,30 @@
+//! Durable PTC agent runs in SQLite.
+//!
+//! [`SqliteStore`] is a [`RunStore`](ptc_agent::store::RunStore) in one SQLite database file,
+//! the embedded default for a service that runs agents: each turn is committed in its own
+//! transaction as it completes, so a crashed or redeployed process loses nothing it finished,
+//! and [`Agent::resume`](ptc_agent::Agent::resume) continues the run elsewhere. SQLite is
+//! compiled into the crate (`rusqlite`'s `bundled` feature), so nothing needs installing.
+//!
+//! It lives in its own crate so that users of `ptc-agent` do not compile SQLite unless they
+//! ask for it.
+//!
+//! ```
+//! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+//! use ptc_agent::{Agent, RunOptions, ScriptedLlm};
+//! use ptc_store::SqliteStore;
+//!
+//! let store = SqliteStore::open_in_memory().unwrap();
+//! let agent = Agent::builder("Count to three")
+//!     .llm(ScriptedLlm::new(["(def n 3)", "(return n)"]))
+//!     .build()
+//!     .unwrap();
+//! let step = agent.run_with(RunOptions::new().store(&store, "job-17")).await.unwrap();
+//! assert_eq!(step.turns.len(), 2);
+//! assert_eq!(store.run_ids().unwrap(), vec!["job-17".to_string()]);
+//! # });
+//! ```
+
+mod sqlite;
+
+pub use sqlite::SqliteStore;
