@@ -22,7 +22,8 @@ const INVISIBLE: [char; 5] = ['\u{feff}', '\u{200b}', '\u{200c}', '\u{200d}', '\
 ///   closed. It holds a program when its language tag starts with `clj` or `clojure`
 ///   (`clj`, `cljs`, `clojurescript`, and variants small models invent such as `cljd`), is
 ///   `edn`, `lisp` or `ptc-lisp`, or when it has no tag and its first non-blank character is
-///   `(` or `;`. Blocks in other languages are skipped whole, so nothing inside them counts.
+///   `(` or `;`. A block tagged with another language is skipped whole, so nothing inside it
+///   counts, unless it reads as PTC-Lisp made of calls only (a mistagged program).
 /// * **Several blocks run in order.** The program is every program block of the reply, joined
 ///   by a blank line, so definitions in one block are seen by the next.
 /// * **Otherwise, a bare program.** With no program block, the program starts at the first
@@ -82,10 +83,25 @@ impl Block {
     fn is_program(&self) -> bool {
         if self.language.is_empty() {
             self.content.trim_start().starts_with(['(', ';'])
+        } else if is_program_language(&self.language) {
+            true
         } else {
-            is_program_language(&self.language)
+            // Small models tag their Clojure `python` or `c` now and then; a block that reads
+            // as PTC-Lisp calls only, as no other language's code does, is theirs.
+            reads_as_calls(&self.content)
         }
     }
+}
+
+/// Whether `code` reads as PTC-Lisp and every top-level form is a call (a list).
+fn reads_as_calls(code: &str) -> bool {
+    ptc_lisp::Program::parse(code).is_ok_and(|program| {
+        !program.forms().is_empty()
+            && program
+                .forms()
+                .iter()
+                .all(|form| matches!(form.kind, ptc_lisp::reader::FormKind::List(_)))
+    })
 }
 
 fn is_program_language(language: &str) -> bool {
