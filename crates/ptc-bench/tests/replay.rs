@@ -392,7 +392,7 @@ fn the_recorded_smollm2_runs_replay_to_the_documented_report() {
     let dir = repo().join("benchmarks/transcripts-smollm2-135m");
     let out = out_dir("smollm2");
     let report = evaluate(&options(format!("replay-dir:{}", dir.display()), &out)).unwrap();
-    assert_eq!(report.runs.len(), 9);
+    assert_eq!(report.runs.len(), 46);
     assert!(report.runs.iter().all(|r| !r.passed && r.input_tokens > 0));
     let markdown = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
     let from_root = markdown.replace(
