@@ -324,7 +324,15 @@ fn real_runs_record_every_turn_and_replay_to_the_same_verdicts() {
             let output = ptc(&run_args(mission, compression, &proxy.spec(), &dir));
             let stdout = String::from_utf8_lossy(&output.stdout);
             let step = read_step(&dir.join("step.json"));
-            let expected_code = if step.is_success() { 0 } else { 1 };
+            // 0 returned, 3 stopped by the turn budget, 1 failed otherwise.
+            let expected_code = match &step.outcome {
+                StepOutcome::Returned { .. } => 0,
+                StepOutcome::Failed {
+                    kind: FailureKind::MaxTurnsExceeded,
+                    ..
+                } => 3,
+                StepOutcome::Failed { .. } => 1,
+            };
             assert_eq!(
                 output.status.code(),
                 Some(expected_code),
