@@ -6,11 +6,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ptc_lisp::format::{pr_str, to_clojure};
+use ptc_lisp::{pr_str, to_clojure};
 use ptc_lisp::{
     Limits, Outcome, RunOutcome, Runtime, ToolError, ToolOutcome, ToolSpec, Tools, UserNamespace,
-    Value, json,
-};
+    Value, };
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -26,7 +25,7 @@ fn runtime() -> &'static Runtime {
                 ToolSpec::new("fails", "Always fails"),
                 |_args: &[Value]| Err(ToolError::new("the service is down")),
             );
-        let data = json::from_json_str(
+        let data = ptc_lisp::from_json_str(
             r#"{"items": [{"id": 1, "name": "a", "tags": ["x"]}, {"id": 2, "name": "b"}],
                 "count": 2, "config": {"mode": "strict"}}"#,
         )
@@ -52,7 +51,7 @@ fn use_results(out: &RunOutcome) {
     let shown = |v: &Value| {
         let _ = pr_str(v);
         let _ = to_clojure(v, Some(20), Some(100));
-        let _ = json::to_json(v);
+        let _ = ptc_lisp::to_json(v);
     };
     match &out.outcome {
         Outcome::Value(v) | Outcome::Returned(v) | Outcome::Failed(v) => shown(v),

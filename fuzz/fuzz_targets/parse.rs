@@ -4,7 +4,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ptc_lisp::reader::{ReadLimits, read};
+use ptc_lisp::{Form, Program, ReadLimits};
+
+/// The forms of `src`, read with `limits`.
+fn read(src: &str, limits: &ReadLimits) -> ptc_lisp::Result<Vec<Form>> {
+    Program::parse_with(src, limits).map(|p| p.forms().to_vec())
+}
+
 
 fuzz_target!(|data: &[u8]| {
     let Ok(source) = std::str::from_utf8(data) else {

@@ -7,12 +7,15 @@ use std::time::Instant;
 struct Step {
     name: &'static str,
     args: &'static [&'static str],
+    /// Environment variables the step sets.
+    env: &'static [(&'static str, &'static str)],
 }
 
 const CI_STEPS: &[Step] = &[
     Step {
         name: "format",
         args: &["fmt", "--all", "--check"],
+        env: &[],
     },
     Step {
         name: "clippy",
@@ -25,18 +28,22 @@ const CI_STEPS: &[Step] = &[
             "-D",
             "warnings",
         ],
+        env: &[],
     },
     Step {
         name: "tests (unit, integration, doc)",
         args: &["test", "--workspace", "--all-features"],
-    },
-    Step {
-        name: "docs build without warnings",
-        args: &["doc", "--workspace", "--no-deps"],
+        env: &[],
     },
     Step {
         name: "benches compile",
         args: &["test", "--workspace", "--benches", "--no-run"],
+        env: &[],
+    },
+    Step {
+        name: "docs (every intra-doc link resolves)",
+        args: &["doc", "--workspace", "--no-deps", "--all-features"],
+        env: &[("RUSTDOCFLAGS", "-D warnings")],
     },
 ];
 
@@ -44,16 +51,12 @@ fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string())
 }
 
-fn run_step(name: &str, args: &[&str]) -> Result<(), String> {
+fn run_step(name: &str, args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
     eprintln!("==> {name}: cargo {}", args.join(" "));
     let started = Instant::now();
-    let mut command = Command::new(cargo());
-    command.args(args);
-    if args.first() == Some(&"doc") {
-        // Broken intra-doc links and other rustdoc warnings fail the docs step.
-        command.env("RUSTDOCFLAGS", "-D warnings");
-    }
-    let status = command
+    let status = Command::new(cargo())
+        .args(args)
+        .envs(env.iter().copied())
         .status()
         .map_err(|e| format!("could not run cargo: {e}"))?;
     eprintln!("    {name} took {:.1} s", started.elapsed().as_secs_f64());
@@ -70,6 +73,8 @@ pub fn ci(args: &[String]) -> Result<(), String> {
         return Err(format!("ci takes no arguments, got `{extra}`"));
     }
     let started = Instant::now();
+    eprintln!("==> ptc-lisp's modules are layered downward");
+    crate::layers::run(&[])?;
     // Once per lock file: the tests of ptc-mcp, ptc and the benchmark run these servers.
     crate::mcp_servers()?;
     // The end-to-end tests of `ptc run` need the local model server; building its environment
@@ -83,7 +88,7 @@ pub fn ci(args: &[String]) -> Result<(), String> {
         environment.model().display()
     );
     for step in CI_STEPS {
-        run_step(step.name, step.args)?;
+        run_step(step.name, step.args, step.env)?;
     }
     eprintln!("==> conformance corpus and generated docs are up to date");
     crate::conformance::run(&[])?;
@@ -98,5 +103,5 @@ pub fn ci(args: &[String]) -> Result<(), String> {
 pub fn bench(args: &[String]) -> Result<(), String> {
     let mut cargo_args = vec!["bench", "--workspace", "--"];
     cargo_args.extend(args.iter().map(String::as_str));
-    run_step("benchmarks", &cargo_args)
+    run_step("benchmarks", &cargo_args, &[])
 }

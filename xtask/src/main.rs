@@ -6,6 +6,7 @@ mod conformance;
 mod docs;
 mod eval;
 mod fuzz;
+mod layers;
 mod local_model;
 mod pending;
 mod verdict;
@@ -15,12 +16,13 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: cargo xtask <subcommand>
 
 subcommands:
-  ci                                    every check CI runs: fmt, clippy, tests, doc tests, benches compile
+  ci                                    every check CI runs: layers, fmt, clippy, tests, doc tests, benches compile, docs
   bench [FILTER]                        run the criterion benchmarks (medians in target/criterion)
   conformance [--regenerate | --docs | --pending]
                                         check (or regenerate) the Clojure conformance corpus,
                                         its table of Clojure vars and its pending list
   docs [--check]                        write docs/language.md from the builtin registry (or check it)
+  layers                                check that ptc-lisp's modules use only the modules above them
   eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
                                         run the agent missions against a model; report in target/eval
   fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         Some("docs") => docs::run(&args[1..]),
         Some("eval") => eval::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("layers") => layers::run(&args[1..]),
         Some("local-model") => local_model::run(&args[1..]),
         Some("mcp-servers") => mcp_servers(),
         Some("-h" | "--help" | "help") => {

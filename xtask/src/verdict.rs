@@ -3,8 +3,8 @@
 //! file with `#[path]`, next to `cases.rs`).
 
 use crate::cases::{Case, Outcome, PtcOutcome};
-use ptc_lisp::format::pr_str;
-use ptc_lisp::value::read_value;
+use ptc_lisp::pr_str;
+use ptc_lisp::read_value;
 use ptc_lisp::{ErrorKind, Outcome as RunResult, Runtime, UserNamespace, Value};
 use std::fmt;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use ptc_compression::history::{HistoryError, HistoryManager, HistoryPolicy};
 use ptc_compression::{CompressionConfig, CompressionSetting};
-use ptc_lisp::format::to_clojure;
+use ptc_lisp::to_clojure;
 use ptc_lisp::{Limits, ToolSpec, Value};
 use ptc_turn::{DEFAULT_MAX_TURNS, Message};
 use serde::Serialize;
@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::llm::{DEFAULT_MAX_TOKENS, Llm, RetryPolicy};
 use crate::prompt::{self, PromptInput, SystemPrompt};
 use crate::signature::{Mismatch, Signature, SignatureError};
-use crate::tool::{SyncTool, Tool};
+use crate::tool::{AsyncTool, SyncToolAdapter};
 
 /// An agent: a mission, tools, input data and the settings of its loop. Run it with
 /// [`Agent::run`] (see the [`crate`] documentation for the loop).
@@ -48,7 +48,7 @@ pub(crate) struct Inner {
     pub llm: Arc<dyn Llm>,
     /// The mission as written, with `{{name}}` placeholders.
     pub mission: String,
-    pub tools: Vec<Arc<dyn Tool>>,
+    pub tools: Vec<Arc<dyn AsyncTool>>,
     /// The specs of `tools`, in the same order.
     pub specs: Vec<ToolSpec>,
     pub data: BTreeMap<String, Value>,
@@ -57,7 +57,7 @@ pub(crate) struct Inner {
     pub system_prompt: SystemPrompt,
 }
 
-/// The options a sub-agent inherits from its parent unless it sets them itself (API-007).
+/// The options a sub-agent inherits from its parent unless it sets them itself.
 #[derive(Clone)]
 pub(crate) struct Settings {
     pub llm: Option<Arc<dyn Llm>>,
@@ -164,7 +164,7 @@ fn join(mismatches: &[Mismatch]) -> String {
 #[must_use]
 pub struct AgentBuilder {
     mission: String,
-    tools: Vec<Arc<dyn Tool>>,
+    tools: Vec<Arc<dyn AsyncTool>>,
     data: BTreeMap<String, Value>,
     signature: Option<String>,
     settings: Settings,
@@ -189,7 +189,7 @@ impl Agent {
 
     /// A builder for a sub-agent with its own mission that inherits this agent's model, retry
     /// policy, sandbox limits, turn budget, compression, history policy, extra system-prompt
-    /// text, reply token limit, temperature and run deadline (API-007). Each can be overridden on the
+    /// text, reply token limit, temperature and run deadline. Each can be overridden on the
     /// builder. Tools, data and signature are the sub-agent's own.
     pub fn sub_agent(&self, mission: impl Into<String>) -> AgentBuilder {
         AgentBuilder {
@@ -257,19 +257,19 @@ impl AgentBuilder {
     }
 
     /// Adds a tool.
-    pub fn tool(self, tool: impl Tool + 'static) -> AgentBuilder {
+    pub fn tool(self, tool: impl AsyncTool + 'static) -> AgentBuilder {
         self.tool_arc(Arc::new(tool))
     }
 
     /// Adds a shared tool.
-    pub fn tool_arc(mut self, tool: Arc<dyn Tool>) -> AgentBuilder {
+    pub fn tool_arc(mut self, tool: Arc<dyn AsyncTool>) -> AgentBuilder {
         self.tools.push(tool);
         self
     }
 
     /// Adds every tool of a sandbox registry (for example fixture tools).
     pub fn lisp_tools(mut self, tools: &ptc_lisp::Tools) -> AgentBuilder {
-        for tool in SyncTool::all(tools) {
+        for tool in SyncToolAdapter::all(tools) {
             self.tools.push(Arc::new(tool));
         }
         self
@@ -300,16 +300,16 @@ impl AgentBuilder {
         self
     }
 
-    /// The most turns a run may take (default 5, SS-002). 1 is single-shot: one program, no
-    /// retries, no compression (SS-001).
+    /// The most turns a run may take (default 5). 1 is single-shot: one program, no
+    /// retries, no compression.
     pub fn max_turns(mut self, max_turns: u32) -> AgentBuilder {
         self.settings.max_turns = max_turns;
         self
     }
 
-    /// History compression: `true` for the default strategy (API-001), `false` for none (the
-    /// default, API-003), a [`StrategyKind`](ptc_compression::StrategyKind), or a strategy with
-    /// options (API-002).
+    /// History compression: `true` for the default strategy, `false` for none (the
+    /// default), a [`StrategyKind`](ptc_compression::StrategyKind), or a strategy with
+    /// options.
     pub fn compression(mut self, setting: impl Into<CompressionSetting>) -> AgentBuilder {
         self.settings.compression = CompressionConfig::normalize(Some(setting.into()));
         self
@@ -347,7 +347,7 @@ impl AgentBuilder {
     /// strategy condenses the turns, then the policy trims or summarizes its messages (e.g.
     /// the failed-turn pairs or per-turn pairs that follow its first user message). The first
     /// user message (the mission, or the strategy's summary that starts with it) is always
-    /// kept (MSG-007), and room is reserved for it in `max_tokens`; summaries are written by
+    /// kept, and room is reserved for it in `max_tokens`; summaries are written by
     /// the agent's model.
     pub fn history_policy(mut self, policy: HistoryPolicy) -> AgentBuilder {
         self.settings.history = Some(policy);
@@ -468,19 +468,9 @@ pub(crate) fn data_from_serialize<D: Serialize + ?Sized>(
 ) -> Result<Vec<(String, Value)>, String> {
     let text =
         serde_json::to_string(data).map_err(|e| format!("it could not be serialized: {e}"))?;
-    let value = ptc_lisp::json::from_json_str(&text).map_err(|e| e.message)?;
+    let value = ptc_lisp::from_json_str(&text).map_err(|e| e.message)?;
     match value {
-        Value::Map(map) => Ok(map
-            .iter()
-            .map(|(key, value)| {
-                let name = match key {
-                    Value::Keyword(k) => k.as_str().to_string(),
-                    Value::Str(s) => s.to_string(),
-                    other => ptc_lisp::format::pr_str(other),
-                };
-                (name, value.clone())
-            })
-            .collect()),
+        Value::Map(_) => ptc_lisp::data_entries(&value).map_err(|e| e.message),
         other => Err(format!(
             "it must serialize to a JSON object whose keys name the data/ values, not to {}",
             match other {

@@ -100,7 +100,7 @@ fn reads_as_calls(code: &str) -> bool {
             && program
                 .forms()
                 .iter()
-                .all(|form| matches!(form.kind, ptc_lisp::reader::FormKind::List(_)))
+                .all(|form| matches!(form.kind, ptc_lisp::FormKind::List(_)))
     })
 }
 

@@ -22,7 +22,7 @@ pub(crate) struct History {
 
 impl History {
     /// Checks that the budget holds the system prompt and the mission message, which are
-    /// always sent (MSG-007).
+    /// always sent.
     pub(crate) fn new(
         policy: HistoryPolicy,
         mission: &Message,

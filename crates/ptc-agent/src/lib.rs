@@ -19,7 +19,7 @@
 //! mismatch is a failed turn showing the expected shape), `(fail reason)` ends it failed, and
 //! running out of turns ends it with `max_turns_exceeded`. A failed turn's definitions are
 //! discarded. With `max_turns` 1 the run is single-shot: one program whose last value is the
-//! answer, never compressed (SS-001).
+//! answer, never compressed.
 
 mod agent;
 mod extract;
@@ -48,7 +48,9 @@ pub use signature::{Mismatch, Signature, SignatureError};
 pub use subagent::AgentTool;
 pub use summarizer::LlmSummarizer;
 pub use telemetry::HumanDuration;
-pub use tool::{FnTool, SyncTool, Tool, ToolError, async_tool, sandbox_tools, tool_fn, value_tool};
+pub use tool::{
+    AsyncTool, FnTool, SyncToolAdapter, ToolError, async_tool, sandbox_tools, tool_fn, value_tool,
+};
 
 /// The README's examples (the language alone, and an agent), compiled and run as doc tests so
 /// the README stays true.

@@ -11,7 +11,7 @@ use crate::signature::{Signature, Type};
 /// A generated system prompt and its size.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SystemPrompt {
-    /// The prompt text, sent unchanged on every turn (MSG-006).
+    /// The prompt text, sent unchanged on every turn.
     pub text: String,
     /// Its length in characters.
     pub chars: usize,
@@ -94,22 +94,6 @@ expression is the answer.
 - An error ends the run: there is no second try, so keep the program simple and check your \
 work within it.";
 
-const SPECIAL_FORMS: &str = "\
-### Special forms and macros
-(def name doc? value) (defn name doc? [params] body) (fn [params] body) #(* % 2)
-(let [x 1 {:keys [a b]} m [p q] v] body) (letfn [(f [x] ...)] body)
-(if test then else) (when test body) (when-not test body) (if-let [x expr] then else) \
-(when-let [x expr] body) (if-some ...) (when-some ...) (when-first [x xs] body) (if-not ...)
-(cond test expr ... :else expr) (condp = x val expr ... default) (case x val expr ... default)
-(do ...) (and ...) (or ...) (loop [i 0 acc []] ... (recur (inc i) acc)) (dotimes [i n] ...)
-(for [x xs :when (odd? x) :let [y (* x x)]] y) (doseq [x xs] (println x))
-(-> x f g) (->> xs (map f) (filter p)) (as-> x $ ...) (some-> ...) (some->> ...) (cond-> ...) \
-(cond->> ...)
-(try expr (catch Exception e (ex-message e)) (finally ...)) (throw (ex-info \"msg\" {:k 1}))
-(return value) (fail reason)
-Keywords and maps are functions: (:name user), ({:a 1} :a). Destructuring works in let, fn, \
-loop, for and doseq.";
-
 /// The system prompt for an agent with these settings.
 pub(crate) fn build(input: &PromptInput<'_>) -> SystemPrompt {
     let single = input.max_turns <= 1;
@@ -171,11 +155,11 @@ fn expected_output(signature: &Signature) -> String {
     out.trim_end().to_string()
 }
 
-/// The language reference: how the special forms are written, then the compact reference
-/// generated from `ptc-lisp`'s builtin registry (so it names exactly what the engine supports).
+/// The language reference: the compact reference `ptc-lisp` generates from its language
+/// catalogue and builtin registry, so it names exactly what the engine supports.
 pub(crate) fn language_reference() -> String {
     format!(
-        "## Language reference\n\n{SPECIAL_FORMS}\n\n{}",
+        "## Language reference\n\n{}",
         ptc_lisp::reference::compact().trim_end()
     )
 }

@@ -198,7 +198,7 @@ struct ReplayedTool {
     live: BlockingTool,
 }
 
-impl ptc_lisp::Tool for ReplayedTool {
+impl ptc_lisp::SyncTool for ReplayedTool {
     fn call(&self, args: &[Value]) -> Result<Value, ToolError> {
         if let Some(turn) = self.replay.turn().as_mut() {
             return turn.answer(&self.name, args);

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ptc_compression::{Compression, RenderOptions, Uncompressed, cacheable_prefix_len};
-use ptc_lisp::format::{print_str, to_clojure};
 use ptc_lisp::{ErrorKind, Outcome, RunOutcome, Runtime, Tools, UserNamespace, Value};
+use ptc_lisp::{print_str, to_clojure};
 use ptc_turn::{
     FailureKind, Message, Role, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage,
 };

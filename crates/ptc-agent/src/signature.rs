@@ -18,7 +18,7 @@
 use std::fmt::{self, Write as _};
 
 use ptc_lisp::Value;
-use ptc_lisp::format::to_clojure;
+use ptc_lisp::to_clojure;
 
 /// A type in a signature.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -324,7 +324,7 @@ fn got(value: &Value) -> String {
 
 /// The entry of field `name` in `map`: a keyword or string key, written with `-` or `_` alike
 /// (a leading `_`, which marks a firewalled field, stays as written).
-fn field_entry<'m>(map: &'m ptc_lisp::value::Map, name: &str) -> Option<(&'m Value, &'m Value)> {
+fn field_entry<'m>(map: &'m ptc_lisp::Map, name: &str) -> Option<(&'m Value, &'m Value)> {
     let lookup = |key: &str| {
         map.get_entry(&Value::keyword(key))
             .or_else(|| map.get_entry(&Value::string(key)))

@@ -7,7 +7,7 @@ use ptc_turn::StepOutcome;
 use crate::agent::Agent;
 use crate::run::RunOptions;
 use crate::signature::{Param, Type};
-use crate::tool::{Tool, ToolError};
+use crate::tool::{AsyncTool, ToolError};
 
 /// An agent that a parent agent's programs call as a tool; see [`Agent::as_tool`].
 #[derive(Debug, Clone)]
@@ -37,7 +37,7 @@ impl Agent {
 }
 
 #[async_trait]
-impl Tool for AgentTool {
+impl AsyncTool for AgentTool {
     fn name(&self) -> &str {
         &self.name
     }
@@ -63,14 +63,11 @@ impl Tool for AgentTool {
         let mut options = RunOptions::new();
         match args.as_slice() {
             [] => {}
-            [Value::Map(map)] if !takes_a_map => {
-                for (key, value) in map.iter() {
-                    let name = match key {
-                        Value::Keyword(k) => k.as_str().to_string(),
-                        Value::Str(s) => s.to_string(),
-                        other => ptc_lisp::format::pr_str(other),
-                    };
-                    options = options.data_value(name, value.clone());
+            [map @ Value::Map(_)] if !takes_a_map => {
+                for (name, value) in
+                    ptc_lisp::data_entries(map).map_err(|e| ToolError::new(e.message))?
+                {
+                    options = options.data_value(name, value);
                 }
             }
             _ if args.len() == params.len() => {

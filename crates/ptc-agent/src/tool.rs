@@ -1,4 +1,4 @@
-//! Host tools for agents: the async [`Tool`] trait, helpers that make a tool from a function or
+//! Host tools for agents: the async [`AsyncTool`] trait, helpers that make a tool from a function or
 //! an async closure with typed arguments, and the bridge to the sandbox's synchronous tools.
 
 use std::future::Future;
@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use async_trait::async_trait;
-use ptc_lisp::json::{from_json_str, to_json};
 use ptc_lisp::{ToolSpec, Value};
+use ptc_lisp::{from_json_str, to_json};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -26,7 +26,7 @@ use crate::signature::{Signature, SignatureError};
 /// Most tools are easier to make with [`tool_fn`] or [`async_tool`] than by implementing this
 /// trait.
 #[async_trait]
-pub trait Tool: Send + Sync {
+pub trait AsyncTool: Send + Sync {
     /// The name in the `tool/` namespace, e.g. `get-weather`.
     fn name(&self) -> &str;
 
@@ -58,7 +58,7 @@ pub trait Tool: Send + Sync {
 }
 
 #[async_trait]
-impl<T: Tool + ?Sized> Tool for Arc<T> {
+impl<T: AsyncTool + ?Sized> AsyncTool for Arc<T> {
     fn name(&self) -> &str {
         (**self).name()
     }
@@ -88,7 +88,7 @@ type CallFn = dyn Fn(Vec<Value>, &[String]) -> BoxFuture + Send + Sync;
 /// A tool made from a function or closure by [`tool_fn`], [`async_tool`] or [`value_tool`].
 ///
 /// ```
-/// use ptc_agent::{Tool, ToolError, tool_fn};
+/// use ptc_agent::{AsyncTool, ToolError, tool_fn};
 /// use serde::Deserialize;
 ///
 /// #[derive(Deserialize)]
@@ -133,7 +133,7 @@ impl FnTool {
 }
 
 #[async_trait]
-impl Tool for FnTool {
+impl AsyncTool for FnTool {
     fn name(&self) -> &str {
         &self.name
     }
@@ -281,7 +281,7 @@ fn typed_args<A: DeserializeOwned>(
     let detail = first_error.map_or_else(String::new, |e| format!(": {e}"));
     let shown: Vec<String> = args
         .iter()
-        .map(|a| ptc_lisp::format::to_clojure(a, Some(3), Some(40)).0)
+        .map(|a| ptc_lisp::to_clojure(a, Some(3), Some(40)).0)
         .collect();
     Err(ToolError::new(format!(
         "invalid arguments ({}){detail}; {}",
@@ -296,21 +296,26 @@ fn typed_args<A: DeserializeOwned>(
 
 /// A sandbox tool (for example one of [`ptc_lisp::Tools::from_fixture_json`]) as an agent
 /// tool. It runs synchronously when called.
-pub struct SyncTool {
+pub struct SyncToolAdapter {
     spec: ToolSpec,
-    tool: Arc<dyn ptc_lisp::Tool>,
+    tool: Arc<dyn ptc_lisp::SyncTool>,
 }
 
-impl SyncTool {
-    pub fn new(spec: ToolSpec, tool: Arc<dyn ptc_lisp::Tool>) -> SyncTool {
-        SyncTool { spec, tool }
+impl SyncToolAdapter {
+    pub fn new(spec: ToolSpec, tool: Arc<dyn ptc_lisp::SyncTool>) -> SyncToolAdapter {
+        SyncToolAdapter { spec, tool }
     }
 
     /// Every tool of a sandbox registry, in name order.
-    pub fn all(tools: &ptc_lisp::Tools) -> Vec<SyncTool> {
+    pub fn all(tools: &ptc_lisp::Tools) -> Vec<SyncToolAdapter> {
         tools
             .specs()
-            .filter_map(|spec| Some(SyncTool::new(spec.clone(), tools.get(&spec.name)?.clone())))
+            .filter_map(|spec| {
+                Some(SyncToolAdapter::new(
+                    spec.clone(),
+                    tools.get(&spec.name)?.clone(),
+                ))
+            })
             .collect()
     }
 
@@ -321,7 +326,7 @@ impl SyncTool {
 }
 
 #[async_trait]
-impl Tool for SyncTool {
+impl AsyncTool for SyncToolAdapter {
     fn name(&self) -> &str {
         &self.spec.name
     }
@@ -358,7 +363,7 @@ impl Tool for SyncTool {
 /// assert_eq!(out.outcome.value(), Some(&ptc_lisp::Value::Int(42)));
 /// ```
 pub fn sandbox_tools(
-    tools: &[Arc<dyn Tool>],
+    tools: &[Arc<dyn AsyncTool>],
     handle: &tokio::runtime::Handle,
 ) -> Result<ptc_lisp::Tools, SignatureError> {
     let mut sandbox = ptc_lisp::Tools::new();
@@ -382,14 +387,14 @@ pub fn sandbox_tools(
 /// future was dropped), the call's future is dropped too, so that the tool can cancel its
 /// work (an MCP tool tells its server).
 pub(crate) struct BlockingTool {
-    pub tool: Arc<dyn Tool>,
+    pub tool: Arc<dyn AsyncTool>,
     pub handle: tokio::runtime::Handle,
     pub parent: tracing::Span,
     /// Closes (its sender is dropped) when the run that made the call ends.
     pub run_ended: Option<tokio::sync::watch::Receiver<()>>,
 }
 
-impl ptc_lisp::Tool for BlockingTool {
+impl ptc_lisp::SyncTool for BlockingTool {
     fn call(&self, args: &[Value]) -> Result<Value, ToolError> {
         self.call_under(&self.parent, args)
     }
@@ -504,7 +509,7 @@ mod tests {
                 .map(|i| {
                     let blocking = blocking.clone();
                     scope.spawn(move || {
-                        ptc_lisp::Tool::call(blocking.as_ref(), &[Value::Int(i as i64)])
+                        ptc_lisp::SyncTool::call(blocking.as_ref(), &[Value::Int(i as i64)])
                     })
                 })
                 .collect();

@@ -26,7 +26,7 @@ use ptc_agent::{
     Agent, FnTool, LlmError, LlmResponse, NO_PROGRAM, RetryPolicy, ScriptedLlm, ToolError,
     value_tool,
 };
-use ptc_lisp::format::pr_str;
+use ptc_lisp::pr_str;
 use ptc_lisp::{Limits, ToolOutcome, Value};
 use ptc_turn::{FailureKind, Step, StepOutcome, Turn, TurnResult};
 use serde_json::{Value as Json, json};

@@ -8,7 +8,7 @@ use ptc_agent::{
 };
 use ptc_compression::history::HistoryPolicy;
 use ptc_lisp::Value;
-use ptc_lisp::format::pr_str;
+use ptc_lisp::pr_str;
 use ptc_turn::{FailureKind, Message, Role, Step, StepOutcome, TokenUsage};
 use std::time::Duration;
 

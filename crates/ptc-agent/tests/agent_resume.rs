@@ -128,7 +128,7 @@ async fn every_turn_is_checkpointed_and_the_end_recorded() {
 async fn a_resumed_run_ends_as_the_uninterrupted_one_without_calling_tools_twice() {
     let whole = agent(&REPLIES, Arc::default()).run().await.expect("runs");
     assert_eq!(
-        whole.value().map(ptc_lisp::format::pr_str),
+        whole.value().map(ptc_lisp::pr_str),
         Some("{:total 11, :doubled 22}".to_string())
     );
     for (name, store) in [
@@ -276,7 +276,7 @@ async fn functions_restored_on_resume_call_the_tools_of_the_resumed_run() {
         .await
         .expect("runs");
     assert_eq!(
-        whole.value().map(ptc_lisp::format::pr_str),
+        whole.value().map(ptc_lisp::pr_str),
         Some("{:pen 3, :ink 5, :again 5}".to_string())
     );
     let store = MemoryStore::new();

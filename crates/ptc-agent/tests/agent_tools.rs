@@ -2,7 +2,9 @@
 //! shown to the model.
 
 use pretty_assertions::assert_eq;
-use ptc_agent::{Agent, RunOptions, ScriptedLlm, Tool, ToolError, async_tool, tool_fn, value_tool};
+use ptc_agent::{
+    Agent, AsyncTool, RunOptions, ScriptedLlm, ToolError, async_tool, tool_fn, value_tool,
+};
 use ptc_lisp::Value;
 use ptc_turn::{FailureKind, Step, StepOutcome};
 use serde::{Deserialize, Serialize};
@@ -29,7 +31,7 @@ struct Weather {
     temps: Vec<f64>,
 }
 
-fn weather_tool() -> impl Tool {
+fn weather_tool() -> impl AsyncTool {
     tool_fn("weather", "The forecast for a city", |args: Forecast| {
         let days = args.days.unwrap_or(1);
         Ok::<_, ToolError>(Weather {
@@ -55,11 +57,11 @@ fn tool_calls_of(step: &Step) -> Vec<String> {
                 c.name,
                 c.args
                     .iter()
-                    .map(ptc_lisp::format::pr_str)
+                    .map(ptc_lisp::pr_str)
                     .collect::<Vec<_>>()
                     .join(" "),
                 match &c.result {
-                    ptc_lisp::ToolOutcome::Ok(v) => ptc_lisp::format::pr_str(v),
+                    ptc_lisp::ToolOutcome::Ok(v) => ptc_lisp::pr_str(v),
                     ptc_lisp::ToolOutcome::Error(e) => format!("error: {e}"),
                 }
             )

@@ -298,7 +298,7 @@ fn firewalled_fields_are_hidden_when_shown() {
         }])
     );
     assert_eq!(
-        ptc_lisp::format::pr_str(&sig.redact(&returned)),
+        ptc_lisp::pr_str(&sig.redact(&returned)),
         "{:user {:name \"Ada\", :_token \"[hidden]\"}, :items [{:id 1, :_cost \"[hidden]\"} {:id \
          2}], :other 3}"
     );

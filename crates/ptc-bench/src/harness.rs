@@ -13,7 +13,7 @@ use ptc_agent::{
     Llm, LlmError, LlmRequest, LlmResponse, ProviderOptions, ReplayLlm, parse_llm_spec_with,
 };
 use ptc_compression::{CompressionConfig, HeuristicTokenizer, Tokenizer};
-use ptc_lisp::json::to_json;
+use ptc_lisp::to_json;
 use ptc_turn::{FailureKind, Message, StepOutcome};
 use serde::{Deserialize, Serialize};
 

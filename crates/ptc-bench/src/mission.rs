@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
-use ptc_agent::{Agent, ScriptedLlm, Signature, Tool};
+use ptc_agent::{Agent, AsyncTool, ScriptedLlm, Signature};
 use ptc_lisp::Value;
 use ptc_mcp::{McpConfig, McpServers, ServerConfig};
 use serde::{Deserialize, Serialize};
@@ -215,7 +215,7 @@ impl Mission {
     pub async fn start_mcp(
         &self,
         log: &CallLog,
-    ) -> Result<Option<(McpServers, Vec<Arc<dyn Tool>>)>, String> {
+    ) -> Result<Option<(McpServers, Vec<Arc<dyn AsyncTool>>)>, String> {
         if self.mcp.is_empty() {
             return Ok(None);
         }
@@ -225,7 +225,7 @@ impl Mission {
         let tools = servers
             .tools()
             .into_iter()
-            .map(|tool| Arc::new(LoggedTool::new(tool, log)) as Arc<dyn Tool>)
+            .map(|tool| Arc::new(LoggedTool::new(tool, log)) as Arc<dyn AsyncTool>)
             .collect();
         Ok(Some((servers, tools)))
     }
@@ -286,23 +286,10 @@ fn list_mcp_tools(servers: Vec<ServerConfig>) -> Result<BTreeMap<String, Vec<Str
 
 /// The entries of a data file: a JSON object whose keys become `data/<key>`.
 fn data_entries(text: &str) -> Result<BTreeMap<String, Value>, String> {
-    let value = ptc_lisp::json::from_json_str(text).map_err(|e| e.message)?;
-    let Value::Map(map) = value else {
-        return Err(format!(
-            "the data must be a JSON object whose keys become data/<key>, not {}",
-            value.type_name()
-        ));
-    };
-    Ok(map
-        .iter()
-        .map(|(key, value)| {
-            let name = match key {
-                Value::Keyword(k) => k.as_str().to_string(),
-                Value::Str(s) => s.to_string(),
-                other => ptc_lisp::format::pr_str(other),
-            };
-            (name, value.clone())
-        })
+    let value = ptc_lisp::from_json_str(text).map_err(|e| e.message)?;
+    Ok(ptc_lisp::data_entries(&value)
+        .map_err(|e| e.message)?
+        .into_iter()
         .collect())
 }
 

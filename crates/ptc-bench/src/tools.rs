@@ -32,9 +32,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use ptc_agent::{Signature, Tool, ToolError};
-use ptc_lisp::json::{from_json, to_json};
+use ptc_agent::{AsyncTool, Signature, ToolError};
 use ptc_lisp::{ToolSpec, Value};
+use ptc_lisp::{from_json, to_json};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
@@ -172,7 +172,7 @@ impl ToolSet {
     }
 
     /// The tools for one run, all writing to `log`.
-    pub fn instantiate(&self, log: &CallLog) -> Vec<Arc<dyn Tool>> {
+    pub fn instantiate(&self, log: &CallLog) -> Vec<Arc<dyn AsyncTool>> {
         self.decls
             .iter()
             .map(|(name, decl)| {
@@ -180,7 +180,7 @@ impl ToolSet {
                     name: name.clone(),
                     decl: decl.clone(),
                     log: log.clone(),
-                }) as Arc<dyn Tool>
+                }) as Arc<dyn AsyncTool>
             })
             .collect()
     }
@@ -339,7 +339,7 @@ struct MissionTool {
 }
 
 #[async_trait]
-impl Tool for MissionTool {
+impl AsyncTool for MissionTool {
     fn name(&self) -> &str {
         &self.name
     }
@@ -381,13 +381,13 @@ impl Tool for MissionTool {
 /// A tool of a mission's MCP server, with its calls logged for the checker as table tools'
 /// are (arguments named by the tool's parameters).
 pub struct LoggedTool {
-    inner: Arc<dyn Tool>,
+    inner: Arc<dyn AsyncTool>,
     params: Vec<String>,
     log: CallLog,
 }
 
 impl LoggedTool {
-    pub fn new(inner: Arc<dyn Tool>, log: &CallLog) -> LoggedTool {
+    pub fn new(inner: Arc<dyn AsyncTool>, log: &CallLog) -> LoggedTool {
         let params = inner.spec().map(|s| s.params).unwrap_or_default();
         LoggedTool {
             inner,
@@ -398,7 +398,7 @@ impl LoggedTool {
 }
 
 #[async_trait]
-impl Tool for LoggedTool {
+impl AsyncTool for LoggedTool {
     fn name(&self) -> &str {
         self.inner.name()
     }
@@ -453,7 +453,7 @@ mod tests {
         .unwrap()
     }
 
-    async fn call(tool: &Arc<dyn Tool>, args: Vec<Value>) -> Result<Json, String> {
+    async fn call(tool: &Arc<dyn AsyncTool>, args: Vec<Value>) -> Result<Json, String> {
         tool.call(args)
             .await
             .map(|v| to_json(&v))
@@ -502,9 +502,9 @@ mod tests {
         let log = CallLog::new();
         let tools = tools().instantiate(&log);
         let send = tools.iter().find(|t| t.name() == "send").unwrap();
-        let map = ptc_lisp::json::from_json_str(r#"{"to": "ann@example.com"}"#).unwrap();
+        let map = ptc_lisp::from_json_str(r#"{"to": "ann@example.com"}"#).unwrap();
         assert_eq!(call(send, vec![map]).await, Ok(json!({"status": "sent"})));
-        let other = ptc_lisp::json::from_json_str(r#"{"cc": "x"}"#).unwrap();
+        let other = ptc_lisp::from_json_str(r#"{"cc": "x"}"#).unwrap();
         assert_eq!(call(send, vec![other]).await, Ok(json!({"status": "sent"})));
         let args: Vec<Vec<Json>> = log.calls().into_iter().map(|c| c.args).collect();
         assert_eq!(

@@ -66,7 +66,7 @@ fn agent() -> Result<Agent, String> {
     let llm = ReplayLlm::from_jsonl("examples/demo/transcript.jsonl", TRANSCRIPT)
         .map_err(|e| e.to_string())?;
     let tools = ptc_lisp::Tools::from_fixture_json(TOOLS).map_err(|e| e.message)?;
-    let Value::Map(data) = ptc_lisp::json::from_json_str(DATA).map_err(|e| e.message)? else {
+    let Value::Map(data) = ptc_lisp::from_json_str(DATA).map_err(|e| e.message)? else {
         return Err("the demo data is not a JSON object".into());
     };
     let mut builder = Agent::builder(MISSION.trim())

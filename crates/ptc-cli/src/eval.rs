@@ -1,11 +1,10 @@
 //! `ptc eval`: run one PTC-Lisp program.
 
 use clap::Args;
-use ptc_lisp::format::pr_str;
-use ptc_lisp::json::to_json;
 use ptc_lisp::{
     Outcome, Pos, Program, RunOutcome, Runtime, ToolOutcome, Tools, UserNamespace, Value,
 };
+use ptc_lisp::{pr_str, to_json};
 use ptc_turn::TurnError;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -77,7 +76,7 @@ pub(crate) fn runtime_from_files(
         runtime = runtime.with_tools(tools);
     }
     if let Some(path) = &input.data {
-        let value = ptc_lisp::json::from_json_str(&read_file(path)?)
+        let value = ptc_lisp::from_json_str(&read_file(path)?)
             .map_err(|e| format!("{}: {}", path.display(), e.message))?;
         runtime = runtime
             .with_data_map(&value)

@@ -13,9 +13,8 @@ use crate::exit;
 use crate::mcp::{McpSession, resolve, with_servers};
 use crate::options::{InputOptions, LimitOptions, McpOptions};
 use clap::Args;
-use ptc_lisp::format::pr_str;
-use ptc_lisp::reference::FORMS;
-use ptc_lisp::{ErrorKind, Outcome, Program, Runtime, UserNamespace, Value, builtins};
+use ptc_lisp::pr_str;
+use ptc_lisp::{ErrorKind, Outcome, Program, Runtime, UserNamespace, Value, reference};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -155,16 +154,10 @@ impl Session {
     }
 
     fn doc(&self, name: &str) -> String {
-        if let Some(b) = builtins::lookup(name) {
+        if let Some(e) = reference::lookup(name) {
             return format!(
                 "{}\n  {}\n  {}\n  ;; => {}",
-                b.signature, b.doc, b.example, b.expected
-            );
-        }
-        if let Some(f) = FORMS.iter().find(|f| f.name == name) {
-            return format!(
-                "{}\n  {}\n  {}\n  ;; => {}",
-                f.signature, f.doc, f.example, f.expected
+                e.signature, e.doc, e.example, e.expected
             );
         }
         let local = name.strip_prefix("user/").unwrap_or(name);
@@ -232,7 +225,7 @@ fn doc_form(input: &str) -> Option<&str> {
 
 /// An error as the value `*e` holds.
 fn error_value(kind: &str, message: &str, at: Option<ptc_lisp::Pos>) -> Value {
-    let key = |name: &str| Value::Keyword(ptc_lisp::value::Keyword::new(name));
+    let key = |name: &str| Value::Keyword(ptc_lisp::Keyword::new(name));
     Value::map([
         (key("kind"), Value::string(kind)),
         (key("message"), Value::string(message)),
@@ -249,7 +242,7 @@ fn error_value(kind: &str, message: &str, at: Option<ptc_lisp::Pos>) -> Value {
 
 /// A value cut to a line.
 fn short(value: &Value) -> String {
-    ptc_lisp::format::to_clojure(value, Some(8), Some(60)).0
+    ptc_lisp::to_clojure(value, Some(8), Some(60)).0
 }
 
 /// `vector of 3 items: [...]`, for `:data`.
@@ -459,8 +452,7 @@ mod tests {
 
     #[test]
     fn data_lists_the_inputs() {
-        let data =
-            ptc_lisp::json::from_json_str(r#"{"users": [{"id": 1}, {"id": 2}], "n": 5}"#).unwrap();
+        let data = ptc_lisp::from_json_str(r#"{"users": [{"id": 1}, {"id": 2}], "n": 5}"#).unwrap();
         let mut s = Session::new(Runtime::new().with_data_map(&data).unwrap());
         assert_eq!(
             show(&mut s, ":data"),

@@ -11,8 +11,8 @@ use clap::Args;
 use ptc_agent::store::{JsonlStore, RunStore};
 use ptc_agent::{Agent, RecordingLlm, RunObserver, RunOptions};
 use ptc_lisp::Value;
-use ptc_lisp::format::to_clojure;
-use ptc_lisp::json::to_json;
+use ptc_lisp::to_clojure;
+use ptc_lisp::to_json;
 use ptc_store::SqliteStore;
 use ptc_turn::{Message, Step, StepOutcome, Turn};
 
@@ -73,26 +73,9 @@ pub struct RunArgs {
 
 /// The input data entries of a JSON file, in the file's order.
 pub fn data_entries(path: &PathBuf) -> Result<Vec<(String, Value)>, String> {
-    let value = ptc_lisp::json::from_json_str(&read_file(path)?)
+    let value = ptc_lisp::from_json_str(&read_file(path)?)
         .map_err(|e| format!("{}: {}", path.display(), e.message))?;
-    let Value::Map(map) = value else {
-        return Err(format!(
-            "{}: the data must be a JSON object whose keys become data/<key>, not {}",
-            path.display(),
-            value.type_name()
-        ));
-    };
-    Ok(map
-        .iter()
-        .map(|(key, value)| {
-            let name = match key {
-                Value::Keyword(k) => k.as_str().to_string(),
-                Value::Str(s) => s.to_string(),
-                other => ptc_lisp::format::pr_str(other),
-            };
-            (name, value.clone())
-        })
-        .collect())
+    ptc_lisp::data_entries(&value).map_err(|e| format!("{}: {}", path.display(), e.message))
 }
 
 /// Prints each turn as soon as it is recorded.

@@ -1,7 +1,7 @@
 //! How `ptc run` and `ptc demo` print turns, messages and the end of a run.
 
 use ptc_agent::{HumanDuration, tokens_text};
-use ptc_lisp::format::to_clojure;
+use ptc_lisp::to_clojure;
 use ptc_lisp::{ToolOutcome, Value};
 use ptc_turn::{Message, Role, Step, StepOutcome, Turn, TurnResult, Usage};
 use std::fmt::Write;

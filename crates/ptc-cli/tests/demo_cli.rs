@@ -1,7 +1,7 @@
 //! `ptc demo` end to end: the exact output, timings masked.
 //!
 //! The snapshot holds the system prompt's size, which follows the builtin registry; after a
-//! deliberate change, `UPDATE_SNAPSHOTS=1 cargo test -p ptc-cli --test demo_cli` rewrites it
+//! deliberate change, `UPDATE_GOLDEN=1 cargo test -p ptc-cli --test demo_cli` rewrites it
 //! (review the diff).
 
 mod support;
@@ -24,7 +24,7 @@ fn the_demo_runs_offline_to_its_return_and_compares_history_sizes() {
     assert!(output.status.success(), "exit status {}", output.status);
     let stdout = mask_timings(&String::from_utf8_lossy(&output.stdout));
     let snapshot = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/demo.txt");
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&snapshot, &stdout).expect("write the snapshot");
     }
     let expected = std::fs::read_to_string(&snapshot).expect("read the snapshot");

@@ -110,14 +110,14 @@ fn verdicts(step: &Step) -> (Vec<(String, String)>, String) {
         .iter()
         .map(|turn| {
             let result = match turn.result() {
-                TurnResult::Value(value) => format!("=> {}", ptc_lisp::format::pr_str(value)),
+                TurnResult::Value(value) => format!("=> {}", ptc_lisp::pr_str(value)),
                 TurnResult::Error(error) => format!("{}: {error}", error.kind),
             };
             (turn.program().to_string(), result)
         })
         .collect();
     let outcome = match &step.outcome {
-        StepOutcome::Returned { value } => format!("returned {}", ptc_lisp::format::pr_str(value)),
+        StepOutcome::Returned { value } => format!("returned {}", ptc_lisp::pr_str(value)),
         StepOutcome::Failed { kind, reason, .. } => format!("failed [{}] {reason}", kind.as_str()),
     };
     (turns, outcome)

@@ -6,12 +6,11 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ptc_compression::{
     Compression, PerTurnSummary, RenderOptions, RollingWindow, SingleUserCoalesced, Uncompressed,
 };
-use ptc_lisp::value::{FnRepr, Function};
+use ptc_lisp::Function;
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, ToolSpec, Value, ValueShape};
 use ptc_turn::Turn;
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::sync::Arc;
 
 fn record(i: usize) -> Value {
     Value::map([
@@ -43,9 +42,7 @@ fn history(turns: usize) -> Vec<Turn> {
             memory.push(Definition {
                 name: format!("score-{n}"),
                 doc: Some(format!("Score an item for round {n}")),
-                value: Value::Fn(Function(Arc::new(FnRepr::Opaque(
-                    format!("#fn[score-{n}]").as_str().into(),
-                )))),
+                value: Value::Fn(Function::read_back(&format!("#fn[score-{n}]"))),
                 params: vec!["[item]".into()],
                 last_return: Some(ValueShape::Float),
             });
@@ -80,7 +77,8 @@ fn history(turns: usize) -> Vec<Turn> {
         .collect()
 }
 
-fn bench_render(c: &mut Criterion) {
+/// The tools and input data every rendering shows.
+fn tools_and_data() -> (Vec<ToolSpec>, BTreeMap<String, Value>) {
     let tools = vec![
         ToolSpec::new("search", "Search the catalogue, one page at a time")
             .with_params(["query"])
@@ -91,6 +89,11 @@ fn bench_render(c: &mut Criterion) {
         ("catalogue".to_string(), Value::vector((0..50).map(record))),
         ("currency".to_string(), Value::string("EUR")),
     ]);
+    (tools, data)
+}
+
+fn bench_render(c: &mut Criterion) {
+    let (tools, data) = tools_and_data();
     let strategies: Vec<Box<dyn Compression>> = vec![
         Box::new(SingleUserCoalesced::default()),
         Box::new(Uncompressed),
@@ -111,6 +114,20 @@ fn bench_render(c: &mut Criterion) {
             });
         }
         group.finish();
+    }
+}
+
+/// Render the 32-turn history `n` times with the default strategy (for the `profile` example).
+pub fn profile(n: usize) {
+    let (tools, data) = tools_and_data();
+    let strategy = SingleUserCoalesced::default();
+    let turns = history(32);
+    let opts = RenderOptions::new("Score every catalogue page.", "You write PTC-Lisp.", 200)
+        .with_tools(&tools)
+        .with_data(&data);
+    let memory = turns.last().map_or(&[][..], Turn::memory);
+    for _ in 0..n {
+        black_box(strategy.to_messages(black_box(&turns), black_box(memory), &opts));
     }
 }
 

@@ -1,7 +1,7 @@
-//! Choosing a strategy: the forms a user may write, normalized to a strategy and its options
-//! (API-001..003, API-006), and the text form used on the command line and in config files.
+//! Choosing a strategy: the forms a user may write, normalized to a strategy and its options,
+//! and the text form used on the command line and in config files.
 
-use crate::options::Limits;
+use crate::options::RenderLimits;
 use crate::strategy::{
     Activated, Aggressive, Compression, FailedTurns, PerTurnSummary, RollingWindow,
     SingleUserCoalesced, Uncompressed,
@@ -36,7 +36,7 @@ impl StrategyKind {
         StrategyKind::Aggressive,
     ];
 
-    /// The default strategy (ARC-005).
+    /// The default strategy.
     pub const DEFAULT: StrategyKind = StrategyKind::SingleUserCoalesced;
 
     /// The name used in compression specs.
@@ -88,7 +88,7 @@ impl FromStr for StrategyKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompressionOptions {
     /// Size limits of the rendering.
-    pub limits: Limits,
+    pub limits: RenderLimits,
     /// Which failed turns to keep in full; `None` for the strategy's default (`all`, or `last`
     /// for `aggressive`).
     pub failed_turns: Option<FailedTurns>,
@@ -103,7 +103,7 @@ pub struct CompressionOptions {
 impl Default for CompressionOptions {
     fn default() -> CompressionOptions {
         CompressionOptions {
-            limits: Limits::default(),
+            limits: RenderLimits::default(),
             failed_turns: None,
             window: RollingWindow::DEFAULT_WINDOW,
             activate_after_turns: None,
@@ -115,11 +115,11 @@ impl Default for CompressionOptions {
 /// The forms in which compression can be asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CompressionSetting {
-    /// `true`: the default strategy with default options (API-001); `false`: off (API-003).
+    /// `true`: the default strategy with default options; `false`: off.
     Enabled(bool),
     /// A strategy with default options.
     Strategy(StrategyKind),
-    /// A strategy with options (API-002).
+    /// A strategy with options.
     WithOptions(StrategyKind, CompressionOptions),
 }
 
@@ -161,9 +161,9 @@ pub struct CompressionConfig {
 }
 
 impl CompressionConfig {
-    /// Normalize any accepted form to a strategy and its options (API-006): absent or `false` is
-    /// off (API-003), `true` the default strategy with default options (API-001), a strategy
-    /// alone gets default options, a strategy with options keeps them (API-002).
+    /// Normalize any accepted form to a strategy and its options: absent or `false` is
+    /// off, `true` the default strategy with default options, a strategy
+    /// alone gets default options, a strategy with options keeps them.
     pub fn normalize(setting: Option<CompressionSetting>) -> CompressionConfig {
         match setting {
             None | Some(CompressionSetting::Enabled(false)) => CompressionConfig::default(),
@@ -188,7 +188,7 @@ impl CompressionConfig {
     }
 
     /// The limits to render with.
-    pub fn limits(&self) -> Limits {
+    pub fn limits(&self) -> RenderLimits {
         self.options.limits
     }
 
@@ -394,7 +394,7 @@ impl Opt {
         Opt::ALL.into_iter().find(|o| o.key() == key)
     }
 
-    fn limit(limits: &mut Limits, which: LimitOpt) -> &mut usize {
+    fn limit(limits: &mut RenderLimits, which: LimitOpt) -> &mut usize {
         match which {
             LimitOpt::Println => &mut limits.println_limit,
             LimitOpt::ToolCall => &mut limits.tool_call_limit,

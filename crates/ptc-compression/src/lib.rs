@@ -17,7 +17,7 @@ pub use history::{
     HistoryError, HistoryManager, HistoryPolicy, Summarizer, SummarizerError, SummaryRequest,
     SummaryState, SummaryStrategy,
 };
-pub use options::{Limits, RenderOptions};
+pub use options::{RenderLimits, RenderOptions};
 /// The stats every rendering returns (defined with the turn model, which records them).
 pub use ptc_turn::CompressionStats;
 pub use strategy::{

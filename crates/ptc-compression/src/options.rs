@@ -6,11 +6,11 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Size limits of a rendering. The defaults are the required ones: the newest 15 `println`
-/// entries (API-004) and 20 tool calls (API-005); samples of at most 3 items and 80 characters
-/// per string (TRN-002); tool-call arguments of at most 3 items and 60 characters (TRN-003).
+/// entries and 20 tool calls; samples of at most 3 items and 80 characters
+/// per string; tool-call arguments of at most 3 items and 60 characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Limits {
+pub struct RenderLimits {
     /// Most recent `println` entries shown (one entry per call, however many lines).
     pub println_limit: usize,
     /// Most recent tool calls shown.
@@ -25,9 +25,9 @@ pub struct Limits {
     pub arg_printable_limit: usize,
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
+impl Default for RenderLimits {
+    fn default() -> RenderLimits {
+        RenderLimits {
             println_limit: 15,
             tool_call_limit: 20,
             sample_limit: 3,
@@ -50,18 +50,18 @@ impl Default for Limits {
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct RenderOptions<'a> {
-    /// The mission, first in the first user message and never removed (MSG-003, MSG-007).
+    /// The mission, first in the first user message and never removed.
     pub mission: &'a str,
-    /// Sent unchanged as the system message (MSG-006).
+    /// Sent unchanged as the system message.
     pub system_prompt: &'a str,
     /// The `tool/` namespace, in the order shown.
     pub tools: &'a [ToolSpec],
     /// The `data/` namespace, shown in name order.
     pub data: &'a BTreeMap<String, Value>,
-    /// The turn budget. Turns left is `max_turns` minus the turns recorded (ARC-006).
+    /// The turn budget. Turns left is `max_turns` minus the turns recorded.
     pub max_turns: u32,
     /// Size limits (the required defaults unless configured).
-    pub limits: Limits,
+    pub limits: RenderLimits,
 }
 
 static NO_DATA: BTreeMap<String, Value> = BTreeMap::new();
@@ -75,7 +75,7 @@ impl<'a> RenderOptions<'a> {
             tools: &[],
             data: &NO_DATA,
             max_turns,
-            limits: Limits::default(),
+            limits: RenderLimits::default(),
         }
     }
 
@@ -87,7 +87,7 @@ impl<'a> RenderOptions<'a> {
             tools: &task.tools,
             data: &task.data,
             max_turns: task.max_turns,
-            limits: Limits::default(),
+            limits: RenderLimits::default(),
         }
     }
 
@@ -104,12 +104,12 @@ impl<'a> RenderOptions<'a> {
     }
 
     /// Render with `limits`.
-    pub fn with_limits(mut self, limits: Limits) -> RenderOptions<'a> {
+    pub fn with_limits(mut self, limits: RenderLimits) -> RenderOptions<'a> {
         self.limits = limits;
         self
     }
 
-    /// Single-shot runs are never compressed (SS-001).
+    /// Single-shot runs are never compressed.
     pub fn is_single_shot(&self) -> bool {
         self.max_turns <= 1
     }
@@ -123,7 +123,7 @@ mod tests {
     // API-004, API-005, TRN-002, TRN-003: the default limits.
     #[test]
     fn default_limits_are_the_required_ones() {
-        let limits = Limits::default();
+        let limits = RenderLimits::default();
         assert_eq!(limits.println_limit, 15);
         assert_eq!(limits.tool_call_limit, 20);
         assert_eq!(

@@ -1,9 +1,9 @@
 //! The text of every part of a rendering. Strategies choose which parts to show and where;
 //! the wording lives only here (see docs/compression.md for the layout).
 
-use crate::options::{Limits, RenderOptions};
+use crate::options::{RenderLimits, RenderOptions};
 use crate::vocabulary::TypeVocabulary;
-use ptc_lisp::format::to_clojure;
+use ptc_lisp::to_clojure;
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, Value, ValueShape};
 use ptc_turn::{Message, Turn};
 use std::borrow::Cow;
@@ -70,8 +70,8 @@ impl<'o> Parts<'o> {
     }
 }
 
-/// The `Turns left: N` line, or the final-turn warning when the coming turn is the last (MSG-005).
-/// `done` is the number of turns taken before the turn the line is read for (ARC-006).
+/// The `Turns left: N` line, or the final-turn warning when the coming turn is the last.
+/// `done` is the number of turns taken before the turn the line is read for.
 pub(crate) fn write_turns_left(out: &mut String, max_turns: u32, done: usize) {
     let left = (max_turns as usize).saturating_sub(done);
     if left <= 1 {
@@ -99,6 +99,25 @@ fn open_comment(out: &mut String, line_start: usize) {
     out.push_str("; ");
 }
 
+/// Whether a docstring shows anything on a summary line (see [`push_doc`]).
+fn shows_text(doc: &str) -> bool {
+    doc.chars().any(|c| c != ';' && !c.is_whitespace())
+}
+
+/// A docstring as a summary line shows it: on one line, trimmed, and without `;`, which would
+/// start a comment inside the comment the line is.
+fn push_doc(out: &mut String, doc: &str) {
+    let trimmed = doc.trim();
+    // Most docstrings are one plain line: one scan, and no copy.
+    if !trimmed.bytes().any(|b| matches!(b, b';' | b'\n' | b'\r')) {
+        out.push_str(trimmed);
+    } else if doc.contains(';') {
+        push_one_line(out, doc.replace(';', "").trim());
+    } else {
+        push_one_line(out, trimmed);
+    }
+}
+
 /// Append `text` on the current line: line breaks become single spaces so one entry stays one
 /// line.
 fn push_one_line(out: &mut String, text: &str) {
@@ -120,7 +139,7 @@ fn push_one_line(out: &mut String, text: &str) {
     }
 }
 
-fn push_sample(out: &mut String, value: &Value, limits: &Limits) {
+fn push_sample(out: &mut String, value: &Value, limits: &RenderLimits) {
     let (text, _) = to_clojure(
         value,
         Some(limits.sample_limit),
@@ -130,7 +149,7 @@ fn push_sample(out: &mut String, value: &Value, limits: &Limits) {
 }
 
 /// Whether a sample tells more than the type label: not for `nil` or an empty collection
-/// (DEF-003, DEF-004: `x = nil`, `x = list[0]`), nor for functions.
+/// (`x = nil`, `x = list[0]`), nor for functions.
 fn sample_adds_information(value: &Value) -> bool {
     !matches!(
         ValueShape::of(value),
@@ -142,7 +161,7 @@ fn sample_adds_information(value: &Value) -> bool {
     )
 }
 
-/// `;; === tool/ ===` and one line per tool (FMT-001, FMT-004).
+/// `;; === tool/ ===` and one line per tool.
 pub(crate) fn write_tools(out: &mut String, opts: &RenderOptions<'_>, detail: Detail) {
     if opts.tools.is_empty() {
         return;
@@ -178,8 +197,8 @@ pub(crate) fn write_tools(out: &mut String, opts: &RenderOptions<'_>, detail: De
     }
 }
 
-/// `;; === data/ ===` and one line per input (FMT-002, FMT-005, NS-008). Data samples are shown
-/// whether or not the program printed, so this section never changes between turns (NS-012).
+/// `;; === data/ ===` and one line per input. Data samples are shown
+/// whether or not the program printed, so this section never changes between turns.
 pub(crate) fn write_data(out: &mut String, opts: &RenderOptions<'_>, detail: Detail) {
     if opts.data.is_empty() {
         return;
@@ -200,7 +219,7 @@ pub(crate) fn write_data(out: &mut String, opts: &RenderOptions<'_>, detail: Det
 }
 
 /// Return shapes of functions the final namespace does not know a return for, found in earlier
-/// turns' namespaces: a function called in turn 2 keeps its `-> type` in turn 4 (FMT-006). Only
+/// turns' namespaces: a function called in turn 2 keeps its `-> type` in turn 4. Only
 /// an identical definition (same parameters and docstring) counts, so a redefinition never
 /// inherits its predecessor's return type.
 pub(crate) struct ReturnShapes<'t> {
@@ -251,18 +270,18 @@ impl<'t> ReturnShapes<'t> {
     }
 }
 
-/// One line of the `user/` namespace: a function (FMT-006..008) or a value (FMT-009, FMT-010).
+/// One line of the `user/` namespace: a function or a value.
 fn write_definition(
     out: &mut String,
     def: &Definition,
     returns: &ReturnShapes<'_>,
     show_samples: bool,
     detail: Detail,
-    limits: &Limits,
+    limits: &RenderLimits,
 ) {
     let line = out.len();
     let doc = match detail {
-        Detail::Full => def.doc.as_deref().filter(|d| !d.trim().is_empty()),
+        Detail::Full => def.doc.as_deref().filter(|d| shows_text(d)),
         Detail::Minimal => None,
     };
     if def.is_function() && !def.params.is_empty() {
@@ -280,7 +299,7 @@ fn write_definition(
         open_comment(out, line);
         if let Some(doc) = doc {
             out.push('"');
-            push_one_line(out, doc.trim());
+            push_doc(out, doc);
             out.push('"');
             if returns.is_some() {
                 out.push(' ');
@@ -296,7 +315,7 @@ fn write_definition(
         open_comment(out, line);
         if let Some(doc) = doc {
             out.push('"');
-            push_one_line(out, doc.trim());
+            push_doc(out, doc);
             out.push_str("\" ");
         }
         out.push_str("= ");
@@ -308,7 +327,7 @@ fn write_definition(
     }
 }
 
-/// A `user/` section under `header` with `defs` in the given order (DEF-009).
+/// A `user/` section under `header` with `defs` in the given order.
 pub(crate) fn write_user<'d>(
     out: &mut String,
     header: &str,
@@ -316,7 +335,7 @@ pub(crate) fn write_user<'d>(
     returns: &ReturnShapes<'_>,
     show_samples: bool,
     detail: Detail,
-    limits: &Limits,
+    limits: &RenderLimits,
 ) {
     let mut defs = defs.into_iter().peekable();
     if defs.peek().is_none() {
@@ -330,14 +349,14 @@ pub(crate) fn write_user<'d>(
 }
 
 /// `;   name(arg arg) -> result`: arguments space separated, each truncated with the argument
-/// limits, parentheses always shown (FMT-012, TC-003, AMB-007); the result, truncated like a
-/// sample, only when asked for (TC-004, TC-006).
+/// limits, parentheses always shown; the result, truncated like a
+/// sample, only when asked for.
 fn write_tool_call(
     out: &mut String,
     call: &ToolCallRecord,
     with_result: bool,
     detail: Detail,
-    limits: &Limits,
+    limits: &RenderLimits,
 ) {
     out.push_str(";   ");
     out.push_str(&call.name);
@@ -378,13 +397,13 @@ fn write_tool_call(
     }
 }
 
-/// `;; Tool calls made:` and the given calls (FMT-011); nothing when there are none.
+/// `;; Tool calls made:` and the given calls; nothing when there are none.
 pub(crate) fn write_tool_calls<'c>(
     out: &mut String,
     calls: impl IntoIterator<Item = &'c ToolCallRecord>,
     with_results: bool,
     detail: Detail,
-    limits: &Limits,
+    limits: &RenderLimits,
 ) -> usize {
     let mut shown = 0;
     for call in calls {
@@ -398,8 +417,8 @@ pub(crate) fn write_tool_calls<'c>(
     shown
 }
 
-/// `;; Output:` and the given `println` entries, each exactly as printed (FMT-014, FMT-015,
-/// FMT-018, TRN-007); nothing when there are none.
+/// `;; Output:` and the given `println` entries, each exactly as printed; nothing when there
+/// are none.
 pub(crate) fn write_output<'p>(
     out: &mut String,
     prints: impl IntoIterator<Item = &'p String>,
@@ -418,7 +437,7 @@ pub(crate) fn write_output<'p>(
 
 /// The newest `limit` items of the successful turns' lists (tool calls or prints), found
 /// without touching older items: one backward pass over the turns reads only list lengths,
-/// then iteration starts at the first kept item (TC-007, TRN-010: the oldest are dropped).
+/// then iteration starts at the first kept item (the oldest are dropped).
 pub(crate) struct Newest<'t, T: 't> {
     turns: &'t [Turn],
     list: fn(&Turn) -> &[T],
@@ -493,7 +512,7 @@ pub(crate) fn successful_prints(turn: &Turn) -> &[String] {
 }
 
 /// The parts of a coalesced summary user message before the turn count: mission, `tool/`,
-/// `data/`, `user/`, tool calls and output (MSG-003, MSG-004, FMT-016, FMT-017).
+/// `data/`, `user/`, tool calls and output.
 pub(crate) fn write_summary(
     parts: &mut Parts<'_>,
     opts: &RenderOptions<'_>,
@@ -532,7 +551,7 @@ pub(crate) fn write_summary(
     counts.prints_shown += prints.shown;
 }
 
-/// The assistant message of a failed turn under compression: its full program (CMP-002), or the
+/// The assistant message of a failed turn under compression: its full program, or the
 /// raw response when no program could be taken from it.
 pub(crate) fn program_text(turn: &Turn) -> Cow<'_, str> {
     let program = turn.program().trim_end_matches(['\n', '\r']);
@@ -557,7 +576,7 @@ pub(crate) fn verbatim_text(turn: &Turn) -> Cow<'_, str> {
     }
 }
 
-/// The user message answering a turn: `Error: MESSAGE` for a failed turn (ERR-003); for a
+/// The user message answering a turn: `Error: MESSAGE` for a failed turn; for a
 /// successful one the definitions it made (when `defined` is given), its tool calls (with
 /// results when the turn printed nothing), its output and (when `with_value`) its value. Then
 /// the turn count for the turn after it.

@@ -7,16 +7,15 @@ use crate::render::{
 use crate::tokenizer::HeuristicTokenizer;
 use ptc_lisp::Definition;
 use ptc_lisp::Value;
-use ptc_lisp::value::FnRepr;
 use ptc_turn::{CompressionStats, Message, Role, Turn};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// A way of rendering a turn history as the messages the model sees next (ARC-003).
+/// A way of rendering a turn history as the messages the model sees next.
 ///
-/// Rendering is a pure function of its inputs (ARC-004): the same turns, namespace and options
+/// Rendering is a pure function of its inputs: the same turns, namespace and options
 /// always give the same bytes, and nothing is changed or remembered between calls. Turn counts
-/// come from the number of turns, never from the number of messages (ARC-006).
+/// come from the number of turns, never from the number of messages.
 pub trait Compression: Send + Sync {
     /// The strategy's name, as written in a compression spec (`single-user-coalesced`).
     fn name(&self) -> &str;
@@ -136,7 +135,7 @@ fn finish(
 }
 
 /// The length in bytes of the stable, cacheable start of a first user message rendered by any
-/// built-in strategy: the mission, the `tool/` section and the `data/` section (NS-012). These
+/// built-in strategy: the mission, the `tool/` section and the `data/` section. These
 /// never change between turns of a run, so a provider's prompt cache can serve everything up
 /// to there. `None` when `message` does not start with them (e.g. it was not rendered from
 /// `opts`).
@@ -167,7 +166,7 @@ pub fn cacheable_prefix_len(message: &str, opts: &RenderOptions<'_>) -> Option<u
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailedTurns {
-    /// Every failed turn (CMP-003, ERR-002).
+    /// Every failed turn.
     #[default]
     All,
     /// Failed turns after the last successful one: errors the model has not recovered from.
@@ -207,8 +206,8 @@ impl FailedTurns {
     }
 }
 
-/// The summary user message of `turns` followed by the kept failed turns as program/error pairs
-/// (CMP-002, CMP-003, ERR-001..003). `next` is the number of turns taken once these are done:
+/// The summary user message of `turns` followed by the kept failed turns as program/error
+/// pairs. `next` is the number of turns taken once these are done:
 /// each turn count is the one the model had when writing the message that follows it.
 #[allow(clippy::too_many_arguments)]
 fn push_summary_and_failures(
@@ -314,7 +313,7 @@ fn uncompressed_messages(turns: &[Turn], opts: &RenderOptions<'_>) -> (Vec<Messa
     (messages, counts)
 }
 
-/// Render the full history under another strategy's name: single-shot runs (SS-001) and
+/// Render the full history under another strategy's name: single-shot runs and
 /// strategies below their activation threshold.
 fn render_in_full(
     strategy: &str,
@@ -343,7 +342,7 @@ impl Compression for Uncompressed {
     }
 }
 
-/// The default strategy (ARC-005): the system prompt, then one user message holding the mission,
+/// The default strategy: the system prompt, then one user message holding the mission,
 /// the namespaces and what all successful turns did, then the kept failed turns as
 /// program/error pairs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -631,7 +630,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Fn(x), Value::Fn(y)) => {
             x.ptr_eq(y)
-                || matches!((x.repr(), y.repr()), (FnRepr::Opaque(p), FnRepr::Opaque(q)) if p == q)
+                || matches!((x.read_back_text(), y.read_back_text()), (Some(p), Some(q)) if p == q)
         }
         // The same allocation: equal without looking inside.
         (Value::List(x), Value::List(y)) | (Value::Vector(x), Value::Vector(y)) if x.ptr_eq(y) => {

@@ -4,7 +4,7 @@ use ptc_lisp::{Value, ValueShape};
 use std::fmt::Write;
 
 /// Labels values by type for summaries: `list[3]`, `map[0]`, `set[2]`, `string`, `integer`,
-/// `float`, `boolean`, `keyword`, `nil`, `#fn[...]` (TYP-001..012). Lists and vectors are both
+/// `float`, `boolean`, `keyword`, `nil`, `#fn[...]`. Lists and vectors are both
 /// `list[N]`. Kinds the requirements do not name get their own plain word: `char`, `symbol`,
 /// `regex`, `var`, `lazy-seq`.
 ///
@@ -63,8 +63,7 @@ impl TypeVocabulary {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-    use ptc_lisp::value::{FnRepr, Function};
-    use std::sync::Arc;
+    use ptc_lisp::Function;
 
     fn kw(s: &str) -> Value {
         Value::keyword(s)
@@ -72,7 +71,7 @@ mod tests {
 
     #[test]
     fn every_required_type_has_its_label() {
-        let opaque_fn = Value::Fn(Function(Arc::new(FnRepr::Opaque("#fn[double]".into()))));
+        let opaque_fn = Value::Fn(Function::read_back("#fn[double]"));
         let cases: Vec<(&str, Value, &str)> = vec![
             ("TYP-001", Value::vector([]), "list[0]"),
             ("TYP-001", Value::empty_list(), "list[0]"),

@@ -1,5 +1,5 @@
 //! Golden tests: turn histories rendered by each strategy, compared with the expected messages
-//! and stats in `tests/golden/*.txt`. Run with `BLESS=1` to rewrite the files after an intended
+//! and stats in `tests/golden/*.txt`. Run with `UPDATE_GOLDEN=1` to rewrite the files after an intended
 //! change, then review the diff.
 
 mod fixtures;
@@ -7,8 +7,8 @@ mod fixtures;
 use fixtures::*;
 use pretty_assertions::assert_eq;
 use ptc_compression::{
-    Aggressive, Compression, CompressionConfig, FailedTurns, Limits, PerTurnSummary, RenderOptions,
-    Rendered, RollingWindow, SingleUserCoalesced, Uncompressed, transcript,
+    Aggressive, Compression, CompressionConfig, FailedTurns, PerTurnSummary, RenderLimits,
+    RenderOptions, Rendered, RollingWindow, SingleUserCoalesced, Uncompressed, transcript,
 };
 use ptc_lisp::Value;
 use ptc_turn::Turn;
@@ -23,13 +23,13 @@ fn check_golden(name: &str, rendered: &Rendered) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(format!("{name}.txt"));
-    if std::env::var_os("BLESS").is_some() {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &actual).expect("write golden file");
         return;
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "cannot read {}: {e}; run with BLESS=1 to create it",
+            "cannot read {}: {e}; run with UPDATE_GOLDEN=1 to create it",
             path.display()
         )
     });
@@ -40,7 +40,7 @@ struct Case {
     tools: Vec<ptc_lisp::ToolSpec>,
     data: std::collections::BTreeMap<String, Value>,
     max_turns: u32,
-    limits: Limits,
+    limits: RenderLimits,
 }
 
 impl Case {
@@ -49,7 +49,7 @@ impl Case {
             tools: tools(),
             data: data(),
             max_turns: 6,
-            limits: Limits::default(),
+            limits: RenderLimits::default(),
         }
     }
 
@@ -147,10 +147,10 @@ fn the_last_turn_is_announced() {
 fn limits_keep_the_newest_calls_and_prints() {
     let case = Case {
         max_turns: 10,
-        limits: Limits {
+        limits: RenderLimits {
             println_limit: 3,
             tool_call_limit: 2,
-            ..Limits::default()
+            ..RenderLimits::default()
         },
         ..Case::new()
     };

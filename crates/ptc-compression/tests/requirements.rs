@@ -6,7 +6,7 @@ use fixtures::*;
 use pretty_assertions::assert_eq;
 use ptc_compression::{
     Aggressive, Compression, CompressionConfig, CompressionOptions, CompressionSetting,
-    FailedTurns, Limits, PerTurnSummary, RenderOptions, RollingWindow, SingleUserCoalesced,
+    FailedTurns, PerTurnSummary, RenderLimits, RenderOptions, RollingWindow, SingleUserCoalesced,
     StrategyKind, Uncompressed,
 };
 use ptc_lisp::{ToolSpec, Value, ValueShape};
@@ -107,7 +107,7 @@ fn rendering_is_deterministic() {
 fn system_prompt_and_mission_always_lead() {
     let fixture = Fixture::new();
     let history = history();
-    let tiny = Limits {
+    let tiny = RenderLimits {
         println_limit: 0,
         tool_call_limit: 0,
         sample_limit: 0,
@@ -117,7 +117,7 @@ fn system_prompt_and_mission_always_lead() {
     };
     for strategy in strategies() {
         for n in 0..=history.len() {
-            for limits in [Limits::default(), tiny] {
+            for limits in [RenderLimits::default(), tiny] {
                 let turns = &history[..n];
                 let opts = fixture.opts(8).with_limits(limits);
                 let rendered = strategy.to_messages(turns, memory_of(turns), &opts);
@@ -300,6 +300,22 @@ fn return_types_are_found_in_earlier_turns() {
     assert!(text.contains("\n(total [xs ys])\n"), "{text}");
 }
 
+/// The lines of the `user/` section the default strategy renders for `memory`.
+fn user_section(fixture: &Fixture, memory: Vec<ptc_lisp::Definition>) -> Vec<String> {
+    let turns = vec![ok(1, "...", Value::Nil).with_memory(memory.clone())];
+    let text = SingleUserCoalesced::default()
+        .to_messages(&turns, &memory, &fixture.opts(5))
+        .messages[1]
+        .content
+        .clone();
+    text.split("\n\n")
+        .find(|part| part.starts_with(";; === user/"))
+        .expect("user section")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
 // FMT-006, FMT-007, FMT-008, FMT-009, FMT-010, DEF-003, DEF-004, DEF-005, TYP-011: function and
 // value lines.
 #[test]
@@ -319,18 +335,7 @@ fn value_lines() {
         ),
         fn_def("half", &["[n]"], Some(ValueShape::Float)),
     ];
-    let turns = vec![ok(1, "...", Value::Nil).with_memory(memory.clone())];
-    let text = SingleUserCoalesced::default()
-        .to_messages(&turns, &memory, &fixture.opts(5))
-        .messages[1]
-        .content
-        .clone();
-    let section: Vec<&str> = text
-        .split("\n\n")
-        .find(|part| part.starts_with(";; === user/"))
-        .expect("user section")
-        .lines()
-        .collect();
+    let section = user_section(&fixture, memory);
     let pad = |name: &str| format!("{name}{}; ", " ".repeat(30 - name.len()));
     assert_eq!(
         section,
@@ -348,6 +353,29 @@ fn value_lines() {
             format!("{}\"Pick the best\"", pad("(pick [xs])")),
             format!("{}\"Rank them\" -> list[3]", pad("(rank [xs])")),
             format!("{}-> float", pad("(half [n])")),
+        ]
+    );
+}
+
+// DEF-007: a docstring is shown without its `;`, which would break the comment its line is; a
+// docstring of nothing but `;` shows as no docstring.
+#[test]
+fn docstrings_lose_every_semicolon_on_summary_lines() {
+    let fixture = Fixture::new();
+    let memory = vec![
+        documented(value_def("rate", Value::Float(0.2)), "Tax; as a; fraction"),
+        documented(fn_def("pick", &["[xs]"], None), "Best;; first"),
+        documented(fn_def("skip", &["[xs]"], None), ";"),
+    ];
+    let section = user_section(&fixture, memory);
+    let pad = |name: &str| format!("{name}{}; ", " ".repeat(30 - name.len()));
+    assert_eq!(
+        section,
+        vec![
+            ";; === user/ (your prelude) ===".to_string(),
+            format!("{}\"Tax as a fraction\" = float, sample: 0.2", pad("rate")),
+            format!("{}\"Best first\"", pad("(pick [xs])")),
+            "(skip [xs])".to_string(),
         ]
     );
 }
@@ -427,9 +455,9 @@ fn println_limit_counts_calls_not_lines() {
         ok(1, "...", Value::Nil).with_prints(vec!["one".into(), "two\nlines".into()]),
         ok(2, "...", Value::Nil).with_prints(vec!["three".into()]),
     ];
-    let opts = fixture.opts(5).with_limits(Limits {
+    let opts = fixture.opts(5).with_limits(RenderLimits {
         println_limit: 2,
-        ..Limits::default()
+        ..RenderLimits::default()
     });
     let rendered = SingleUserCoalesced::default().to_messages(&turns, &[], &opts);
     assert!(
@@ -529,9 +557,9 @@ fn compression_settings_normalize() {
     assert_eq!(kind.strategy, Some(StrategyKind::RollingWindow));
     assert_eq!(kind.options.window, 2);
     let options = CompressionOptions {
-        limits: Limits {
+        limits: RenderLimits {
             println_limit: 10,
-            ..Limits::default()
+            ..RenderLimits::default()
         },
         ..CompressionOptions::default()
     };

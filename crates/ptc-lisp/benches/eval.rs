@@ -3,7 +3,7 @@
 //! over 10,000 maps held in `data/` ≤ 2 ms; a 100,000-iteration `loop`/`recur` ≤ 5 ms.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ptc_lisp::{Program, Runtime, UserNamespace, Value, json};
+use ptc_lisp::{Program, Runtime, UserNamespace, Value};
 use std::hint::black_box;
 
 #[path = "../tests/support/products.rs"]
@@ -24,7 +24,7 @@ fn benches(c: &mut Criterion) {
     // Every input is built before anything is measured, so that where the data set lands in
     // memory does not depend on which benchmarks ran before it (a run of one benchmark alone
     // measures what the whole suite does).
-    let data = json::from_json_str(&products_json(10_000)).expect("valid JSON");
+    let data = ptc_lisp::from_json_str(&products_json(10_000)).expect("valid JSON");
     let data_runtime = Runtime::new().with_data_map(&data).expect("a map");
     let pipeline = Program::parse(PIPELINE).expect("valid program");
     let counting_loop = Program::parse(LOOP).expect("valid program");
@@ -57,7 +57,7 @@ fn benches(c: &mut Criterion) {
 pub fn profile(which: &str, n: usize) {
     let memory = UserNamespace::new();
     let runtime = if which == "pipeline" {
-        let data = json::from_json_str(&products_json(10_000)).expect("valid JSON");
+        let data = ptc_lisp::from_json_str(&products_json(10_000)).expect("valid JSON");
         Runtime::new().with_data_map(&data).expect("a map")
     } else {
         Runtime::new()

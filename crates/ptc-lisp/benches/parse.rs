@@ -2,8 +2,13 @@
 //! a realistic ~40-line program.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ptc_lisp::reader::{ReadLimits, read};
+use ptc_lisp::{Form, Program, ReadLimits};
 use std::hint::black_box;
+
+/// The forms of `src`, read with `limits`.
+fn read(src: &str, limits: &ReadLimits) -> ptc_lisp::Result<Vec<Form>> {
+    Program::parse_with(src, limits).map(|p| p.forms().to_vec())
+}
 
 const SMALL: &str = "(let [xs [1 2 3 4 5]] (reduce + (map inc (filter odd? xs))))";
 

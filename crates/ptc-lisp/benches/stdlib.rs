@@ -2,7 +2,7 @@
 //! programs write most, with `where`, transducers and the aggregation helpers.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ptc_lisp::{Outcome, Program, Runtime, UserNamespace, json};
+use ptc_lisp::{Outcome, Program, Runtime, UserNamespace};
 use std::hint::black_box;
 
 fn orders() -> String {
@@ -52,7 +52,7 @@ const PROGRAMS: &[(&str, &str)] = &[
 ];
 
 fn bench_stdlib(c: &mut Criterion) {
-    let data = json::from_json_str(&orders()).expect("fixture JSON");
+    let data = ptc_lisp::from_json_str(&orders()).expect("fixture JSON");
     let runtime = Runtime::new()
         .with_data_map(&data)
         .expect("fixture data is a map");

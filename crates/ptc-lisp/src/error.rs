@@ -31,7 +31,7 @@ pub enum ErrorKind {
     Arithmetic,
     /// A name that is neither local, defined, a builtin, a tool nor a data key.
     UndefinedSymbol,
-    /// A bare name that is both a tool and a data key (NS-007).
+    /// A bare name that is both a tool and a data key.
     AmbiguousReference,
     /// A host tool failed, panicked or timed out.
     Tool,
@@ -133,7 +133,9 @@ impl fmt::Display for ErrorKind {
 /// An error from reading, analysing or running a program.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub struct Error {
+    /// What went wrong, as a stable kind.
     pub kind: ErrorKind,
+    /// What went wrong and what to do instead, written for the model that wrote the program.
     pub message: String,
     /// Where in the source the error arose, when known.
     pub span: Option<Span>,
@@ -164,6 +166,7 @@ impl fmt::Display for Error {
 }
 
 impl Error {
+    /// An error of `kind` with `message` and no position.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
         Error {
             kind,
@@ -174,11 +177,12 @@ impl Error {
         }
     }
 
+    /// An error of `kind` at `span` of the source.
     pub fn at(kind: ErrorKind, span: Span, message: impl Into<String>) -> Error {
         Error::new(kind, message).with_span(span)
     }
 
-    pub fn with_span(mut self, span: Span) -> Error {
+    pub(crate) fn with_span(mut self, span: Span) -> Error {
         self.span = Some(span);
         self
     }
@@ -204,31 +208,31 @@ impl Error {
         format!("error[{}] {self}", self.kind)
     }
 
-    pub fn parse(span: Span, message: impl Into<String>) -> Error {
+    pub(crate) fn parse(span: Span, message: impl Into<String>) -> Error {
         Error::at(ErrorKind::Parse, span, message)
     }
-    pub fn syntax(span: Span, message: impl Into<String>) -> Error {
+    pub(crate) fn syntax(span: Span, message: impl Into<String>) -> Error {
         Error::at(ErrorKind::Syntax, span, message)
     }
-    pub fn arity(message: impl Into<String>) -> Error {
+    pub(crate) fn arity(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Arity, message)
     }
-    pub fn type_error(message: impl Into<String>) -> Error {
+    pub(crate) fn type_error(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Type, message)
     }
-    pub fn argument(message: impl Into<String>) -> Error {
+    pub(crate) fn argument(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Argument, message)
     }
-    pub fn index(message: impl Into<String>) -> Error {
+    pub(crate) fn index(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Index, message)
     }
-    pub fn arithmetic(message: impl Into<String>) -> Error {
+    pub(crate) fn arithmetic(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Arithmetic, message)
     }
-    pub fn unsupported(message: impl Into<String>) -> Error {
+    pub(crate) fn unsupported(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Unsupported, message)
     }
-    pub fn memory_limit(limit_bytes: usize) -> Error {
+    pub(crate) fn memory_limit(limit_bytes: usize) -> Error {
         Error::new(
             ErrorKind::MemoryLimit,
             format!(
@@ -239,6 +243,10 @@ impl Error {
         )
     }
 }
+
+/// Key marking a map as a caught exception (the map a `catch` binds), so that `throw` can
+/// rethrow it as it was.
+pub(crate) const EXCEPTION_MARKER: &str = "ptc/exception";
 
 /// Shorthand used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

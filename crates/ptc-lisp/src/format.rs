@@ -2,14 +2,14 @@
 //!
 //! - [`pr_str`]: exactly what Clojure's `pr-str` prints (readable; maps with `, `).
 //! - [`to_clojure`]: without limits, exactly [`pr_str`]; with limits, the compact form used in
-//!   prompts (SAM-003): the same reader syntax without the commas between map entries (commas
-//!   are whitespace to the reader, so it reads back to the same value), truncated
-//!   (TRN-001..005): collections over `limit` items end with `... (N items, showing first M)` and
+//!   prompts: the same reader syntax without the commas between map entries (commas
+//!   are whitespace to the reader, so it reads back to the same value), truncated:
+//!   collections over `limit` items end with `... (N items, showing first M)` and
 //!   strings over `printable_limit` characters end with `...`.
 //! - [`print_str`]: what `println` shows (strings and characters unquoted at every depth).
 //! - [`str_of`]: what `str` makes of one value (`nil` is empty, a string is itself).
 
-use crate::value::{Date, DateKind, FnRepr, Value};
+use crate::value::{Date, DateKind, Value};
 use std::fmt::Write;
 
 /// Clojure's `pr-str` of one value.
@@ -24,7 +24,7 @@ pub fn pr_str(value: &Value) -> String {
 /// prompts, whose maps have no commas.
 ///
 /// ```
-/// use ptc_lisp::{Value, format::to_clojure};
+/// use ptc_lisp::{Value, to_clojure};
 /// let v = Value::vector((1..=5).map(Value::Int));
 /// assert_eq!(to_clojure(&v, Some(3), None), ("[1 2 3 ...] (5 items, showing first 3)".to_string(), true));
 /// let m = Value::map([(Value::keyword("a"), Value::string("hello world")), (Value::keyword("b"), Value::Int(2))]);
@@ -94,13 +94,6 @@ pub enum Rendering {
 /// when it fits, `Err` with a prefix of at least `max_bytes` bytes when it does not. A value
 /// whose shared parts repeat can print as gigabytes; this costs at most about `max_bytes` of
 /// work and memory however large the value would print.
-///
-/// ```
-/// use ptc_lisp::{Value, format::{Rendering, render_within}};
-/// let v = Value::vector((1..=5).map(Value::Int));
-/// assert_eq!(render_within(&v, Rendering::Readable, 100), Ok("[1 2 3 4 5]".to_string()));
-/// assert_eq!(render_within(&v, Rendering::Readable, 4), Err("[1 2 ".to_string()));
-/// ```
 pub fn render_within(
     value: &Value,
     rendering: Rendering,
@@ -188,6 +181,20 @@ pub fn format_float(f: f64) -> String {
     }
 }
 
+/// `pr-str`: a value debugs as the program would print it.
+impl std::fmt::Debug for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&pr_str(self))
+    }
+}
+
+impl std::fmt::Display for Value {
+    /// The `str` rendering: strings without quotes, `nil` as the empty string.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&str_of(self))
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Style {
     /// `pr-str`: quoted strings, `, ` between map entries.
@@ -270,9 +277,9 @@ impl Printer {
             Value::Set(items) => self.items("#{", "}", items.len(), items.iter()),
             Value::Map(m) => self.map(m),
             Value::Fn(f) => {
-                let _ = match f.repr() {
-                    FnRepr::Opaque(text) => write!(self.out, "{text}"),
-                    _ => write!(self.out, "#fn[{}]", f.name()),
+                let _ = match f.read_back_text() {
+                    Some(text) => write!(self.out, "{text}"),
+                    None => write!(self.out, "#fn[{}]", f.name()),
                 };
             }
             Value::Regex(r) => {
@@ -458,6 +465,19 @@ mod tests {
     }
 
     #[test]
+    fn render_within_stops_near_its_bound() {
+        let v = Value::vector((1..=5).map(Value::Int));
+        assert_eq!(
+            render_within(&v, Rendering::Readable, 100),
+            Ok("[1 2 3 4 5]".to_string())
+        );
+        assert_eq!(
+            render_within(&v, Rendering::Readable, 4),
+            Err("[1 2 ".to_string())
+        );
+    }
+
+    #[test]
     fn pr_str_matches_clojure() {
         let cases: Vec<(Value, &str)> = vec![
             (Value::Nil, "nil"),
@@ -510,13 +530,13 @@ mod tests {
         assert_eq!(pr_str(&instant), r#"#inst "1970-01-01T00:00:01.500-00:00""#);
         assert_eq!(str_of(&instant), "Thu Jan 01 00:00:01 UTC 1970");
         for v in [day, instant] {
-            assert_eq!(crate::value::read_value(&pr_str(&v)).unwrap(), v);
+            assert_eq!(crate::reader::read_value(&pr_str(&v)).unwrap(), v);
         }
     }
 
     #[test]
     fn lazy_sequences_and_functions_read_back_as_what_they_printed() {
-        use crate::value::read_value;
+        use crate::reader::read_value;
         for program in [
             "(range)",
             "(map inc (iterate inc 0))",

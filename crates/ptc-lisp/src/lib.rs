@@ -3,26 +3,58 @@
 // Values hash and compare by content, never through the interior mutability some functions hold
 // (memoization caches), so using them as map keys is sound.
 #![allow(clippy::mutable_key_type)]
+#![deny(missing_docs)]
 
-mod analyze;
-pub mod builtins;
-pub mod error;
-pub mod eval;
-pub mod format;
-pub mod json;
-pub mod limits;
-pub mod namespace;
-pub mod reader;
-pub mod reference;
+// The modules, in layer order: each may use only the modules declared above it (`cargo xtask
+// layers`, part of `cargo xtask ci`, checks every `crate::` path against this order). Each has
+// a comment line of its own, so that formatting keeps the order.
+
+// Source positions.
+mod span;
+// Native stack growth for deep walks.
+mod stack;
+// Values: data only; functions are opaque handles.
+mod value;
+// Printing values.
+mod format;
+// The one error type.
+mod error;
+// Text to forms; forms and printed text to values; regex syntax.
+mod reader;
+// JSON to and from values.
+mod json;
+// Rust types to and from values, through serde.
+mod convert;
+// The user namespace as seen after a run.
+mod namespace;
+// The state and limits of one run, host tools, what a builtin is.
 mod runtime;
-pub mod span;
-pub mod tools;
-pub mod value;
+// The resolved program and the functions it makes.
+mod ir;
+// Forms to the resolved program: the language catalogue, names, special and macro-like forms.
+mod analyze;
+// The interpreter loop, calls, collections, exceptions, comprehensions.
+mod eval;
+// The builtin functions.
+mod builtins;
+// Programs, runtimes and outcomes: the embedder's entry points.
+mod engine;
+// The generated language reference.
+pub mod reference;
 
+pub use convert::{from_value, to_value};
+pub use engine::{
+    Outcome, Program, RunOutcome, RunStats, Runtime, UserNamespace, data_entries, eval_str,
+};
 pub use error::{Error, ErrorKind, Result};
-pub use limits::Limits;
-pub use namespace::{Definition, ValueShape};
-pub use runtime::{Outcome, Program, RunOutcome, RunStats, Runtime, UserNamespace, eval_str};
+pub use format::{pr_str, print_str, to_clojure};
+pub use json::{from_json, from_json_str, to_json};
+pub use namespace::Definition;
+pub use reader::{Form, FormKind, ReadLimits, read_value};
+pub use runtime::limits::Limits;
+pub use runtime::tools::{SyncTool, ToolCallRecord, ToolError, ToolOutcome, ToolSpec, Tools};
 pub use span::{Pos, Span};
-pub use tools::{Tool, ToolCallRecord, ToolError, ToolOutcome, ToolSpec, Tools};
-pub use value::{Value, from_value, to_value};
+pub use value::{
+    Date, Function, Keyword, LazySeq, Map, MapIter, Regex, Seq, SeqIter, Set, SetIter, Symbol,
+    Value, ValueShape,
+};

@@ -1,9 +1,10 @@
-//! The language reference, generated from the builtin registry and the table of special forms
-//! below, so the documentation cannot drift from the language: every example here and in the
-//! registry is run by the test suite.
+//! The language reference, generated from the builtin registry and the language catalogue (the
+//! special forms, macro-like forms and refused names the analyzer dispatches on), so the
+//! documentation cannot drift from the language: every example is run by the test suite.
 //!
 //! - [`markdown`] is `docs/language.md` (written by `cargo xtask docs`).
 //! - [`compact`] is the short reference an agent puts in its system prompt.
+//! - [`lookup`] and [`sections`] give the entries one by one (a REPL's `(doc x)`).
 //!
 //! ```
 //! let text = ptc_lisp::reference::compact();
@@ -11,90 +12,10 @@
 //! assert!(ptc_lisp::reference::markdown().starts_with("# PTC-Lisp language reference"));
 //! ```
 
+use crate::analyze::{FORMS, FormEntry, FormRole, REFUSED};
 use crate::builtins::{self, Builtin};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-
-/// Whether a form is built into the evaluator or rewritten into other forms first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FormKind {
-    /// Evaluated by the language itself (`if`, `let`, `fn`, ...).
-    Special,
-    /// Rewritten into special forms before evaluation, like a Clojure macro (`when`, `->`, ...).
-    Macro,
-}
-
-/// One special or macro-like form, documented like a builtin.
-#[derive(Debug, Clone, Copy)]
-pub struct FormDoc {
-    pub name: &'static str,
-    pub kind: FormKind,
-    /// How it is written; several shapes separated by spaces.
-    pub signature: &'static str,
-    /// One line saying what it does.
-    pub doc: &'static str,
-    /// A program using it ...
-    pub example: &'static str,
-    /// ... and that program's result as `pr-str` prints it (`(fail x)` shows as `failed: x`).
-    pub expected: &'static str,
-}
-
-macro_rules! form {
-    ($kind:ident, $name:literal, $sig:literal, $doc:literal, $ex:literal => $expected:literal) => {
-        FormDoc {
-            name: $name,
-            kind: FormKind::$kind,
-            signature: $sig,
-            doc: $doc,
-            example: $ex,
-            expected: $expected,
-        }
-    };
-}
-
-/// Every special form and macro-like form.
-pub const FORMS: &[FormDoc] = &[
-    form!(Special, "def", "(def name value) (def name \"doc\" value)", "Defines name in the user namespace; definitions last into later turns.", "(def rate 0.2) (* 100 rate)" => "20.0"),
-    form!(Special, "defn", "(defn name [params] body) (defn name \"doc\" ([x] ...) ([x y] ...))", "Defines a function in the user namespace (defn- is the same).", "(defn sq [x] (* x x)) (sq 5)" => "25"),
-    form!(Special, "declare", "(declare name ...)", "Names a definition that comes later, so earlier code may refer to it.", "(declare b) (defn a [] (b)) (defn b [] :b) (a)" => ":b"),
-    form!(Special, "fn", "(fn [params] body) (fn name [params] body) (fn ([x] ...) ([x y] ...))", "A function; params may be destructured and end with & rest.", "((fn [x & more] [x more]) 1 2 3)" => "[1 (2 3)]"),
-    form!(Special, "#()", "#(... % %2 %&)", "A short function: % (or %1) is the first argument, %2 the second, %& the rest.", "(map #(* % 10) [1 2])" => "(10 20)"),
-    form!(Special, "let", "(let [name value ...] body)", "Binds names (or destructuring patterns) in order, then evaluates the body.", "(let [{:keys [a b] :or {b 2}} {:a 1} [x & xs] [3 4]] [a b x xs])" => "[1 2 3 (4)]"),
-    form!(Special, "if", "(if test then) (if test then else)", "then when test is truthy (anything but nil and false), else otherwise.", "(if (empty? []) :empty :full)" => ":empty"),
-    form!(Special, "do", "(do expr ...)", "Evaluates the expressions in order; the value of the last one.", "(do (println \"hi\") 42)" => "42"),
-    form!(Special, "and", "(and x ...)", "The first falsey value, or the last value.", "[(and 1 nil 2) (and 1 2)]" => "[nil 2]"),
-    form!(Special, "or", "(or x ...)", "The first truthy value, or the last value.", "(or nil false :default)" => ":default"),
-    form!(Special, "quote", "(quote form) 'form", "The form itself as data, unevaluated.", "'(a b 1)" => "(a b 1)"),
-    form!(Special, "loop", "(loop [name init ...] body)", "A loop: recur in tail position jumps back with new values.", "(loop [i 0 acc []] (if (< i 3) (recur (inc i) (conj acc i)) acc))" => "[0 1 2]"),
-    form!(Special, "recur", "(recur value ...)", "Jumps to the innermost loop or function with new values (tail position only).", "((fn [n acc] (if (zero? n) acc (recur (dec n) (* acc n)))) 5 1)" => "120"),
-    form!(Special, "letfn", "(letfn [(name [params] body) ...] body)", "Local functions that may call each other.", "(letfn [(ev? [n] (if (zero? n) true (od? (dec n)))) (od? [n] (if (zero? n) false (ev? (dec n))))] (ev? 10))" => "true"),
-    form!(Special, "case", "(case x value expr ... default) (case x (v1 v2) expr ...)", "The expr for the constant equal to x, else the default (an error without one).", "(case :b :a 1 (:b :c) 2 0)" => "2"),
-    form!(Special, "try", "(try body (catch Exception e handler) (finally cleanup))", "Catches errors thrown in body; e is a map with :message (ex-message works on it).", "(try (nth [1] 5) (catch IndexOutOfBoundsException e :out-of-range) (finally (println \"done\")))" => ":out-of-range"),
-    form!(Special, "throw", "(throw (ex-info message data))", "Throws an exception; catch it with try.", "(try (throw (ex-info \"bad\" {:id 1})) (catch Exception e (ex-data e)))" => "{:id 1}"),
-    form!(Special, "for", "(for [x xs :let [y ...] :when test :while test ...] expr)", "A list comprehension; several bindings nest, the last varies fastest.", "(for [x [1 2 3] :when (odd? x) y [:a :b]] [x y])" => "([1 :a] [1 :b] [3 :a] [3 :b])"),
-    form!(Special, "doseq", "(doseq [x xs ...] body)", "Like for, for side effects; returns nil.", "(doseq [x [1 2]] (println x))" => "nil"),
-    form!(Special, "return", "(return value)", "Ends the program successfully with value.", "(do (return {:done true}) :not-reached)" => "{:done true}"),
-    form!(Special, "fail", "(fail reason)", "Ends the program as failed, with reason.", "(fail \"no matching order\")" => "failed: \"no matching order\""),
-    form!(Special, "comment", "(comment ...)", "Ignores its contents; nil.", "(comment (this is not run))" => "nil"),
-    form!(Macro, "when", "(when test body ...)", "The body when test is truthy, else nil.", "(when (pos? 3) :yes)" => ":yes"),
-    form!(Macro, "when-not", "(when-not test body ...)", "The body when test is falsey, else nil.", "(when-not (pos? 3) :yes)" => "nil"),
-    form!(Macro, "if-not", "(if-not test then else)", "(if (not test) then else).", "(if-not (empty? [1]) :some :none)" => ":some"),
-    form!(Macro, "cond", "(cond test expr ... :else expr)", "The expr after the first truthy test, else nil.", "(let [n 0] (cond (neg? n) :neg (zero? n) :zero :else :pos))" => ":zero"),
-    form!(Macro, "condp", "(condp pred x v1 e1 ... default)", "The expr for the first v with (pred v x) truthy, else the default.", "(condp = 2 1 :one 2 :two :many)" => ":two"),
-    form!(Macro, "if-let", "(if-let [name test] then else)", "Binds name to test's value and evaluates then when it is truthy, else else.", "(if-let [x (first [7])] (* x 2) :none)" => "14"),
-    form!(Macro, "when-let", "(when-let [name test] body ...)", "Binds name and evaluates the body when test's value is truthy, else nil.", "(when-let [m (re-find #\"\\d+\" \"a12\")] (parse-long m))" => "12"),
-    form!(Macro, "if-some", "(if-some [name test] then else)", "Like if-let, but only nil counts as missing (false is kept).", "(if-some [x false] [x] :none)" => "[false]"),
-    form!(Macro, "when-some", "(when-some [name test] body ...)", "Like when-let, but only nil counts as missing.", "(when-some [x 0] (inc x))" => "1"),
-    form!(Macro, "when-first", "(when-first [name coll] body ...)", "Binds name to the first item and evaluates the body when coll is not empty.", "(when-first [x [5 6]] (* x 2))" => "10"),
-    form!(Macro, "->", "(-> x (f a) g ...)", "Threads x through the forms as their first argument.", "(-> {:a 1} (assoc :b 2) (dissoc :a))" => "{:b 2}"),
-    form!(Macro, "->>", "(->> x (f a) g ...)", "Threads x through the forms as their last argument.", "(->> [1 2 3 4] (filter even?) (map inc))" => "(3 5)"),
-    form!(Macro, "as->", "(as-> x name form ...)", "Threads x through the forms, bound to name wherever it is needed.", "(as-> 5 n (* n 2) (- 100 n))" => "90"),
-    form!(Macro, "some->", "(some-> x form ...)", "Like ->, but stops at the first nil.", "(some-> {:a {:b 5}} :a :b inc)" => "6"),
-    form!(Macro, "some->>", "(some->> x form ...)", "Like ->>, but stops at the first nil.", "(some->> nil (map inc))" => "nil"),
-    form!(Macro, "cond->", "(cond-> x test form ...)", "Threads x through each form whose test is truthy (as first argument).", "(cond-> {:a 1} true (assoc :b 2) false (assoc :c 3))" => "{:a 1, :b 2}"),
-    form!(Macro, "cond->>", "(cond->> x test form ...)", "Like cond->, threading as last argument.", "(cond->> [1 2 3] true (map inc) false (filter odd?))" => "(2 3 4)"),
-    form!(Macro, "dotimes", "(dotimes [i n] body ...)", "Evaluates the body with i from 0 to n-1, for side effects; nil.", "(dotimes [i 2] (println i))" => "nil"),
-];
 
 /// Rules that hold across the language, for both references.
 const RULES: &[&str] = &[
@@ -117,13 +38,124 @@ const RULES: &[&str] = &[
      (java.util.Date. millis) and #inst are instants, shown in UTC.",
     "Nothing reads the clock or randomness (no LocalDate/now, rand, shuffle): take today's date \
      from the data or a tool.",
-    "Not available: defmacro, eval, atom/swap!/reset!, slurp/spit, future (use pmap or pcalls), \
-     import, and Java classes and methods beyond those listed.",
+    "Keywords, maps and sets are functions of their keys: (:name user), ({:a 1} :a), (#{1 2} 1).",
 ];
 
 /// The builtins of each family, in the registry's order of families, each sorted by name.
 fn families() -> Vec<(&'static str, Vec<&'static Builtin>)> {
     builtins::all()
+}
+
+/// What a reference entry documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A special form, evaluated by the language itself (`if`, `let`, `fn`, ...).
+    SpecialForm,
+    /// A macro-like form, rewritten into special forms (`when`, `->`, `cond`, ...).
+    MacroForm,
+    /// A builtin function.
+    Function,
+}
+
+/// How many arguments a builtin function takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arity {
+    /// The fewest arguments.
+    pub min: u8,
+    /// The most arguments; `None` when it takes any number more.
+    pub max: Option<u8>,
+}
+
+/// One documented name of the language: a form or a builtin function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// The canonical name (`map`, `clojure.string/join`, `when-let`, `#()`).
+    pub name: &'static str,
+    /// A form or a function.
+    pub kind: EntryKind,
+    /// How it is written; several shapes separated by spaces.
+    pub signature: &'static str,
+    /// One line saying what it does.
+    pub doc: &'static str,
+    /// A program using it ...
+    pub example: &'static str,
+    /// ... and that program's result as `pr-str` prints it (`failed: x` for `(fail x)`).
+    pub expected: &'static str,
+    /// For a function, the arguments it takes.
+    pub arity: Option<Arity>,
+}
+
+impl Entry {
+    fn of_form(f: &FormEntry) -> Entry {
+        Entry {
+            name: f.name,
+            kind: match f.role {
+                FormRole::Macro(_) => EntryKind::MacroForm,
+                FormRole::Special(_) | FormRole::Reader => EntryKind::SpecialForm,
+            },
+            signature: f.signature,
+            doc: f.doc,
+            example: f.example,
+            expected: f.expected,
+            arity: None,
+        }
+    }
+
+    fn of_builtin(b: &Builtin) -> Entry {
+        Entry {
+            name: b.name,
+            kind: EntryKind::Function,
+            signature: b.signature,
+            doc: b.doc,
+            example: b.example,
+            expected: b.expected,
+            arity: Some(Arity {
+                min: b.min_args,
+                max: b.max_args,
+            }),
+        }
+    }
+}
+
+/// The entry documenting `name`: a builtin (written with any alias programs may use, such as
+/// `str/join` for `clojure.string/join`) or a form (`defn-` finds `defn`).
+///
+/// ```
+/// use ptc_lisp::reference::{EntryKind, lookup};
+/// assert_eq!(lookup("str/upper-case").map(|e| e.name), Some("clojure.string/upper-case"));
+/// assert_eq!(lookup("when-let").map(|e| e.kind), Some(EntryKind::MacroForm));
+/// assert!(lookup("no-such-thing").is_none());
+/// ```
+pub fn lookup(name: &str) -> Option<Entry> {
+    if let Some(b) = builtins::lookup(name) {
+        return Some(Entry::of_builtin(b));
+    }
+    FORMS
+        .iter()
+        .find(|f| f.name == name || f.aliases.contains(&name))
+        .map(Entry::of_form)
+}
+
+/// Every documented name, section by section: the special forms, the macro-like forms, then
+/// the builtins family by family (each sorted by name).
+pub fn sections() -> Vec<(&'static str, Vec<Entry>)> {
+    let forms = |special: bool| -> Vec<Entry> {
+        FORMS
+            .iter()
+            .filter(|f| matches!(f.role, FormRole::Macro(_)) != special)
+            .map(Entry::of_form)
+            .collect()
+    };
+    let mut out = vec![
+        ("Special forms", forms(true)),
+        ("Macro-like forms", forms(false)),
+    ];
+    out.extend(
+        families()
+            .into_iter()
+            .map(|(family, list)| (family, list.into_iter().map(Entry::of_builtin).collect())),
+    );
+    out
 }
 
 /// Escape text for a Markdown table cell.
@@ -141,8 +173,6 @@ fn code(text: &str) -> String {
     }
 }
 
-/// `docs/language.md`: every special form and builtin, with signature, description, example and
-/// result.
 /// Why some rules are as they are; part of the generated reference.
 const DESIGN_NOTES: &str = "
 ## How names are found
@@ -167,12 +197,15 @@ workers would race on it. Everything atoms are used for in short programs has a 
 accumulate with `reduce` or `loop`/`recur`, and keep values across turns with `def`.
 ";
 
+/// `docs/language.md`: the rules, every special form, macro-like form and builtin with signature,
+/// description, example and result, and the Clojure names that are refused with what to use
+/// instead.
 pub fn markdown() -> String {
     let mut out = String::new();
     out.push_str("# PTC-Lisp language reference\n\n");
     out.push_str(
-        "<!-- Generated by `cargo xtask docs` from the builtin registry and \
-         `ptc_lisp::reference::FORMS`; do not edit. Every example is run by the test suite. -->\n\n",
+        "<!-- Generated by `cargo xtask docs` from the builtin registry and the language \
+         catalogue; do not edit. Every example is run by the test suite. -->\n\n",
     );
     out.push_str(
         "PTC-Lisp is the subset of Clojure that programs written by a language model run in: \
@@ -184,45 +217,64 @@ pub fn markdown() -> String {
         let _ = writeln!(out, "- {rule}");
     }
     out.push_str(DESIGN_NOTES);
-    for (title, kind) in [
-        ("Special forms", FormKind::Special),
-        ("Macro-like forms", FormKind::Macro),
-    ] {
+    for (index, (title, entries)) in sections().into_iter().enumerate() {
+        if index == 2 {
+            out.push_str("\n## Functions\n");
+        }
+        let (heading, column) = if index < 2 {
+            ("##", "Form")
+        } else {
+            ("###", "Function")
+        };
         let _ = write!(
             out,
-            "\n## {title}\n\n| Form | Usage | Description | Example | Result |\n|---|---|---|---|---|\n"
+            "\n{heading} {title}\n\n| {column} | Usage | Description | Example | Result |\n|---|---|---|---|---|\n"
         );
-        for f in FORMS.iter().filter(|f| f.kind == kind) {
+        for e in entries {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} |",
-                code(f.name),
-                code(f.signature),
-                cell(f.doc),
-                code(f.example),
-                code(f.expected)
+                code(e.name),
+                code(e.signature),
+                cell(e.doc),
+                code(e.example),
+                code(e.expected)
             );
         }
     }
-    out.push_str("\n## Functions\n");
-    for (family, list) in families() {
-        let _ = write!(
-            out,
-            "\n### {family}\n\n| Function | Usage | Description | Example | Result |\n|---|---|---|---|---|\n"
-        );
-        for b in list {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} |",
-                code(b.name),
-                code(b.signature),
-                cell(b.doc),
-                code(b.example),
-                code(b.expected)
-            );
-        }
+    out.push_str(
+        "\n## Not supported\n\nThese Clojure names are refused with an `unsupported` error that \
+         says what to write instead. The ones marked *definable* are refused only where the \
+         program has no definition of that name.\n\n| Names | Instead |\n|---|---|\n",
+    );
+    for r in REFUSED {
+        let names: Vec<String> = r.names.iter().map(|n| code(n)).collect();
+        let definable = match r.refusal {
+            crate::analyze::Refusal::Always => "",
+            crate::analyze::Refusal::Undefined => " (*definable*)",
+        };
+        let _ = writeln!(out, "| {}{definable} | {} |", names.join(" "), cell(r.hint));
     }
     out
+}
+
+/// The first shape of a form's signature: `(def name value)` of `(def name value) (def name
+/// "doc" value)`.
+fn first_shape(signature: &str) -> &str {
+    let mut depth = 0usize;
+    for (i, c) in signature.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return &signature[..=i];
+                }
+            }
+            _ => {}
+        }
+    }
+    signature
 }
 
 /// Names of one family, with a shared `prefix/` written once: `Math/{abs ceil floor}`.
@@ -254,32 +306,40 @@ fn compact_names(list: &[&'static Builtin]) -> String {
     parts.join(" ")
 }
 
-/// The compact reference for a system prompt: the rules, the forms and every builtin name by
-/// family (well under 2,000 tokens).
+/// The compact reference for a system prompt: the rules, how each form is written, every
+/// builtin name by family and the refused names (well under 2,000 tokens).
 pub fn compact() -> String {
     let mut out = String::from("PTC-Lisp reference.\n");
     for rule in RULES {
         let _ = writeln!(out, "- {rule}");
     }
-    out.push_str("Forms: ");
-    let forms: Vec<&str> = FORMS.iter().map(|f| f.name).collect();
-    out.push_str(&forms.join(" "));
+    for (title, entries) in sections().into_iter().take(2) {
+        let shapes: Vec<&str> = entries.iter().map(|e| first_shape(e.signature)).collect();
+        let _ = writeln!(out, "{title}: {}", shapes.join(" "));
+    }
     out.push_str(
-        "; destructuring in let/fn/loop/for: [a b & more :as all] {:keys [a b] :or {a 1} :as m}; \
+        "Destructuring in let/fn/loop/for: [a b & more :as all] {:keys [a b] :or {a 1} :as m}; \
          catch classes: Exception ExceptionInfo ArithmeticException IllegalArgumentException \
          IndexOutOfBoundsException.\n",
     );
     for (family, list) in families() {
         let _ = writeln!(out, "{family}: {}", compact_names(&list));
     }
+    let refused: Vec<&str> = REFUSED.iter().map(|r| r.names[0]).collect();
+    let _ = writeln!(
+        out,
+        "Not available (an error says what to use instead): {}, and Java classes and methods \
+         beyond those listed.",
+        refused.join(" ")
+    );
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{Outcome, Runtime, UserNamespace};
     use crate::format::pr_str;
-    use crate::runtime::{Outcome, Runtime, UserNamespace};
     use pretty_assertions::assert_eq;
 
     /// What an example shows: its value, or `failed: reason`, or the error.
@@ -318,16 +378,78 @@ mod tests {
         );
     }
 
+    /// Whether analysing `program` gives an error of `kind`.
+    fn fails_with(program: &str, kind: crate::error::ErrorKind) -> bool {
+        matches!(
+            Runtime::new().run_str(program, &UserNamespace::new()).outcome,
+            Outcome::Error(e) if e.kind == kind
+        )
+    }
+
+    // The catalogue and the analyzer agree: every form it lists (and every alias) is taken as
+    // that form, never as an undefined name; every refused name is refused with its hint.
     #[test]
-    fn forms_are_unique_and_documented() {
-        let mut names: Vec<&str> = FORMS.iter().map(|f| f.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), FORMS.len());
-        for f in FORMS {
-            assert!(f.signature.starts_with(['(', '#']), "{}", f.name);
-            assert!(f.doc.ends_with('.'), "{}", f.name);
+    fn the_analyzer_accepts_every_form_and_refuses_every_refused_name() {
+        use crate::error::ErrorKind;
+        for f in FORMS.iter().filter(|f| f.role != FormRole::Reader) {
+            for name in std::iter::once(&f.name).chain(f.aliases) {
+                assert!(
+                    !fails_with(&format!("({name})"), ErrorKind::UndefinedSymbol),
+                    "{name} is in the catalogue but the analyzer does not know it"
+                );
+            }
         }
+        for r in REFUSED {
+            for name in r.names {
+                let out = Runtime::new().run_str(&format!("({name} 1)"), &UserNamespace::new());
+                match out.outcome {
+                    Outcome::Error(e) => {
+                        assert_eq!(e.kind, ErrorKind::Unsupported, "{name}");
+                        assert!(e.message.ends_with(r.hint), "{name}: {}", e.message);
+                    }
+                    other => panic!("{name} is refused by the catalogue but gave {other:?}"),
+                }
+            }
+        }
+    }
+
+    // Both references show every form and every refused group, from the same catalogue.
+    #[test]
+    fn both_references_show_the_whole_catalogue() {
+        let (full, short) = (markdown(), compact());
+        for f in FORMS {
+            assert!(
+                full.contains(&code(f.signature)),
+                "{} missing from markdown",
+                f.name
+            );
+            assert!(
+                short.contains(first_shape(f.signature)),
+                "{} missing from compact",
+                f.name
+            );
+        }
+        for r in REFUSED {
+            assert!(
+                full.contains(&cell(r.hint)),
+                "{:?} missing from markdown",
+                r.names
+            );
+            assert!(
+                short.contains(r.names[0]),
+                "{:?} missing from compact",
+                r.names
+            );
+        }
+    }
+
+    #[test]
+    fn first_shapes_end_at_the_closing_bracket() {
+        assert_eq!(
+            first_shape("(def name value) (def name \"doc\" value)"),
+            "(def name value)"
+        );
+        assert_eq!(first_shape("#(... % %2 %&)"), "#(... % %2 %&)");
     }
 
     #[test]

@@ -5,11 +5,14 @@ use serde::{Deserialize, Serialize};
 /// A half-open byte range `start..end` into the program source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct Span {
+    /// Byte offset of the first byte.
     pub start: u32,
+    /// Byte offset just past the last byte.
     pub end: u32,
 }
 
 impl Span {
+    /// The bytes from `start` to `end` (exclusive).
     pub fn new(start: usize, end: usize) -> Span {
         Span {
             start: start.min(u32::MAX as usize) as u32,
@@ -25,6 +28,7 @@ impl Span {
         }
     }
 
+    /// The span as a range of byte offsets.
     pub fn range(self) -> std::ops::Range<usize> {
         self.start as usize..self.end as usize
     }
@@ -33,7 +37,9 @@ impl Span {
 /// A 1-based line and column (columns count characters, not bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Pos {
+    /// Line, from 1.
     pub line: u32,
+    /// Column in characters, from 1.
     pub col: u32,
 }
 

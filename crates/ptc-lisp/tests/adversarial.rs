@@ -16,14 +16,14 @@
 //! budget: its timeout plus the time its tool calls were allowed to take. This is the one test
 //! file with a timing assertion; the limits are small so that it stays fast.
 //!
-//! `UPDATE_ADVERSARIAL=1 cargo test -p ptc-lisp --test adversarial` rewrites the expectation
+//! `UPDATE_GOLDEN=1 cargo test -p ptc-lisp --test adversarial` rewrites the expectation
 //! lines (review the diff).
 
 #[path = "support/rewrite.rs"]
 mod rewrite;
 
 use pretty_assertions::assert_eq;
-use ptc_lisp::format::pr_str;
+use ptc_lisp::pr_str;
 use ptc_lisp::{
     Limits, Outcome, RunOutcome, Runtime, ToolError, ToolSpec, Tools, UserNamespace, Value,
 };
@@ -200,7 +200,7 @@ fn describe(out: &RunOutcome) -> String {
 #[test]
 fn adversarial_programs_end_with_typed_errors_within_their_limits() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/adversarial");
-    let update = std::env::var_os("UPDATE_ADVERSARIAL").is_some();
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("tests/adversarial exists")
         .map(|e| e.expect("readable dir").path())

@@ -3,7 +3,7 @@
 //! converting it back gives the Rust value again.
 
 use pretty_assertions::assert_eq;
-use ptc_lisp::format::pr_str;
+use ptc_lisp::pr_str;
 use ptc_lisp::{ErrorKind, Runtime, UserNamespace, Value, eval_str, from_value, to_value};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -338,7 +338,7 @@ fn data_goes_in_and_a_typed_result_comes_out() {
 fn deeply_nested_values_convert_without_exhausting_the_stack() {
     let depth = 900;
     let source = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
-    let value = ptc_lisp::value::read_value(&source).unwrap();
+    let value = ptc_lisp::read_value(&source).unwrap();
     let json: serde_json::Value = from_value(&value).unwrap();
     let back = to_value(&json).unwrap();
     assert_eq!(pr_str(&back), source);

@@ -23,10 +23,10 @@
 mod rewrite;
 
 use pretty_assertions::assert_eq;
-use ptc_lisp::format::pr_str;
+use ptc_lisp::pr_str;
 use ptc_lisp::{
     Limits, Outcome, RunOutcome, Runtime, ToolError, ToolOutcome, ToolSpec, Tools, UserNamespace,
-    Value, json,
+    Value,
 };
 use std::time::Duration;
 
@@ -36,7 +36,7 @@ fn fixture() -> Runtime {
             ToolSpec::new("fetch-users", "Users with a role").with_params(["role"]),
             |args: &[Value]| {
                 let role = args.first().map(pr_str).unwrap_or_default();
-                Ok(json::from_json_str(&format!(
+                Ok(ptc_lisp::from_json_str(&format!(
                     r#"[{{"name": "Ann", "role": {role}}}, {{"name": "Bo", "role": {role}}}]"#
                 ))
                 .expect("fixture JSON"))
@@ -69,7 +69,7 @@ fn fixture() -> Runtime {
             ToolSpec::new("report", "Both a tool and a data key"),
             |_args: &[Value]| Ok(Value::Nil),
         );
-    let data = json::from_json_str(
+    let data = ptc_lisp::from_json_str(
         r#"{
             "products": [
                 {"name": "Laptop", "price": 1200, "category": "electronics"},

@@ -6,7 +6,7 @@
 
 mod support;
 
-use ptc_lisp::json::from_json_str;
+use ptc_lisp::from_json_str;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
 

@@ -1,7 +1,7 @@
 //! `pmap` and `pcalls` run host tool calls concurrently and record them in item order.
 
 use pretty_assertions::assert_eq;
-use ptc_lisp::format::pr_str;
+use ptc_lisp::pr_str;
 use ptc_lisp::{Outcome, Runtime, ToolOutcome, ToolSpec, Tools, UserNamespace, Value};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

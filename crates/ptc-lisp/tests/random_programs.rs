@@ -25,11 +25,11 @@
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
 use proptest::test_runner::{Config, RngSeed};
-use ptc_lisp::format::{pr_str, to_clojure};
 use ptc_lisp::{
     ErrorKind, Limits, Outcome, RunOutcome, Runtime, ToolError, ToolOutcome, ToolSpec, Tools,
-    UserNamespace, Value, json,
+    UserNamespace, Value,
 };
+use ptc_lisp::{pr_str, to_clojure};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -93,7 +93,7 @@ fn runtime() -> &'static Runtime {
                     Ok(Value::Nil)
                 },
             );
-        let data = json::from_json_str(
+        let data = ptc_lisp::from_json_str(
             r#"{"items": [{"id": 1, "name": "a", "price": 2.5, "tags": ["x", "y"]},
                           {"id": 2, "name": "b", "price": 10, "tags": []},
                           {"id": 3, "name": "c", "price": null}],
@@ -116,10 +116,10 @@ fn runtime() -> &'static Runtime {
 fn builtins() -> &'static [(&'static str, u8, Option<u8>)] {
     static ALL: OnceLock<Vec<(&'static str, u8, Option<u8>)>> = OnceLock::new();
     ALL.get_or_init(|| {
-        ptc_lisp::builtins::all()
+        ptc_lisp::reference::sections()
             .into_iter()
-            .flat_map(|(_, family)| family)
-            .map(|b| (b.name, b.min_args, b.max_args))
+            .flat_map(|(_, entries)| entries)
+            .filter_map(|e| e.arity.map(|a| (e.name, a.min, a.max)))
             .collect()
     })
 }
@@ -611,10 +611,11 @@ fn soup() -> impl Strategy<Value = String> {
 fn examples() -> &'static [&'static str] {
     static ALL: OnceLock<Vec<&'static str>> = OnceLock::new();
     ALL.get_or_init(|| {
-        ptc_lisp::builtins::all()
+        ptc_lisp::reference::sections()
             .into_iter()
-            .flat_map(|(_, family)| family)
-            .map(|b| b.example)
+            .flat_map(|(_, entries)| entries)
+            .filter(|e| e.kind == ptc_lisp::reference::EntryKind::Function)
+            .map(|e| e.example)
             .collect()
     })
 }
@@ -685,7 +686,7 @@ fn use_results(out: &RunOutcome) {
     let shown = |v: &Value| {
         let _ = pr_str(v);
         let _ = to_clojure(v, Some(20), Some(100));
-        let _ = json::to_json(v);
+        let _ = ptc_lisp::to_json(v);
     };
     match &out.outcome {
         Outcome::Value(v) | Outcome::Returned(v) | Outcome::Failed(v) => shown(v),

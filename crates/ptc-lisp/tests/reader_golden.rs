@@ -25,9 +25,14 @@
 //! Set `UPDATE_GOLDEN=1` to rewrite the files with the current output (then review the diff).
 
 use pretty_assertions::assert_eq;
-use ptc_lisp::reader::{Form, FormKind, ReadLimits, read};
+use ptc_lisp::{Form, FormKind, Program, ReadLimits};
 use std::fmt::Write as _;
 use std::path::Path;
+
+/// The forms of `src`, read with `limits`.
+fn read(src: &str, limits: &ReadLimits) -> ptc_lisp::Result<Vec<Form>> {
+    Program::parse_with(src, limits).map(|p| p.forms().to_vec())
+}
 
 fn render(form: &Form, spans: bool, out: &mut String) {
     let seq = |out: &mut String, open: &str, close: &str, forms: &[Form]| {

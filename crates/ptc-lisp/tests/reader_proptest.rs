@@ -2,8 +2,13 @@
 //! have spans inside the text on character boundaries, and errors point inside the text.
 
 use proptest::prelude::*;
-use ptc_lisp::reader::{Form, FormKind, ReadLimits, read};
 use ptc_lisp::{Error, ErrorKind};
+use ptc_lisp::{Form, FormKind, Program, ReadLimits};
+
+/// The forms of `src`, read with `limits`.
+fn read(src: &str, limits: &ReadLimits) -> ptc_lisp::Result<Vec<Form>> {
+    Program::parse_with(src, limits).map(|p| p.forms().to_vec())
+}
 
 /// Pieces that exercise every token kind, their error paths and the places where two tokens
 /// touch: delimiters, prefixes, broken literals, lone `#` and `\`, multi-byte characters.

@@ -4,7 +4,7 @@
 //!
 //! - *server round trip*: a minimal client written here writes the `tools/call` request on
 //!   the server's stdin and reads its reply line, nothing else;
-//! - *ptc-mcp tool*: [`ptc_agent::Tool::call`] of the `McpTool` (argument check, rmcp,
+//! - *ptc-mcp tool*: [`ptc_agent::AsyncTool::call`] of the `McpTool` (argument check, rmcp,
 //!   the bounded transport, the result converted to a value);
 //! - *program*: a PTC-Lisp program `(tool/echo "hi")` run in the sandbox, as `ptc eval` runs
 //!   it (read, analyze, evaluate, and the blocking bridge to the async tool).
@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ptc_agent::Tool;
+use ptc_agent::AsyncTool;
 use ptc_lisp::{UserNamespace, Value};
 use ptc_mcp::{McpServers, ServerConfig};
 

@@ -3,7 +3,7 @@
 //!
 //! [`McpServers::connect`] starts or reaches each server (a command spawned with stdio, or a
 //! streamable HTTP URL), runs the `initialize` handshake, lists every tool (through all
-//! pages) and makes each one an agent [`Tool`](ptc_agent::Tool):
+//! pages) and makes each one an agent [`AsyncTool`](ptc_agent::AsyncTool):
 //!
 //! - **names**: a tool keeps its server's name when that is a PTC-Lisp symbol and no other
 //!   server has a tool of that name; otherwise it is mapped (characters other than letters,

@@ -14,7 +14,7 @@
 //!   says how much there was.
 
 use ptc_lisp::Value;
-use ptc_lisp::json::from_json;
+use ptc_lisp::from_json;
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::Value as Json;
 
@@ -205,7 +205,7 @@ impl Budget {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-    use ptc_lisp::format::pr_str;
+    use ptc_lisp::pr_str;
     use rmcp::model::TextContent;
     use serde_json::json;
 

@@ -15,7 +15,7 @@
 use ptc_agent::Signature;
 use ptc_agent::signature::{Field, Type};
 use ptc_lisp::Value;
-use ptc_lisp::json::{from_json, to_json};
+use ptc_lisp::{from_json, to_json};
 use serde_json::{Map, Value as Json};
 
 /// How deep nested schemas are turned into types; deeper ones are `:any`.

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use ptc_agent::Tool;
+use ptc_agent::AsyncTool;
 
 use crate::config::ServerConfig;
 use crate::naming::{self, ToolName};
@@ -114,10 +114,10 @@ impl McpServers {
 
     /// Every tool, as agent tools (for [`ptc_agent::AgentBuilder::tool_arc`]), in server order
     /// and then the order each server lists them.
-    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+    pub fn tools(&self) -> Vec<Arc<dyn AsyncTool>> {
         self.tools
             .iter()
-            .map(|t| t.clone() as Arc<dyn Tool>)
+            .map(|t| t.clone() as Arc<dyn AsyncTool>)
             .collect()
     }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use ptc_agent::{SignatureError, Tool, ToolError};
+use ptc_agent::{AsyncTool, SignatureError, ToolError};
 use ptc_lisp::{ToolSpec, Value};
 
 use crate::naming::{Renamed, ToolName};
@@ -92,7 +92,7 @@ impl McpTool {
 }
 
 #[async_trait]
-impl Tool for McpTool {
+impl AsyncTool for McpTool {
     fn name(&self) -> &str {
         &self.name.name
     }

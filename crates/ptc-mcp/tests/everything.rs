@@ -7,7 +7,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
-use ptc_agent::Tool;
+use ptc_agent::AsyncTool;
 use support::Session;
 
 #[test]

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use ptc_agent::{Agent, ScriptedLlm};
-use ptc_lisp::format::pr_str;
+use ptc_lisp::pr_str;
 use ptc_lisp::{ToolOutcome, Value};
 use ptc_mcp::McpServers;
 use ptc_turn::Step;
@@ -219,7 +219,7 @@ fn tools_are_listed_through_every_page_and_clashing_names_are_prefixed() {
         session
             .servers
             .tool("_2fa-check")
-            .map(|t| ptc_agent::Tool::description(t.as_ref()).to_string()),
+            .map(|t| ptc_agent::AsyncTool::description(t.as_ref()).to_string()),
         Some("A name that starts with a digit (the MCP tool \"2fa:check\" of server fault)".into())
     );
     session.check(&[
@@ -243,7 +243,7 @@ fn cancelled_requests(servers: &McpServers, runtime: &tokio::runtime::Runtime) -
     let mut cancelled = Value::Nil;
     while started.elapsed() < Duration::from_secs(10) {
         cancelled = runtime
-            .block_on(ptc_agent::Tool::call(cancellations.as_ref(), vec![]))
+            .block_on(ptc_agent::AsyncTool::call(cancellations.as_ref(), vec![]))
             .expect("cancellations");
         if pr_str(&cancelled) != "{:cancelled []}" {
             break;

@@ -4,7 +4,7 @@
 mod support;
 
 use pretty_assertions::assert_eq;
-use ptc_agent::Tool;
+use ptc_agent::AsyncTool;
 use support::Session;
 
 #[test]

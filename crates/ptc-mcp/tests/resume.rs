@@ -10,7 +10,7 @@ use pretty_assertions::assert_eq;
 use ptc_agent::store::{MemoryStore, RunStore};
 use ptc_agent::{Agent, RunOptions, ScriptedLlm};
 use ptc_lisp::ToolOutcome;
-use ptc_lisp::format::pr_str;
+use ptc_lisp::pr_str;
 
 const TURN_1: &str = "```clojure\n(defn ask [t] (tool/ok {:text t}))\n\
                       (def one (ask \"one\"))\n\

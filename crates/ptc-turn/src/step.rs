@@ -21,12 +21,12 @@ pub struct Task {
     /// The input data of the `data/` namespace, by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub data: BTreeMap<String, Value>,
-    /// The most turns the run may take (SS-002: 5 unless set).
+    /// The most turns the run may take (5 unless set).
     #[serde(default = "default_max_turns")]
     pub max_turns: u32,
 }
 
-/// The default turn budget of a run (SS-002).
+/// The default turn budget of a run.
 pub const DEFAULT_MAX_TURNS: u32 = 5;
 
 fn default_max_turns() -> u32 {
@@ -104,10 +104,10 @@ pub enum StepOutcome {
     },
 }
 
-/// The outcome of a run together with every turn it took (DBG-001, DBG-005: the full program of
+/// The outcome of a run together with every turn it took (the full program of
 /// each turn is here; there is no separate trace) and its cost.
 ///
-/// Only turns are stored, never summaries of them (DBG-003): any rendering of the history is
+/// Only turns are stored, never summaries of them: any rendering of the history is
 /// derived from the turns when needed, so a serialized step can be rendered again under any
 /// compression strategy. A JSON round trip is lossless.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

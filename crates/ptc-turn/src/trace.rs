@@ -1,10 +1,10 @@
-//! A human-readable view of a run for debugging (DBG-005): every turn in full, as it happened.
+//! A human-readable view of a run for debugging: every turn in full, as it happened.
 
 use crate::step::{Step, StepOutcome};
 use crate::turn::{Turn, TurnResult};
 use crate::usage::Usage;
 use ptc_lisp::ToolOutcome;
-use ptc_lisp::format::to_clojure;
+use ptc_lisp::to_clojure;
 use std::fmt::Write;
 
 /// Items and characters of a value shown in a trace.

@@ -82,7 +82,7 @@ pub enum TurnResult {
 }
 
 /// One turn of a run: the model's response, the program taken from it, and everything running
-/// that program produced (ARC-001, DBG-002).
+/// that program produced.
 ///
 /// A turn is immutable: its fields are private and only readable, so a turn that has been
 /// recorded cannot be changed by anything holding it, and whether it succeeded can never
@@ -200,7 +200,7 @@ impl Turn {
         self.number
     }
 
-    /// The full program run in this turn (DBG-001); empty when the response held none.
+    /// The full program run in this turn; empty when the response held none.
     pub fn program(&self) -> &str {
         &self.program
     }
@@ -307,8 +307,8 @@ impl fmt::Display for TurnOrderError {
 
 impl std::error::Error for TurnOrderError {}
 
-/// The turns of a run, in order: append-only (ARC-002). Turns are numbered 1, 2, 3, ... with
-/// no gaps, so the number of turns taken is always `len()` (ARC-006); recorded turns can be read
+/// The turns of a run, in order: append-only. Turns are numbered 1, 2, 3, ... with
+/// no gaps, so the number of turns taken is always `len()`; recorded turns can be read
 /// (the type dereferences to `&[Turn]`) but never changed or removed.
 ///
 /// ```

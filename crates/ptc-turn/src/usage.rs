@@ -143,7 +143,7 @@ pub struct CompressionStats {
     /// The strategy that produced the messages.
     pub strategy: String,
     /// Whether the messages are a compressed view. `false` when the history was rendered in full:
-    /// compression off, single-shot runs (SS-001), or a strategy below its activation threshold.
+    /// compression off, single-shot runs, or a strategy below its activation threshold.
     pub compressed: bool,
     /// Turns in the rendered history.
     pub turns: usize,

@@ -3,14 +3,13 @@
 //! tests read values back through the PTC-Lisp reader.
 
 use pretty_assertions::assert_eq;
-use ptc_lisp::value::{FnRepr, Function};
+use ptc_lisp::Function;
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, ToolSpec, Value, ValueShape};
 use ptc_turn::{
     CompressionStats, FailureKind, Message, Step, StepOutcome, Task, TokenUsage, Turn, TurnError,
     Turns, Usage,
 };
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 fn usage(input: u64) -> Usage {
     Usage {
@@ -55,7 +54,7 @@ fn step() -> Step {
             (Value::keyword("age"), Value::Float(85.5)),
         ]),
     ]);
-    let adults = Value::Fn(Function(Arc::new(FnRepr::Opaque("#fn[adults]".into()))));
+    let adults = Value::Fn(Function::read_back("#fn[adults]"));
     let memory = vec![
         Definition {
             name: "users".into(),

@@ -5,46 +5,24 @@
 //! and vice versa, so `{:keys [id]}` works on JSON objects with string keys.
 
 use super::{Analyzer, internal};
-use crate::builtins::args::Call;
-use crate::builtins::{self, Builtin};
 use crate::error::{Error, Result};
-use crate::eval::ir::{Expr, Slot};
-use crate::eval::{Ctx, EvalResult};
+use crate::ir::{Expr, Slot};
 use crate::reader::{Form, FormKind};
+use crate::runtime::Builtin;
 use crate::span::Span;
-use crate::value::{Map, Value};
-
-/// Map destructuring of a sequence of key/value pairs (`& {:keys [a]}` rest arguments).
-static SEQ_TO_MAP: Builtin = builtins::builtin!("destructure-map", seq_to_map, "", "", "" => "");
-
-fn seq_to_map(_: &mut Ctx, _: Call, value: &Value) -> EvalResult {
-    match value {
-        Value::List(items) => {
-            // Keyword arguments, optionally ending with a map of more options (Clojure 1.11).
-            let mut m = Map::new();
-            let trailing = match items.last() {
-                Some(Value::Map(last)) if items.len() % 2 == 1 => Some(last.clone()),
-                _ => None,
-            };
-            let pairs = items.len() - usize::from(trailing.is_some());
-            let mut it = items.iter().take(pairs);
-            while let Some(k) = it.next() {
-                m.assoc_mut(k.clone(), it.next().cloned().unwrap_or_default());
-            }
-            for (k, v) in trailing.iter().flat_map(|t| t.iter()) {
-                m.assoc_mut(k.clone(), v.clone());
-            }
-            Ok(Value::Map(m))
-        }
-        other => Ok(other.clone()),
-    }
-}
-
-fn core(name: &str) -> &'static Builtin {
-    builtins::lookup(name).unwrap_or_else(|| panic!("the registry defines {name}"))
-}
+use crate::value::Value;
 
 impl<'s, 'a> Analyzer<'s, 'a> {
+    /// The builtin `name` destructuring expands to.
+    fn core(&self, name: &str, span: Span) -> Result<&'static Builtin> {
+        self.scope.library.builtin(name).ok_or_else(|| {
+            Error::syntax(
+                span,
+                format!("destructuring needs the builtin {name}, which is not available"),
+            )
+        })
+    }
+
     /// Bind `pattern` to the value in `slot`, appending the bindings it needs to `out`.
     pub(crate) fn bind_pattern(
         &mut self,
@@ -94,7 +72,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                     )
                 })?;
                 let value = internal(
-                    core("nthnext"),
+                    self.core("nthnext", span)?,
                     vec![Expr::Local(slot), Expr::Const(Value::Int(position))],
                     span,
                 );
@@ -114,7 +92,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 continue;
             }
             let value = internal(
-                core("nth"),
+                self.core("nth", span)?,
                 vec![
                     Expr::Local(slot),
                     Expr::Const(Value::Int(position)),
@@ -139,7 +117,11 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         let map_slot = self.new_slot();
         out.push((
             map_slot,
-            internal(&SEQ_TO_MAP, vec![Expr::Local(slot)], span),
+            internal(
+                self.scope.library.destructure_map(),
+                vec![Expr::Local(slot)],
+                span,
+            ),
         ));
         let defaults: Vec<(&str, &Form)> = items
             .chunks(2)
@@ -228,6 +210,6 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         if let Some((_, default)) = defaults.iter().find(|(name, _)| *name == local) {
             args.push(self.analyze(default, false)?);
         }
-        Ok(internal(core("get"), args, span))
+        Ok(internal(self.core("get", span)?, args, span))
     }
 }

@@ -5,6 +5,7 @@
 //! contain a space, which no program can write.
 
 use super::Analyzer;
+use super::catalogue::Macro;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reader::{Form, FormKind};
 use crate::span::Span;
@@ -94,13 +95,42 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     }
 }
 
-/// Rewrite a macro-like form, or `None` when `name` is not one.
-pub(super) fn expand(
-    a: &mut Analyzer<'_, '_>,
+/// `(where :field > 10)`: the operator is written bare, so it is quoted for the `where`
+/// builtin; `in` and `includes` name no function. A user definition called `where` keeps its
+/// own meaning. `None` for any other call.
+pub(super) fn where_operator(
+    a: &Analyzer<'_, '_>,
     name: &str,
     form: &Form,
     items: &[Form],
-) -> Result<Option<Form>> {
+) -> Option<Form> {
+    let span = form.span;
+    let args = &items[1..];
+    (name == "where"
+        && args.len() == 3
+        && args[1].as_symbol().is_some_and(is_where_operator)
+        && !a.scope.global_index.contains_key("where"))
+    .then(|| {
+        list(
+            vec![
+                sym("clojure.core/where", span),
+                args[0].clone(),
+                list(vec![sym("quote", span), args[1].clone()], args[1].span),
+                args[2].clone(),
+            ],
+            span,
+        )
+    })
+}
+
+/// Rewrite the macro-like form `m`, written as `name`.
+pub(super) fn expand(
+    a: &mut Analyzer<'_, '_>,
+    m: Macro,
+    name: &str,
+    form: &Form,
+    items: &[Form],
+) -> Result<Form> {
     let span = form.span;
     let args = &items[1..];
     let need = |n: usize, usage: &str| -> Result<()> {
@@ -110,32 +140,15 @@ pub(super) fn expand(
             Ok(())
         }
     };
-    Ok(Some(match name {
-        // `(where :field > 10)`: the operator is written bare, so quote it; `in` and `includes`
-        // name no function. A user definition called `where` keeps its own meaning.
-        "where"
-            if args.len() == 3
-                && args[1].as_symbol().is_some_and(is_where_operator)
-                && !a.scope.global_index.contains_key("where") =>
-        {
-            list(
-                vec![
-                    sym("clojure.core/where", span),
-                    args[0].clone(),
-                    list(vec![sym("quote", span), args[1].clone()], args[1].span),
-                    args[2].clone(),
-                ],
-                span,
-            )
-        }
-        "when" => {
+    Ok(match m {
+        Macro::When => {
             need(1, "a test: (when test body...)")?;
             list(
                 vec![sym("if", span), args[0].clone(), do_body(&args[1..], span)],
                 span,
             )
         }
-        "when-not" => {
+        Macro::WhenNot => {
             need(1, "a test: (when-not test body...)")?;
             list(
                 vec![
@@ -147,7 +160,7 @@ pub(super) fn expand(
                 span,
             )
         }
-        "if-not" => {
+        Macro::IfNot => {
             if !(2..=3).contains(&args.len()) {
                 return Err(Error::syntax(
                     span,
@@ -160,7 +173,7 @@ pub(super) fn expand(
                 span,
             )
         }
-        "cond" => {
+        Macro::Cond => {
             if !args.len().is_multiple_of(2) {
                 return Err(Error::syntax(
                     span,
@@ -177,7 +190,7 @@ pub(super) fn expand(
             }
             result
         }
-        "condp" => {
+        Macro::Condp => {
             need(
                 2,
                 "a predicate and an expression: (condp = x 1 \"one\" \"other\")",
@@ -223,7 +236,7 @@ pub(super) fn expand(
                 );
                 let exception = Form::new(
                     FormKind::Map(vec![
-                        keyword(crate::eval::EXCEPTION_MARKER),
+                        keyword(crate::error::EXCEPTION_MARKER),
                         Form::new(FormKind::Bool(true), span),
                         keyword("kind"),
                         keyword(ErrorKind::Argument.as_str()),
@@ -269,7 +282,7 @@ pub(super) fn expand(
                 span,
             )
         }
-        "if-let" | "when-let" | "if-some" | "when-some" => {
+        Macro::IfLet | Macro::WhenLet | Macro::IfSome | Macro::WhenSome => {
             let is_if = name.starts_with("if");
             let some = name.ends_with("some");
             let (pattern, expr) = one_binding(name, args, span, "[x expr]")?;
@@ -310,7 +323,7 @@ pub(super) fn expand(
                 span,
             )
         }
-        "when-first" => {
+        Macro::WhenFirst => {
             let (pattern, coll) = one_binding(name, args, span, "[x coll]")?;
             let temp = a.gensym_form(span);
             list(
@@ -341,7 +354,7 @@ pub(super) fn expand(
                 span,
             )
         }
-        "->" | "->>" => {
+        Macro::Thread | Macro::ThreadLast => {
             need(1, "a value to thread")?;
             a.check_expansion_depth(args.len(), span)?;
             let last = name == "->>";
@@ -349,7 +362,7 @@ pub(super) fn expand(
                 .iter()
                 .fold(args[0].clone(), |acc, step| thread(acc, step, last))
         }
-        "as->" => {
+        Macro::ThreadAs => {
             need(2, "a value and a name: (as-> x $ (f $) ...)")?;
             let name_form = args[1].clone();
             let mut bindings = vec![name_form.clone(), args[0].clone()];
@@ -362,7 +375,7 @@ pub(super) fn expand(
                 span,
             )
         }
-        "some->" | "some->>" => {
+        Macro::SomeThread | Macro::SomeThreadLast => {
             need(1, "a value to thread")?;
             a.check_expansion_depth(args.len().saturating_mul(3), span)?;
             let last = name == "some->>";
@@ -398,7 +411,7 @@ pub(super) fn expand(
             }
             result.expect("at least one step")
         }
-        "cond->" | "cond->>" => {
+        Macro::CondThread | Macro::CondThreadLast => {
             need(1, "a value to thread")?;
             let clauses = &args[1..];
             if !clauses.len().is_multiple_of(2) {
@@ -424,7 +437,7 @@ pub(super) fn expand(
             }
             list(vec![sym("let", span), vector(bindings, span), temp], span)
         }
-        "dotimes" => {
+        Macro::Dotimes => {
             let (counter, n) = one_binding(name, args, span, "[i n]")?;
             let limit = a.gensym_form(span);
             list(
@@ -469,8 +482,7 @@ pub(super) fn expand(
                 span,
             )
         }
-        _ => return Ok(None),
-    }))
+    })
 }
 
 /// `#(+ % %2)` as `(fn [%1 %2] (+ %1 %2))`; `%&` becomes a rest parameter.

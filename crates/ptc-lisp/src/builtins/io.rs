@@ -1,6 +1,6 @@
 //! Printing and exceptions.
 //!
-//! Each `println` call is one output entry, however many lines it prints (TRN-008, TRN-009).
+//! Each `println` call is one output entry, however many lines it prints.
 
 use super::args::Call;
 use super::{Builtin, builtin};

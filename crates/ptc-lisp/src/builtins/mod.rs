@@ -23,57 +23,13 @@ pub(crate) mod string;
 pub(crate) mod time;
 pub(crate) mod transduce;
 
+pub(crate) use crate::eval::got;
+pub(crate) use crate::runtime::Builtin;
+
 use crate::error::{Error, Result};
-use crate::eval::{Ctx, EvalResult};
-use crate::value::{FnRepr, Function, Value};
+use crate::value::{Function, Value};
 use rustc_hash::FxHashMap;
-use std::sync::{Arc, OnceLock};
-
-/// A registry entry's function: the builtin's own entry (for its name) and the arguments.
-pub type BuiltinFn = fn(&mut Ctx, &'static Builtin, &[Value]) -> EvalResult;
-
-/// One builtin function.
-pub struct Builtin {
-    /// The canonical name (`map`, `clojure.string/join`, `Math/floor`).
-    pub name: &'static str,
-    pub min_args: u8,
-    /// `None` for variadic builtins.
-    pub max_args: Option<u8>,
-    /// How it is called, e.g. `(get m k)` or `(get m k default)`; several forms separated by
-    /// spaces.
-    pub signature: &'static str,
-    /// One line saying what it does.
-    pub doc: &'static str,
-    /// A program using it ...
-    pub example: &'static str,
-    /// ... and that program's result, as `pr-str` prints it.
-    pub expected: &'static str,
-    /// Checks the argument count, counts the call as a step, and runs the implementation.
-    pub f: BuiltinFn,
-}
-
-impl Builtin {
-    /// Whether `argc` arguments are accepted.
-    pub fn accepts(&self, argc: usize) -> bool {
-        argc >= self.min_args as usize && self.max_args.is_none_or(|max| argc <= max as usize)
-    }
-
-    /// The error for a call with `argc` arguments, which [`Builtin::accepts`] refuses.
-    #[cold]
-    pub fn arity_error(&self, argc: usize) -> Error {
-        let expected = match self.max_args {
-            Some(max) if max == self.min_args => format!("{max}"),
-            Some(max) => format!("{} to {max}", self.min_args),
-            None => format!("at least {}", self.min_args),
-        };
-        Error::arity(format!(
-            "{} called with {argc} argument{}, expects {expected}; usage: {}",
-            self.name,
-            if argc == 1 { "" } else { "s" },
-            self.signature
-        ))
-    }
-}
+use std::sync::OnceLock;
 
 /// Define a builtin entry: `builtin!("name", implementation, "(sig)", "doc", "example" =>
 /// "result")`. The arity is the one the implementation's parameter types declare (see
@@ -134,7 +90,7 @@ fn registry() -> &'static Registry {
         let mut by_name = FxHashMap::default();
         for (_, family) in families() {
             for b in family {
-                let previous = by_name.insert(b.name, (b, Function(Arc::new(FnRepr::Builtin(b)))));
+                let previous = by_name.insert(b.name, (b, Function::builtin(b)));
                 assert!(previous.is_none(), "builtin {} is registered twice", b.name);
             }
         }
@@ -240,14 +196,6 @@ pub(crate) fn check_text(len: usize) -> Result<()> {
             crate::error::ErrorKind::MemoryLimit,
             "memory limit exceeded: the text being built is larger than the memory budget",
         ))
-    }
-}
-
-/// "string \"abc\"" for error messages (what an argument was instead).
-pub(crate) fn got(v: &Value) -> String {
-    match v {
-        Value::Nil => "nil".to_string(),
-        _ => format!("{} {}", v.type_name(), crate::eval::pr_str_short(v)),
     }
 }
 

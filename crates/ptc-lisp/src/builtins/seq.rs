@@ -11,7 +11,8 @@ use super::transduce::{self, as_reduced};
 use super::{Builtin, builtin, got};
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{Ctx, EvalResult, Items};
-use crate::value::{FnRepr, LazyKind, LazySeq, RangeEnd, Seq, Value};
+use crate::ir::FnRepr;
+use crate::value::{LazyKind, LazySeq, RangeEnd, Seq, Value};
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[

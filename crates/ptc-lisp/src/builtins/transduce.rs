@@ -13,13 +13,15 @@
 
 use super::args::{Call, Callable};
 use super::seq::{conj_one, list_of};
+pub(crate) use crate::eval::reduced::{as_reduced, make_reduced, unreduced};
+
 use super::{Builtin, builtin};
 use crate::error::Error;
 use crate::eval::{Ctx, EvalResult, Items, arity_error};
-use crate::value::{Function, Map, Seq, Value};
+use crate::value::{Function, Seq, Value};
 use rustc_hash::FxHashSet;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("transduce", transduce, "(transduce xform f coll) (transduce xform f init coll)", "Reduces coll with (xform f), starting from init (or (f)), then completes the result with a one-argument call.", "(transduce (comp (filter odd?) (map inc)) + [1 2 3])" => "6"),
@@ -35,35 +37,6 @@ pub(crate) const BUILTINS: &[Builtin] = &[
 // ---------------------------------------------------------------------------------------------
 // reduced
 // ---------------------------------------------------------------------------------------------
-
-fn reduced_key() -> &'static Value {
-    static KEY: OnceLock<Value> = OnceLock::new();
-    KEY.get_or_init(|| Value::keyword("ptc/reduced"))
-}
-
-/// `(reduced v)`.
-pub(crate) fn make_reduced(v: Value) -> Value {
-    let mut m = Map::new();
-    m.assoc_mut(reduced_key().clone(), v);
-    Value::Map(m)
-}
-
-/// The value inside a `(reduced v)`, if `v` is one.
-#[inline]
-pub(crate) fn as_reduced(v: &Value) -> Option<&Value> {
-    match v {
-        Value::Map(m) if m.len() == 1 => m.get(reduced_key()),
-        _ => None,
-    }
-}
-
-/// `v` without its `reduced` wrapper.
-pub(crate) fn unreduced(v: Value) -> Value {
-    match as_reduced(&v) {
-        Some(inner) => inner.clone(),
-        None => v,
-    }
-}
 
 fn ensure_reduced(v: Value) -> Value {
     if as_reduced(&v).is_some() {

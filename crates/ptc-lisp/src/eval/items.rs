@@ -226,7 +226,7 @@ pub enum Cursor {
         started: bool,
     },
     For {
-        lazy: std::sync::Arc<crate::eval::LazyFor>,
+        lazy: std::sync::Arc<super::ForState>,
         source: Box<Cursor>,
         pending: VecDeque<Value>,
     },
@@ -237,9 +237,11 @@ impl Cursor {
     pub fn new(seq: &LazySeq) -> Result<Cursor, Error> {
         // One cursor per source, as deep as the sequence nests (at most the value depth
         // limit): build them where the stack can grow.
-        stacker::maybe_grow(super::ir::STACK_RED_ZONE, super::ir::STACK_GROW_BY, || {
-            Cursor::build(seq)
-        })
+        stacker::maybe_grow(
+            crate::stack::STACK_RED_ZONE,
+            crate::stack::STACK_GROW_BY,
+            || Cursor::build(seq),
+        )
     }
 
     fn build(seq: &LazySeq) -> Result<Cursor, Error> {
@@ -355,8 +357,10 @@ impl Cursor {
                 done: false,
             },
             LazyKind::For(lazy) => Cursor::For {
-                lazy: lazy.clone(),
-                source: boxed(&lazy.source)?,
+                lazy: lazy.state::<super::ForState>().ok_or_else(|| {
+                    Error::type_error("this for sequence was not made by the evaluator")
+                })?,
+                source: boxed(lazy.source())?,
                 pending: VecDeque::new(),
             },
             LazyKind::Interpose { sep, source } => Cursor::Interpose {
@@ -398,7 +402,7 @@ impl Cursor {
                     }
                 }
                 let current = next.clone();
-                *next = crate::builtins::number::add(&current, step)?;
+                *next = super::numbers::add(&current, step)?;
                 Ok(Some(current))
             }
             Cursor::Repeat(x) => Ok(Some(x.clone())),
@@ -611,7 +615,7 @@ impl Cursor {
                     Some(previous) => ctx.apply(f, &[previous, item])?,
                 };
                 // As in Clojure, a (reduced x) ends the reductions with x.
-                if let Some(value) = crate::builtins::transduce::as_reduced(&next) {
+                if let Some(value) = super::reduced::as_reduced(&next) {
                     *done = true;
                     return Ok(Some(value.clone()));
                 }

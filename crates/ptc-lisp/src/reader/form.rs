@@ -5,7 +5,9 @@ use crate::span::Span;
 /// One form of the source with the byte span it was read from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Form {
+    /// What the form is.
     pub kind: FormKind,
+    /// Where it is in the program text.
     pub span: Span,
 }
 
@@ -24,9 +26,12 @@ macro_rules! literal_kind {
 }
 pub(crate) use literal_kind;
 
+/// What a form is: a literal, a symbol, a collection of forms or a reader macro.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FormKind {
+    /// `nil`.
     Nil,
+    /// `true` or `false`.
     Bool(bool),
     /// An integer literal that fits in 64 bits (`42`, `-7`, `0xFF`).
     Int(i64),
@@ -42,7 +47,9 @@ pub enum FormKind {
     Symbol(arcstr::ArcStr),
     /// `#"regex"`: the pattern text exactly as written between the quotes.
     Regex(String),
+    /// `(...)`.
     List(Vec<Form>),
+    /// `[...]`.
     Vector(Vec<Form>),
     /// `{k v ...}`: keys and values alternating (the parser checks the count is even).
     Map(Vec<Form>),
@@ -61,10 +68,11 @@ pub enum FormKind {
 }
 
 impl Form {
-    pub fn new(kind: FormKind, span: Span) -> Form {
+    pub(crate) fn new(kind: FormKind, span: Span) -> Form {
         Form { kind, span }
     }
 
+    /// The name, for a symbol.
     pub fn as_symbol(&self) -> Option<&str> {
         match &self.kind {
             FormKind::Symbol(s) => Some(s),

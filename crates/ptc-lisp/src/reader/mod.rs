@@ -8,9 +8,14 @@
 mod form;
 pub mod lexer;
 pub mod parser;
+mod quote;
+pub(crate) mod regex;
 
 pub(crate) use form::literal_kind;
 pub use form::{Form, FormKind, with_article};
+pub(crate) use quote::VALUE_TOKEN;
+pub(crate) use quote::date_literal;
+pub use quote::read_value;
 
 use crate::error::Result;
 

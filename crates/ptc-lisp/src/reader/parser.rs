@@ -30,18 +30,6 @@ use crate::value::intern;
 /// Read every top-level form of `src`.
 ///
 /// Errors carry a byte span; [`super::read`] resolves it to `line:column`.
-///
-/// ```
-/// use ptc_lisp::reader::{FormKind, ReadLimits, parser};
-///
-/// let forms = parser::parse("(inc 1) :done", &ReadLimits::default()).unwrap();
-/// assert_eq!(forms.len(), 2);
-/// assert_eq!(forms[1].kind, FormKind::Keyword("done".into()));
-/// assert_eq!(forms[1].span.range(), 8..13);
-///
-/// let err = parser::parse("(inc 1", &ReadLimits::default()).unwrap_err();
-/// assert_eq!(err.message, "unclosed '(' opened at 1:1");
-/// ```
 pub fn parse(src: &str, limits: &ReadLimits) -> Result<Vec<Form>> {
     if src.len() > limits.max_program_bytes {
         // Where the limit is crossed: the first character past it.
@@ -574,6 +562,16 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn forms_carry_their_spans() {
+        let forms = parse("(inc 1) :done", &ReadLimits::default()).unwrap();
+        assert_eq!(forms.len(), 2);
+        assert_eq!(forms[1].kind, FormKind::Keyword("done".into()));
+        assert_eq!(forms[1].span.range(), 8..13);
+        let err = parse("(inc 1", &ReadLimits::default()).unwrap_err();
+        assert_eq!(err.message, "unclosed '(' opened at 1:1");
+    }
     use pretty_assertions::assert_eq;
 
     #[test]

@@ -30,7 +30,7 @@ const MILLIS_PER_DAY: i64 = 86_400_000;
 
 impl Date {
     /// The day `epoch_day` days after 1970-01-01, if it is within about ±999,999 years.
-    pub fn day(epoch_day: i64) -> Option<Date> {
+    pub(crate) fn day(epoch_day: i64) -> Option<Date> {
         (epoch_day.abs() <= MAX_YEAR * 366).then_some(Date(epoch_day << 1))
     }
 
@@ -51,6 +51,7 @@ impl Date {
         (millis.abs() <= limit).then_some(Date((millis << 1) | 1))
     }
 
+    /// A day or an instant, with its number.
     pub fn kind(self) -> DateKind {
         if self.0 & 1 == 0 {
             DateKind::Day(self.0 >> 1)
@@ -60,7 +61,7 @@ impl Date {
     }
 
     /// The raw word, for hashing.
-    pub fn bits(self) -> i64 {
+    pub(crate) fn bits(self) -> i64 {
         self.0
     }
 
@@ -79,7 +80,7 @@ impl Date {
 
     /// Ordering within one kind; `None` between a day and an instant (Java refuses to compare
     /// them too).
-    pub fn compare(self, other: Date) -> Option<Ordering> {
+    pub(crate) fn compare(self, other: Date) -> Option<Ordering> {
         match (self.kind(), other.kind()) {
             (DateKind::Day(a), DateKind::Day(b)) | (DateKind::Instant(a), DateKind::Instant(b)) => {
                 Some(a.cmp(&b))
@@ -120,7 +121,7 @@ impl Date {
     }
 
     /// An instant as `#inst` prints it: `1970-01-01T00:00:00.000-00:00`.
-    pub fn inst_text(self) -> String {
+    pub(crate) fn inst_text(self) -> String {
         let ms = match self.kind() {
             DateKind::Day(d) => d * MILLIS_PER_DAY,
             DateKind::Instant(ms) => ms,
@@ -133,7 +134,7 @@ impl Date {
     }
 
     /// Add `n` days (a day) or `n` milliseconds (an instant); `None` out of range.
-    pub fn plus_days(self, n: i64) -> Option<Date> {
+    pub(crate) fn plus_days(self, n: i64) -> Option<Date> {
         match self.kind() {
             DateKind::Day(d) => Date::day(d.checked_add(n)?),
             DateKind::Instant(ms) => Date::instant(ms.checked_add(n.checked_mul(MILLIS_PER_DAY)?)?),
@@ -142,7 +143,7 @@ impl Date {
 
     /// Add `n` months to a day, clamping the day of month as `LocalDate.plusMonths` does
     /// (2024-01-31 plus one month is 2024-02-29).
-    pub fn plus_months(self, n: i64) -> Option<Date> {
+    pub(crate) fn plus_months(self, n: i64) -> Option<Date> {
         let (y, m, d) = self.ymd();
         let total = (y.checked_mul(12)?).checked_add(m - 1)?.checked_add(n)?;
         let (year, month) = (total.div_euclid(12), total.rem_euclid(12) + 1);
@@ -197,11 +198,11 @@ fn time_of_day(ms: i64) -> (i64, i64, i64, i64) {
     )
 }
 
-pub fn is_leap_year(year: i64) -> bool {
+pub(crate) fn is_leap_year(year: i64) -> bool {
     year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
 }
 
-pub fn days_in_month(year: i64, month: i64) -> i64 {
+pub(crate) fn days_in_month(year: i64, month: i64) -> i64 {
     match month {
         2 if is_leap_year(year) => 29,
         2 => 28,
@@ -212,7 +213,7 @@ pub fn days_in_month(year: i64, month: i64) -> i64 {
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (the era-based method: 400-year eras of
 /// 146097 days, years starting in March so the leap day comes last).
-pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+pub(crate) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -223,7 +224,7 @@ pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 }
 
 /// The inverse of [`days_from_civil`].
-pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -237,7 +238,7 @@ pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
 }
 
 /// Parse `yyyy-MM-dd` strictly, as `LocalDate.parse` does; the error is Java's message.
-pub fn parse_iso_day(text: &str) -> Result<Date, String> {
+pub(crate) fn parse_iso_day(text: &str) -> Result<Date, String> {
     let fail = |why: &str| {
         if why.is_empty() {
             format!("Text '{text}' could not be parsed at index 0")
@@ -317,7 +318,7 @@ fn split_ymd(text: &str) -> Option<(i64, i64, i64)> {
 /// Parse an RFC 3339 timestamp as Clojure's `#inst` reader does: `2024-03-15`,
 /// `2024-03-15T10:30`, `2024-03-15T10:30:00`, `2024-03-15T10:30:00.123Z`, with an optional `Z`
 /// or `±hh:mm` offset (UTC when none is given).
-pub fn parse_inst(text: &str) -> Result<Date, String> {
+pub(crate) fn parse_inst(text: &str) -> Result<Date, String> {
     let bad = || {
         format!(
             "#inst \"{text}\" is not a timestamp; write it as 2024-03-15 or \

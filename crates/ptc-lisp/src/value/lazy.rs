@@ -8,8 +8,11 @@
 //! bounded one is walked like any collection, within the step and memory budgets.
 
 use super::{Seq, Value};
+use std::any::Any;
 use std::sync::Arc;
 
+/// A lazy sequence: an unbounded one (`(range)`, `(iterate f x)`, ...) or a range too long to
+/// realize at once, realized only as far as a program consumes it.
 #[derive(Clone)]
 pub struct LazySeq(Arc<LazyNode>);
 
@@ -85,10 +88,42 @@ pub enum LazyKind {
     /// `(interpose sep s)`.
     Interpose { sep: Value, source: LazySeq },
     /// `(for [x s ...] ...)` over a lazy first sequence.
-    For(Arc<crate::eval::LazyFor>),
+    For(ForSeq),
     /// A lazy sequence read back from its printed form `#lazy-seq[range]` (a value stored in a
     /// serialized step): it prints as it was printed and cannot produce items.
     Unrealized(arcstr::ArcStr),
+}
+
+/// A `for` over a lazy first sequence: the items of `source`, each run through the rest of the
+/// `for`, whose clauses and environment the evaluator keeps in `state`.
+#[derive(Clone)]
+pub struct ForSeq {
+    source: LazySeq,
+    /// How deeply values nest inside the values `state` holds.
+    held_depth: u32,
+    state: Arc<dyn Any + Send + Sync>,
+}
+
+impl ForSeq {
+    /// A `for` over `source` whose evaluator state is `state`, holding values nested
+    /// `held_depth` deep.
+    pub(crate) fn new(source: LazySeq, held_depth: u32, state: impl Any + Send + Sync) -> ForSeq {
+        ForSeq {
+            source,
+            held_depth,
+            state: Arc::new(state),
+        }
+    }
+
+    /// The sequence the `for` walks.
+    pub(crate) fn source(&self) -> &LazySeq {
+        &self.source
+    }
+
+    /// The evaluator state, if it is a `T`.
+    pub(crate) fn state<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.state.clone().downcast::<T>().ok()
+    }
 }
 
 /// Where a lazy range with an end stops.
@@ -116,8 +151,8 @@ impl LazyKind {
             LazyKind::Filter { pred, .. } | LazyKind::DropWhile { pred, .. } => vec![pred],
             LazyKind::Reductions { f, init, .. } => std::iter::once(f).chain(init).collect(),
             LazyKind::Interpose { sep, .. } => vec![sep],
-            LazyKind::For(lazy) => lazy.frame.iter().chain(lazy.captures.iter()).collect(),
             LazyKind::Drop { .. }
+            | LazyKind::For(_)
             | LazyKind::Unrealized(_)
             | LazyKind::Concat { .. }
             | LazyKind::Interleave(_)
@@ -152,6 +187,7 @@ impl LazyKind {
         };
         let prefix = match self {
             LazyKind::Cycle(items) | LazyKind::Concat { prefix: items, .. } => items.depth(),
+            LazyKind::For(lazy) => lazy.held_depth,
             _ => 0,
         };
         1 + values
@@ -195,7 +231,7 @@ impl LazyKind {
 }
 
 impl LazySeq {
-    pub fn new(kind: LazyKind) -> LazySeq {
+    pub(crate) fn new(kind: LazyKind) -> LazySeq {
         let depth = kind.depth();
         let bounded = kind.bounded();
         LazySeq(Arc::new(LazyNode {
@@ -215,7 +251,7 @@ impl LazySeq {
     /// Whether every item asked for comes (unless producing it fails): an unbounded sequence
     /// that neither skips items (`filter`, `keep`, `distinct`, ...) nor may stop (`reductions`
     /// on a `reduced`). `(take n s)` of such a sequence has exactly n items.
-    pub fn is_endless(&self) -> bool {
+    pub(crate) fn is_endless(&self) -> bool {
         match &self.0.kind {
             LazyKind::Range { end, .. } => end.is_none(),
             LazyKind::Repeat(_) | LazyKind::Cycle(_) | LazyKind::Iterate { .. } => true,
@@ -231,7 +267,7 @@ impl LazySeq {
     }
 
     /// The number of items, when known without walking them (a range's).
-    pub fn known_count(&self) -> Option<u64> {
+    pub(crate) fn known_count(&self) -> Option<u64> {
         match &self.0.kind {
             LazyKind::Range {
                 end: Some(RangeEnd::Count(n)),
@@ -243,7 +279,7 @@ impl LazySeq {
 
     /// For a long range of integers, the range without its first `n` items, found without
     /// walking them (`(drop 99999999990 (range 100000000000))`).
-    pub fn drop_from_range(&self, n: usize) -> Option<LazySeq> {
+    pub(crate) fn drop_from_range(&self, n: usize) -> Option<LazySeq> {
         let LazyKind::Range {
             start: Value::Int(start),
             step: Value::Int(step),
@@ -274,20 +310,20 @@ impl LazySeq {
 
     /// Whether one of the two was read back from a stored step (`#lazy-seq[range]`) and both
     /// print the same: the read-back value stands for the sequence that was printed.
-    pub fn same_as_read_back(&self, other: &LazySeq) -> bool {
+    pub(crate) fn same_as_read_back(&self, other: &LazySeq) -> bool {
         (self.is_unrealized() || other.is_unrealized()) && self.describe() == other.describe()
     }
 
     /// How deeply values nest inside the sequence's sources and functions, plus one.
-    pub fn depth(&self) -> u32 {
+    pub(crate) fn depth(&self) -> u32 {
         self.0.depth
     }
 
-    pub fn kind(&self) -> &LazyKind {
+    pub(crate) fn kind(&self) -> &LazyKind {
         &self.0.kind
     }
 
-    pub fn ptr_eq(&self, other: &LazySeq) -> bool {
+    pub(crate) fn ptr_eq(&self, other: &LazySeq) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
 

@@ -26,6 +26,8 @@ type SortedRepr = imbl::OrdMap<Value, Value>;
 const INLINE_VALS: usize = 8;
 type SmallVals = smallvec::SmallVec<[Value; INLINE_VALS]>;
 
+/// A persistent map: small maps keep insertion order in one allocation, larger ones a
+/// seedless hash map (or a sorted map for `sorted-map`).
 #[derive(Clone)]
 pub struct Map(Arc<MapInner>);
 
@@ -164,7 +166,7 @@ impl Map {
         }))
     }
 
-    pub fn depth(&self) -> u32 {
+    pub(crate) fn depth(&self) -> u32 {
         self.0.depth
     }
 }
@@ -188,6 +190,7 @@ fn empty_keys() -> Arc<[Value]> {
 }
 
 impl Map {
+    /// An empty map.
     pub fn new() -> Map {
         Map::of(MapRepr::Small {
             keys: empty_keys(),
@@ -196,7 +199,7 @@ impl Map {
     }
 
     /// An empty sorted map (`sorted-map`).
-    pub fn new_sorted() -> Map {
+    pub(crate) fn new_sorted() -> Map {
         Map::of(MapRepr::Sorted(SortedRepr::new()))
     }
 
@@ -210,7 +213,7 @@ impl Map {
     }
 
     /// A map whose keys (distinct, in order) are shared with other maps of the same shape.
-    pub fn from_shape(keys: Arc<[Value]>, vals: Vec<Value>) -> Map {
+    pub(crate) fn from_shape(keys: Arc<[Value]>, vals: Vec<Value>) -> Map {
         debug_assert_eq!(keys.len(), vals.len());
         if keys.len() <= SMALL_MAP_MAX {
             Map::of(MapRepr::Small {
@@ -222,18 +225,21 @@ impl Map {
         }
     }
 
+    /// The number of entries.
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// Whether there are no entries.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    pub fn is_sorted(&self) -> bool {
+    pub(crate) fn is_sorted(&self) -> bool {
         matches!(&self.0.repr, MapRepr::Sorted(_))
     }
 
+    /// The value of `key`, compared with `=` (so `1` and `1.0` are different keys).
     #[inline]
     pub fn get(&self, key: &Value) -> Option<&Value> {
         match &self.0.repr {
@@ -247,7 +253,7 @@ impl Map {
     /// it in a small map. Small enough to inline into every field read; `None` says nothing
     /// about whether the key is present.
     #[inline(always)]
-    pub fn get_at_hint(&self, key: &Value, hint: &AtomicU8) -> Option<&Value> {
+    pub(crate) fn get_at_hint(&self, key: &Value, hint: &AtomicU8) -> Option<&Value> {
         let MapRepr::Small { keys, vals } = &self.0.repr else {
             return None;
         };
@@ -265,7 +271,7 @@ impl Map {
     /// `get` for a call site that looks up the same key in many maps: `hint` remembers where the
     /// key was last found in a small map and is checked first.
     #[inline(always)]
-    pub fn get_hinted(&self, key: &Value, hint: &AtomicU8) -> Option<&Value> {
+    pub(crate) fn get_hinted(&self, key: &Value, hint: &AtomicU8) -> Option<&Value> {
         match self.get_at_hint(key, hint) {
             Some(v) => Some(v),
             None => self.get_and_hint(key, hint),
@@ -285,6 +291,7 @@ impl Map {
         }
     }
 
+    /// Whether `key` has a value.
     pub fn contains_key(&self, key: &Value) -> bool {
         self.get(key).is_some()
     }
@@ -311,7 +318,7 @@ impl Map {
     /// copy of a shared small map (given back when the copy is dropped), a new key array, a new
     /// hash map entry, the trie or B-tree nodes copied from a map this one shares them with
     /// (see `meter::charge_path_copy`).
-    pub fn assoc_mut(&mut self, key: Value, value: Value) {
+    pub(crate) fn assoc_mut(&mut self, key: Value, value: Value) {
         let shared = Arc::strong_count(&self.0) > 1;
         let inner = Arc::make_mut(&mut self.0);
         if shared {
@@ -372,7 +379,7 @@ impl Map {
     }
 
     /// A new map without `key`.
-    pub fn dissoc(&self, key: &Value) -> Map {
+    pub(crate) fn dissoc(&self, key: &Value) -> Map {
         if !self.contains_key(key) {
             return self.clone();
         }
@@ -408,7 +415,7 @@ impl Map {
     }
 
     /// An empty map of the same kind (sorted stays sorted).
-    pub fn empty_like(&self) -> Map {
+    pub(crate) fn empty_like(&self) -> Map {
         if self.is_sorted() {
             Map::new_sorted()
         } else {
@@ -416,22 +423,27 @@ impl Map {
         }
     }
 
+    /// The entries, in the map's order: insertion order for a small map, the seedless hash's
+    /// order for a large one, key order for a sorted one.
     pub fn iter(&self) -> MapIter<'_> {
-        match &self.0.repr {
-            MapRepr::Small { keys, vals } => MapIter::Small(keys.iter().zip(vals.iter())),
-            MapRepr::Hash(m) => MapIter::Hash(m.iter()),
-            MapRepr::Sorted(m) => MapIter::Sorted(m.iter()),
-        }
+        MapIter(match &self.0.repr {
+            MapRepr::Small { keys, vals } => MapIterInner::Small(keys.iter().zip(vals.iter())),
+            MapRepr::Hash(m) => MapIterInner::Hash(m.iter()),
+            MapRepr::Sorted(m) => MapIterInner::Sorted(m.iter()),
+        })
     }
 
+    /// The keys, in the map's order.
     pub fn keys(&self) -> impl Iterator<Item = &Value> {
         self.iter().map(|(k, _)| k)
     }
 
+    /// The values, in the map's order.
     pub fn values(&self) -> impl Iterator<Item = &Value> {
         self.iter().map(|(_, v)| v)
     }
 
+    /// Whether the two maps share one allocation (then they are equal without looking inside).
     pub fn ptr_eq(&self, other: &Map) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
@@ -453,7 +465,10 @@ fn small_index(keys: &[Value], key: &Value) -> Option<usize> {
     keys.iter().position(|candidate| candidate == key)
 }
 
-pub enum MapIter<'a> {
+/// The entries of a map, in its order.
+pub struct MapIter<'a>(MapIterInner<'a>);
+
+enum MapIterInner<'a> {
     Small(std::iter::Zip<std::slice::Iter<'a, Value>, std::slice::Iter<'a, Value>>),
     Hash(imbl::hashmap::Iter<'a, Value, Value, DefaultSharedPtr>),
     Sorted(imbl::ordmap::Iter<'a, Value, Value, DefaultSharedPtr>),
@@ -463,18 +478,18 @@ impl<'a> Iterator for MapIter<'a> {
     type Item = (&'a Value, &'a Value);
 
     fn next(&mut self) -> Option<Self::Item> {
-        match self {
-            MapIter::Small(it) => it.next(),
-            MapIter::Hash(it) => it.next(),
-            MapIter::Sorted(it) => it.next(),
+        match &mut self.0 {
+            MapIterInner::Small(it) => it.next(),
+            MapIterInner::Hash(it) => it.next(),
+            MapIterInner::Sorted(it) => it.next(),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        match self {
-            MapIter::Small(it) => it.size_hint(),
-            MapIter::Hash(it) => it.size_hint(),
-            MapIter::Sorted(it) => it.size_hint(),
+        match &self.0 {
+            MapIterInner::Small(it) => it.size_hint(),
+            MapIterInner::Hash(it) => it.size_hint(),
+            MapIterInner::Sorted(it) => it.size_hint(),
         }
     }
 }
@@ -513,7 +528,7 @@ impl MapBuilder {
         MapBuilder::default()
     }
 
-    pub fn insert(&mut self, key: Value, value: Value) {
+    pub(crate) fn insert(&mut self, key: Value, value: Value) {
         if let Some(index) = &mut self.index {
             match index.get(&key) {
                 Some(&i) => self.vals[i] = value,
@@ -546,11 +561,7 @@ impl MapBuilder {
         self.keys.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    pub fn build(self) -> Map {
+    pub(crate) fn build(self) -> Map {
         if self.keys.len() <= SMALL_MAP_MAX {
             Map::of(MapRepr::Small {
                 keys: Arc::from(self.keys),

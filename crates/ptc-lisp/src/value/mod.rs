@@ -6,28 +6,27 @@
 //! quadratic. Map and set iteration order never depends on a random seed: small maps and sets keep
 //! insertion order (like Clojure's array maps), larger ones use a fixed hash function.
 
-mod convert;
 pub(crate) mod date;
-mod from_form;
+mod function;
 mod intern;
 mod lazy;
 mod map;
 pub(crate) mod meter;
 mod seq;
 mod set;
+mod shape;
 
-pub use convert::{from_value, to_value};
 pub use date::{Date, DateKind};
-pub(crate) use from_form::date_literal;
-pub use from_form::{compile_regex, read_value, serde_text};
+pub(crate) use function::FnBody;
+pub use function::Function;
 pub use intern::intern;
-pub use lazy::{LazyKind, LazySeq, RangeEnd};
+pub use lazy::{ForSeq, LazyKind, LazySeq, RangeEnd};
 pub use map::{Map, MapBuilder, MapIter, SMALL_MAP_MAX};
 pub use seq::{Seq, SeqIter};
 pub use set::{Set, SetIter};
+pub use shape::ValueShape;
 
-use crate::builtins::Builtin;
-use crate::eval::{Closure, NativeFn};
+use crate::stack::with_stack_room;
 use arcstr::ArcStr;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
@@ -47,20 +46,13 @@ pub(crate) fn nested<R>(depth: u32, f: impl FnOnce() -> R) -> R {
     }
 }
 
-/// Run `f` where the stack has room for the red zone, on a new segment if need be.
-pub(crate) fn with_stack_room<R>(f: impl FnOnce() -> R) -> R {
-    stacker::maybe_grow(
-        crate::eval::ir::STACK_RED_ZONE,
-        crate::eval::ir::STACK_GROW_BY,
-        f,
-    )
-}
+/// Deepest nesting of collections inside one value by default (see
+/// `Limits::max_value_depth`): deeper values could not be printed, compared or freed without
+/// exhausting the stack.
+pub(crate) const MAX_VALUE_DEPTH: u32 = 1_000;
 
 /// Bytes one value slot takes, the unit of the memory budget's estimates.
 const SLOT_BYTES: usize = std::mem::size_of::<Value>();
-
-/// The persistent vector behind lists and vectors.
-pub type Vector = imbl::Vector<Value>;
 
 /// A PTC-Lisp value.
 ///
@@ -72,22 +64,34 @@ pub type Vector = imbl::Vector<Value>;
 #[derive(Clone, Default)]
 #[repr(u64)]
 pub enum Value {
+    /// `nil`.
     #[default]
     Nil,
+    /// `true` or `false`.
     Bool(bool),
+    /// A 64-bit integer; overflow is an error, never a wrap.
     Int(i64),
+    /// A 64-bit float.
     Float(f64),
+    /// A string.
     Str(ArcStr),
+    /// A character, `\\a`.
     Char(char),
+    /// A keyword, `:name`.
     Keyword(Keyword),
+    /// A symbol, `name` (quoted data).
     Symbol(Symbol),
     /// A list or realized sequence, printed `(1 2 3)`.
     List(Seq),
     /// A vector, printed `[1 2 3]`.
     Vector(Seq),
+    /// A map, `{:a 1}`.
     Map(Map),
+    /// A set, `#{1 2}`.
     Set(Set),
+    /// A function.
     Fn(Function),
+    /// A regular expression, `#"\\d+"`.
     Regex(Regex),
     /// `#'name`: a reference to a user definition.
     Var(Symbol),
@@ -109,14 +113,12 @@ pub struct Symbol(ArcStr);
 macro_rules! name_type {
     ($ty:ident) => {
         impl $ty {
+            /// The name `text` (interned: equal names share one allocation).
             pub fn new(text: &str) -> $ty {
                 $ty(intern(text))
             }
             /// The full text, `ns/name` or `name`.
             pub fn as_str(&self) -> &str {
-                &self.0
-            }
-            pub fn arc(&self) -> &ArcStr {
                 &self.0
             }
             /// The part before the first `/`, if any (`nil` namespace otherwise).
@@ -166,6 +168,13 @@ macro_rules! name_type {
 name_type!(Keyword);
 name_type!(Symbol);
 
+impl Keyword {
+    /// The interned text, to compare keywords by identity first.
+    pub(crate) fn arc(&self) -> &ArcStr {
+        &self.0
+    }
+}
+
 /// A compiled regular expression (linear-time engine; no backtracking blow-up), with the
 /// pattern as the program wrote it.
 #[derive(Clone)]
@@ -180,7 +189,7 @@ struct CompiledRegex {
 
 impl Regex {
     /// Pair a compiled engine with the source text it was compiled from (which may differ from
-    /// the engine's own pattern, see [`compile_regex`]).
+    /// the engine's own pattern when Java syntax was translated).
     pub fn new(source: &str, engine: regex::Regex) -> Regex {
         Regex(Arc::new(CompiledRegex {
             source: source.into(),
@@ -192,11 +201,11 @@ impl Regex {
     pub fn as_str(&self) -> &str {
         &self.0.source
     }
-    pub fn engine(&self) -> &regex::Regex {
+    pub(crate) fn engine(&self) -> &regex::Regex {
         &self.0.engine
     }
     /// The engine that must match the whole input, built by `build` the first time.
-    pub fn whole_engine<E>(
+    pub(crate) fn whole_engine<E>(
         &self,
         build: impl FnOnce(&str) -> std::result::Result<regex::Regex, E>,
     ) -> std::result::Result<&regex::Regex, E> {
@@ -206,90 +215,41 @@ impl Regex {
         let engine = build(&self.0.source)?;
         Ok(self.0.whole.get_or_init(|| engine))
     }
-    pub fn ptr_eq(&self, other: &Regex) -> bool {
+    pub(crate) fn ptr_eq(&self, other: &Regex) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-/// Any callable value.
-#[derive(Clone)]
-pub struct Function(pub Arc<FnRepr>);
-
-pub enum FnRepr {
-    /// A function from the builtin registry.
-    Builtin(&'static Builtin),
-    /// A `fn`/`defn` closure.
-    Closure(Closure),
-    /// A function built by a builtin (`comp`, `partial`, `memoize`, ...).
-    Native(NativeFn),
-    /// A function read back from its printed form (`#fn[...]`): it can be shown, not called.
-    Opaque(ArcStr),
-}
-
-impl Function {
-    pub fn repr(&self) -> &FnRepr {
-        &self.0
-    }
-    /// A name for messages: the builtin or `defn` name, or `fn`.
-    pub fn name(&self) -> &str {
-        match &*self.0 {
-            FnRepr::Builtin(b) => b.name,
-            FnRepr::Closure(c) => c.name().unwrap_or("fn"),
-            FnRepr::Native(n) => &n.name,
-            FnRepr::Opaque(text) => text,
-        }
-    }
-    pub fn ptr_eq(&self, other: &Function) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-    /// The name inside the printed form `#fn[NAME]`.
-    fn shown_name(&self) -> &str {
-        match &*self.0 {
-            FnRepr::Opaque(text) => text
-                .strip_prefix("#fn[")
-                .and_then(|t| t.strip_suffix(']'))
-                .unwrap_or(text),
-            _ => self.name(),
-        }
-    }
-    /// Whether one of the two is a function read back from a stored step (`#fn[...]`) and both
-    /// print the same: the read-back value stands for the function that was printed.
-    pub fn same_as_read_back(&self, other: &Function) -> bool {
-        (matches!(&*self.0, FnRepr::Opaque(_)) || matches!(&*other.0, FnRepr::Opaque(_)))
-            && self.shown_name() == other.shown_name()
-    }
-    /// How deeply values nest inside the values this function holds (see [`Value::depth`]).
-    pub fn depth(&self) -> u32 {
-        match &*self.0 {
-            FnRepr::Closure(c) => c.depth,
-            FnRepr::Native(n) => n.depth,
-            FnRepr::Builtin(_) | FnRepr::Opaque(_) => 0,
-        }
     }
 }
 
 impl Value {
+    /// The keyword `:text` (`text` without the colon).
     pub fn keyword(text: &str) -> Value {
         Value::Keyword(Keyword::new(text))
     }
+    /// The symbol `text`.
     pub fn symbol(text: &str) -> Value {
         Value::Symbol(Symbol::new(text))
     }
+    /// A string value.
     pub fn string(text: impl AsRef<str>) -> Value {
         Value::Str(ArcStr::from(text.as_ref()))
     }
+    /// A list of `items`.
     pub fn list(items: impl IntoIterator<Item = Value>) -> Value {
         Value::List(Seq::from_iter(items))
     }
+    /// A vector of `items`.
     pub fn vector(items: impl IntoIterator<Item = Value>) -> Value {
         Value::Vector(Seq::from_iter(items))
     }
+    /// The empty list `()`.
     pub fn empty_list() -> Value {
         Value::List(Seq::new())
     }
+    /// A map of `pairs`, in their order (a later pair replaces an earlier one of the same key).
     pub fn map(pairs: impl IntoIterator<Item = (Value, Value)>) -> Value {
         Value::Map(Map::from_pairs(pairs))
     }
+    /// A set of `items`.
     pub fn set(items: impl IntoIterator<Item = Value>) -> Value {
         Value::Set(Set::from_items(items))
     }
@@ -346,6 +306,7 @@ impl Value {
         std::mem::replace(slot, value).drop_fast();
     }
 
+    /// Whether the value is `nil`.
     pub fn is_nil(&self) -> bool {
         matches!(self, Value::Nil)
     }
@@ -376,6 +337,7 @@ impl Value {
         }
     }
 
+    /// The text of a string.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::Str(s) => Some(s),
@@ -383,6 +345,7 @@ impl Value {
         }
     }
 
+    /// The number of an integer.
     pub fn as_int(&self) -> Option<i64> {
         match self {
             Value::Int(i) => Some(*i),
@@ -402,7 +365,7 @@ impl Value {
     /// Kept up to date in O(1) as collections are built, so the evaluator can refuse values too
     /// deep to print, compare or drop without exhausting the stack.
     #[inline]
-    pub fn depth(&self) -> u32 {
+    pub(crate) fn depth(&self) -> u32 {
         match self {
             Value::List(s) | Value::Vector(s) => s.depth(),
             Value::Map(m) => m.depth(),
@@ -413,6 +376,7 @@ impl Value {
         }
     }
 
+    /// The map, for a map.
     pub fn as_map(&self) -> Option<&Map> {
         match self {
             Value::Map(m) => Some(m),
@@ -421,13 +385,8 @@ impl Value {
     }
 
     /// Whether the value is a lazy sequence without end (`(range)`, `iterate`, ...).
-    pub fn is_unbounded(&self) -> bool {
+    pub(crate) fn is_unbounded(&self) -> bool {
         matches!(self, Value::Lazy(l) if !l.is_bounded())
-    }
-
-    /// Whether the value is a list, vector or lazy sequence (Clojure's `sequential?`).
-    pub fn is_sequential(&self) -> bool {
-        matches!(self, Value::List(_) | Value::Vector(_) | Value::Lazy(_))
     }
 
     /// Number of elements of a finite collection or string; `None` for other values.
@@ -444,7 +403,7 @@ impl Value {
 
     /// A rough count of the bytes this value occupies, used by the memory budget. Shared structure
     /// is counted at every place it is reachable from, so this is an upper bound.
-    pub fn estimated_size(&self) -> usize {
+    pub(crate) fn estimated_size(&self) -> usize {
         nested(self.depth(), || self.estimated_size_here())
     }
 
@@ -485,7 +444,7 @@ impl Value {
     /// Whether [`Value::estimated_size`] is at most `max`, found by walking no more than about
     /// `max / 16` elements: cheap even for a value whose shared parts repeat so often that
     /// writing it out in full would never end.
-    pub fn estimated_size_within(&self, max: usize) -> bool {
+    pub(crate) fn estimated_size_within(&self, max: usize) -> bool {
         fn walk(v: &Value, left: &mut usize) -> bool {
             nested(v.depth(), || walk_here(v, left))
         }
@@ -508,19 +467,6 @@ impl Value {
         // The whole value counts its own slot, like `estimated_size`.
         let mut left = max;
         walk(self, &mut left)
-    }
-}
-
-impl std::fmt::Debug for Value {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::format::pr_str(self))
-    }
-}
-
-impl std::fmt::Display for Value {
-    /// The `str` rendering: strings without quotes, `nil` as the empty string.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::format::str_of(self))
     }
 }
 
@@ -580,7 +526,7 @@ fn fx(bytes_or_word: impl Hash) -> u64 {
 }
 
 /// A hash consistent with [`PartialEq`] and independent of the process (no random seed).
-pub fn hash_value(value: &Value) -> u64 {
+pub(crate) fn hash_value(value: &Value) -> u64 {
     nested(value.depth(), || hash_here(value))
 }
 
@@ -644,7 +590,7 @@ impl Value {
 }
 
 /// Compare two numbers numerically (an integer and a float compare by value).
-pub fn compare_numbers(a: &Value, b: &Value) -> Option<Ordering> {
+pub(crate) fn compare_numbers(a: &Value, b: &Value) -> Option<Ordering> {
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
         (Value::Float(x), Value::Float(y)) => x.partial_cmp(y),
@@ -717,8 +663,7 @@ impl Value {
             (Regex(a), Regex(b)) => a.as_str().cmp(b.as_str()),
             (Var(a), Var(b)) => a.cmp(b),
             (Fn(_), Fn(_)) | (Lazy(_), Lazy(_)) if self == other => Ordering::Equal,
-            (Fn(a), Fn(b)) => (Arc::as_ptr(&a.0) as *const () as usize)
-                .cmp(&(Arc::as_ptr(&b.0) as *const () as usize)),
+            (Fn(a), Fn(b)) => a.addr().cmp(&b.addr()),
             (Lazy(a), Lazy(b)) => a.addr().cmp(&b.addr()),
             // Days sort before instants; within a kind, chronologically.
             (Date(a), Date(b)) => a

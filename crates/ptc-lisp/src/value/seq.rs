@@ -16,6 +16,7 @@ type Tree = imbl::Vector<Value>;
 /// changed: copying a few words is cheaper than building tree nodes.
 const COPY_LIMIT: usize = 32;
 
+/// The items of a list or vector: persistent, so adding to a copy shares the rest.
 #[derive(Clone)]
 pub struct Seq(Arc<SeqInner>);
 
@@ -95,14 +96,16 @@ impl Drop for Seq {
 }
 
 impl Seq {
+    /// No items.
     pub fn new() -> Seq {
         Seq(Arc::new(SeqInner::new(1, Items::Flat(Vec::new()))))
     }
 
-    pub fn depth(&self) -> u32 {
+    pub(crate) fn depth(&self) -> u32 {
         self.0.depth
     }
 
+    /// The number of items.
     pub fn len(&self) -> usize {
         match &self.0.items {
             Items::Flat(v) => v.len(),
@@ -110,10 +113,12 @@ impl Seq {
         }
     }
 
+    /// Whether there are no items.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// The item at `index`.
     #[inline]
     pub fn get(&self, index: usize) -> Option<&Value> {
         match &self.0.items {
@@ -122,26 +127,25 @@ impl Seq {
         }
     }
 
+    /// The first item.
     pub fn first(&self) -> Option<&Value> {
         self.get(0)
     }
 
+    /// The last item.
     pub fn last(&self) -> Option<&Value> {
         self.len().checked_sub(1).and_then(|i| self.get(i))
     }
 
+    /// The items, in order.
     pub fn iter(&self) -> SeqIter<'_> {
-        match &self.0.items {
-            Items::Flat(v) => SeqIter::Flat(v.iter()),
-            Items::Tree(t) => SeqIter::Tree(t.iter()),
-        }
+        SeqIter(match &self.0.items {
+            Items::Flat(v) => SeqIterInner::Flat(v.iter()),
+            Items::Tree(t) => SeqIterInner::Tree(t.iter()),
+        })
     }
 
-    /// The items as a `Vec` (a copy).
-    pub fn to_vec(&self) -> Vec<Value> {
-        self.iter().cloned().collect()
-    }
-
+    /// Whether the two share one allocation (then they are equal without looking inside).
     pub fn ptr_eq(&self, other: &Seq) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
@@ -195,7 +199,7 @@ impl Seq {
         }
     }
 
-    pub fn push_back(&mut self, item: Value) {
+    pub(crate) fn push_back(&mut self, item: Value) {
         self.note_depth(&item);
         match self.items_mut() {
             Items::Flat(v) => v.push(item),
@@ -203,7 +207,7 @@ impl Seq {
         }
     }
 
-    pub fn push_front(&mut self, item: Value) {
+    pub(crate) fn push_front(&mut self, item: Value) {
         self.note_depth(&item);
         let items = self.items_mut();
         if let Items::Flat(v) = items
@@ -217,7 +221,7 @@ impl Seq {
         }
     }
 
-    pub fn set(&mut self, index: usize, item: Value) {
+    pub(crate) fn set(&mut self, index: usize, item: Value) {
         self.note_depth(&item);
         match self.items_mut() {
             Items::Flat(v) => v[index] = item,
@@ -227,29 +231,8 @@ impl Seq {
         }
     }
 
-    pub fn pop_back(&mut self) -> Option<Value> {
-        match self.items_mut() {
-            Items::Flat(v) => v.pop(),
-            Items::Tree(t) => t.pop_back(),
-        }
-    }
-
-    pub fn pop_front(&mut self) -> Option<Value> {
-        let items = self.items_mut();
-        if let Items::Flat(v) = items
-            && v.len() > COPY_LIMIT
-        {
-            *items = Items::Tree(std::mem::take(v).into_iter().collect());
-        }
-        match items {
-            Items::Flat(v) if v.is_empty() => None,
-            Items::Flat(v) => Some(v.remove(0)),
-            Items::Tree(t) => t.pop_front(),
-        }
-    }
-
     /// Items `start..end` (clamped to the length), sharing structure with `self` when long.
-    pub fn slice(&self, start: usize, end: usize) -> Seq {
+    pub(crate) fn slice(&self, start: usize, end: usize) -> Seq {
         let len = self.len();
         let (start, end) = (start.min(len), end.min(len).max(start.min(len)));
         if start == 0 && end == len {
@@ -279,21 +262,6 @@ impl Seq {
         let mut inner = SeqInner::new(self.0.depth, items);
         inner.copied = copied;
         Seq(Arc::new(inner))
-    }
-
-    pub fn append(&mut self, other: &Seq) {
-        if other.is_empty() {
-            return;
-        }
-        let depth = self.0.depth.max(other.depth());
-        self.inner_mut().depth = depth;
-        match self.items_mut() {
-            Items::Flat(v) => v.extend(other.iter().cloned()),
-            Items::Tree(t) => match &other.0.items {
-                Items::Tree(o) => t.append(o.clone()),
-                Items::Flat(o) => t.extend(o.iter().cloned()),
-            },
-        }
     }
 }
 
@@ -330,7 +298,7 @@ impl Seq {
     /// `group-by` keeps). Its depth is taken from the source rather than found by looking at every
     /// item again: an upper bound, which is all that depth is used for (when nested work moves to
     /// a fresh stack, and whether a value nests too deeply, which the source already passed).
-    pub fn picked_from(items: Vec<Value>, source: &Value) -> Seq {
+    pub(crate) fn picked_from(items: Vec<Value>, source: &Value) -> Seq {
         let depth = match source {
             _ if items.is_empty() => 1,
             Value::List(s) | Value::Vector(s) => s.depth(),
@@ -350,7 +318,10 @@ impl<'a> IntoIterator for &'a Seq {
 }
 
 /// Iterator over the items of a [`Seq`].
-pub enum SeqIter<'a> {
+/// The items of a list or vector, in order.
+pub struct SeqIter<'a>(SeqIterInner<'a>);
+
+enum SeqIterInner<'a> {
     Flat(std::slice::Iter<'a, Value>),
     Tree(imbl::vector::Iter<'a, Value, imbl::shared_ptr::DefaultSharedPtr>),
 }
@@ -360,25 +331,25 @@ impl<'a> Iterator for SeqIter<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<&'a Value> {
-        match self {
-            SeqIter::Flat(it) => it.next(),
-            SeqIter::Tree(it) => it.next(),
+        match &mut self.0 {
+            SeqIterInner::Flat(it) => it.next(),
+            SeqIterInner::Tree(it) => it.next(),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        match self {
-            SeqIter::Flat(it) => it.size_hint(),
-            SeqIter::Tree(it) => it.size_hint(),
+        match &self.0 {
+            SeqIterInner::Flat(it) => it.size_hint(),
+            SeqIterInner::Tree(it) => it.size_hint(),
         }
     }
 }
 
 impl DoubleEndedIterator for SeqIter<'_> {
     fn next_back(&mut self) -> Option<Self::Item> {
-        match self {
-            SeqIter::Flat(it) => it.next_back(),
-            SeqIter::Tree(it) => it.next_back(),
+        match &mut self.0 {
+            SeqIterInner::Flat(it) => it.next_back(),
+            SeqIterInner::Tree(it) => it.next_back(),
         }
     }
 }

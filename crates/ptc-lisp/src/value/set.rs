@@ -11,6 +11,8 @@ type FxBuild = BuildHasherDefault<rustc_hash::FxHasher>;
 type HashRepr = imbl::GenericHashMap<Value, (), FxBuild, DefaultSharedPtr>;
 type SortedRepr = imbl::OrdSet<Value>;
 
+/// A persistent set: small sets keep insertion order, larger ones a seedless hash set (or a
+/// sorted set for `sorted-set`).
 #[derive(Clone)]
 pub struct Set(Arc<SetInner>);
 
@@ -107,7 +109,7 @@ impl Set {
         }))
     }
 
-    pub fn depth(&self) -> u32 {
+    pub(crate) fn depth(&self) -> u32 {
         self.0.depth
     }
 }
@@ -126,14 +128,16 @@ impl Default for Set {
 }
 
 impl Set {
+    /// An empty set.
     pub fn new() -> Set {
         Set::of(SetRepr::Small(Vec::new()))
     }
 
-    pub fn new_sorted() -> Set {
+    pub(crate) fn new_sorted() -> Set {
         Set::of(SetRepr::Sorted(SortedRepr::new()))
     }
 
+    /// A set of `items` (duplicates kept once).
     pub fn from_items(items: impl IntoIterator<Item = Value>) -> Set {
         let mut set = Set::new();
         for item in items {
@@ -142,10 +146,11 @@ impl Set {
         set
     }
 
-    pub fn sorted_from_items(items: impl IntoIterator<Item = Value>) -> Set {
+    pub(crate) fn sorted_from_items(items: impl IntoIterator<Item = Value>) -> Set {
         Set::of(SetRepr::Sorted(items.into_iter().collect()))
     }
 
+    /// The number of items.
     pub fn len(&self) -> usize {
         match &self.0.repr {
             SetRepr::Small(v) => v.len(),
@@ -154,20 +159,22 @@ impl Set {
         }
     }
 
+    /// Whether there are no items.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    pub fn is_sorted(&self) -> bool {
+    pub(crate) fn is_sorted(&self) -> bool {
         matches!(&self.0.repr, SetRepr::Sorted(_))
     }
 
+    /// Whether `item` is in the set.
     pub fn contains(&self, item: &Value) -> bool {
         self.get(item).is_some()
     }
 
     /// The stored element equal to `item`.
-    pub fn get(&self, item: &Value) -> Option<&Value> {
+    pub(crate) fn get(&self, item: &Value) -> Option<&Value> {
         match &self.0.repr {
             SetRepr::Small(v) => v.iter().find(|x| *x == item),
             SetRepr::Hash(s) => s.get_key_value(item).map(|(k, _)| k),
@@ -175,7 +182,9 @@ impl Set {
         }
     }
 
-    pub fn insert(&self, item: Value) -> Set {
+    /// A copy with `item` added (the tests' way to make a copy that shares the rest).
+    #[cfg(test)]
+    pub(crate) fn insert(&self, item: Value) -> Set {
         if self.contains(&item) {
             return self.clone();
         }
@@ -186,7 +195,7 @@ impl Set {
 
     /// Add `item` in place (copying only what is shared with other sets). In a run, what this
     /// allocates is charged to the memory budget, as for maps (see `Map::assoc_mut`).
-    pub fn insert_mut(&mut self, item: Value) {
+    pub(crate) fn insert_mut(&mut self, item: Value) {
         if self.contains(&item) {
             return;
         }
@@ -224,7 +233,7 @@ impl Set {
         }
     }
 
-    pub fn remove(&self, item: &Value) -> Set {
+    pub(crate) fn remove(&self, item: &Value) -> Set {
         if !self.contains(item) {
             return self.clone();
         }
@@ -250,7 +259,7 @@ impl Set {
         out
     }
 
-    pub fn empty_like(&self) -> Set {
+    pub(crate) fn empty_like(&self) -> Set {
         if self.is_sorted() {
             Set::new_sorted()
         } else {
@@ -258,16 +267,21 @@ impl Set {
         }
     }
 
+    /// The items, in the set's order: insertion order for a small set, the seedless hash's
+    /// order for a large one, item order for a sorted one.
     pub fn iter(&self) -> SetIter<'_> {
-        match &self.0.repr {
-            SetRepr::Small(v) => SetIter::Small(v.iter()),
-            SetRepr::Hash(s) => SetIter::Hash(s.keys()),
-            SetRepr::Sorted(s) => SetIter::Sorted(s.iter()),
-        }
+        SetIter(match &self.0.repr {
+            SetRepr::Small(v) => SetIterInner::Small(v.iter()),
+            SetRepr::Hash(s) => SetIterInner::Hash(s.keys()),
+            SetRepr::Sorted(s) => SetIterInner::Sorted(s.iter()),
+        })
     }
 }
 
-pub enum SetIter<'a> {
+/// The items of a set, in its order.
+pub struct SetIter<'a>(SetIterInner<'a>);
+
+enum SetIterInner<'a> {
     Small(std::slice::Iter<'a, Value>),
     Hash(imbl::hashmap::Keys<'a, Value, (), DefaultSharedPtr>),
     Sorted(imbl::ordset::Iter<'a, Value, DefaultSharedPtr>),
@@ -277,10 +291,10 @@ impl<'a> Iterator for SetIter<'a> {
     type Item = &'a Value;
 
     fn next(&mut self) -> Option<&'a Value> {
-        match self {
-            SetIter::Small(it) => it.next(),
-            SetIter::Hash(it) => it.next(),
-            SetIter::Sorted(it) => it.next(),
+        match &mut self.0 {
+            SetIterInner::Small(it) => it.next(),
+            SetIterInner::Hash(it) => it.next(),
+            SetIterInner::Sorted(it) => it.next(),
         }
     }
 }

@@ -125,10 +125,8 @@ impl Session {
             .sandbox
             .run_str(program, &ptc_lisp::UserNamespace::new());
         match &out.outcome {
-            ptc_lisp::Outcome::Value(v) | ptc_lisp::Outcome::Returned(v) => {
-                Ok(ptc_lisp::format::pr_str(v))
-            }
-            ptc_lisp::Outcome::Failed(reason) => Err(ptc_lisp::format::pr_str(reason)),
+            ptc_lisp::Outcome::Value(v) | ptc_lisp::Outcome::Returned(v) => Ok(ptc_lisp::pr_str(v)),
+            ptc_lisp::Outcome::Failed(reason) => Err(ptc_lisp::pr_str(reason)),
             ptc_lisp::Outcome::Error(e) => Err(e.message.clone()),
         }
     }

@@ -1,6 +1,6 @@
 //! Host tools: the `tool/` namespace.
 //!
-//! A host registers [`Tool`]s under names; a program calls them as `(tool/name arg ...)` (or by
+//! A host registers [`SyncTool`]s under names; a program calls them as `(tool/name arg ...)` (or by
 //! the bare name, when nothing else has it). Each call is recorded as a [`ToolCallRecord`], in the
 //! order the calls were made.
 
@@ -13,6 +13,7 @@ use std::time::Duration;
 /// What a tool is, for resolution and for the `tool/` section shown to the model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolSpec {
+    /// The name programs call it by (`tool/<name>`).
     pub name: String,
     /// Parameter names, shown as `(tool/name a b)`.
     #[serde(default)]
@@ -20,11 +21,13 @@ pub struct ToolSpec {
     /// An optional signature such as `(category :string) -> [{:id :int}]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
+    /// What the tool does, shown to the model.
     #[serde(default)]
     pub description: String,
 }
 
 impl ToolSpec {
+    /// A tool called `name` that does what `description` says.
     pub fn new(name: impl Into<String>, description: impl Into<String>) -> ToolSpec {
         ToolSpec {
             name: name.into(),
@@ -34,11 +37,13 @@ impl ToolSpec {
         }
     }
 
+    /// The parameter names, shown as `(tool/name a b)`.
     pub fn with_params<S: Into<String>>(mut self, params: impl IntoIterator<Item = S>) -> ToolSpec {
         self.params = params.into_iter().map(Into::into).collect();
         self
     }
 
+    /// A signature such as `(category :string) -> [{:id :int}]`.
     pub fn with_signature(mut self, signature: impl Into<String>) -> ToolSpec {
         self.signature = Some(signature.into());
         self
@@ -49,10 +54,12 @@ impl ToolSpec {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ToolError {
+    /// What went wrong.
     pub message: String,
 }
 
 impl ToolError {
+    /// A tool error saying `message`.
     pub fn new(message: impl Into<String>) -> ToolError {
         ToolError {
             message: message.into(),
@@ -62,11 +69,12 @@ impl ToolError {
 
 /// A synchronous host function. Implementations must be thread-safe: `pmap` calls tools from
 /// several threads at once. (The agent crate adapts async tools to this trait.)
-pub trait Tool: Send + Sync {
+pub trait SyncTool: Send + Sync {
+    /// Run the tool on the arguments a program passed.
     fn call(&self, args: &[Value]) -> Result<Value, ToolError>;
 }
 
-impl<F> Tool for F
+impl<F> SyncTool for F
 where
     F: Fn(&[Value]) -> Result<Value, ToolError> + Send + Sync,
 {
@@ -78,32 +86,37 @@ where
 /// The tools available to a run, by name.
 #[derive(Clone, Default)]
 pub struct Tools {
-    by_name: BTreeMap<String, (ToolSpec, Arc<dyn Tool>)>,
+    by_name: BTreeMap<String, (ToolSpec, Arc<dyn SyncTool>)>,
 }
 
 impl Tools {
+    /// No tools.
     pub fn new() -> Tools {
         Tools::default()
     }
 
     /// Register `tool` under `spec.name` (replacing any tool of that name).
-    pub fn insert(&mut self, spec: ToolSpec, tool: impl Tool + 'static) {
+    pub fn insert(&mut self, spec: ToolSpec, tool: impl SyncTool + 'static) {
         self.insert_arc(spec, Arc::new(tool));
     }
 
-    pub fn insert_arc(&mut self, spec: ToolSpec, tool: Arc<dyn Tool>) {
+    /// Register a shared `tool` under `spec.name` (replacing any tool of that name).
+    pub fn insert_arc(&mut self, spec: ToolSpec, tool: Arc<dyn SyncTool>) {
         self.by_name.insert(spec.name.clone(), (spec, tool));
     }
 
-    pub fn with(mut self, spec: ToolSpec, tool: impl Tool + 'static) -> Tools {
+    /// [`Tools::insert`], as a builder.
+    pub fn with(mut self, spec: ToolSpec, tool: impl SyncTool + 'static) -> Tools {
         self.insert(spec, tool);
         self
     }
 
-    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+    /// The tool called `name`.
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn SyncTool>> {
         self.by_name.get(name).map(|(_, tool)| tool)
     }
 
+    /// Whether a tool is called `name`.
     pub fn contains(&self, name: &str) -> bool {
         self.by_name.contains_key(name)
     }
@@ -113,10 +126,12 @@ impl Tools {
         self.by_name.values().map(|(spec, _)| spec)
     }
 
+    /// The number of tools.
     pub fn len(&self) -> usize {
         self.by_name.len()
     }
 
+    /// Whether there are no tools.
     pub fn is_empty(&self) -> bool {
         self.by_name.is_empty()
     }
@@ -143,7 +158,7 @@ impl Tools {
     /// called with exactly that many arguments; one without `params` takes any.
     ///
     /// ```
-    /// use ptc_lisp::{Runtime, UserNamespace, format::pr_str};
+    /// use ptc_lisp::{Runtime, UserNamespace, pr_str};
     ///
     /// let tools = ptc_lisp::Tools::from_fixture_json(
     ///     r#"{"get-user": {"description": "A user", "params": ["id"], "returns": {"name": "Ann", "age": 7}}}"#,
@@ -154,9 +169,9 @@ impl Tools {
     /// let out = runtime.run_str("(tool/get-user)", &UserNamespace::new());
     /// assert!(out.outcome.error().unwrap().message.contains("takes 1 argument (id), got 0"));
     /// ```
-    pub fn from_fixture_json(text: &str) -> Result<Tools, crate::Error> {
+    pub fn from_fixture_json(text: &str) -> Result<Tools, crate::error::Error> {
         let fixtures: BTreeMap<String, FixtureTool> = serde_json::from_str(text).map_err(|e| {
-            crate::Error::argument(format!(
+            crate::error::Error::argument(format!(
                 "invalid tools file: {e}; expected {{\"name\": {{\"description\": \"...\", \
                  \"params\": [\"a\"], \"returns\": <json>}}}}"
             ))
@@ -210,14 +225,18 @@ impl std::fmt::Debug for Tools {
 /// One tool call made by a program.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallRecord {
+    /// The tool's name.
     pub name: String,
+    /// The arguments, as the program passed them.
     pub args: Vec<Value>,
+    /// What the tool returned, or why it failed.
     pub result: ToolOutcome,
     /// Wall-clock time of the call, in microseconds.
     pub duration_us: u64,
 }
 
 impl ToolCallRecord {
+    /// How long the call took.
     pub fn duration(&self) -> Duration {
         Duration::from_micros(self.duration_us)
     }
@@ -227,11 +246,14 @@ impl ToolCallRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolOutcome {
+    /// The tool returned this value.
     Ok(Value),
+    /// The tool failed, panicked or timed out, for this reason.
     Error(String),
 }
 
 impl ToolOutcome {
+    /// The value, for a call that succeeded.
     pub fn value(&self) -> Option<&Value> {
         match self {
             ToolOutcome::Ok(v) => Some(v),

@@ -1,7 +1,8 @@
 //! Rust to value: the serializer behind [`to_value`](super::to_value).
 
 use super::{Converted, Failure, VALUE_TOKEN, position};
-use crate::value::{Keyword, Map, Value, read_value};
+use crate::reader::read_value;
+use crate::value::{Keyword, Map, Value};
 use serde::ser::{self, Serialize, Serializer};
 use std::fmt;
 
@@ -178,7 +179,7 @@ pub(super) struct Items(Vec<Value>);
 impl Items {
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Converted<()> {
         let step = position(self.0.len());
-        let item = crate::value::with_stack_room(|| value.serialize(ToValue));
+        let item = crate::stack::with_stack_room(|| value.serialize(ToValue));
         self.0.push(item.map_err(|e| e.within(step))?);
         Ok(())
     }
@@ -219,7 +220,7 @@ pub(super) struct Entries {
 
 impl Entries {
     fn insert<T: Serialize + ?Sized>(&mut self, key: Value, value: &T) -> Converted<()> {
-        let value = crate::value::with_stack_room(|| value.serialize(ToValue))
+        let value = crate::stack::with_stack_room(|| value.serialize(ToValue))
             .map_err(|e| e.within(key.clone()))?;
         self.map.assoc_mut(key, value);
         Ok(())

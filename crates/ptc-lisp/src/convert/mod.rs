@@ -28,9 +28,10 @@
 mod from_value;
 mod to_value;
 
-use super::Value;
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::pr_str;
+use crate::reader::VALUE_TOKEN;
+use crate::value::Value;
 use from_value::FromValue;
 use serde::de;
 use serde::ser::{self, Serialize};
@@ -40,7 +41,7 @@ use to_value::ToValue;
 /// The value of `value`, a Rust value of any type that implements [`Serialize`].
 ///
 /// ```
-/// use ptc_lisp::{Value, format::pr_str, to_value};
+/// use ptc_lisp::{Value, pr_str, to_value};
 ///
 /// #[derive(serde::Serialize)]
 /// struct Order {
@@ -80,10 +81,6 @@ pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value> {
 pub fn from_value<'de, T: de::Deserialize<'de>>(value: &'de Value) -> Result<T> {
     T::deserialize(FromValue(value)).map_err(Failure::into_error)
 }
-
-/// The name under which [`Value`]'s own `Serialize` and `Deserialize` wrap its printed text, so
-/// that a value inside a converted struct converts as itself.
-pub(crate) const VALUE_TOKEN: &str = "$ptc_lisp::Value";
 
 // ---------------------------------------------------------------------------------------------
 // Errors

@@ -35,7 +35,7 @@ pub struct Limits {
     pub tool_timeout: Option<Duration>,
     /// Total bytes printed per run (default 1 MiB).
     pub max_output_bytes: usize,
-    /// Each `println` entry is cut to this many characters (default 2,000, TRN-011).
+    /// Each `println` entry is cut to this many characters (default 2,000).
     pub max_print_chars: usize,
     /// Bounds on the program text.
     pub read: ReadLimits,
@@ -48,7 +48,7 @@ impl Default for Limits {
             max_steps: 50_000_000,
             max_call_depth: 2_000,
             max_memory_bytes: 256 << 20,
-            max_value_depth: 1_000,
+            max_value_depth: crate::value::MAX_VALUE_DEPTH,
             max_tool_calls: 1_000,
             tool_timeout: Some(Duration::from_secs(30)),
             max_output_bytes: 1 << 20,

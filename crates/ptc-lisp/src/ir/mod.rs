@@ -5,9 +5,14 @@
 //! index into the closure's captures, a user definition a global slot, a builtin a function
 //! pointer, a tool its handle, a data key its value. Nothing is looked up by string at run time.
 
-use crate::builtins::Builtin;
+mod function;
+
+pub(crate) use function::{Closure, FnRepr, captured_depth, no_captures};
+
 use crate::error::Error;
+use crate::runtime::Builtin;
 use crate::span::Span;
+use crate::stack::{STACK_GROW_BY, STACK_RED_ZONE};
 use crate::value::{Keyword, Value};
 
 use arcstr::ArcStr;
@@ -38,7 +43,7 @@ pub(crate) enum Expr {
         fallback: Option<Box<Expr>>,
         span: Span,
     },
-    /// A name that resolves to an error when evaluated (e.g. an ambiguous reference, NS-007).
+    /// A name that resolves to an error when evaluated (e.g. an ambiguous reference).
     Raise(Box<Error>),
     If(Box<(Expr, Expr, Expr)>),
     Do(Box<[Expr]>),
@@ -77,35 +82,6 @@ pub(crate) enum Expr {
 }
 
 pub(crate) struct Deep(pub Box<Expr>);
-
-/// Native stack kept free before deeper work moves to a new stack segment.
-pub(crate) const STACK_RED_ZONE: usize = 256 * 1024;
-/// Size of each new stack segment.
-pub(crate) const STACK_GROW_BY: usize = 2 * 1024 * 1024;
-
-/// A stack floor not looked up yet (on a fresh context or stack segment): no address is above
-/// it, so the first [`stack_has_room`] looks it up.
-pub(crate) const UNKNOWN_STACK_FLOOR: usize = usize::MAX;
-
-/// Whether the stack has [`STACK_RED_ZONE`] left. `floor` caches the lowest address work may
-/// reach on the current segment (comparing with it is much cheaper than asking for the
-/// stack's limit); whoever moves work to a new segment sets it to [`UNKNOWN_STACK_FLOOR`]
-/// there and restores it after.
-#[inline(always)]
-pub(crate) fn stack_has_room(floor: &mut usize) -> bool {
-    let marker = 0u8;
-    let here = std::hint::black_box(&marker) as *const u8 as usize;
-    if here > *floor {
-        return true;
-    }
-    match stacker::remaining_stack() {
-        Some(left) if left >= STACK_RED_ZONE => {
-            *floor = here - (left - STACK_RED_ZONE);
-            true
-        }
-        _ => false,
-    }
-}
 
 impl Drop for Deep {
     fn drop(&mut self) {

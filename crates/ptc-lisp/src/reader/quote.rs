@@ -1,10 +1,10 @@
 //! Forms as data: what `quote` makes of a form, and how printed values are read back.
 
-use super::{FnRepr, Function, Map, Regex, Set, Value};
+use super::regex::compile;
+use super::{Form, FormKind, ReadLimits, literal_kind, read};
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::pr_str;
-use crate::reader::{Form, FormKind, literal_kind};
-use std::sync::Arc;
+use crate::value::{Function, LazyKind, LazySeq, MAX_VALUE_DEPTH, Map, Set, Symbol, Value};
 
 impl Value {
     /// The value of a literal form (nil, a boolean, number, string, character or keyword), which
@@ -34,7 +34,7 @@ impl Value {
             literal_kind!() => Value::from_literal(form).unwrap_or_default(),
             FormKind::Symbol(s) => Value::symbol(s),
             FormKind::Regex(pattern) => {
-                Value::Regex(compile_regex(pattern).map_err(|e| e.or_span(form.span))?)
+                Value::Regex(compile(pattern).map_err(|e| e.or_span(form.span))?)
             }
             FormKind::List(forms) => Value::list(items(forms)?),
             FormKind::Vector(forms) => Value::vector(items(forms)?),
@@ -77,9 +77,9 @@ impl Value {
             FormKind::Deref(inner) => {
                 Value::list([Value::symbol("deref"), Value::from_form(inner)?])
             }
-            FormKind::Var(name) => Value::Var(super::Symbol::new(
-                name.strip_prefix("user/").unwrap_or(name),
-            )),
+            FormKind::Var(name) => {
+                Value::Var(Symbol::new(name.strip_prefix("user/").unwrap_or(name)))
+            }
             FormKind::AnonFn(_) => {
                 return Err(Error::syntax(
                     form.span,
@@ -88,17 +88,13 @@ impl Value {
             }
             FormKind::Tagged(tag, inner) if tag == "fn" => {
                 let shown = pr_str(&Value::from_form(inner)?);
-                Value::Fn(Function(Arc::new(FnRepr::Opaque(
-                    format!("#fn{shown}").into(),
-                ))))
+                Value::Fn(Function::read_back(&format!("#fn{shown}")))
             }
             // A lazy sequence as printed: a value that shows how the sequence was made.
             FormKind::Tagged(tag, inner) if tag == "lazy-seq" => match &inner.kind {
                 FormKind::Vector(items) if items.len() == 1 && items[0].as_symbol().is_some() => {
                     let name = items[0].as_symbol().expect("checked");
-                    Value::Lazy(super::LazySeq::new(super::LazyKind::Unrealized(
-                        name.into(),
-                    )))
+                    Value::Lazy(LazySeq::new(LazyKind::Unrealized(name.into())))
                 }
                 _ => {
                     return Err(Error::syntax(
@@ -120,23 +116,17 @@ impl Value {
     }
 }
 
-/// Compile a regex written in Java syntax with the linear-time engine, with an error an LLM can
-/// act on (see [`crate::builtins`]' regex family for what differs from Java).
-pub fn compile_regex(pattern: &str) -> Result<Regex> {
-    crate::builtins::regex::compile(pattern)
-}
-
 /// The dates the printer writes: `#inst "2024-03-15T10:30:00.000-00:00"` and
 /// `#object[java.time.LocalDate "2024-03-15"]`.
 pub(crate) fn date_literal(tag: &str, inner: &Form) -> std::result::Result<Value, String> {
     match (tag, &inner.kind) {
-        ("inst", FormKind::Str(text)) => super::date::parse_inst(text).map(Value::Date),
+        ("inst", FormKind::Str(text)) => crate::value::date::parse_inst(text).map(Value::Date),
         ("object", FormKind::Vector(items)) => match items.as_slice() {
             [class, text]
                 if matches!(class.as_symbol(), Some("java.time.LocalDate" | "LocalDate")) =>
             {
                 match &text.kind {
-                    FormKind::Str(text) => super::date::parse_iso_day(text).map(Value::Date),
+                    FormKind::Str(text) => crate::value::date::parse_iso_day(text).map(Value::Date),
                     _ => Err("#object[java.time.LocalDate ...] needs a date string".into()),
                 }
             }
@@ -172,28 +162,32 @@ pub mod serde_text {
     }
 }
 
+/// The name a `Value` is serialized under as a newtype, so that serde conversion of Rust types
+/// (`crate::convert`) keeps a value embedded in a user type as the value it is.
+pub(crate) const VALUE_TOKEN: &str = "$ptc_lisp::Value";
+
 /// The stack a value nested deeper than a program may be is read on: reading takes a few KiB
-/// of stack per level in a debug build, and values nest up to the default
-/// [`Limits::max_value_depth`](crate::Limits::max_value_depth).
+/// of stack per level in a debug build, and values nest up to [`MAX_VALUE_DEPTH`] levels by
+/// default.
 const DEEP_READ_STACK: usize = 32 << 20;
 
 /// Read the one value printed in `text`.
 ///
 /// A printed value is data, not a program: it may be of any size, and may nest as deeply as a
-/// value may at run time under the default [`Limits`](crate::Limits) (a program's text may
-/// nest only [`ReadLimits::max_depth`](crate::reader::ReadLimits::max_depth) levels). Values
-/// nested deeper than that are read on a stack of their own.
+/// value may at run time under the default limits (a program's text may nest only
+/// [`ReadLimits::max_depth`] levels). Values nested deeper than that are read on a stack of
+/// their own.
 pub fn read_value(text: &str) -> Result<Value> {
-    let shallow = crate::reader::ReadLimits {
+    let shallow = ReadLimits {
         max_program_bytes: usize::MAX,
-        ..crate::reader::ReadLimits::default()
+        ..ReadLimits::default()
     };
     match read_one(text, &shallow) {
         // With no size limit, only the nesting depth can be over a limit: printed numbers are
         // short.
         Err(e) if e.kind == ErrorKind::ProgramLimit => {
-            let deep = crate::reader::ReadLimits {
-                max_depth: crate::Limits::default().max_value_depth as usize,
+            let deep = ReadLimits {
+                max_depth: MAX_VALUE_DEPTH as usize,
                 ..shallow
             };
             stacker::grow(DEEP_READ_STACK, || read_one(text, &deep))
@@ -202,8 +196,8 @@ pub fn read_value(text: &str) -> Result<Value> {
     }
 }
 
-fn read_one(text: &str, limits: &crate::reader::ReadLimits) -> Result<Value> {
-    let forms = crate::reader::read(text, limits)?;
+fn read_one(text: &str, limits: &ReadLimits) -> Result<Value> {
+    let forms = read(text, limits)?;
     match forms.as_slice() {
         [form] => Value::from_form(form),
         _ => Err(Error::new(
@@ -213,9 +207,9 @@ fn read_one(text: &str, limits: &crate::reader::ReadLimits) -> Result<Value> {
     }
 }
 
-/// A value serializes as its printed text (see [`serde_text`]), wrapped in a newtype that
-/// formats such as JSON see through and [`to_value`](super::to_value) recognizes, so that a
-/// value inside converted data converts as itself.
+/// A value serializes as its printed text, wrapped in a newtype that formats such as JSON see
+/// through and [`to_value`](crate::to_value) recognizes, so that a value inside converted data
+/// converts as itself.
 impl serde::Serialize for Value {
     fn serialize<S: serde::Serializer>(
         &self,
@@ -232,7 +226,7 @@ impl serde::Serialize for Value {
             }
         }
 
-        serializer.serialize_newtype_struct(super::convert::VALUE_TOKEN, &Printed(self))
+        serializer.serialize_newtype_struct(VALUE_TOKEN, &Printed(self))
     }
 }
 
@@ -261,7 +255,7 @@ impl<'de> serde::Deserialize<'de> for Value {
             }
         }
 
-        deserializer.deserialize_newtype_struct(super::convert::VALUE_TOKEN, Text)
+        deserializer.deserialize_newtype_struct(VALUE_TOKEN, Text)
     }
 }
 
@@ -293,7 +287,7 @@ mod tests {
     // must not need more stack than a thread gets by default.
     #[test]
     fn values_nested_to_the_depth_limit_are_read_back_on_a_default_stack() {
-        let limit = crate::Limits::default().max_value_depth as usize;
+        let limit = MAX_VALUE_DEPTH as usize;
         let reader = std::thread::Builder::new()
             .stack_size(2 << 20)
             .spawn(move || {

@@ -1,15 +1,19 @@
 //! Running programs: [`Program`], [`Runtime`], [`RunOutcome`] and the [`UserNamespace`] that
 //! carries definitions from one run (turn) to the next.
 
+mod library;
+
 use crate::analyze::{Scope, analyze_program};
 use crate::error::{Error, ErrorKind, Result};
-use crate::eval::{Binding, Ctx, Flow};
-use crate::limits::Limits;
-use crate::namespace::{Definition, ValueShape};
+use crate::ir::FnRepr;
+use crate::namespace::Definition;
 use crate::reader::{Form, ReadLimits, read};
+use crate::runtime::limits::Limits;
+use crate::runtime::tools::{ToolCallRecord, Tools};
+use crate::runtime::{Binding, Ctx, Flow};
 use crate::span::{LineIndex, Pos};
-use crate::tools::{ToolCallRecord, Tools};
-use crate::value::{FnRepr, Value};
+use crate::value::Value;
+use crate::value::ValueShape;
 use arcstr::ArcStr;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -29,6 +33,7 @@ impl Program {
         Program::parse_with(source, &ReadLimits::default())
     }
 
+    /// Read `source` with the given bounds on program text.
     pub fn parse_with(source: &str, limits: &ReadLimits) -> Result<Program> {
         let forms = read(source, limits)?;
         Ok(Program {
@@ -37,10 +42,12 @@ impl Program {
         })
     }
 
+    /// The program text.
     pub fn source(&self) -> &str {
         &self.source
     }
 
+    /// The top-level forms, with their spans in [`Program::source`].
     pub fn forms(&self) -> &[Form] {
         &self.forms
     }
@@ -56,6 +63,7 @@ pub struct UserNamespace {
 }
 
 impl UserNamespace {
+    /// An empty namespace: nothing defined yet.
     pub fn new() -> UserNamespace {
         UserNamespace::default()
     }
@@ -71,11 +79,12 @@ impl UserNamespace {
         self.bindings.iter().filter(|b| b.value.is_some()).count()
     }
 
+    /// Whether nothing is defined.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Every definition in the order the names were first defined (DEF-009), with docstrings,
+    /// Every definition in the order the names were first defined, with docstrings,
     /// parameter lists and the shape each function last returned.
     pub fn definitions(&self) -> Vec<Definition> {
         let mut defined: Vec<&Binding> =
@@ -156,6 +165,7 @@ impl Outcome {
         }
     }
 
+    /// The error for [`Outcome::Error`].
     pub fn error(&self) -> Option<&Error> {
         match self {
             Outcome::Error(e) => Some(e),
@@ -186,7 +196,7 @@ impl Outcome {
     /// ```
     pub fn value_as<'v, T: serde::Deserialize<'v>>(&'v self) -> Result<T> {
         match self {
-            Outcome::Value(v) | Outcome::Returned(v) => crate::value::from_value(v),
+            Outcome::Value(v) | Outcome::Returned(v) => crate::convert::from_value(v),
             Outcome::Error(e) => Err(e.clone()),
             Outcome::Failed(reason) => Err(Error::new(
                 ErrorKind::Thrown,
@@ -207,9 +217,11 @@ impl Outcome {
 /// Counters of one run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunStats {
+    /// Evaluation steps taken (see [`Limits::max_steps`]).
     pub steps: u64,
     /// Bytes charged to the memory budget.
     pub memory_bytes: usize,
+    /// Time spent analysing the program.
     pub analyze_time: Duration,
     /// Evaluation time, not counting time spent in tools.
     pub eval_time: Duration,
@@ -218,16 +230,18 @@ pub struct RunStats {
 /// Everything a run produced.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
+    /// How the run ended.
     pub outcome: Outcome,
     /// Where the `(fail ...)` form that ended the run is, for [`Outcome::Failed`].
     pub failed_at: Option<Pos>,
-    /// One entry per `println` call, in order (TRN-008).
+    /// One entry per `println` call, in order.
     pub prints: Vec<String>,
     /// Every tool call, in order.
     pub tool_calls: Vec<ToolCallRecord>,
     /// The user namespace after the run. After an error it holds what was defined before the
     /// error; callers that discard failed turns keep the namespace they passed in instead.
     pub memory: UserNamespace,
+    /// Counters of the run.
     pub stats: RunStats,
 }
 
@@ -240,10 +254,12 @@ pub struct Runtime {
 }
 
 impl Runtime {
+    /// A runtime with no tools, no data and the default [`Limits`].
     pub fn new() -> Runtime {
         Runtime::default()
     }
 
+    /// Use `tools` for `tool/...` calls, replacing the tools set before.
     pub fn with_tools(mut self, tools: Tools) -> Runtime {
         self.tools = tools;
         self
@@ -255,40 +271,33 @@ impl Runtime {
         self
     }
 
-    /// Input data from a map: each key (keyword or string) becomes `data/<key>`.
+    /// Input data from a map (a JSON object read with [`from_json_str`](crate::from_json_str),
+    /// say): each entry becomes `data/<key>` (see [`data_entries`]).
     pub fn with_data_map(mut self, map: &Value) -> Result<Runtime> {
-        let Value::Map(m) = map else {
-            return Err(Error::type_error(format!(
-                "input data must be a map of names to values, got {}",
-                map.type_name()
-            )));
-        };
         let data = Arc::make_mut(&mut self.data);
-        for (k, v) in m.iter() {
-            let name = match k {
-                Value::Keyword(k) => k.as_str().to_string(),
-                Value::Str(s) => s.to_string(),
-                Value::Symbol(s) => s.as_str().to_string(),
-                other => crate::format::pr_str(other),
-            };
-            data.insert(name, v.clone());
+        for (name, value) in data_entries(map)? {
+            data.insert(name, value);
         }
         Ok(self)
     }
 
+    /// Run under `limits` instead of the defaults.
     pub fn with_limits(mut self, limits: Limits) -> Runtime {
         self.limits = Arc::new(limits);
         self
     }
 
+    /// The tools programs may call.
     pub fn tools(&self) -> &Tools {
         &self.tools
     }
 
+    /// The input data, by name (`data/<name>`).
     pub fn data(&self) -> &BTreeMap<String, Value> {
         &self.data
     }
 
+    /// The limits every run gets.
     pub fn limits(&self) -> &Limits {
         &self.limits
     }
@@ -334,6 +343,7 @@ impl Runtime {
             source,
             forms,
             Scope {
+                library: &library::Builtins,
                 tools: &self.tools,
                 data: &self.data,
                 globals: &mut globals,
@@ -420,11 +430,42 @@ impl Runtime {
     }
 }
 
+/// The entries of a map of input data, in the map's order: each key names a `data/` value (a
+/// keyword or symbol by its name, a string as it is, any other key as it prints). This is how a
+/// JSON object becomes input data, wherever it comes from (a file, a struct serialized to JSON).
+///
+/// ```
+/// use ptc_lisp::{Value, data_entries, from_json_str};
+/// let data = from_json_str(r#"{"orders": [1, 2], "region": "north"}"#).unwrap();
+/// let names: Vec<String> = data_entries(&data).unwrap().into_iter().map(|(n, _)| n).collect();
+/// assert_eq!(names, ["orders", "region"]);
+/// assert!(data_entries(&Value::vector([])).is_err());
+/// ```
+pub fn data_entries(map: &Value) -> Result<Vec<(String, Value)>> {
+    let Value::Map(m) = map else {
+        return Err(Error::type_error(format!(
+            "input data must be a map of names to values, got {}",
+            map.type_name()
+        )));
+    };
+    Ok(m.iter()
+        .map(|(k, v)| {
+            let name = match k {
+                Value::Keyword(k) => k.as_str().to_string(),
+                Value::Str(s) => s.to_string(),
+                Value::Symbol(s) => s.as_str().to_string(),
+                other => crate::format::pr_str(other),
+            };
+            (name, v.clone())
+        })
+        .collect())
+}
+
 /// Run `source` with no tools, no data and default limits, and return its value. A handy entry
 /// point for tests and one-off evaluation.
 ///
 /// ```
-/// use ptc_lisp::{eval_str, format::pr_str};
+/// use ptc_lisp::{eval_str, pr_str};
 /// let v = eval_str("(->> [1 2 3 4] (filter even?) (map #(* % %)))").unwrap();
 /// assert_eq!(pr_str(&v), "(4 16)");
 /// ```

@@ -1,0 +1,381 @@
+//! The language catalogue: every special form, macro-like form and refused Clojure name, each
+//! defined once.
+//!
+//! The analyzer dispatches on it (a name is a special form, a macro-like form, a refused name
+//! or none of these only because an entry here says so), its error messages for refused names
+//! take their hints from it, and the language reference (`docs/language.md`) and the system
+//! prompt's compact reference are generated from it. Adding a special form means one entry here
+//! and one arm where the analyzer handles its [`Special`] variant.
+
+use rustc_hash::FxHashMap;
+use std::sync::OnceLock;
+
+/// A special form: evaluated by the language itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Special {
+    Def,
+    Defn,
+    Declare,
+    Fn,
+    Let,
+    If,
+    Do,
+    And,
+    Or,
+    Quote,
+    Loop,
+    Recur,
+    Letfn,
+    Case,
+    Try,
+    Throw,
+    For,
+    Doseq,
+    Return,
+    Fail,
+    Comment,
+    Ns,
+}
+
+/// A macro-like form: rewritten into special forms before analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Macro {
+    When,
+    WhenNot,
+    IfNot,
+    Cond,
+    Condp,
+    IfLet,
+    WhenLet,
+    IfSome,
+    WhenSome,
+    WhenFirst,
+    Thread,
+    ThreadLast,
+    ThreadAs,
+    SomeThread,
+    SomeThreadLast,
+    CondThread,
+    CondThreadLast,
+    Dotimes,
+}
+
+/// What a form is to the analyzer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FormRole {
+    Special(Special),
+    Macro(Macro),
+    /// Written with reader syntax rather than a name (`#(...)`).
+    Reader,
+}
+
+/// One special or macro-like form, documented like a builtin.
+#[derive(Debug)]
+pub(crate) struct FormEntry {
+    pub name: &'static str,
+    /// Other names of the same form (`defn-`, `fn*`, `let*`).
+    pub aliases: &'static [&'static str],
+    pub role: FormRole,
+    /// How it is written; several shapes separated by spaces.
+    pub signature: &'static str,
+    /// One line saying what it does.
+    pub doc: &'static str,
+    /// A program using it ...
+    pub example: &'static str,
+    /// ... and that program's result as `pr-str` prints it (`(fail x)` shows as `failed: x`).
+    pub expected: &'static str,
+}
+
+macro_rules! form {
+    ($role:expr, $name:literal, $aliases:expr, $sig:literal, $doc:literal, $ex:literal => $expected:literal) => {
+        FormEntry {
+            name: $name,
+            aliases: $aliases,
+            role: $role,
+            signature: $sig,
+            doc: $doc,
+            example: $ex,
+            expected: $expected,
+        }
+    };
+}
+
+/// Every special form and macro-like form, in the order the reference lists them.
+pub(crate) const FORMS: &[FormEntry] = &[
+    form!(FormRole::Special(Special::Def), "def", &[], "(def name value) (def name \"doc\" value)", "Defines name in the user namespace; definitions last into later turns.", "(def rate 0.2) (* 100 rate)" => "20.0"),
+    form!(FormRole::Special(Special::Defn), "defn", &["defn-"], "(defn name [params] body) (defn name \"doc\" ([x] ...) ([x y] ...))", "Defines a function in the user namespace (defn- is the same).", "(defn sq [x] (* x x)) (sq 5)" => "25"),
+    form!(FormRole::Special(Special::Declare), "declare", &[], "(declare name ...)", "Names a definition that comes later, so earlier code may refer to it.", "(declare b) (defn a [] (b)) (defn b [] :b) (a)" => ":b"),
+    form!(FormRole::Special(Special::Fn), "fn", &["fn*"], "(fn [params] body) (fn name [params] body) (fn ([x] ...) ([x y] ...))", "A function; params may be destructured and end with & rest.", "((fn [x & more] [x more]) 1 2 3)" => "[1 (2 3)]"),
+    form!(FormRole::Reader, "#()", &[], "#(... % %2 %&)", "A short function: % (or %1) is the first argument, %2 the second, %& the rest.", "(map #(* % 10) [1 2])" => "(10 20)"),
+    form!(FormRole::Special(Special::Let), "let", &["let*"], "(let [name value ...] body)", "Binds names (or destructuring patterns) in order, then evaluates the body.", "(let [{:keys [a b] :or {b 2}} {:a 1} [x & xs] [3 4]] [a b x xs])" => "[1 2 3 (4)]"),
+    form!(FormRole::Special(Special::If), "if", &[], "(if test then) (if test then else)", "then when test is truthy (anything but nil and false), else otherwise.", "(if (empty? []) :empty :full)" => ":empty"),
+    form!(FormRole::Special(Special::Do), "do", &[], "(do expr ...)", "Evaluates the expressions in order; the value of the last one.", "(do (println \"hi\") 42)" => "42"),
+    form!(FormRole::Special(Special::And), "and", &[], "(and x ...)", "The first falsey value, or the last value.", "[(and 1 nil 2) (and 1 2)]" => "[nil 2]"),
+    form!(FormRole::Special(Special::Or), "or", &[], "(or x ...)", "The first truthy value, or the last value.", "(or nil false :default)" => ":default"),
+    form!(FormRole::Special(Special::Quote), "quote", &[], "(quote form) 'form", "The form itself as data, unevaluated.", "'(a b 1)" => "(a b 1)"),
+    form!(FormRole::Special(Special::Loop), "loop", &[], "(loop [name init ...] body)", "A loop: recur in tail position jumps back with new values.", "(loop [i 0 acc []] (if (< i 3) (recur (inc i) (conj acc i)) acc))" => "[0 1 2]"),
+    form!(FormRole::Special(Special::Recur), "recur", &[], "(recur value ...)", "Jumps to the innermost loop or function with new values (tail position only).", "((fn [n acc] (if (zero? n) acc (recur (dec n) (* acc n)))) 5 1)" => "120"),
+    form!(FormRole::Special(Special::Letfn), "letfn", &[], "(letfn [(name [params] body) ...] body)", "Local functions that may call each other.", "(letfn [(ev? [n] (if (zero? n) true (od? (dec n)))) (od? [n] (if (zero? n) false (ev? (dec n))))] (ev? 10))" => "true"),
+    form!(FormRole::Special(Special::Case), "case", &[], "(case x value expr ... default) (case x (v1 v2) expr ...)", "The expr for the constant equal to x, else the default (an error without one).", "(case :b :a 1 (:b :c) 2 0)" => "2"),
+    form!(FormRole::Special(Special::Try), "try", &[], "(try body (catch Exception e handler) (finally cleanup))", "Catches errors thrown in body; e is a map with :message (ex-message works on it).", "(try (nth [1] 5) (catch IndexOutOfBoundsException e :out-of-range) (finally (println \"done\")))" => ":out-of-range"),
+    form!(FormRole::Special(Special::Throw), "throw", &[], "(throw (ex-info message data))", "Throws an exception; catch it with try.", "(try (throw (ex-info \"bad\" {:id 1})) (catch Exception e (ex-data e)))" => "{:id 1}"),
+    form!(FormRole::Special(Special::For), "for", &[], "(for [x xs :let [y ...] :when test :while test ...] expr)", "A list comprehension; several bindings nest, the last varies fastest.", "(for [x [1 2 3] :when (odd? x) y [:a :b]] [x y])" => "([1 :a] [1 :b] [3 :a] [3 :b])"),
+    form!(FormRole::Special(Special::Doseq), "doseq", &[], "(doseq [x xs ...] body)", "Like for, for side effects; returns nil.", "(doseq [x [1 2]] (println x))" => "nil"),
+    form!(FormRole::Special(Special::Return), "return", &[], "(return value)", "Ends the program successfully with value.", "(do (return {:done true}) :not-reached)" => "{:done true}"),
+    form!(FormRole::Special(Special::Fail), "fail", &[], "(fail reason)", "Ends the program as failed, with reason.", "(fail \"no matching order\")" => "failed: \"no matching order\""),
+    form!(FormRole::Special(Special::Comment), "comment", &[], "(comment ...)", "Ignores its contents; nil.", "(comment (this is not run))" => "nil"),
+    form!(FormRole::Special(Special::Ns), "ns", &[], "(ns name ...)", "Accepted and ignored: a program has one namespace, user.", "(ns app.core) (+ 1 2)" => "3"),
+    form!(FormRole::Macro(Macro::When), "when", &[], "(when test body ...)", "The body when test is truthy, else nil.", "(when (pos? 3) :yes)" => ":yes"),
+    form!(FormRole::Macro(Macro::WhenNot), "when-not", &[], "(when-not test body ...)", "The body when test is falsey, else nil.", "(when-not (pos? 3) :yes)" => "nil"),
+    form!(FormRole::Macro(Macro::IfNot), "if-not", &[], "(if-not test then else)", "(if (not test) then else).", "(if-not (empty? [1]) :some :none)" => ":some"),
+    form!(FormRole::Macro(Macro::Cond), "cond", &[], "(cond test expr ... :else expr)", "The expr after the first truthy test, else nil.", "(let [n 0] (cond (neg? n) :neg (zero? n) :zero :else :pos))" => ":zero"),
+    form!(FormRole::Macro(Macro::Condp), "condp", &[], "(condp pred x v1 e1 ... default)", "The expr for the first v with (pred v x) truthy, else the default.", "(condp = 2 1 :one 2 :two :many)" => ":two"),
+    form!(FormRole::Macro(Macro::IfLet), "if-let", &[], "(if-let [name test] then else)", "Binds name to test's value and evaluates then when it is truthy, else else.", "(if-let [x (first [7])] (* x 2) :none)" => "14"),
+    form!(FormRole::Macro(Macro::WhenLet), "when-let", &[], "(when-let [name test] body ...)", "Binds name and evaluates the body when test's value is truthy, else nil.", "(when-let [m (re-find #\"\\d+\" \"a12\")] (parse-long m))" => "12"),
+    form!(FormRole::Macro(Macro::IfSome), "if-some", &[], "(if-some [name test] then else)", "Like if-let, but only nil counts as missing (false is kept).", "(if-some [x false] [x] :none)" => "[false]"),
+    form!(FormRole::Macro(Macro::WhenSome), "when-some", &[], "(when-some [name test] body ...)", "Like when-let, but only nil counts as missing.", "(when-some [x 0] (inc x))" => "1"),
+    form!(FormRole::Macro(Macro::WhenFirst), "when-first", &[], "(when-first [name coll] body ...)", "Binds name to the first item and evaluates the body when coll is not empty.", "(when-first [x [5 6]] (* x 2))" => "10"),
+    form!(FormRole::Macro(Macro::Thread), "->", &[], "(-> x (f a) g ...)", "Threads x through the forms as their first argument.", "(-> {:a 1} (assoc :b 2) (dissoc :a))" => "{:b 2}"),
+    form!(FormRole::Macro(Macro::ThreadLast), "->>", &[], "(->> x (f a) g ...)", "Threads x through the forms as their last argument.", "(->> [1 2 3 4] (filter even?) (map inc))" => "(3 5)"),
+    form!(FormRole::Macro(Macro::ThreadAs), "as->", &[], "(as-> x name form ...)", "Threads x through the forms, bound to name wherever it is needed.", "(as-> 5 n (* n 2) (- 100 n))" => "90"),
+    form!(FormRole::Macro(Macro::SomeThread), "some->", &[], "(some-> x form ...)", "Like ->, but stops at the first nil.", "(some-> {:a {:b 5}} :a :b inc)" => "6"),
+    form!(FormRole::Macro(Macro::SomeThreadLast), "some->>", &[], "(some->> x form ...)", "Like ->>, but stops at the first nil.", "(some->> nil (map inc))" => "nil"),
+    form!(FormRole::Macro(Macro::CondThread), "cond->", &[], "(cond-> x test form ...)", "Threads x through each form whose test is truthy (as first argument).", "(cond-> {:a 1} true (assoc :b 2) false (assoc :c 3))" => "{:a 1, :b 2}"),
+    form!(FormRole::Macro(Macro::CondThreadLast), "cond->>", &[], "(cond->> x test form ...)", "Like cond->, threading as last argument.", "(cond->> [1 2 3] true (map inc) false (filter odd?))" => "(2 3 4)"),
+    form!(FormRole::Macro(Macro::Dotimes), "dotimes", &[], "(dotimes [i n] body ...)", "Evaluates the body with i from 0 to n-1, for side effects; nil.", "(dotimes [i 2] (println i))" => "nil"),
+];
+
+/// Whether a refused name is refused everywhere or only where no definition has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// A form or function outside the subset: refused even where a program defines the name.
+    Always,
+    /// A Clojure function outside the subset that a program may still define under the same
+    /// name: only a call that finds no definition is refused.
+    Undefined,
+}
+
+/// Clojure names outside the subset, which get an explanation instead of "undefined symbol".
+#[derive(Debug)]
+pub(crate) struct Refused {
+    pub names: &'static [&'static str],
+    pub refusal: Refusal,
+    /// What to write instead.
+    pub hint: &'static str,
+}
+
+macro_rules! refused {
+    ($refusal:ident, [$($name:literal),+ $(,)?], $hint:literal) => {
+        Refused {
+            names: &[$($name),+],
+            refusal: Refusal::$refusal,
+            hint: $hint,
+        }
+    };
+}
+
+/// Every refused name, grouped by the hint it gets.
+pub(crate) const REFUSED: &[Refused] = &[
+    refused!(
+        Always,
+        ["defmacro", "macroexpand"],
+        "PTC-Lisp has no macros; write a function with defn"
+    ),
+    refused!(
+        Always,
+        ["eval", "read-string", "load-string", "load", "load-file"],
+        "programs cannot evaluate code they build; write the code directly"
+    ),
+    refused!(
+        Always,
+        [
+            "atom",
+            "swap!",
+            "reset!",
+            "deref",
+            "compare-and-set!",
+            "add-watch"
+        ],
+        "PTC-Lisp has no mutable state: accumulate with reduce or loop/recur, and keep values across turns with def"
+    ),
+    refused!(
+        Always,
+        ["slurp", "spit"],
+        "programs cannot read or write files; call a tool/ function"
+    ),
+    refused!(
+        Always,
+        ["future", "promise", "deliver", "agent", "send", "thread"],
+        "use pmap or pcalls to run tool calls in parallel"
+    ),
+    refused!(
+        Always,
+        ["import", "require", "use", "refer", "in-ns"],
+        "everything available is already loaded (clojure.string as str/, clojure.set as set/)"
+    ),
+    refused!(
+        Always,
+        [
+            "binding",
+            "set!",
+            "var-set",
+            "alter-var-root",
+            "with-redefs"
+        ],
+        "there are no dynamic vars; pass values as arguments"
+    ),
+    refused!(
+        Always,
+        ["ref", "dosync", "alter", "commute"],
+        "there are no refs; use reduce or loop/recur"
+    ),
+    refused!(
+        Always,
+        [
+            "defrecord",
+            "deftype",
+            "defprotocol",
+            "reify",
+            "proxy",
+            "defmulti",
+            "defmethod",
+            "extend-type",
+            "extend-protocol",
+            "gen-class",
+            "new"
+        ],
+        "there are no types or protocols; use maps and functions"
+    ),
+    refused!(
+        Always,
+        ["while"],
+        "there is no mutable state to end a while loop; use loop/recur"
+    ),
+    refused!(
+        Undefined,
+        [
+            "rand",
+            "rand-int",
+            "rand-nth",
+            "shuffle",
+            "random-sample",
+            "random-uuid"
+        ],
+        "there is no randomness: a program must give the same result every time it is replayed; pick items deterministically (first, nth, take, sort-by)"
+    ),
+    refused!(
+        Undefined,
+        ["lazy-seq", "lazy-cat"],
+        "build unbounded sequences from range, iterate, repeat or cycle with map, filter, take and friends, or compute a finite one with loop/recur"
+    ),
+    refused!(
+        Undefined,
+        [
+            "transient",
+            "persistent!",
+            "conj!",
+            "assoc!",
+            "dissoc!",
+            "disj!",
+            "pop!"
+        ],
+        "collections are persistent and updating them is cheap: use conj/assoc inside reduce or loop/recur"
+    ),
+    refused!(
+        Undefined,
+        ["volatile!", "vswap!", "vreset!"],
+        "there is no mutable state: carry the value through reduce or loop/recur"
+    ),
+    refused!(
+        Undefined,
+        ["sorted-map-by", "sorted-set-by"],
+        "sorted collections use the natural order only: build the map or set, then order its entries with (sort-by key-fn comparator coll)"
+    ),
+    refused!(
+        Undefined,
+        [
+            "System/currentTimeMillis",
+            "System/nanoTime",
+            "LocalDate/now",
+            "Instant/now",
+            "LocalDateTime/now",
+            "java.time.LocalDate/now",
+            "java.time.Instant/now",
+            "java.time.LocalDateTime/now"
+        ],
+        "a program must give the same result every time it runs, so it cannot read the clock; take the current date or time from the input data or a tool"
+    ),
+];
+
+/// The reader syntax `@x` stands for `deref`, refused with its hint.
+pub(crate) const DEREF_SYNTAX: &str = "@ (deref)";
+
+/// The refused group `name` belongs to.
+pub(crate) fn refused(name: &str) -> Option<&'static Refused> {
+    let name = if name == DEREF_SYNTAX { "deref" } else { name };
+    match lookup(name)? {
+        Listed::Refused(r) => Some(r),
+        Listed::Form(_) => None,
+    }
+}
+
+/// What a name is in the catalogue: a form, or a refused name.
+pub(crate) enum Listed {
+    Form(&'static FormEntry),
+    Refused(&'static Refused),
+}
+
+/// What `name` is in the catalogue, if anything.
+pub(crate) fn lookup(name: &str) -> Option<&'static Listed> {
+    index().get(name)
+}
+
+/// Every name of the catalogue (aliases included), found with one hash lookup: the analyzer
+/// looks up the head of every list it meets.
+fn index() -> &'static FxHashMap<&'static str, Listed> {
+    static INDEX: OnceLock<FxHashMap<&'static str, Listed>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let forms = FORMS.iter().flat_map(|f| {
+            std::iter::once(f.name)
+                .chain(f.aliases.iter().copied())
+                .map(move |name| (name, Listed::Form(f)))
+        });
+        let refused = REFUSED
+            .iter()
+            .flat_map(|r| r.names.iter().map(move |name| (*name, Listed::Refused(r))));
+        forms.chain(refused).collect()
+    })
+}
+
+/// Why `what` is missing from the subset, and what to write instead.
+pub(crate) fn unsupported_message(what: &str) -> String {
+    let hint = refused(what).map_or("it is outside the PTC-Lisp subset", |r| r.hint);
+    format!("{what} is not supported: {hint}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_in_one_entry_only() {
+        let mut names: Vec<&str> = FORMS
+            .iter()
+            .flat_map(|f| std::iter::once(f.name).chain(f.aliases.iter().copied()))
+            .chain(REFUSED.iter().flat_map(|r| r.names.iter().copied()))
+            .collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "a name appears twice in the catalogue");
+    }
+
+    #[test]
+    fn every_form_is_documented() {
+        for f in FORMS {
+            assert!(f.signature.starts_with(['(', '#']), "{}", f.name);
+            assert!(f.doc.ends_with('.'), "{}", f.name);
+            assert!(!f.example.is_empty(), "{}", f.name);
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! The runtime: what one run of a program keeps and counts, below the evaluator.
+//!
+//! - [`context`]: [`Ctx`], the state of a run (value stack, user definitions, limit counters,
+//!   prints, tool calls) and the budget checks every layer above calls;
+//! - [`limits`]: the limits a host sets ([`Limits`]);
+//! - [`tools`]: host tools and the record of their calls;
+//! - [`tool_call`], [`output`], [`parallel`]: calling tools, recording prints, and the contexts
+//!   of `pmap`/`pcalls` workers;
+//! - [`builtin`]: what a builtin is (the entries are the library's).
+
+pub(crate) mod builtin;
+pub(crate) mod context;
+pub(crate) mod limits;
+pub(crate) mod output;
+pub(crate) mod parallel;
+pub(crate) mod tool_call;
+pub(crate) mod tools;
+
+pub(crate) use builtin::Builtin;
+pub(crate) use context::{Binding, Ctx, EvalResult, Flow};

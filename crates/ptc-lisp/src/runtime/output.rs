@@ -1,0 +1,36 @@
+//! What a program prints: `println` entries, cut to their limit and counted against the run's
+//! output limit.
+
+use super::Ctx;
+use crate::error::{Error, ErrorKind};
+
+impl Ctx {
+    /// Record one `println` entry (cut at [`Limits::max_print_chars`]).
+    pub fn emit_print(&mut self, mut text: String) -> Result<(), Error> {
+        self.settle_meter()?;
+        let max = self.limits.max_print_chars;
+        if let Some((cut, _)) = text.char_indices().nth(max) {
+            text.truncate(cut);
+            text.push_str("...");
+        }
+        self.keep_print(text)
+    }
+
+    /// Count `text` against [`Limits::max_output_bytes`] and keep it if it fits. Once the
+    /// limit is passed nothing more is kept: the kept entries are always the first ones.
+    pub(crate) fn keep_print(&mut self, text: String) -> Result<(), Error> {
+        self.output_bytes = self.output_bytes.saturating_add(text.len());
+        if self.output_bytes > self.limits.max_output_bytes {
+            return Err(Error::new(
+                ErrorKind::OutputLimit,
+                format!(
+                    "output limit exceeded: the program printed more than {} bytes; print \
+                     samples or counts instead of whole collections",
+                    self.limits.max_output_bytes
+                ),
+            ));
+        }
+        self.prints.push(text);
+        Ok(())
+    }
+}

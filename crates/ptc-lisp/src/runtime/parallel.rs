@@ -1,0 +1,126 @@
+//! Contexts for the workers of `pmap` and `pcalls`: each gets a share of the remaining budgets,
+//! and their records and counters are merged back in a fixed order.
+
+use super::Ctx;
+use crate::error::{Error, ErrorKind};
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+use std::time::{Duration, Instant};
+
+impl Ctx {
+    /// A context for a worker thread: same definitions and limits; a `1/share` part of the
+    /// remaining step and memory budgets, so workers together stay within the run's budget.
+    pub fn fork(&self, share: usize) -> Ctx {
+        let share = share.max(1) as u64;
+        let mut limits = (*self.limits).clone();
+        limits.max_steps = self.limits.max_steps.saturating_sub(self.steps) / share;
+        limits.max_memory_bytes =
+            self.limits.max_memory_bytes.saturating_sub(self.memory) / share as usize;
+        limits.max_tool_calls = self
+            .limits
+            .max_tool_calls
+            .saturating_sub(self.tool_calls.len());
+        limits.max_output_bytes = self
+            .limits
+            .max_output_bytes
+            .saturating_sub(self.output_bytes);
+        limits.timeout = self.limits.timeout.saturating_sub(self.run_time());
+        let now = Instant::now();
+        let mut child = Ctx::new(
+            Arc::new(limits),
+            self.globals.clone(),
+            self.next_order,
+            now,
+            now,
+        );
+        child.worker = true;
+        // A worker may start with its time or steps already spent (the items before it on its
+        // thread used them): look at the budget on its first step, not after thousands.
+        child.next_check = 1;
+        child.depth = self.depth;
+        child.tool_budget = self.tool_budget.clone();
+        child
+    }
+
+    /// The tool-call budget the workers of a parallel section share: the enclosing section's,
+    /// or a new one holding what this run has left.
+    pub(crate) fn worker_tool_budget(&self) -> Arc<AtomicUsize> {
+        match &self.tool_budget {
+            Some(budget) => budget.clone(),
+            None => Arc::new(AtomicUsize::new(
+                self.limits
+                    .max_tool_calls
+                    .saturating_sub(self.tool_calls.len()),
+            )),
+        }
+    }
+
+    /// A context for one item of a parallel section: as [`Ctx::fork`], drawing tool calls from
+    /// `tool_budget` (shared with its siblings), and with the evaluation time its worker thread
+    /// already spent on earlier items (`used`) taken off its timeout, so a thread that works
+    /// through many items still stops at the run's deadline.
+    pub(crate) fn fork_worker(
+        &self,
+        share: usize,
+        tool_budget: &Arc<AtomicUsize>,
+        used: Duration,
+    ) -> Ctx {
+        let mut child = self.fork(share);
+        if !used.is_zero() {
+            let mut limits = (*child.limits).clone();
+            limits.timeout = limits.timeout.saturating_sub(used);
+            child.limits = Arc::new(limits);
+        }
+        child.tool_budget = Some(tool_budget.clone());
+        child
+    }
+
+    /// Time spent inside tools so far.
+    pub(crate) fn tool_time(&self) -> Duration {
+        self.tool_time
+    }
+
+    /// After a parallel section's workers joined: of the section's `wall` time, only `busy`
+    /// (the busiest worker thread's evaluation time) counts as evaluation. `join` added up every
+    /// worker's tool time, but those waits overlapped.
+    pub(crate) fn settle_parallel_time(
+        &mut self,
+        tool_time_before: Duration,
+        wall: Duration,
+        busy: Duration,
+    ) {
+        self.tool_time = tool_time_before + wall.saturating_sub(busy);
+    }
+
+    /// Take back a finished worker's records and counters (call in a deterministic order, for
+    /// every worker, even after one of them returned an error).
+    ///
+    /// The worker's tool calls are recorded first and always: they happened, so the run reports
+    /// them whatever limit the merge hits. Its steps, tool time and memory are added up as well.
+    /// Its prints are kept while they fit in this context's output limit; the first one that
+    /// does not fit, and every print after it, is dropped (a run stops printing at the limit,
+    /// so the kept prints are always the first ones). The `Err` is the first limit the merged
+    /// counters went over: memory, output, tool calls, then steps and time.
+    pub fn join(&mut self, child: Ctx) -> Result<(), Error> {
+        self.tool_calls.extend(child.tool_calls);
+        self.steps = self.steps.saturating_add(child.steps);
+        self.tool_time += child.tool_time;
+        let mut outcome = self.charge(child.memory);
+        for text in child.prints {
+            if let Err(e) = self.keep_print(text) {
+                outcome = outcome.and(Err(e));
+                break;
+            }
+        }
+        if outcome.is_ok() && self.tool_calls.len() > self.limits.max_tool_calls {
+            outcome = Err(Error::new(
+                ErrorKind::ToolCallLimit,
+                format!(
+                    "tool call limit exceeded: a program may call tools at most {} times",
+                    self.limits.max_tool_calls
+                ),
+            ));
+        }
+        outcome.and_then(|()| self.check_budget())
+    }
+}
