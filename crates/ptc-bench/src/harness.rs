@@ -75,7 +75,7 @@ pub enum LlmSource {
 }
 
 impl LlmSource {
-    /// Reads `--llm`: any spec [`parse_llm_spec`] takes, or `replay-dir:DIR`; `options` set
+    /// Reads `--llm`: any spec [`parse_llm_spec`](ptc_agent::parse_llm_spec) takes, or `replay-dir:DIR`; `options` set
     /// the request timeout and retries of an HTTP provider.
     pub fn parse(spec: &str, options: &ProviderOptions) -> Result<LlmSource, String> {
         let spec = spec.trim();
