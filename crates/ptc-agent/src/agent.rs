@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ptc_compression::history::{HistoryError, HistoryManager, HistoryPolicy};
-use ptc_compression::{CompressionConfig, CompressionSetting};
+use ptc_compression::{CompressionConfig, CompressionSetting, PricingKind};
 use ptc_lisp::to_clojure;
 use ptc_lisp::{Limits, ToolSpec, Value};
 use ptc_turn::{DEFAULT_MAX_TURNS, Message};
@@ -231,6 +231,12 @@ impl Agent {
     /// The compression setting (off unless set).
     pub fn compression(&self) -> &CompressionConfig {
         &self.inner.settings.compression
+    }
+
+    /// The prompt-caching rules and prices of the model's provider, when known (see
+    /// [`Llm::pricing`]): the default compression strategy compacts with them.
+    pub fn pricing(&self) -> Option<PricingKind> {
+        self.inner.llm.pricing()
     }
 
     /// The sandbox limits each program runs under.

@@ -78,8 +78,10 @@ docstrings and types, not your code, so give each a docstring saying what it hol
 definition made without printing is shown as a short sample.
 - The tool calls you made are listed in later messages; do not repeat ones that already did \
 their job.
-- A program that fails with an error changes nothing: its definitions are discarded. Read the \
-error, fix the program and send it again; earlier definitions are still there.
+- When a program fails with an error, its definitions are discarded, but the tool calls it \
+made before the error happened and are not undone (the next message lists them with what it \
+printed). Read the error and fix the program without repeating calls that already did their \
+job; earlier definitions are still there.
 - When you have the answer, call `(return value)`: the run ends and the value goes to the \
 caller. If the task cannot be done, call `(fail \"reason\")`.
 - Each message says how many turns are left. On the final turn you must call `return` or \

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ptc_compression::{Compression, RenderOptions, Uncompressed, cacheable_prefix_len};
+use ptc_compression::{
+    CachePoint, Compression, PromptRequest, RenderOptions, Uncompressed, cacheable_prefix_len,
+};
 use ptc_lisp::{ErrorKind, Outcome, RunOutcome, Runtime, Tools, UserNamespace, Value};
 use ptc_lisp::{print_str, to_clojure};
 use ptc_turn::{
@@ -430,7 +432,7 @@ impl<'a> Loop<'a> {
         // SS-001: a single-shot run is never compressed.
         let compressed = settings.compression.is_enabled() && !single_shot;
         let strategy: Box<dyn Compression> = if compressed {
-            settings.compression.build()
+            settings.compression.build_for(agent.llm.pricing())
         } else {
             Box::new(Uncompressed)
         };
@@ -592,11 +594,27 @@ impl<'a> Loop<'a> {
             compression: Some(rendered.stats),
             ..Usage::default()
         };
-        let messages = match &mut self.history {
-            Some(history) => history.apply(rendered.messages, &mut self.pending).await,
-            None => rendered.messages,
+        let (messages, points) = match &mut self.history {
+            Some(history) => {
+                let applied = history
+                    .apply(rendered.messages.clone(), &mut self.pending)
+                    .await;
+                if applied == rendered.messages {
+                    (applied, rendered.cache_points)
+                } else {
+                    // Trimmed or summarized: only the stable prefix is known to stay.
+                    let points = prefix_point(&applied, &opts).into_iter().collect();
+                    (applied, points)
+                }
+            }
+            None => (rendered.messages, rendered.cache_points),
         };
-        let request = request_for(&messages, &opts, settings.max_tokens, settings.temperature);
+        let request = request_for(
+            &messages,
+            &points,
+            settings.max_tokens,
+            settings.temperature,
+        );
         if let Some(observer) = self.observer {
             observer.on_request(number, &messages);
         }
@@ -895,7 +913,7 @@ async fn call_llm(
             llm = %llm.describe(),
             messages = request.messages.len() + 1,
             prompt_chars,
-            cacheable_prefix = request.cache_breakpoint.map_or(0, |b| b.byte_offset),
+            cacheable_prefix = request.cache_breakpoints.first().map_or(0, |b| b.byte_offset),
             outcome = Empty,
             error = Empty,
             error.type = Empty,
@@ -1003,39 +1021,30 @@ fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
     );
 }
 
-/// The model request for rendered `messages` (system message first): leading system messages
-/// become the system prompt, and the cacheable prefix of the first user message (mission,
-/// `tool/`, `data/`) is marked.
+/// The model request for rendered `messages` (system message first) and their cache `points`:
+/// leading system messages become the system prompt, and the points mark the stable parts for
+/// providers with explicit prompt caching.
 fn request_for(
     messages: &[Message],
-    opts: &RenderOptions<'_>,
+    points: &[CachePoint],
     max_tokens: u32,
     temperature: Option<f32>,
 ) -> LlmRequest {
-    let system_count = messages
-        .iter()
-        .take_while(|m| m.role == Role::System)
-        .count();
-    let system = messages[..system_count]
-        .iter()
-        .map(|m| m.content.as_str())
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    let rest = messages[system_count..].to_vec();
-    let breakpoint = rest
-        .first()
-        .filter(|m| m.role == Role::User)
-        .and_then(|m| cacheable_prefix_len(&m.content, opts))
-        .filter(|&len| len > 0);
-    let mut request = LlmRequest::new(system, rest);
-    if let Some(len) = breakpoint {
-        request = request.with_cache_breakpoint(0, len);
-    }
-    request = request.with_max_tokens(max_tokens);
+    let mut request = LlmRequest::from_prompt(PromptRequest::from_rendered(messages, points))
+        .with_max_tokens(max_tokens);
     if let Some(temperature) = temperature {
         request = request.with_temperature(temperature);
     }
     request
+}
+
+/// The end of the stable `tool/` and `data/` prefix of the first user message of `messages`.
+fn prefix_point(messages: &[Message], opts: &RenderOptions<'_>) -> Option<CachePoint> {
+    let index = messages.iter().position(|m| m.role != Role::System)?;
+    let first = messages.get(index).filter(|m| m.role == Role::User)?;
+    cacheable_prefix_len(&first.content, opts)
+        .filter(|&len| len > 0)
+        .map(|len| CachePoint::new(index, len))
 }
 
 /// A `(fail ...)` reason as text: a string as it is, anything else printed.

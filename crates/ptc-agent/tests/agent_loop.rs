@@ -250,9 +250,13 @@ async fn a_tool_error_is_a_turn_error_the_model_reads() {
         Some("tool: 1:1: tool/lookup failed: no user with id 3".to_string())
     );
     assert_eq!(step.turns[0].tool_calls().len(), 1);
+    // The failed call is listed after the error: the model sees what happened.
     assert_eq!(
         feedback(&llm, 2),
-        "Error: 1:1: tool/lookup failed: no user with id 3\n\nTurns left: 4"
+        "Error: 1:1: tool/lookup failed: no user with id 3\n\n\
+         ;; Tool calls made before the error (they happened and are not undone):\n\
+         ;   lookup(3) -> error: no user with id 3\n\n\
+         Turns left: 4"
     );
 }
 
@@ -357,9 +361,10 @@ const TWO_TURNS: [&str; 2] = [
     "(return total)",
 ];
 
-// MSG-001..004, MSG-006, DBG-004: with compression the second request is one summary message.
+// MSG-006, DBG-004: with compression (the default strategy) the second request is the first one
+// without its turn count, then the program alone and the short feedback on it.
 #[tokio::test]
-async fn with_compression_earlier_turns_are_summarized_into_one_user_message() {
+async fn with_compression_the_history_grows_by_programs_and_short_feedback() {
     let llm = ScriptedLlm::new(TWO_TURNS.map(clojure));
     let step = run(agent("Sum the numbers", &llm)
         .data(&serde_json::json!({"numbers": [1, 2, 3]}))
@@ -370,21 +375,20 @@ async fn with_compression_earlier_turns_are_summarized_into_one_user_message() {
     assert_eq!(second.system, llm.requests()[0].system);
     assert_eq!(
         second.messages,
-        vec![Message::user(
-            "Sum the numbers\n\n\
-             ;; === data/ ===\n\
-             data/numbers                  ; list[3], sample: [1 2 3]\n\n\
-             ;; === user/ (your prelude) ===\n\
-             total                         ; \"Sum of the numbers\" = integer\n\n\
-             ;; No tool calls made\n\n\
-             ;; Output:\ntotal: 6\n\n\
-             Turns left: 4"
-        )]
+        vec![
+            Message::user(
+                "Sum the numbers\n\n\
+                 ;; === data/ ===\n\
+                 data/numbers                  ; list[3], sample: [1 2 3]"
+            ),
+            Message::assistant(format!("```clojure\n{}\n```", TWO_TURNS[0])),
+            Message::user(";; Output:\ntotal: 6\n\nTurns left: 4"),
+        ]
     );
     let stats = step.turns[1].usage().compression.clone().expect("stats");
     assert_eq!(
         (stats.strategy.as_str(), stats.compressed),
-        ("single-user-coalesced", true)
+        ("append-compact", true)
     );
     assert!(stats.estimated_tokens < stats.uncompressed_estimated_tokens);
 }
@@ -402,12 +406,16 @@ async fn without_compression_the_full_history_is_sent() {
             Message::user(
                 "Sum the numbers\n\n\
                  ;; === data/ ===\n\
-                 data/numbers                  ; list[3], sample: [1 2 3]\n\n\
-                 Turns left: 5"
+                 data/numbers                  ; list[3], sample: [1 2 3]"
             ),
             Message::assistant(clojure(TWO_TURNS[0])),
             Message::user(";; Output:\ntotal: 6\n\n;; Result: nil\n\nTurns left: 4"),
         ]
+    );
+    // The full history only grows: the turn count is the one thing the next request drops.
+    assert_eq!(
+        llm.requests()[0].messages[0].content,
+        format!("{}\n\nTurns left: 5", second.messages[0].content)
     );
     let stats = step.turns[1].usage().compression.clone().expect("stats");
     assert_eq!(
@@ -416,23 +424,44 @@ async fn without_compression_the_full_history_is_sent() {
     );
 }
 
-// NS-012: the stable prefix (mission, tool/, data/) is marked for the prompt cache.
+// NS-012: the stable prefix (mission, tool/, data/) is marked for the prompt cache, and with
+// the default strategy the newest message up to its turn count too: the next request repeats
+// everything before it.
 #[tokio::test]
-async fn the_cache_breakpoint_ends_after_the_data_section() {
+async fn cache_breakpoints_mark_the_prefix_and_the_newest_stable_message() {
     let llm = ScriptedLlm::new(TWO_TURNS.map(clojure));
     run(agent("Sum the numbers", &llm)
         .data(&serde_json::json!({"numbers": [1, 2, 3]}))
         .compression(true))
     .await;
-    for request in llm.requests() {
-        let breakpoint = request.cache_breakpoint.expect("a breakpoint");
-        assert_eq!(breakpoint.message_index, 0);
-        assert_eq!(
-            &request.messages[0].content[..breakpoint.byte_offset],
-            "Sum the numbers\n\n;; === data/ ===\n\
-             data/numbers                  ; list[3], sample: [1 2 3]"
-        );
-    }
+    let requests = llm.requests();
+    let marked: Vec<Vec<(usize, String)>> = requests
+        .iter()
+        .map(|request| {
+            request
+                .cache_breakpoints
+                .iter()
+                .map(|b| {
+                    let text = &request.messages[b.message_index].content;
+                    (b.message_index, text[..b.byte_offset].to_string())
+                })
+                .collect()
+        })
+        .collect();
+    let prefix = "Sum the numbers\n\n;; === data/ ===\n\
+                  data/numbers                  ; list[3], sample: [1 2 3]";
+    assert_eq!(
+        marked,
+        vec![
+            vec![(0, prefix.to_string())],
+            vec![
+                (0, prefix.to_string()),
+                (2, ";; Output:\ntotal: 6".to_string()),
+            ],
+        ]
+    );
+    // The second request repeats the first up to its last breakpoint.
+    assert_eq!(requests[1].messages[0].content, prefix);
 }
 
 #[tokio::test]
@@ -452,8 +481,8 @@ async fn the_history_policy_trims_the_uncompressed_history_but_keeps_the_mission
     assert_eq!(
         fourth.messages,
         vec![
-            Message::user("Build a list\n\nTurns left: 5"),
-            Message::user(";; Result: #'user/b\n\nTurns left: 3"),
+            Message::user("Build a list"),
+            Message::user(";; Result: #'user/b"),
             Message::assistant(clojure("(def c 3)")),
             Message::user(";; Result: #'user/c\n\nTurns left: 2"),
         ]

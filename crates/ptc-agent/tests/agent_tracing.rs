@@ -156,7 +156,7 @@ async fn a_run_has_nested_spans_with_dashboard_fields() {
         vec![
             "agent_run < none: gen_ai.operation.name=invoke_agent gen_ai.provider.name=scripted \
              gen_ai.request.model=scripted mission=Look up four llm=scripted max_turns=5 \
-             compression=single-user-coalesced tools=1 outcome=returned turns=2 llm_requests=2 \
+             compression=append-compact tools=1 outcome=returned turns=2 llm_requests=2 \
              gen_ai.usage.input_tokens=0",
             "agent_turn < agent_run: turn=1 max_turns=5 outcome=ok program_chars=23 prints=0 \
              tool_calls=1",
@@ -167,7 +167,7 @@ async fn a_run_has_nested_spans_with_dashboard_fields() {
             "agent_turn < agent_run: turn=2 max_turns=5 outcome=ok program_chars=10 prints=0 \
              tool_calls=0",
             "llm_request < agent_turn: gen_ai.operation.name=chat turn=2 attempt=1 llm=scripted \
-             messages=2 outcome=ok gen_ai.usage.output_tokens=0",
+             messages=4 outcome=ok gen_ai.usage.output_tokens=0",
         ]
     );
     // Durations are recorded too (their values vary).

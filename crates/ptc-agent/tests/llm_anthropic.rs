@@ -165,6 +165,64 @@ async fn the_breakpoint_finds_its_message_after_tool_results_are_merged() {
     );
 }
 
+// Two breakpoints in one message split it into three blocks; past three breakpoints the first
+// and the newest two are kept, so the request carries four marks with the system prompt's.
+#[tokio::test]
+async fn several_breakpoints_are_placed_and_never_more_than_four_marks() {
+    let server = TestServer::start(vec![text_reply("ok")]).await;
+    let history = vec![
+        Message::user("prefix|summary|count"),
+        Message::assistant("(a)"),
+        Message::user("one"),
+        Message::assistant("(b)"),
+        Message::user("two|count"),
+    ];
+    let request = LlmRequest::new("System.", history)
+        .with_cache_breakpoint(0, "prefix|".len())
+        .with_cache_breakpoint(0, "prefix|summary|".len())
+        .with_cache_breakpoint(2, "one".len())
+        .with_cache_breakpoint(4, "two|".len());
+    llm(&server).complete(&request).await.unwrap();
+    let marked = json!({"type": "ephemeral"});
+    assert_eq!(
+        server.requests()[0].body,
+        json!({
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 4096,
+            "system": [{"type": "text", "text": "System.", "cache_control": marked}],
+            "messages": [
+                // The second point inside the first message is dropped for the newer ones.
+                {"role": "user", "content": [
+                    {"type": "text", "text": "prefix|", "cache_control": marked},
+                    {"type": "text", "text": "summary|count"}
+                ]},
+                {"role": "assistant", "content": "(a)"},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "one", "cache_control": marked}
+                ]},
+                {"role": "assistant", "content": "(b)"},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "two|", "cache_control": marked},
+                    {"type": "text", "text": "count"}
+                ]}
+            ]
+        })
+    );
+    let server = TestServer::start(vec![text_reply("ok")]).await;
+    let request = LlmRequest::new("", vec![Message::user("prefix|summary|count")])
+        .with_cache_breakpoint(0, "prefix|summary|".len())
+        .with_cache_breakpoint(0, "prefix|".len());
+    llm(&server).complete(&request).await.unwrap();
+    assert_eq!(
+        server.requests()[0].body["messages"][0]["content"],
+        json!([
+            {"type": "text", "text": "prefix|", "cache_control": marked},
+            {"type": "text", "text": "summary|", "cache_control": marked},
+            {"type": "text", "text": "count"}
+        ])
+    );
+}
+
 #[tokio::test]
 async fn no_system_prompt_and_a_breakpoint_at_zero_mark_nothing() {
     let server = TestServer::start(vec![text_reply("ok")]).await;

@@ -12,7 +12,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ptc_agent::{
     Llm, LlmError, LlmRequest, LlmResponse, ProviderOptions, ReplayLlm, parse_llm_spec_with,
 };
-use ptc_compression::{CompressionConfig, HeuristicTokenizer, Tokenizer};
+use ptc_compression::{
+    CompressionConfig, HeuristicTokenizer, PricingKind, PromptRequest, RequestCost, Tokenizer,
+    price,
+};
 use ptc_lisp::to_json;
 use ptc_turn::{FailureKind, Message, StepOutcome};
 use serde::{Deserialize, Serialize};
@@ -201,6 +204,11 @@ pub struct RunRecord {
     pub est_system_tokens: u64,
     /// `est_prompt_tokens` request by request: how the prompt grew over the run.
     pub est_prompt_tokens_per_request: Vec<u64>,
+    /// The requests sent, priced under each pricing profile (`anthropic`, `openai`, `ideal`):
+    /// what the run's prompts would be billed with the provider's prompt cache, counted with
+    /// the heuristic tokenizer.
+    #[serde(default)]
+    pub modelled: BTreeMap<String, RequestCost>,
     pub tool_calls: usize,
     pub wall_ms: u64,
     /// The transcript written, relative to the output directory.
@@ -208,6 +216,41 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
+    /// A record of a run that has not happened (yet): failed, with no numbers.
+    fn blank(config: &Config, mission: &Mission, run: u32) -> RunRecord {
+        RunRecord {
+            config: config.label.clone(),
+            mission: mission.name.clone(),
+            category: mission.category,
+            run,
+            passed: false,
+            reasons: Vec::new(),
+            outcome: "harness_error".into(),
+            turns: 0,
+            llm_requests: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            est_prompt_tokens: 0,
+            est_system_tokens: 0,
+            est_prompt_tokens_per_request: Vec::new(),
+            modelled: BTreeMap::new(),
+            tool_calls: 0,
+            wall_ms: 0,
+            transcript: transcript_path(&config.label, &mission.name, run)
+                .display()
+                .to_string(),
+        }
+    }
+
+    /// The billed-equivalent input tokens of the run's requests under the named profile.
+    pub fn billed(&self, profile: PricingKind) -> f64 {
+        self.modelled
+            .get(profile.as_str())
+            .map_or(0.0, |cost| cost.billed)
+    }
+
     /// Input, cache-read and cache-write tokens: the whole prompt, however the provider split
     /// it.
     pub fn prompt_tokens(&self) -> u64 {
@@ -366,6 +409,7 @@ struct Recorded {
     est_prompt_tokens: u64,
     est_system_tokens: u64,
     per_request: Vec<u64>,
+    prompts: Vec<PromptRequest>,
 }
 
 #[async_trait]
@@ -378,6 +422,7 @@ impl Llm for Recording {
             state.est_system_tokens += system as u64;
             state.est_prompt_tokens += (system + rest) as u64;
             state.per_request.push((system + rest) as u64);
+            state.prompts.push(request.prompt());
         }
         let reply = self.inner.complete(request).await?;
         self.state
@@ -390,6 +435,10 @@ impl Llm for Recording {
 
     fn describe(&self) -> String {
         self.inner.describe()
+    }
+
+    fn pricing(&self) -> Option<PricingKind> {
+        self.inner.pricing()
     }
 }
 
@@ -415,27 +464,7 @@ async fn run_one(
 ) -> RunRecord {
     let started = Instant::now();
     let transcript = transcript_path(&config.label, &mission.name, planned.run);
-    let mut record = RunRecord {
-        config: config.label.clone(),
-        mission: mission.name.clone(),
-        category: mission.category,
-        run: planned.run,
-        passed: false,
-        reasons: Vec::new(),
-        outcome: "harness_error".into(),
-        turns: 0,
-        llm_requests: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cache_read_tokens: 0,
-        cache_write_tokens: 0,
-        est_prompt_tokens: 0,
-        est_system_tokens: 0,
-        est_prompt_tokens_per_request: Vec::new(),
-        tool_calls: 0,
-        wall_ms: 0,
-        transcript: transcript.display().to_string(),
-    };
+    let mut record = RunRecord::blank(config, mission, planned.run);
     let llm: Arc<dyn Llm> = match (source, &planned.transcript) {
         (LlmSource::Shared(llm), _) => llm.clone(),
         (LlmSource::ReplayFile(path), _) | (LlmSource::ReplayDir(_), Some(path)) => {
@@ -497,6 +526,13 @@ async fn run_one(
     record.est_prompt_tokens = recorded.est_prompt_tokens;
     record.est_system_tokens = recorded.est_system_tokens;
     record.est_prompt_tokens_per_request = recorded.per_request;
+    record.modelled = PricingKind::ALL
+        .into_iter()
+        .map(|kind| {
+            let bill = price(&recorded.prompts, &kind.profile(), &HeuristicTokenizer);
+            (kind.as_str().to_string(), bill.total)
+        })
+        .collect();
     if let Err(e) = write_transcript(&options.out_dir.join(&transcript), &recorded.replies) {
         record.reasons.push(e);
     }
@@ -621,31 +657,13 @@ pub async fn execute(plan: &Plan, source: &LlmSource, options: &EvalOptions) -> 
         .map(|(index, record)| {
             record.unwrap_or_else(|| {
                 let planned = &plan.runs[index];
-                let mission = &plan.missions[planned.mission];
-                let config = &plan.configs[planned.config];
-                RunRecord {
-                    config: config.label.clone(),
-                    mission: mission.name.clone(),
-                    category: mission.category,
-                    run: planned.run,
-                    passed: false,
-                    reasons: vec!["the run panicked; see the message above".into()],
-                    outcome: "harness_error".into(),
-                    turns: 0,
-                    llm_requests: 0,
-                    input_tokens: 0,
-                    output_tokens: 0,
-                    cache_read_tokens: 0,
-                    cache_write_tokens: 0,
-                    est_prompt_tokens: 0,
-                    est_system_tokens: 0,
-                    est_prompt_tokens_per_request: Vec::new(),
-                    tool_calls: 0,
-                    wall_ms: 0,
-                    transcript: transcript_path(&config.label, &mission.name, planned.run)
-                        .display()
-                        .to_string(),
-                }
+                let mut record = RunRecord::blank(
+                    &plan.configs[planned.config],
+                    &plan.missions[planned.mission],
+                    planned.run,
+                );
+                record.reasons = vec!["the run panicked; see the message above".into()];
+                record
             })
         })
         .collect()

@@ -1,8 +1,11 @@
 //! The report: per configuration, per category and per mission summaries of the runs, and the
 //! paired comparison of each configuration with the first one (the baseline).
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use ptc_compression::cost::token_count_text as count;
+use ptc_compression::{PricingKind, RequestCost};
 use serde::{Deserialize, Serialize};
 
 use crate::harness::{Config, RunRecord};
@@ -24,6 +27,9 @@ pub struct Summary {
     pub est_prompt_tokens: u64,
     /// The system prompt's part of `est_prompt_tokens`.
     pub est_system_tokens: u64,
+    /// The runs' requests priced under each pricing profile, summed.
+    #[serde(default)]
+    pub modelled: BTreeMap<String, RequestCost>,
     pub wall_ms: u64,
 }
 
@@ -41,6 +47,9 @@ impl Summary {
             s.cache_write_tokens += r.cache_write_tokens;
             s.est_prompt_tokens += r.est_prompt_tokens;
             s.est_system_tokens += r.est_system_tokens;
+            for (profile, cost) in &r.modelled {
+                *s.modelled.entry(profile.clone()).or_default() += *cost;
+            }
             s.wall_ms += r.wall_ms;
         }
         if s.runs > 0 {
@@ -52,16 +61,29 @@ impl Summary {
 
     /// A total divided by the number of runs.
     pub fn per_run(&self, total: u64) -> f64 {
+        self.per_run_f64(total as f64)
+    }
+
+    /// A total divided by the number of runs.
+    pub fn per_run_f64(&self, total: f64) -> f64 {
         if self.runs == 0 {
             0.0
         } else {
-            total as f64 / self.runs as f64
+            total / self.runs as f64
         }
     }
 
     /// Input, cache-read and cache-write tokens.
     pub fn prompt_tokens(&self) -> u64 {
         self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+    }
+
+    /// The modelled cost of the runs' requests under the named profile.
+    pub fn modelled(&self, profile: PricingKind) -> RequestCost {
+        self.modelled
+            .get(profile.as_str())
+            .copied()
+            .unwrap_or_default()
     }
 }
 
@@ -134,8 +156,18 @@ pub struct Comparison {
     pub est_prompt_tokens: RelativeChange,
     /// Estimated prompt tokens less the system prompt: the part compression works on.
     pub est_history_tokens: RelativeChange,
+    /// Billed-equivalent input tokens under each pricing profile (modelled).
+    pub billed: Vec<BilledChange>,
     /// The comparison in one sentence.
     pub summary: String,
+}
+
+/// The change of the modelled bill under one pricing profile.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BilledChange {
+    pub profile: PricingKind,
+    #[serde(flatten)]
+    pub change: RelativeChange,
 }
 
 /// The whole report (`report.json`).
@@ -248,14 +280,14 @@ impl Report {
         let _ = writeln!(out, "## Configurations\n");
         let _ = writeln!(
             out,
-            "| configuration | compression | runs | pass rate | mean turns | input tokens / run | output tokens / run | cache-read tokens / run | est. prompt tokens / run | wall time / run |"
+            "| configuration | compression | runs | pass rate | mean turns | input tokens / run | output tokens / run | cache-read tokens / run | est. prompt tokens / run | billed / run, anthropic | billed / run, openai | billed / run, ideal | wall time / run |"
         );
-        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for c in &self.configs {
             let s = &c.total;
             let _ = writeln!(
                 out,
-                "| {} | `{}` | {} | {} | {:.1} | {} | {} | {} | {} | {} |",
+                "| {} | `{}` | {} | {} | {:.1} | {} | {} | {} | {} | {} | {} |",
                 c.label,
                 c.compression,
                 s.runs,
@@ -265,6 +297,7 @@ impl Report {
                 count(s.per_run(s.output_tokens)),
                 count(s.per_run(s.cache_read_tokens)),
                 count(s.per_run(s.est_prompt_tokens)),
+                billed_cells(s),
                 seconds(s.per_run(s.wall_ms)),
             );
         }
@@ -318,6 +351,18 @@ impl Report {
                     interval(r.ci95, percent)
                 );
             }
+            for b in &c.billed {
+                let r = &b.change;
+                let _ = writeln!(
+                    out,
+                    "| billed input, {} (modelled) | {} | {} | {} | {} |",
+                    b.profile,
+                    count(r.baseline / c.missions.max(1) as f64),
+                    count(r.config / c.missions.max(1) as f64),
+                    r.change.map_or("n/a".to_string(), percent),
+                    interval(r.ci95, percent)
+                );
+            }
             let s = &c.sign_test;
             let _ = writeln!(
                 out,
@@ -355,9 +400,12 @@ impl Report {
         let _ = writeln!(out, "\n## By mission\n");
         let _ = writeln!(
             out,
-            "| mission | category | configuration | runs | pass rate | mean turns | input / run | output / run | cache read / run | est. prompt / run | wall / run |"
+            "| mission | category | configuration | runs | pass rate | mean turns | input / run | output / run | cache read / run | est. prompt / run | billed, anthropic | billed, openai | billed, ideal | wall / run |"
         );
-        let _ = writeln!(out, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+        let _ = writeln!(
+            out,
+            "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+        );
         let mut names: Vec<(&str, Category)> = Vec::new();
         for c in &self.configs {
             for m in &c.missions {
@@ -373,7 +421,7 @@ impl Report {
                     let s = &m.summary;
                     let _ = writeln!(
                         out,
-                        "| {name} | {category} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} |",
+                        "| {name} | {category} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {} |",
                         c.label,
                         s.runs,
                         pass_rate(s),
@@ -382,11 +430,13 @@ impl Report {
                         count(s.per_run(s.output_tokens)),
                         count(s.per_run(s.cache_read_tokens)),
                         count(s.per_run(s.est_prompt_tokens)),
+                        billed_cells(s),
                         seconds(s.per_run(s.wall_ms)),
                     );
                 }
             }
         }
+        self.write_cache_section(&mut out);
         let failed: Vec<&RunRecord> = self.runs.iter().filter(|r| !r.passed).collect();
         let _ = writeln!(out, "\n## Failed runs\n");
         if failed.is_empty() {
@@ -418,6 +468,12 @@ impl Report {
              whole prompt, however the provider split it. Estimated prompt tokens are the \
              harness's own count of every request it sent (4 characters a token, system prompt \
              included), the same for every provider.\n\
+             - Billed input is modelled: every request a run sent, priced with the prompt-cache \
+             rules and prices of a profile (anthropic: the breakpoints the client marks, writes \
+             1.25, reads 0.1; openai: automatic prefixes from 1,024 tokens in steps of 128, \
+             reads 0.5; ideal: the previous request's longest common prefix read at 0.1), in \
+             input tokens at the full price, with tokens estimated at 4 characters. See \
+             docs/compression.md.\n\
              - Comparisons pair missions: each mission's runs are averaged per configuration. \
              Pass rate and turns changes are means over missions of the difference; token \
              changes are the change of the total over the paired missions. Intervals are 95 % \
@@ -426,6 +482,57 @@ impl Report {
         );
         out
     }
+}
+
+impl Report {
+    /// What the provider reported about its prompt cache beside what the profiles model, per
+    /// configuration and run.
+    fn write_cache_section(&self, out: &mut String) {
+        let _ = writeln!(out, "\n## Prompt cache, reported and modelled\n");
+        let _ = writeln!(
+            out,
+            "Per run: input, cache-read and cache-write tokens as the provider reported them, \
+             and as each pricing profile models the requests sent (then the billed-equivalent \
+             input tokens).\n"
+        );
+        let _ = writeln!(
+            out,
+            "| configuration | source | input / run | cache read / run | cache write / run | billed / run |"
+        );
+        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|");
+        for c in &self.configs {
+            let s = &c.total;
+            let _ = writeln!(
+                out,
+                "| {} | reported | {} | {} | {} | |",
+                c.label,
+                count(s.per_run(s.input_tokens)),
+                count(s.per_run(s.cache_read_tokens)),
+                count(s.per_run(s.cache_write_tokens)),
+            );
+            for profile in PricingKind::ALL {
+                let m = s.modelled(profile);
+                let _ = writeln!(
+                    out,
+                    "| {} | {profile} (modelled) | {} | {} | {} | {} |",
+                    c.label,
+                    count(s.per_run(m.input_tokens)),
+                    count(s.per_run(m.cache_read_tokens)),
+                    count(s.per_run(m.cache_write_tokens)),
+                    count(s.per_run_f64(m.billed)),
+                );
+            }
+        }
+    }
+}
+
+/// The billed-equivalent input tokens per run under each profile, as table cells.
+fn billed_cells(s: &Summary) -> String {
+    PricingKind::ALL
+        .into_iter()
+        .map(|profile| count(s.per_run_f64(s.modelled(profile).billed)))
+        .collect::<Vec<_>>()
+        .join(" | ")
 }
 
 /// The paired comparison of `other` against `baseline`.
@@ -475,6 +582,13 @@ fn compare(baseline: &ConfigReport, other: &ConfigReport) -> Comparison {
     let est_history_tokens = change(extract(&|s| {
         s.per_run(s.est_prompt_tokens.saturating_sub(s.est_system_tokens))
     }));
+    let billed: Vec<BilledChange> = PricingKind::ALL
+        .into_iter()
+        .map(|profile| BilledChange {
+            profile,
+            change: change(extract(&|s| s.per_run_f64(s.modelled(profile).billed))),
+        })
+        .collect();
     let tokens_part = match (prompt_tokens.change, est_prompt_tokens.change) {
         (Some(c), _) => format!(
             "{} prompt tokens (95 % interval {})",
@@ -492,15 +606,30 @@ fn compare(baseline: &ConfigReport, other: &ConfigReport) -> Comparison {
         .change
         .map(|c| format!(" ({} without the system prompt, estimated)", percent(c)))
         .unwrap_or_default();
+    let billed_part = billed
+        .iter()
+        .filter_map(|b| {
+            b.change
+                .change
+                .map(|c| format!("{} {}", percent(c), b.profile))
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let billed_part = if billed_part.is_empty() {
+        String::new()
+    } else {
+        format!("; billed input (modelled) {billed_part}")
+    };
     let summary = format!(
-        "`{}` against `{}` on {} paired mission{}: {}{}; pass rate {:.1} % -> {:.1} %, {} points \
-         (95 % interval {}; sign test {} better, {} worse, p = {:.2}); turns {} per run.",
+        "`{}` against `{}` on {} paired mission{}: {}{}{}; pass rate {:.1} % -> {:.1} %, {} \
+         points (95 % interval {}; sign test {} better, {} worse, p = {:.2}); turns {} per run.",
         other.label,
         baseline.label,
         pairs.len(),
         plural(pairs.len()),
         tokens_part,
         history_part,
+        billed_part,
         pass_rate.baseline,
         pass_rate.config,
         signed(pass_rate.difference, 1),
@@ -521,6 +650,7 @@ fn compare(baseline: &ConfigReport, other: &ConfigReport) -> Comparison {
         output_tokens,
         est_prompt_tokens,
         est_history_tokens,
+        billed,
         summary,
     }
 }
@@ -531,27 +661,6 @@ fn plural(n: usize) -> &'static str {
 
 fn pass_rate(s: &Summary) -> String {
     format!("{:.1} % ({}/{})", s.pass_rate * 100.0, s.passed, s.runs)
-}
-
-/// A whole number with thousands separators.
-fn count(value: f64) -> String {
-    let rounded = value.round();
-    if !rounded.is_finite() {
-        return "n/a".into();
-    }
-    let digits = format!("{}", rounded.abs() as u64);
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if rounded < 0.0 {
-        format!("-{out}")
-    } else {
-        out
-    }
 }
 
 fn seconds(ms: f64) -> String {

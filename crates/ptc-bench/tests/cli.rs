@@ -43,12 +43,27 @@ fn replaying_the_committed_transcripts_prints_the_summary() {
     assert_eq!(
         stdout.lines().collect::<Vec<_>>(),
         vec![
-            "off: 23/24 runs passed (95.8 %), 3.0 turns per run".to_string(),
-            "on: 6/7 runs passed (85.7 %), 3.4 turns per run".to_string(),
-            "`on` against `off` on 6 paired missions: -6.0 % prompt tokens (95 % interval -8.9 % \
-             to -1.3 %) (-36.5 % without the system prompt, estimated); pass rate 83.3 % -> \
-             83.3 %, 0.0 points (95 % interval -50.0 to +50.0; sign test 1 better, 1 worse, p = \
+            "off: 24/25 runs passed (96.0 %), 3.8 turns per run".to_string(),
+            "on: 4/4 runs passed (100.0 %), 10.2 turns per run".to_string(),
+            "on-openai: 1/1 runs passed (100.0 %), 24.0 turns per run".to_string(),
+            "single-user-coalesced: 6/7 runs passed (85.7 %), 3.4 turns per run".to_string(),
+            "`on` against `off` on 4 paired missions: -24.3 % prompt tokens (95 % interval \
+             -26.7 % to -16.2 %) (-36.9 % without the system prompt, estimated); billed input \
+             (modelled) -20.8 % anthropic, -21.1 % openai, -20.9 % ideal; pass rate 100.0 % -> \
+             100.0 %, 0.0 points (95 % interval 0.0 to 0.0; sign test 0 better, 0 worse, p = \
              1.00); turns 0.00 per run."
+                .to_string(),
+            "`on-openai` against `off` on 1 paired mission: -43.3 % prompt tokens (95 % interval \
+             -43.3 % to -43.3 %) (-63.2 % without the system prompt, estimated); billed input \
+             (modelled) -14.5 % anthropic, -38.8 % openai, -19.6 % ideal; pass rate 100.0 % -> \
+             100.0 %, 0.0 points (95 % interval 0.0 to 0.0; sign test 0 better, 0 worse, p = \
+             1.00); turns 0.00 per run."
+                .to_string(),
+            "`single-user-coalesced` against `off` on 6 paired missions: -6.0 % prompt tokens \
+             (95 % interval -8.9 % to -1.3 %) (-38.1 % without the system prompt, estimated); \
+             billed input (modelled) -2.2 % anthropic, -5.0 % openai, -2.0 % ideal; pass rate \
+             83.3 % -> 83.3 %, 0.0 points (95 % interval -50.0 to +50.0; sign test 1 better, 1 \
+             worse, p = 1.00); turns 0.00 per run."
                 .to_string(),
             format!(
                 "report: {} and {}",

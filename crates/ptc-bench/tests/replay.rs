@@ -80,7 +80,8 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     let report = evaluate(&options(format!("replay-dir:{}", dir.display()), &out)).unwrap();
 
     // Every mission once without compression (each mission's check accepts a correct answer);
-    // every category, passing and failing runs, with compression on and off.
+    // the default strategy (`on`, and `on-openai`: as it runs against an OpenAI model) and the
+    // seed's `single-user-coalesced` on some of them; passing and failing runs.
     assert_eq!(
         rows(&report),
         vec![
@@ -116,6 +117,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
             row("off", "order-revenue", 1, true, "returned", 1, 2636, 59),
             row("off", "order-revenue", 2, true, "returned", 2, 5360, 100),
             row("off", "paged-admins", 1, true, "returned", 3, 8119, 203),
+            row("off", "refund-queue", 1, true, "returned", 24, 156864, 5285),
             row(
                 "off",
                 "refund-unknown-order",
@@ -151,15 +153,92 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
                 true,
                 "returned",
                 5,
+                13416,
+                632
+            ),
+            row("on", "refund-queue", 1, true, "returned", 24, 114486, 5285),
+            row("on", "sms-rate-limit", 1, true, "returned", 3, 6969, 252),
+            row("on", "warehouse-audit", 1, true, "returned", 9, 24208, 659),
+            row(
+                "on-openai",
+                "refund-queue",
+                1,
+                true,
+                "returned",
+                24,
+                88988,
+                5285
+            ),
+            row(
+                "single-user-coalesced",
+                "late-delivery-credits",
+                1,
+                true,
+                "returned",
+                5,
                 15184,
                 632
             ),
-            row("on", "order-revenue", 1, true, "returned", 1, 2636, 59),
-            row("on", "order-revenue", 2, true, "returned", 2, 5307, 100),
-            row("on", "paged-admins", 1, true, "returned", 3, 7947, 203),
-            row("on", "sms-rate-limit", 1, false, "returned", 3, 8190, 188),
-            row("on", "top-spenders", 1, true, "returned", 1, 2584, 81),
-            row("on", "warehouse-audit", 1, true, "returned", 9, 26125, 659),
+            row(
+                "single-user-coalesced",
+                "order-revenue",
+                1,
+                true,
+                "returned",
+                1,
+                2636,
+                59
+            ),
+            row(
+                "single-user-coalesced",
+                "order-revenue",
+                2,
+                true,
+                "returned",
+                2,
+                5307,
+                100
+            ),
+            row(
+                "single-user-coalesced",
+                "paged-admins",
+                1,
+                true,
+                "returned",
+                3,
+                7947,
+                203
+            ),
+            row(
+                "single-user-coalesced",
+                "sms-rate-limit",
+                1,
+                false,
+                "returned",
+                3,
+                8190,
+                188
+            ),
+            row(
+                "single-user-coalesced",
+                "top-spenders",
+                1,
+                true,
+                "returned",
+                1,
+                2584,
+                81
+            ),
+            row(
+                "single-user-coalesced",
+                "warehouse-audit",
+                1,
+                true,
+                "returned",
+                9,
+                26125,
+                659
+            ),
         ]
     );
     let reasons: Vec<(String, Vec<String>)> = report
@@ -176,7 +255,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
                 vec![r#"returned ["c-14","c-11","c-16"], expected ["c-15","c-12","c-13"]"#.to_string()]
             ),
             (
-                "on sms-rate-limit".to_string(),
+                "single-user-coalesced sms-rate-limit".to_string(),
                 vec![
                     r#"tool/send-sms: expected one call per phone in ["+4670000001","+4670000002","+4670000003","+4670000004"], got "+4670000001" 2 times"#
                         .to_string()
@@ -186,7 +265,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     );
 
     // The key numbers of the report.
-    assert_eq!(report.missions, 23);
+    assert_eq!(report.missions, 24);
     let totals: Vec<(String, usize, usize, u64, u64, u64)> = report
         .configs
         .iter()
@@ -205,8 +284,10 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     assert_eq!(
         totals,
         vec![
-            ("off".to_string(), 24, 23, 207449, 4494, 0),
-            ("on".to_string(), 7, 6, 67973, 1922, 0),
+            ("off".to_string(), 25, 24, 364313, 9779, 0),
+            ("on".to_string(), 4, 4, 159079, 6828, 0),
+            ("on-openai".to_string(), 1, 1, 88988, 5285, 0),
+            ("single-user-coalesced".to_string(), 7, 6, 67973, 1922, 0),
         ]
     );
     assert_eq!(
@@ -215,16 +296,21 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
             .iter()
             .map(|c| c.compression.as_str())
             .collect::<Vec<_>>(),
-        vec!["off", "single-user-coalesced"]
+        vec![
+            "off",
+            "append-compact",
+            "append-compact?pricing=openai",
+            "single-user-coalesced"
+        ]
     );
-    let [comparison] = report.comparisons.as_slice() else {
-        panic!("expected one comparison, got {:?}", report.comparisons);
+    let [_, _, comparison] = report.comparisons.as_slice() else {
+        panic!("expected three comparisons, got {:?}", report.comparisons);
     };
     assert_eq!(
         (comparison.baseline.as_str(), comparison.config.as_str()),
-        ("off", "on")
+        ("off", "single-user-coalesced")
     );
-    // Seventeen missions ran only without compression, so they are not paired.
+    // Eighteen missions ran without this strategy, so they are not paired with it.
     assert_eq!(comparison.missions, 6);
     let s = comparison.sign_test;
     assert_eq!((s.better, s.worse, s.ties, s.p_value), (1, 1, 4, 1.0));
@@ -254,13 +340,14 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     );
     assert!(
         comparison.summary.starts_with(
-            "`on` against `off` on 6 paired missions: -6.0 % prompt tokens (95 % interval "
+            "`single-user-coalesced` against `off` on 6 paired missions: -6.0 % prompt tokens \
+             (95 % interval "
         ),
         "{}",
         comparison.summary
     );
     assert!(
-        markdown.contains("| off | `off` | 24 | 95.8 % (23/24) | 3.0 | 8,644 | 187 | 0 |"),
+        markdown.contains("| off | `off` | 25 | 96.0 % (24/25) | 3.8 | 14,573 | 391 | 0 |"),
         "{markdown}"
     );
     // docs/benchmark.md shows this report as its sample: the same text but for wall times.

@@ -6,7 +6,7 @@
 use crate::show;
 use clap::Args;
 use ptc_agent::{Agent, ReplayLlm, RunObserver, RunOptions};
-use ptc_compression::{Compression, RenderOptions, Rendered, SingleUserCoalesced, Uncompressed};
+use ptc_compression::{Compression, RenderOptions, Rendered, Uncompressed};
 use ptc_lisp::Value;
 use ptc_turn::{Message, Step, Turn};
 use std::io::Write;
@@ -112,21 +112,31 @@ fn execute() -> Result<Step, String> {
     let step = runtime
         .block_on(agent.run_with(RunOptions::new().observer(&Narrator)))
         .map_err(|e| e.to_string())?;
-    Narrator::print(&closing(&step));
+    Narrator::print(&closing(&step, &agent));
     Ok(step)
 }
 
-/// How the run ended, and the history it left rendered compressed and uncompressed.
-fn closing(step: &Step) -> String {
-    let opts = RenderOptions::from_task(&step.task);
+/// How the run ended, what its requests cost against the full history's, and the history it
+/// left rendered compressed and uncompressed.
+fn closing(step: &Step, agent: &Agent) -> String {
+    let opts = RenderOptions::from_task(&step.task).with_limits(agent.compression().limits());
+    let strategy = agent.compression().build_for(agent.pricing());
     let memory = step.turns.last().map_or(&[][..], Turn::memory);
-    let compressed = SingleUserCoalesced::default().to_messages(&step.turns, memory, &opts);
+    let compressed = strategy.to_messages(&step.turns, memory, &opts);
     let full = Uncompressed.to_messages(&step.turns, memory, &opts);
+    let bills = show::bills(
+        &*strategy,
+        &step.turns,
+        &opts,
+        false,
+        &show::default_profiles(),
+    );
     let system = ptc_compression::tokenizer::HeuristicTokenizer;
     let system_tokens = ptc_compression::Tokenizer::count_text(&system, &step.task.system_prompt);
+    let name = format!("compressed ({}):", strategy.name());
     let line = |name: &str, rendered: &Rendered| {
         format!(
-            "  {name:<38} {:>2} messages, ~{} tokens (~{} without the system prompt)\n",
+            "  {name:<30} {:>2} messages, ~{} tokens (~{} without the system prompt)\n",
             rendered.messages.len(),
             rendered.stats.estimated_tokens,
             rendered
@@ -140,11 +150,23 @@ fn closing(step: &Step) -> String {
         compressed.stats.estimated_tokens,
         full.stats.estimated_tokens,
     );
+    let billed: Vec<String> = bills
+        .iter()
+        .map(|b| {
+            format!(
+                "{:.2} ({})",
+                b.ratio().unwrap_or(1.0),
+                b.strategy.profile.name()
+            )
+        })
+        .collect();
     format!(
         "\n========== the run ==========\n{}{}\n\
+         ========== what the requests cost ==========\n{}\
+         billed, compressed / full history: {}\n\n\
          ========== the history after {} turns, as the next request would send it ==========\n\
          {}{}\
-         compressed / uncompressed: {:.2} ({:.2} without the system prompt)\n\n\
+         compressed / uncompressed size: {:.2} ({:.2} without the system prompt)\n\n\
          Run it yourself, from the repository's root (`cargo install --path crates/ptc-cli` puts \
          ptc on the PATH):\n  ptc run --mission-file examples/demo/mission.txt \
          --data examples/demo/data.json --tools examples/demo/tools.json \
@@ -152,8 +174,10 @@ fn closing(step: &Step) -> String {
          --compression on --llm replay:examples/demo/transcript.jsonl\n",
         show::outcome_line(step),
         show::usage_lines(&step.usage, true),
+        show::bill_lines(&bills),
+        billed.join(", "),
         step.turns.len(),
-        line("compressed (single-user-coalesced):", &compressed),
+        line(&name, &compressed),
         line("uncompressed (full history):", &full),
         ratio(c, u),
         ratio(

@@ -1,6 +1,7 @@
 //! The `ptc` command. Each subcommand lives in its own module; `main` only reads the options
 //! every subcommand shares (logging, the configuration file) and dispatches.
 
+mod bill;
 mod config;
 mod demo;
 mod diagnostic;

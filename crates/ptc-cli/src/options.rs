@@ -14,8 +14,8 @@ use std::time::Duration;
 use clap::Args;
 use ptc_agent::llm::{Llm, ProviderOptions, RetryPolicy, parse_llm_spec_with};
 use ptc_agent::{AgentBuilder, HumanDuration};
-use ptc_compression::CompressionConfig;
 use ptc_compression::history::{HistoryPolicy, SummaryStrategy};
+use ptc_compression::{CompressionConfig, PricingProfile};
 use ptc_lisp::Limits;
 use ptc_mcp::{McpConfig, ServerConfig};
 use serde::Deserialize;
@@ -175,11 +175,17 @@ option_group! {
         /// The most turns the run may take [default: 5].
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         pub max_turns: Option<u32>,
-        /// History compression: `off` (the default), `on`, or a strategy with options such as
+        /// History compression: `off` (the default), `on` (the default strategy,
+        /// append-compact), or a strategy with options such as
         /// `single-user-coalesced?println_limit=10`.
         #[arg(long, value_name = "SPEC")]
         #[serde(default, deserialize_with = "compression")]
         pub compression: Option<CompressionConfig>,
+        /// The prompt-caching rules and prices the run's bill is modelled under: `anthropic`,
+        /// `openai` or `ideal`, optionally with prices such as `openai?read=0.25` [default: the
+        /// provider's; all three in the closing summary].
+        #[arg(long, value_name = "PROFILE")]
+        pub pricing: Option<PricingProfile>,
         /// The shape of the value to return, e.g. `{total :float, ids [:int]}`.
         #[arg(long, value_name = "SIG")]
         pub signature: Option<String>,

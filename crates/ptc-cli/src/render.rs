@@ -1,7 +1,10 @@
 //! `ptc render`: the messages a compression strategy makes of a serialized step.
 
+use crate::show;
 use clap::Args;
-use ptc_compression::{CompressionConfig, RenderOptions, Rendered, transcript};
+use ptc_compression::{
+    BillComparison, CompressionConfig, PricingProfile, RenderOptions, Rendered, transcript,
+};
 use ptc_turn::{Step, Turn};
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -12,8 +15,9 @@ pub struct RenderArgs {
     #[arg(long, value_name = "FILE.json")]
     pub step: PathBuf,
 
-    /// The strategy and options, e.g. `single-user-coalesced?println_limit=10`, `rolling-window`,
-    /// `aggressive`, or `off` (the full history; the default).
+    /// The strategy and options, e.g. `on` (the default strategy, append-compact),
+    /// `single-user-coalesced?println_limit=10`, `rolling-window`, or `off` (the full history;
+    /// the default).
     #[arg(long, value_name = "SPEC", default_value = "off")]
     pub compression: CompressionConfig,
 
@@ -22,9 +26,15 @@ pub struct RenderArgs {
     #[arg(long, value_name = "N")]
     pub turn: Option<usize>,
 
-    /// Print what the strategy showed and dropped, and the sizes compared with the full history.
+    /// Print what the strategy showed and dropped, the sizes compared with the full history,
+    /// and the modelled bill of the run's requests up to this one beside the full history's.
     #[arg(long)]
     pub stats: bool,
+
+    /// The pricing profile(s) of the bill: `anthropic`, `openai`, `ideal`, optionally with
+    /// prices such as `openai?read=0.25` (repeatable; all three by default).
+    #[arg(long, value_name = "PROFILE")]
+    pub pricing: Vec<PricingProfile>,
 
     /// Print the messages and stats as JSON.
     #[arg(long, conflicts_with = "stats")]
@@ -64,14 +74,22 @@ pub fn render_step(step: &Step, args: &RenderArgs) -> Result<String, String> {
     let turns = select_turns(step, args.turn)?;
     let opts = RenderOptions::from_task(&step.task).with_limits(args.compression.limits());
     let memory = turns.last().map_or(&[][..], Turn::memory);
-    let rendered = args.compression.build().to_messages(turns, memory, &opts);
+    let strategy = args.compression.build();
+    let rendered = strategy.to_messages(turns, memory, &opts);
+    let profiles = if args.pricing.is_empty() {
+        show::default_profiles()
+    } else {
+        args.pricing.clone()
+    };
+    let bills = show::bills(&*strategy, turns, &opts, true, &profiles);
     if args.json {
-        return Ok(json_output(&rendered)? + "\n");
+        return Ok(json_output(&rendered, &bills)? + "\n");
     }
     let mut out = transcript(&rendered.messages);
     if args.stats {
         out.push_str("\n=== stats ===\n");
         out.push_str(&stats_text(&rendered));
+        out.push_str(&show::bill_lines(&bills));
     }
     Ok(out)
 }
@@ -89,10 +107,12 @@ fn select_turns(step: &Step, turn: Option<usize>) -> Result<&[Turn], String> {
     }
 }
 
-fn json_output(rendered: &Rendered) -> Result<String, String> {
+fn json_output(rendered: &Rendered, bills: &[BillComparison]) -> Result<String, String> {
     let value = serde_json::json!({
         "messages": rendered.messages,
         "stats": rendered.stats,
+        "cache_points": rendered.cache_points,
+        "bills": bills,
     });
     serde_json::to_string_pretty(&value).map_err(|e| format!("cannot write JSON: {e}"))
 }
@@ -172,6 +192,7 @@ mod tests {
             compression: CompressionConfig::parse(spec).expect("valid spec"),
             turn,
             stats: false,
+            pricing: Vec::new(),
             json: false,
         }
     }
@@ -186,7 +207,7 @@ mod tests {
         assert_eq!(
             text,
             "=== system ===\nWrite PTC-Lisp.\n\n\
-             === user ===\nSay hello\n\n;; No tool calls made\n\nTurns left: 2\n\n\
+             === user ===\nSay hello\n\n;; No tool calls made\n\n\
              === assistant ===\n```clojure\n(bar)\n```\n\n\
              === user ===\nError: bar is not defined\n\n\
              FINAL TURN - you must call (return result) or (fail reason) now.\n"
@@ -224,8 +245,16 @@ mod tests {
                 "=== stats ===\nstrategy: uncompressed (full history)\nturns: 2 (0 summarized)\n\
                  tool calls: 0 shown, 0 dropped\nprints: 0 shown, 0 dropped\n\
                  failed turns: 2 shown, 0 collapsed\n\
-                 size: 6 messages, 210 chars, ~53 tokens\n\
-                 full history: 210 chars, ~53 tokens\n"
+                 size: 6 messages, 180 chars, ~47 tokens\n\
+                 full history: 180 chars, ~47 tokens\n\
+                 modelled bill of 3 requests (billed-equivalent input tokens; token counts \
+                 estimated at about 4 characters a token):\n\
+                 \x20 anthropic:  127 (127 input, 0 cache read, 0 cache write); full history \
+                 127: 1.00x\n\
+                 \x20 openai:     127 (127 input, 0 cache read, 0 cache write); full history \
+                 127: 1.00x\n\
+                 \x20 ideal:      82 (77 input, 50 cache read, 0 cache write); full history \
+                 82: 1.00x\n"
             ),
             "{text}"
         );
@@ -236,5 +265,12 @@ mod tests {
         assert_eq!(value["stats"]["strategy"], "aggressive");
         assert_eq!(value["messages"][0]["role"], "system");
         assert_eq!(value["messages"].as_array().map(Vec::len), Some(4));
+        let profiles: Vec<&str> = value["bills"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|b| b["strategy"]["profile"].as_str())
+            .collect();
+        assert_eq!(profiles, ["anthropic", "openai", "ideal"]);
     }
 }

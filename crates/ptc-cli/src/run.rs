@@ -16,6 +16,7 @@ use ptc_lisp::to_json;
 use ptc_store::SqliteStore;
 use ptc_turn::{Message, Step, StepOutcome, Turn};
 
+use crate::bill::RunBill;
 use crate::config::Config;
 use crate::eval::{fixture_tools, read_file};
 use crate::exit;
@@ -296,7 +297,8 @@ fn execute(
         .map(|(path, recording)| write_transcript(recording, path));
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        let _ = writeln!(stdout, "{}", json_report(&step, args));
+        let bill = RunBill::new(&step, &agent, settings.agent.pricing, false);
+        let _ = writeln!(stdout, "{}", json_report(&step, args, &bill));
     } else {
         let _ = write!(stdout, "=== result ===\n{}", show::outcome_line(&step));
         let replayed = settings
@@ -305,6 +307,8 @@ fn execute(
             .as_deref()
             .is_some_and(|spec| spec.trim_start().starts_with("replay:"));
         let _ = write!(stdout, "{}", show::usage_lines(&step.usage, replayed));
+        let bill = RunBill::new(&step, &agent, settings.agent.pricing, true);
+        let _ = write!(stdout, "{}", bill.text());
         if let Some(Ok(())) = &written
             && let Some(path) = &args.dump_step
         {
@@ -365,7 +369,7 @@ fn write_transcript(recording: &RecordingLlm, path: &Path) -> Result<(), String>
 }
 
 /// The end of a run for a program to read.
-fn json_report(step: &Step, args: &RunArgs) -> serde_json::Value {
+fn json_report(step: &Step, args: &RunArgs, bill: &RunBill) -> serde_json::Value {
     let usage = &step.usage;
     let t = &usage.tokens;
     let mut report = serde_json::json!({
@@ -381,6 +385,7 @@ fn json_report(step: &Step, args: &RunArgs) -> serde_json::Value {
             "llm_duration_ms": usage.llm_duration_us / 1000,
             "program_duration_ms": usage.eval_duration_us / 1000,
         },
+        "cost": bill.json(),
         "step_file": args.dump_step,
         "checkpoint": args.checkpoint,
     });

@@ -1,6 +1,11 @@
 //! How `ptc run` and `ptc demo` print turns, messages and the end of a run.
 
 use ptc_agent::{HumanDuration, tokens_text};
+use ptc_compression::cost::token_count_text;
+use ptc_compression::{
+    BillComparison, Compression, HeuristicTokenizer, PricingKind, PricingProfile, RenderOptions,
+    RequestCost, compare_with_full_history,
+};
 use ptc_lisp::to_clojure;
 use ptc_lisp::{ToolOutcome, Value};
 use ptc_turn::{Message, Role, Step, StepOutcome, Turn, TurnResult, Usage};
@@ -180,4 +185,77 @@ pub fn usage_lines(usage: &Usage, replayed: bool) -> String {
         millis(usage.eval_duration_us)
     );
     out
+}
+
+/// The run's requests priced under every named profile, beside the full history's.
+pub fn bills(
+    strategy: &dyn Compression,
+    turns: &[Turn],
+    opts: &RenderOptions<'_>,
+    and_next: bool,
+    profiles: &[PricingProfile],
+) -> Vec<BillComparison> {
+    profiles
+        .iter()
+        .map(|profile| {
+            compare_with_full_history(
+                strategy,
+                turns,
+                opts,
+                and_next,
+                profile,
+                &HeuristicTokenizer,
+            )
+        })
+        .collect()
+}
+
+/// The profiles a report prices under when none is chosen.
+pub fn default_profiles() -> Vec<PricingProfile> {
+    PricingKind::ALL
+        .into_iter()
+        .map(PricingKind::profile)
+        .collect()
+}
+
+/// One line per profile: the billed-equivalent input tokens of the requests, how they split,
+/// and the full history's for the same turns.
+pub fn bill_lines(comparisons: &[BillComparison]) -> String {
+    let requests = comparisons.first().map_or(0, |c| c.strategy.requests.len());
+    let mut out = format!(
+        "modelled bill of {requests} request{} (billed-equivalent input tokens; token counts \
+         estimated at about 4 characters a token):\n",
+        if requests == 1 { "" } else { "s" }
+    );
+    for comparison in comparisons {
+        let total = &comparison.strategy.total;
+        let _ = writeln!(
+            out,
+            "  {:<11} {} ({} input, {} cache read, {} cache write); full history {}: {}",
+            format!("{}:", comparison.strategy.profile),
+            token_count_text(total.billed),
+            token_count_text(total.input_tokens as f64),
+            token_count_text(total.cache_read_tokens as f64),
+            token_count_text(total.cache_write_tokens as f64),
+            token_count_text(comparison.full_history.billed()),
+            comparison
+                .ratio()
+                .map_or("n/a".to_string(), |r| format!("{r:.2}x")),
+        );
+    }
+    out
+}
+
+/// What the provider reported about its prompt cache, priced under `profile`, for reading
+/// beside the modelled bill.
+pub fn reported_line(reported: &RequestCost, profile: &PricingProfile) -> String {
+    format!(
+        "reported by the provider: {} input, {} cache read, {} cache write: {} billed-equivalent \
+         under {} prices\n",
+        token_count_text(reported.input_tokens as f64),
+        token_count_text(reported.cache_read_tokens as f64),
+        token_count_text(reported.cache_write_tokens as f64),
+        token_count_text(reported.billed),
+        profile,
+    )
 }

@@ -12,7 +12,7 @@ use std::process::Command;
 use support::mask_timings;
 
 #[test]
-fn the_demo_runs_offline_to_its_return_and_compares_history_sizes() {
+fn the_demo_runs_offline_to_its_return_and_compares_what_the_history_costs() {
     let output = Command::new(env!("CARGO_BIN_EXE_ptc"))
         .arg("demo")
         // Nothing from the environment may matter: no keys, no network.
@@ -29,4 +29,32 @@ fn the_demo_runs_offline_to_its_return_and_compares_history_sizes() {
     }
     let expected = std::fs::read_to_string(&snapshot).expect("read the snapshot");
     assert_eq!(stdout, expected);
+    assert_billed_no_more_than_the_full_history(&stdout);
+}
+
+/// The demo's compressed history costs at most what the full history would, under every
+/// pricing profile: `billed, compressed / full history: 0.97 (anthropic), ...`.
+fn assert_billed_no_more_than_the_full_history(stdout: &str) {
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("billed, compressed / full history: "))
+        .expect("the demo reports the billed comparison");
+    let ratios: Vec<(String, f64)> = line
+        .split(", ")
+        .map(|part| {
+            let (ratio, profile) = part.split_once(' ').expect("`RATIO (PROFILE)`");
+            (
+                profile.trim_matches(['(', ')']).to_string(),
+                ratio.parse().expect("a number"),
+            )
+        })
+        .collect();
+    let profiles: Vec<&str> = ratios.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(profiles, ["anthropic", "openai", "ideal"]);
+    for (profile, ratio) in ratios {
+        assert!(
+            ratio <= 1.0,
+            "{profile}: billed {ratio} of the full history"
+        );
+    }
 }

@@ -72,7 +72,7 @@ fn renders_a_saved_step() {
         "=== system ===\nWrite PTC-Lisp.\n\n\
          === user ===\nGreet Ada\n\n;; === tool/ ===\n\
          (tool/greet name)             ; Greet someone\n\n\
-         ;; No tool calls made\n\nTurns left: 2\n\n\
+         ;; No tool calls made\n\n\
          === assistant ===\n```clojure\n(tool/greet)\n```\n\n\
          === user ===\nError: 1:1: greet expects 1 argument, got 0\n\n\
          FINAL TURN - you must call (return result) or (fail reason) now.\n"

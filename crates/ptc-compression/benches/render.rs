@@ -1,10 +1,11 @@
 //! Rendering cost by history length: 1, 8, 32 and 128 turns, each with tool calls, prints and
-//! new definitions. Target: 32 turns under 50 µs with the default strategy (which also renders
-//! the uncompressed baseline for its stats), growing linearly with the turns.
+//! new definitions (every strategy also renders the uncompressed baseline for its stats), and
+//! the cost of pricing a run's requests. The figures are in docs/compression.md.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ptc_compression::{
-    Compression, PerTurnSummary, RenderOptions, RollingWindow, SingleUserCoalesced, Uncompressed,
+    AppendCompact, Compression, HeuristicTokenizer, PerTurnSummary, PricingKind, RenderOptions,
+    RollingWindow, SingleUserCoalesced, Uncompressed, price, run_requests,
 };
 use ptc_lisp::Function;
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, ToolSpec, Value, ValueShape};
@@ -95,6 +96,7 @@ fn tools_and_data() -> (Vec<ToolSpec>, BTreeMap<String, Value>) {
 fn bench_render(c: &mut Criterion) {
     let (tools, data) = tools_and_data();
     let strategies: Vec<Box<dyn Compression>> = vec![
+        Box::new(AppendCompact::default()),
         Box::new(SingleUserCoalesced::default()),
         Box::new(Uncompressed),
         Box::new(RollingWindow::default()),
@@ -117,10 +119,27 @@ fn bench_render(c: &mut Criterion) {
     }
 }
 
+/// Pricing a whole run's requests (one per turn) under each profile.
+fn bench_price(c: &mut Criterion) {
+    let data = BTreeMap::from([("catalogue".to_string(), Value::vector((0..50).map(record)))]);
+    let system = "You write PTC-Lisp. ".repeat(400);
+    let turns = history(32);
+    let opts = RenderOptions::new("Score every catalogue page.", &system, 200).with_data(&data);
+    let requests = run_requests(&Uncompressed, &turns, &opts, true);
+    let mut group = c.benchmark_group("price/32 requests");
+    for kind in PricingKind::ALL {
+        let profile = kind.profile();
+        group.bench_function(kind.as_str(), |b| {
+            b.iter(|| price(black_box(&requests), &profile, &HeuristicTokenizer))
+        });
+    }
+    group.finish();
+}
+
 /// Render the 32-turn history `n` times with the default strategy (for the `profile` example).
 pub fn profile(n: usize) {
     let (tools, data) = tools_and_data();
-    let strategy = SingleUserCoalesced::default();
+    let strategy = AppendCompact::default();
     let turns = history(32);
     let opts = RenderOptions::new("Score every catalogue page.", "You write PTC-Lisp.", 200)
         .with_tools(&tools)
@@ -131,5 +150,5 @@ pub fn profile(n: usize) {
     }
 }
 
-criterion_group!(benches, bench_render);
+criterion_group!(benches, bench_render, bench_price);
 criterion_main!(benches);

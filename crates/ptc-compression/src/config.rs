@@ -1,6 +1,8 @@
 //! Choosing a strategy: the forms a user may write, normalized to a strategy and its options,
 //! and the text form used on the command line and in config files.
 
+use crate::append_compact::AppendCompact;
+use crate::cost::PricingKind;
 use crate::options::RenderLimits;
 use crate::strategy::{
     Activated, Aggressive, Compression, FailedTurns, PerTurnSummary, RollingWindow,
@@ -16,7 +18,9 @@ use std::str::FromStr;
 pub enum StrategyKind {
     /// The full history ([`crate::Uncompressed`]).
     Uncompressed,
-    /// The default: one summary user message ([`crate::SingleUserCoalesced`]).
+    /// The default: a growing history compacted when that pays ([`crate::AppendCompact`]).
+    AppendCompact,
+    /// One summary user message, as the seed design has it ([`crate::SingleUserCoalesced`]).
     SingleUserCoalesced,
     /// The newest turns verbatim, older ones summarized ([`crate::RollingWindow`]).
     RollingWindow,
@@ -28,21 +32,23 @@ pub enum StrategyKind {
 
 impl StrategyKind {
     /// Every built-in strategy.
-    pub const ALL: [StrategyKind; 5] = [
+    pub const ALL: [StrategyKind; 6] = [
         StrategyKind::Uncompressed,
+        StrategyKind::AppendCompact,
         StrategyKind::SingleUserCoalesced,
         StrategyKind::RollingWindow,
         StrategyKind::PerTurnSummary,
         StrategyKind::Aggressive,
     ];
 
-    /// The default strategy.
-    pub const DEFAULT: StrategyKind = StrategyKind::SingleUserCoalesced;
+    /// The default strategy: what `on` and `true` mean.
+    pub const DEFAULT: StrategyKind = StrategyKind::AppendCompact;
 
     /// The name used in compression specs.
     pub fn as_str(self) -> &'static str {
         match self {
             StrategyKind::Uncompressed => "uncompressed",
+            StrategyKind::AppendCompact => "append-compact",
             StrategyKind::SingleUserCoalesced => "single-user-coalesced",
             StrategyKind::RollingWindow => "rolling-window",
             StrategyKind::PerTurnSummary => "per-turn-summary",
@@ -54,10 +60,15 @@ impl StrategyKind {
     fn accepts(self, option: Opt) -> bool {
         match option {
             Opt::Limit(_) => true,
-            Opt::FailedTurns | Opt::ActivateAfterTurns | Opt::ActivateAboveTokens => {
+            Opt::ActivateAfterTurns | Opt::ActivateAboveTokens => {
                 self != StrategyKind::Uncompressed
             }
+            Opt::FailedTurns => !matches!(
+                self,
+                StrategyKind::Uncompressed | StrategyKind::AppendCompact
+            ),
             Opt::Window => self == StrategyKind::RollingWindow,
+            Opt::Pricing | Opt::CompactAboveTokens => self == StrategyKind::AppendCompact,
         }
     }
 }
@@ -98,6 +109,11 @@ pub struct CompressionOptions {
     pub activate_after_turns: Option<usize>,
     /// Render in full while the full rendering is estimated at no more than this many tokens.
     pub activate_above_tokens: Option<usize>,
+    /// Whose caching rules and prices decide when `append-compact` compacts; `None` for the
+    /// provider's (see [`CompressionConfig::build_for`]), or `anthropic` when it is unknown.
+    pub pricing: Option<PricingKind>,
+    /// `append-compact` compacts as soon as a request is estimated above this many tokens.
+    pub compact_above_tokens: Option<usize>,
 }
 
 impl Default for CompressionOptions {
@@ -108,6 +124,8 @@ impl Default for CompressionOptions {
             window: RollingWindow::DEFAULT_WINDOW,
             activate_after_turns: None,
             activate_above_tokens: None,
+            pricing: None,
+            compact_above_tokens: None,
         }
     }
 }
@@ -193,12 +211,32 @@ impl CompressionConfig {
     }
 
     /// The strategy to render with: [`Uncompressed`] when compression is off, wrapped in
-    /// [`Activated`] when an activation threshold is set.
+    /// [`Activated`] when an activation threshold is set. `append-compact` decides with the
+    /// pricing its options name, or `anthropic`'s.
     pub fn build(&self) -> Box<dyn Compression> {
+        self.build_for(None)
+    }
+
+    /// Like [`build`](Self::build), for a run against a provider whose caching rules are
+    /// `provider`'s: `append-compact` decides with them unless its options name a pricing.
+    ///
+    /// ```
+    /// use ptc_compression::{CompressionConfig, PricingKind};
+    /// let on = CompressionConfig::parse("on").unwrap();
+    /// assert_eq!(on.pricing_for(Some(PricingKind::OpenAi)), PricingKind::OpenAi);
+    /// assert_eq!(on.pricing_for(None), PricingKind::Anthropic);
+    /// let fixed = CompressionConfig::parse("append-compact?pricing=ideal").unwrap();
+    /// assert_eq!(fixed.pricing_for(Some(PricingKind::OpenAi)), PricingKind::Ideal);
+    /// ```
+    pub fn build_for(&self, provider: Option<PricingKind>) -> Box<dyn Compression> {
         let o = &self.options;
         let failed = |default: FailedTurns| o.failed_turns.unwrap_or(default);
         let inner: Box<dyn Compression> = match self.strategy {
             None | Some(StrategyKind::Uncompressed) => return Box::new(Uncompressed),
+            Some(StrategyKind::AppendCompact) => Box::new(AppendCompact {
+                pricing: self.pricing_for(provider),
+                compact_above_tokens: o.compact_above_tokens,
+            }),
             Some(StrategyKind::SingleUserCoalesced) => Box::new(SingleUserCoalesced {
                 failed_turns: failed(FailedTurns::All),
             }),
@@ -223,18 +261,26 @@ impl CompressionConfig {
         })
     }
 
+    /// The pricing `append-compact` decides with against a provider with `provider`'s caching
+    /// rules: the one the options name, else the provider's, else `anthropic`.
+    pub fn pricing_for(&self, provider: Option<PricingKind>) -> PricingKind {
+        self.options.pricing.or(provider).unwrap_or_default()
+    }
+
     /// Read a compression spec:
     ///
     /// - `off`, `false`, `none` or the empty string: compression off;
     /// - `on` or `true`: the default strategy with default options;
-    /// - a strategy name: `uncompressed`, `single-user-coalesced`, `rolling-window`,
-    ///   `per-turn-summary`, `aggressive`;
+    /// - a strategy name: `uncompressed`, `append-compact` (the default), `single-user-coalesced`,
+    ///   `rolling-window`, `per-turn-summary`, `aggressive`;
     /// - a strategy name with options: `rolling-window?window=3&println_limit=10`.
     ///
     /// Options: `println_limit`, `tool_call_limit`, `sample_limit`, `sample_printable_limit`,
     /// `arg_limit`, `arg_printable_limit` (whole numbers); `failed_turns` (`all`, `unrecovered`,
-    /// `last`); `window` (rolling-window only); `activate_after_turns`, `activate_above_tokens`
-    /// (whole numbers; not for `uncompressed`).
+    /// `last`; not for `uncompressed` and `append-compact`); `window` (rolling-window only);
+    /// `pricing` (`anthropic`, `openai`, `ideal`; by default the provider's) and
+    /// `compact_above_tokens` (a whole number) for append-compact only; `activate_after_turns`, `activate_above_tokens` (whole numbers;
+    /// not for `uncompressed`).
     pub fn parse(spec: &str) -> Result<CompressionConfig, ConfigError> {
         let spec = spec.trim();
         let (name, query) = match spec.split_once('?') {
@@ -291,6 +337,14 @@ impl CompressionConfig {
                 return Err(ConfigError(match opt {
                     Opt::Window => {
                         format!("option `window` applies only to rolling-window, not {kind}")
+                    }
+                    Opt::Pricing | Opt::CompactAboveTokens => {
+                        format!("option `{key}` applies only to append-compact, not {kind}")
+                    }
+                    Opt::FailedTurns if kind == StrategyKind::AppendCompact => {
+                        "option `failed_turns` does not apply to append-compact, which keeps \
+                         every failed turn until it is folded into a summary"
+                            .to_string()
                     }
                     _ => format!("option `{key}` does not apply to {kind}, which never compresses"),
                 }));
@@ -357,12 +411,14 @@ enum Opt {
     Limit(LimitOpt),
     FailedTurns,
     Window,
+    Pricing,
+    CompactAboveTokens,
     ActivateAfterTurns,
     ActivateAboveTokens,
 }
 
 impl Opt {
-    const ALL: [Opt; 10] = [
+    const ALL: [Opt; 12] = [
         Opt::Limit(LimitOpt::Println),
         Opt::Limit(LimitOpt::ToolCall),
         Opt::Limit(LimitOpt::Sample),
@@ -371,6 +427,8 @@ impl Opt {
         Opt::Limit(LimitOpt::ArgPrintable),
         Opt::FailedTurns,
         Opt::Window,
+        Opt::Pricing,
+        Opt::CompactAboveTokens,
         Opt::ActivateAfterTurns,
         Opt::ActivateAboveTokens,
     ];
@@ -385,6 +443,8 @@ impl Opt {
             Opt::Limit(LimitOpt::ArgPrintable) => "arg_printable_limit",
             Opt::FailedTurns => "failed_turns",
             Opt::Window => "window",
+            Opt::Pricing => "pricing",
+            Opt::CompactAboveTokens => "compact_above_tokens",
             Opt::ActivateAfterTurns => "activate_after_turns",
             Opt::ActivateAboveTokens => "activate_above_tokens",
         }
@@ -417,6 +477,14 @@ impl Opt {
         match self {
             Opt::Limit(which) => *Opt::limit(&mut options.limits, which) = number()?,
             Opt::Window => options.window = number()?,
+            Opt::Pricing => {
+                options.pricing = Some(value.parse().map_err(|_| {
+                    ConfigError(format!(
+                        "option `pricing` must be anthropic, openai or ideal, got `{value}`"
+                    ))
+                })?)
+            }
+            Opt::CompactAboveTokens => options.compact_above_tokens = Some(number()?),
             Opt::ActivateAfterTurns => options.activate_after_turns = Some(number()?),
             Opt::ActivateAboveTokens => options.activate_above_tokens = Some(number()?),
             Opt::FailedTurns => {
@@ -440,6 +508,8 @@ impl Opt {
         match self {
             Opt::Limit(which) => Some(Opt::limit(&mut limits, which).to_string()),
             Opt::Window => Some(options.window.to_string()),
+            Opt::Pricing => options.pricing.map(|p| p.as_str().to_string()),
+            Opt::CompactAboveTokens => options.compact_above_tokens.map(|n| n.to_string()),
             Opt::ActivateAfterTurns => options.activate_after_turns.map(|n| n.to_string()),
             Opt::ActivateAboveTokens => options.activate_above_tokens.map(|n| n.to_string()),
             Opt::FailedTurns => options.failed_turns.map(|f| f.as_str().to_string()),

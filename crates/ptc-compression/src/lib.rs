@@ -1,7 +1,10 @@
 //! Rendering an agent's turn history as the messages the model sees next (compression
-//! strategies), and keeping any chat history within message and token budgets.
+//! strategies), pricing the requests a run sends under providers' prompt-caching rules
+//! ([`cost`]), and keeping any chat history within message and token budgets.
 
+mod append_compact;
 mod config;
+pub mod cost;
 pub mod history;
 mod options;
 mod render;
@@ -10,8 +13,13 @@ pub mod tokenizer;
 mod transcript;
 mod vocabulary;
 
+pub use append_compact::AppendCompact;
 pub use config::{
     CompressionConfig, CompressionOptions, CompressionSetting, ConfigError, StrategyKind,
+};
+pub use cost::{
+    Bill, BillComparison, CachePoint, PricingError, PricingKind, PricingProfile, PromptRequest,
+    RequestCost, anthropic_breakpoints, compare_with_full_history, price, run_requests,
 };
 pub use history::{
     HistoryError, HistoryManager, HistoryPolicy, Summarizer, SummarizerError, SummaryRequest,

@@ -139,13 +139,105 @@ fn push_one_line(out: &mut String, text: &str) {
     }
 }
 
-fn push_sample(out: &mut String, value: &Value, limits: &RenderLimits) {
-    let (text, _) = to_clojure(
+/// Keys shown of a record in a sample: enough for any record a tool returns, while a map used
+/// as a lookup table (thousands of ids) still stays one line.
+const RECORD_KEYS: usize = 30;
+
+/// A value as a sample: collections cut to `sample_limit` items and strings to
+/// `sample_printable_limit` characters, except that a record (a map, or the first map of a list)
+/// shows every key, so the model sees the shape of the data without printing it. Values inside
+/// a record are cut as usual.
+pub(crate) fn push_sample(out: &mut String, value: &Value, limits: &RenderLimits) {
+    match value {
+        Value::Map(map) => push_record(out, map, limits),
+        Value::List(items) | Value::Vector(items)
+            if matches!(items.iter().next(), Some(Value::Map(_))) =>
+        {
+            let (open, close) = match value {
+                Value::List(_) => ("(", ")"),
+                _ => ("[", "]"),
+            };
+            let len = items.len();
+            let shown = limits.sample_limit.min(len);
+            out.push_str(open);
+            for (i, item) in items.iter().take(shown).enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                match item {
+                    Value::Map(map) if i == 0 => push_record(out, map, limits),
+                    other => push_inner(out, other, limits),
+                }
+            }
+            if shown < len {
+                if shown > 0 {
+                    out.push(' ');
+                }
+                out.push_str("...");
+                out.push_str(close);
+                push_cut_note(out, len, shown);
+            } else {
+                out.push_str(close);
+            }
+        }
+        other => {
+            let (text, _) = to_clojure(
+                other,
+                Some(limits.sample_limit),
+                Some(limits.sample_printable_limit),
+            );
+            out.push_str(&text);
+        }
+    }
+}
+
+fn push_cut_note(out: &mut String, len: usize, shown: usize) {
+    use std::fmt::Write;
+    let _ = write!(out, " ({len} items, showing first {shown})");
+}
+
+/// `{:key value ...}` with every key (up to [`RECORD_KEYS`]).
+fn push_record(out: &mut String, map: &ptc_lisp::Map, limits: &RenderLimits) {
+    let len = map.len();
+    let shown = len.min(RECORD_KEYS);
+    out.push('{');
+    for (i, (key, value)) in map.iter().take(shown).enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        push_inner(out, key, limits);
+        out.push(' ');
+        push_inner(out, value, limits);
+    }
+    if shown < len {
+        out.push_str(" ...}");
+        push_cut_note(out, len, shown);
+    } else {
+        out.push('}');
+    }
+}
+
+/// A value inside a sample: cut like a sample, without the note on how much was cut (only the
+/// outermost collection gets one).
+fn push_inner(out: &mut String, value: &Value, limits: &RenderLimits) {
+    let (text, cut) = to_clojure(
         value,
         Some(limits.sample_limit),
         Some(limits.sample_printable_limit),
     );
-    out.push_str(&text);
+    out.push_str(if cut { without_cut_note(&text) } else { &text });
+}
+
+/// `text` without the ` (N items, showing first M)` that ends a cut collection.
+fn without_cut_note(text: &str) -> &str {
+    let Some(at) = text.rfind(" (") else {
+        return text;
+    };
+    let is_note = text[at + 2..]
+        .strip_suffix(')')
+        .and_then(|note| note.split_once(" items, showing first "))
+        .is_some_and(|(len, shown)| len.parse::<usize>().is_ok() && shown.parse::<usize>().is_ok());
+    if is_note { &text[..at] } else { text }
 }
 
 /// Whether a sample tells more than the type label: not for `nil` or an empty collection
@@ -348,16 +440,44 @@ pub(crate) fn write_user<'d>(
     }
 }
 
+/// How a listed tool call shows its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ResultShown {
+    /// Not at all (the seed summary once the model has printed).
+    Not,
+    /// Truncated like a sample.
+    Sample,
+    /// As its type label only: a call older than the newest `tool_call_limit` in a summary that
+    /// lists every call.
+    Label,
+    /// Truncated like a sample when that takes at most [`SHORT_RESULT`] characters (a status
+    /// such as `{:status "queued"}`), as its type label otherwise: for the calls of a turn that
+    /// printed, whose output is what the model asked to see.
+    Short,
+}
+
+/// The longest sample of a result shown whole when the turn printed (see [`ResultShown::Short`]).
+pub(crate) const SHORT_RESULT: usize = 40;
+
+/// One tool call to list, with how to show its result and the failed turn it happened in.
+#[derive(Clone, Copy)]
+pub(crate) struct ListedCall<'c> {
+    pub call: &'c ToolCallRecord,
+    pub result: ResultShown,
+    /// The number of the failed turn that made the call, which the line names.
+    pub failed_turn: Option<u32>,
+}
+
 /// `;   name(arg arg) -> result`: arguments space separated, each truncated with the argument
-/// limits, parentheses always shown; the result, truncated like a
-/// sample, only when asked for.
-fn write_tool_call(
+/// limits, parentheses always shown; the result as asked for; ` [failed turn N]` when the turn
+/// that made the call failed.
+pub(crate) fn write_tool_call(
     out: &mut String,
-    call: &ToolCallRecord,
-    with_result: bool,
+    listed: ListedCall<'_>,
     detail: Detail,
     limits: &RenderLimits,
 ) {
+    let call = listed.call;
     out.push_str(";   ");
     out.push_str(&call.name);
     out.push('(');
@@ -378,55 +498,79 @@ fn write_tool_call(
         }
     }
     out.push(')');
-    if with_result && detail == Detail::Full {
-        out.push_str(" -> ");
-        match &call.result {
-            ToolOutcome::Ok(value) => push_sample(out, value, limits),
-            ToolOutcome::Error(message) => {
-                out.push_str("error: ");
-                let cut = message.char_indices().nth(limits.sample_printable_limit);
-                match cut {
-                    Some((byte, _)) => {
-                        push_one_line(out, &message[..byte]);
-                        out.push_str("...");
-                    }
-                    None => push_one_line(out, message),
+    let result = if detail == Detail::Full {
+        listed.result
+    } else {
+        ResultShown::Not
+    };
+    match (result, &call.result) {
+        (ResultShown::Not, _) => {}
+        (ResultShown::Sample, ToolOutcome::Ok(value)) => {
+            out.push_str(" -> ");
+            push_sample(out, value, limits);
+        }
+        (ResultShown::Label, ToolOutcome::Ok(value)) => {
+            out.push_str(" -> ");
+            TypeVocabulary::write_label(out, ValueShape::of(value));
+        }
+        (ResultShown::Short, ToolOutcome::Ok(value)) => {
+            out.push_str(" -> ");
+            let start = out.len();
+            push_sample(out, value, limits);
+            if out[start..].chars().count() > SHORT_RESULT {
+                out.truncate(start);
+                TypeVocabulary::write_label(out, ValueShape::of(value));
+            }
+        }
+        (_, ToolOutcome::Error(message)) => {
+            out.push_str(" -> error: ");
+            let cut = message.char_indices().nth(limits.sample_printable_limit);
+            match cut {
+                Some((byte, _)) => {
+                    push_one_line(out, &message[..byte]);
+                    out.push_str("...");
                 }
+                None => push_one_line(out, message),
             }
         }
     }
+    if let Some(turn) = listed.failed_turn {
+        out.push_str(" [failed turn ");
+        push_usize(out, turn as usize);
+        out.push(']');
+    }
 }
 
-/// `;; Tool calls made:` and the given calls; nothing when there are none.
+/// `header` and one line per call; nothing when there are none.
 pub(crate) fn write_tool_calls<'c>(
     out: &mut String,
-    calls: impl IntoIterator<Item = &'c ToolCallRecord>,
-    with_results: bool,
+    header: &str,
+    calls: impl IntoIterator<Item = ListedCall<'c>>,
     detail: Detail,
     limits: &RenderLimits,
 ) -> usize {
     let mut shown = 0;
-    for call in calls {
+    for listed in calls {
         if shown == 0 {
-            out.push_str(TOOL_CALLS_HEADER);
+            out.push_str(header);
         }
         out.push('\n');
-        write_tool_call(out, call, with_results, detail, limits);
+        write_tool_call(out, listed, detail, limits);
         shown += 1;
     }
     shown
 }
 
-/// `;; Output:` and the given `println` entries, each exactly as printed; nothing when there
-/// are none.
+/// `header` and the given `println` entries, each exactly as printed; nothing when there are none.
 pub(crate) fn write_output<'p>(
     out: &mut String,
+    header: &str,
     prints: impl IntoIterator<Item = &'p String>,
 ) -> usize {
     let mut shown = 0;
     for print in prints {
         if shown == 0 {
-            out.push_str(OUTPUT_HEADER);
+            out.push_str(header);
         }
         out.push('\n');
         out.push_str(print);
@@ -435,24 +579,23 @@ pub(crate) fn write_output<'p>(
     shown
 }
 
-/// The newest `limit` items of the successful turns' lists (tool calls or prints), found
-/// without touching older items: one backward pass over the turns reads only list lengths,
-/// then iteration starts at the first kept item (the oldest are dropped).
-pub(crate) struct Newest<'t, T: 't> {
-    turns: &'t [Turn],
-    list: fn(&Turn) -> &[T],
+/// The newest `limit` items of some turns' lists (tool calls or prints), found without touching
+/// older items: one backward pass over the turns reads only list lengths, then iteration starts
+/// at the first kept item (the oldest are dropped).
+pub(crate) struct Newest<'t, T> {
+    /// Per turn, the items that count (empty for a turn whose items are not listed here).
+    lists: Vec<&'t [T]>,
     pub total: usize,
-    pub shown: usize,
     /// The first kept item: turn index and offset in that turn's list.
     start: (usize, usize),
 }
 
-impl<'t, T: 't> Newest<'t, T> {
-    pub(crate) fn new(turns: &'t [Turn], list: fn(&Turn) -> &[T], limit: usize) -> Self {
+impl<'t, T> Newest<'t, T> {
+    pub(crate) fn new(lists: Vec<&'t [T]>, limit: usize) -> Self {
         let mut total = 0;
-        let mut start = (turns.len(), 0);
-        for (i, turn) in turns.iter().enumerate().rev() {
-            let len = list(turn).len();
+        let mut start = (lists.len(), 0);
+        for (i, list) in lists.iter().enumerate().rev() {
+            let len = list.len();
             if total < limit && len > 0 {
                 let wanted = limit - total;
                 start = (i, len.saturating_sub(wanted));
@@ -460,17 +603,15 @@ impl<'t, T: 't> Newest<'t, T> {
             total += len;
         }
         Newest {
-            turns,
-            list,
+            lists,
             total,
-            shown: total.min(limit),
             start,
         }
     }
 
     /// How many items of turn `index` are dropped.
-    pub(crate) fn dropped_in(&self, index: usize) -> usize {
-        let len = self.turns.get(index).map_or(0, |t| (self.list)(t).len());
+    fn dropped_in(&self, index: usize) -> usize {
+        let len = self.lists.get(index).map_or(0, |l| l.len());
         match index.cmp(&self.start.0) {
             std::cmp::Ordering::Less => len,
             std::cmp::Ordering::Equal => self.start.1,
@@ -478,81 +619,171 @@ impl<'t, T: 't> Newest<'t, T> {
         }
     }
 
-    /// The kept items of turn `index`.
-    pub(crate) fn kept_in(&self, index: usize) -> &'t [T] {
-        match self.turns.get(index) {
-            Some(turn) => {
-                let list = (self.list)(turn);
-                &list[self.dropped_in(index).min(list.len())..]
-            }
-            None => &[],
-        }
+    /// Every item of turn `index`, with whether it is among the newest.
+    pub(crate) fn all_in(&self, index: usize) -> impl Iterator<Item = (&'t T, bool)> + use<'t, T> {
+        let list: &'t [T] = self.lists.get(index).copied().unwrap_or(&[]);
+        let dropped = self.dropped_in(index);
+        list.iter()
+            .enumerate()
+            .map(move |(i, item)| (item, i >= dropped))
     }
 
-    /// All kept items, oldest first.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &'t T> + '_ {
-        (self.start.0..self.turns.len()).flat_map(move |i| self.kept_in(i).iter())
-    }
-}
-
-pub(crate) fn successful_tool_calls(turn: &Turn) -> &[ToolCallRecord] {
-    if turn.is_success() {
-        turn.tool_calls()
-    } else {
-        &[]
+    /// All kept items with the index of their turn, oldest first.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (usize, &'t T)> + '_ {
+        (self.start.0..self.lists.len()).flat_map(move |i| {
+            let list: &'t [T] = self.lists[i];
+            list[self.dropped_in(i).min(list.len())..]
+                .iter()
+                .map(move |item| (i, item))
+        })
     }
 }
 
-pub(crate) fn successful_prints(turn: &Turn) -> &[String] {
-    if turn.is_success() {
-        turn.prints()
-    } else {
-        &[]
+/// Which failed turns a summary stands in for, as [`FailedTurns`](crate::FailedTurns) and the
+/// turns after them decide.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct FailedSplit {
+    /// Indices of failed turns shown as their own program/error pair, oldest first.
+    pub pairs: Vec<usize>,
+    /// Indices of failed turns a later turn recovered from, named in the summary by their
+    /// error.
+    pub fixed: Vec<usize>,
+}
+
+impl FailedSplit {
+    /// Whether the summary lists turn `index`'s tool calls and prints: those of every turn not
+    /// shown as a pair of its own.
+    fn lists(&self, index: usize) -> bool {
+        self.pairs.binary_search(&index).is_err()
     }
 }
 
-/// The parts of a coalesced summary user message before the turn count: mission, `tool/`,
-/// `data/`, `user/`, tool calls and output.
-pub(crate) fn write_summary(
+/// How a summary lists the tool calls of the turns it folds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CallListing {
+    /// As the seed format says: the newest `tool_call_limit` calls, with results only while no
+    /// folded turn has printed.
+    Newest,
+    /// Every call, so that no side effect is ever forgotten: the newest `tool_call_limit` with
+    /// their results as samples, older ones with their results' type labels.
+    Every,
+}
+
+pub(crate) const FAILED_CALLS_HEADER: &str =
+    ";; Tool calls made before the error (they happened and are not undone):";
+pub(crate) const FAILED_OUTPUT_HEADER: &str = ";; Output before the error:";
+pub(crate) const FIXED_HEADER: &str = ";; Failed turns, fixed since:";
+
+/// The stable start of every first user message: the mission, `tool/` and `data/`.
+pub(crate) fn write_prefix(parts: &mut Parts<'_>, opts: &RenderOptions<'_>, detail: Detail) {
+    parts.part(|out| out.push_str(opts.mission));
+    parts.part(|out| write_tools(out, opts, detail));
+    parts.part(|out| write_data(out, opts, detail));
+}
+
+/// The parts of a summary user message after the stable prefix ([`write_prefix`]) and before the
+/// turn count: `user/`, tool calls, output and the failed turns fixed since. `split` says which failed turns are shown elsewhere as pairs; the calls
+/// and prints of every other turn are listed here, those of failed turns marked as such.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_history(
     parts: &mut Parts<'_>,
     opts: &RenderOptions<'_>,
     turns: &[Turn],
     memory: &[Definition],
     detail: Detail,
+    listing: CallListing,
+    split: &FailedSplit,
     counts: &mut Counts,
 ) {
     let limits = &opts.limits;
-    parts.part(|out| out.push_str(opts.mission));
-    parts.part(|out| write_tools(out, opts, detail));
-    parts.part(|out| write_data(out, opts, detail));
-    // SAM-001, SAM-002: samples when no turn printed, the output otherwise.
-    let printed = turns.iter().any(|t| !successful_prints(t).is_empty());
+    let calls = Newest::new(
+        turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| if split.lists(i) { t.tool_calls() } else { &[] })
+            .collect(),
+        limits.tool_call_limit,
+    );
+    let prints = Newest::new(
+        turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| if split.lists(i) { t.prints() } else { &[] })
+            .collect(),
+        limits.println_limit,
+    );
+    // SAM-001, SAM-002: samples when nothing listed was printed, the output otherwise.
+    let printed = prints.total > 0;
     let returns = ReturnShapes::find(memory, turns);
     parts.part(|out| write_user(out, USER_HEADER, memory, &returns, !printed, detail, limits));
-    let calls = Newest::new(turns, successful_tool_calls, limits.tool_call_limit);
+    let failed_turn = |i: usize| (!turns[i].is_success()).then(|| turns[i].number());
     parts.part(|out| {
         if calls.total == 0 {
-            // FMT-013: said only when it is true of every turn shown, failed ones included.
+            // FMT-013: said only when it is true of every turn, failed ones included.
             if !turns.is_empty() && turns.iter().all(|t| t.tool_calls().is_empty()) {
                 out.push_str(NO_TOOL_CALLS);
             }
-        } else {
-            write_tool_calls(out, calls.iter(), !printed, detail, limits);
+            return;
         }
+        let shown = match listing {
+            CallListing::Newest => {
+                let result = if printed {
+                    ResultShown::Not
+                } else {
+                    ResultShown::Sample
+                };
+                let listed = calls.iter().map(|(i, call)| ListedCall {
+                    call,
+                    result,
+                    failed_turn: failed_turn(i),
+                });
+                write_tool_calls(out, TOOL_CALLS_HEADER, listed, detail, limits)
+            }
+            CallListing::Every => {
+                let recent = if printed {
+                    ResultShown::Short
+                } else {
+                    ResultShown::Sample
+                };
+                let listed = (0..turns.len()).flat_map(|i| {
+                    calls.all_in(i).map(move |(call, newest)| ListedCall {
+                        call,
+                        result: if newest { recent } else { ResultShown::Label },
+                        failed_turn: failed_turn(i),
+                    })
+                });
+                write_tool_calls(out, TOOL_CALLS_HEADER, listed, detail, limits)
+            }
+        };
+        counts.tool_calls_shown += shown;
     });
-    let prints = Newest::new(turns, successful_prints, limits.println_limit);
     parts.part(|out| {
-        write_output(out, prints.iter());
+        counts.prints_shown += write_output(out, OUTPUT_HEADER, prints.iter().map(|(_, p)| p));
     });
+    parts.part(|out| write_fixed(out, turns, &split.fixed));
     counts.turns_compressed += turns.iter().filter(|t| t.is_success()).count();
     counts.tool_calls_total += calls.total;
-    counts.tool_calls_shown += calls.shown;
     counts.prints_total += prints.total;
-    counts.prints_shown += prints.shown;
 }
 
-/// The assistant message of a failed turn under compression: its full program, or the
-/// raw response when no program could be taken from it.
+/// `;; Failed turns, fixed since:` and one line per failed turn with its error.
+fn write_fixed(out: &mut String, turns: &[Turn], fixed: &[usize]) {
+    for (k, &i) in fixed.iter().enumerate() {
+        if k == 0 {
+            out.push_str(FIXED_HEADER);
+        }
+        let Some(error) = turns[i].error() else {
+            continue;
+        };
+        out.push_str("\n;   turn ");
+        push_usize(out, turns[i].number() as usize);
+        out.push_str(": ");
+        push_one_line(out, &error.to_string());
+    }
+}
+
+/// The assistant message of a turn under compression: its full program, or the raw
+/// response when no program could be taken from it.
 pub(crate) fn program_text(turn: &Turn) -> Cow<'_, str> {
     let program = turn.program().trim_end_matches(['\n', '\r']);
     if program.trim().is_empty() {
@@ -576,21 +807,32 @@ pub(crate) fn verbatim_text(turn: &Turn) -> Cow<'_, str> {
     }
 }
 
-/// The user message answering a turn: `Error: MESSAGE` for a failed turn; for a
-/// successful one the definitions it made (when `defined` is given), its tool calls (with
-/// results when the turn printed nothing), its output and (when `with_value`) its value. Then
-/// the turn count for the turn after it.
+/// When a turn's feedback shows the value of the program's last form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ValueShown {
+    Always,
+    /// Only when the turn printed nothing: its output is what the model asked to see.
+    WhenSilent,
+    Never,
+}
+
+/// The user message answering a turn, without a turn count (the request's last message gets
+/// the one turn count).
+///
+/// For a failed turn: `Error: MESSAGE`, then the tool calls it made before the error
+/// and what it printed: those happened and are not undone. For a successful one: the
+/// definitions it made (when `defined` is given), its tool calls with their results, its output
+/// and its value as `value` says. Results are samples when the turn printed nothing; when it
+/// printed, what it printed is what the model asked to see, so only short results (statuses)
+/// and errors are shown whole and the others by their type label.
 pub(crate) struct Feedback<'a, 't> {
     pub opts: &'a RenderOptions<'a>,
     /// Definitions new or changed in this turn, when the strategy shows them.
     pub defined: Option<&'a [&'t Definition]>,
-    /// Tool calls and prints of this turn to show (the newest, under FIFO limits).
+    /// Tool calls and prints of this turn to show.
     pub calls: &'t [ToolCallRecord],
     pub prints: &'t [String],
-    /// Whether to show the value of the program's last form.
-    pub with_value: bool,
-    /// Turns taken before the next turn.
-    pub done: usize,
+    pub value: ValueShown,
 }
 
 impl Feedback<'_, '_> {
@@ -604,15 +846,31 @@ impl Feedback<'_, '_> {
     pub(crate) fn write(&self, out: &mut String, turn: &Turn) {
         let mut parts = Parts::new(out);
         let limits = &self.opts.limits;
+        let result = if self.prints.is_empty() {
+            ResultShown::Sample
+        } else {
+            ResultShown::Short
+        };
+        let listed = self.calls.iter().map(|call| ListedCall {
+            call,
+            result,
+            failed_turn: None,
+        });
         match turn.result() {
             ptc_turn::TurnResult::Error(error) => {
                 parts.part(|out| {
                     out.push_str("Error: ");
                     out.push_str(&error.to_string());
                 });
+                parts.part(|out| {
+                    write_tool_calls(out, FAILED_CALLS_HEADER, listed, Detail::Full, limits);
+                });
+                parts.part(|out| {
+                    write_output(out, FAILED_OUTPUT_HEADER, self.prints);
+                });
             }
             ptc_turn::TurnResult::Value(value) => {
-                let printed = !turn.prints().is_empty();
+                let printed = !self.prints.is_empty();
                 if let Some(defined) = self.defined {
                     parts.part(|out| {
                         write_user(
@@ -627,12 +885,17 @@ impl Feedback<'_, '_> {
                     });
                 }
                 parts.part(|out| {
-                    write_tool_calls(out, self.calls, !printed, Detail::Full, limits);
+                    write_tool_calls(out, TOOL_CALLS_HEADER, listed, Detail::Full, limits);
                 });
                 parts.part(|out| {
-                    write_output(out, self.prints);
+                    write_output(out, OUTPUT_HEADER, self.prints);
                 });
-                if self.with_value {
+                let show_value = match self.value {
+                    ValueShown::Always => true,
+                    ValueShown::WhenSilent => !printed,
+                    ValueShown::Never => false,
+                };
+                if show_value {
                     parts.part(|out| {
                         out.push_str(RESULT_PREFIX);
                         push_sample(out, value, limits);
@@ -640,8 +903,29 @@ impl Feedback<'_, '_> {
                 }
             }
         }
-        parts.part(|out| write_turns_left(out, self.opts.max_turns, self.done));
     }
+}
+
+/// Ends the request with its one turn count: appended to the last message
+/// (always a user message) as its own part, so no earlier message carries a count that goes
+/// stale. Returns the length of that message before the count: the end of what the next
+/// request can repeat unchanged.
+pub(crate) fn end_with_turns_left(
+    messages: &mut [Message],
+    opts: &RenderOptions<'_>,
+    taken: usize,
+) -> usize {
+    let Some(last) = messages.last_mut() else {
+        return 0;
+    };
+    let stable = last.content.len();
+    let mut line = String::new();
+    write_turns_left(&mut line, opts.max_turns, taken);
+    if stable > 0 {
+        last.content.push_str("\n\n");
+    }
+    last.content.push_str(&line);
+    stable
 }
 
 #[cfg(test)]

@@ -1,8 +1,10 @@
 //! The `Compression` trait, its result, and the built-in strategies.
 
+use crate::cost::CachePoint;
 use crate::options::RenderOptions;
 use crate::render::{
-    self, Counts, Detail, Feedback, Newest, Parts, successful_prints, successful_tool_calls,
+    self, CallListing, Counts, Detail, FailedSplit, Feedback, Parts, ValueShown,
+    end_with_turns_left,
 };
 use crate::tokenizer::HeuristicTokenizer;
 use ptc_lisp::Definition;
@@ -37,18 +39,25 @@ pub struct Rendered {
     pub messages: Vec<Message>,
     /// What the strategy showed and left out, and the sizes.
     pub stats: CompressionStats,
+    /// Where the parts of `messages` end that the next request will repeat byte for byte if
+    /// the run goes on (indices count the system message): the stable `tool/` and `data/`
+    /// prefix, and for a history that only grows, everything before the turn count. Providers
+    /// with explicit prompt caching mark these points.
+    pub cache_points: Vec<CachePoint>,
 }
 
 impl Rendered {
     /// Measure `messages` rendered by a strategy named `strategy` from `turns`: sizes, and the
     /// size of the uncompressed rendering of the same turns. Counts of what was shown are left
-    /// at zero for the caller to fill in (for strategies written outside this crate).
+    /// at zero for the caller to fill in (for strategies written outside this crate); the
+    /// stable `tool/` and `data/` prefix is the only cache point.
     pub fn measure(
         strategy: &str,
         messages: Vec<Message>,
         turns: &[Turn],
         opts: &RenderOptions<'_>,
     ) -> Rendered {
+        let points = prefix_point(&messages, opts).into_iter().collect();
         finish(
             strategy,
             true,
@@ -57,8 +66,38 @@ impl Rendered {
             turns,
             opts,
             None,
+            points,
         )
     }
+}
+
+/// The end of the stable `tool/` and `data/` prefix of the first user message, if it has one.
+pub(crate) fn prefix_point(messages: &[Message], opts: &RenderOptions<'_>) -> Option<CachePoint> {
+    let index = messages.iter().position(|m| m.role != Role::System)?;
+    let first = &messages[index];
+    if first.role != Role::User {
+        return None;
+    }
+    cacheable_prefix_len(&first.content, opts)
+        .filter(|&len| len > 0)
+        .map(|len| CachePoint::new(index, len))
+}
+
+/// The cache points of a rendering that only grows from request to request: the stable prefix,
+/// and the last message up to its turn count (`stable` bytes).
+pub(crate) fn growing_points(
+    messages: &[Message],
+    opts: &RenderOptions<'_>,
+    stable: usize,
+) -> Vec<CachePoint> {
+    let mut points: Vec<CachePoint> = prefix_point(messages, opts).into_iter().collect();
+    if let Some(last) = messages.len().checked_sub(1)
+        && stable > 0
+        && points.last() != Some(&CachePoint::new(last, stable))
+    {
+        points.push(CachePoint::new(last, stable));
+    }
+    points
 }
 
 fn char_count(text: &str) -> usize {
@@ -72,20 +111,20 @@ fn char_count(text: &str) -> usize {
 
 /// Characters and estimated tokens of some messages.
 #[derive(Debug, Clone, Copy, Default)]
-struct Size {
-    chars: usize,
-    tokens: usize,
+pub(crate) struct Size {
+    pub chars: usize,
+    pub tokens: usize,
 }
 
 impl Size {
-    fn add(&mut self, text: &str) {
+    pub(crate) fn add(&mut self, text: &str) {
         let chars = char_count(text);
         self.chars += chars;
         self.tokens += HeuristicTokenizer::tokens_for_chars(chars);
     }
 }
 
-fn size_of(messages: &[Message]) -> Size {
+pub(crate) fn size_of(messages: &[Message]) -> Size {
     let mut size = Size::default();
     for message in messages {
         size.add(&message.content);
@@ -93,7 +132,8 @@ fn size_of(messages: &[Message]) -> Size {
     size
 }
 
-fn finish(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn finish(
     strategy: &str,
     compressed: bool,
     messages: Vec<Message>,
@@ -101,6 +141,7 @@ fn finish(
     turns: &[Turn],
     opts: &RenderOptions<'_>,
     baseline: Option<Size>,
+    cache_points: Vec<CachePoint>,
 ) -> Rendered {
     let size = size_of(&messages);
     let baseline = baseline.unwrap_or_else(|| {
@@ -131,7 +172,11 @@ fn finish(
         uncompressed_chars: baseline.chars,
         uncompressed_estimated_tokens: baseline.tokens,
     };
-    Rendered { messages, stats }
+    Rendered {
+        messages,
+        stats,
+        cache_points,
+    }
 }
 
 /// The length in bytes of the stable, cacheable start of a first user message rendered by any
@@ -152,10 +197,7 @@ pub fn cacheable_prefix_len(message: &str, opts: &RenderOptions<'_>) -> Option<u
         .into_iter()
         .find_map(|detail| {
             let mut prefix = String::new();
-            let mut parts = Parts::new(&mut prefix);
-            parts.part(|out| out.push_str(opts.mission));
-            parts.part(|out| render::write_tools(out, opts, detail));
-            parts.part(|out| render::write_data(out, opts, detail));
+            render::write_prefix(&mut Parts::new(&mut prefix), opts, detail);
             let rest = message.strip_prefix(prefix.as_str())?;
             // The prefix must end where a part ends, not inside a longer line.
             (rest.is_empty() || rest.starts_with("\n\n")).then_some(prefix.len())
@@ -163,15 +205,23 @@ pub fn cacheable_prefix_len(message: &str, opts: &RenderOptions<'_>) -> Option<u
 }
 
 /// Which failed turns a compressing strategy keeps as full program-and-error pairs.
+///
+/// A failed turn that a later successful turn recovered from is never kept as a pair by the
+/// strategies that fold successful turns into one summary (`single-user-coalesced`,
+/// `aggressive`, and the summary part of `rolling-window`): a request must not end with an
+/// error the model has already fixed. Its tool calls and prints are listed in the summary,
+/// marked as coming from a failed turn.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailedTurns {
-    /// Every failed turn.
+    /// Every failed turn: unrecovered ones as pairs, recovered ones named in the summary
+    /// with their error.
     #[default]
     All,
-    /// Failed turns after the last successful one: errors the model has not recovered from.
+    /// Failed turns after the last successful one (errors the model has not recovered from)
+    /// as pairs; recovered ones only through their tool calls and prints.
     Unrecovered,
-    /// Only the newest failed turn.
+    /// Only the newest unrecovered failed turn as a pair.
     Last,
 }
 
@@ -185,7 +235,8 @@ impl FailedTurns {
         }
     }
 
-    /// Indices of the failed turns of `turns` to keep, oldest first.
+    /// Indices of the failed turns of `turns` to show as pairs in a chronological rendering
+    /// (`per-turn-summary`), oldest first.
     fn select(self, turns: &[Turn]) -> Vec<usize> {
         let mut failed = turns
             .iter()
@@ -195,20 +246,51 @@ impl FailedTurns {
         match self {
             FailedTurns::All => failed.collect(),
             FailedTurns::Unrecovered => {
-                let after = turns
-                    .iter()
-                    .rposition(Turn::is_success)
-                    .map_or(0, |i| i + 1);
+                let after = unrecovered_from(turns);
                 (after..turns.len()).collect()
             }
             FailedTurns::Last => failed.next_back().into_iter().collect(),
         }
     }
+
+    /// The failed turns of `turns` a summary of them shows as pairs after it, and those it
+    /// names as fixed.
+    pub(crate) fn split(self, turns: &[Turn]) -> FailedSplit {
+        let after = unrecovered_from(turns);
+        let unrecovered: Vec<usize> = (after..turns.len()).collect();
+        let recovered = || {
+            (0..after)
+                .filter(|&i| !turns[i].is_success())
+                .collect::<Vec<_>>()
+        };
+        match self {
+            FailedTurns::All => FailedSplit {
+                pairs: unrecovered,
+                fixed: recovered(),
+            },
+            FailedTurns::Unrecovered => FailedSplit {
+                pairs: unrecovered,
+                fixed: Vec::new(),
+            },
+            FailedTurns::Last => FailedSplit {
+                pairs: unrecovered.last().copied().into_iter().collect(),
+                fixed: Vec::new(),
+            },
+        }
+    }
 }
 
-/// The summary user message of `turns` followed by the kept failed turns as program/error
-/// pairs. `next` is the number of turns taken once these are done:
-/// each turn count is the one the model had when writing the message that follows it.
+/// The index after the last successful turn: the turns from there on failed and were not
+/// recovered from.
+pub(crate) fn unrecovered_from(turns: &[Turn]) -> usize {
+    turns
+        .iter()
+        .rposition(Turn::is_success)
+        .map_or(0, |i| i + 1)
+}
+
+/// The summary user message of `turns` followed by the unrecovered failed turns the option
+/// keeps as program/error pairs.
 #[allow(clippy::too_many_arguments)]
 fn push_summary_and_failures(
     messages: &mut Vec<Message>,
@@ -216,82 +298,102 @@ fn push_summary_and_failures(
     memory: &[Definition],
     opts: &RenderOptions<'_>,
     detail: Detail,
+    listing: CallListing,
     failed_turns: FailedTurns,
-    next: usize,
     counts: &mut Counts,
 ) {
-    let failed = failed_turns.select(turns);
+    let split = failed_turns.split(turns);
     let mut user = String::new();
     let mut parts = Parts::new(&mut user);
-    render::write_summary(&mut parts, opts, turns, memory, detail, counts);
-    let done = failed.first().copied().unwrap_or(next);
-    parts.part(|out| render::write_turns_left(out, opts.max_turns, done));
+    render::write_prefix(&mut parts, opts, detail);
+    render::write_history(
+        &mut parts, opts, turns, memory, detail, listing, &split, counts,
+    );
     messages.push(Message::user(user));
-    for (k, &i) in failed.iter().enumerate() {
-        messages.push(Message::assistant(render::program_text(&turns[i])));
-        let feedback = Feedback {
-            opts,
-            defined: None,
-            calls: &[],
-            prints: &[],
-            with_value: false,
-            done: failed.get(k + 1).copied().unwrap_or(next),
-        };
-        messages.push(feedback.message(&turns[i]));
+    for &i in &split.pairs {
+        push_failed_pair(messages, &turns[i], opts, counts);
     }
-    counts.failed_shown += failed.len();
+    counts.failed_shown += split.pairs.len();
     counts.failed_total += turns.iter().filter(|t| !t.is_success()).count();
 }
 
+/// A failed turn as its program and the feedback on it: the error, and the tool calls and
+/// prints that happened before it.
+fn push_failed_pair(
+    messages: &mut Vec<Message>,
+    turn: &Turn,
+    opts: &RenderOptions<'_>,
+    counts: &mut Counts,
+) {
+    messages.push(Message::assistant(render::program_text(turn)));
+    let feedback = Feedback {
+        opts,
+        defined: None,
+        calls: turn.tool_calls(),
+        prints: turn.prints(),
+        value: ValueShown::Never,
+    };
+    messages.push(feedback.message(turn));
+    counts.tool_calls_total += turn.tool_calls().len();
+    counts.tool_calls_shown += turn.tool_calls().len();
+    counts.prints_total += turn.prints().len();
+    counts.prints_shown += turn.prints().len();
+}
+
 /// The full history: the first user message (mission, `tool/`, `data/`), then for every turn the
-/// model's response as written and the feedback on it (all of the turn's tool calls and output,
-/// and its value). Also the baseline of every strategy's stats, measured message by message
-/// without keeping the messages.
+/// model's response as written and the feedback on it (all of the turn's tool calls with their
+/// results, its output, and its value or error), and the turn count at the very end. Also the
+/// baseline of every strategy's stats, measured message by message without keeping the
+/// messages. Returns the length of the last message before its turn count.
 fn walk_uncompressed(
     turns: &[Turn],
     opts: &RenderOptions<'_>,
     counts: &mut Counts,
     emit: &mut dyn FnMut(Role, &str),
-) {
+) -> usize {
     emit(Role::System, opts.system_prompt);
     let mut buffer = String::new();
-    let mut parts = Parts::new(&mut buffer);
-    render::write_summary(
-        &mut parts,
-        opts,
-        &[],
-        &[],
-        Detail::Full,
-        &mut Counts::default(),
-    );
-    parts.part(|out| render::write_turns_left(out, opts.max_turns, 0));
+    render::write_prefix(&mut Parts::new(&mut buffer), opts, Detail::Full);
+    let mut stable = buffer.len();
+    if turns.is_empty() {
+        push_turns_left(&mut buffer, opts, 0);
+    }
     emit(Role::User, &buffer);
     for (i, turn) in turns.iter().enumerate() {
-        walk_verbatim_turn(turn, opts, i + 1, counts, &mut buffer, emit);
+        emit(Role::Assistant, &render::verbatim_text(turn));
+        buffer.clear();
+        write_verbatim_feedback(turn, opts, counts, &mut buffer);
+        stable = buffer.len();
+        if i + 1 == turns.len() {
+            push_turns_left(&mut buffer, opts, turns.len());
+        }
+        emit(Role::User, &buffer);
     }
+    stable
 }
 
-/// A turn as it happened: the response as written, then the feedback on it.
-fn walk_verbatim_turn(
+fn push_turns_left(out: &mut String, opts: &RenderOptions<'_>, taken: usize) {
+    let mut message = [Message::user(std::mem::take(out))];
+    end_with_turns_left(&mut message, opts, taken);
+    let [message] = message;
+    *out = message.content;
+}
+
+/// The feedback on a turn as the full history shows it.
+fn write_verbatim_feedback(
     turn: &Turn,
     opts: &RenderOptions<'_>,
-    done: usize,
     counts: &mut Counts,
-    buffer: &mut String,
-    emit: &mut dyn FnMut(Role, &str),
+    out: &mut String,
 ) {
-    emit(Role::Assistant, &render::verbatim_text(turn));
     let feedback = Feedback {
         opts,
         defined: None,
-        calls: successful_tool_calls(turn),
-        prints: successful_prints(turn),
-        with_value: true,
-        done,
+        calls: turn.tool_calls(),
+        prints: turn.prints(),
+        value: ValueShown::Always,
     };
-    buffer.clear();
-    feedback.write(buffer, turn);
-    emit(Role::User, buffer);
+    feedback.write(out, turn);
     counts.tool_calls_total += feedback.calls.len();
     counts.tool_calls_shown += feedback.calls.len();
     counts.prints_total += feedback.prints.len();
@@ -302,15 +404,18 @@ fn walk_verbatim_turn(
     }
 }
 
-fn collect_into(messages: &mut Vec<Message>) -> impl FnMut(Role, &str) + '_ {
-    |role, text| messages.push(Message::new(role, text))
-}
-
-fn uncompressed_messages(turns: &[Turn], opts: &RenderOptions<'_>) -> (Vec<Message>, Counts) {
+/// The full history as messages, with its counts and its cache points.
+fn uncompressed_messages(
+    turns: &[Turn],
+    opts: &RenderOptions<'_>,
+) -> (Vec<Message>, Counts, Vec<CachePoint>) {
     let mut messages = Vec::with_capacity(2 + 2 * turns.len());
     let mut counts = Counts::default();
-    walk_uncompressed(turns, opts, &mut counts, &mut collect_into(&mut messages));
-    (messages, counts)
+    let stable = walk_uncompressed(turns, opts, &mut counts, &mut |role, text| {
+        messages.push(Message::new(role, text))
+    });
+    let points = growing_points(&messages, opts, stable);
+    (messages, counts, points)
 }
 
 /// Render the full history under another strategy's name: single-shot runs and
@@ -319,11 +424,56 @@ fn render_in_full(
     strategy: &str,
     turns: &[Turn],
     opts: &RenderOptions<'_>,
-    full: Option<(Vec<Message>, Counts)>,
+    full: Option<(Vec<Message>, Counts, Vec<CachePoint>)>,
 ) -> Rendered {
-    let (messages, counts) = full.unwrap_or_else(|| uncompressed_messages(turns, opts));
+    let (messages, counts, points) = full.unwrap_or_else(|| uncompressed_messages(turns, opts));
     let size = size_of(&messages);
-    finish(strategy, false, messages, counts, turns, opts, Some(size))
+    finish(
+        strategy,
+        false,
+        messages,
+        counts,
+        turns,
+        opts,
+        Some(size),
+        points,
+    )
+}
+
+/// Render the full history for a single-shot run (SS-001), which is never compressed.
+pub(crate) fn render_single_shot(
+    strategy: &str,
+    turns: &[Turn],
+    opts: &RenderOptions<'_>,
+) -> Rendered {
+    render_in_full(strategy, turns, opts, None)
+}
+
+/// What of a rendering the next request repeats byte for byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Repeats {
+    /// Only the `tool/` and `data/` prefix: the rest is rewritten.
+    Prefix,
+    /// Everything but the turn count: the history only grows.
+    AllButTurnCount,
+}
+
+/// Ends `messages` with the turn count and measures them, with the cache points of what the
+/// next request repeats.
+pub(crate) fn finish_request(
+    strategy: &str,
+    mut messages: Vec<Message>,
+    counts: Counts,
+    turns: &[Turn],
+    opts: &RenderOptions<'_>,
+    repeats: Repeats,
+) -> Rendered {
+    let stable = end_with_turns_left(&mut messages, opts, turns.len());
+    let points = match repeats {
+        Repeats::Prefix => prefix_point(&messages, opts).into_iter().collect(),
+        Repeats::AllButTurnCount => growing_points(&messages, opts, stable),
+    };
+    finish(strategy, true, messages, counts, turns, opts, None, points)
 }
 
 /// No compression: the whole conversation, each turn as the model's response and a feedback
@@ -342,9 +492,11 @@ impl Compression for Uncompressed {
     }
 }
 
-/// The default strategy: the system prompt, then one user message holding the mission,
-/// the namespaces and what all successful turns did, then the kept failed turns as
-/// program/error pairs.
+/// The strategy of the seed design: the system prompt, then one user message holding
+/// the mission, the namespaces and what all successful turns did, then the unrecovered failed
+/// turns as program/error pairs. It rewrites the summary every turn, so only the `tool/` and
+/// `data/` prefix stays in a provider's prompt cache, and it keeps only the newest tool calls
+/// and prints.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SingleUserCoalesced {
     /// Which failed turns to keep as program/error pairs.
@@ -431,15 +583,16 @@ fn coalesced(
         memory,
         opts,
         detail,
+        CallListing::Newest,
         failed_turns,
-        turns.len(),
         &mut counts,
     );
-    finish(name, true, messages, counts, turns, opts, None)
+    finish_request(name, messages, counts, turns, opts, Repeats::Prefix)
 }
 
 /// The newest `window` turns verbatim (response and feedback, as uncompressed), older turns as
-/// the coalesced summary (with the namespace as it was after them) and their kept failures.
+/// a summary (with the namespace as it was after them, and every tool call they made) and their
+/// unrecovered failures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RollingWindow {
     /// Turns kept verbatim.
@@ -468,10 +621,12 @@ impl Compression for RollingWindow {
     }
 
     fn to_messages(&self, turns: &[Turn], _: &[Definition], opts: &RenderOptions<'_>) -> Rendered {
-        if opts.is_single_shot() {
-            return render_in_full(self.name(), turns, opts, None);
+        if opts.is_single_shot() || self.window >= turns.len() {
+            let mut rendered = render_in_full(self.name(), turns, opts, None);
+            rendered.stats.compressed = !opts.is_single_shot();
+            return rendered;
         }
-        let split = turns.len().saturating_sub(self.window);
+        let split = turns.len() - self.window;
         let (older, recent) = turns.split_at(split);
         let memory = older.last().map_or(&[][..], Turn::memory);
         let mut messages = vec![Message::system(opts.system_prompt)];
@@ -482,30 +637,30 @@ impl Compression for RollingWindow {
             memory,
             opts,
             Detail::Full,
+            CallListing::Every,
             self.failed_turns,
-            split,
             &mut counts,
         );
         let mut buffer = String::new();
-        {
-            let mut emit = collect_into(&mut messages);
-            for (offset, turn) in recent.iter().enumerate() {
-                let done = split + offset + 1;
-                walk_verbatim_turn(turn, opts, done, &mut counts, &mut buffer, &mut emit);
-            }
+        for turn in recent {
+            messages.push(Message::assistant(render::verbatim_text(turn)));
+            buffer.clear();
+            write_verbatim_feedback(turn, opts, &mut counts, &mut buffer);
+            messages.push(Message::user(buffer.as_str()));
         }
-        finish(self.name(), true, messages, counts, turns, opts, None)
+        finish_request(self.name(), messages, counts, turns, opts, Repeats::Prefix)
     }
 }
 
 /// One pair per turn, in order: the program (without the prose around it) and a summary of what
-/// the turn did: definitions it added or changed, its tool calls, its output and its value.
-/// Tool calls and output are FIFO-limited across all turns, so old turns' output disappears
-/// first. Keeps the chronology the coalesced strategies fold away, at the price of showing
-/// programs.
+/// the turn did: definitions it added or changed, its tool calls with their results, and its
+/// output (the newest `println_limit` entries of the turn). Keeps the chronology the coalesced
+/// strategies fold away, at the price of showing programs; the history only grows, so earlier
+/// turns stay in a provider's prompt cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PerTurnSummary {
-    /// Which failed turns to show as program/error pairs.
+    /// Which failed turns to show as program/error pairs. A failed turn that made tool calls or
+    /// printed is always shown: what it did happened.
     pub failed_turns: FailedTurns,
 }
 
@@ -520,61 +675,62 @@ impl Compression for PerTurnSummary {
         }
         let failed = self.failed_turns.select(turns);
         let shown: Vec<usize> = (0..turns.len())
-            .filter(|&i| turns[i].is_success() || failed.binary_search(&i).is_ok())
+            .filter(|&i| {
+                let turn = &turns[i];
+                turn.is_success()
+                    || failed.binary_search(&i).is_ok()
+                    || !turn.tool_calls().is_empty()
+                    || !turn.prints().is_empty()
+            })
             .collect();
-        let calls = Newest::new(turns, successful_tool_calls, opts.limits.tool_call_limit);
-        let prints = Newest::new(turns, successful_prints, opts.limits.println_limit);
-
         let mut messages = Vec::with_capacity(2 + 2 * shown.len());
         messages.push(Message::system(opts.system_prompt));
         let mut counts = Counts::default();
         let mut first = String::new();
-        let mut parts = Parts::new(&mut first);
-        render::write_summary(&mut parts, opts, &[], &[], Detail::Full, &mut counts);
-        let done = shown.first().copied().unwrap_or(turns.len());
-        parts.part(|out| render::write_turns_left(out, opts.max_turns, done));
+        render::write_prefix(&mut Parts::new(&mut first), opts, Detail::Full);
         messages.push(Message::user(first));
 
+        let limits = &opts.limits;
         // The namespace after the previous successful turn (every successful turn is shown, so
         // each one's changes are shown exactly once).
         let mut previous: &[Definition] = &[];
-        for (k, &i) in shown.iter().enumerate() {
+        for &i in &shown {
             let turn = &turns[i];
             messages.push(Message::assistant(render::program_text(turn)));
-            let done = shown.get(k + 1).copied().unwrap_or(turns.len());
-            let message = if turn.is_success() {
+            let prints = turn.prints();
+            let prints = &prints[prints.len().saturating_sub(limits.println_limit)..];
+            let defined = if turn.is_success() {
                 let defined = changed_definitions(previous, turn.memory());
                 previous = turn.memory();
-                Feedback {
-                    opts,
-                    defined: Some(&defined),
-                    calls: calls.kept_in(i),
-                    prints: prints.kept_in(i),
-                    with_value: false,
-                    done,
-                }
-                .message(turn)
+                Some(defined)
             } else {
-                Feedback {
-                    opts,
-                    defined: None,
-                    calls: &[],
-                    prints: &[],
-                    with_value: false,
-                    done,
-                }
-                .message(turn)
+                counts.failed_shown += 1;
+                None
             };
+            let message = Feedback {
+                opts,
+                defined: defined.as_deref(),
+                calls: turn.tool_calls(),
+                prints,
+                value: ValueShown::Never,
+            }
+            .message(turn);
             messages.push(message);
+            counts.tool_calls_shown += turn.tool_calls().len();
+            counts.prints_shown += prints.len();
         }
         counts.turns_compressed = turns.iter().filter(|t| t.is_success()).count();
-        counts.tool_calls_total = calls.total;
-        counts.tool_calls_shown = calls.shown;
-        counts.prints_total = prints.total;
-        counts.prints_shown = prints.shown;
-        counts.failed_shown = failed.len();
+        counts.tool_calls_total = turns.iter().map(|t| t.tool_calls().len()).sum();
+        counts.prints_total = turns.iter().map(|t| t.prints().len()).sum();
         counts.failed_total = turns.iter().filter(|t| !t.is_success()).count();
-        finish(self.name(), true, messages, counts, turns, opts, None)
+        finish_request(
+            self.name(),
+            messages,
+            counts,
+            turns,
+            opts,
+            Repeats::AllButTurnCount,
+        )
     }
 }
 
@@ -617,13 +773,12 @@ fn changed_definitions<'m>(
         .collect()
 }
 
-/// Whether two snapshots of a definition are the same definition. Functions read back from JSON
-/// are distinct opaque values even when unchanged, so those compare by their printed form.
+/// Whether two snapshots of a definition are the same definition. Calling a function changes
+/// the return type it remembers, not the function, so that is not compared. Functions read back
+/// from JSON are distinct opaque values even when unchanged, so those compare by their printed
+/// form.
 fn same(a: &Definition, b: &Definition) -> bool {
-    a.last_return == b.last_return
-        && same_value(&a.value, &b.value)
-        && a.doc == b.doc
-        && a.params == b.params
+    same_value(&a.value, &b.value) && a.doc == b.doc && a.params == b.params
 }
 
 fn same_value(a: &Value, b: &Value) -> bool {
@@ -771,7 +926,9 @@ mod tests {
                 "{}: {first_user}",
                 strategy.name()
             );
-            assert!(first_user[len..].starts_with("\n\n"));
+            // The full history's first message is the prefix alone once a turn has been taken.
+            let rest = &first_user[len..];
+            assert!(rest.is_empty() || rest.starts_with("\n\n"), "{rest}");
         }
         assert_eq!(cacheable_prefix_len("Something else", &opts), None);
         assert_eq!(

@@ -7,8 +7,9 @@ mod fixtures;
 use fixtures::*;
 use pretty_assertions::assert_eq;
 use ptc_compression::{
-    Aggressive, Compression, CompressionConfig, FailedTurns, PerTurnSummary, RenderLimits,
-    RenderOptions, Rendered, RollingWindow, SingleUserCoalesced, Uncompressed, transcript,
+    Aggressive, AppendCompact, Compression, CompressionConfig, FailedTurns, PerTurnSummary,
+    RenderLimits, RenderOptions, Rendered, RollingWindow, SingleUserCoalesced, Uncompressed,
+    transcript,
 };
 use ptc_lisp::Value;
 use ptc_turn::Turn;
@@ -17,6 +18,22 @@ use std::path::PathBuf;
 /// The one comparison: the rendered messages and stats against `tests/golden/NAME.txt`.
 fn check_golden(name: &str, rendered: &Rendered) {
     let mut actual = transcript(&rendered.messages);
+    actual.push_str("\n=== cache points ===\n");
+    for point in &rendered.cache_points {
+        let text = &rendered.messages[point.message_index].content;
+        let tail: String = text[..point.byte_offset]
+            .chars()
+            .rev()
+            .take(24)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        actual.push_str(&format!(
+            "message {}, byte {}: ...{tail:?}\n",
+            point.message_index, point.byte_offset
+        ));
+    }
     actual.push_str("\n=== stats ===\n");
     actual.push_str(&serde_json::to_string_pretty(&rendered.stats).expect("stats serialize"));
     actual.push('\n');
@@ -107,10 +124,11 @@ fn a_failed_turn_keeps_its_program_and_error() {
     );
 }
 
-// ERR-002 and the failed-turn pairs after a recovery; FMT-008 (an uncalled function without a
+// A failed turn the next one recovered from is not kept as a pair (the request must not end
+// with an error already fixed): the summary names it. FMT-008 (an uncalled function without a
 // docstring), a caught tool error.
 #[test]
-fn a_recovered_failure_stays_by_default() {
+fn a_recovered_failure_is_named_in_the_summary() {
     check_golden(
         "coalesced_recovered",
         &Case::new().render(&SingleUserCoalesced::default(), &history()),
@@ -236,5 +254,66 @@ fn activation_thresholds() {
     check_golden(
         "activation_above",
         &Case::new().render(&strategy, &[turn1(), turn2(), turn3()]),
+    );
+}
+
+// The default strategy before any compaction: programs and short feedback, appended.
+#[test]
+fn append_compact_appends() {
+    check_golden(
+        "append_compact",
+        &Case::new().render(&AppendCompact::default(), &history()),
+    );
+}
+
+// A token budget forces a compaction: the turns up to the last successful one become the
+// summary, with every tool call; the failed turn 3 was recovered, so its calls would be marked.
+#[test]
+fn append_compact_compacts_under_a_budget() {
+    let strategy = AppendCompact {
+        compact_above_tokens: Some(100),
+        ..AppendCompact::default()
+    };
+    check_golden(
+        "append_compact_compacted",
+        &Case::new().render(&strategy, &history()),
+    );
+}
+
+// Turn 1 sent two emails and printed before failing; the request for turn 3 shows both emails
+// and the output under every rendering: nothing that happened is hidden.
+#[test]
+fn a_failed_turn_shows_what_it_did() {
+    let turns = [emailing_then_failing(), noting_the_emails()];
+    check_golden(
+        "side_effects_full_history",
+        &Case::new().render(&Uncompressed, &turns),
+    );
+    check_golden(
+        "side_effects_append_compact",
+        &Case::new().render(&AppendCompact::default(), &turns),
+    );
+    check_golden(
+        "side_effects_coalesced",
+        &Case::new().render(&SingleUserCoalesced::default(), &turns),
+    );
+    // Not yet recovered: the failed turn is the last word, with what it did.
+    check_golden(
+        "side_effects_unrecovered",
+        &Case::new().render(&SingleUserCoalesced::default(), &turns[..1]),
+    );
+}
+
+// A sample of records shows every key of the first record, so the model knows the fields
+// without spending a turn printing one.
+#[test]
+fn samples_show_every_key_of_the_first_record() {
+    let case = Case {
+        data: std::collections::BTreeMap::from([("orders".to_string(), orders())]),
+        ..Case::new()
+    };
+    check_golden(
+        "record_samples",
+        &case.render(&AppendCompact::default(), &[]),
     );
 }

@@ -5,9 +5,9 @@ mod fixtures;
 use fixtures::*;
 use pretty_assertions::assert_eq;
 use ptc_compression::{
-    Aggressive, Compression, CompressionConfig, CompressionOptions, CompressionSetting,
-    FailedTurns, PerTurnSummary, RenderLimits, RenderOptions, RollingWindow, SingleUserCoalesced,
-    StrategyKind, Uncompressed,
+    Aggressive, AppendCompact, Compression, CompressionConfig, CompressionOptions,
+    CompressionSetting, FailedTurns, PerTurnSummary, RenderLimits, RenderOptions, RollingWindow,
+    SingleUserCoalesced, StrategyKind, Uncompressed,
 };
 use ptc_lisp::{ToolSpec, Value, ValueShape};
 use ptc_turn::{Message, Role, Turn, TurnError};
@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 fn strategies() -> Vec<Box<dyn Compression>> {
     vec![
         Box::new(Uncompressed),
+        Box::new(AppendCompact::default()),
         Box::new(SingleUserCoalesced::default()),
         Box::new(RollingWindow::default()),
         Box::new(PerTurnSummary::default()),
@@ -231,49 +232,58 @@ fn failed_turn_options() {
             }
         })
         .collect();
-    let pairs = |failed_turns| {
+    let render = |turns: &[Turn], failed_turns| {
         let rendered = SingleUserCoalesced { failed_turns }.to_messages(
-            &turns,
-            memory_of(&turns),
+            turns,
+            memory_of(turns),
             &fixture.opts(9),
         );
         let tail: Vec<(Role, String)> = rendered.messages[2..]
             .iter()
             .map(|m| (m.role, m.content.clone()))
             .collect();
-        (tail, rendered.stats)
+        (rendered.messages[1].content.clone(), tail, rendered.stats)
     };
     let fence = |p: &str| format!("```clojure\n{p}\n```");
-    let (all, stats) = pairs(FailedTurns::All);
+    let fixed = ";; Failed turns, fixed since:\n;   turn 2: bad 2\n;   turn 3: bad 3";
+    // Turns 2 and 3 were recovered from: only turn 5 keeps its pair, and the request ends
+    // with it.
+    let (summary, all, stats) = render(&turns, FailedTurns::All);
     assert_eq!(
         all,
         vec![
-            (Role::Assistant, fence("(a)")),
-            (Role::User, "Error: bad 2\n\nTurns left: 7".into()),
-            (Role::Assistant, fence("(b)")),
-            (Role::User, "Error: bad 3\n\nTurns left: 5".into()),
             (Role::Assistant, fence("(c)")),
             (Role::User, "Error: bad 5\n\nTurns left: 4".into()),
         ]
     );
-    assert_eq!(
-        (stats.failed_turns_shown, stats.failed_turns_collapsed),
-        (3, 0)
-    );
-    let (unrecovered, stats) = pairs(FailedTurns::Unrecovered);
-    assert_eq!(
-        unrecovered,
-        vec![
-            (Role::Assistant, fence("(c)")),
-            (Role::User, "Error: bad 5\n\nTurns left: 4".into()),
-        ]
-    );
+    assert!(summary.ends_with(&format!("4.5\n\n{fixed}")), "{summary}");
     assert_eq!(
         (stats.failed_turns_shown, stats.failed_turns_collapsed),
         (1, 2)
     );
-    let (last, _) = pairs(FailedTurns::Last);
-    assert_eq!(last, unrecovered);
+    let (summary, unrecovered, _) = render(&turns, FailedTurns::Unrecovered);
+    assert_eq!(unrecovered, all);
+    assert!(!summary.contains(";; Failed turns"), "{summary}");
+    // Two failures in a row, none recovered: both keep their pairs unless only the last is
+    // asked for.
+    let trailing = &turns[..3];
+    let (_, both, _) = render(trailing, FailedTurns::Unrecovered);
+    assert_eq!(
+        both,
+        vec![
+            (Role::Assistant, fence("(a)")),
+            (Role::User, "Error: bad 2".into()),
+            (Role::Assistant, fence("(b)")),
+            (Role::User, "Error: bad 3\n\nTurns left: 6".into()),
+        ]
+    );
+    assert_eq!(render(trailing, FailedTurns::All).1, both);
+    let (_, last, stats) = render(trailing, FailedTurns::Last);
+    assert_eq!(last, both[2..].to_vec());
+    assert_eq!(
+        (stats.failed_turns_shown, stats.failed_turns_collapsed),
+        (1, 1)
+    );
 }
 
 // FMT-006: a function's return type comes from its most recent return in any turn, and a
@@ -551,7 +561,7 @@ fn compression_settings_normalize() {
     assert_eq!(off.options, CompressionOptions::default());
     assert_eq!(CompressionConfig::normalize(Some(false.into())), off);
     let on = CompressionConfig::normalize(Some(true.into()));
-    assert_eq!(on.strategy, Some(StrategyKind::SingleUserCoalesced));
+    assert_eq!(on.strategy, Some(StrategyKind::AppendCompact));
     assert_eq!(on.options, CompressionOptions::default());
     let kind = CompressionConfig::normalize(Some(StrategyKind::RollingWindow.into()));
     assert_eq!(kind.strategy, Some(StrategyKind::RollingWindow));
@@ -571,7 +581,7 @@ fn compression_settings_normalize() {
     assert_eq!(custom.options.limits.tool_call_limit, 20);
     assert_eq!(CompressionConfig::default(), off);
     assert_eq!(off.build().name(), "uncompressed");
-    assert_eq!(on.build().name(), "single-user-coalesced");
+    assert_eq!(on.build().name(), "append-compact");
 }
 
 #[test]
@@ -581,8 +591,16 @@ fn compression_specs_parse_and_print_back() {
         ("off", "off"),
         ("false", "off"),
         ("none", "off"),
-        ("true", "single-user-coalesced"),
-        ("on", "single-user-coalesced"),
+        ("true", "append-compact"),
+        ("on", "append-compact"),
+        (
+            "append-compact?pricing=anthropic",
+            "append-compact?pricing=anthropic",
+        ),
+        (
+            "append-compact?compact_above_tokens=8000&pricing=openai&println_limit=5",
+            "append-compact?println_limit=5&pricing=openai&compact_above_tokens=8000",
+        ),
         ("aggressive", "aggressive"),
         (
             "single-user-coalesced?println_limit=10",
@@ -615,7 +633,20 @@ fn bad_compression_specs_say_what_is_accepted() {
         (
             "fast",
             "unknown compression strategy `fast`: expected off, on, or one of uncompressed, \
-             single-user-coalesced, rolling-window, per-turn-summary, aggressive",
+             append-compact, single-user-coalesced, rolling-window, per-turn-summary, aggressive",
+        ),
+        (
+            "append-compact?failed_turns=last",
+            "option `failed_turns` does not apply to append-compact, which keeps every failed \
+             turn until it is folded into a summary",
+        ),
+        (
+            "single-user-coalesced?pricing=openai",
+            "option `pricing` applies only to append-compact, not single-user-coalesced",
+        ),
+        (
+            "append-compact?pricing=cheap",
+            "option `pricing` must be anthropic, openai or ideal, got `cheap`",
         ),
         (
             "aggressive?colour=red",
@@ -650,7 +681,7 @@ fn bad_compression_specs_say_what_is_accepted() {
         (
             "on?println_limit=3",
             "`on` takes no options: name a strategy to set options, e.g. \
-             `single-user-coalesced?println_limit=10`",
+             `append-compact?println_limit=10`",
         ),
     ];
     for (spec, message) in cases {
@@ -669,7 +700,7 @@ fn compression_configs_read_from_json_in_every_form() {
     assert_eq!(read("false").unwrap(), CompressionConfig::default());
     assert_eq!(
         read("true").unwrap().strategy,
-        Some(StrategyKind::SingleUserCoalesced)
+        Some(StrategyKind::AppendCompact)
     );
     let table =
         read(r#"{"strategy": "rolling-window", "window": 4, "failed_turns": "last"}"#).unwrap();
@@ -731,5 +762,151 @@ fn errors_follow_their_program() {
             user_contents(&rendered.messages).len(),
             rendered.messages.len() / 2
         );
+    }
+}
+
+/// A long run with side effects in every turn and a failure every fifth turn, the failures
+/// after a tool call.
+fn long_run(turns: u32) -> Vec<Turn> {
+    (1..=turns)
+        .map(|n| {
+            let calls = vec![
+                call(
+                    "get-customer",
+                    vec![s(&format!("c-{n:02}"))],
+                    map(&[("id", s("x"))]),
+                ),
+                call(
+                    "send-email",
+                    vec![s(&format!("c-{n:02}@example.com")), s("Refund")],
+                    map(&[("status", s("queued"))]),
+                ),
+            ];
+            let prints = vec![format!("customer {n} done")];
+            if n % 5 == 0 {
+                failed(
+                    n,
+                    "(tool/send-email ...) (/ 1 0)",
+                    TurnError::new("arithmetic", "division by zero"),
+                )
+                .with_tool_calls(calls)
+                .with_prints(prints)
+            } else {
+                ok(n, "(tool/send-email ...)", Value::Nil)
+                    .with_tool_calls(calls)
+                    .with_prints(prints)
+                    .with_memory(vec![value_def(&format!("done-{n}"), Value::Int(n.into()))])
+            }
+        })
+        .collect()
+}
+
+// Side effects are never hidden: every tool call of every earlier turn, failed turns included,
+// is listed with its arguments in every later request of the default strategy, however long
+// the run, however often it compacts and however small the limits.
+#[test]
+fn the_default_strategy_never_forgets_a_tool_call() {
+    let fixture = Fixture::new();
+    let run = long_run(40);
+    let tiny = RenderLimits {
+        println_limit: 1,
+        tool_call_limit: 1,
+        ..RenderLimits::default()
+    };
+    for strategy in [
+        AppendCompact::default(),
+        AppendCompact {
+            compact_above_tokens: Some(1),
+            ..AppendCompact::default()
+        },
+    ] {
+        for limits in [RenderLimits::default(), tiny] {
+            for n in 0..=run.len() {
+                let turns = &run[..n];
+                let opts = fixture.opts(60).with_limits(limits);
+                let rendered = strategy.to_messages(turns, memory_of(turns), &opts);
+                let text: String = rendered
+                    .messages
+                    .iter()
+                    .map(|m| m.content.as_str())
+                    .collect();
+                for turn in turns {
+                    let number = turn.number();
+                    let email = format!("send-email(\"c-{number:02}@example.com\" \"Refund\")");
+                    assert!(
+                        text.contains(&email),
+                        "{strategy:?} after {n} turns lost {email}:\n{text}"
+                    );
+                }
+                assert_eq!(rendered.stats.tool_calls_dropped, 0);
+            }
+        }
+    }
+}
+
+// One last word: every request of every strategy has exactly one turn count, at its end, and
+// never ends with an error a later turn recovered from.
+#[test]
+fn one_turn_count_and_no_stale_error() {
+    let fixture = Fixture::new();
+    let run = long_run(12);
+    for strategy in strategies() {
+        for n in 0..=run.len() {
+            let turns = &run[..n];
+            let rendered = strategy.to_messages(turns, memory_of(turns), &fixture.opts(20));
+            let counts: usize = rendered
+                .messages
+                .iter()
+                .map(|m| m.content.matches("Turns left: ").count())
+                .sum();
+            assert_eq!(counts, 1, "{} after {n} turns", strategy.name());
+            let last = &rendered.messages.last().expect("messages").content;
+            assert!(last.ends_with(&format!("Turns left: {}", 20 - n)), "{last}");
+            let ends_with_error = last.starts_with("Error: ");
+            let last_failed = turns.last().is_some_and(|t| !t.is_success());
+            assert!(
+                !ends_with_error || last_failed,
+                "{} after {n} turns ends with an old error:\n{last}",
+                strategy.name()
+            );
+        }
+    }
+}
+
+// The full history and the default strategy between compactions only grow: everything before
+// a request's last cache point is sent again, unchanged, by the next request.
+#[test]
+fn growing_renderings_repeat_their_stable_part() {
+    let fixture = Fixture::new();
+    let run = long_run(10);
+    for strategy in [
+        Box::new(Uncompressed) as Box<dyn Compression>,
+        Box::new(AppendCompact::default()),
+        Box::new(PerTurnSummary::default()),
+    ] {
+        let requests: Vec<_> = (0..=run.len())
+            .map(|n| {
+                let turns = &run[..n];
+                strategy.to_messages(turns, memory_of(turns), &fixture.opts(20))
+            })
+            .collect();
+        for pair in requests.windows(2) {
+            let (before, after) = (&pair[0], &pair[1]);
+            if after.messages.len() != before.messages.len() + 2 {
+                assert_eq!(strategy.name(), "append-compact");
+                continue; // a compaction rewrites the summary once
+            }
+            let point = before.cache_points.last().expect("a stable part");
+            for i in 0..point.message_index {
+                assert_eq!(before.messages[i], after.messages[i], "{}", strategy.name());
+            }
+            let stable = &before.messages[point.message_index].content[..point.byte_offset];
+            assert_eq!(
+                &after.messages[point.message_index].content[..point.byte_offset],
+                stable,
+                "{}",
+                strategy.name()
+            );
+        }
     }
 }

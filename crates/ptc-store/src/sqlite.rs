@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use ptc_agent::store::{Checkpoint, RunStore, StoreError, run_blocking};
 use ptc_turn::{StepOutcome, Task, Turn, Turns, Usage};
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 /// The tables, created when missing. A run's task, outcome and usage, and each turn, are
 /// stored as the JSON they serialize to, so a row reads back exactly as it was written.
@@ -135,15 +135,21 @@ fn ongoing(connection: &Connection, id: &str) -> Result<(), StoreError> {
     }
 }
 
+/// A transaction that takes the write lock at once, so that a check made inside it still holds
+/// when it writes, whichever process shares the file.
+fn write_transaction(connection: &mut Connection) -> Result<Transaction<'_>, StoreError> {
+    connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(io)
+}
+
 #[async_trait]
 impl RunStore for SqliteStore {
     async fn start(&self, id: &str, task: &Task) -> Result<(), StoreError> {
         let task = encode(task)?;
         let id = id.to_string();
         self.with(move |connection| {
-            let tx = connection
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(io)?;
+            let tx = write_transaction(connection)?;
             if run_state(&tx, &id)?.is_some() {
                 return Err(StoreError::Exists(id));
             }
@@ -162,9 +168,7 @@ impl RunStore for SqliteStore {
         let text = encode(turn)?;
         let id = id.to_string();
         self.with(move |connection| {
-            let tx = connection
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(io)?;
+            let tx = write_transaction(connection)?;
             ongoing(&tx, &id)?;
             let count: u32 = tx
                 .query_row(
@@ -200,9 +204,7 @@ impl RunStore for SqliteStore {
         let usage = encode(usage)?;
         let id = id.to_string();
         self.with(move |connection| {
-            let tx = connection
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(io)?;
+            let tx = write_transaction(connection)?;
             ongoing(&tx, &id)?;
             tx.execute(
                 "UPDATE ptc_runs SET outcome = ?2, usage = ?3, \

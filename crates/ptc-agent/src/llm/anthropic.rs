@@ -1,9 +1,11 @@
 //! The Anthropic Messages API.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use ptc_compression::anthropic_breakpoints;
 use ptc_turn::wire;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
@@ -21,11 +23,15 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// A Claude model behind `POST {base_url}/v1/messages`.
 ///
-/// Prompt caching: the system prompt is sent as a text block marked
-/// `"cache_control": {"type": "ephemeral"}`, and when the request has a
-/// [`CacheBreakpoint`](super::CacheBreakpoint), that user message is split at the breakpoint into
-/// two text blocks with the mark on the first. The stable prefix (system prompt, `tool/` and
-/// `data/` sections) is then read from the cache on later turns instead of being paid for again.
+/// Prompt caching, as a client should place it: the system prompt is sent as a text block marked
+/// `"cache_control": {"type": "ephemeral"}`, and each of the request's
+/// [`CacheBreakpoint`](super::CacheBreakpoint)s splits its user message into text blocks with the
+/// mark on the block that ends there: the stable `tool/` and `data/` prefix, and the newest
+/// message the next request repeats (a rolling breakpoint, so that every earlier turn of a
+/// growing history is a cache read on the next request). A request never carries more than the
+/// four marks the API allows: past three breakpoints, the first and the newest two are kept
+/// ([`ptc_compression::anthropic_breakpoints`], which the `anthropic` pricing profile prices
+/// the same way).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), ptc_agent::llm::LlmError> {
@@ -146,16 +152,25 @@ impl Anthropic {
         let conversation = wire::anthropic::to_anthropic(&request.messages)
             .map_err(|e| LlmError::InvalidRequest(e.to_string()))?;
         let mut messages = conversation.messages;
-        if let Some(breakpoint) = request.cache_breakpoint {
-            // `validate` made sure the breakpoint is a user message, which maps to exactly one
-            // wire message with string content.
-            let position = conversation
+        // `validate` made sure each breakpoint is in a user message, which maps to exactly one
+        // wire message with string content.
+        let mut offsets: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for breakpoint in anthropic_breakpoints(&request.cache_breakpoints) {
+            if let Some(position) = conversation
                 .positions
                 .get(breakpoint.message_index)
                 .copied()
-                .flatten();
-            if let Some(message) = position.and_then(|i| messages.get_mut(i)) {
-                split_at_breakpoint(message, breakpoint.byte_offset);
+                .flatten()
+            {
+                offsets
+                    .entry(position)
+                    .or_default()
+                    .push(breakpoint.byte_offset);
+            }
+        }
+        for (position, offsets) in offsets {
+            if let Some(message) = messages.get_mut(position) {
+                split_at_breakpoints(message, &offsets);
             }
         }
 
@@ -224,25 +239,30 @@ fn mark_cacheable(block: &mut Value) {
     }
 }
 
-/// Turns a user message's string content into a cached text block holding the first
-/// `byte_offset` bytes and a plain one holding the rest. Empty blocks are left out, as the API
-/// rejects them; a breakpoint at 0 marks nothing.
-fn split_at_breakpoint(message: &mut Value, byte_offset: usize) {
+/// Turns a user message's string content into text blocks that end at `offsets` (in order),
+/// each marked for the cache, and a last unmarked block with the rest. Empty blocks are left
+/// out, as the API rejects them; a breakpoint at 0 marks nothing.
+fn split_at_breakpoints(message: &mut Value, offsets: &[usize]) {
     let Some(text) = message.get("content").and_then(Value::as_str) else {
         return;
     };
-    let (Some(prefix), Some(rest)) = (text.get(..byte_offset), text.get(byte_offset..)) else {
-        return;
-    };
-    if prefix.is_empty() {
+    let mut blocks = Vec::with_capacity(offsets.len() + 1);
+    let mut start = 0;
+    for &end in offsets {
+        let Some(part) = text.get(start..end).filter(|part| !part.is_empty()) else {
+            continue;
+        };
+        blocks.push(json!({
+            "type": "text",
+            "text": part,
+            "cache_control": {"type": "ephemeral"},
+        }));
+        start = end;
+    }
+    if blocks.is_empty() {
         return;
     }
-    let mut blocks = vec![json!({
-        "type": "text",
-        "text": prefix,
-        "cache_control": {"type": "ephemeral"},
-    })];
-    if !rest.is_empty() {
+    if let Some(rest) = text.get(start..).filter(|rest| !rest.is_empty()) {
         blocks.push(json!({"type": "text", "text": rest}));
     }
     if let Some(obj) = message.as_object_mut() {
@@ -263,6 +283,10 @@ impl Llm for Anthropic {
 
     fn describe(&self) -> String {
         format!("anthropic:{}", self.model)
+    }
+
+    fn pricing(&self) -> Option<ptc_compression::PricingKind> {
+        Some(ptc_compression::PricingKind::Anthropic)
     }
 
     fn provider_name(&self) -> String {

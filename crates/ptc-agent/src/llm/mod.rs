@@ -29,6 +29,7 @@ mod spec;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use ptc_compression::{PricingKind, PromptRequest};
 use ptc_turn::{Message, Role};
 use serde::{Deserialize, Serialize};
 
@@ -58,6 +59,13 @@ pub trait Llm: Send + Sync {
 
     /// Which provider and model this is, for logs (e.g. `anthropic:claude-sonnet-4-5`).
     fn describe(&self) -> String;
+
+    /// The provider's prompt-caching rules and prices, when known: the default compression
+    /// strategy decides when to compact its history with them. `None` (the default) for a
+    /// model whose provider is unknown, such as a replayed transcript.
+    fn pricing(&self) -> Option<PricingKind> {
+        None
+    }
 
     /// The provider, as the OpenTelemetry field `gen_ai.provider.name` names it (`openai`,
     /// `anthropic`, ...). By default the part of [`describe`](Llm::describe) before its first
@@ -91,6 +99,10 @@ impl<T: Llm + ?Sized> Llm for Arc<T> {
         (**self).describe()
     }
 
+    fn pricing(&self) -> Option<PricingKind> {
+        (**self).pricing()
+    }
+
     fn provider_name(&self) -> String {
         (**self).provider_name()
     }
@@ -110,6 +122,10 @@ impl<T: Llm + ?Sized> Llm for Box<T> {
         (**self).describe()
     }
 
+    fn pricing(&self) -> Option<PricingKind> {
+        (**self).pricing()
+    }
+
     fn provider_name(&self) -> String {
         (**self).provider_name()
     }
@@ -126,10 +142,11 @@ pub struct LlmRequest {
     pub system: String,
     /// The conversation, oldest first.
     pub messages: Vec<Message>,
-    /// Where the stable, cacheable prefix of the prompt ends, for providers with explicit
-    /// prompt caching.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_breakpoint: Option<CacheBreakpoint>,
+    /// Where stable parts of the prompt end, in order, for providers with explicit prompt
+    /// caching: the `tool/` and `data/` prefix, and the newest message that the next request
+    /// will repeat. The system prompt is always cacheable on its own and needs no point.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_breakpoints: Vec<CacheBreakpoint>,
     /// The most tokens the reply may have; the provider's default ([`DEFAULT_MAX_TOKENS`]
     /// for the HTTP providers) when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -139,16 +156,12 @@ pub struct LlmRequest {
     pub temperature: Option<f32>,
 }
 
-/// The end of the stable prefix of a prompt: the system prompt plus the first `byte_offset`
-/// bytes of the user message at `message_index` (the `tool/` and `data/` sections, which do not
-/// change between turns). Everything before it can be served from a provider's prompt cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CacheBreakpoint {
-    /// Index into [`LlmRequest::messages`]; that message must be a user message.
-    pub message_index: usize,
-    /// Byte offset into that message's content; must fall on a character boundary.
-    pub byte_offset: usize,
-}
+/// The end of a stable part of a prompt: the system prompt, every message before
+/// `message_index`, and the first `byte_offset` bytes of that message. Everything before it can
+/// be served from a provider's prompt cache on the next request. `message_index` counts
+/// [`LlmRequest::messages`] and must point at a user message; `byte_offset` must fall on a
+/// character boundary.
+pub type CacheBreakpoint = ptc_compression::CachePoint;
 
 impl LlmRequest {
     /// A request with a system prompt and messages, and no other settings.
@@ -160,11 +173,30 @@ impl LlmRequest {
         }
     }
 
+    /// The request a compression strategy rendered: its system prompt, messages and cache
+    /// points.
+    pub fn from_prompt(prompt: PromptRequest) -> LlmRequest {
+        LlmRequest {
+            system: prompt.system,
+            messages: prompt.messages,
+            cache_breakpoints: prompt.cache_points,
+            ..LlmRequest::default()
+        }
+    }
+
+    /// The prompt of this request as the cost model prices it.
+    pub fn prompt(&self) -> PromptRequest {
+        PromptRequest {
+            system: self.system.clone(),
+            messages: self.messages.clone(),
+            cache_points: self.cache_breakpoints.clone(),
+        }
+    }
+
+    /// Adds a cache breakpoint (see [`CacheBreakpoint`]).
     pub fn with_cache_breakpoint(mut self, message_index: usize, byte_offset: usize) -> Self {
-        self.cache_breakpoint = Some(CacheBreakpoint {
-            message_index,
-            byte_offset,
-        });
+        self.cache_breakpoints
+            .push(CacheBreakpoint::new(message_index, byte_offset));
         self
     }
 
@@ -178,7 +210,7 @@ impl LlmRequest {
         self
     }
 
-    /// Checks the settings every HTTP provider relies on: the cache breakpoint points into a
+    /// Checks the settings every HTTP provider relies on: each cache breakpoint points into a
     /// user message at a character boundary, and the temperature is a finite number.
     pub fn validate(&self) -> Result<(), LlmError> {
         if let Some(temperature) = self.temperature
@@ -188,9 +220,12 @@ impl LlmRequest {
                 "the temperature must be a finite number, not {temperature}"
             )));
         }
-        let Some(breakpoint) = self.cache_breakpoint else {
-            return Ok(());
-        };
+        self.cache_breakpoints
+            .iter()
+            .try_for_each(|b| self.validate_breakpoint(b))
+    }
+
+    fn validate_breakpoint(&self, breakpoint: &CacheBreakpoint) -> Result<(), LlmError> {
         let Some(message) = self.messages.get(breakpoint.message_index) else {
             return Err(LlmError::InvalidRequest(format!(
                 "the cache breakpoint points at message {}, but the request has {} messages",

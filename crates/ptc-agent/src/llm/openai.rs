@@ -18,10 +18,13 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// A model behind `POST {base_url}/chat/completions`: OpenAI itself, or a server speaking the
 /// same API (Ollama at `http://localhost:11434/v1`, vLLM, llama.cpp's server, OpenRouter).
 ///
-/// The system prompt goes first as a `system` message. [`LlmRequest::cache_breakpoint`] is
-/// checked but otherwise unused: these servers cache prompt prefixes without being told. Every
-/// request carries a reply limit: the request's own, else
-/// [`with_default_max_tokens`](Self::with_default_max_tokens), so that no reply runs on until
+/// The system prompt goes first as a `system` message. [`LlmRequest::cache_breakpoints`] are
+/// checked but otherwise unused: these servers cache prompt prefixes without being told, so
+/// what matters is that a request starts with the same bytes as the one before it, which the
+/// body keeps (messages are sent exactly as rendered, nothing varies from call to call). OpenAI
+/// routes requests with the same [`prompt_cache_key`](Self::with_prompt_cache_key) to the same
+/// cache, which raises the hit rate when many runs share a prefix. Every request carries a
+/// reply limit: the request's own, else [`with_default_max_tokens`](Self::with_default_max_tokens), so that no reply runs on until
 /// the server's context is full.
 ///
 /// ```no_run
@@ -45,6 +48,7 @@ pub struct OpenAiCompatible {
     timeout: Duration,
     retry: RetryPolicy,
     max_tokens_field: String,
+    prompt_cache_key: Option<String>,
     default_max_tokens: u32,
     client: reqwest::Client,
 }
@@ -58,6 +62,7 @@ impl fmt::Debug for OpenAiCompatible {
             .field("timeout", &self.timeout)
             .field("retry", &self.retry)
             .field("max_tokens_field", &self.max_tokens_field)
+            .field("prompt_cache_key", &self.prompt_cache_key)
             .field("default_max_tokens", &self.default_max_tokens)
             .finish()
     }
@@ -81,6 +86,7 @@ impl OpenAiCompatible {
             timeout: DEFAULT_TIMEOUT,
             retry: RetryPolicy::default(),
             max_tokens_field: "max_tokens".into(),
+            prompt_cache_key: None,
             default_max_tokens: DEFAULT_MAX_TOKENS,
             client: http::build_client()?,
         })
@@ -134,6 +140,14 @@ impl OpenAiCompatible {
         self
     }
 
+    /// Sends `prompt_cache_key` with every request: OpenAI sends requests with the same key
+    /// and prefix to the same cache. Use one key per kind of task (e.g. per agent), so runs that
+    /// share a system prompt and tools share their cache; none is sent unless set.
+    pub fn with_prompt_cache_key(mut self, key: impl Into<String>) -> Self {
+        self.prompt_cache_key = Some(key.into());
+        self
+    }
+
     /// The reply limit for requests that set none (default
     /// [`DEFAULT_MAX_TOKENS`](super::DEFAULT_MAX_TOKENS)).
     pub fn with_default_max_tokens(mut self, max_tokens: u32) -> Self {
@@ -166,6 +180,9 @@ impl OpenAiCompatible {
         );
         if let Some(temperature) = request.temperature {
             body.insert("temperature".into(), json_f32(temperature));
+        }
+        if let Some(key) = &self.prompt_cache_key {
+            body.insert("prompt_cache_key".into(), Value::from(key.as_str()));
         }
         Ok(Value::Object(body))
     }
@@ -224,6 +241,12 @@ impl Llm for OpenAiCompatible {
         } else {
             format!("openai-compatible:{}:{}", self.base_url, self.model)
         }
+    }
+
+    /// OpenAI's automatic prefix caching; servers that copy the API cache prefixes the same
+    /// way or at no charge.
+    fn pricing(&self) -> Option<ptc_compression::PricingKind> {
+        Some(ptc_compression::PricingKind::OpenAi)
     }
 
     fn provider_name(&self) -> String {
