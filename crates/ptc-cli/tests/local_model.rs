@@ -1,6 +1,6 @@
 //! `ptc run` against a real model: SmolLM2-135M-Instruct behind llama-cpp-python's
 //! OpenAI-compatible server, both pinned and installed by `ptc-local-model` (the first run
-//! compiles llama.cpp for a few minutes; later runs reuse the environment).
+//! compiles llama.cpp, many minutes on a busy machine; later runs reuse the environment).
 //!
 //! These tests check the plumbing, not the model's skill: exit codes, that every turn is
 //! recorded with exactly the usage the server reported for its request, that the saved

@@ -77,7 +77,7 @@ impl Environment {
             return Ok(environment);
         }
         log(&format!(
-            "building the local model environment in {} (llama.cpp compiles for a few minutes)",
+            "building the local model environment in {} (pip compiles llama.cpp the first time: many minutes)",
             venv.display()
         ));
         let _ = fs::remove_dir_all(&venv);
