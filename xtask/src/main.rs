@@ -7,6 +7,7 @@ mod docs;
 mod eval;
 mod fuzz;
 mod layers;
+mod local_model;
 mod pending;
 mod verdict;
 
@@ -25,6 +26,8 @@ subcommands:
   eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
                                         run the agent missions against a model; report in target/eval
   fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each
+  local-model <setup | serve | run -- COMMAND>
+                                        a real small model (SmolLM2-135M) behind a local OpenAI-compatible server
   mcp-servers                           install the pinned MCP servers the tests and missions use (npm ci)";
 
 /// Installs the MCP servers of `crates/ptc-mcp-testkit/servers` (once per lock file).
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         Some("eval") => eval::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("layers") => layers::run(&args[1..]),
+        Some("local-model") => local_model::run(&args[1..]),
         Some("mcp-servers") => mcp_servers(),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");

@@ -12,7 +12,7 @@ use ptc_lisp::{Limits, ToolSpec, Value};
 use ptc_turn::{DEFAULT_MAX_TURNS, Message};
 use serde::Serialize;
 
-use crate::llm::{Llm, RetryPolicy};
+use crate::llm::{DEFAULT_MAX_TOKENS, Llm, RetryPolicy};
 use crate::prompt::{self, PromptInput, SystemPrompt};
 use crate::signature::{Mismatch, Signature, SignatureError};
 use crate::tool::{AsyncTool, SyncToolAdapter};
@@ -67,7 +67,7 @@ pub(crate) struct Settings {
     pub retry: RetryPolicy,
     pub system_prompt_extra: Option<String>,
     pub history: Option<HistoryPolicy>,
-    pub max_tokens: Option<u32>,
+    pub max_tokens: u32,
     pub temperature: Option<f32>,
     pub deadline: Option<Duration>,
 }
@@ -82,7 +82,7 @@ impl Default for Settings {
             retry: RetryPolicy::none(),
             system_prompt_extra: None,
             history: None,
-            max_tokens: None,
+            max_tokens: DEFAULT_MAX_TOKENS,
             temperature: None,
             deadline: None,
         }
@@ -223,6 +223,11 @@ impl Agent {
         self.inner.settings.max_turns
     }
 
+    /// The reply token limit sent with every request.
+    pub fn max_tokens(&self) -> u32 {
+        self.inner.settings.max_tokens
+    }
+
     /// The compression setting (off unless set).
     pub fn compression(&self) -> &CompressionConfig {
         &self.inner.settings.compression
@@ -355,9 +360,12 @@ impl AgentBuilder {
         self
     }
 
-    /// The most tokens each reply may have (the provider's default otherwise).
+    /// The most tokens each reply may have, sent with every request (default
+    /// [`DEFAULT_MAX_TOKENS`], 4096). A reply that reaches it is cut off: the turn records
+    /// it, and the model is told to write a shorter program. History summaries are held to it
+    /// too.
     pub fn max_tokens(mut self, max_tokens: u32) -> AgentBuilder {
-        self.settings.max_tokens = Some(max_tokens);
+        self.settings.max_tokens = max_tokens;
         self
     }
 

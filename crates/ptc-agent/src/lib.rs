@@ -40,7 +40,7 @@ pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
 pub use extract::extract_program;
 pub use llm::{
     Anthropic, CacheBreakpoint, Llm, LlmError, LlmRequest, LlmResponse, OpenAiCompatible,
-    ProviderOptions, ReplayLlm, RetryPolicy, ScriptedLlm, TokenUsage, parse_llm_spec,
+    ProviderOptions, RecordingLlm, ReplayLlm, RetryPolicy, ScriptedLlm, TokenUsage, parse_llm_spec,
     parse_llm_spec_with,
 };
 pub use prompt::SystemPrompt;

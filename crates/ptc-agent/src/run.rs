@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use ptc_compression::{
     CachePoint, Compression, PromptRequest, RenderOptions, Uncompressed, cacheable_prefix_len,
 };
-use ptc_lisp::{Outcome, RunOutcome, Runtime, Tools, UserNamespace, Value};
+use ptc_lisp::{ErrorKind, Outcome, RunOutcome, Runtime, Tools, UserNamespace, Value};
 use ptc_lisp::{print_str, to_clojure};
 use ptc_turn::{
     FailureKind, Message, Role, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage,
@@ -168,6 +168,23 @@ pub enum RunError {
 pub const NO_PROGRAM: &str = "Your reply has no program, so nothing ran. Reply with PTC-Lisp \
                               code in a ```clojure block, for example:\n```clojure\n(return \
                               {:answer 42})\n```";
+
+/// The error of a turn whose reply was cut off by the reply token limit before it held a
+/// complete program (`detail` says what was wrong with what it held, if anything).
+fn cut_off_error(max_tokens: u32, detail: Option<&str>) -> TurnError {
+    let what = match detail {
+        Some(detail) => format!(" (the program was incomplete: {detail})"),
+        None => String::new(),
+    };
+    TurnError::new(
+        "reply_cut_off",
+        format!(
+            "Your reply was cut off at the limit of {max_tokens} tokens before its program was \
+             complete{what}, so nothing ran. Write a shorter program, with little or no text \
+             around it."
+        ),
+    )
+}
 
 impl Agent {
     /// Runs the agent on its own data. See [`Agent::run_with`].
@@ -487,7 +504,7 @@ impl<'a> Loop<'a> {
                     policy,
                     &mission,
                     &system,
-                    LlmSummarizer::new(llm),
+                    LlmSummarizer::new(llm).with_max_tokens(settings.max_tokens),
                 )?)
             }
             _ => None,
@@ -527,6 +544,7 @@ impl<'a> Loop<'a> {
                         if self.task.max_turns == 1 { "" } else { "s" }
                     ),
                     value: None,
+                    llm_errors: Vec::new(),
                 };
             }
             let span = tracing::info_span!(
@@ -632,6 +650,7 @@ impl<'a> Loop<'a> {
                 HumanDuration(limit)
             ),
             value: None,
+            llm_errors: Vec::new(),
         }
     }
 
@@ -702,13 +721,20 @@ impl<'a> Loop<'a> {
                     kind: FailureKind::LlmError,
                     reason: error.to_string(),
                     value: None,
+                    llm_errors: error.each_attempt().iter().map(|e| e.to_string()).collect(),
                 });
             }
         };
         self.pending.tokens += response.usage;
 
+        let cut_off = response.is_cut_off();
         let Some(program) = extract_program(&response.content) else {
-            let turn = Turn::failure(number, "", TurnError::new("no_program", NO_PROGRAM));
+            let error = if cut_off {
+                cut_off_error(settings.max_tokens, None)
+            } else {
+                TurnError::new("no_program", NO_PROGRAM)
+            };
+            let turn = Turn::failure(number, "", error);
             return self.finish_turn(
                 turn,
                 None,
@@ -770,6 +796,16 @@ impl<'a> Loop<'a> {
                 None,
                 Ending::Failed(reason),
             ),
+            // A cut-off reply that does not parse was most likely cut inside the program.
+            Outcome::Error(error) if cut_off && error.kind == ErrorKind::Parse => (
+                Turn::failure(
+                    number,
+                    program,
+                    cut_off_error(settings.max_tokens, Some(&error.to_string())),
+                ),
+                None,
+                Ending::Continue,
+            ),
             Outcome::Error(error) => (
                 Turn::failure(number, program, &error),
                 None,
@@ -800,11 +836,14 @@ impl<'a> Loop<'a> {
         span.record("duration_ms", usage.duration_us / 1000);
         record_tokens(span, &usage.tokens);
         log_turn(&turn, &usage, self.task.max_turns);
-        let turn = turn
+        let mut turn = turn
             .with_memory(self.memory.definitions())
             .with_raw_response(response.content)
             .with_messages(messages)
             .with_usage(usage);
+        if let Some(stop_reason) = response.stop_reason {
+            turn = turn.with_stop_reason(stop_reason);
+        }
         let next = self.decide(&turn, ending);
         match &turn.error() {
             None => span.record("outcome", "ok"),
@@ -834,6 +873,7 @@ impl<'a> Loop<'a> {
                 kind: FailureKind::Failed,
                 reason: reason_text(&reason),
                 value: Some(reason),
+                llm_errors: Vec::new(),
             }),
             // Single-shot: no second chance.
             (Ending::Continue, Some(error)) if self.single_shot => {
@@ -845,6 +885,7 @@ impl<'a> Loop<'a> {
                     },
                     reason: error.to_string(),
                     value: None,
+                    llm_errors: Vec::new(),
                 })
             }
             (Ending::Continue, _) => Next::Continue,
@@ -944,6 +985,7 @@ async fn call_llm(
             .map(|m| m.content.chars().count())
             .sum::<usize>();
     let mut attempt: u32 = 0;
+    let mut failed: Vec<LlmError> = Vec::new();
     loop {
         attempt = attempt.saturating_add(1);
         let span = tracing::info_span!(
@@ -1000,14 +1042,8 @@ async fn call_llm(
         span.record("error.type", error.root().kind());
         let retries_done = attempt - 1;
         if !error.is_transient() || retries_done >= policy.max_retries {
-            return Err(if attempt > 1 {
-                LlmError::RetriesExhausted {
-                    attempts: attempt,
-                    last: Box::new(error),
-                }
-            } else {
-                error
-            });
+            failed.push(error);
+            return Err(LlmError::after_attempts(failed));
         }
         let retry_after = match error.root() {
             LlmError::RateLimited { retry_after, .. } => *retry_after,
@@ -1023,6 +1059,7 @@ async fn call_llm(
             policy.max_retries.saturating_add(1),
             HumanDuration(wait)
         );
+        failed.push(error);
         if !wait.is_zero() {
             tokio::time::sleep(wait).await;
         }
@@ -1079,13 +1116,11 @@ fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
 fn request_for(
     messages: &[Message],
     points: &[CachePoint],
-    max_tokens: Option<u32>,
+    max_tokens: u32,
     temperature: Option<f32>,
 ) -> LlmRequest {
-    let mut request = LlmRequest::from_prompt(PromptRequest::from_rendered(messages, points));
-    if let Some(max_tokens) = max_tokens {
-        request = request.with_max_tokens(max_tokens);
-    }
+    let mut request = LlmRequest::from_prompt(PromptRequest::from_rendered(messages, points))
+        .with_max_tokens(max_tokens);
     if let Some(temperature) = temperature {
         request = request.with_temperature(temperature);
     }

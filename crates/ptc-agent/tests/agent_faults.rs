@@ -106,10 +106,20 @@ fn view_outcome(outcome: &StepOutcome) -> String {
             kind,
             reason,
             value,
+            llm_errors,
         } => {
             let mut text = failed(*kind, reason);
             if let Some(value) = value {
                 text.push_str(&format!(" | value {}", pr_str(value)));
+            }
+            // One error is the reason itself; several are listed (or, all alike, counted).
+            match llm_errors.as_slice() {
+                [] => {}
+                [only] => assert_eq!(only, reason, "the one attempt's error is the reason"),
+                [first, rest @ ..] if rest.iter().all(|e| e == first) => {
+                    text.push_str(&format!(" | {} attempts, each: {first}", llm_errors.len()));
+                }
+                all => text.push_str(&format!(" | attempts: {}", all.join(" / "))),
             }
             text
         }
@@ -520,7 +530,13 @@ fn cases() -> Vec<Case> {
                 2,
             ),
             tools: vec![Lookup],
-            outcome: failed(LlmError, &format!("gave up after 3 attempts: {openai_500}")),
+            outcome: failed(
+                LlmError,
+                &format!(
+                    "gave up after 3 attempts, the first and the last failing alike: \
+                     {openai_500} | 3 attempts, each: {openai_500}"
+                ),
+            ),
             turns: two_lookups(),
             llm_requests: 5,
             model_requests: 5,
@@ -613,7 +629,9 @@ fn cases() -> Vec<Case> {
             agent_retries: 2,
             outcome: failed(
                 LlmError,
-                "gave up after 3 attempts: test answered HTTP 500: internal error",
+                "gave up after 3 attempts, the first and the last failing alike: test answered \
+                 HTTP 500: internal error | 3 attempts, each: test answered HTTP 500: internal \
+                 error",
             ),
             turns: two_lookups(),
             llm_requests: 5,
@@ -672,8 +690,11 @@ fn cases() -> Vec<Case> {
             tools: vec![Lookup],
             outcome: failed(
                 LlmError,
-                "gave up after 2 attempts: openai-compatible:{url}/v1:gpt-4o did not answer \
-                 within 0.5 s; raise the request timeout if the model is slow",
+                "gave up after 2 attempts, the first and the last failing alike: \
+                 openai-compatible:{url}/v1:gpt-4o did not answer within 0.5 s; raise the \
+                 request timeout if the model is slow | 2 attempts, each: \
+                 openai-compatible:{url}/v1:gpt-4o did not answer within 0.5 s; raise the \
+                 request timeout if the model is slow",
             ),
             turns: vec![two_lookups().remove(0)],
             llm_requests: 3,

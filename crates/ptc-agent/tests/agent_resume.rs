@@ -254,6 +254,7 @@ async fn a_run_past_its_deadline_fails_with_timeout_and_keeps_its_turns() {
             reason: "the run did not finish within its deadline of 300 ms; turn 2 was cut off"
                 .into(),
             value: None,
+            llm_errors: Vec::new(),
         }
     );
     assert_eq!(step.turns.len(), 1);

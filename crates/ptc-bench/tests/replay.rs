@@ -471,3 +471,35 @@ fn bad_arguments_are_explained() {
          (DIR/<config>/<mission>/<run>.jsonl)"
     );
 }
+
+/// The report of the recorded SmolLM2 runs in docs/benchmark.md is what replaying them gives
+/// (but for wall times): the second ````markdown sample there.
+#[test]
+fn the_recorded_smollm2_runs_replay_to_the_documented_report() {
+    let dir = repo().join("benchmarks/transcripts-smollm2-135m");
+    let out = out_dir("smollm2");
+    let report = evaluate(&options(format!("replay-dir:{}", dir.display()), &out)).unwrap();
+    assert_eq!(report.runs.len(), 46);
+    assert!(report.runs.iter().all(|r| !r.passed && r.input_tokens > 0));
+    let markdown = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
+    let from_root = markdown.replace(
+        &format!("replay-dir:{}", dir.display()),
+        "replay-dir:benchmarks/transcripts-smollm2-135m",
+    );
+    let doc = std::fs::read_to_string(repo().join("docs/benchmark.md")).unwrap();
+    let samples: Vec<&str> = doc
+        .split("````markdown\n")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("````\n").map(|(sample, _)| sample))
+        .collect();
+    assert_eq!(
+        samples.len(),
+        2,
+        "docs/benchmark.md has two ````markdown samples"
+    );
+    assert_eq!(
+        without_wall_times(samples[1]),
+        without_wall_times(&from_root)
+    );
+    let _ = std::fs::remove_dir_all(out);
+}

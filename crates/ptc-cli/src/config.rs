@@ -206,7 +206,7 @@ mod tests {
                 "TOML parse error at line 2, column 1\n  |\n2 | max-turn = 3\n  | ^^^^^^^^\n\
                  unknown field `max-turn`, expected one of `llm`, `request-timeout`, `retries`, \
                  `deadline`, `max-turns`, `compression`, `pricing`, `signature`, \
-                 `temperature`, `system-prompt-extra`"
+                 `temperature`, `max-tokens`, `system-prompt-extra`"
                     .to_string()
             )
         );

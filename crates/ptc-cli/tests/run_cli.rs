@@ -749,3 +749,93 @@ fn openai_and_anthropic_specs_go_to_the_base_url_of_the_environment() {
         text(&output.stdout)
     );
 }
+
+#[test]
+fn a_cut_off_reply_is_shown_and_the_transcript_written() {
+    let transcript = temp(
+        "cut-off.jsonl",
+        concat!(
+            r#"{"content": "Let me explain the data first. It has", "stop_reason": "length", "usage": {"input_tokens": 900, "output_tokens": 8}}"#,
+            "\n",
+            r#"{"content": "(return 3)\n```", "stop_reason": "stop", "usage": {"input_tokens": 950, "output_tokens": 6}}"#,
+            "\n"
+        ),
+    );
+    let written =
+        std::env::temp_dir().join(format!("ptc-run-{}-written.jsonl", std::process::id()));
+    let output = ptc(&[
+        "run",
+        "--mission",
+        "Add 1 and 2",
+        "--llm",
+        &format!("replay:{}", path(&transcript)),
+        "--max-tokens",
+        "8",
+        "--transcript",
+        path(&written),
+    ]);
+    assert_eq!(text(&output.stderr), "");
+    assert!(output.status.success());
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains(
+            "no program in the reply:\n\
+             \x20 | Let me explain the data first. It has\n\
+             reply cut off at the token limit (stop reason: length)\n\
+             error[reply_cut_off]: Your reply was cut off at the limit of 8 tokens before its program was \
+             complete, so nothing ran. Write a shorter program, with little or no text around \
+             it.\n"
+        ),
+        "{stdout}"
+    );
+    // The stray closing fence after the second program does not stop it from running.
+    assert!(
+        stdout.contains("program:\n  (return 3)\nvalue: 3\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with(&format!("transcript written to {}\n", written.display())),
+        "{stdout}"
+    );
+    // The transcript written replays the same replies.
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&written)
+        .expect("the transcript")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(
+        lines
+            .iter()
+            .map(|l| (l["content"].as_str(), l["stop_reason"].as_str()))
+            .collect::<Vec<_>>(),
+        vec![
+            (
+                Some("Let me explain the data first. It has"),
+                Some("length")
+            ),
+            (Some("(return 3)\n```"), Some("stop")),
+        ]
+    );
+    // The reply limit may come from ptc.toml as well.
+    let dir = Scratch::new("reply-limit");
+    dir.file(
+        "ptc.toml",
+        &format!(
+            "[agent]\nllm = \"replay:{}\"\nmax-tokens = 12\n",
+            path(&transcript)
+        ),
+    );
+    let output = command(&["run", "--mission", "Add 1 and 2"])
+        .current_dir(&dir.0)
+        .output()
+        .expect("run ptc");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("cut off at the limit of 12 tokens"),
+        "{}",
+        text(&output.stdout)
+    );
+    for file in [transcript, written] {
+        let _ = std::fs::remove_file(file);
+    }
+}

@@ -152,7 +152,7 @@ fn a_server_that_never_answers_fails_after_the_timeout_and_one_retry_shown_as_it
     assert!(
         stdout.contains(&format!(
             "=== result ===\nfailed (llm_error) after 0 of 5 turns:\n  gave up after 2 \
-             attempts: {silent}\nmodel requests: 2\n"
+             attempts, the first and the last failing alike: {silent}\nmodel requests: 2\n"
         )),
         "{stdout}"
     );

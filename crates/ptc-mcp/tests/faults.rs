@@ -277,6 +277,7 @@ fn a_run_past_its_deadline_cancels_the_call_a_function_of_an_earlier_turn_made()
             reason: "the run did not finish within its deadline of 2.0 s; turn 2 was cut off"
                 .into(),
             value: None,
+            llm_errors: Vec::new(),
         }
     );
     // initialize is request 0, tools/list 1, the hanging call 2.

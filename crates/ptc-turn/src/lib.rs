@@ -13,7 +13,7 @@ mod turn;
 mod usage;
 
 pub use step::{DEFAULT_MAX_TURNS, FailureKind, Step, StepOutcome, Task};
-pub use turn::{Turn, TurnError, TurnOrderError, TurnResult, Turns};
+pub use turn::{Turn, TurnError, TurnOrderError, TurnResult, Turns, is_cut_off};
 pub use usage::{CompressionStats, TokenUsage, Usage};
 
 /// One tool call a program made: name, arguments, result or error, and duration.

@@ -100,6 +100,10 @@ pub enum StepOutcome {
         /// The value given to `(fail ...)`, when the program failed itself.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         value: Option<Value>,
+        /// When the model could not be reached (`llm_error`): the error of every request sent
+        /// for the turn, in order, retries included; `reason` names the first and the last.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        llm_errors: Vec<String>,
     },
 }
 
@@ -161,6 +165,7 @@ mod tests {
                 kind: FailureKind::MaxTurnsExceeded,
                 reason: "no return after 1 turn".into(),
                 value: None,
+                llm_errors: Vec::new(),
             },
             task: Task {
                 max_turns: 1,

@@ -637,6 +637,8 @@ fn auto_keyword(text: &str, span: Span) -> Result<&str> {
 fn keyword(text: &str, span: Span) -> Result<&str> {
     let name = &text[1..];
     if let Some(rest) = name.strip_prefix(':') {
+        // `:::a` too: the hint must itself be a valid keyword.
+        let rest = rest.trim_start_matches(':');
         let hint = if rest.is_empty() { "a" } else { rest };
         return Err(Error::parse(
             span,
