@@ -626,6 +626,7 @@ impl<'a> Loop<'a> {
             kind: FailureKind::Interrupted,
             reason: format!("the run was stopped during turn {number}, which was cut off"),
             value: None,
+            llm_errors: Vec::new(),
         }
     }
 

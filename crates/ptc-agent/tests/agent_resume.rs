@@ -345,6 +345,7 @@ async fn a_stopped_run_keeps_its_turns_stays_open_in_its_store_and_resumes() {
             kind: FailureKind::Interrupted,
             reason: "the run was stopped during turn 3, which was cut off".into(),
             value: None,
+            llm_errors: Vec::new(),
         }
     );
     assert_eq!(
