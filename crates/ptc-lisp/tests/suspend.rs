@@ -3,8 +3,8 @@
 
 use pretty_assertions::assert_eq;
 use ptc_lisp::{
-    Error, ErrorKind, Limits, Progress, RunOutcome, Runtime, SuspendedRun, ToolAnswer,
-    ToolOutcome, ToolSpec, Tools, UserNamespace, Value, pr_str,
+    Error, ErrorKind, Limits, Progress, RunOutcome, Runtime, SuspendedRun, ToolAnswer, ToolOutcome,
+    ToolSpec, Tools, UserNamespace, Value, pr_str,
 };
 use std::time::Duration;
 
@@ -154,7 +154,10 @@ fn deep_recursion_suspends_on_grown_stack_segments_and_still_hits_the_depth_limi
         runtime(Limits::default()).start(&format!("{deep} (down 5000)"), &UserNamespace::new()),
         true,
     );
-    assert_eq!(out.outcome.error().map(|e| e.kind), Some(ErrorKind::DepthLimit));
+    assert_eq!(
+        out.outcome.error().map(|e| e.kind),
+        Some(ErrorKind::DepthLimit)
+    );
 }
 
 #[test]
@@ -166,7 +169,10 @@ fn time_suspended_does_not_count_against_the_time_limit() {
     let run = suspended(runtime(limits).start("(+ 1 (tool/double 2))", &UserNamespace::new()));
     std::thread::sleep(Duration::from_millis(120));
     let (out, _) = drive(
-        run.resume(vec![ToolAnswer::new(Ok(Value::Int(4)), Duration::from_millis(120))]),
+        run.resume(vec![ToolAnswer::new(
+            Ok(Value::Int(4)),
+            Duration::from_millis(120),
+        )]),
         false,
     );
     assert_eq!(out.outcome.value(), Some(&Value::Int(5)));
@@ -177,7 +183,8 @@ fn a_stopped_run_ends_with_the_hosts_error_and_records_the_cancelled_calls() {
     let source = "(try (pmap tool/double [1 2]) (catch Exception e :caught))";
     let run = suspended(runtime(Limits::default()).start(source, &UserNamespace::new()));
     assert_eq!(run.requests().len(), 2);
-    let Progress::Finished(out) = run.stop(Error::new(ErrorKind::Timeout, "the run's deadline passed"))
+    let Progress::Finished(out) =
+        run.stop(Error::new(ErrorKind::Timeout, "the run's deadline passed"))
     else {
         panic!("the run went on");
     };
@@ -199,7 +206,9 @@ fn missing_answers_and_tool_errors_are_the_programs_to_handle() {
     let (out, _) = drive(run.resume(Vec::new()), false);
     assert_eq!(
         out.outcome.value(),
-        Some(&Value::string("tool/double failed: the host gave no answer"))
+        Some(&Value::string(
+            "tool/double failed: the host gave no answer"
+        ))
     );
 }
 

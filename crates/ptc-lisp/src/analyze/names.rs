@@ -12,7 +12,6 @@ use crate::span::Span;
 use crate::value::{Function, Value, intern};
 use arcstr::ArcStr;
 
-
 impl<'s, 'a> Analyzer<'s, 'a> {
     // -----------------------------------------------------------------------------------------
     // Names

@@ -14,12 +14,7 @@ use std::time::{Duration, Instant};
 
 impl Ctx {
     /// Call host tool `name` and record the call.
-    pub fn call_tool(
-        &mut self,
-        name: &ArcStr,
-        tool: &ToolHandler,
-        args: Vec<Value>,
-    ) -> EvalResult {
+    pub fn call_tool(&mut self, name: &ArcStr, tool: &ToolHandler, args: Vec<Value>) -> EvalResult {
         let within_limit = match &self.tool_budget {
             // A parallel worker: its siblings draw from the same remaining calls.
             Some(budget) => budget
@@ -68,13 +63,8 @@ impl Ctx {
                     };
                     match suspender.suspend(vec![request]) {
                         Resume::Answers(mut answers) => match answers.pop() {
-                            Some(answer) => {
-                                (answer.result.map_err(|e| e.message), answer.duration)
-                            }
-                            None => (
-                                Err("the host gave no answer".to_string()),
-                                start.elapsed(),
-                            ),
+                            Some(answer) => (answer.result.map_err(|e| e.message), answer.duration),
+                            None => (Err("the host gave no answer".to_string()), start.elapsed()),
                         },
                         Resume::Stop(error) => {
                             let waited = start.elapsed();
