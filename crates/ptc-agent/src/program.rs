@@ -31,28 +31,43 @@ pub(crate) fn awaited_tools<'s>(specs: impl IntoIterator<Item = &'s ToolSpec>) -
 }
 
 /// Run `program` with `memory` on `runtime`, answering each suspension's tool calls with
-/// `answer`; each stretch of evaluation runs in `span`.
+/// `answer`; each stretch of evaluation runs in `span`. A panic of the interpreter (a bug)
+/// ends the program with its message instead of unwinding through the caller's task.
 pub(crate) async fn run_program<F, Fut>(
     runtime: &Runtime,
     program: &str,
     memory: &UserNamespace,
     span: &tracing::Span,
     mut answer: F,
-) -> RunOutcome
+) -> Result<RunOutcome, String>
 where
     F: FnMut(Vec<ToolRequest>) -> Fut,
     Fut: Future<Output = Vec<ToolAnswer>>,
 {
-    let mut progress = span.in_scope(|| runtime.start(program, memory));
+    let mut progress = evaluating(span, || runtime.start(program, memory))?;
     loop {
         match progress {
-            Progress::Finished(outcome) => return outcome,
+            Progress::Finished(outcome) => return Ok(outcome),
             Progress::Suspended(run) => {
                 let answers = answer(run.requests().to_vec()).await;
-                progress = span.in_scope(|| run.resume(answers));
+                progress = evaluating(span, || run.resume(answers))?;
             }
         }
     }
+}
+
+/// One stretch of evaluation, in `span`, with a panic caught.
+fn evaluating(span: &tracing::Span, f: impl FnOnce() -> Progress) -> Result<Progress, String> {
+    span.in_scope(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
+        .map_err(|payload| panic_text(payload.as_ref()))
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
 }
 
 /// The agent's tools answering a run's calls for real.
@@ -139,14 +154,10 @@ where
             Pin::new(&mut *inner).poll(cx)
         })) {
             Ok(poll) => poll,
-            Err(payload) => {
-                let text = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".to_string());
-                Poll::Ready(Err(ToolError::new(format!("the tool panicked: {text}"))))
-            }
+            Err(payload) => Poll::Ready(Err(ToolError::new(format!(
+                "the tool panicked: {}",
+                panic_text(payload.as_ref())
+            )))),
         }
     }
 }

@@ -85,7 +85,8 @@ pub(crate) async fn restore_namespace(
             let answers = recorded.answer_all(requests);
             async move { answers }
         })
-        .await;
+        .await
+        .map_err(|panic| format!("running turn {} again failed: {panic}", turn.number()))?;
         let number = turn.number();
         match out.outcome {
             Outcome::Value(_) | Outcome::Returned(_) => {}

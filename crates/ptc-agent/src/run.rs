@@ -618,6 +618,21 @@ impl<'a> Loop<'a> {
         let eval_started = Instant::now();
         let out = self.evaluate(&program, &span).await;
         self.pending.eval_duration_us = micros(eval_started.elapsed());
+        let out = match out {
+            Ok(out) => out,
+            Err(error) => {
+                let turn = Turn::failure(number, program, error);
+                return self.finish_turn(
+                    turn,
+                    None,
+                    Ending::Continue,
+                    response,
+                    messages,
+                    started,
+                    &span,
+                );
+            }
+        };
         span.record("prints", out.prints.len());
         span.record("tool_calls", out.tool_calls.len());
         let RunOutcome {
@@ -775,7 +790,7 @@ impl<'a> Loop<'a> {
     }
 
     /// Runs a turn's program; its tool calls are awaited on the runtime, in `span`.
-    async fn evaluate(&self, program: &str, span: &tracing::Span) -> RunOutcome {
+    async fn evaluate(&self, program: &str, span: &tracing::Span) -> Result<RunOutcome, TurnError> {
         let live = LiveTools {
             tools: &self.agent.tools,
             timeout: self.runtime.limits().tool_timeout,
@@ -785,6 +800,15 @@ impl<'a> Loop<'a> {
             live.answer(requests)
         })
         .await
+        .map_err(|panic| {
+            TurnError::new(
+                "internal",
+                format!(
+                    "the program could not be run ({panic}); this is a fault of the host, not \
+                     of the program: send it again"
+                ),
+            )
+        })
     }
 }
 

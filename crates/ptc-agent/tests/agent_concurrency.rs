@@ -79,3 +79,61 @@ async fn one_agent_serves_many_concurrent_runs() {
         assert_eq!(step.value(), Some(&Value::Int(3 * x)));
     }
 }
+
+/// Hundreds of programs on one saturated worker thread: each waits for the thread far longer
+/// than its time limit allows, and for its tools too, yet none times out, because the limit
+/// counts only the program's own evaluation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn under_load_healthy_programs_do_not_time_out() {
+    const RUNS: i64 = 400;
+    let wait = Arc::new(ptc_agent::async_tool(
+        "wait",
+        "Waits 20 ms, then returns n",
+        |n: i64| async move {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            Ok::<_, ToolError>(n)
+        },
+    ));
+    // Each program evaluates a few thousand steps around its tool calls.
+    let program = clojure(
+        "(let [a (reduce + (range 3000))
+               b (tool/wait data/x)
+               cs (pmap tool/wait [1 2])
+               d (count (filter even? (range 3000)))]
+           (return (+ a b (reduce + cs) d)))",
+    );
+    let agent = Agent::builder("Count")
+        .llm(ScriptedLlm::new((0..RUNS).map(|_| program.clone())))
+        .tool_arc(wait)
+        .limits(ptc_lisp::Limits {
+            timeout: std::time::Duration::from_millis(300),
+            ..ptc_lisp::Limits::default()
+        })
+        .build()
+        .expect("agent");
+    let mut runs = tokio::task::JoinSet::new();
+    for x in 0..RUNS {
+        let agent = agent.clone();
+        runs.spawn(async move {
+            let step = agent
+                .run_with(ptc_agent::RunOptions::new().data_value("x", Value::Int(x)))
+                .await
+                .expect("runs");
+            (x, step)
+        });
+    }
+    let mut outcomes = Vec::new();
+    while let Some(joined) = runs.join_next().await {
+        let (x, step) = joined.expect("task");
+        let expected = Value::Int(4_498_500 + x + 3 + 1_500);
+        outcomes.push((
+            x,
+            step.value() == Some(&expected),
+            format!("{:?}", step.outcome),
+        ));
+    }
+    outcomes.sort_by_key(|(x, ..)| *x);
+    let wrong: Vec<&(i64, bool, String)> = outcomes.iter().filter(|(_, ok, _)| !ok).collect();
+    assert_eq!(wrong, Vec::<&(i64, bool, String)>::new());
+    assert_eq!(outcomes.len(), RUNS as usize);
+}
