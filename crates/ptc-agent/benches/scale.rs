@@ -42,6 +42,25 @@ fn main() {
     runtime.block_on(scenario(runs));
 }
 
+/// CPU time the process has used (user and system), from `/proc/self/stat`.
+fn cpu_time() -> Duration {
+    let text = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name (which may hold spaces) in parentheses.
+    let fields: Vec<&str> = text
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // utime and stime are fields 14 and 15 of the line, 11 and 12 after the name; clock ticks
+    // are 1/100 s on Linux.
+    Duration::from_millis((ticks(11) + ticks(12)) * 10)
+}
+
 /// What `/proc/self/status` says now.
 #[derive(Debug, Clone, Copy, Default)]
 struct Status {
@@ -107,6 +126,7 @@ async fn scenario(runs: usize) {
         })
     };
     let started = Instant::now();
+    let cpu_before = cpu_time();
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..runs {
         let agent = agent.clone();
@@ -129,11 +149,13 @@ async fn scenario(runs: usize) {
         }
     }
     let wall = started.elapsed();
+    let cpu = cpu_time().saturating_sub(cpu_before);
     sampling.store(false, Ordering::Relaxed);
     let (peak, suspended) = sampler.join().expect("the sampler");
     let per_run = |now: u64, before: u64| now.saturating_sub(before) as f64 * 1024.0 / runs as f64;
     println!("{NAME}: {runs} concurrent runs, 3 calls of a 1 s tool each (2 s of waiting)");
     println!("  wall time            {:.2} s", wall.as_secs_f64());
+    println!("  CPU time             {:.2} s", cpu.as_secs_f64());
     println!(
         "  right values         {}/{runs}",
         runs - wrong.len().min(runs)

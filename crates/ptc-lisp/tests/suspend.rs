@@ -248,3 +248,36 @@ fn a_program_that_does_not_read_finishes_at_once() {
     };
     assert_eq!(out.outcome.error().map(|e| e.kind), Some(ErrorKind::Parse));
 }
+
+#[test]
+fn pmap_items_started_after_long_waits_keep_the_whole_time_limit() {
+    let limits = Limits {
+        timeout: Duration::from_millis(100),
+        ..Limits::default()
+    };
+    // 20 items, 8 at a time: three waits of 60 ms each, longer together than the time limit.
+    let mut progress = runtime(limits).start(
+        "(reduce + (pmap tool/double (range 20)))",
+        &UserNamespace::new(),
+    );
+    let mut waits = 0;
+    let out = loop {
+        match progress {
+            Progress::Finished(out) => break out,
+            Progress::Suspended(run) => {
+                waits += 1;
+                std::thread::sleep(Duration::from_millis(60));
+                let answers = run
+                    .requests()
+                    .iter()
+                    .map(|r| {
+                        ToolAnswer::new(Ok(answer(&r.name, &r.args)), Duration::from_millis(60))
+                    })
+                    .collect();
+                progress = run.resume(answers);
+            }
+        }
+    };
+    assert_eq!(out.outcome.value(), Some(&Value::Int(380)));
+    assert_eq!(waits, 3);
+}

@@ -147,6 +147,7 @@ fn on_threads(
     budget: &Arc<AtomicUsize>,
     call: &(impl Fn(&mut Ctx, usize) -> EvalResult + Sync),
 ) -> (Vec<Finished>, Duration, bool) {
+    let section_start = parent.run_time();
     let next = AtomicUsize::new(0);
     let done: Vec<Mutex<Finished>> = (0..n).map(|_| Mutex::new(None)).collect();
     // One worker: take the next item until none is left; returns its evaluation time.
@@ -157,7 +158,7 @@ fn on_threads(
             if i >= n {
                 return used;
             }
-            let mut child = parent.fork_worker(n, budget, used);
+            let mut child = parent.fork_worker(n, budget, section_start, used);
             let result = run_item(&mut child, i, call);
             used += child.eval_time();
             *done[i]
@@ -230,14 +231,15 @@ fn on_fibers(
 ) -> (Vec<Finished>, Duration) {
     // The evaluation time the section may use; the items' own limits end any one of them
     // there, and items still waiting when the section used it up are stopped.
-    let time_left = parent.limits.timeout.saturating_sub(parent.run_time());
+    let section_start = parent.run_time();
+    let time_left = parent.limits.timeout.saturating_sub(section_start);
     let mut done: Vec<Finished> = (0..n).map(|_| None).collect();
     let mut live: Vec<Live<'_>> = Vec::with_capacity(n.min(MAX_WORKERS));
     let mut next = 0;
     let mut busy = Duration::ZERO;
     loop {
         while live.len() < MAX_WORKERS && next < n {
-            let mut child = parent.fork_worker(n, budget, busy);
+            let mut child = parent.fork_worker(n, budget, section_start, busy);
             let item = next;
             next += 1;
             let fiber = Fiber::new(move |suspender| {

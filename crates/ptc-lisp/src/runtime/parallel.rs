@@ -8,9 +8,10 @@ use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
 impl Ctx {
-    /// A context for a worker thread: same definitions and limits; a `1/share` part of the
-    /// remaining step and memory budgets, so workers together stay within the run's budget.
-    pub fn fork(&self, share: usize) -> Ctx {
+    /// A context for a worker: same definitions and limits; a `1/share` part of the remaining
+    /// step and memory budgets, so workers together stay within the run's budget; and what is
+    /// left of the run's time once `spent` is used.
+    fn fork(&self, share: usize, spent: Duration) -> Ctx {
         let share = share.max(1) as u64;
         let mut limits = (*self.limits).clone();
         limits.max_steps = self.limits.max_steps.saturating_sub(self.steps) / share;
@@ -24,7 +25,7 @@ impl Ctx {
             .limits
             .max_output_bytes
             .saturating_sub(self.output_bytes);
-        limits.timeout = self.limits.timeout.saturating_sub(self.run_time());
+        limits.timeout = self.limits.timeout.saturating_sub(spent);
         let now = Instant::now();
         let mut child = Ctx::new(
             Arc::new(limits),
@@ -56,21 +57,19 @@ impl Ctx {
     }
 
     /// A context for one item of a parallel section: as [`Ctx::fork`], drawing tool calls from
-    /// `tool_budget` (shared with its siblings), and with the evaluation time its worker thread
-    /// already spent on earlier items (`used`) taken off its timeout, so a thread that works
-    /// through many items still stops at the run's deadline.
+    /// `tool_budget` (shared with its siblings). `section_start` is the run's time when the
+    /// section began ([`Ctx::run_time`]) and `used` the evaluation time the section's items
+    /// already spent on the thread this one will run on: both come off its timeout, so a thread
+    /// that works through many items still stops at the run's deadline, while time the section
+    /// spent waiting for tools does not count.
     pub(crate) fn fork_worker(
         &self,
         share: usize,
         tool_budget: &Arc<AtomicUsize>,
+        section_start: Duration,
         used: Duration,
     ) -> Ctx {
-        let mut child = self.fork(share);
-        if !used.is_zero() {
-            let mut limits = (*child.limits).clone();
-            limits.timeout = limits.timeout.saturating_sub(used);
-            child.limits = Arc::new(limits);
-        }
+        let mut child = self.fork(share, section_start.saturating_add(used));
         child.tool_budget = Some(tool_budget.clone());
         child
     }
