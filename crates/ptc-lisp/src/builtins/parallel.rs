@@ -101,7 +101,9 @@ fn run_parallel(
         }
         None => on_threads(ctx, n, &budget, &call),
     };
-    let wall = started.elapsed();
+    // The section's time counts before the workers are taken back: the budget checks of the
+    // merge must not count its waits for tools.
+    ctx.settle_parallel_time(tool_time_before, started.elapsed(), busy);
     let mut results = Vec::with_capacity(n);
     let mut first_failure: Option<Flow> = None;
     for finished in done {
@@ -123,7 +125,6 @@ fn run_parallel(
             }
         }
     }
-    ctx.settle_parallel_time(tool_time_before, wall, busy);
     if let Some(flow) = first_failure {
         return Err(flow);
     }

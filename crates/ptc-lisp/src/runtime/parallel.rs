@@ -79,9 +79,10 @@ impl Ctx {
         self.tool_time
     }
 
-    /// After a parallel section's workers joined: of the section's `wall` time, only `busy`
-    /// (the busiest worker thread's evaluation time) counts as evaluation. `join` added up every
-    /// worker's tool time, but those waits overlapped.
+    /// After a parallel section's workers finished, before they are joined: of the section's
+    /// `wall` time, only `busy` (the evaluation time of the busiest worker thread, or of all the
+    /// items on fibers, which share one thread) counts as evaluation; the rest was spent waiting
+    /// for tools, in overlapping waits.
     pub(crate) fn settle_parallel_time(
         &mut self,
         tool_time_before: Duration,
@@ -95,7 +96,8 @@ impl Ctx {
     /// every worker, even after one of them returned an error).
     ///
     /// The worker's tool calls are recorded first and always: they happened, so the run reports
-    /// them whatever limit the merge hits. Its steps, tool time and memory are added up as well.
+    /// them whatever limit the merge hits. Its steps and memory are added up as well (its time is
+    /// settled for the whole section, see [`Ctx::settle_parallel_time`]).
     /// Its prints are kept while they fit in this context's output limit; the first one that
     /// does not fit, and every print after it, is dropped (a run stops printing at the limit,
     /// so the kept prints are always the first ones). The `Err` is the first limit the merged
@@ -103,7 +105,6 @@ impl Ctx {
     pub fn join(&mut self, child: Ctx) -> Result<(), Error> {
         self.tool_calls.extend(child.tool_calls);
         self.steps = self.steps.saturating_add(child.steps);
-        self.tool_time += child.tool_time;
         let mut outcome = self.charge(child.memory);
         for text in child.prints {
             if let Err(e) = self.keep_print(text) {
