@@ -5,6 +5,25 @@ use ptc_agent::{Agent, ScriptedLlm, ToolError, tool_fn};
 use ptc_lisp::Value;
 use std::sync::Arc;
 
+/// A run of `agent` for each `x`, with `data/x` set to it; each task returns `x` and its step.
+fn spawn_runs(
+    agent: &Agent,
+    xs: std::ops::Range<i64>,
+) -> tokio::task::JoinSet<(i64, ptc_turn::Step)> {
+    let mut runs = tokio::task::JoinSet::new();
+    for x in xs {
+        let agent = agent.clone();
+        runs.spawn(async move {
+            let step = agent
+                .run_with(ptc_agent::RunOptions::new().data_value("x", Value::Int(x)))
+                .await
+                .expect("runs");
+            (x, step)
+        });
+    }
+    runs
+}
+
 fn clojure(program: &str) -> String {
     format!("```clojure\n{program}\n```")
 }
@@ -63,17 +82,7 @@ async fn one_agent_serves_many_concurrent_runs() {
         .max_turns(1)
         .build()
         .expect("agent");
-    let mut runs = tokio::task::JoinSet::new();
-    for x in 0..50i64 {
-        let agent = agent.clone();
-        runs.spawn(async move {
-            let step = agent
-                .run_with(ptc_agent::RunOptions::new().data_value("x", Value::Int(x)))
-                .await
-                .expect("runs");
-            (x, step)
-        });
-    }
+    let mut runs = spawn_runs(&agent, 0..50);
     while let Some(joined) = runs.join_next().await {
         let (x, step) = joined.expect("task");
         assert_eq!(step.value(), Some(&Value::Int(3 * x)));
@@ -111,17 +120,7 @@ async fn under_load_healthy_programs_do_not_time_out() {
         })
         .build()
         .expect("agent");
-    let mut runs = tokio::task::JoinSet::new();
-    for x in 0..RUNS {
-        let agent = agent.clone();
-        runs.spawn(async move {
-            let step = agent
-                .run_with(ptc_agent::RunOptions::new().data_value("x", Value::Int(x)))
-                .await
-                .expect("runs");
-            (x, step)
-        });
-    }
+    let mut runs = spawn_runs(&agent, 0..RUNS);
     let mut outcomes = Vec::new();
     while let Some(joined) = runs.join_next().await {
         let (x, step) = joined.expect("task");
