@@ -3,6 +3,7 @@
 
 use super::Ctx;
 use crate::error::{Error, ErrorKind};
+use crate::value::meter;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
@@ -89,7 +90,10 @@ impl Ctx {
         wall: Duration,
         busy: Duration,
     ) {
-        self.tool_time = tool_time_before + wall.saturating_sub(busy);
+        let waited = wall.saturating_sub(busy);
+        self.tool_time = tool_time_before + waited;
+        // The walking meter's deadline moves as the time limit does.
+        meter::extend_deadline(waited);
     }
 
     /// Take back a finished worker's records and counters (call in a deterministic order, for
