@@ -40,6 +40,35 @@ fn main() {
         .build()
         .expect("a runtime");
     runtime.block_on(scenario(runs));
+    sandbox_alone(runs);
+}
+
+/// The sandbox's own share of a suspended run: `runs` programs started with
+/// `Runtime::start` and left waiting inside `pmap` (the run's stack and two items' stacks).
+fn sandbox_alone(runs: usize) {
+    let mut tools = ptc_lisp::Tools::new();
+    tools.insert_awaited(ptc_lisp::ToolSpec::new("sleep", "Sleeps"));
+    let runtime = ptc_lisp::Runtime::new().with_tools(tools);
+    let memory = ptc_lisp::UserNamespace::new();
+    let before = status();
+    let waiting: Vec<ptc_lisp::SuspendedRun> = (0..runs)
+        .map(|i| {
+            let source = format!("(+ {i} (reduce + (pmap tool/sleep [1 2])))");
+            match runtime.start(&source, &memory) {
+                ptc_lisp::Progress::Suspended(run) => run,
+                ptc_lisp::Progress::Finished(out) => panic!("did not wait: {:?}", out.outcome),
+            }
+        })
+        .collect();
+    let after = status();
+    let per_run = |now: u64, before: u64| now.saturating_sub(before) as f64 / runs as f64;
+    println!(
+        "  sandbox alone        {:.1} KiB resident, {:.1} KiB virtual per run waiting inside pmap \
+         ({runs} runs of Runtime::start)",
+        per_run(after.rss_kib, before.rss_kib),
+        per_run(after.virtual_kib, before.virtual_kib)
+    );
+    drop(waiting);
 }
 
 /// CPU time the process has used (user and system), from `/proc/self/stat`.
