@@ -8,6 +8,7 @@ mod eval;
 mod fuzz;
 mod layers;
 mod local_model;
+mod peers;
 mod pending;
 mod verdict;
 
@@ -17,7 +18,10 @@ const USAGE: &str = "usage: cargo xtask <subcommand>
 
 subcommands:
   ci                                    every check CI runs: layers, fmt, clippy, tests, doc tests, benches compile, docs
-  bench [FILTER]                        run the criterion benchmarks (medians in target/criterion)
+  bench [FILTER]                        run the benchmarks: criterion (medians in target/criterion),
+                                        agents_at_scale (10,000 concurrent agent runs)
+  bench peers                           ptc-rs side by side with pydantic-monty and Clojure 1.11
+                                        (installs monty into target/peers; needs python3, clojure)
   conformance [--regenerate | --docs | --pending]
                                         check (or regenerate) the Clojure conformance corpus,
                                         its table of Clojure vars and its pending list
@@ -41,6 +45,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci::ci(&args[1..]),
+        Some("bench") if args.get(1).map(String::as_str) == Some("peers") => peers::run(),
         Some("bench") => ci::bench(&args[1..]),
         Some("conformance") => conformance::run(&args[1..]),
         Some("docs") => docs::run(&args[1..]),

@@ -25,6 +25,7 @@ mod agent;
 mod extract;
 mod history;
 pub mod llm;
+mod program;
 mod prompt;
 mod resume;
 mod run;

@@ -3,13 +3,12 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ptc_compression::{
     CachePoint, Compression, PromptRequest, RenderOptions, Uncompressed, cacheable_prefix_len,
 };
-use ptc_lisp::{ErrorKind, Outcome, RunOutcome, Runtime, Tools, UserNamespace, Value};
+use ptc_lisp::{ErrorKind, Outcome, RunOutcome, Runtime, UserNamespace, Value};
 use ptc_lisp::{print_str, to_clojure};
 use ptc_turn::{
     FailureKind, Message, Role, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage,
@@ -22,12 +21,12 @@ use crate::agent::{Agent, Inner, data_from_serialize, expand_mission};
 use crate::extract::extract_program;
 use crate::history::History;
 use crate::llm::{LlmError, LlmRequest, LlmResponse};
+use crate::program::{LiveTools, awaited_tools, run_program};
 use crate::resume;
 use crate::signature::Mismatch;
 use crate::store::{RunStore, StoreError};
 use crate::summarizer::LlmSummarizer;
 use crate::telemetry::{HumanDuration, record_tokens};
-use crate::tool::{BlockingTool, RunAlive};
 
 /// Told about a run as it happens, e.g. to show each turn live. Both methods do nothing unless
 /// implemented.
@@ -206,7 +205,6 @@ impl Agent {
         let start = Start {
             turns: Turns::new(),
             memory: UserNamespace::new(),
-            alive: RunAlive::new(),
         };
         self.drive(task, start, options).await
     }
@@ -268,16 +266,12 @@ impl Agent {
                 reason,
             });
         }
-        let handle = tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
-        // Restored functions call the tools of this run once the restoring is over.
-        let alive = RunAlive::new();
-        let memory =
-            resume::restore_namespace(&self.inner, &task, &checkpoint.turns, &handle, &alive)
-                .await
-                .map_err(|reason| RunError::Resume {
-                    id: id.to_string(),
-                    reason,
-                })?;
+        let memory = resume::restore_namespace(&self.inner, &task, &checkpoint.turns)
+            .await
+            .map_err(|reason| RunError::Resume {
+                id: id.to_string(),
+                reason,
+            })?;
         if let Some(last) = checkpoint.turns.last() {
             tracing::info!(
                 run = id,
@@ -289,7 +283,6 @@ impl Agent {
         let start = Start {
             turns: checkpoint.turns,
             memory,
-            alive,
         };
         self.drive(checkpoint.task, start, options).await
     }
@@ -327,7 +320,8 @@ impl Agent {
     ) -> Result<Step, RunError> {
         let inner = &self.inner;
         let stop = options.stop.take();
-        let handle = tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
+        // Tool calls are awaited, and timed, on the caller's runtime.
+        tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
         let llm = &inner.llm;
         let span = tracing::info_span!(
             "agent_run",
@@ -354,7 +348,7 @@ impl Agent {
             .store
             .as_ref()
             .map(|(store, id)| (*store, id.as_str()));
-        let run = Loop::new(inner, task, handle, options.observer, store, start)?;
+        let run = Loop::new(inner, task, options.observer, store, start)?;
         let step = run.run(stop).instrument(span.clone()).await;
         record_step(&span, &step);
         let interrupted = matches!(
@@ -412,8 +406,6 @@ struct Start {
     turns: Turns,
     /// The namespace after `turns`.
     memory: UserNamespace,
-    /// Dropped when the run ends.
-    alive: RunAlive,
 }
 
 /// What to do after a turn.
@@ -443,10 +435,9 @@ enum TurnEnd {
 struct Loop<'a> {
     agent: &'a Inner,
     task: Task,
-    handle: tokio::runtime::Handle,
     observer: Option<&'a dyn RunObserver>,
     store: Option<(&'a dyn RunStore, &'a str)>,
-    /// Data and limits; each turn adds the tools (whose spans belong to the turn).
+    /// Data, limits and the agent's tools (answered by the loop while the program waits).
     runtime: Runtime,
     strategy: Box<dyn Compression>,
     single_shot: bool,
@@ -463,24 +454,17 @@ struct Loop<'a> {
     awaiting_model: bool,
     /// Requests that produced no turn (a model failure, or a turn cut off by the deadline).
     unattached: Usage,
-    /// Dropped with the run: tool calls still in flight then stop waiting.
-    alive: RunAlive,
 }
 
 impl<'a> Loop<'a> {
     fn new(
         agent: &'a Inner,
         task: Task,
-        handle: tokio::runtime::Handle,
         observer: Option<&'a dyn RunObserver>,
         store: Option<(&'a dyn RunStore, &'a str)>,
         start: Start,
     ) -> Result<Loop<'a>, RunError> {
-        let Start {
-            turns,
-            memory,
-            alive,
-        } = start;
+        let Start { turns, memory } = start;
         let settings = &agent.settings;
         let single_shot = task.max_turns <= 1;
         // SS-001: a single-shot run is never compressed.
@@ -509,12 +493,11 @@ impl<'a> Loop<'a> {
             }
             _ => None,
         };
-        let runtime = resume::runtime_for(&settings.limits, &task);
+        let runtime =
+            resume::runtime_for(&settings.limits, &task).with_tools(awaited_tools(&agent.specs));
         Ok(Loop {
-            alive,
             agent,
             task,
-            handle,
             observer,
             store,
             runtime,
@@ -748,7 +731,7 @@ impl<'a> Loop<'a> {
         };
         span.record("program_chars", program.chars().count());
         let eval_started = Instant::now();
-        let out = self.evaluate(program.clone(), span.clone()).await;
+        let out = self.evaluate(&program, &span).await;
         self.pending.eval_duration_us = micros(eval_started.elapsed());
         let out = match out {
             Ok(out) => out,
@@ -936,36 +919,26 @@ impl<'a> Loop<'a> {
         })
     }
 
-    async fn evaluate(
-        &self,
-        program: String,
-        span: tracing::Span,
-    ) -> Result<RunOutcome, TurnError> {
-        let mut tools = Tools::new();
-        for (tool, spec) in self.agent.tools.iter().zip(&self.agent.specs) {
-            tools.insert_arc(
-                spec.clone(),
-                Arc::new(BlockingTool {
-                    tool: tool.clone(),
-                    handle: self.handle.clone(),
-                    parent: span.clone(),
-                    run_ended: Some(self.alive.ended()),
-                }),
-            );
-        }
-        let runtime = self.runtime.clone().with_tools(tools);
-        let memory = self.memory.clone();
-        tokio::task::spawn_blocking(move || span.in_scope(|| runtime.run_str(&program, &memory)))
-            .await
-            .map_err(|e| {
-                TurnError::new(
-                    "internal",
-                    format!(
-                        "the program could not be run ({e}); this is a fault of the host, not of \
-                         the program: send it again"
-                    ),
-                )
-            })
+    /// Runs a turn's program; its tool calls are awaited on the runtime, in `span`.
+    async fn evaluate(&self, program: &str, span: &tracing::Span) -> Result<RunOutcome, TurnError> {
+        let live = LiveTools {
+            tools: &self.agent.tools,
+            timeout: self.runtime.limits().tool_timeout,
+            parent: span.clone(),
+        };
+        run_program(&self.runtime, program, &self.memory, span, |requests| {
+            live.answer(requests)
+        })
+        .await
+        .map_err(|panic| {
+            TurnError::new(
+                "internal",
+                format!(
+                    "the program could not be run ({panic}); this is a fault of the host, not \
+                     of the program: send it again"
+                ),
+            )
+        })
     }
 }
 

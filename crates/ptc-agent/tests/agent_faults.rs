@@ -24,7 +24,7 @@ use pretty_assertions::assert_eq;
 use ptc_agent::llm::{Anthropic, OpenAiCompatible};
 use ptc_agent::{
     Agent, FnTool, LlmError, LlmResponse, NO_PROGRAM, RetryPolicy, ScriptedLlm, ToolError,
-    value_tool,
+    async_tool, value_tool,
 };
 use ptc_lisp::pr_str;
 use ptc_lisp::{Limits, ToolOutcome, Value};
@@ -305,15 +305,17 @@ fn make_tool(kind: ToolKind, log: &CallLog) -> FnTool {
         })
         .with_signature("(id :int) -> :int"),
         ToolKind::Stall => {
-            let calls = AtomicUsize::new(0);
-            value_tool("stall", "Answers every other call", move |args| {
-                note(&log, "stall", args);
+            let calls = Arc::new(AtomicUsize::new(0));
+            async_tool("stall", "Answers every other call", move |id: i64| {
+                note(&log, "stall", &[Value::Int(id)]);
                 let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
-                if n.is_multiple_of(2) {
-                    // Runs on the sandbox's own thread for the call, which is abandoned.
-                    std::thread::sleep(HANG);
+                async move {
+                    if n.is_multiple_of(2) {
+                        // Cancelled at the tool timeout: the sleep is dropped.
+                        tokio::time::sleep(HANG).await;
+                    }
+                    Ok::<_, ToolError>(id)
                 }
-                int_arg(args).map(Value::Int)
             })
             .with_signature("(id :int) -> :int")
         }
@@ -1153,12 +1155,12 @@ fn cases() -> Vec<Case> {
                 turn("(tool/stall 2)")
                     .error(
                         "tool: 1:1: tool/stall failed: no answer within 500 ms (the call was \
-                         abandoned)",
+                         cancelled)",
                     )
                     .calls(vec![err(
                         "stall",
                         "[2]",
-                        "no answer within 500 ms (the call was abandoned)",
+                        "no answer within 500 ms (the call was cancelled)",
                     )])
                     .memory(&["a"]),
                 turn("(def b [a (tool/stall 3)])")

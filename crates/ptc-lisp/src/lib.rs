@@ -44,7 +44,8 @@ pub mod reference;
 
 pub use convert::{from_value, to_value};
 pub use engine::{
-    Outcome, Program, RunOutcome, RunStats, Runtime, UserNamespace, data_entries, eval_str,
+    Outcome, Program, Progress, RunOutcome, RunStats, Runtime, SuspendedRun, UserNamespace,
+    data_entries, eval_str,
 };
 pub use error::{Error, ErrorKind, Result};
 pub use format::{pr_str, print_str, to_clojure};
@@ -52,7 +53,9 @@ pub use json::{from_json, from_json_str, to_json};
 pub use namespace::Definition;
 pub use reader::{Form, FormKind, ReadLimits, read_value};
 pub use runtime::limits::Limits;
-pub use runtime::tools::{SyncTool, ToolCallRecord, ToolError, ToolOutcome, ToolSpec, Tools};
+pub use runtime::tools::{
+    SyncTool, ToolAnswer, ToolCallRecord, ToolError, ToolOutcome, ToolRequest, ToolSpec, Tools,
+};
 pub use span::{Pos, Span};
 pub use value::{
     Date, Function, Keyword, LazySeq, Map, MapIter, Regex, Seq, SeqIter, Set, SetIter, Symbol,

@@ -393,7 +393,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             self.analyze_inner(form, tail)
         } else {
             let floor = std::mem::replace(&mut self.stack_floor, UNKNOWN_STACK_FLOOR);
-            let result = stacker::grow(STACK_GROW_BY, || self.analyze_inner(form, tail));
+            let result = crate::stack::grow(STACK_GROW_BY, || self.analyze_inner(form, tail));
             self.stack_floor = floor;
             result
         };

@@ -7,11 +7,10 @@ use super::catalogue;
 use super::{Analyzer, suggest, unsupported_form};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ir::Expr;
-use crate::runtime::tools::SyncTool;
+use crate::runtime::tools::ToolHandler;
 use crate::span::Span;
 use crate::value::{Function, Value, intern};
 use arcstr::ArcStr;
-use std::sync::Arc;
 
 impl<'s, 'a> Analyzer<'s, 'a> {
     // -----------------------------------------------------------------------------------------
@@ -63,7 +62,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     }
 
     fn resolve_tool_or_data(&mut self, name: &str, span: Span) -> Option<Expr> {
-        let tool = self.scope.tools.get(name).cloned();
+        let tool = self.scope.tools.handler(name).cloned();
         let data = self.scope.data.get(name).cloned();
         match (tool, data) {
             (Some(_), Some(_)) => Some(Expr::Raise(Box::new(Error::at(
@@ -82,7 +81,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 
     fn resolve_qualified(&mut self, ns: &str, local: &str, full: &str, span: Span) -> Result<Expr> {
         match ns {
-            "tool" => match self.scope.tools.get(local) {
+            "tool" => match self.scope.tools.handler(local) {
                 Some(tool) => Ok(Expr::Const(tool_function(local, tool.clone()))),
                 None => Err(Error::at(
                     ErrorKind::UndefinedSymbol,
@@ -280,7 +279,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 }
 
 /// A tool as a function value (`(map tool/fetch ids)`).
-pub(crate) fn tool_function(name: &str, tool: Arc<dyn SyncTool>) -> Value {
+pub(crate) fn tool_function(name: &str, tool: ToolHandler) -> Value {
     let name = ArcStr::from(name);
     let label = format!("tool/{name}");
     Value::Fn(Function::native(&label, move |ctx, args| {

@@ -190,7 +190,7 @@ pub fn read_value(text: &str) -> Result<Value> {
                 max_depth: MAX_VALUE_DEPTH as usize,
                 ..shallow
             };
-            stacker::grow(DEEP_READ_STACK, || read_one(text, &deep))
+            crate::stack::grow(DEEP_READ_STACK, || read_one(text, &deep))
         }
         other => other,
     }

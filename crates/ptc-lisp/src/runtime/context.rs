@@ -3,6 +3,7 @@
 //!
 //! Every limit is a counter here, checked where the work happens (see [`crate::runtime::limits`]).
 
+use super::fiber::Suspender;
 use super::limits::Limits;
 use super::tools::ToolCallRecord;
 use crate::error::{Error, ErrorKind};
@@ -85,6 +86,8 @@ pub struct Ctx {
     /// Tool calls left to the workers of a parallel section, shared between them so the run's
     /// limit holds while they call tools at the same time.
     pub(crate) tool_budget: Option<Arc<AtomicUsize>>,
+    /// Set when evaluation runs on a fiber: host-answered tool calls stop it here.
+    pub(crate) suspender: Option<Suspender>,
 }
 
 const CLOCK_INTERVAL: u64 = 4096;
@@ -123,6 +126,7 @@ impl Ctx {
             tool_calls: Vec::new(),
             worker: false,
             tool_budget: None,
+            suspender: None,
         }
     }
 
@@ -368,7 +372,7 @@ impl Ctx {
         }
         self.stack_segments += 1;
         let floor = std::mem::replace(&mut self.stack_floor, UNKNOWN_STACK_FLOOR);
-        let result = stacker::grow(STACK_GROW_BY, || f(self));
+        let result = crate::stack::grow(STACK_GROW_BY, || f(self));
         self.stack_floor = floor;
         self.stack_segments -= 1;
         result
