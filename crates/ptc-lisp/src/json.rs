@@ -57,6 +57,13 @@ fn to_json_here(value: &Value) -> serde_json::Value {
         Value::Bool(b) => J::Bool(*b),
         Value::Int(i) => J::from(*i),
         Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+        // An integer that fits 64 bits stays exact; other big numbers, ratios and decimals
+        // become the nearest JSON float.
+        Value::Big(b) => match (b.to_i64(), b.to_u64()) {
+            (Some(i), _) => J::from(i),
+            (None, Some(u)) => J::from(u),
+            _ => serde_json::Number::from_f64(b.to_f64()).map_or(J::Null, J::Number),
+        },
         Value::Str(s) => J::String(s.to_string()),
         Value::Char(c) => J::String(c.to_string()),
         Value::Keyword(k) => J::String(k.as_str().to_string()),

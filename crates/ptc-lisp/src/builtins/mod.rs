@@ -6,6 +6,7 @@
 //! cannot drift from behaviour. Families live in one file each.
 
 pub(crate) mod args;
+mod bits;
 pub(crate) mod coll;
 pub(crate) mod function;
 pub(crate) mod group;
@@ -21,6 +22,7 @@ pub(crate) mod seq;
 pub(crate) mod set;
 pub(crate) mod string;
 pub(crate) mod time;
+mod tower;
 pub(crate) mod transduce;
 
 pub(crate) use crate::eval::got;
@@ -60,9 +62,11 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 15] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 17] {
     [
         ("Numbers", number::BUILTINS),
+        ("Big numbers and ratios", tower::BUILTINS),
+        ("Bit operations and unchecked arithmetic", bits::BUILTINS),
         ("Predicates", predicate::BUILTINS),
         ("Sequences", seq::BUILTINS),
         ("Maps and collections", coll::BUILTINS),
