@@ -219,7 +219,13 @@ fn plus(ctx: &mut Ctx, call: Call, xs: &[Value]) -> EvalResult {
 
 fn minus(ctx: &mut Ctx, call: Call, (x, more): (&Value, &[Value])) -> EvalResult {
     match more {
-        [] => step(ctx, Op::Sub, &Value::Int(0), x),
+        [] => match x {
+            Value::Int(i) => i
+                .checked_neg()
+                .map(Value::Int)
+                .ok_or_else(|| unary_overflow(call, *i).into()),
+            _ => step(ctx, Op::Sub, &Value::Int(0), x),
+        },
         [y] => step(ctx, Op::Sub, x, y),
         _ => fold(ctx, more, number(call, x)?.clone(), Op::Sub),
     }

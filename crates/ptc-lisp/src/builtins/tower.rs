@@ -177,8 +177,13 @@ fn ratio_parts(call: Call, x: &Value) -> Result<(&BigInt, &BigInt)> {
     }
 }
 
+/// A ratio's part, plain when it fits in 64 bits (Clojure gives a `BigInteger`, which prints
+/// without the `N`).
 fn integer(i: &BigInt) -> Value {
-    BigNumber::int(i.clone())
+    match i.to_i64() {
+        Some(small) => Value::Int(small),
+        None => BigNumber::int(i.clone()),
+    }
 }
 
 fn numerator(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {

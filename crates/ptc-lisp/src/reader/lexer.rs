@@ -887,7 +887,7 @@ mod tests {
                 Tok::Int(3),
                 Tok::Int(255),
                 Tok::Int(-31),
-                Tok::Int(7),
+                Tok::Big("7N"),
                 Tok::Int(15),
                 Tok::Int(10),
                 Tok::Int(35),
@@ -903,14 +903,45 @@ mod tests {
                 Tok::Float(1000.0),
                 Tok::Float(0.0015),
                 Tok::Float(3.0),
-                Tok::Float(2.0),
+                Tok::Big("2M"),
                 Tok::Float(300.0),
             ]
         );
         assert_eq!(
-            toks("9223372036854775807 -9223372036854775808"),
-            vec![Tok::Int(i64::MAX), Tok::Int(i64::MIN)]
+            toks("9223372036854775807 -9223372036854775808 9223372036854775808 1/3"),
+            vec![
+                Tok::Int(i64::MAX),
+                Tok::Int(i64::MIN),
+                Tok::Big("9223372036854775808"),
+                Tok::Big("1/3"),
+            ]
         );
+    }
+
+    #[test]
+    fn big_literals_read_as_clojure_does() {
+        let shown = |text: &str| match big_literal(text) {
+            Some(Ok(v)) => crate::format::pr_str(&v),
+            Some(Err(e)) => format!("error: {e}"),
+            None => "none".to_string(),
+        };
+        let cases = [
+            ("7N", "7N"),
+            ("-0x10N", "-16N"),
+            ("99999999999999999999", "99999999999999999999N"),
+            ("-9223372036854775809", "-9223372036854775809N"),
+            ("6/8", "3/4"),
+            ("-4/2", "-2"),
+            ("1/0", "error: invalid ratio literal 1/0: divide by zero"),
+            ("1.50M", "1.50M"),
+            ("-2M", "-2M"),
+            ("1e3M", "1E+3M"),
+            ("42", "none"),
+            ("1.5", "none"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(shown(text), expected, "{text}");
+        }
     }
 
     #[test]
