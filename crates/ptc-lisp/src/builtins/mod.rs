@@ -18,6 +18,7 @@ pub(crate) mod predicate;
 mod printf;
 pub(crate) mod ptc;
 pub(crate) mod regex;
+mod rounding;
 pub(crate) mod seq;
 pub(crate) mod set;
 pub(crate) mod string;
@@ -62,7 +63,7 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 17] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 18] {
     [
         ("Numbers", number::BUILTINS),
         ("Big numbers and ratios", tower::BUILTINS),
@@ -81,6 +82,7 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 17] {
         ("Transducers and early termination", transduce::BUILTINS),
         ("PTC extensions: predicates and aggregation", ptc::BUILTINS),
         ("PTC extensions: parallel calls", parallel::BUILTINS),
+        ("PTC extensions: rounding and powers", rounding::BUILTINS),
     ]
 }
 
