@@ -651,7 +651,7 @@ mod tests {
         );
         assert_eq!(
             fmt("%q", &[Value::Int(1)]),
-            "error: unknown directive %q; use %s, %d, %f, %.2f, %x, %e, %c, %b, %% or %n"
+            "error: unknown directive %q; use %s, %d, %f, %.2f, %x, %e, %g, %c, %b, %% or %n"
         );
         assert_eq!(
             fmt("100%", &[]),
