@@ -306,8 +306,27 @@ fn compact_names(list: &[&'static Builtin]) -> String {
     parts.join(" ")
 }
 
+/// Families the system prompt names by pattern instead of one by one (`bit-*`): a task seldom
+/// needs them, and a model that does knows their names from Clojure. Every name of the family
+/// must match one of the patterns (a test checks).
+const SUMMARIZED: &[(&str, &str)] = &[(
+    "Bit operations and unchecked arithmetic",
+    "bit-* unsigned-bit-shift-right unchecked-*",
+)];
+
+/// Whether `name` is one of the names `summary` lists or matches one of its `prefix*` patterns.
+fn summary_covers(summary: &str, name: &str) -> bool {
+    summary
+        .split(' ')
+        .any(|pattern| match pattern.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => pattern == name,
+        })
+}
+
 /// The compact reference for a system prompt: the rules, how each form is written, every
-/// builtin name by family and the refused names (well under 2,000 tokens).
+/// builtin name by family (a few families by pattern) and the refused names (well under 2,000
+/// tokens).
 pub fn compact() -> String {
     let mut out = String::from("PTC-Lisp reference.\n");
     for rule in RULES {
@@ -323,7 +342,14 @@ pub fn compact() -> String {
          IndexOutOfBoundsException.\n",
     );
     for (family, list) in families() {
-        let _ = writeln!(out, "{family}: {}", compact_names(&list));
+        match SUMMARIZED.iter().find(|(name, _)| *name == family) {
+            Some((_, summary)) => {
+                let _ = writeln!(out, "{family}: {summary}");
+            }
+            None => {
+                let _ = writeln!(out, "{family}: {}", compact_names(&list));
+            }
+        }
     }
     let refused: Vec<&str> = REFUSED.iter().map(|r| r.names[0]).collect();
     let _ = writeln!(
@@ -440,6 +466,23 @@ mod tests {
                 "{:?} missing from compact",
                 r.names
             );
+        }
+    }
+
+    #[test]
+    fn summarized_families_cover_their_names() {
+        for (family, summary) in SUMMARIZED {
+            let (_, list) = families()
+                .into_iter()
+                .find(|(name, _)| name == family)
+                .unwrap_or_else(|| panic!("no family {family}"));
+            for b in list {
+                assert!(
+                    summary_covers(summary, b.name),
+                    "{} not in {summary}",
+                    b.name
+                );
+            }
         }
     }
 

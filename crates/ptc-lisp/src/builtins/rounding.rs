@@ -42,10 +42,7 @@ fn to_integer(
         }
         Num::Float(f) => Err(call.error(
             ErrorKind::Arithmetic,
-            format_args!(
-                "{} has no integer value",
-                crate::format::format_float(f)
-            ),
+            format_args!("{} has no integer value", crate::format::format_float(f)),
         )),
         Num::Big(b) => Ok(match b.kind() {
             BigKind::Int(_) => Value::Big(b.clone()),
