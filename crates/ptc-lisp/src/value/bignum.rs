@@ -14,6 +14,17 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 /// A big integer, a ratio or a big decimal (see [`BigKind`]); cheap to clone.
+///
+/// ```
+/// use ptc_lisp::{BigNumber, pr_str};
+/// let third = BigNumber::ratio(2.into(), 6.into()).expect("a non-zero denominator");
+/// assert_eq!(pr_str(&third), "1/3");
+/// assert_eq!(pr_str(&BigNumber::int(7)), "7N");
+/// // Display is what `str` gives.
+/// assert_eq!(BigNumber::int(7).to_string(), "7");
+/// let price = BigNumber::decimal(150, 2);
+/// assert_eq!((pr_str(&price), price.to_string()), ("1.50M".to_string(), "1.50".to_string()));
+/// ```
 #[derive(Clone)]
 pub struct BigNumber(Arc<BigKind>);
 
