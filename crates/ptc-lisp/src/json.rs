@@ -211,6 +211,23 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     #[test]
+    fn big_numbers_become_json_numbers() {
+        use crate::value::BigNumber;
+        let huge = BigNumber::int(num_bigint::BigInt::from(u64::MAX) * 4);
+        let values = Value::vector([
+            BigNumber::int(7),
+            BigNumber::int(u64::MAX),
+            huge,
+            BigNumber::ratio(1.into(), 4.into()).expect("a ratio"),
+            BigNumber::decimal(150, 2),
+        ]);
+        assert_eq!(
+            to_json(&values).to_string(),
+            "[7,18446744073709551615,7.378697629483821e19,0.25,1.5]"
+        );
+    }
+
+    #[test]
     fn json_objects_become_keyword_maps() {
         let v = from_json_str(
             r#"{"name": "Ann", "tags": ["a", 1, 2.5, null, true], "big": 18446744073709551615}"#,
