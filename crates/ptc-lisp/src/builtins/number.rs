@@ -875,19 +875,19 @@ fn math_pow(_: &mut Ctx, _: Call, (base, exponent): (Num, Num)) -> EvalResult {
     Ok(Value::Float(base.as_f64().powf(exponent.as_f64())))
 }
 
-fn math_round(ctx: &mut Ctx, call: Call, x: Num) -> EvalResult {
-    match x {
-        Num::Int(i) => Ok(Value::Int(i)),
-        Num::Float(x) if x.is_nan() => Ok(Value::Int(0)),
-        Num::Big(_) => math_round(ctx, call, Num::Float(x.as_f64())),
-        Num::Float(x) => {
-            // Java rounds halves toward positive infinity; `x - floor(x)` is exact, so this is
-            // right even for 0.49999999999999994. `as` saturates as Java does.
-            let floor = x.floor();
-            let rounded = if x - floor >= 0.5 { floor + 1.0 } else { floor };
-            Ok(Value::Int(rounded as i64))
-        }
+fn math_round(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
+    let x = match x {
+        Num::Int(i) => return Ok(Value::Int(i)),
+        other => other.as_f64(),
+    };
+    if x.is_nan() {
+        return Ok(Value::Int(0));
     }
+    // Java rounds halves toward positive infinity; `x - floor(x)` is exact, so this is right
+    // even for 0.49999999999999994. `as` saturates as Java does.
+    let floor = x.floor();
+    let rounded = if x - floor >= 0.5 { floor + 1.0 } else { floor };
+    Ok(Value::Int(rounded as i64))
 }
 
 fn math_extreme((a, b): (Num, Num), keep: Ordering) -> EvalResult {
