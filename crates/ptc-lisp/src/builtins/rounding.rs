@@ -9,7 +9,7 @@ use crate::eval::{Ctx, EvalResult};
 use crate::value::{BigKind, BigNumber, Value};
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{FromPrimitive, ToPrimitive};
+use num_traits::FromPrimitive;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("floor", floor, "(floor x)", "The largest integer not above x (an integer, unlike Math/floor).", "[(floor 3.7) (floor -3.2) (floor 7/2)]" => "[3 -4 3]"),
@@ -20,14 +20,6 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("pow", pow, "(pow x y)", "x raised to the power y, as a float.", "(pow 2 10)" => "1024.0"),
 ];
 
-/// An integer as a value: plain when it fits in 64 bits.
-fn integer(i: BigInt) -> Value {
-    match i.to_i64() {
-        Some(small) => Value::Int(small),
-        None => BigNumber::int(i),
-    }
-}
-
 /// `x` rounded to an integer by `whole` (applied to floats and to exact values alike).
 fn to_integer(
     call: Call,
@@ -37,16 +29,16 @@ fn to_integer(
 ) -> Result<Value> {
     match x {
         Num::Int(i) => Ok(Value::Int(i)),
-        Num::Float(f) if f.is_finite() => {
-            Ok(integer(BigInt::from_f64(floats(f)).unwrap_or_default()))
-        }
+        Num::Float(f) if f.is_finite() => Ok(BigNumber::integer(
+            BigInt::from_f64(floats(f)).unwrap_or_default(),
+        )),
         Num::Float(f) => Err(call.error(
             ErrorKind::Arithmetic,
             format_args!("{} has no integer value", crate::format::format_float(f)),
         )),
         Num::Big(b) => Ok(match b.kind() {
             BigKind::Int(_) => Value::Big(b.clone()),
-            _ => integer(exact(&b.to_rational()).to_integer()),
+            _ => BigNumber::integer(exact(&b.to_rational()).to_integer()),
         }),
     }
 }

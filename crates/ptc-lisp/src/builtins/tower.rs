@@ -120,11 +120,7 @@ fn bigint(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
 }
 
 fn biginteger(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
-    let i = whole(call, x)?;
-    Ok(match i.to_i64() {
-        Some(small) => Value::Int(small),
-        None => BigNumber::int(i),
-    })
+    Ok(BigNumber::integer(whole(call, x)?))
 }
 
 fn bigdec(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
@@ -177,21 +173,13 @@ fn ratio_parts(call: Call, x: &Value) -> Result<(&BigInt, &BigInt)> {
     }
 }
 
-/// A ratio's part, plain when it fits in 64 bits (Clojure gives a `BigInteger`, which prints
-/// without the `N`).
-fn integer(i: &BigInt) -> Value {
-    match i.to_i64() {
-        Some(small) => Value::Int(small),
-        None => BigNumber::int(i.clone()),
-    }
-}
-
+// Clojure gives a `BigInteger`, which prints without the `N`: a plain integer when it fits.
 fn numerator(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
-    Ok(integer(ratio_parts(call, x)?.0))
+    Ok(BigNumber::integer(ratio_parts(call, x)?.0.clone()))
 }
 
 fn denominator(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
-    Ok(integer(ratio_parts(call, x)?.1))
+    Ok(BigNumber::integer(ratio_parts(call, x)?.1.clone()))
 }
 
 fn rationalize(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {

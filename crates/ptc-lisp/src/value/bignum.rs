@@ -94,6 +94,15 @@ impl BigNumber {
         Value::Big(BigNumber::new(BigKind::Int(i.into())))
     }
 
+    /// An integer as the smallest value that holds it: a 64-bit integer when it fits, else a
+    /// big integer.
+    pub fn integer(i: BigInt) -> Value {
+        match i.to_i64() {
+            Some(small) => Value::Int(small),
+            None => BigNumber::int(i),
+        }
+    }
+
     /// `numerator / denominator` in lowest terms: a ratio, or a big integer when the
     /// denominator divides the numerator (as Clojure's division of big integers gives).
     /// `None` for a zero denominator.
