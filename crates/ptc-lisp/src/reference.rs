@@ -317,7 +317,7 @@ const NOT_IN_PROMPT: &[&str] = &[
 ];
 
 /// The compact reference for a system prompt: the rules, how each form is written, the builtin
-/// names by family (but the families of [`NOT_IN_PROMPT`]) and the refused names (well under
+/// names by family (but a few families the full reference lists) and the refused names (well under
 /// 2,000 tokens).
 pub fn compact() -> String {
     let mut out = String::from("PTC-Lisp reference.\n");
