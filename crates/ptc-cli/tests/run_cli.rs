@@ -322,11 +322,11 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
             // the first writes to the cache and the second reads.
             "cost": {
                 "pricing": "anthropic", "requests": 2,
-                "billed": 2744.1, "input_tokens": 8,
-                "cache_read_tokens": 2011, "cache_write_tokens": 2028,
+                "billed": 2811.6, "input_tokens": 8,
+                "cache_read_tokens": 2061, "cache_write_tokens": 2078,
                 "full_history": {
-                    "billed": 2744.1, "input_tokens": 8,
-                    "cache_read_tokens": 2011, "cache_write_tokens": 2028
+                    "billed": 2811.6, "input_tokens": 8,
+                    "cache_read_tokens": 2061, "cache_write_tokens": 2078
                 },
                 "ratio": 1.0,
                 "reported": null
@@ -433,11 +433,11 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
         cost(&[]),
         serde_json::json!({
             "pricing": "anthropic", "requests": 3,
-            "billed": 3099.3, "input_tokens": 11,
-            "cache_read_tokens": 4158, "cache_write_tokens": 2138,
+            "billed": 3171.8, "input_tokens": 11,
+            "cache_read_tokens": 4258, "cache_write_tokens": 2188,
             "full_history": {
-                "billed": 3100.55, "input_tokens": 11,
-                "cache_read_tokens": 4158, "cache_write_tokens": 2139
+                "billed": 3173.05, "input_tokens": 11,
+                "cache_read_tokens": 4258, "cache_write_tokens": 2189
             },
             "ratio": 0.9996,
             "reported": {
@@ -459,8 +459,8 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
         ),
         (
             &serde_json::json!("openai?read=0.25"),
-            &serde_json::json!(3235.0),
-            &serde_json::json!(3236.0),
+            &serde_json::json!(3385.0),
+            &serde_json::json!(3386.0),
             &serde_json::json!(3270.0)
         )
     );

@@ -133,6 +133,7 @@ pub fn str_of(value: &Value) -> String {
         Value::Char(c) => c.to_string(),
         Value::Date(d) => d.to_text(),
         Value::Big(b) => b.to_text(),
+        Value::Regex(r) => r.as_str().to_string(),
         Value::Float(f) if !f.is_finite() => {
             if f.is_nan() {
                 "NaN".into()

@@ -12,7 +12,7 @@
 //! assert!(ptc_lisp::reference::markdown().starts_with("# PTC-Lisp language reference"));
 //! ```
 
-use crate::analyze::{FORMS, FormEntry, FormRole, REFUSED};
+use crate::analyze::{FORMS, FORMS_LEFT_OUT_OF_PROMPT, FormEntry, FormRole, REFUSED};
 use crate::builtins::{self, Builtin};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -306,16 +306,6 @@ fn compact_names(list: &[&'static Builtin]) -> String {
     parts.join(" ")
 }
 
-/// Families the compact reference leaves out (the full reference lists them): the system prompt
-/// is at its budget, and these names do not earn their tokens there. A model writes them as
-/// Clojure (or the original PTC-Lisp) has them whether it is told or not (`+'`, `bigint`,
-/// `bit-and`, `floor`), and a task seldom needs them.
-const NOT_IN_PROMPT: &[&str] = &[
-    "Big numbers and ratios",
-    "Bit operations and unchecked arithmetic",
-    "PTC extensions: rounding and powers",
-];
-
 /// The compact reference for a system prompt: the rules, how each form is written, the builtin
 /// names by family (but a few families the full reference lists) and the refused names (well under
 /// 2,000 tokens).
@@ -325,7 +315,11 @@ pub fn compact() -> String {
         let _ = writeln!(out, "- {rule}");
     }
     for (title, entries) in sections().into_iter().take(2) {
-        let shapes: Vec<&str> = entries.iter().map(|e| first_shape(e.signature)).collect();
+        let shapes: Vec<&str> = entries
+            .iter()
+            .filter(|e| !FORMS_LEFT_OUT_OF_PROMPT.contains(&e.name))
+            .map(|e| first_shape(e.signature))
+            .collect();
         let _ = writeln!(out, "{title}: {}", shapes.join(" "));
     }
     out.push_str(
@@ -333,12 +327,18 @@ pub fn compact() -> String {
          catch classes: Exception ExceptionInfo ArithmeticException IllegalArgumentException \
          IndexOutOfBoundsException.\n",
     );
-    for (family, list) in families() {
-        if !NOT_IN_PROMPT.contains(&family) {
-            let _ = writeln!(out, "{family}: {}", compact_names(&list));
+    for (family, mut list) in families() {
+        if builtins::FAMILIES_LEFT_OUT_OF_PROMPT.contains(&family) {
+            continue;
         }
+        list.retain(|b| !builtins::LEFT_OUT_OF_PROMPT.contains(&b.name));
+        let _ = writeln!(out, "{family}: {}", compact_names(&list));
     }
-    let refused: Vec<&str> = REFUSED.iter().map(|r| r.names[0]).collect();
+    let refused: Vec<&str> = REFUSED
+        .iter()
+        .filter(|r| r.in_prompt)
+        .map(|r| r.names[0])
+        .collect();
     let _ = writeln!(
         out,
         "Not available (an error says what to use instead): {}, and Java classes and methods \
@@ -437,7 +437,8 @@ mod tests {
                 f.name
             );
             assert!(
-                short.contains(first_shape(f.signature)),
+                FORMS_LEFT_OUT_OF_PROMPT.contains(&f.name)
+                    || short.contains(first_shape(f.signature)),
                 "{} missing from compact",
                 f.name
             );
@@ -449,7 +450,7 @@ mod tests {
                 r.names
             );
             assert!(
-                short.contains(r.names[0]),
+                !r.in_prompt || short.contains(r.names[0]),
                 "{:?} missing from compact",
                 r.names
             );
@@ -459,7 +460,7 @@ mod tests {
     #[test]
     fn families_left_out_of_the_prompt_exist_and_are_in_the_full_reference() {
         let (full, short) = (markdown(), compact());
-        for family in NOT_IN_PROMPT {
+        for family in builtins::FAMILIES_LEFT_OUT_OF_PROMPT {
             let (_, list) = families()
                 .into_iter()
                 .find(|(name, _)| name == family)

@@ -24,6 +24,11 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             return Ok(local);
         }
         if let Some((ns, local_name)) = split_namespace(name) {
+            if let Some(full) = self.dealias(name)
+                && let Some((ns, local_name)) = split_namespace(&full)
+            {
+                return self.resolve_qualified(ns, local_name, &full, span);
+            }
             return self.resolve_qualified(ns, local_name, name, span);
         }
         if let Some(&slot) = self.scope.global_index.get(name) {
@@ -34,6 +39,11 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 fallback: fallback.map(Box::new),
                 span,
             });
+        }
+        if let Some(full) = self.dealias(name)
+            && let Some((ns, local_name)) = split_namespace(&full)
+        {
+            return self.resolve_qualified(ns, local_name, &full, span);
         }
         if let Some(f) = self.scope.library.function(name) {
             return Ok(Expr::Const(Value::Fn(f)));
@@ -158,6 +168,42 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                         ),
                     );
                 }
+                let prefix = format!("{known_ns}/");
+                let names = self.scope.library.names();
+                let mut offered: Vec<&str> = names
+                    .iter()
+                    .filter_map(|n| n.strip_prefix(&prefix))
+                    .collect();
+                let local = name.split_once('/').map_or("", |(_, l)| l);
+                if offered.is_empty()
+                    && !known_ns.contains('.')
+                    && let Some(full) = names.iter().find(|n| {
+                        n.starts_with("clojure.")
+                            && n.split_once('/').is_some_and(|(_, l)| l == local)
+                    })
+                {
+                    let ns = full.split_once('/').map_or("", |(ns, _)| ns);
+                    return Error::at(
+                        ErrorKind::UndefinedSymbol,
+                        span,
+                        format!(
+                            "undefined symbol {name}: {known_ns} is not an alias in this program \
+                             (an alias given by require lasts until its program ends); write \
+                             (require '[{ns} :as {known_ns}]) first, or {full}"
+                        ),
+                    );
+                }
+                if !offered.is_empty() {
+                    offered.sort_unstable();
+                    return Error::at(
+                        ErrorKind::UndefinedSymbol,
+                        span,
+                        format!(
+                            "undefined symbol {name}; {known_ns} offers {}",
+                            offered.join(" ")
+                        ),
+                    );
+                }
                 let java_class = known_ns.starts_with("java.")
                     || known_ns.starts_with(|c: char| c.is_ascii_uppercase());
                 return Error::at(
@@ -169,8 +215,10 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                     span,
                     format!(
                         "{name} is not available: the namespaces are clojure.string (str/), \
-                         clojure.set (set/), tool/, data/ and user/, and the Java classes Math, \
-                         Integer, Long, Double, Character, String and java.time.LocalDate"
+                         clojure.set (set/), clojure.walk, clojure.edn, tool/, data/ and user/ \
+                         (give one an alias with (require '[clojure.walk :as w])), and the Java \
+                         classes Math, Integer, Long, Double, Character, String and \
+                         java.time.LocalDate"
                     ),
                 );
             }

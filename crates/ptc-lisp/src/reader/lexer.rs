@@ -66,6 +66,8 @@ pub enum Tok<'src> {
     Char(char),
     /// A keyword without its colon.
     Keyword(&'src str),
+    /// `::name`, auto-resolved in the current namespace (always `user`): the name alone.
+    AutoKeyword(&'src str),
     /// A symbol other than `nil`, `true` and `false`, possibly namespaced (`tool/fetch`).
     Symbol(&'src str),
 }
@@ -356,6 +358,7 @@ impl<'src> Lexer<'src> {
                 }
                 number(text).map_err(|msg| Error::parse(span, msg))?
             }
+            Raw::Keyword if text.starts_with("::") => Tok::AutoKeyword(auto_keyword(text, span)?),
             Raw::Keyword => Tok::Keyword(keyword(text, span)?),
             Raw::Symbol => symbol(text, span)?,
         })
@@ -613,6 +616,28 @@ fn qualified_name_ok(name: &str) -> bool {
         None => true,
         Some(slash) => slash > 0 && slash + 1 < bytes.len(),
     }
+}
+
+/// The name of `::name`, which reads as `:user/name` since a program runs in `user`.
+fn auto_keyword(text: &str, span: Span) -> Result<&str> {
+    let name = &text[2..];
+    if name.contains('/') {
+        return Err(Error::parse(
+            span,
+            format!(
+                "auto-resolved keywords with an alias ({text}) are not supported; write the \
+                 keyword with its namespace in full (:some.namespace/{})",
+                name.split_once('/').map_or(name, |(_, local)| local)
+            ),
+        ));
+    }
+    if name.is_empty() || !qualified_name_ok(name) || name.starts_with(':') {
+        return Err(Error::parse(
+            span,
+            "expected a keyword name after '::' (e.g. ::name, which reads as :user/name)",
+        ));
+    }
+    Ok(name)
 }
 
 fn keyword(text: &str, span: Span) -> Result<&str> {

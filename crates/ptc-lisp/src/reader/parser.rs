@@ -388,6 +388,7 @@ where
         (Tok::Str(body), span) => Form::new(FormKind::Str(unescape(body)), span),
         (Tok::Char(c), span) => Form::new(FormKind::Char(c), span),
         (Tok::Keyword(k), span) => Form::new(FormKind::Keyword(k.to_owned()), span),
+        (Tok::AutoKeyword(k), span) => Form::new(FormKind::Keyword(format!("user/{k}")), span),
         (Tok::Symbol(s), span) => Form::new(FormKind::Symbol(intern(s)), span),
         (Tok::Regex(r), span) => Form::new(FormKind::Regex(r.to_owned()), span),
     }

@@ -76,6 +76,9 @@ pub struct Ctx {
     pub(crate) keyword_hint: AtomicU8,
     pub(crate) output_bytes: usize,
     pub(crate) prints: Vec<String>,
+    /// The text printed while `with-out-str` captures it (innermost capture), instead of
+    /// output entries.
+    pub(crate) captured: Option<String>,
     pub(crate) tool_calls: Vec<ToolCallRecord>,
     /// Set on `pmap`/`pcalls` workers, where `def` is refused.
     pub(crate) worker: bool,
@@ -116,6 +119,7 @@ impl Ctx {
             keyword_hint: AtomicU8::new(0),
             output_bytes: 0,
             prints: Vec::new(),
+            captured: None,
             tool_calls: Vec::new(),
             worker: false,
             tool_budget: None,
