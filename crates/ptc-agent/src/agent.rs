@@ -482,7 +482,7 @@ pub(crate) fn data_from_serialize<D: Serialize + ?Sized>(
             match other {
                 Value::Nil => "null",
                 Value::Bool(_) => "a boolean",
-                Value::Int(_) | Value::Float(_) => "a number",
+                Value::Int(_) | Value::Float(_) | Value::Big(_) => "a number",
                 Value::Str(_) => "a string",
                 _ => "an array",
             }

@@ -51,6 +51,10 @@ pub use error::{Error, ErrorKind, Result};
 pub use format::{pr_str, print_str, to_clojure};
 pub use json::{from_json, from_json_str, to_json};
 pub use namespace::Definition;
+/// The big integer and ratio types inside a [`BigNumber`].
+pub use num_bigint::BigInt;
+/// The big integer and ratio types inside a [`BigNumber`].
+pub use num_rational::BigRational;
 pub use reader::{Form, FormKind, ReadLimits, read_value};
 pub use runtime::limits::Limits;
 pub use runtime::tools::{
@@ -58,6 +62,6 @@ pub use runtime::tools::{
 };
 pub use span::{Pos, Span};
 pub use value::{
-    Date, Function, Keyword, LazySeq, Map, MapIter, Regex, Seq, SeqIter, Set, SetIter, Symbol,
-    Value, ValueShape,
+    BigKind, BigNumber, Date, Decimal, Function, Keyword, LazySeq, Map, MapIter, Regex, Seq,
+    SeqIter, Set, SetIter, Symbol, Value, ValueShape,
 };

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! let text = ptc_lisp::reference::compact();
-//! assert!(text.contains("(/ 7 2) is 3.5"));
+//! assert!(text.contains("(/ 7 2) is the ratio 7/2"));
 //! assert!(ptc_lisp::reference::markdown().starts_with("# PTC-Lisp language reference"));
 //! ```
 
@@ -25,8 +25,8 @@ const RULES: &[&str] = &[
     "def and defn define names in the user namespace; they last into later turns.",
     "tool/name calls a host tool, data/name reads an input value (a bare name works when nothing \
      else has it).",
-    "No ratios: (/ 7 2) is 3.5 and (/ 6 2) is 3. Integers are 64-bit; overflow is an error, not a \
-     silent wrap. (float x) is a 64-bit float.",
+    "(/ 7 2) is the ratio 7/2 and (/ 7.0 2) is 3.5. Integer overflow is an error, not a wrap: +' \
+     -' *' inc' give big integers (7N) instead.",
     "Key leniency for JSON data: get, get-in, keywords as functions, destructuring and where find \
      a string key when given a keyword, and a keyword key when given a string.",
     "Regexes use Java syntax and run in linear time: no look-ahead, look-behind, backreferences or \
@@ -306,8 +306,9 @@ fn compact_names(list: &[&'static Builtin]) -> String {
     parts.join(" ")
 }
 
-/// The compact reference for a system prompt: the rules, how each form is written, every
-/// builtin name by family and the refused names (well under 2,000 tokens).
+/// The compact reference for a system prompt: the rules, how each form is written, the builtin
+/// names by family (but a few families the full reference lists) and the refused names (well under
+/// 2,000 tokens).
 pub fn compact() -> String {
     let mut out = String::from("PTC-Lisp reference.\n");
     for rule in RULES {
@@ -453,6 +454,28 @@ mod tests {
                 "{:?} missing from compact",
                 r.names
             );
+        }
+    }
+
+    #[test]
+    fn families_left_out_of_the_prompt_exist_and_are_in_the_full_reference() {
+        let (full, short) = (markdown(), compact());
+        for family in builtins::FAMILIES_LEFT_OUT_OF_PROMPT {
+            let (_, list) = families()
+                .into_iter()
+                .find(|(name, _)| name == family)
+                .unwrap_or_else(|| panic!("no family {family}"));
+            assert!(
+                !short.contains(family),
+                "{family} is in the compact reference"
+            );
+            for b in list {
+                assert!(
+                    full.contains(&code(b.signature)),
+                    "{} missing from markdown",
+                    b.name
+                );
+            }
         }
     }
 

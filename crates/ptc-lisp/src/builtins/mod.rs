@@ -6,6 +6,7 @@
 //! cannot drift from behaviour. Families live in one file each.
 
 pub(crate) mod args;
+mod bits;
 pub(crate) mod coll;
 mod edn;
 pub(crate) mod function;
@@ -20,11 +21,13 @@ pub(crate) mod predicate;
 mod printf;
 pub(crate) mod ptc;
 pub(crate) mod regex;
+mod rounding;
 pub(crate) mod seq;
 mod seq_more;
 pub(crate) mod set;
 pub(crate) mod string;
 pub(crate) mod time;
+mod tower;
 pub(crate) mod transduce;
 mod walk;
 
@@ -65,9 +68,11 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 20] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 23] {
     [
         ("Numbers", number::BUILTINS),
+        ("Big numbers and ratios", tower::BUILTINS),
+        ("Bit operations and unchecked arithmetic", bits::BUILTINS),
         ("Predicates", predicate::BUILTINS),
         (
             "Predicates on abilities, names and identity",
@@ -90,15 +95,21 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 20] {
         ("Transducers and early termination", transduce::BUILTINS),
         ("PTC extensions: predicates and aggregation", ptc::BUILTINS),
         ("PTC extensions: parallel calls", parallel::BUILTINS),
+        ("PTC extensions: rounding and powers", rounding::BUILTINS),
     ]
 }
 
 /// Families the system prompt's compact reference leaves out entirely, for the same reason
-/// as [`LEFT_OUT_OF_PROMPT`].
+/// as [`LEFT_OUT_OF_PROMPT`] (the full reference lists them).
 pub(crate) const FAMILIES_LEFT_OUT_OF_PROMPT: &[&str] = &[
     "Predicates on abilities, names and identity",
     "More sequence functions",
     "Hierarchies",
+    // A model writes these as Clojure (or the original PTC-Lisp) has them whether it is told or
+    // not (`+'`, `bigint`, `bit-and`, `floor`), and a task seldom needs them.
+    "Big numbers and ratios",
+    "Bit operations and unchecked arithmetic",
+    "PTC extensions: rounding and powers",
 ];
 
 /// Builtins the system prompt's compact reference leaves out: rarely written, and the full

@@ -209,6 +209,8 @@ fn pack_shape(shape: ValueShape) -> u64 {
         ValueShape::Var => (14, 0),
         ValueShape::LazySeq => (15, 0),
         ValueShape::Date => (16, 0),
+        ValueShape::Ratio => (17, 0),
+        ValueShape::Decimal => (18, 0),
     };
     (tag << 56) | (len as u64 & ((1 << 56) - 1))
 }

@@ -15,6 +15,7 @@ impl Value {
             FormKind::Bool(b) => Value::Bool(*b),
             FormKind::Int(i) => Value::Int(*i),
             FormKind::Float(f) => Value::Float(*f),
+            FormKind::Big(b) => Value::Big(b.clone()),
             FormKind::Str(s) => Value::string(s),
             FormKind::Char(c) => Value::Char(*c),
             FormKind::Keyword(k) => Value::keyword(k),
