@@ -560,9 +560,9 @@ impl<'a> Loop<'a> {
             };
             let ended = tokio::select! {
                 biased;
+                () = stopped => TurnEnd::Stopped,
                 next = turn => TurnEnd::Finished(next),
                 () = passes => TurnEnd::DeadlinePassed,
-                () = stopped => TurnEnd::Stopped,
             };
             let next = match ended {
                 TurnEnd::Finished(next) => next,

@@ -322,11 +322,11 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
             // the first writes to the cache and the second reads.
             "cost": {
                 "pricing": "anthropic", "requests": 2,
-                "billed": 2811.6, "input_tokens": 8,
-                "cache_read_tokens": 2061, "cache_write_tokens": 2078,
+                "billed": 2826.45, "input_tokens": 8,
+                "cache_read_tokens": 2072, "cache_write_tokens": 2089,
                 "full_history": {
-                    "billed": 2811.6, "input_tokens": 8,
-                    "cache_read_tokens": 2061, "cache_write_tokens": 2078
+                    "billed": 2826.45, "input_tokens": 8,
+                    "cache_read_tokens": 2072, "cache_write_tokens": 2089
                 },
                 "ratio": 1.0,
                 "reported": null
@@ -433,11 +433,11 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
         cost(&[]),
         serde_json::json!({
             "pricing": "anthropic", "requests": 3,
-            "billed": 3171.8, "input_tokens": 11,
-            "cache_read_tokens": 4258, "cache_write_tokens": 2188,
+            "billed": 3187.75, "input_tokens": 11,
+            "cache_read_tokens": 4280, "cache_write_tokens": 2199,
             "full_history": {
-                "billed": 3173.05, "input_tokens": 11,
-                "cache_read_tokens": 4258, "cache_write_tokens": 2189
+                "billed": 3189.0, "input_tokens": 11,
+                "cache_read_tokens": 4280, "cache_write_tokens": 2200
             },
             "ratio": 0.9996,
             "reported": {
@@ -459,8 +459,8 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
         ),
         (
             &serde_json::json!("openai?read=0.25"),
-            &serde_json::json!(3385.0),
-            &serde_json::json!(3386.0),
+            &serde_json::json!(3418.0),
+            &serde_json::json!(3419.0),
             &serde_json::json!(3270.0)
         )
     );
@@ -658,7 +658,9 @@ fn help_shows_the_exit_status_table() {
                  2  unusable arguments or input (an unknown option, a missing or invalid file, \
                  an MCP\n     server that could not be started or reached)\n  \
                  3  a limit stopped it (a sandbox limit of a program; the turn budget or deadline \
-                 of a run)\n"
+                 of a run)\n\
+                 130  Ctrl-C stopped a run (the turns completed so far are kept: --dump-step, \
+                 --checkpoint)\n"
             ),
             "{args:?}: {}",
             text(&output.stdout)
