@@ -94,6 +94,28 @@ fn without_timings(step: &Step) -> serde_json::Value {
     value
 }
 
+/// The same `ptc run` with `--resume` on `checkpoint`, which holds three turns, against a model
+/// with the replies of the turns left; the output and the path of its step file.
+fn resume_after_turn_three(
+    dir: &Scratch,
+    replies: &[String],
+    checkpoint: &Path,
+) -> (Output, PathBuf) {
+    let resumed_file = dir.path("resumed.json");
+    let server = ModelServer::start(replies[3..].to_vec(), usize::MAX);
+    let output = finish(&mut demo_run(
+        &server.spec(),
+        &[
+            "--checkpoint",
+            utf8(checkpoint),
+            "--resume",
+            "--dump-step",
+            utf8(&resumed_file),
+        ],
+    ));
+    (output, resumed_file)
+}
+
 fn kill(mut child: Child) {
     // `Child::kill` sends SIGKILL: the process gets no chance to write anything more.
     child.kill().expect("kill ptc");
@@ -198,18 +220,7 @@ fn a_run_killed_after_turn_three_resumes_to_the_same_step() {
     kill(child);
 
     // The same command with --resume asks the model again from turn 4.
-    let resumed_file = dir.path("resumed.json");
-    let server = ModelServer::start(replies[3..].to_vec(), usize::MAX);
-    let output = finish(&mut demo_run(
-        &server.spec(),
-        &[
-            "--checkpoint",
-            utf8(&checkpoint),
-            "--resume",
-            "--dump-step",
-            utf8(&resumed_file),
-        ],
-    ));
+    let (output, resumed_file) = resume_after_turn_three(&dir, &replies, &checkpoint);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -279,18 +290,7 @@ fn a_checkpoint_cut_short_resumes_from_the_last_whole_turn() {
     let torn = format!("{kept}{}", &lines[4][..lines[4].len() / 2]);
     std::fs::write(&checkpoint, &torn).expect("cut the checkpoint");
 
-    let resumed_file = dir.path("resumed.json");
-    let server = ModelServer::start(replies[3..].to_vec(), usize::MAX);
-    let output = finish(&mut demo_run(
-        &server.spec(),
-        &[
-            "--checkpoint",
-            utf8(&checkpoint),
-            "--resume",
-            "--dump-step",
-            utf8(&resumed_file),
-        ],
-    ));
+    let (output, resumed_file) = resume_after_turn_three(&dir, &replies, &checkpoint);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
@@ -450,18 +450,7 @@ fn ctrl_c_keeps_the_completed_turns_and_the_run_resumes_to_the_same_step() {
     // The fourth request was sent, and is counted, though it never produced a turn.
     assert_eq!(stopped.usage.llm_requests, 4);
 
-    let resumed_file = dir.path("resumed.json");
-    let server = ModelServer::start(replies[3..].to_vec(), usize::MAX);
-    let output = finish(&mut demo_run(
-        &server.spec(),
-        &[
-            "--checkpoint",
-            utf8(&checkpoint),
-            "--resume",
-            "--dump-step",
-            utf8(&resumed_file),
-        ],
-    ));
+    let (output, resumed_file) = resume_after_turn_three(&dir, &replies, &checkpoint);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(
         without_timings(&read_step(&resumed_file)),
