@@ -194,6 +194,10 @@ fn budget(limits: &Limits, out: &RunOutcome) -> Duration {
 
 fn describe(out: &RunOutcome) -> String {
     match &out.outcome {
+        // Where a timeout strikes depends on how fast the machine ran, so it is left out.
+        Outcome::Error(e) if e.kind == ptc_lisp::ErrorKind::Timeout => {
+            format!(";; !! error[timeout] {}", e.message)
+        }
         Outcome::Error(e) => format!(";; !! {}", e.render()),
         Outcome::Value(v) => format!(";; => {}", pr_str(v)),
         Outcome::Returned(v) => format!(";; => (return) {}", pr_str(v)),
