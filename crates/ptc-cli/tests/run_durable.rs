@@ -94,6 +94,33 @@ fn without_timings(step: &Step) -> serde_json::Value {
     value
 }
 
+/// The demo run against a model with every reply, which never stops; its step.
+fn uninterrupted_run(dir: &Scratch, replies: &[String]) -> Step {
+    let whole_file = dir.path("whole.json");
+    let server = ModelServer::start(replies.to_vec(), usize::MAX);
+    let output = finish(&mut demo_run(
+        &server.spec(),
+        &["--dump-step", utf8(&whole_file)],
+    ));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    read_step(&whole_file)
+}
+
+/// Waits until the fourth request reaches `server`, which answers only three: by then turn 3
+/// is checkpointed.
+fn wait_for_the_fourth_request(server: &ModelServer) {
+    let waiting = server
+        .hanging
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the fourth request arrives");
+    assert_eq!(waiting, 3);
+}
+
 /// The same `ptc run` with `--resume` on `checkpoint`, which holds three turns, against a model
 /// with the replies of the turns left; the output and the path of its step file.
 fn resume_after_turn_three(
@@ -188,19 +215,7 @@ fn a_run_killed_after_turn_three_resumes_to_the_same_step() {
     let replies = demo_replies();
     assert_eq!(replies.len(), 5);
 
-    let whole_file = dir.path("whole.json");
-    let server = ModelServer::start(replies.clone(), usize::MAX);
-    let output = finish(&mut demo_run(
-        &server.spec(),
-        &["--dump-step", utf8(&whole_file)],
-    ));
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let whole = read_step(&whole_file);
+    let whole = uninterrupted_run(&dir, &replies);
     assert_eq!(whole.turns.len(), 5);
 
     // The fourth request never gets an answer: by then turn 3 is checkpointed, and the
@@ -212,11 +227,7 @@ fn a_run_killed_after_turn_three_resumes_to_the_same_step() {
         .stderr(Stdio::null())
         .spawn()
         .expect("start ptc");
-    let waiting = server
-        .hanging
-        .recv_timeout(Duration::from_secs(120))
-        .expect("the fourth request arrives");
-    assert_eq!(waiting, 3);
+    wait_for_the_fourth_request(&server);
     kill(child);
 
     // The same command with --resume asks the model again from turn 4.
@@ -390,14 +401,7 @@ fn a_run_past_its_deadline_exits_3_with_the_timeout_failure() {
 fn ctrl_c_keeps_the_completed_turns_and_the_run_resumes_to_the_same_step() {
     let dir = Scratch::new("ctrl-c");
     let replies = demo_replies();
-    let whole_file = dir.path("whole.json");
-    let server = ModelServer::start(replies.clone(), usize::MAX);
-    let output = finish(&mut demo_run(
-        &server.spec(),
-        &["--dump-step", utf8(&whole_file)],
-    ));
-    assert_eq!(output.status.code(), Some(0));
-    let whole = read_step(&whole_file);
+    let whole = uninterrupted_run(&dir, &replies);
 
     let checkpoint = dir.path("run.jsonl");
     let stopped_file = dir.path("stopped.json");
@@ -415,11 +419,7 @@ fn ctrl_c_keeps_the_completed_turns_and_the_run_resumes_to_the_same_step() {
     .stderr(Stdio::piped())
     .spawn()
     .expect("start ptc");
-    let waiting = server
-        .hanging
-        .recv_timeout(Duration::from_secs(120))
-        .expect("the fourth request arrives");
-    assert_eq!(waiting, 3);
+    wait_for_the_fourth_request(&server);
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
