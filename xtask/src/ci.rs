@@ -77,6 +77,16 @@ pub fn ci(args: &[String]) -> Result<(), String> {
     crate::layers::run(&[])?;
     // Once per lock file: the tests of ptc-mcp, ptc and the benchmark run these servers.
     crate::mcp_servers()?;
+    // The end-to-end tests of `ptc run` need the local model server; building its environment
+    // first (once, then reused) makes a missing compiler or Python fail here, by name.
+    eprintln!("==> local model environment (llama-cpp-python and SmolLM2, pinned)");
+    let setup = Instant::now();
+    let environment = crate::local_model::ensure()?;
+    eprintln!(
+        "    ready in {:.1} s: {}",
+        setup.elapsed().as_secs_f64(),
+        environment.model().display()
+    );
     for step in CI_STEPS {
         run_step(step.name, step.args, step.env)?;
     }

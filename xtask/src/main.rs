@@ -7,6 +7,8 @@ mod docs;
 mod eval;
 mod fuzz;
 mod layers;
+mod local_model;
+mod peers;
 mod pending;
 mod verdict;
 
@@ -16,7 +18,10 @@ const USAGE: &str = "usage: cargo xtask <subcommand>
 
 subcommands:
   ci                                    every check CI runs: layers, fmt, clippy, tests, doc tests, benches compile, docs
-  bench [FILTER]                        run the criterion benchmarks (medians in target/criterion)
+  bench [FILTER]                        run the benchmarks: criterion (medians in target/criterion),
+                                        agents_at_scale (10,000 concurrent agent runs)
+  bench peers                           ptc-rs side by side with pydantic-monty and Clojure 1.11
+                                        (installs monty into target/peers; needs python3, clojure)
   conformance [--regenerate | --docs | --pending]
                                         check (or regenerate) the Clojure conformance corpus,
                                         its table of Clojure vars and its pending list
@@ -25,6 +30,8 @@ subcommands:
   eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
                                         run the agent missions against a model; report in target/eval
   fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each
+  local-model <setup | serve | run -- COMMAND>
+                                        a real small model (SmolLM2-135M) behind a local OpenAI-compatible server
   mcp-servers                           install the pinned MCP servers the tests and missions use (npm ci)";
 
 /// Installs the MCP servers of `crates/ptc-mcp-testkit/servers` (once per lock file).
@@ -38,12 +45,14 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci::ci(&args[1..]),
+        Some("bench") if args.get(1).map(String::as_str) == Some("peers") => peers::run(),
         Some("bench") => ci::bench(&args[1..]),
         Some("conformance") => conformance::run(&args[1..]),
         Some("docs") => docs::run(&args[1..]),
         Some("eval") => eval::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("layers") => layers::run(&args[1..]),
+        Some("local-model") => local_model::run(&args[1..]),
         Some("mcp-servers") => mcp_servers(),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");

@@ -21,7 +21,7 @@ pub const DEFAULT_MAX_DEPTH: u32 = 3;
 use serde::Serialize;
 
 use crate::custom_strategy::CustomStrategy;
-use crate::llm::{Llm, RetryPolicy, Sampling};
+use crate::llm::{DEFAULT_MAX_TOKENS, Llm, RetryPolicy, Sampling};
 use crate::prompt::{self, PromptInput, SystemPrompt};
 use crate::prompt_custom::PromptCustomization;
 use crate::registry::LlmRegistry;
@@ -84,7 +84,7 @@ pub(crate) struct Settings {
     pub retry: RetryPolicy,
     pub prompt: PromptCustomization,
     pub history: Option<HistoryPolicy>,
-    pub max_tokens: Option<u32>,
+    pub max_tokens: u32,
     pub temperature: Option<f32>,
     pub sampling: Sampling,
     /// Models by name, for `llm_named` here, in sub-agents and in runs.
@@ -111,7 +111,7 @@ impl Default for Settings {
             retry: RetryPolicy::none(),
             prompt: PromptCustomization::default(),
             history: None,
-            max_tokens: None,
+            max_tokens: DEFAULT_MAX_TOKENS,
             temperature: None,
             sampling: Sampling::default(),
             registry: LlmRegistry::default(),
@@ -125,7 +125,6 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// The strategy a multi-turn run renders its history with.
     /// The strategy a multi-turn run renders its history with, for a model priced as
     /// `pricing` (which the built-in strategies that compact by cost use).
     pub(crate) fn strategy(&self, pricing: Option<PricingKind>) -> Box<dyn Compression> {
@@ -350,6 +349,11 @@ impl Agent {
         self.inner.settings.max_turns
     }
 
+    /// The reply token limit sent with every request.
+    pub fn max_tokens(&self) -> u32 {
+        self.inner.settings.max_tokens
+    }
+
     /// The compression setting (off unless set).
     pub fn compression(&self) -> &CompressionConfig {
         &self.inner.settings.compression
@@ -403,7 +407,7 @@ impl AgentBuilder {
     }
 
     /// Names for models: `llm_named` here, in sub-agents (which inherit the registry) and in
-    /// runs ([`RunOptions::llm_named`](crate::RunOptions::llm_named)) picks from it.
+    /// runs ([`RunOptions::with_llm_named`](crate::RunOptions::with_llm_named)) picks from it.
     pub fn llm_registry(mut self, registry: LlmRegistry) -> AgentBuilder {
         self.settings.registry = registry;
         self
@@ -602,9 +606,12 @@ impl AgentBuilder {
         self
     }
 
-    /// The most tokens each reply may have (the provider's default otherwise).
+    /// The most tokens each reply may have, sent with every request (default
+    /// [`DEFAULT_MAX_TOKENS`], 4096). A reply that reaches it is cut off: the turn records
+    /// it, and the model is told to write a shorter program. History summaries are held to it
+    /// too.
     pub fn max_tokens(mut self, max_tokens: u32) -> AgentBuilder {
-        self.settings.max_tokens = Some(max_tokens);
+        self.settings.max_tokens = max_tokens;
         self
     }
 
@@ -803,7 +810,7 @@ pub(crate) fn data_from_serialize<D: Serialize + ?Sized>(
             match other {
                 Value::Nil => "null",
                 Value::Bool(_) => "a boolean",
-                Value::Int(_) | Value::Float(_) => "a number",
+                Value::Int(_) | Value::Float(_) | Value::Big(_) => "a number",
                 Value::Str(_) => "a string",
                 _ => "an array",
             }

@@ -61,6 +61,7 @@ pub(crate) fn failed_run(upstream: &Step, task: Task) -> Option<Step> {
                 kind.as_str()
             ),
             value: None,
+            llm_errors: Vec::new(),
         },
         task,
         turns: Turns::new(),

@@ -10,8 +10,8 @@
 //!    for prompt caching;
 //! 3. takes the program out of the reply ([`extract_program`]); a reply without one is a
 //!    failed turn whose feedback says so;
-//! 4. runs it on a blocking thread with the namespace of the previous successful turn (tools
-//!    are async and driven from there);
+//! 4. runs it with the namespace of the previous successful turn; the program suspends at
+//!    tool calls while the loop awaits them (no thread waits);
 //! 5. appends an immutable [`Turn`](ptc_turn::Turn) with the program, prints, tool calls,
 //!    namespace, raw reply, messages sent and usage.
 //!
@@ -31,6 +31,7 @@ mod kept;
 pub mod llm;
 mod normalize;
 mod preview;
+mod program;
 mod prompt;
 mod prompt_custom;
 mod registry;
@@ -44,13 +45,14 @@ mod telemetry;
 mod tool;
 mod tree;
 mod turn_history;
+pub mod wire;
 
 pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
 pub use extract::extract_program;
 pub use llm::{
     Anthropic, CacheBreakpoint, FnLlm, Llm, LlmError, LlmRequest, LlmResponse, OpenAiCompatible,
-    ProviderOptions, ReplayLlm, ResponseFormat, RetryPolicy, Sampling, ScriptedLlm, TokenUsage,
-    llm_fn, parse_llm_spec, parse_llm_spec_with,
+    ProviderOptions, RecordingLlm, ReplayLlm, ResponseFormat, RetryPolicy, Sampling, ScriptedLlm,
+    TokenUsage, llm_fn, parse_llm_spec, parse_llm_spec_with,
 };
 pub use normalize::normalize_program;
 pub use preview::PromptPreview;

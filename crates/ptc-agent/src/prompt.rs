@@ -58,7 +58,8 @@ Think briefly if you need to, then give exactly one program in a ```clojure bloc
 (your-program)
 ```
 
-A reply without a ```clojure block is wasted: nothing runs.";
+A reply without a ```clojure block is wasted: nothing runs. Several blocks run in order, as \
+one program.";
 
 const NAMESPACES: &str = "\
 ## What a program can use

@@ -6,19 +6,17 @@
 //! order, with every tool call answered from the turn's record. The programs are
 //! deterministic given their inputs and their tools' answers, so this rebuilds the namespace
 //! the run had, and no tool is called twice: while restoring, no tool (no MCP server, no
-//! service) is reached at all. The functions restored keep the tools they were made with, as
-//! functions do, so those tools call the run's real ones once the restoring is over.
-
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+//! service) is reached at all. The functions restored call tools by name, so once the
+//! restoring is over their calls go to the run's real tools.
 
 use ptc_lisp::{
-    History, Limits, Outcome, Runtime, ToolCallRecord, ToolError, ToolOutcome, Tools,
+    Limits, Outcome, Runtime, ToolAnswer, ToolCallRecord, ToolError, ToolOutcome, ToolRequest,
     UserNamespace, Value,
 };
 use ptc_turn::{Task, Turn};
 
 use crate::agent::Inner;
-use crate::tool::{BlockingTool, RunAlive};
+use crate::program::{awaited_tools, run_program};
 use crate::turn_history::history_of;
 
 /// The sandbox every program of a run runs in, before the turn's tools are added.
@@ -74,99 +72,52 @@ pub(crate) fn task_difference(stored: &Task, now: &Task) -> Option<String> {
 }
 
 /// The namespace after `turns`, made by running each successful turn's program again with
-/// its recorded tool answers. Once it is made, the tools its functions hold call the agent's
-/// tools as the run `alive` belongs to does.
+/// its recorded tool answers.
 pub(crate) async fn restore_namespace(
     agent: &Inner,
     task: &Task,
     turns: &[Turn],
-    handle: &tokio::runtime::Handle,
-    alive: &RunAlive,
 ) -> Result<UserNamespace, String> {
-    // Each program reads `*1 *2 *3 *e` as they were when it first ran.
-    let replayed: Vec<(Turn, History)> = turns
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| t.is_success())
-        .map(|(i, t)| (t.clone(), history_of(&turns[..i])))
-        .collect();
-    if replayed.is_empty() {
-        return Ok(UserNamespace::new());
-    }
-    let replay = Arc::new(Replay::default());
-    let mut tools = Tools::new();
-    // The task's tools are the agent's (the resume checked), in the same order.
-    for (tool, spec) in agent.tools.iter().zip(&task.tools) {
-        tools.insert_arc(
-            spec.clone(),
-            Arc::new(ReplayedTool {
-                name: spec.name.clone(),
-                replay: replay.clone(),
-                live: BlockingTool {
-                    tool: tool.clone(),
-                    handle: handle.clone(),
-                    parent: tracing::Span::none(),
-                    run_ended: Some(alive.ended()),
-                },
-            }),
-        );
-    }
-    let runtime = runtime_for(&agent.settings.limits, task).with_tools(tools);
-    let restoring = replay.clone();
-    let restored = tokio::task::spawn_blocking(move || {
-        let mut memory = UserNamespace::new();
-        for (turn, history) in replayed {
-            let turn = &turn;
-            *restoring.turn() = Some(Recorded::new(turn));
-            let out = runtime
-                .clone()
-                .with_history(history)
-                .run_str(turn.program(), &memory);
-            let number = turn.number();
-            match out.outcome {
-                Outcome::Value(_) | Outcome::Returned(_) => {}
-                Outcome::Failed(_) => {
-                    return Err(format!(
-                        "turn {number} succeeded when it ran, but failed when run again to \
-                         restore its definitions"
-                    ));
-                }
-                Outcome::Error(error) => {
-                    return Err(format!(
-                        "turn {number} succeeded when it ran, but running it again to restore \
-                         its definitions failed: {error}"
-                    ));
-                }
-            }
-            let names = |defs: &[ptc_lisp::Definition]| {
-                defs.iter().map(|d| d.name.clone()).collect::<Vec<_>>()
-            };
-            if names(&out.memory.definitions()) != names(turn.memory()) {
+    // The task's tools are the agent's (the resume checked).
+    let runtime = runtime_for(&agent.settings.limits, task).with_tools(awaited_tools(&task.tools));
+    let mut memory = UserNamespace::new();
+    for (index, turn) in turns.iter().enumerate().filter(|(_, t)| t.is_success()) {
+        let mut recorded = Recorded::new(turn);
+        let span = tracing::Span::current();
+        // Each program reads `*1 *2 *3 *e` as they were when it first ran.
+        let runtime = runtime.clone().with_history(history_of(&turns[..index]));
+        let out = run_program(&runtime, turn.program(), &memory, &span, |requests| {
+            let answers = recorded.answer_all(requests);
+            async move { answers }
+        })
+        .await
+        .map_err(|panic| format!("running turn {} again failed: {panic}", turn.number()))?;
+        let number = turn.number();
+        match out.outcome {
+            Outcome::Value(_) | Outcome::Returned(_) => {}
+            Outcome::Failed(_) => {
                 return Err(format!(
-                    "running turn {number} again did not make the definitions it made when it ran"
+                    "turn {number} succeeded when it ran, but failed when run again to \
+                     restore its definitions"
                 ));
             }
-            memory = out.memory;
+            Outcome::Error(error) => {
+                return Err(format!(
+                    "turn {number} succeeded when it ran, but running it again to restore \
+                     its definitions failed: {error}"
+                ));
+            }
         }
-        Ok(memory)
-    })
-    .await
-    .map_err(|e| format!("restoring the definitions was interrupted: {e}"));
-    // From here on, the tools of the restored functions are the run's.
-    *replay.turn() = None;
-    restored?
-}
-
-/// The turn whose program is being run again, if the restoring is not over.
-#[derive(Default)]
-struct Replay {
-    current: Mutex<Option<Recorded>>,
-}
-
-impl Replay {
-    fn turn(&self) -> MutexGuard<'_, Option<Recorded>> {
-        self.current.lock().unwrap_or_else(PoisonError::into_inner)
+        let names =
+            |defs: &[ptc_lisp::Definition]| defs.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
+        if names(&out.memory.definitions()) != names(turn.memory()) {
+            return Err(format!(
+                "running turn {number} again did not make the definitions it made when it ran"
+            ));
+        }
+        memory = out.memory;
     }
+    Ok(memory)
 }
 
 /// The tool calls one turn made, each answered once.
@@ -181,6 +132,14 @@ impl Recorded {
             number: turn.number(),
             calls: turn.tool_calls().iter().cloned().map(Some).collect(),
         }
+    }
+
+    /// The recorded answers to `requests` (they took no time: no tool is called).
+    fn answer_all(&mut self, requests: Vec<ToolRequest>) -> Vec<ToolAnswer> {
+        requests
+            .into_iter()
+            .map(|r| ToolAnswer::new(self.answer(&r.name, &r.args), std::time::Duration::ZERO))
+            .collect()
     }
 
     /// What the tool `name` answered to `args` in this turn (calls from `pmap` workers may
@@ -200,24 +159,6 @@ impl Recorded {
                 self.number
             ))),
         }
-    }
-}
-
-/// A tool of a restored namespace: while a turn is run again, it answers from that turn's
-/// record (whichever turn defined the function calling it) and never calls `live`; after,
-/// it is `live`, the run's tool.
-struct ReplayedTool {
-    name: String,
-    replay: Arc<Replay>,
-    live: BlockingTool,
-}
-
-impl ptc_lisp::SyncTool for ReplayedTool {
-    fn call(&self, args: &[Value]) -> Result<Value, ToolError> {
-        if let Some(turn) = self.replay.turn().as_mut() {
-            return turn.answer(&self.name, args);
-        }
-        self.live.call_under(&tracing::Span::current(), args)
     }
 }
 

@@ -1,13 +1,15 @@
 //! The agent loop: render the history, ask the model, run its program, record the turn, repeat.
 
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ptc_compression::{
     CachePoint, Compression, PromptRequest, RenderOptions, Uncompressed, cacheable_prefix_len,
 };
-use ptc_lisp::{Outcome, RunOutcome, Runtime, Tools, UserNamespace, Value};
+use ptc_lisp::{ErrorKind, Outcome, RunOutcome, Runtime, UserNamespace, Value};
 use ptc_lisp::{hide_firewalled, print_str, to_clojure};
 use ptc_turn::{
     FailureKind, Message, Role, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage,
@@ -24,13 +26,13 @@ use crate::extract::extract_program;
 use crate::float_precision::round_floats;
 use crate::history::History;
 use crate::kept;
-use crate::llm::{Llm, LlmError, LlmRequest, LlmResponse};
+use crate::llm::{Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy};
+use crate::program::{LiveTools, awaited_tools, run_program};
 use crate::resume;
 use crate::signature::Mismatch;
 use crate::store::{RunStore, StoreError};
 use crate::summarizer::LlmSummarizer;
 use crate::telemetry::{HumanDuration, record_tokens};
-use crate::tool::{BlockingTool, RunAlive};
 use crate::tree::Tree;
 use crate::turn_history::history_of;
 
@@ -48,8 +50,11 @@ pub trait RunObserver: Send + Sync {
     }
 }
 
-/// Options of one run: input data on top of the agent's, an observer, and a store that keeps
-/// each turn as it completes.
+/// A future whose completion asks a run to stop.
+type StopSignal<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// Options of one run: input data on top of the agent's, an observer, a store that keeps
+/// each turn as it completes, and a signal that stops the run.
 #[derive(Default)]
 #[must_use]
 pub struct RunOptions<'a> {
@@ -57,7 +62,8 @@ pub struct RunOptions<'a> {
     data_error: Option<String>,
     observer: Option<&'a dyn RunObserver>,
     store: Option<(&'a dyn RunStore, String)>,
-    after: Option<&'a Step>,
+    stop: Option<StopSignal<'a>>,
+    previous: Option<&'a Step>,
     llm: Option<RunLlm>,
 }
 
@@ -68,13 +74,14 @@ enum RunLlm {
 }
 
 impl<'a> RunOptions<'a> {
+    /// Options that add nothing to the agent's own.
     pub fn new() -> RunOptions<'a> {
         RunOptions::default()
     }
 
     /// Input data for this run (anything serializing to a JSON object), added to the agent's
     /// own; keys given here win.
-    pub fn data<D: Serialize + ?Sized>(mut self, data: &D) -> RunOptions<'a> {
+    pub fn with_data<D: Serialize + ?Sized>(mut self, data: &D) -> RunOptions<'a> {
         match data_from_serialize(data) {
             Ok(entries) => self.data.extend(entries),
             Err(message) => {
@@ -85,7 +92,7 @@ impl<'a> RunOptions<'a> {
     }
 
     /// One input value for this run, as `data/<name>`.
-    pub fn data_value(mut self, name: impl Into<String>, value: Value) -> RunOptions<'a> {
+    pub fn with_data_value(mut self, name: impl Into<String>, value: Value) -> RunOptions<'a> {
         self.data.insert(name.into(), value);
         self
     }
@@ -97,39 +104,70 @@ impl<'a> RunOptions<'a> {
     /// failure in its reason, without asking the model. A value that is not a map
     /// ([`RunError::ChainNotMap`]) or lacks what this agent's signature needs
     /// ([`RunError::ChainMismatch`]) stops the run before it starts.
-    pub fn after(mut self, step: &'a Step) -> RunOptions<'a> {
-        self.after = Some(step);
+    pub fn with_previous(mut self, step: &'a Step) -> RunOptions<'a> {
+        self.previous = Some(step);
         self
     }
 
     /// Ask `llm` in this run instead of the agent's model.
-    pub fn llm(self, llm: impl Llm + 'static) -> RunOptions<'a> {
-        self.llm_arc(Arc::new(llm))
+    pub fn with_llm(self, llm: impl Llm + 'static) -> RunOptions<'a> {
+        self.with_llm_arc(Arc::new(llm))
     }
 
     /// Ask the shared `llm` in this run instead of the agent's model.
-    pub fn llm_arc(mut self, llm: Arc<dyn Llm>) -> RunOptions<'a> {
+    pub fn with_llm_arc(mut self, llm: Arc<dyn Llm>) -> RunOptions<'a> {
         self.llm = Some(RunLlm::Given(llm));
         self
     }
 
     /// Ask the model of the agent's registry called `name` in this run (a
     /// [`RunError::UnknownLlm`] if there is none).
-    pub fn llm_named(mut self, name: impl Into<String>) -> RunOptions<'a> {
+    pub fn with_llm_named(mut self, name: impl Into<String>) -> RunOptions<'a> {
         self.llm = Some(RunLlm::Named(name.into()));
         self
     }
 
     /// Tell `observer` about each request and turn.
-    pub fn observer(mut self, observer: &'a dyn RunObserver) -> RunOptions<'a> {
+    pub fn with_observer(mut self, observer: &'a dyn RunObserver) -> RunOptions<'a> {
         self.observer = Some(observer);
         self
     }
 
     /// Checkpoint the run in `store` under `id`: the task before the first request, each turn
     /// as it completes, the outcome at the end. [`Agent::resume`] continues it from there.
-    pub fn store(mut self, store: &'a dyn RunStore, id: impl Into<String>) -> RunOptions<'a> {
+    pub fn with_store(mut self, store: &'a dyn RunStore, id: impl Into<String>) -> RunOptions<'a> {
         self.store = Some((store, id.into()));
+        self
+    }
+
+    /// Stop the run when `signal` completes (a Ctrl-C handler, a cancellation token, a
+    /// service shutting down). The turn in progress is cut off; the run ends `interrupted`
+    /// with the turns completed so far, and what the cut-off turn spent is counted. With a
+    /// store, the run is not marked finished there, so [`Agent::resume`] continues it.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use ptc_agent::{Agent, RunOptions, llm::ScriptedLlm};
+    /// use ptc_turn::{FailureKind, StepOutcome};
+    ///
+    /// let agent = Agent::builder("Count to three")
+    ///     .llm(ScriptedLlm::new(["```clojure\n(println 1)\n```"]))
+    ///     .build()
+    ///     .unwrap();
+    /// let step = agent
+    ///     .run_with(RunOptions::new().with_stop_signal(std::future::ready(())))
+    ///     .await
+    ///     .unwrap();
+    /// assert!(matches!(step.outcome, StepOutcome::Failed { kind: FailureKind::Interrupted, .. }));
+    /// assert!(step.turns.is_empty());
+    /// # }
+    /// ```
+    pub fn with_stop_signal(
+        mut self,
+        signal: impl Future<Output = ()> + Send + 'a,
+    ) -> RunOptions<'a> {
+        self.stop = Some(Box::pin(signal));
         self
     }
 }
@@ -145,7 +183,7 @@ pub enum RunError {
     #[error("the input data does not match the signature's parameters: {}", .0.iter().map(Mismatch::to_string).collect::<Vec<_>>().join("; "))]
     Input(Vec<Mismatch>),
     /// Placeholders of the mission with no data.
-    #[error("the mission uses {} but the input data has no such key; pass it with RunOptions::data", .0.iter().map(|n| format!("{{{{{n}}}}}")).collect::<Vec<_>>().join(", "))]
+    #[error("the mission uses {} but the input data has no such key; pass it with RunOptions::with_data", .0.iter().map(|n| format!("{{{{{n}}}}}")).collect::<Vec<_>>().join(", "))]
     MissingPlaceholders(Vec<String>),
     /// The history policy's token budget cannot hold the system prompt and the mission, which
     /// are always sent.
@@ -184,7 +222,7 @@ pub enum RunError {
         clash_names(.0)
     )]
     NameClash(Vec<String>),
-    /// `RunOptions::llm_named` names no model of the agent's registry.
+    /// `RunOptions::with_llm_named` names no model of the agent's registry.
     #[error("{0}")]
     UnknownLlm(String),
     /// Not called from within a tokio runtime.
@@ -203,13 +241,30 @@ pub const NO_PROGRAM: &str = "Your reply has no program, so nothing ran. Reply w
                               code in a ```clojure block, for example:\n```clojure\n(return \
                               {:answer 42})\n```";
 
+/// The error of a turn whose reply was cut off by the reply token limit before it held a
+/// complete program (`detail` says what was wrong with what it held, if anything).
+fn cut_off_error(max_tokens: u32, detail: Option<&str>) -> TurnError {
+    let what = match detail {
+        Some(detail) => format!(" (the program was incomplete: {detail})"),
+        None => String::new(),
+    };
+    TurnError::new(
+        "reply_cut_off",
+        format!(
+            "Your reply was cut off at the limit of {max_tokens} tokens before its program was \
+             complete{what}, so nothing ran. Write a shorter program, with little or no text \
+             around it."
+        ),
+    )
+}
+
 impl Agent {
     /// Runs the agent on its own data. See [`Agent::run_with`].
     pub async fn run(&self) -> Result<Step, RunError> {
         self.run_with(RunOptions::new()).await
     }
 
-    /// Runs the agent on what `step` returned. See [`RunOptions::after`].
+    /// Runs the agent on what `step` returned. See [`RunOptions::with_previous`].
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -236,17 +291,17 @@ impl Agent {
     /// # });
     /// ```
     pub async fn run_after(&self, step: &Step) -> Result<Step, RunError> {
-        self.run_with(RunOptions::new().after(step)).await
+        self.run_with(RunOptions::new().with_previous(step)).await
     }
 
-    /// Runs the agent until a program returns or fails, the turns run out or the deadline
-    /// passes, and returns the [`Step`] with every turn. Model failures end the run with a
-    /// failed step (`llm_error`); only invalid input (or a store that cannot record the start)
-    /// stops a run before it starts.
+    /// Runs the agent until a program returns or fails, the turns run out, the deadline
+    /// passes or the stop signal fires, and returns the [`Step`] with every turn. Model
+    /// failures end the run with a failed step (`llm_error`); only invalid input (or a store
+    /// that cannot record the start) stops a run before it starts.
     ///
-    /// Must be called within a tokio runtime (programs run on its blocking threads).
+    /// Must be called within a tokio runtime (tool calls are awaited and timed on it).
     pub async fn run_with(&self, options: RunOptions<'_>) -> Result<Step, RunError> {
-        if let Some(upstream) = options.after {
+        if let Some(upstream) = options.previous {
             let mut data = self.inner.data.clone();
             data.extend(options.data.clone());
             let mission = expand_mission(&self.inner.mission, &data)
@@ -264,7 +319,6 @@ impl Agent {
         let start = Start {
             turns: Turns::new(),
             memory: UserNamespace::new(),
-            alive: RunAlive::new(),
         };
         self.drive(task, start, options).await
     }
@@ -291,7 +345,7 @@ impl Agent {
     /// };
     /// // The first process made one turn, then its model failed.
     /// let first = agent(&["(def x 40)"]);
-    /// let step = first.run_with(RunOptions::new().store(&store, "r1")).await.unwrap();
+    /// let step = first.run_with(RunOptions::new().with_store(&store, "r1")).await.unwrap();
     /// assert!(!step.is_success());
     /// # // An interrupted run has no end record; forget this one's to resume it.
     /// # let mut checkpoint = ptc_agent::store::RunStore::load(&store, "r1").await.unwrap().unwrap();
@@ -318,7 +372,7 @@ impl Agent {
         if let Some(step) = checkpoint.step() {
             return Ok(step);
         }
-        let options = options.store(store, id);
+        let options = options.with_store(store, id);
         let task = self.task_for(&options)?;
         if let Some(reason) = resume::task_difference(&checkpoint.task, &task) {
             return Err(RunError::Resume {
@@ -326,16 +380,12 @@ impl Agent {
                 reason,
             });
         }
-        let handle = tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
-        // Restored functions call the tools of this run once the restoring is over.
-        let alive = RunAlive::new();
-        let memory =
-            resume::restore_namespace(&self.inner, &task, &checkpoint.turns, &handle, &alive)
-                .await
-                .map_err(|reason| RunError::Resume {
-                    id: id.to_string(),
-                    reason,
-                })?;
+        let memory = resume::restore_namespace(&self.inner, &task, &checkpoint.turns)
+            .await
+            .map_err(|reason| RunError::Resume {
+                id: id.to_string(),
+                reason,
+            })?;
         if let Some(last) = checkpoint.turns.last() {
             tracing::info!(
                 run = id,
@@ -347,7 +397,6 @@ impl Agent {
         let start = Start {
             turns: checkpoint.turns,
             memory,
-            alive,
         };
         self.drive(checkpoint.task, start, options).await
     }
@@ -361,7 +410,7 @@ impl Agent {
         let mut data = inner.data.clone();
         let mut descriptions = BTreeMap::new();
         let mut provided: Option<Vec<String>> = None;
-        if let Some(step) = options.after
+        if let Some(step) = options.previous
             && let Some(value) = step.value()
         {
             let upstream = chain::upstream_input(value, step)?;
@@ -417,10 +466,12 @@ impl Agent {
         &self,
         task: Task,
         start: Start,
-        options: RunOptions<'_>,
+        mut options: RunOptions<'_>,
     ) -> Result<Step, RunError> {
         let inner = &self.inner;
-        let handle = tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
+        let stop = options.stop.take();
+        // Tool calls are awaited, and timed, on the caller's runtime.
+        tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
         let llm: Arc<dyn Llm> = match &options.llm {
             None => inner.llm.clone(),
             Some(RunLlm::Given(llm)) => llm.clone(),
@@ -458,6 +509,7 @@ impl Agent {
                     kind: FailureKind::MaxDepthExceeded,
                     reason,
                     value: None,
+                    llm_errors: Vec::new(),
                 },
                 task,
                 turns: start.turns,
@@ -468,19 +520,18 @@ impl Agent {
             .store
             .as_ref()
             .map(|(store, id)| (*store, id.as_str()));
-        let run = Loop::new(
-            inner,
-            llm,
-            task,
-            handle,
-            options.observer,
-            store,
-            start,
-            tree,
-        )?;
-        let step = run.run().instrument(span.clone()).await;
+        let run = Loop::new(inner, llm, task, options.observer, store, start, tree)?;
+        let step = run.run(stop).instrument(span.clone()).await;
         record_step(&span, &step);
+        let interrupted = matches!(
+            step.outcome,
+            StepOutcome::Failed {
+                kind: FailureKind::Interrupted,
+                ..
+            }
+        );
         if let Some((store, id)) = &options.store
+            && !interrupted
             && let Err(error) = store.finish(id, &step.outcome, &step.usage).await
         {
             tracing::error!(run = %id, %error, "the end of the run could not be checkpointed");
@@ -527,8 +578,6 @@ struct Start {
     turns: Turns,
     /// The namespace after `turns`.
     memory: UserNamespace,
-    /// Dropped when the run ends.
-    alive: RunAlive,
 }
 
 /// What to do after a turn.
@@ -547,16 +596,22 @@ enum Ending {
     Failed(Value),
 }
 
+/// How the wait for a turn ended.
+enum TurnEnd {
+    Finished(Next),
+    DeadlinePassed,
+    Stopped,
+}
+
 /// One run in progress.
 struct Loop<'a> {
     agent: &'a Inner,
     /// The model this run asks.
     llm: Arc<dyn Llm>,
     task: Task,
-    handle: tokio::runtime::Handle,
     observer: Option<&'a dyn RunObserver>,
     store: Option<(&'a dyn RunStore, &'a str)>,
-    /// Data and limits; each turn adds the tools (whose spans belong to the turn).
+    /// Data, limits and the agent's tools (answered by the loop while the program waits).
     runtime: Runtime,
     strategy: Box<dyn Compression>,
     single_shot: bool,
@@ -573,8 +628,6 @@ struct Loop<'a> {
     awaiting_model: bool,
     /// Requests that produced no turn (a model failure, or a turn cut off by the deadline).
     unattached: Usage,
-    /// Dropped with the run: tool calls still in flight then stop waiting.
-    alive: RunAlive,
     /// The limits this run shares with the runs above and below it.
     tree: Tree,
 }
@@ -585,17 +638,12 @@ impl<'a> Loop<'a> {
         agent: &'a Inner,
         llm: Arc<dyn Llm>,
         task: Task,
-        handle: tokio::runtime::Handle,
         observer: Option<&'a dyn RunObserver>,
         store: Option<(&'a dyn RunStore, &'a str)>,
         start: Start,
         tree: Tree,
     ) -> Result<Loop<'a>, RunError> {
-        let Start {
-            turns,
-            memory,
-            alive,
-        } = start;
+        let Start { turns, memory } = start;
         let settings = &agent.settings;
         let single_shot = task.max_turns <= 1;
         // SS-001: a single-shot run is never compressed.
@@ -618,18 +666,17 @@ impl<'a> Loop<'a> {
                     policy,
                     &mission,
                     &system,
-                    LlmSummarizer::new(llm),
+                    LlmSummarizer::new(llm).with_max_tokens(settings.max_tokens),
                 )?)
             }
             _ => None,
         };
-        let runtime = resume::runtime_for(&settings.limits, &task);
+        let runtime =
+            resume::runtime_for(&settings.limits, &task).with_tools(awaited_tools(&agent.specs));
         Ok(Loop {
-            alive,
             agent,
             llm,
             task,
-            handle,
             observer,
             store,
             runtime,
@@ -646,7 +693,7 @@ impl<'a> Loop<'a> {
         })
     }
 
-    async fn run(mut self) -> Step {
+    async fn run(mut self, mut stop: Option<StopSignal<'_>>) -> Step {
         let started = Instant::now();
         let deadline = self.tree.deadline;
         let outcome = loop {
@@ -660,6 +707,7 @@ impl<'a> Loop<'a> {
                         if self.task.max_turns == 1 { "" } else { "s" }
                     ),
                     value: None,
+                    llm_errors: Vec::new(),
                 };
             }
             if let Err(reason) = self.tree.take_turn() {
@@ -667,6 +715,7 @@ impl<'a> Loop<'a> {
                     kind: FailureKind::TurnBudgetExhausted,
                     reason,
                     value: None,
+                    llm_errors: Vec::new(),
                 };
             }
             let span = tracing::info_span!(
@@ -685,14 +734,30 @@ impl<'a> Loop<'a> {
                 duration_ms = Empty,
             );
             let turn = self.turn(number, span.clone()).instrument(span);
-            let next = match deadline {
-                None => turn.await,
-                Some((at, limit)) => {
-                    match tokio::time::timeout_at(tokio::time::Instant::from_std(at), turn).await {
-                        Ok(next) => next,
-                        Err(_) => break self.deadline_passed(number, limit),
-                    }
+            let passes = async {
+                match deadline {
+                    Some((at, _)) => tokio::time::sleep_until(at.into()).await,
+                    None => std::future::pending().await,
                 }
+            };
+            let stopped = async {
+                match stop.as_mut() {
+                    Some(signal) => signal.await,
+                    None => std::future::pending().await,
+                }
+            };
+            // A passed deadline wins over a turn that ends in the same instant: when a
+            // sub-agent's run ends at the deadline it shares with this one, so does this run.
+            let ended = tokio::select! {
+                biased;
+                () = stopped => TurnEnd::Stopped,
+                () = passes => TurnEnd::DeadlinePassed,
+                next = turn => TurnEnd::Finished(next),
+            };
+            let next = match ended {
+                TurnEnd::Finished(next) => next,
+                TurnEnd::DeadlinePassed => break self.deadline_passed(number, deadline),
+                TurnEnd::Stopped => break self.interrupted(number),
             };
             self.checkpoint_last(number).await;
             match next {
@@ -715,15 +780,38 @@ impl<'a> Loop<'a> {
         }
     }
 
-    /// The end of a run whose deadline passed during turn `number`: what that turn spent is
-    /// kept (a request still waiting counts as sent), the turn itself is not recorded.
-    fn deadline_passed(&mut self, number: u32, limit: Duration) -> StepOutcome {
+    /// What a turn cut off before it was recorded spent is kept (a request still waiting
+    /// counts as sent); the turn itself is not recorded.
+    fn cut_off(&mut self) {
         let mut spent = std::mem::take(&mut self.pending);
         if self.awaiting_model {
             spent.llm_requests = spent.llm_requests.saturating_add(1);
         }
         spent.duration_us = 0;
         self.unattached += spent;
+    }
+
+    /// The end of a run whose stop signal fired during turn `number`.
+    fn interrupted(&mut self, number: u32) -> StepOutcome {
+        self.cut_off();
+        tracing::info!(turn = number, "the run was stopped during turn {number}");
+        StepOutcome::Failed {
+            kind: FailureKind::Interrupted,
+            reason: format!("the run was stopped during turn {number}, which was cut off"),
+            value: None,
+            llm_errors: Vec::new(),
+        }
+    }
+
+    /// The end of a run whose deadline (its own, or that of the tree of agents it runs in)
+    /// passed during turn `number`.
+    fn deadline_passed(
+        &mut self,
+        number: u32,
+        deadline: Option<(Instant, Duration)>,
+    ) -> StepOutcome {
+        let limit = deadline.map_or(Duration::ZERO, |(_, limit)| limit);
+        self.cut_off();
         tracing::warn!(
             turn = number,
             deadline_ms = micros(limit) / 1000,
@@ -737,6 +825,7 @@ impl<'a> Loop<'a> {
                 HumanDuration(limit)
             ),
             value: None,
+            llm_errors: Vec::new(),
         }
     }
 
@@ -789,7 +878,14 @@ impl<'a> Loop<'a> {
             observer.on_request(number, &messages);
         }
         self.awaiting_model = true;
-        let response = call_llm(self.agent, &self.llm, number, &request, &mut self.pending).await;
+        let response = call_llm(
+            &*self.llm,
+            &self.agent.settings.retry,
+            number,
+            &request,
+            &mut self.pending,
+        )
+        .await;
         self.awaiting_model = false;
         let response = match response {
             Ok(response) => response,
@@ -802,13 +898,20 @@ impl<'a> Loop<'a> {
                     kind: FailureKind::LlmError,
                     reason: error.to_string(),
                     value: None,
+                    llm_errors: error.each_attempt().iter().map(|e| e.to_string()).collect(),
                 });
             }
         };
         self.pending.tokens += response.usage;
 
+        let cut_off = response.is_cut_off();
         let Some(program) = extract_program(&response.content) else {
-            let turn = Turn::failure(number, "", TurnError::new("no_program", NO_PROGRAM));
+            let error = if cut_off {
+                cut_off_error(settings.max_tokens, None)
+            } else {
+                TurnError::new("no_program", NO_PROGRAM)
+            };
+            let turn = Turn::failure(number, "", error);
             return self.finish_turn(
                 turn,
                 None,
@@ -821,7 +924,7 @@ impl<'a> Loop<'a> {
         };
         span.record("program_chars", program.chars().count());
         let eval_started = Instant::now();
-        let out = self.evaluate(program.clone(), span.clone()).await;
+        let out = self.evaluate(&program, &span).await;
         self.pending.eval_duration_us = micros(eval_started.elapsed());
         let out = match out {
             Ok(out) => out,
@@ -879,6 +982,16 @@ impl<'a> Loop<'a> {
                 None,
                 Ending::Failed(reason),
             ),
+            // A cut-off reply that does not parse was most likely cut inside the program.
+            Outcome::Error(error) if cut_off && error.kind == ErrorKind::Parse => (
+                Turn::failure(
+                    number,
+                    program,
+                    cut_off_error(settings.max_tokens, Some(&error.to_string())),
+                ),
+                None,
+                Ending::Continue,
+            ),
             Outcome::Error(error) => (
                 Turn::failure(number, program, &error),
                 None,
@@ -909,11 +1022,14 @@ impl<'a> Loop<'a> {
         span.record("duration_ms", usage.duration_us / 1000);
         record_tokens(span, &usage.tokens);
         log_turn(&turn, &usage, self.task.max_turns);
-        let turn = turn
+        let mut turn = turn
             .with_memory(self.memory.definitions())
             .with_raw_response(response.content)
             .with_messages(messages)
             .with_usage(usage);
+        if let Some(stop_reason) = response.stop_reason {
+            turn = turn.with_stop_reason(stop_reason);
+        }
         let next = self.decide(&turn, ending);
         match &turn.error() {
             None => span.record("outcome", "ok"),
@@ -943,6 +1059,7 @@ impl<'a> Loop<'a> {
                 kind: FailureKind::Failed,
                 reason: reason_text(&reason),
                 value: Some(reason),
+                llm_errors: Vec::new(),
             }),
             // Single-shot: no second chance.
             (Ending::Continue, Some(error)) if self.single_shot => {
@@ -954,6 +1071,7 @@ impl<'a> Loop<'a> {
                     },
                     reason: error.to_string(),
                     value: None,
+                    llm_errors: Vec::new(),
                 })
             }
             (Ending::Continue, _) => Next::Continue,
@@ -1012,53 +1130,40 @@ impl<'a> Loop<'a> {
         })
     }
 
-    async fn evaluate(
-        &self,
-        program: String,
-        span: tracing::Span,
-    ) -> Result<RunOutcome, TurnError> {
-        let mut tools = Tools::new();
-        for (tool, spec) in self.agent.tools.iter().zip(&self.agent.specs) {
-            tools.insert_arc(
-                spec.clone(),
-                Arc::new(BlockingTool {
-                    tool: self.tree.tool_for_calls(tool.clone()),
-                    handle: self.handle.clone(),
-                    parent: span.clone(),
-                    run_ended: Some(self.alive.ended()),
-                }),
-            );
-        }
-        let runtime = self
-            .runtime
-            .clone()
-            .with_tools(tools)
-            .with_history(history_of(&self.turns));
-        let memory = self.memory.clone();
-        tokio::task::spawn_blocking(move || span.in_scope(|| runtime.run_str(&program, &memory)))
-            .await
-            .map_err(|e| {
-                TurnError::new(
-                    "internal",
-                    format!(
-                        "the program could not be run ({e}); this is a fault of the host, not of \
-                         the program: send it again"
-                    ),
-                )
-            })
+    /// Runs a turn's program, reading the values of earlier turns as `*1 *2 *3 *e`; its tool
+    /// calls are awaited on the runtime, in `span`, within this run's tree of agents.
+    async fn evaluate(&self, program: &str, span: &tracing::Span) -> Result<RunOutcome, TurnError> {
+        let live = LiveTools {
+            tools: &self.agent.tools,
+            timeout: self.runtime.limits().tool_timeout,
+            parent: span.clone(),
+        };
+        let runtime = self.runtime.clone().with_history(history_of(&self.turns));
+        run_program(&runtime, program, &self.memory, span, |requests| {
+            self.tree.calling(live.answer(requests))
+        })
+        .await
+        .map_err(|panic| {
+            TurnError::new(
+                "internal",
+                format!(
+                    "the program could not be run ({panic}); this is a fault of the host, not \
+                     of the program: send it again"
+                ),
+            )
+        })
     }
 }
 
-/// Sends `request` for turn `turn`, retrying transient failures as the agent's retry policy
-/// says, and adds the requests and their time to `usage`.
-async fn call_llm(
-    agent: &Inner,
-    llm: &Arc<dyn Llm>,
+/// Sends `request` for turn `turn`, retrying transient failures as `policy` says, and adds
+/// the requests and their time to `usage`.
+pub(crate) async fn call_llm(
+    llm: &dyn Llm,
+    policy: &RetryPolicy,
     turn: u32,
     request: &LlmRequest,
     usage: &mut Usage,
 ) -> Result<LlmResponse, LlmError> {
-    let policy = &agent.settings.retry;
     let prompt_chars: usize = request.system.chars().count()
         + request
             .messages
@@ -1066,6 +1171,7 @@ async fn call_llm(
             .map(|m| m.content.chars().count())
             .sum::<usize>();
     let mut attempt: u32 = 0;
+    let mut failed: Vec<LlmError> = Vec::new();
     loop {
         attempt = attempt.saturating_add(1);
         let span = tracing::info_span!(
@@ -1122,14 +1228,8 @@ async fn call_llm(
         span.record("error.type", error.root().kind());
         let retries_done = attempt - 1;
         if !error.is_transient() || retries_done >= policy.max_retries {
-            return Err(if attempt > 1 {
-                LlmError::RetriesExhausted {
-                    attempts: attempt,
-                    last: Box::new(error),
-                }
-            } else {
-                error
-            });
+            failed.push(error);
+            return Err(LlmError::after_attempts(failed));
         }
         let retry_after = match error.root() {
             LlmError::RateLimited { retry_after, .. } => *retry_after,
@@ -1145,6 +1245,7 @@ async fn call_llm(
             policy.max_retries.saturating_add(1),
             HumanDuration(wait)
         );
+        failed.push(error);
         if !wait.is_zero() {
             tokio::time::sleep(wait).await;
         }
@@ -1205,17 +1306,15 @@ pub(crate) fn request_for(
     turn: u32,
     tools: &[ptc_lisp::ToolSpec],
 ) -> LlmRequest {
-    let mut request = LlmRequest::from_prompt(PromptRequest::from_rendered(messages, points));
-    if let Some(max_tokens) = settings.max_tokens {
-        request = request.with_max_tokens(max_tokens);
-    }
+    let mut request = LlmRequest::from_prompt(PromptRequest::from_rendered(messages, points))
+        .with_max_tokens(settings.max_tokens);
     if let Some(temperature) = settings.temperature {
         request = request.with_temperature(temperature);
     }
     let tool_names = tools.iter().map(|t| t.name.clone()).collect();
     request
         .with_sampling(settings.sampling.clone())
-        .for_turn(turn, tool_names)
+        .with_turn(turn, tool_names)
 }
 
 /// The end of the stable `tool/` and `data/` prefix of the first user message of `messages`.

@@ -384,10 +384,12 @@ fn check(ty: &Type, value: &Value, path: &mut String, out: &mut Vec<Mismatch>) {
         }
         (Type::String, Value::Str(_))
         | (Type::Int, Value::Int(_))
-        | (Type::Float, Value::Float(_) | Value::Int(_))
+        // A ratio or a decimal is a float to the caller, who gets JSON.
+        | (Type::Float, Value::Float(_) | Value::Int(_) | Value::Big(_))
         | (Type::Bool, Value::Bool(_))
         | (Type::Keyword, Value::Keyword(_))
         | (Type::Map, Value::Map(_)) => {}
+        (Type::Int, Value::Big(b)) if b.to_i64().is_some() => {}
         (Type::List(item), Value::List(items) | Value::Vector(items)) => {
             for (i, element) in items.iter().enumerate() {
                 let len = path.len();

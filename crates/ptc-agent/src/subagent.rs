@@ -53,41 +53,9 @@ impl AsyncTool for AgentTool {
 
     async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
         let params: &[Param] = self.agent.signature().map_or(&[], |s| s.params());
-        // `(tool/x {:a 1})` passes a map of inputs, unless the one input is itself a map.
-        let takes_a_map = match params {
-            [param] => matches!(
-                param.ty.without_optional(),
-                Type::Map | Type::Record(_) | Type::Any
-            ),
-            _ => false,
-        };
         let mut options = RunOptions::new();
-        match args.as_slice() {
-            [] => {}
-            [map @ Value::Map(_)] if !takes_a_map => {
-                for (name, value) in
-                    ptc_lisp::data_entries(map).map_err(|e| ToolError::new(e.message))?
-                {
-                    options = options.data_value(name, value);
-                }
-            }
-            _ if args.len() == params.len() => {
-                for (param, value) in params.iter().zip(args) {
-                    options = options.data_value(param.name.clone(), value);
-                }
-            }
-            _ => {
-                return Err(ToolError::new(format!(
-                    "expected {} argument(s) ({}) or one map of them, got {}",
-                    params.len(),
-                    params
-                        .iter()
-                        .map(|p| p.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    args.len()
-                )));
-            }
+        for (name, value) in named_arguments(params, args)? {
+            options = options.with_data_value(name, value);
         }
         let step = self
             .agent
@@ -103,5 +71,48 @@ impl AsyncTool for AgentTool {
                 step.turns.len()
             ))),
         }
+    }
+}
+
+/// The arguments of a call of a tool whose inputs are `params`, by name: one map argument
+/// gives its entries (`(tool/x {:a 1})`), unless the one input is itself a map; positional
+/// arguments are named by the parameters, in order, and trailing optional ones may be left out.
+pub(crate) fn named_arguments(
+    params: &[Param],
+    args: Vec<Value>,
+) -> Result<Vec<(String, Value)>, ToolError> {
+    let takes_a_map = match params {
+        [param] => matches!(
+            param.ty.without_optional(),
+            Type::Map | Type::Record(_) | Type::Any
+        ),
+        _ => false,
+    };
+    match args.as_slice() {
+        [] => Ok(Vec::new()),
+        [map @ Value::Map(_)] if !takes_a_map => {
+            ptc_lisp::data_entries(map).map_err(|e| ToolError::new(e.message))
+        }
+        _ if args.len() <= params.len()
+            && params[args.len()..]
+                .iter()
+                .all(|p| matches!(p.ty, Type::Optional(_))) =>
+        {
+            Ok(params
+            .iter()
+            .map(|param| param.name.clone())
+                .zip(args)
+                .collect())
+        }
+        _ => Err(ToolError::new(format!(
+            "expected {} argument(s) ({}) or one map of them, got {}",
+            params.len(),
+            params
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            args.len()
+        ))),
     }
 }

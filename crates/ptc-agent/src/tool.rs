@@ -18,10 +18,17 @@ use crate::signature::{Signature, SignatureError};
 
 /// A host function a program calls as `(tool/name arg ...)`.
 ///
-/// Tools are async: the agent runs each program on a blocking thread and drives a tool's future
-/// on the runtime from there, so a tool may await I/O freely. Calls from `pmap`/`pcalls` run
-/// concurrently. An error (or a panic) becomes an error of the program's turn, which the model
-/// reads and can react to; it never ends the run.
+/// Tools are async: a program that calls one suspends (it holds no thread while it waits) and
+/// the agent awaits the call on the async runtime, so a tool may await I/O freely; the calls
+/// of the items of a `pmap`/`pcalls` are awaited concurrently. A call that takes longer than
+/// the sandbox's tool timeout is cancelled (its future is dropped). An error (or a panic)
+/// becomes an error of the program's turn, which the model reads and can react to; it never
+/// ends the run.
+///
+/// A tool made from a plain function ([`tool_fn`], [`value_tool`]) runs on the runtime's
+/// thread when called: one that blocks (sleeps, waits on blocking I/O) holds that thread and
+/// cannot be timed out, so make such tools with [`async_tool`] (and
+/// `tokio::task::spawn_blocking` inside, if the work itself must block).
 ///
 /// Most tools are easier to make with [`tool_fn`] or [`async_tool`] than by implementing this
 /// trait.
@@ -374,41 +381,26 @@ pub fn sandbox_tools(
                 tool: tool.clone(),
                 handle: handle.clone(),
                 parent: tracing::Span::current(),
-                run_ended: None,
             }),
         );
     }
     Ok(sandbox)
 }
 
-/// An agent tool as the sandbox's synchronous tool: called on the thread running the program
-/// (or a `pmap` worker), it drives the tool's future on the runtime. Each call gets a
-/// `tool_call` span under the turn's span. When the run ends while a call is in flight (its
-/// future was dropped), the call's future is dropped too, so that the tool can cancel its
-/// work (an MCP tool tells its server).
+/// An agent tool as the sandbox's synchronous tool, for hosts that run programs on threads of
+/// their own (a REPL, a one-off program): called on the thread running the program (or a
+/// `pmap` worker), it drives the tool's future on the runtime. Each call gets a `tool_call`
+/// span under `parent`. (Agents do not use it: their programs suspend at tool calls.)
 pub(crate) struct BlockingTool {
     pub tool: Arc<dyn AsyncTool>,
     pub handle: tokio::runtime::Handle,
     pub parent: tracing::Span,
-    /// Closes (its sender is dropped) when the run that made the call ends.
-    pub run_ended: Option<tokio::sync::watch::Receiver<()>>,
 }
 
 impl ptc_lisp::SyncTool for BlockingTool {
     fn call(&self, args: &[Value]) -> Result<Value, ToolError> {
-        self.call_under(&self.parent, args)
-    }
-}
-
-impl BlockingTool {
-    /// Calls the tool, in a `tool_call` span under `parent`.
-    pub(crate) fn call_under(
-        &self,
-        parent: &tracing::Span,
-        args: &[Value],
-    ) -> Result<Value, ToolError> {
         let span = tracing::info_span!(
-            parent: parent,
+            parent: &self.parent,
             "tool_call",
             gen_ai.operation.name = "execute_tool",
             gen_ai.tool.name = self.tool.name(),
@@ -420,19 +412,7 @@ impl BlockingTool {
         );
         let started = Instant::now();
         let call = self.tool.call(args.to_vec());
-        let result = span.in_scope(|| match self.run_ended.clone() {
-            None => self.handle.block_on(call),
-            Some(mut run_ended) => self.handle.block_on(async move {
-                tokio::select! {
-                    result = call => result,
-                    // The receiver never gets a value: `changed` returns when the run's
-                    // sender is dropped.
-                    _ = run_ended.changed() => Err(ToolError::new(
-                        "the run ended before the tool answered; the call was cancelled",
-                    )),
-                }
-            }),
-        });
+        let result = span.in_scope(|| self.handle.block_on(call));
         span.record(
             "duration_us",
             u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
@@ -445,29 +425,6 @@ impl BlockingTool {
             }
         };
         result
-    }
-}
-
-/// Lives as long as one run: when it is dropped (the run ended, however it ended), the tool
-/// calls of the run still in flight stop waiting. A run's functions keep the tools of the turn
-/// that defined them, so this is the run's, not a turn's.
-pub(crate) struct RunAlive {
-    _alive: tokio::sync::watch::Sender<()>,
-    ended: tokio::sync::watch::Receiver<()>,
-}
-
-impl RunAlive {
-    pub(crate) fn new() -> RunAlive {
-        let (alive, ended) = tokio::sync::watch::channel(());
-        RunAlive {
-            _alive: alive,
-            ended,
-        }
-    }
-
-    /// What a [`BlockingTool`] of this run waits on besides its call.
-    pub(crate) fn ended(&self) -> tokio::sync::watch::Receiver<()> {
-        self.ended.clone()
     }
 }
 
@@ -502,7 +459,6 @@ mod tests {
             tool: Arc::new(tool),
             handle: runtime.handle().clone(),
             parent: tracing::Span::none(),
-            run_ended: None,
         });
         let results: Vec<Result<Value, ToolError>> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..CALLS)

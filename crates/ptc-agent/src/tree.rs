@@ -2,19 +2,16 @@
 //!
 //! The top run sets them from its agent's settings: how deep sub-agents may nest
 //! (`max_depth`), how many turns the whole tree may take (`turn_budget`) and when the whole
-//! tree must be done (`deadline`). A sub-agent run finds them through a task-local value that
-//! each tool call of its parent's program carries, so they reach it however the call is driven.
+//! tree must be done (`deadline`). A sub-agent run finds them through a task-local value set
+//! while its parent's loop awaits the tool calls of a program, so they reach it however deep
+//! the call that starts it is.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
-use ptc_lisp::{ToolSpec, Value};
-
 use crate::agent::Settings;
-use crate::signature::SignatureError;
-use crate::tool::{AsyncTool, ToolError};
 
 tokio::task_local! {
     /// The tree of the run whose program made the tool call being driven.
@@ -104,42 +101,10 @@ impl Tree {
             })
     }
 
-    /// `tool` as the programs of a run in this tree call it: sub-agents it starts are one
-    /// level further down the same tree.
-    pub fn tool_for_calls(&self, tool: Arc<dyn AsyncTool>) -> Arc<dyn AsyncTool> {
-        Arc::new(InTree {
-            tool,
-            tree: self.clone(),
-        })
-    }
-}
-
-/// A tool whose calls carry the tree of the run that makes them.
-struct InTree {
-    tool: Arc<dyn AsyncTool>,
-    tree: Tree,
-}
-
-#[async_trait]
-impl AsyncTool for InTree {
-    fn name(&self) -> &str {
-        self.tool.name()
-    }
-
-    fn description(&self) -> &str {
-        self.tool.description()
-    }
-
-    fn signature(&self) -> Option<&str> {
-        self.tool.signature()
-    }
-
-    fn spec(&self) -> Result<ToolSpec, SignatureError> {
-        self.tool.spec()
-    }
-
-    async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
-        CALLER.scope(self.tree.clone(), self.tool.call(args)).await
+    /// Awaits `calls`, tool calls made by a program of a run in this tree: the sub-agents
+    /// they start run one level further down the same tree.
+    pub async fn calling<F: Future>(&self, calls: F) -> F::Output {
+        CALLER.scope(self.clone(), calls).await
     }
 }
 

@@ -67,8 +67,8 @@ async fn the_next_agents_own_descriptions_and_data_win() {
     let counted = counter
         .run_with(
             RunOptions::new()
-                .after(&found)
-                .data_value("ids", Value::vector([Value::Int(1)])),
+                .with_previous(&found)
+                .with_data_value("ids", Value::vector([Value::Int(1)])),
         )
         .await
         .expect("runs");
@@ -97,8 +97,8 @@ async fn a_failed_step_fails_the_next_run_without_a_request() {
     let step = next
         .run_with(
             RunOptions::new()
-                .after(&failed)
-                .data_value("what", Value::string("tickets")),
+                .with_previous(&failed)
+                .with_data_value("what", Value::string("tickets")),
         )
         .await
         .expect("a failed run, not an error");
@@ -108,6 +108,7 @@ async fn a_failed_step_fails_the_next_run_without_a_request() {
             kind: FailureKind::ChainedFailure,
             reason: "the step this run was chained onto failed (failed): no database".into(),
             value: None,
+            llm_errors: Vec::new(),
         }
     );
     assert_eq!(step.task.mission, "Count tickets");

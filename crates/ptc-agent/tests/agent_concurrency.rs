@@ -5,6 +5,25 @@ use ptc_agent::{Agent, ScriptedLlm, ToolError, tool_fn};
 use ptc_lisp::Value;
 use std::sync::Arc;
 
+/// A run of `agent` for each `x`, with `data/x` set to it; each task returns `x` and its step.
+fn spawn_runs(
+    agent: &Agent,
+    xs: std::ops::Range<i64>,
+) -> tokio::task::JoinSet<(i64, ptc_turn::Step)> {
+    let mut runs = tokio::task::JoinSet::new();
+    for x in xs {
+        let agent = agent.clone();
+        runs.spawn(async move {
+            let step = agent
+                .run_with(ptc_agent::RunOptions::new().with_data_value("x", Value::Int(x)))
+                .await
+                .expect("runs");
+            (x, step)
+        });
+    }
+    runs
+}
+
 fn clojure(program: &str) -> String {
     format!("```clojure\n{program}\n```")
 }
@@ -63,19 +82,56 @@ async fn one_agent_serves_many_concurrent_runs() {
         .max_turns(1)
         .build()
         .expect("agent");
-    let mut runs = tokio::task::JoinSet::new();
-    for x in 0..50i64 {
-        let agent = agent.clone();
-        runs.spawn(async move {
-            let step = agent
-                .run_with(ptc_agent::RunOptions::new().data_value("x", Value::Int(x)))
-                .await
-                .expect("runs");
-            (x, step)
-        });
-    }
+    let mut runs = spawn_runs(&agent, 0..50);
     while let Some(joined) = runs.join_next().await {
         let (x, step) = joined.expect("task");
         assert_eq!(step.value(), Some(&Value::Int(3 * x)));
     }
+}
+
+/// Hundreds of programs on one saturated worker thread: each waits for the thread far longer
+/// than its time limit allows, and for its tools too, yet none times out, because the limit
+/// counts only the program's own evaluation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn under_load_healthy_programs_do_not_time_out() {
+    const RUNS: i64 = 400;
+    let wait = Arc::new(ptc_agent::async_tool(
+        "wait",
+        "Waits 20 ms, then returns n",
+        |n: i64| async move {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            Ok::<_, ToolError>(n)
+        },
+    ));
+    // Each program evaluates some 40,000 steps around its tool calls: together far more than
+    // one thread does within one program's time limit.
+    let program = clojure(
+        "(let [a (reduce + (range 10000))
+               b (tool/wait data/x)
+               cs (pmap tool/wait [1 2])
+               d (count (filter even? (range 10000)))]
+           (return (+ a b (reduce + cs) d)))",
+    );
+    let agent = Agent::builder("Count")
+        .llm(ScriptedLlm::new((0..RUNS).map(|_| program.clone())))
+        .tool_arc(wait)
+        .build()
+        .expect("agent");
+    let mut runs = spawn_runs(&agent, 0..RUNS);
+    let mut outcomes = Vec::new();
+    while let Some(joined) = runs.join_next().await {
+        let (x, step) = joined.expect("task");
+        let expected = Value::Int(49_995_000 + x + 3 + 5_000);
+        // A wrong run shows why its first turn did not return.
+        let first_error = step.turns.first().and_then(|t| t.error()).cloned();
+        outcomes.push((
+            x,
+            step.value() == Some(&expected),
+            format!("{first_error:?}"),
+        ));
+    }
+    outcomes.sort_by_key(|(x, ..)| *x);
+    let wrong: Vec<&(i64, bool, String)> = outcomes.iter().filter(|(_, ok, _)| !ok).collect();
+    assert_eq!(wrong, Vec::<&(i64, bool, String)>::new());
+    assert_eq!(outcomes.len(), RUNS as usize);
 }

@@ -24,7 +24,7 @@ use pretty_assertions::assert_eq;
 use ptc_agent::llm::{Anthropic, OpenAiCompatible};
 use ptc_agent::{
     Agent, FnTool, LlmError, LlmResponse, NO_PROGRAM, RetryPolicy, ScriptedLlm, ToolError,
-    value_tool,
+    async_tool, value_tool,
 };
 use ptc_lisp::pr_str;
 use ptc_lisp::{Limits, ToolOutcome, Value};
@@ -106,10 +106,20 @@ fn view_outcome(outcome: &StepOutcome) -> String {
             kind,
             reason,
             value,
+            llm_errors,
         } => {
             let mut text = failed(*kind, reason);
             if let Some(value) = value {
                 text.push_str(&format!(" | value {}", pr_str(value)));
+            }
+            // One error is the reason itself; several are listed (or, all alike, counted).
+            match llm_errors.as_slice() {
+                [] => {}
+                [only] => assert_eq!(only, reason, "the one attempt's error is the reason"),
+                [first, rest @ ..] if rest.iter().all(|e| e == first) => {
+                    text.push_str(&format!(" | {} attempts, each: {first}", llm_errors.len()));
+                }
+                all => text.push_str(&format!(" | attempts: {}", all.join(" / "))),
             }
             text
         }
@@ -295,15 +305,17 @@ fn make_tool(kind: ToolKind, log: &CallLog) -> FnTool {
         })
         .with_signature("(id :int) -> :int"),
         ToolKind::Stall => {
-            let calls = AtomicUsize::new(0);
-            value_tool("stall", "Answers every other call", move |args| {
-                note(&log, "stall", args);
+            let calls = Arc::new(AtomicUsize::new(0));
+            async_tool("stall", "Answers every other call", move |id: i64| {
+                note(&log, "stall", &[Value::Int(id)]);
                 let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
-                if n.is_multiple_of(2) {
-                    // Runs on the sandbox's own thread for the call, which is abandoned.
-                    std::thread::sleep(HANG);
+                async move {
+                    if n.is_multiple_of(2) {
+                        // Cancelled at the tool timeout: the sleep is dropped.
+                        tokio::time::sleep(HANG).await;
+                    }
+                    Ok::<_, ToolError>(id)
                 }
-                int_arg(args).map(Value::Int)
             })
             .with_signature("(id :int) -> :int")
         }
@@ -520,7 +532,13 @@ fn cases() -> Vec<Case> {
                 2,
             ),
             tools: vec![Lookup],
-            outcome: failed(LlmError, &format!("gave up after 3 attempts: {openai_500}")),
+            outcome: failed(
+                LlmError,
+                &format!(
+                    "gave up after 3 attempts, the first and the last failing alike: \
+                     {openai_500} | 3 attempts, each: {openai_500}"
+                ),
+            ),
             turns: two_lookups(),
             llm_requests: 5,
             model_requests: 5,
@@ -613,7 +631,9 @@ fn cases() -> Vec<Case> {
             agent_retries: 2,
             outcome: failed(
                 LlmError,
-                "gave up after 3 attempts: test answered HTTP 500: internal error",
+                "gave up after 3 attempts, the first and the last failing alike: test answered \
+                 HTTP 500: internal error | 3 attempts, each: test answered HTTP 500: internal \
+                 error",
             ),
             turns: two_lookups(),
             llm_requests: 5,
@@ -672,8 +692,11 @@ fn cases() -> Vec<Case> {
             tools: vec![Lookup],
             outcome: failed(
                 LlmError,
-                "gave up after 2 attempts: openai-compatible:{url}/v1:gpt-4o did not answer \
-                 within 0.5 s; raise the request timeout if the model is slow",
+                "gave up after 2 attempts, the first and the last failing alike: \
+                 openai-compatible:{url}/v1:gpt-4o did not answer within 0.5 s; raise the \
+                 request timeout if the model is slow | 2 attempts, each: \
+                 openai-compatible:{url}/v1:gpt-4o did not answer within 0.5 s; raise the \
+                 request timeout if the model is slow",
             ),
             turns: vec![two_lookups().remove(0)],
             llm_requests: 3,
@@ -1132,12 +1155,12 @@ fn cases() -> Vec<Case> {
                 turn("(tool/stall 2)")
                     .error(
                         "tool: 1:1: tool/stall failed: no answer within 500 ms (the call was \
-                         abandoned)",
+                         cancelled)",
                     )
                     .calls(vec![err(
                         "stall",
                         "[2]",
-                        "no answer within 500 ms (the call was abandoned)",
+                        "no answer within 500 ms (the call was cancelled)",
                     )])
                     .memory(&["a"]),
                 turn("(def b [a (tool/stall 3)])")

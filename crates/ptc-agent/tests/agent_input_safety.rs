@@ -46,7 +46,7 @@ fn a_signature_parameter_named_like_a_tool_is_a_build_error() {
 async fn input_given_for_a_run_is_checked_too() {
     let agent = with_users_tool(&["(return 1)"]).build().expect("agent");
     let error = agent
-        .run_with(RunOptions::new().data_value("users", Value::Int(1)))
+        .run_with(RunOptions::new().with_data_value("users", Value::Int(1)))
         .await
         .expect_err("clash");
     assert_eq!(

@@ -157,6 +157,7 @@ async fn fail_ends_the_run_with_the_reason() {
             kind: FailureKind::Failed,
             reason: "the archive is empty".into(),
             value: Some(Value::string("the archive is empty")),
+            llm_errors: Vec::new(),
         }
     );
     assert_eq!(
@@ -542,14 +543,132 @@ async fn transient_model_errors_are_retried_by_the_agent_policy() {
     assert_eq!(step.usage.llm_requests, 2);
     assert_eq!(step.turns[0].usage().llm_requests, 2);
 
-    let llm = ScriptedLlm::from_results([Err(overloaded()), Err(overloaded()), Err(overloaded())]);
+    // A reply cut short by a dropped connection, then a server that is gone: the reason names
+    // the first failure and the last, and the step keeps all three.
+    let dropped = LlmError::Transport {
+        provider: "test".into(),
+        message: "connection closed before message completed".into(),
+    };
+    let refused = LlmError::Connect {
+        provider: "test".into(),
+        url: "http://127.0.0.1:9/v1/chat/completions".into(),
+        message: "Connection refused (os error 111)".into(),
+    };
+    let llm = ScriptedLlm::from_results([
+        Err(dropped.clone()),
+        Err(overloaded()),
+        Err(refused.clone()),
+    ]);
     let step = run(agent("Go", &llm).retry_policy(policy)).await;
     assert_eq!(
         failure(&step),
         (
             FailureKind::LlmError,
-            "gave up after 3 attempts: test answered HTTP 503: overloaded".to_string()
+            "gave up after 3 attempts; the first failed with: network error talking to test: \
+             connection closed before message completed; the last with: could not connect to \
+             test at http://127.0.0.1:9/v1/chat/completions: Connection refused (os error 111); \
+             check that the server is running and that the URL is right"
+                .to_string()
         )
     );
+    let StepOutcome::Failed { llm_errors, .. } = &step.outcome else {
+        panic!("expected a failed run");
+    };
+    assert_eq!(
+        llm_errors,
+        &vec![
+            dropped.to_string(),
+            overloaded().to_string(),
+            refused.to_string()
+        ]
+    );
     assert_eq!(step.usage.llm_requests, 3);
+}
+
+fn cut_off(content: &str) -> Result<LlmResponse, LlmError> {
+    Ok(LlmResponse::text(content).with_stop_reason("length"))
+}
+
+#[tokio::test]
+async fn every_request_carries_the_reply_limit() {
+    let llm = ScriptedLlm::new([clojure("(return 1)")]);
+    run(agent("Go", &llm)).await;
+    assert_eq!(
+        llm.requests()[0].max_tokens,
+        Some(ptc_agent::llm::DEFAULT_MAX_TOKENS)
+    );
+    let llm = ScriptedLlm::new([clojure("(return 1)")]);
+    let built = agent("Go", &llm).max_tokens(300).build().expect("agent");
+    assert_eq!(built.max_tokens(), 300);
+    built.run().await.expect("runs");
+    assert_eq!(llm.requests()[0].max_tokens, Some(300));
+}
+
+#[tokio::test]
+async fn a_reply_cut_off_by_the_limit_is_recorded_and_the_model_told() {
+    let llm = ScriptedLlm::from_results([
+        // Cut inside the program: it does not parse, and the model hears why.
+        cut_off("Let me sum them.\n```clojure\n(return (reduce + [1 2"),
+        // Cut before any program.
+        cut_off("First I will explain the approach in detail. The data holds"),
+        // Cut after a complete program: it runs.
+        cut_off("```clojure\n(return 3)\n```\nThis works because"),
+    ]);
+    let step = run(agent("Sum 1 and 2", &llm).max_tokens(40)).await;
+    assert_eq!(step.value(), Some(&Value::Int(3)));
+    assert_eq!(
+        errors(&step),
+        vec![
+            Some(
+                "reply_cut_off: Your reply was cut off at the limit of 40 tokens before its \
+                 program was complete (the program was incomplete: 1:23: unclosed '[' opened \
+                 at 1:19), so nothing ran. Write a shorter program, with little or no text \
+                 around it."
+                    .to_string()
+            ),
+            Some(
+                "reply_cut_off: Your reply was cut off at the limit of 40 tokens before its \
+                 program was complete, so nothing ran. Write a shorter program, with little or \
+                 no text around it."
+                    .to_string()
+            ),
+            None,
+        ]
+    );
+    let flags: Vec<(Option<&str>, bool)> = step
+        .turns
+        .iter()
+        .map(|t| (t.stop_reason(), t.reply_cut_off()))
+        .collect();
+    assert_eq!(
+        flags,
+        vec![
+            (Some("length"), true),
+            (Some("length"), true),
+            (Some("length"), true)
+        ]
+    );
+    // The model reads the error in the next request.
+    assert!(
+        feedback(&llm, 2).contains("Your reply was cut off at the limit of 40 tokens"),
+        "{}",
+        feedback(&llm, 2)
+    );
+}
+
+#[tokio::test]
+async fn a_reply_that_ended_on_its_own_is_not_cut_off() {
+    let llm = ScriptedLlm::from_results([Ok(
+        LlmResponse::text(clojure("(return 1)")).with_stop_reason("stop")
+    )]);
+    let step = run(agent("Go", &llm)).await;
+    assert_eq!(step.turns[0].stop_reason(), Some("stop"));
+    assert!(!step.turns[0].reply_cut_off());
+    let llm = ScriptedLlm::new(["I cannot."]);
+    let step = run(agent("Go", &llm).max_turns(1)).await;
+    assert_eq!(
+        errors(&step),
+        vec![Some(format!("no_program: {NO_PROGRAM}"))]
+    );
+    assert_eq!(step.turns[0].stop_reason(), None);
 }

@@ -86,12 +86,12 @@ async fn a_run_can_ask_another_model() {
         .build()
         .expect("agent");
     let step = agent
-        .run_with(RunOptions::new().llm_named("smart"))
+        .run_with(RunOptions::new().with_llm_named("smart"))
         .await
         .expect("runs");
     assert_eq!(step.value(), Some(&Value::keyword("smart")));
     let step = agent
-        .run_with(RunOptions::new().llm(ScriptedLlm::new(["(return 3)"])))
+        .run_with(RunOptions::new().with_llm(ScriptedLlm::new(["(return 3)"])))
         .await
         .expect("runs");
     assert_eq!(step.value(), Some(&Value::Int(3)));
@@ -100,7 +100,7 @@ async fn a_run_can_ask_another_model() {
         "the agent's own model was not asked"
     );
     let error = agent
-        .run_with(RunOptions::new().llm_named("huge"))
+        .run_with(RunOptions::new().with_llm_named("huge"))
         .await
         .expect_err("unknown");
     assert_eq!(

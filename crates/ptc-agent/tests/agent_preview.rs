@@ -22,7 +22,7 @@ async fn the_preview_is_the_first_request_the_run_sends() {
     for compression in [false, true] {
         let llm = ScriptedLlm::new(["(return 2)"]);
         let agent = agent(&llm, compression);
-        let options = || RunOptions::new().data_value("kind", Value::string("active"));
+        let options = || RunOptions::new().with_data_value("kind", Value::string("active"));
         let preview = agent.preview_prompt(&options()).expect("preview");
         agent.run_with(options()).await.expect("runs");
         assert_eq!(
@@ -37,7 +37,7 @@ async fn the_preview_is_the_first_request_the_run_sends() {
 fn the_preview_shows_each_message_with_its_size() {
     let llm = ScriptedLlm::new(Vec::<String>::new());
     let preview = agent(&llm, false)
-        .preview_prompt(&RunOptions::new().data_value("kind", Value::string("active")))
+        .preview_prompt(&RunOptions::new().with_data_value("kind", Value::string("active")))
         .expect("preview");
     let text = preview.to_string();
     let system = &preview.system_prompt;

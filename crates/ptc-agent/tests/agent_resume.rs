@@ -103,7 +103,7 @@ async fn check_resume(
 async fn every_turn_is_checkpointed_and_the_end_recorded() {
     let store = MemoryStore::new();
     let step = agent(&REPLIES, Arc::default())
-        .run_with(RunOptions::new().store(&store, "r1"))
+        .run_with(RunOptions::new().with_store(&store, "r1"))
         .await
         .expect("runs");
     assert!(step.is_success());
@@ -112,7 +112,7 @@ async fn every_turn_is_checkpointed_and_the_end_recorded() {
     assert_eq!(checkpoint.task, step.task);
     assert_eq!(checkpoint.step(), Some(step));
     let again = agent(&REPLIES, Arc::default())
-        .run_with(RunOptions::new().store(&store, "r1"))
+        .run_with(RunOptions::new().with_store(&store, "r1"))
         .await;
     assert_eq!(
         again.map(|_| ()).map_err(|e| e.to_string()),
@@ -254,6 +254,7 @@ async fn a_run_past_its_deadline_fails_with_timeout_and_keeps_its_turns() {
             reason: "the run did not finish within its deadline of 300 ms; turn 2 was cut off"
                 .into(),
             value: None,
+            llm_errors: Vec::new(),
         }
     );
     assert_eq!(step.turns.len(), 1);
@@ -292,4 +293,72 @@ async fn functions_restored_on_resume_call_the_tools_of_the_resumed_run() {
         )
         .await;
     }
+}
+
+/// Tells `asked` when the request of turn `turn` is about to be sent.
+struct AskedFor {
+    turn: u32,
+    asked: Arc<tokio::sync::Notify>,
+}
+
+impl ptc_agent::RunObserver for AskedFor {
+    fn on_request(&self, turn: u32, _: &[ptc_turn::Message]) {
+        if turn == self.turn {
+            self.asked.notify_one();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_run_keeps_its_turns_stays_open_in_its_store_and_resumes() {
+    let whole = agent(&REPLIES, Arc::default()).run().await.expect("runs");
+    let store = MemoryStore::new();
+    let asked = Arc::new(tokio::sync::Notify::new());
+    let observer = AskedFor {
+        turn: 3,
+        asked: asked.clone(),
+    };
+    let first_two = Agent::builder("Price the pen and the ink")
+        .llm(OnceThenSilent(ScriptedLlm::new(
+            REPLIES[..2].iter().copied(),
+        )))
+        .tool(tool_fn(
+            "price",
+            "The price of an item",
+            |args: serde_json::Value| Ok::<_, ToolError>(if args["item"] == "pen" { 3 } else { 5 }),
+        ))
+        .max_turns(6)
+        .build()
+        .expect("agent");
+    let step = first_two
+        .run_with(
+            RunOptions::new()
+                .with_store(&store, "r1")
+                .with_observer(&observer)
+                .with_stop_signal(async move { asked.notified().await }),
+        )
+        .await
+        .expect("runs");
+    assert_eq!(
+        step.outcome,
+        StepOutcome::Failed {
+            kind: FailureKind::Interrupted,
+            reason: "the run was stopped during turn 3, which was cut off".into(),
+            value: None,
+            llm_errors: Vec::new(),
+        }
+    );
+    assert_eq!(
+        without_timings(&step)["turns"],
+        serde_json::Value::from(without_timings(&whole)["turns"].as_array().unwrap()[..2].to_vec())
+    );
+    let checkpoint = store.load("r1").await.unwrap().expect("recorded");
+    assert_eq!(checkpoint.step(), None, "an interrupted run stays open");
+    assert_eq!(checkpoint.turns.len(), 2);
+
+    let resumed = agent(&REPLIES[2..], Arc::default())
+        .resume(&store, "r1", RunOptions::new())
+        .await
+        .expect("resumes");
+    assert_eq!(without_timings(&resumed), without_timings(&whole));
 }

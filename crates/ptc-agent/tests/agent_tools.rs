@@ -306,7 +306,7 @@ async fn run_data_fills_placeholders_and_is_checked() {
         .build()
         .expect("agent");
     let step = agent
-        .run_with(RunOptions::new().data(&serde_json::json!({"n": 21})))
+        .run_with(RunOptions::new().with_data(&serde_json::json!({"n": 21})))
         .await
         .expect("runs");
     assert_eq!(step.value(), Some(&Value::Int(42)));

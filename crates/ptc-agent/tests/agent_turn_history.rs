@@ -61,7 +61,7 @@ async fn a_resumed_run_restores_definitions_made_from_the_history() {
     let store = MemoryStore::new();
     let first = agent(&["(* 6 7)", "(def answer *1)"]);
     let step = first
-        .run_with(RunOptions::new().store(&store, "r"))
+        .run_with(RunOptions::new().with_store(&store, "r"))
         .await
         .expect("run");
     assert!(!step.is_success(), "the scripted model runs out of replies");

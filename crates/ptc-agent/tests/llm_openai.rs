@@ -270,19 +270,37 @@ async fn a_permanent_error_after_a_retry_keeps_the_count() {
     let bad_request = Reply::json(400, &json!({"error": {"message": "context too long"}}));
     let server = TestServer::start(vec![server_error(), server_error(), bad_request]).await;
     let err = llm(&server).complete(&request()).await.unwrap_err();
+    let provider = format!("openai-compatible:{}/v1:gpt-4o", server.base_url);
+    let overloaded = LlmError::Http {
+        provider: provider.clone(),
+        status: 500,
+        message: "The server had an error while processing your request.".into(),
+    };
     assert_eq!(
         err,
         LlmError::RetriesExhausted {
-            attempts: 3,
-            last: Box::new(LlmError::Http {
-                provider: format!("openai-compatible:{}/v1:gpt-4o", server.base_url),
-                status: 400,
-                message: "context too long".into(),
-            }),
+            errors: vec![
+                overloaded.clone(),
+                overloaded,
+                LlmError::Http {
+                    provider: provider.clone(),
+                    status: 400,
+                    message: "context too long".into(),
+                },
+            ],
         }
     );
     assert!(!err.is_transient());
     assert_eq!(err.attempts(), 3);
+    // The message names the first failure and the last.
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "gave up after 3 attempts; the first failed with: {provider} answered HTTP 500: The \
+             server had an error while processing your request.; the last with: {provider} \
+             answered HTTP 400: context too long"
+        )
+    );
 
     // In a run: the failed call's three requests are part of the run's usage.
     let server = TestServer::start(vec![
@@ -298,10 +316,23 @@ async fn a_permanent_error_after_a_retry_keeps_the_count() {
     let step = agent.run().await.expect("runs");
     assert_eq!(step.turns.len(), 0);
     assert_eq!(step.usage.llm_requests, 3);
-    assert!(
-        matches!(&step.outcome, StepOutcome::Failed { reason, .. } if reason.starts_with("gave up after 3 attempts: ")),
-        "{:?}",
-        step.outcome
+    // The step keeps every attempt's error; the reason names the first and the last.
+    let StepOutcome::Failed {
+        reason, llm_errors, ..
+    } = &step.outcome
+    else {
+        panic!("expected a failed run, got {:?}", step.outcome);
+    };
+    assert_eq!(
+        reason,
+        &err.to_string().replace(&provider, &llm(&server).describe())
+    );
+    assert_eq!(
+        llm_errors,
+        &err.each_attempt()
+            .iter()
+            .map(|e| e.to_string().replace(&provider, &llm(&server).describe()))
+            .collect::<Vec<_>>()
     );
 }
 
@@ -387,16 +418,20 @@ async fn persistent_server_errors_give_up_after_the_retries() {
 
     assert_eq!(server.requests().len(), 4);
     assert!(err.is_transient());
+    let overloaded = LlmError::Http {
+        provider: format!("openai-compatible:{}/v1:gpt-4o", server.base_url),
+        status: 500,
+        message: "The server had an error while processing your request.".into(),
+    };
     assert_eq!(
         err,
         LlmError::RetriesExhausted {
-            attempts: 4,
-            last: Box::new(LlmError::Http {
-                provider: format!("openai-compatible:{}/v1:gpt-4o", server.base_url),
-                status: 500,
-                message: "The server had an error while processing your request.".into(),
-            }),
+            errors: vec![overloaded.clone(); 4],
         }
+    );
+    assert_eq!(
+        err.to_string(),
+        format!("gave up after 4 attempts, the first and the last failing alike: {overloaded}")
     );
 }
 
@@ -408,17 +443,17 @@ async fn a_closed_port_is_a_transient_connect_error_that_is_retried() {
         .with_retry_policy(quick_retries(2));
     let err = llm.complete(&request()).await.unwrap_err();
     assert!(err.is_transient());
-    let LlmError::RetriesExhausted { attempts, last } = &err else {
+    let LlmError::RetriesExhausted { errors } = &err else {
         panic!("expected retries to run out, got {err:?}");
     };
-    assert_eq!(*attempts, 3);
+    assert_eq!(errors.len(), 3);
     let LlmError::Connect {
         url: failed_url,
         message,
         ..
-    } = last.as_ref()
+    } = &errors[2]
     else {
-        panic!("expected a connect error, got {last:?}");
+        panic!("expected a connect error, got {errors:?}");
     };
     assert_eq!(failed_url, &format!("{url}/chat/completions"));
     // The OS's words, e.g. "Connection refused (os error 111)".
@@ -477,6 +512,63 @@ async fn a_slow_server_times_out() {
         }
     );
     assert!(err.is_transient());
+}
+
+#[tokio::test]
+async fn a_request_that_times_out_is_retried_once_whatever_the_retries() {
+    let late = || Reply::json(200, &completion("late")).with_delay(Duration::from_secs(30));
+    let server = TestServer::start(vec![late(), late(), late(), late()]).await;
+    let llm = llm(&server)
+        .with_timeout(Duration::from_millis(200))
+        .with_retry_policy(quick_retries(3));
+    let err = llm.complete(&request()).await.unwrap_err();
+    let timeout = LlmError::Timeout {
+        provider: format!("openai-compatible:{}/v1:gpt-4o", server.base_url),
+        timeout: Duration::from_millis(200),
+    };
+    assert_eq!(
+        err,
+        LlmError::RetriesExhausted {
+            errors: vec![timeout.clone(), timeout]
+        }
+    );
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn other_failures_between_two_timeouts_do_not_reset_the_count() {
+    let late = || Reply::json(200, &completion("late")).with_delay(Duration::from_secs(30));
+    let server = TestServer::start(vec![
+        late(),
+        server_error(),
+        late(),
+        Reply::json(200, &completion("never asked for")),
+    ])
+    .await;
+    let llm = llm(&server)
+        .with_timeout(Duration::from_millis(500))
+        .with_retry_policy(quick_retries(3));
+    let err = llm.complete(&request()).await.unwrap_err();
+    let provider = format!("openai-compatible:{}/v1:gpt-4o", server.base_url);
+    let timeout = LlmError::Timeout {
+        provider: provider.clone(),
+        timeout: Duration::from_millis(500),
+    };
+    assert_eq!(
+        err,
+        LlmError::RetriesExhausted {
+            errors: vec![
+                timeout.clone(),
+                LlmError::Http {
+                    provider,
+                    status: 500,
+                    message: "The server had an error while processing your request.".into(),
+                },
+                timeout,
+            ]
+        }
+    );
+    assert_eq!(server.requests().len(), 3);
 }
 
 #[tokio::test]

@@ -40,6 +40,7 @@ fn openai_bodies_carry_every_parameter() {
         body,
         json!({
             "model": "qwen",
+            "max_tokens": 4096,
             "messages": [
                 {"role": "system", "content": "sys"},
                 {"role": "user", "content": "hi"}

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use indicatif::{ProgressBar, ProgressStyle};
-use ptc_agent::{Llm, LlmError, LlmRequest, LlmResponse, ReplayLlm, parse_llm_spec};
+use ptc_agent::{
+    Llm, LlmError, LlmRequest, LlmResponse, ProviderOptions, ReplayLlm, parse_llm_spec_with,
+};
 use ptc_compression::{
     CompressionConfig, HeuristicTokenizer, PricingKind, PromptRequest, RequestCost, Tokenizer,
     price,
@@ -76,8 +78,9 @@ pub enum LlmSource {
 }
 
 impl LlmSource {
-    /// Reads `--llm`: any spec [`parse_llm_spec`] takes, or `replay-dir:DIR`.
-    pub fn parse(spec: &str) -> Result<LlmSource, String> {
+    /// Reads `--llm`: any spec [`parse_llm_spec`](ptc_agent::parse_llm_spec) takes, or `replay-dir:DIR`; `options` set
+    /// the request timeout and retries of an HTTP provider.
+    pub fn parse(spec: &str, options: &ProviderOptions) -> Result<LlmSource, String> {
         let spec = spec.trim();
         if let Some(dir) = spec.strip_prefix("replay-dir:") {
             let dir = PathBuf::from(dir);
@@ -90,7 +93,7 @@ impl LlmSource {
             }
             return Ok(LlmSource::ReplayDir(dir));
         }
-        let llm = parse_llm_spec(spec).map_err(|e| format!("--llm {spec}: {e}"))?;
+        let llm = parse_llm_spec_with(spec, options).map_err(|e| format!("--llm {spec}: {e}"))?;
         match spec.strip_prefix("replay:") {
             Some(file) => Ok(LlmSource::ReplayFile(PathBuf::from(file))),
             None => Ok(LlmSource::Shared(llm)),
@@ -127,6 +130,10 @@ pub struct EvalOptions {
     pub jobs: usize,
     /// The sampling temperature (the provider's default otherwise).
     pub temperature: Option<f32>,
+    /// The reply token limit of every request (the agent's default otherwise).
+    pub max_tokens: Option<u32>,
+    /// The request timeout and retries of an HTTP provider.
+    pub provider: ProviderOptions,
     /// Show a progress bar (only ever on a terminal).
     pub progress: bool,
 }
@@ -143,6 +150,8 @@ impl EvalOptions {
             out_dir: PathBuf::from("target/eval"),
             jobs: 4,
             temperature: None,
+            max_tokens: None,
+            provider: ProviderOptions::default(),
             progress: false,
         }
     }
@@ -498,6 +507,9 @@ async fn run_one(
     if let Some(t) = options.temperature {
         builder = builder.temperature(t);
     }
+    if let Some(max_tokens) = options.max_tokens {
+        builder = builder.max_tokens(max_tokens);
+    }
     let outcome = match builder.build() {
         Ok(agent) => agent.run().await.map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
@@ -569,13 +581,8 @@ async fn run_one(
 
 /// Writes replies as a transcript [`ReplayLlm`] reads.
 fn write_transcript(path: &Path, replies: &[LlmResponse]) -> Result<(), String> {
-    let mut text = String::new();
-    for reply in replies {
-        let line = serde_json::to_string(reply)
-            .map_err(|e| format!("cannot write the transcript {}: {e}", path.display()))?;
-        text.push_str(&line);
-        text.push('\n');
-    }
+    let text = ptc_agent::llm::transcript_jsonl(replies)
+        .map_err(|e| format!("cannot write the transcript {}: {e}", path.display()))?;
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;

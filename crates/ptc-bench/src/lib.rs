@@ -25,7 +25,7 @@ pub use report::Report;
 /// Runs a whole evaluation: plans the runs, makes them, and writes `REPORT.md`, `report.json`
 /// and the transcripts into `options.out_dir`. Starts its own tokio runtime.
 pub fn evaluate(options: &EvalOptions) -> Result<Report, String> {
-    let source = LlmSource::parse(&options.llm)?;
+    let source = LlmSource::parse(&options.llm, &options.provider)?;
     let plan = harness::plan(options, &source)?;
     std::fs::create_dir_all(&options.out_dir)
         .map_err(|e| format!("cannot create {}: {e}", options.out_dir.display()))?;

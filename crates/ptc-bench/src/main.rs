@@ -2,8 +2,10 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
+use ptc_agent::{ProviderOptions, RetryPolicy};
 use ptc_bench::{EvalOptions, evaluate};
 
 /// Run every mission N times per compression configuration against a model, and write
@@ -40,6 +42,27 @@ struct Cli {
     /// The sampling temperature [default: the provider's].
     #[arg(long, value_name = "T")]
     temperature: Option<f32>,
+    /// The most tokens each reply may have [default: 4096].
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<u32>,
+    /// The longest one model request may take, in seconds (fractions allowed) [default: 120].
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    request_timeout: Option<Duration>,
+    /// Retries of a model request after a transient failure [default: 3].
+    #[arg(long, value_name = "N")]
+    retries: Option<u32>,
+}
+
+/// A positive number of seconds, fractions allowed.
+fn seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("the timeout must be a positive number of seconds, not {text}"))
 }
 
 fn main() -> ExitCode {
@@ -53,6 +76,14 @@ fn main() -> ExitCode {
         out_dir: cli.out.clone(),
         jobs: cli.jobs.max(1),
         temperature: cli.temperature,
+        max_tokens: cli.max_tokens,
+        provider: ProviderOptions {
+            request_timeout: cli.request_timeout,
+            retry: cli.retries.map(|max_retries| RetryPolicy {
+                max_retries,
+                ..RetryPolicy::default()
+            }),
+        },
         progress: true,
     };
     match evaluate(&options) {

@@ -49,19 +49,19 @@ fn replaying_the_committed_transcripts_prints_the_summary() {
             "single-user-coalesced: 6/7 runs passed (85.7 %), 3.4 turns per run".to_string(),
             "`on` against `off` on 4 paired missions: -24.3 % prompt tokens (95 % interval \
              -26.7 % to -16.2 %) (-36.9 % without the system prompt, estimated); billed input \
-             (modelled) -20.8 % anthropic, -21.1 % openai, -20.9 % ideal; pass rate 100.0 % -> \
+             (modelled) -20.5 % anthropic, -20.9 % openai, -20.6 % ideal; pass rate 100.0 % -> \
              100.0 %, 0.0 points (95 % interval 0.0 to 0.0; sign test 0 better, 0 worse, p = \
              1.00); turns 0.00 per run."
                 .to_string(),
             "`on-openai` against `off` on 1 paired mission: -43.3 % prompt tokens (95 % interval \
              -43.3 % to -43.3 %) (-63.2 % without the system prompt, estimated); billed input \
-             (modelled) -14.5 % anthropic, -38.8 % openai, -19.6 % ideal; pass rate 100.0 % -> \
+             (modelled) -14.4 % anthropic, -38.5 % openai, -19.5 % ideal; pass rate 100.0 % -> \
              100.0 %, 0.0 points (95 % interval 0.0 to 0.0; sign test 0 better, 0 worse, p = \
              1.00); turns 0.00 per run."
                 .to_string(),
             "`single-user-coalesced` against `off` on 6 paired missions: -6.0 % prompt tokens \
              (95 % interval -8.9 % to -1.3 %) (-38.1 % without the system prompt, estimated); \
-             billed input (modelled) -2.2 % anthropic, -5.0 % openai, -2.0 % ideal; pass rate \
+             billed input (modelled) -2.2 % anthropic, -6.0 % openai, -1.9 % ideal; pass rate \
              83.3 % -> 83.3 %, 0.0 points (95 % interval -50.0 to +50.0; sign test 1 better, 1 \
              worse, p = 1.00); turns 0.00 per run."
                 .to_string(),

@@ -362,6 +362,9 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
         &format!("replay-dir:{}", dir.display()),
         "replay-dir:benchmarks/transcripts",
     );
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        rewrite_doc_sample(0, &from_root);
+    }
     assert_eq!(without_wall_times(sample), without_wall_times(&from_root));
     let json: Report =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
@@ -470,4 +473,51 @@ fn bad_arguments_are_explained() {
         "--llm replay-dir:/nonexistent/dir: /nonexistent/dir is not a directory of transcripts \
          (DIR/<config>/<mission>/<run>.jsonl)"
     );
+}
+
+/// The report of the recorded SmolLM2 runs in docs/benchmark.md is what replaying them gives
+/// (but for wall times): the second ````markdown sample there.
+#[test]
+fn the_recorded_smollm2_runs_replay_to_the_documented_report() {
+    let dir = repo().join("benchmarks/transcripts-smollm2-135m");
+    let out = out_dir("smollm2");
+    let report = evaluate(&options(format!("replay-dir:{}", dir.display()), &out)).unwrap();
+    assert_eq!(report.runs.len(), 46);
+    assert!(report.runs.iter().all(|r| !r.passed && r.input_tokens > 0));
+    let markdown = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
+    let from_root = markdown.replace(
+        &format!("replay-dir:{}", dir.display()),
+        "replay-dir:benchmarks/transcripts-smollm2-135m",
+    );
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        rewrite_doc_sample(1, &from_root);
+    }
+    let doc = std::fs::read_to_string(repo().join("docs/benchmark.md")).unwrap();
+    let samples: Vec<&str> = doc
+        .split("````markdown\n")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("````\n").map(|(sample, _)| sample))
+        .collect();
+    assert_eq!(
+        samples.len(),
+        2,
+        "docs/benchmark.md has two ````markdown samples"
+    );
+    assert_eq!(
+        without_wall_times(samples[1]),
+        without_wall_times(&from_root)
+    );
+    let _ = std::fs::remove_dir_all(out);
+}
+
+/// Replaces the `index`th ````markdown sample of docs/benchmark.md with `report`
+/// (`UPDATE_GOLDEN=1`; review the diff).
+fn rewrite_doc_sample(index: usize, report: &str) {
+    let path = repo().join("docs/benchmark.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let mut parts: Vec<String> = doc.split("````markdown\n").map(str::to_string).collect();
+    let part = &mut parts[index + 1];
+    let (_, rest) = part.split_once("````\n").expect("a closed sample");
+    *part = format!("{report}````\n{rest}");
+    std::fs::write(&path, parts.join("````markdown\n")).unwrap();
 }

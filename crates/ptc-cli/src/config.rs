@@ -140,7 +140,7 @@ mod tests {
                     ["-y", "@modelcontextprotocol/server-filesystem", "docs"]
                 ),
                 ServerConfig::http("search", "http://127.0.0.1:3001/mcp")
-                    .timeout(Duration::from_secs(60)),
+                    .with_timeout(Duration::from_secs(60)),
             ]
         );
     }
@@ -206,7 +206,7 @@ mod tests {
                 "TOML parse error at line 2, column 1\n  |\n2 | max-turn = 3\n  | ^^^^^^^^\n\
                  unknown field `max-turn`, expected one of `llm`, `request-timeout`, `retries`, \
                  `deadline`, `max-turns`, `max-kept-bytes`, `float-precision`, `compression`, \
-                 `pricing`, `signature`, `temperature`, `top-p`, `seed`, `stop`, \
+                 `pricing`, `signature`, `temperature`, `top-p`, `seed`, `stop`, `max-tokens`, \
                  `system-prompt-extra`, `system-prompt-prefix`, `system-prompt-file`"
                     .to_string()
             )

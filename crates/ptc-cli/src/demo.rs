@@ -110,7 +110,7 @@ fn execute() -> Result<Step, String> {
         .build()
         .map_err(|e| format!("could not start the async runtime: {e}"))?;
     let step = runtime
-        .block_on(agent.run_with(RunOptions::new().observer(&Narrator)))
+        .block_on(agent.run_with(RunOptions::new().with_observer(&Narrator)))
         .map_err(|e| e.to_string())?;
     Narrator::print(&closing(&step, &agent));
     Ok(step)

@@ -14,6 +14,8 @@ pub const USAGE: u8 = 2;
 /// A limit stopped it: a sandbox limit of a program (time, steps, memory, ...), or the turn
 /// budget or the deadline of a run.
 pub const LIMIT: u8 = 3;
+/// Ctrl-C (SIGINT) stopped a run; 128 + the signal's number, as shells report it.
+pub const INTERRUPTED: u8 = 130;
 
 /// The table printed at the end of `--help`.
 pub const HELP: &str = "\
@@ -22,7 +24,8 @@ Exit status (every subcommand):
   1  the program or the run failed (an error, (fail ...), a model that could not be reached)
   2  unusable arguments or input (an unknown option, a missing or invalid file, an MCP
      server that could not be started or reached)
-  3  a limit stopped it (a sandbox limit of a program; the turn budget or deadline of a run)";
+  3  a limit stopped it (a sandbox limit of a program; the turn budget or deadline of a run)
+130  Ctrl-C stopped a run (the turns completed so far are kept: --dump-step, --checkpoint)";
 
 pub fn code(status: u8) -> ExitCode {
     ExitCode::from(status)
@@ -40,6 +43,10 @@ pub fn for_step(step: &Step) -> u8 {
                 | FailureKind::MaxDepthExceeded,
             ..
         } => LIMIT,
+        StepOutcome::Failed {
+            kind: FailureKind::Interrupted,
+            ..
+        } => INTERRUPTED,
         StepOutcome::Failed { .. } => FAILED,
     }
 }

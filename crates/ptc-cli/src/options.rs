@@ -8,10 +8,11 @@
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use ptc_agent::llm::{ProviderOptions, RetryPolicy, parse_llm_spec_with};
+use ptc_agent::llm::{Llm, ProviderOptions, RetryPolicy, parse_llm_spec_with};
 use ptc_agent::{AgentBuilder, HumanDuration, Sampling};
 use ptc_compression::history::{HistoryPolicy, SummaryStrategy};
 use ptc_compression::{CompressionConfig, PricingProfile};
@@ -207,7 +208,15 @@ option_group! {
         /// A text that ends the model's reply; repeat for several [default: none].
         #[arg(long, value_name = "TEXT")]
         pub stop: Option<Vec<String>>,
-        // The reply token limit (`--max-tokens`) belongs in this group, beside temperature.
+        /// The most tokens each reply may have; a reply cut off there is flagged, and the model
+        /// is told to write a shorter program [default: 4096].
+        #[arg(
+            long = "max-tokens",
+            id = "reply_max_tokens",
+            value_name = "N",
+            value_parser = clap::value_parser!(u32).range(1..)
+        )]
+        pub max_tokens: Option<u32>,
         /// Text added to the end of the generated system prompt.
         #[arg(long, value_name = "TEXT")]
         pub system_prompt_extra: Option<String>,
@@ -221,8 +230,8 @@ option_group! {
 }
 
 impl AgentOptions {
-    /// The builder with every option given here; the model is required.
-    pub fn apply(&self, mut builder: AgentBuilder) -> Result<AgentBuilder, String> {
+    /// The model named here (it is required), with the request timeout and retries given here.
+    pub fn llm(&self) -> Result<Arc<dyn Llm>, String> {
         let Some(spec) = &self.llm else {
             return Err(
                 "no model: give one with --llm SPEC (e.g. --llm anthropic:claude-sonnet-4-5), \
@@ -237,8 +246,17 @@ impl AgentOptions {
                 ..RetryPolicy::default()
             }),
         };
-        builder = builder.llm_arc(parse_llm_spec_with(spec, &provider).map_err(|e| e.to_string())?);
-        self.apply_settings(builder)
+        parse_llm_spec_with(spec, &provider).map_err(|e| e.to_string())
+    }
+
+    /// The builder with `llm` as its model (see [`AgentOptions::llm`]) and every other option
+    /// given here.
+    pub fn apply(
+        &self,
+        builder: AgentBuilder,
+        llm: Arc<dyn Llm>,
+    ) -> Result<AgentBuilder, String> {
+        self.apply_settings(builder.llm_arc(llm))
     }
 
     /// The builder with every option given here but the model.
@@ -271,6 +289,9 @@ impl AgentOptions {
                 stop: self.stop.clone().unwrap_or_default(),
                 ..Sampling::default()
             });
+        }
+        if let Some(n) = self.max_tokens {
+            builder = builder.max_tokens(n);
         }
         if let Some(text) = &self.system_prompt_extra {
             builder = builder.system_prompt_extra(text);

@@ -29,7 +29,7 @@ pub fn run(args: &PreviewArgs, config: &Config) -> ExitCode {
                 let builder = Agent::builder(mission);
                 // The model is not asked; without --llm a stand-in takes its place.
                 let builder = match &settings.agent.llm {
-                    Some(_) => settings.agent.apply(builder)?,
+                    Some(_) => settings.agent.apply(builder, settings.agent.llm()?)?,
                     None => settings
                         .agent
                         .apply_settings(builder.llm(ScriptedLlm::new(Vec::<String>::new())))?,

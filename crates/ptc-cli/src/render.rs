@@ -174,6 +174,7 @@ mod tests {
                 kind: FailureKind::MaxTurnsExceeded,
                 reason: "out of turns".into(),
                 value: None,
+                llm_errors: Vec::new(),
             },
             task: Task {
                 system_prompt: "Write PTC-Lisp.".into(),

@@ -5,10 +5,11 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Args;
 use ptc_agent::store::{JsonlStore, RunStore};
-use ptc_agent::{Agent, AgentBuilder, RunObserver, RunOptions};
+use ptc_agent::{Agent, AgentBuilder, RecordingLlm, RunObserver, RunOptions};
 use ptc_lisp::Value;
 use ptc_lisp::to_clojure;
 use ptc_lisp::to_json;
@@ -56,6 +57,10 @@ pub struct RunArgs {
     /// the run ends. The file is checked before the first request.
     #[arg(long, value_name = "FILE.json")]
     pub dump_step: Option<PathBuf>,
+    /// Write the model's replies to this file, as a transcript that `--llm replay:FILE` plays
+    /// back to the same programs and outcome (with --resume: the replies of this session).
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub transcript: Option<PathBuf>,
     /// Record each turn in this file as it completes: JSON lines, or an SQLite database when
     /// the name ends in .db, .sqlite or .sqlite3. A run that stops can then be resumed.
     #[arg(long, value_name = "FILE")]
@@ -153,9 +158,23 @@ pub fn mission(args: &AgentArgs) -> Result<String, String> {
     Ok(text.trim().to_string())
 }
 
-fn agent(args: &RunArgs, settings: &Resolved, mcp: Option<&McpSession>) -> Result<Agent, String> {
-    let builder = settings.agent.apply(Agent::builder(mission(&args.spec)?))?;
-    build_agent(builder, settings, mcp)
+/// The agent, and the wrapper keeping the model's replies when `--transcript` asks for them.
+fn agent(
+    args: &RunArgs,
+    settings: &Resolved,
+    mcp: Option<&McpSession>,
+) -> Result<(Agent, Option<RecordingLlm>), String> {
+    let mut llm = settings.agent.llm()?;
+    let recording = args
+        .transcript
+        .is_some()
+        .then(|| RecordingLlm::new(llm.clone()));
+    if let Some(recording) = &recording {
+        llm = Arc::new(recording.clone());
+    }
+    let builder = settings.agent.apply(Agent::builder(mission(&args.spec)?), llm)?;
+    let agent = build_agent(builder, settings, mcp)?;
+    Ok((agent, recording))
 }
 
 /// Builds the agent `builder` starts, with the settings' limits, history policy, tools and
@@ -186,14 +205,31 @@ pub fn build_agent(
 }
 
 /// Checks that `path` can be written, before anything is paid for.
-fn check_writable(path: &Path) -> Result<(), String> {
+fn check_writable(path: &Path, what: &str) -> Result<(), String> {
     OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(false)
         .open(path)
         .map(|_| ())
-        .map_err(|e| format!("cannot write the step to {}: {e}", path.display()))
+        .map_err(|e| format!("cannot write the {what} to {}: {e}", path.display()))
+}
+
+/// Completes at the first Ctrl-C, which stops the run with the turns completed so far kept;
+/// a second one quits at once. If the handler cannot be installed, Ctrl-C keeps its default
+/// effect and this never completes.
+async fn ctrl_c(quiet: bool) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return std::future::pending().await;
+    }
+    if !quiet {
+        eprintln!("\nstopping the run at Ctrl-C (press it again to quit at once)");
+    }
+    tokio::spawn(async {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            std::process::exit(i32::from(exit::INTERRUPTED));
+        }
+    });
 }
 
 /// The store of `--checkpoint`: SQLite for a database name, JSON lines otherwise.
@@ -226,9 +262,12 @@ fn execute(
     mcp: Option<&McpSession>,
     quiet: bool,
 ) -> Result<u8, String> {
-    let agent = agent(args, settings, mcp)?;
+    let (agent, recording) = agent(args, settings, mcp)?;
     if let Some(path) = &args.dump_step {
-        check_writable(path)?;
+        check_writable(path, "step")?;
+    }
+    if let Some(path) = &args.transcript {
+        check_writable(path, "transcript")?;
     }
     let store = args.checkpoint.as_deref().map(open_store).transpose()?;
     // The MCP servers' connections live on their session's runtime, so the run uses it too.
@@ -245,9 +284,9 @@ fn execute(
     };
     let trace = !args.json && !quiet;
     let step = runtime.block_on(async {
-        let mut options = RunOptions::new();
+        let mut options = RunOptions::new().with_stop_signal(ctrl_c(quiet));
         if trace {
-            options = options.observer(&Live);
+            options = options.with_observer(&Live);
         }
         let Some(store) = store.as_deref() else {
             return agent.run_with(options).await.map_err(|e| e.to_string());
@@ -256,7 +295,7 @@ fn execute(
         let recorded = store.load(&args.run_id).await.map_err(|e| e.to_string())?;
         match (args.resume, recorded) {
             (false, None) => agent
-                .run_with(options.store(store, args.run_id.as_str()))
+                .run_with(options.with_store(store, args.run_id.as_str()))
                 .await
                 .map_err(|e| e.to_string()),
             (false, Some(_)) => Err(format!(
@@ -285,6 +324,11 @@ fn execute(
         .dump_step
         .as_deref()
         .map(|path| write_step(&step, path));
+    let transcript_written = args
+        .transcript
+        .as_deref()
+        .zip(recording.as_ref())
+        .map(|(path, recording)| write_transcript(recording, path));
     let mut stdout = std::io::stdout().lock();
     if args.json {
         let bill = RunBill::new(&step, &agent, settings.agent.pricing, false);
@@ -304,14 +348,25 @@ fn execute(
         {
             let _ = writeln!(stdout, "step written to {}", path.display());
         }
+        if let Some(Ok(())) = &transcript_written
+            && let Some(path) = &args.transcript
+        {
+            let _ = writeln!(stdout, "transcript written to {}", path.display());
+        }
     }
     let _ = stdout.flush();
-    match written {
-        Some(Err(message)) => {
-            eprintln!("error: {message}");
-            Ok(exit::FAILED)
-        }
-        _ => Ok(exit::for_step(&step)),
+    let errors: Vec<String> = [written, transcript_written]
+        .into_iter()
+        .flatten()
+        .filter_map(Result::err)
+        .collect();
+    for message in &errors {
+        eprintln!("error: {message}");
+    }
+    if errors.is_empty() {
+        Ok(exit::for_step(&step))
+    } else {
+        Ok(exit::FAILED)
     }
 }
 
@@ -338,6 +393,13 @@ fn write_step(step: &Step, path: &Path) -> Result<(), String> {
     let json = serde_json::to_string_pretty(step)
         .map_err(|e| format!("cannot write the step as JSON: {e}"))?;
     std::fs::write(path, json + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn write_transcript(recording: &RecordingLlm, path: &Path) -> Result<(), String> {
+    let text = recording
+        .transcript_jsonl()
+        .map_err(|e| format!("cannot write the transcript: {e}"))?;
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// The end of a run for a program to read.
@@ -371,10 +433,14 @@ fn json_report(step: &Step, args: &RunArgs, bill: &RunBill) -> serde_json::Value
             kind,
             reason,
             value,
+            llm_errors,
         } => {
             report["outcome"] = "failed".into();
             report["failure"] = kind.as_str().into();
             report["reason"] = reason.as_str().into();
+            if !llm_errors.is_empty() {
+                report["llm_errors"] = llm_errors.clone().into();
+            }
             if let Some(value) = value {
                 report["value"] = to_json(value);
                 report["value_clojure"] = to_clojure(value, None, None).0.into();

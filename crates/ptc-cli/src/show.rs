@@ -52,6 +52,13 @@ pub fn turn_report(turn: &Turn, with_program: bool) -> String {
         out.push_str("program:\n");
         out.push_str(&quoted(turn.program(), "  "));
     }
+    if turn.reply_cut_off() {
+        let _ = writeln!(
+            out,
+            "reply cut off at the token limit (stop reason: {})",
+            turn.stop_reason().unwrap_or_default()
+        );
+    }
     if !turn.tool_calls().is_empty() {
         out.push_str("tool calls:\n");
         for call in turn.tool_calls() {

@@ -42,6 +42,7 @@ fn failed_step() -> Step {
             kind: FailureKind::MaxTurnsExceeded,
             reason: "out of turns".into(),
             value: None,
+            llm_errors: Vec::new(),
         },
         task: Task {
             system_prompt: "Write PTC-Lisp.".into(),

@@ -322,11 +322,11 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
             // the first writes to the cache and the second reads.
             "cost": {
                 "pricing": "anthropic", "requests": 2,
-                "billed": 2744.1, "input_tokens": 8,
-                "cache_read_tokens": 2011, "cache_write_tokens": 2028,
+                "billed": 2826.45, "input_tokens": 8,
+                "cache_read_tokens": 2072, "cache_write_tokens": 2089,
                 "full_history": {
-                    "billed": 2744.1, "input_tokens": 8,
-                    "cache_read_tokens": 2011, "cache_write_tokens": 2028
+                    "billed": 2826.45, "input_tokens": 8,
+                    "cache_read_tokens": 2072, "cache_write_tokens": 2089
                 },
                 "ratio": 1.0,
                 "reported": null
@@ -433,11 +433,11 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
         cost(&[]),
         serde_json::json!({
             "pricing": "anthropic", "requests": 3,
-            "billed": 3099.3, "input_tokens": 11,
-            "cache_read_tokens": 4158, "cache_write_tokens": 2138,
+            "billed": 3187.75, "input_tokens": 11,
+            "cache_read_tokens": 4280, "cache_write_tokens": 2199,
             "full_history": {
-                "billed": 3100.55, "input_tokens": 11,
-                "cache_read_tokens": 4158, "cache_write_tokens": 2139
+                "billed": 3189.0, "input_tokens": 11,
+                "cache_read_tokens": 4280, "cache_write_tokens": 2200
             },
             "ratio": 0.9996,
             "reported": {
@@ -459,8 +459,8 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
         ),
         (
             &serde_json::json!("openai?read=0.25"),
-            &serde_json::json!(3235.0),
-            &serde_json::json!(3236.0),
+            &serde_json::json!(3418.0),
+            &serde_json::json!(3419.0),
             &serde_json::json!(3270.0)
         )
     );
@@ -658,7 +658,9 @@ fn help_shows_the_exit_status_table() {
                  2  unusable arguments or input (an unknown option, a missing or invalid file, \
                  an MCP\n     server that could not be started or reached)\n  \
                  3  a limit stopped it (a sandbox limit of a program; the turn budget or deadline \
-                 of a run)\n"
+                 of a run)\n\
+                 130  Ctrl-C stopped a run (the turns completed so far are kept: --dump-step, \
+                 --checkpoint)\n"
             ),
             "{args:?}: {}",
             text(&output.stdout)
@@ -808,3 +810,94 @@ fn float_precision_rounds_the_returned_value() {
     assert_eq!(report["value_clojure"], "{:mean 3.33, :n 3}");
     let _ = std::fs::remove_file(transcript);
 }
+
+#[test]
+fn a_cut_off_reply_is_shown_and_the_transcript_written() {
+    let transcript = temp(
+        "cut-off.jsonl",
+        concat!(
+            r#"{"content": "Let me explain the data first. It has", "stop_reason": "length", "usage": {"input_tokens": 900, "output_tokens": 8}}"#,
+            "\n",
+            r#"{"content": "(return 3)\n```", "stop_reason": "stop", "usage": {"input_tokens": 950, "output_tokens": 6}}"#,
+            "\n"
+        ),
+    );
+    let written =
+        std::env::temp_dir().join(format!("ptc-run-{}-written.jsonl", std::process::id()));
+    let output = ptc(&[
+        "run",
+        "--mission",
+        "Add 1 and 2",
+        "--llm",
+        &format!("replay:{}", path(&transcript)),
+        "--max-tokens",
+        "8",
+        "--transcript",
+        path(&written),
+    ]);
+    assert_eq!(text(&output.stderr), "");
+    assert!(output.status.success());
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains(
+            "no program in the reply:\n\
+             \x20 | Let me explain the data first. It has\n\
+             reply cut off at the token limit (stop reason: length)\n\
+             error[reply_cut_off]: Your reply was cut off at the limit of 8 tokens before its program was \
+             complete, so nothing ran. Write a shorter program, with little or no text around \
+             it.\n"
+        ),
+        "{stdout}"
+    );
+    // The stray closing fence after the second program does not stop it from running.
+    assert!(
+        stdout.contains("program:\n  (return 3)\nvalue: 3\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with(&format!("transcript written to {}\n", written.display())),
+        "{stdout}"
+    );
+    // The transcript written replays the same replies.
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&written)
+        .expect("the transcript")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(
+        lines
+            .iter()
+            .map(|l| (l["content"].as_str(), l["stop_reason"].as_str()))
+            .collect::<Vec<_>>(),
+        vec![
+            (
+                Some("Let me explain the data first. It has"),
+                Some("length")
+            ),
+            (Some("(return 3)\n```"), Some("stop")),
+        ]
+    );
+    // The reply limit may come from ptc.toml as well.
+    let dir = Scratch::new("reply-limit");
+    dir.file(
+        "ptc.toml",
+        &format!(
+            "[agent]\nllm = \"replay:{}\"\nmax-tokens = 12\n",
+            path(&transcript)
+        ),
+    );
+    let output = command(&["run", "--mission", "Add 1 and 2"])
+        .current_dir(&dir.0)
+        .output()
+        .expect("run ptc");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("cut off at the limit of 12 tokens"),
+        "{}",
+        text(&output.stdout)
+    );
+    for file in [transcript, written] {
+        let _ = std::fs::remove_file(file);
+    }
+}
+

@@ -94,6 +94,55 @@ fn without_timings(step: &Step) -> serde_json::Value {
     value
 }
 
+/// The demo run against a model with every reply, which never stops; its step.
+fn uninterrupted_run(dir: &Scratch, replies: &[String]) -> Step {
+    let whole_file = dir.path("whole.json");
+    let server = ModelServer::start(replies.to_vec(), usize::MAX);
+    let output = finish(&mut demo_run(
+        &server.spec(),
+        &["--dump-step", utf8(&whole_file)],
+    ));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    read_step(&whole_file)
+}
+
+/// Waits until the fourth request reaches `server`, which answers only three: by then turn 3
+/// is checkpointed.
+fn wait_for_the_fourth_request(server: &ModelServer) {
+    let waiting = server
+        .hanging
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the fourth request arrives");
+    assert_eq!(waiting, 3);
+}
+
+/// The same `ptc run` with `--resume` on `checkpoint`, which holds three turns, against a model
+/// with the replies of the turns left; the output and the path of its step file.
+fn resume_after_turn_three(
+    dir: &Scratch,
+    replies: &[String],
+    checkpoint: &Path,
+) -> (Output, PathBuf) {
+    let resumed_file = dir.path("resumed.json");
+    let server = ModelServer::start(replies[3..].to_vec(), usize::MAX);
+    let output = finish(&mut demo_run(
+        &server.spec(),
+        &[
+            "--checkpoint",
+            utf8(checkpoint),
+            "--resume",
+            "--dump-step",
+            utf8(&resumed_file),
+        ],
+    ));
+    (output, resumed_file)
+}
+
 fn kill(mut child: Child) {
     // `Child::kill` sends SIGKILL: the process gets no chance to write anything more.
     child.kill().expect("kill ptc");
@@ -152,7 +201,7 @@ fn a_server_that_never_answers_fails_after_the_timeout_and_one_retry_shown_as_it
     assert!(
         stdout.contains(&format!(
             "=== result ===\nfailed (llm_error) after 0 of 5 turns:\n  gave up after 2 \
-             attempts: {silent}\nmodel requests: 2\n"
+             attempts, the first and the last failing alike: {silent}\nmodel requests: 2\n"
         )),
         "{stdout}"
     );
@@ -166,19 +215,7 @@ fn a_run_killed_after_turn_three_resumes_to_the_same_step() {
     let replies = demo_replies();
     assert_eq!(replies.len(), 5);
 
-    let whole_file = dir.path("whole.json");
-    let server = ModelServer::start(replies.clone(), usize::MAX);
-    let output = finish(&mut demo_run(
-        &server.spec(),
-        &["--dump-step", utf8(&whole_file)],
-    ));
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let whole = read_step(&whole_file);
+    let whole = uninterrupted_run(&dir, &replies);
     assert_eq!(whole.turns.len(), 5);
 
     // The fourth request never gets an answer: by then turn 3 is checkpointed, and the
@@ -190,26 +227,11 @@ fn a_run_killed_after_turn_three_resumes_to_the_same_step() {
         .stderr(Stdio::null())
         .spawn()
         .expect("start ptc");
-    let waiting = server
-        .hanging
-        .recv_timeout(Duration::from_secs(120))
-        .expect("the fourth request arrives");
-    assert_eq!(waiting, 3);
+    wait_for_the_fourth_request(&server);
     kill(child);
 
     // The same command with --resume asks the model again from turn 4.
-    let resumed_file = dir.path("resumed.json");
-    let server = ModelServer::start(replies[3..].to_vec(), usize::MAX);
-    let output = finish(&mut demo_run(
-        &server.spec(),
-        &[
-            "--checkpoint",
-            utf8(&checkpoint),
-            "--resume",
-            "--dump-step",
-            utf8(&resumed_file),
-        ],
-    ));
+    let (output, resumed_file) = resume_after_turn_three(&dir, &replies, &checkpoint);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -279,18 +301,7 @@ fn a_checkpoint_cut_short_resumes_from_the_last_whole_turn() {
     let torn = format!("{kept}{}", &lines[4][..lines[4].len() / 2]);
     std::fs::write(&checkpoint, &torn).expect("cut the checkpoint");
 
-    let resumed_file = dir.path("resumed.json");
-    let server = ModelServer::start(replies[3..].to_vec(), usize::MAX);
-    let output = finish(&mut demo_run(
-        &server.spec(),
-        &[
-            "--checkpoint",
-            utf8(&checkpoint),
-            "--resume",
-            "--dump-step",
-            utf8(&resumed_file),
-        ],
-    ));
+    let (output, resumed_file) = resume_after_turn_three(&dir, &replies, &checkpoint);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
@@ -380,5 +391,69 @@ fn a_run_past_its_deadline_exits_3_with_the_timeout_failure() {
              within its deadline of 1.0 s; turn 1 was cut off\nmodel requests: 1\n"
         ),
         "{stdout}"
+    );
+}
+
+/// Ctrl-C while the fourth request waits: the run ends `interrupted` with exit status 130,
+/// `--dump-step` holds the three completed turns, and the checkpoint is left open, so
+/// `--resume` finishes the run with the step of a run that was never interrupted.
+#[test]
+fn ctrl_c_keeps_the_completed_turns_and_the_run_resumes_to_the_same_step() {
+    let dir = Scratch::new("ctrl-c");
+    let replies = demo_replies();
+    let whole = uninterrupted_run(&dir, &replies);
+
+    let checkpoint = dir.path("run.jsonl");
+    let stopped_file = dir.path("stopped.json");
+    let server = ModelServer::start(replies.clone(), 3);
+    let child = demo_run(
+        &server.spec(),
+        &[
+            "--checkpoint",
+            utf8(&checkpoint),
+            "--dump-step",
+            utf8(&stopped_file),
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("start ptc");
+    wait_for_the_fourth_request(&server);
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+    let output = child.wait_with_output().expect("ptc ends");
+    assert_eq!(output.status.code(), Some(130));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "\nstopping the run at Ctrl-C (press it again to quit at once)\n"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "=== result ===\nfailed (interrupted) after 3 of 6 turns:\n  the run was stopped \
+             during turn 4, which was cut off\n"
+        ),
+        "{stdout}"
+    );
+    let stopped = read_step(&stopped_file);
+    assert_eq!(
+        without_timings(&stopped)["turns"],
+        without_timings(&whole)["turns"]
+            .as_array()
+            .map(|turns| serde_json::Value::from(turns[..3].to_vec()))
+            .expect("turns")
+    );
+    // The fourth request was sent, and is counted, though it never produced a turn.
+    assert_eq!(stopped.usage.llm_requests, 4);
+
+    let (output, resumed_file) = resume_after_turn_three(&dir, &replies, &checkpoint);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        without_timings(&read_step(&resumed_file)),
+        without_timings(&whole)
     );
 }

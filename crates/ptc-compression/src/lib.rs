@@ -1,3 +1,5 @@
+#![deny(missing_docs)]
+
 //! Rendering an agent's turn history as the messages the model sees next (compression
 //! strategies), pricing the requests a run sends under providers' prompt-caching rules
 //! ([`cost`]), and keeping any chat history within message and token budgets.

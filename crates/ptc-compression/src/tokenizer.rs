@@ -352,6 +352,7 @@ mod tiktoken {
     }
 
     impl TiktokenTokenizer {
+        /// A tokenizer counting with `encoding`.
         pub fn new(encoding: OpenAiEncoding) -> TiktokenTokenizer {
             TiktokenTokenizer { encoding }
         }
@@ -367,6 +368,7 @@ mod tiktoken {
             }
         }
 
+        /// The encoding it counts with.
         pub fn encoding(&self) -> OpenAiEncoding {
             self.encoding
         }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 /// Labels values by type for summaries: `list[3]`, `map[0]`, `set[2]`, `string`, `integer`,
 /// `float`, `boolean`, `keyword`, `nil`, `#fn[...]`. Lists and vectors are both
 /// `list[N]`. Kinds the requirements do not name get their own plain word: `char`, `symbol`,
-/// `regex`, `var`, `lazy-seq`.
+/// `regex`, `var`, `lazy-seq`, `ratio`, `decimal` (a big integer is an `integer`).
 ///
 /// ```
 /// use ptc_compression::TypeVocabulary;
@@ -51,6 +51,8 @@ impl TypeVocabulary {
             ValueShape::Var => ("var", None),
             ValueShape::LazySeq => ("lazy-seq", None),
             ValueShape::Date => ("date", None),
+            ValueShape::Ratio => ("ratio", None),
+            ValueShape::Decimal => ("decimal", None),
         };
         out.push_str(word);
         if let Some(n) = size {
@@ -98,6 +100,13 @@ mod tests {
             ),
             ("", Value::Char('a'), "char"),
             ("", Value::symbol("x"), "symbol"),
+            ("", ptc_lisp::BigNumber::int(7), "integer"),
+            ("", ptc_lisp::BigNumber::decimal(150, 2), "decimal"),
+            (
+                "",
+                ptc_lisp::BigNumber::ratio(1.into(), 3.into()).expect("a ratio"),
+                "ratio",
+            ),
         ];
         for (id, value, label) in cases {
             assert_eq!(TypeVocabulary::type_of(&value), label, "{id}");

@@ -38,6 +38,17 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // The same program as a run that can suspend at tool calls (as agents run programs): the
+    // cost of its own stack.
+    c.bench_function("parse+eval small pipeline, suspendable", |b| {
+        b.iter(|| match runtime.start(black_box(SMALL), &memory) {
+            ptc_lisp::Progress::Finished(out) => {
+                assert_eq!(out.outcome.value(), Some(&Value::Int(12)));
+            }
+            ptc_lisp::Progress::Suspended(_) => unreachable!("no tool is called"),
+        })
+    });
+
     c.bench_function("filter-group-by-reduce over 10,000 maps", |b| {
         b.iter(|| {
             let out = data_runtime.run(black_box(&pipeline), &memory);

@@ -143,6 +143,8 @@ pub struct Error {
     pub pos: Option<Pos>,
     /// The data map of an `ex-info` exception.
     pub data: Option<Value>,
+    /// The exception an `ex-info` exception was given as its cause (`ex-cause`).
+    pub cause: Option<Value>,
 }
 
 impl fmt::Display for Error {
@@ -174,6 +176,7 @@ impl Error {
             span: None,
             pos: None,
             data: None,
+            cause: None,
         }
     }
 

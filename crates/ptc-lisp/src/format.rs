@@ -132,6 +132,8 @@ pub fn str_of(value: &Value) -> String {
         Value::Str(s) => s.to_string(),
         Value::Char(c) => c.to_string(),
         Value::Date(d) => d.to_text(),
+        Value::Big(b) => b.to_text(),
+        Value::Regex(r) => r.as_str().to_string(),
         Value::Float(f) if !f.is_finite() => {
             if f.is_nan() {
                 "NaN".into()
@@ -265,6 +267,7 @@ impl Printer {
                 let _ = write!(self.out, "{i}");
             }
             Value::Float(f) => self.out.push_str(&format_float(*f)),
+            Value::Big(b) => self.out.push_str(&b.to_literal()),
             Value::Str(s) => self.string(s),
             Value::Char(c) => self.char(*c),
             Value::Keyword(k) => {

@@ -57,6 +57,13 @@ fn to_json_here(value: &Value) -> serde_json::Value {
         Value::Bool(b) => J::Bool(*b),
         Value::Int(i) => J::from(*i),
         Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+        // An integer that fits 64 bits stays exact; other big numbers, ratios and decimals
+        // become the nearest JSON float.
+        Value::Big(b) => match (b.to_i64(), b.to_u64()) {
+            (Some(i), _) => J::from(i),
+            (None, Some(u)) => J::from(u),
+            _ => serde_json::Number::from_f64(b.to_f64()).map_or(J::Null, J::Number),
+        },
         Value::Str(s) => J::String(s.to_string()),
         Value::Char(c) => J::String(c.to_string()),
         Value::Keyword(k) => J::String(k.as_str().to_string()),
@@ -202,6 +209,23 @@ impl<'de> Visitor<'de> for JsonSeed<'_> {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn big_numbers_become_json_numbers() {
+        use crate::value::BigNumber;
+        let huge = BigNumber::int(num_bigint::BigInt::from(u64::MAX) * 4);
+        let values = Value::vector([
+            BigNumber::int(7),
+            BigNumber::int(u64::MAX),
+            huge,
+            BigNumber::ratio(1.into(), 4.into()).expect("a ratio"),
+            BigNumber::decimal(150, 2),
+        ]);
+        assert_eq!(
+            to_json(&values).to_string(),
+            "[7,18446744073709551615,7.378697629483821e+19,0.25,1.5]"
+        );
+    }
 
     #[test]
     fn json_objects_become_keyword_maps() {

@@ -48,7 +48,8 @@ pub mod reference;
 
 pub use convert::{from_value, to_value};
 pub use engine::{
-    Outcome, Program, RunOutcome, RunStats, Runtime, UserNamespace, data_entries, eval_str,
+    Outcome, Program, Progress, RunOutcome, RunStats, Runtime, SuspendedRun, UserNamespace,
+    data_entries, eval_str,
 };
 pub use error::{Error, ErrorKind, Result};
 pub use firewall::{HIDDEN, hide_firewalled, is_firewalled_name};
@@ -56,11 +57,17 @@ pub use format::{pr_str, print_str, to_clojure};
 pub use history::History;
 pub use json::{from_json, from_json_str, to_json};
 pub use namespace::Definition;
+/// The big integer and ratio types inside a [`BigNumber`].
+pub use num_bigint::BigInt;
+/// The big integer and ratio types inside a [`BigNumber`].
+pub use num_rational::BigRational;
 pub use reader::{Form, FormKind, ReadLimits, read_value};
 pub use runtime::limits::Limits;
-pub use runtime::tools::{SyncTool, ToolCallRecord, ToolError, ToolOutcome, ToolSpec, Tools};
+pub use runtime::tools::{
+    SyncTool, ToolAnswer, ToolCallRecord, ToolError, ToolOutcome, ToolRequest, ToolSpec, Tools,
+};
 pub use span::{Pos, Span};
 pub use value::{
-    Date, Function, Keyword, LazySeq, Map, MapIter, Regex, Seq, SeqIter, Set, SetIter, Symbol,
-    Value, ValueShape,
+    BigKind, BigNumber, Date, Decimal, Function, Keyword, LazySeq, Map, MapIter, Regex, Seq,
+    SeqIter, Set, SetIter, Symbol, Value, ValueShape,
 };

@@ -8,11 +8,11 @@
 //!
 //! ```
 //! let text = ptc_lisp::reference::compact();
-//! assert!(text.contains("(/ 7 2) is 3.5"));
+//! assert!(text.contains("(/ 7 2) is the ratio 7/2"));
 //! assert!(ptc_lisp::reference::markdown().starts_with("# PTC-Lisp language reference"));
 //! ```
 
-use crate::analyze::{FORMS, FormEntry, FormRole, REFUSED};
+use crate::analyze::{FORMS, FORMS_LEFT_OUT_OF_PROMPT, FormEntry, FormRole, REFUSED};
 use crate::builtins::{self, Builtin};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -25,8 +25,8 @@ const RULES: &[&str] = &[
     "def and defn define names in the user namespace; they last into later turns.",
     "tool/name calls a host tool, data/name reads an input value (a bare name works when nothing \
      else has it).",
-    "No ratios: (/ 7 2) is 3.5 and (/ 6 2) is 3. Integers are 64-bit; overflow is an error, not a \
-     silent wrap. (float x) is a 64-bit float.",
+    "(/ 7 2) is the ratio 7/2 and (/ 7.0 2) is 3.5. Integer overflow is an error, not a wrap: +' \
+     -' *' inc' give big integers (7N) instead.",
     "Key leniency for JSON data: get, get-in, keywords as functions, destructuring and where find \
      a string key when given a keyword, and a keyword key when given a string.",
     "Regexes use Java syntax and run in linear time: no look-ahead, look-behind, backreferences or \
@@ -306,15 +306,20 @@ fn compact_names(list: &[&'static Builtin]) -> String {
     parts.join(" ")
 }
 
-/// The compact reference for a system prompt: the rules, how each form is written, every
-/// builtin name by family and the refused names (well under 2,000 tokens).
+/// The compact reference for a system prompt: the rules, how each form is written, the builtin
+/// names by family (but a few families the full reference lists) and the refused names (well under
+/// 2,000 tokens).
 pub fn compact() -> String {
     let mut out = String::from("PTC-Lisp reference.\n");
     for rule in RULES {
         let _ = writeln!(out, "- {rule}");
     }
     for (title, entries) in sections().into_iter().take(2) {
-        let shapes: Vec<&str> = entries.iter().map(|e| first_shape(e.signature)).collect();
+        let shapes: Vec<&str> = entries
+            .iter()
+            .filter(|e| !FORMS_LEFT_OUT_OF_PROMPT.contains(&e.name))
+            .map(|e| first_shape(e.signature))
+            .collect();
         let _ = writeln!(out, "{title}: {}", shapes.join(" "));
     }
     out.push_str(
@@ -322,10 +327,18 @@ pub fn compact() -> String {
          catch classes: Exception ExceptionInfo ArithmeticException IllegalArgumentException \
          IndexOutOfBoundsException.\n",
     );
-    for (family, list) in families() {
+    for (family, mut list) in families() {
+        if builtins::FAMILIES_LEFT_OUT_OF_PROMPT.contains(&family) {
+            continue;
+        }
+        list.retain(|b| !builtins::LEFT_OUT_OF_PROMPT.contains(&b.name));
         let _ = writeln!(out, "{family}: {}", compact_names(&list));
     }
-    let refused: Vec<&str> = REFUSED.iter().map(|r| r.names[0]).collect();
+    let refused: Vec<&str> = REFUSED
+        .iter()
+        .filter(|r| r.in_prompt)
+        .map(|r| r.names[0])
+        .collect();
     let _ = writeln!(
         out,
         "Not available (an error says what to use instead): {}, and Java classes and methods \
@@ -424,7 +437,8 @@ mod tests {
                 f.name
             );
             assert!(
-                short.contains(first_shape(f.signature)),
+                FORMS_LEFT_OUT_OF_PROMPT.contains(&f.name)
+                    || short.contains(first_shape(f.signature)),
                 "{} missing from compact",
                 f.name
             );
@@ -436,10 +450,32 @@ mod tests {
                 r.names
             );
             assert!(
-                short.contains(r.names[0]),
+                !r.in_prompt || short.contains(r.names[0]),
                 "{:?} missing from compact",
                 r.names
             );
+        }
+    }
+
+    #[test]
+    fn families_left_out_of_the_prompt_exist_and_are_in_the_full_reference() {
+        let (full, short) = (markdown(), compact());
+        for family in builtins::FAMILIES_LEFT_OUT_OF_PROMPT {
+            let (_, list) = families()
+                .into_iter()
+                .find(|(name, _)| name == family)
+                .unwrap_or_else(|| panic!("no family {family}"));
+            assert!(
+                !short.contains(family),
+                "{family} is in the compact reference"
+            );
+            for b in list {
+                assert!(
+                    full.contains(&code(b.signature)),
+                    "{} missing from markdown",
+                    b.name
+                );
+            }
         }
     }
 

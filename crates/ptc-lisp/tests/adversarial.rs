@@ -13,8 +13,9 @@
 //! Every case runs under the defaults of [`base_limits`] (200 ms, 64 MiB, 100 ms per tool call)
 //! unless it says otherwise, against the tools of [`fixture`]. The wall-clock time of the whole
 //! run (reading, analysis, evaluation and tool calls) must stay within 1.5 times the case's
-//! budget: its timeout plus the time its tool calls were allowed to take. This is the one test
-//! file with a timing assertion; the limits are small so that it stays fast.
+//! budget (its timeout plus the time its tool calls were allowed to take) plus one second for a
+//! busy machine's scheduling: a run the sandbox failed to stop overshoots by far more. This is
+//! the one test file with a timing assertion; the limits are small so that it stays fast.
 //!
 //! `UPDATE_GOLDEN=1 cargo test -p ptc-lisp --test adversarial` rewrites the expectation
 //! lines (review the diff).
@@ -177,6 +178,9 @@ fn limits_from(settings: &[(String, String)]) -> Limits {
     limits
 }
 
+/// Time a run may lose waiting for a core on a machine busy with other work.
+const SCHEDULING_ALLOWANCE: Duration = Duration::from_secs(1);
+
 /// What a run may take: its evaluation timeout plus the time its tool calls were allowed.
 fn budget(limits: &Limits, out: &RunOutcome) -> Duration {
     let per_call = limits.tool_timeout.unwrap_or(Duration::MAX);
@@ -190,6 +194,10 @@ fn budget(limits: &Limits, out: &RunOutcome) -> Duration {
 
 fn describe(out: &RunOutcome) -> String {
     match &out.outcome {
+        // Where a timeout strikes depends on how fast the machine ran, so it is left out.
+        Outcome::Error(e) if e.kind == ptc_lisp::ErrorKind::Timeout => {
+            format!(";; !! error[timeout] {}", e.message)
+        }
         Outcome::Error(e) => format!(";; !! {}", e.render()),
         Outcome::Value(v) => format!(";; => {}", pr_str(v)),
         Outcome::Returned(v) => format!(";; => (return) {}", pr_str(v)),
@@ -231,7 +239,7 @@ fn adversarial_programs_end_with_typed_errors_within_their_limits() {
             let started = Instant::now();
             let out = runtime.run_str(&source, &UserNamespace::new());
             let elapsed = started.elapsed();
-            let allowed = budget(&limits, &out).mul_f64(1.5);
+            let allowed = budget(&limits, &out).mul_f64(1.5) + SCHEDULING_ALLOWANCE;
             // Shown with --nocapture, to see how close each case comes to its budget.
             eprintln!(
                 "{file}:{} {}: {elapsed:?} of {allowed:?}: {}",

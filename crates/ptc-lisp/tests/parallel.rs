@@ -312,3 +312,28 @@ fn worker_prints_over_the_output_limit_keep_every_tool_call() {
     );
     assert_eq!(received.load(Ordering::SeqCst), 5);
 }
+
+#[test]
+fn items_started_after_slow_tool_calls_keep_the_whole_time_limit() {
+    // 20 items on 8 threads: the last ones start after two rounds of 60 ms calls, longer
+    // together than the 100 ms time limit, which counts evaluation only.
+    let tools = Tools::new().with(
+        ToolSpec::new("slow", "Waits 60 ms, then returns its argument").with_params(["x"]),
+        |args: &[Value]| {
+            std::thread::sleep(Duration::from_millis(60));
+            Ok(args.first().cloned().unwrap_or_default())
+        },
+    );
+    let limits = ptc_lisp::Limits {
+        timeout: Duration::from_millis(100),
+        ..ptc_lisp::Limits::default()
+    };
+    let out = Runtime::new()
+        .with_tools(tools)
+        .with_limits(limits)
+        .run_str(
+            "(reduce + (pmap tool/slow (range 20)))",
+            &UserNamespace::new(),
+        );
+    assert_eq!(out.outcome, Outcome::Value(Value::Int(190)));
+}

@@ -56,6 +56,9 @@ fn render(form: &Form, spans: bool, out: &mut String) {
         FormKind::Float(f) => {
             let _ = write!(out, "float:{f:?}");
         }
+        FormKind::Big(b) => {
+            let _ = write!(out, "big:{b:?}");
+        }
         FormKind::Str(s) => {
             let _ = write!(out, "str:{s:?}");
         }

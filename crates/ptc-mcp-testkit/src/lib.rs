@@ -1,3 +1,5 @@
+#![deny(missing_docs)]
+
 //! The MCP servers that `ptc-mcp`'s tests, the `ptc` command's tests and the benchmark run.
 //!
 //! `servers/package.json` and its lock file pin the reference servers from the npm registry
@@ -16,8 +18,11 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// The reference servers, by the name of their command in `node_modules/.bin`.
+/// The reference server that exercises every protocol feature (echo, sampling, resources, ...).
 pub const EVERYTHING: &str = "mcp-server-everything";
+/// The reference server that reads and writes files under the directories it is given.
 pub const FILESYSTEM: &str = "mcp-server-filesystem";
+/// The reference server that keeps a knowledge graph in a JSON file.
 pub const MEMORY: &str = "mcp-server-memory";
 
 /// Where the lock file's copy is kept once `npm ci` has installed it.

@@ -24,15 +24,20 @@ pub enum Endpoint {
     /// A command spawned as a child process, speaking JSON-RPC on its stdin and stdout. It
     /// inherits the environment, plus `env`.
     Stdio {
+        /// The program to run, looked up on the `PATH` when it has no `/`.
         command: String,
+        /// Its arguments.
         args: Vec<String>,
+        /// Variables added to the inherited environment.
         env: BTreeMap<String, String>,
         /// The working directory; the current one when `None`.
         cwd: Option<PathBuf>,
     },
     /// A streamable HTTP endpoint, e.g. `http://127.0.0.1:3001/mcp`.
     Http {
+        /// The endpoint's URL.
         url: String,
+        /// Headers sent with every request (e.g. `Authorization`).
         headers: BTreeMap<String, String>,
     },
 }
@@ -44,7 +49,7 @@ pub enum Endpoint {
 /// use std::time::Duration;
 ///
 /// let files = ServerConfig::stdio("files", "npx", ["-y", "@modelcontextprotocol/server-filesystem", "."])
-///     .timeout(Duration::from_secs(10));
+///     .with_timeout(Duration::from_secs(10));
 /// let same = ServerConfig::from_command_line("npx -y @modelcontextprotocol/server-filesystem .").unwrap();
 /// assert_eq!(same.name, "filesystem");
 /// assert_eq!(same.endpoint, files.endpoint);
@@ -54,6 +59,7 @@ pub struct ServerConfig {
     /// The server's name: it prefixes its tools' names when two servers have a tool of the
     /// same name, and names the server in errors.
     pub name: String,
+    /// Where the server is.
     pub endpoint: Endpoint,
     /// How long one call may take; then it fails and the server is told to cancel it.
     pub timeout: Duration,
@@ -126,7 +132,7 @@ impl ServerConfig {
     }
 
     /// Adds an environment variable (stdio servers; ignored for HTTP).
-    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> ServerConfig {
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> ServerConfig {
         if let Endpoint::Stdio { env, .. } = &mut self.endpoint {
             env.insert(key.into(), value.into());
         }
@@ -134,7 +140,7 @@ impl ServerConfig {
     }
 
     /// Sets the working directory (stdio servers; ignored for HTTP).
-    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> ServerConfig {
+    pub fn with_cwd(mut self, dir: impl Into<PathBuf>) -> ServerConfig {
         if let Endpoint::Stdio { cwd, .. } = &mut self.endpoint {
             *cwd = Some(dir.into());
         }
@@ -142,7 +148,11 @@ impl ServerConfig {
     }
 
     /// Adds a header sent with every request (HTTP servers; ignored for stdio).
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> ServerConfig {
+    pub fn with_header(
+        mut self,
+        name: impl Into<String>,
+        value: impl Into<String>,
+    ) -> ServerConfig {
         if let Endpoint::Http { headers, .. } = &mut self.endpoint {
             headers.insert(name.into(), value.into());
         }
@@ -150,19 +160,19 @@ impl ServerConfig {
     }
 
     /// Sets how long one call may take.
-    pub fn timeout(mut self, timeout: Duration) -> ServerConfig {
+    pub fn with_timeout(mut self, timeout: Duration) -> ServerConfig {
         self.timeout = timeout;
         self
     }
 
     /// Sets the most bytes of text a program receives from one call.
-    pub fn max_result_bytes(mut self, bytes: usize) -> ServerConfig {
+    pub fn with_max_result_bytes(mut self, bytes: usize) -> ServerConfig {
         self.max_result_bytes = bytes;
         self
     }
 
     /// Sets the largest message accepted from the server.
-    pub fn max_message_bytes(mut self, bytes: usize) -> ServerConfig {
+    pub fn with_max_message_bytes(mut self, bytes: usize) -> ServerConfig {
         self.max_message_bytes = bytes;
         self
     }
@@ -231,6 +241,7 @@ fn file_name(path: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ConfigError {
+    /// What is wrong and what to write instead.
     pub message: String,
 }
 
@@ -564,11 +575,11 @@ mod tests {
         .unwrap();
         let expected = vec![
             ServerConfig::stdio("files", "/cfg/./bin/fs", ["."])
-                .env("A", "1")
-                .cwd("/cfg/data")
-                .timeout(Duration::from_millis(2500)),
+                .with_env("A", "1")
+                .with_cwd("/cfg/data")
+                .with_timeout(Duration::from_millis(2500)),
             ServerConfig::http("remote", "http://127.0.0.1:9/mcp")
-                .header("Authorization", "Bearer t"),
+                .with_header("Authorization", "Bearer t"),
         ];
         assert_eq!(config.servers, expected);
         assert_eq!(

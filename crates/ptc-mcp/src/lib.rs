@@ -1,3 +1,5 @@
+#![deny(missing_docs)]
+
 //! The tools of [Model Context Protocol](https://modelcontextprotocol.io) servers as `tool/`
 //! functions of PTC-Lisp programs.
 //!

@@ -135,7 +135,9 @@ fn bad_arguments_fail_before_the_call_and_server_errors_are_tool_errors() {
 
 #[test]
 fn a_long_running_tool_reports_progress_and_a_late_call_is_cancelled() {
-    let session = Session::start(vec![support::everything().timeout(Duration::from_secs(4))]);
+    let session = Session::start(vec![
+        support::everything().with_timeout(Duration::from_secs(4)),
+    ]);
     session.check(&[(
         "(tool/trigger-long-running-operation {:duration 1 :steps 4})",
         Ok(r#""Long running operation completed. Duration: 1 seconds, Steps: 4.""#),

@@ -164,8 +164,9 @@ fn peak_memory_kib() -> Option<u64> {
 
 #[test]
 fn text_over_the_result_limit_is_cut_with_a_note() {
-    let session =
-        support::Session::start(vec![support::fault(&[], TIMEOUT).max_result_bytes(1000)]);
+    let session = support::Session::start(vec![
+        support::fault(&[], TIMEOUT).with_max_result_bytes(1000),
+    ]);
     session.check(&[
         ("(count (tool/huge 1000))", Ok("1000")),
         (
@@ -276,6 +277,7 @@ fn a_run_past_its_deadline_cancels_the_call_a_function_of_an_earlier_turn_made()
             reason: "the run did not finish within its deadline of 2.0 s; turn 2 was cut off"
                 .into(),
             value: None,
+            llm_errors: Vec::new(),
         }
     );
     // initialize is request 0, tools/list 1, the hanging call 2.

@@ -54,7 +54,7 @@ fn tools_over_streamable_http() {
     let server = start();
     let url = format!("http://127.0.0.1:{}/mcp", server.port);
     let session = Session::start(vec![
-        ServerConfig::http("remote", &url).timeout(Duration::from_secs(4)),
+        ServerConfig::http("remote", &url).with_timeout(Duration::from_secs(4)),
     ]);
     assert_eq!(session.servers.mcp_tools().len(), 13);
     session.check(&[

@@ -36,7 +36,9 @@ fn process(replies: &[&str], store: &MemoryStore, resume: bool) -> ptc_turn::Ste
             if resume {
                 agent.resume(store, "r", RunOptions::new()).await
             } else {
-                agent.run_with(RunOptions::new().store(store, "r")).await
+                agent
+                    .run_with(RunOptions::new().with_store(store, "r"))
+                    .await
             }
         })
         .expect("runs");

@@ -19,7 +19,7 @@
 //!     .llm(ScriptedLlm::new(["(def n 3)", "(return n)"]))
 //!     .build()
 //!     .unwrap();
-//! let step = agent.run_with(RunOptions::new().store(&store, "job-17")).await.unwrap();
+//! let step = agent.run_with(RunOptions::new().with_store(&store, "job-17")).await.unwrap();
 //! assert_eq!(step.turns.len(), 2);
 //! assert_eq!(store.run_ids().unwrap(), vec!["job-17".to_string()]);
 //! # });

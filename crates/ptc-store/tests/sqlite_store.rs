@@ -51,7 +51,7 @@ async fn a_run_is_kept_turn_by_turn_and_read_back_exactly() {
     let db = TempDb::new("kept");
     let store = SqliteStore::open(&db.0).expect("open");
     let step = agent(&REPLIES)
-        .run_with(RunOptions::new().store(&store, "job-1"))
+        .run_with(RunOptions::new().with_store(&store, "job-1"))
         .await
         .expect("runs");
     assert_eq!(step.value(), Some(&ptc_lisp::Value::Int(625)));

@@ -1,8 +1,9 @@
+#![deny(missing_docs)]
+
 //! The record of an agent run: [`Message`]s exchanged with the model, the immutable `Turn`s the
 //! loop appends (one per program run), and the `Step` that ends a run.
 
 mod message;
-pub mod wire;
 
 pub use message::{Message, MessageToolCall, Role};
 
@@ -12,7 +13,7 @@ mod turn;
 mod usage;
 
 pub use step::{DEFAULT_MAX_TURNS, FailureKind, Step, StepOutcome, Task};
-pub use turn::{Turn, TurnError, TurnOrderError, TurnResult, Turns};
+pub use turn::{Turn, TurnError, TurnOrderError, TurnResult, Turns, is_cut_off};
 pub use usage::{CompressionStats, TokenUsage, Usage};
 
 /// One tool call a program made: name, arguments, result or error, and duration.

@@ -6,14 +6,18 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// Instructions to the model: the system prompt.
     System,
+    /// The host's side of the conversation: the mission, data and each turn's feedback.
     User,
+    /// The model's replies.
     Assistant,
     /// The result of a tool call, answering an assistant message's [`MessageToolCall`].
     Tool,
 }
 
 impl Role {
+    /// The lowercase name the providers use (`"user"`, `"assistant"`, ...), as serialized.
     pub fn as_str(self) -> &'static str {
         match self {
             Role::System => "system",
@@ -28,7 +32,9 @@ impl Role {
 /// to `tool/` calls inside a PTC-Lisp program).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MessageToolCall {
+    /// The provider's id of the call, which the answering [`Role::Tool`] message repeats.
     pub id: String,
+    /// The name of the tool the model asked for.
     pub name: String,
     /// The arguments as JSON (an object for every provider we know).
     pub arguments: serde_json::Value,
@@ -37,7 +43,9 @@ pub struct MessageToolCall {
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
+    /// Who the message is from.
     pub role: Role,
+    /// The message's text.
     pub content: String,
     /// Tool calls requested by an assistant message.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -51,6 +59,7 @@ pub struct Message {
 }
 
 impl Message {
+    /// A message from `role` with text `content`, no tool calls and no timestamp.
     pub fn new(role: Role, content: impl Into<String>) -> Message {
         Message {
             role,
@@ -61,14 +70,17 @@ impl Message {
         }
     }
 
+    /// A [`Role::System`] message.
     pub fn system(content: impl Into<String>) -> Message {
         Message::new(Role::System, content)
     }
 
+    /// A [`Role::User`] message.
     pub fn user(content: impl Into<String>) -> Message {
         Message::new(Role::User, content)
     }
 
+    /// A [`Role::Assistant`] message.
     pub fn assistant(content: impl Into<String>) -> Message {
         Message::new(Role::Assistant, content)
     }
@@ -81,11 +93,13 @@ impl Message {
         }
     }
 
+    /// The message with `calls` as its tool calls, replacing any it had.
     pub fn with_tool_calls(mut self, calls: Vec<MessageToolCall>) -> Message {
         self.tool_calls = calls;
         self
     }
 
+    /// The message stamped with `timestamp_ms` (milliseconds since the Unix epoch).
     pub fn with_timestamp_ms(mut self, timestamp_ms: i64) -> Message {
         self.timestamp_ms = Some(timestamp_ms);
         self

@@ -83,6 +83,8 @@ pub enum FailureKind {
     MaxDepthExceeded,
     /// The turns shared by a run and all its sub-agents (`turn_budget`) were used up.
     TurnBudgetExhausted,
+    /// The run was stopped from outside (its stop signal fired, e.g. Ctrl-C) before it ended.
+    Interrupted,
 }
 
 impl FailureKind {
@@ -98,6 +100,7 @@ impl FailureKind {
             FailureKind::ChainedFailure => "chained_failure",
             FailureKind::MaxDepthExceeded => "max_depth_exceeded",
             FailureKind::TurnBudgetExhausted => "turn_budget_exhausted",
+            FailureKind::Interrupted => "interrupted",
         }
     }
 }
@@ -120,6 +123,10 @@ pub enum StepOutcome {
         /// The value given to `(fail ...)`, when the program failed itself.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         value: Option<Value>,
+        /// When the model could not be reached (`llm_error`): the error of every request sent
+        /// for the turn, in order, retries included; `reason` names the first and the last.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        llm_errors: Vec<String>,
     },
 }
 
@@ -181,6 +188,7 @@ mod tests {
                 kind: FailureKind::MaxTurnsExceeded,
                 reason: "no return after 1 turn".into(),
                 value: None,
+                llm_errors: Vec::new(),
             },
             task: Task {
                 max_turns: 1,
@@ -203,6 +211,7 @@ mod tests {
             FailureKind::ChainedFailure,
             FailureKind::MaxDepthExceeded,
             FailureKind::TurnBudgetExhausted,
+            FailureKind::Interrupted,
         ] {
             let json = serde_json::to_string(&kind).unwrap();
             assert_eq!(json, format!("\"{}\"", kind.as_str()));

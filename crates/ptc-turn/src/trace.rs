@@ -80,6 +80,13 @@ impl Turn {
             out.push_str("program:\n");
             indented(&mut out, self.program());
         }
+        if self.reply_cut_off() {
+            let _ = writeln!(
+                out,
+                "reply cut off at the token limit (stop reason: {})",
+                self.stop_reason().unwrap_or_default()
+            );
+        }
         if !self.tool_calls().is_empty() {
             out.push_str("tool calls:\n");
             for call in self.tool_calls() {
@@ -151,10 +158,21 @@ impl Step {
                 let _ = writeln!(out, "=== returned after {of} ===");
                 let _ = writeln!(out, "value: {}", value_text(value));
             }
-            StepOutcome::Failed { kind, reason, .. } => {
+            StepOutcome::Failed {
+                kind,
+                reason,
+                llm_errors,
+                ..
+            } => {
                 let _ = writeln!(out, "=== failed ({}) after {of} ===", kind.as_str());
                 out.push_str("reason:\n");
                 indented(&mut out, reason);
+                if llm_errors.len() > 1 {
+                    out.push_str("every attempt:\n");
+                    for (n, error) in llm_errors.iter().enumerate() {
+                        indented(&mut out, &format!("{}. {error}", n + 1));
+                    }
+                }
             }
         }
         out.push_str("mission:\n");
@@ -226,6 +244,7 @@ mod tests {
                 kind: FailureKind::MaxTurnsExceeded,
                 reason: "no (return ...) or (fail ...) after 2 turns".into(),
                 value: None,
+                llm_errors: Vec::new(),
             },
             task: Task {
                 max_turns: 2,

@@ -115,6 +115,10 @@ pub struct Turn {
     memory: Vec<Definition>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     raw_response: String,
+    /// Why the model stopped writing, in the provider's words; absent in steps written before
+    /// it was recorded, and for providers that do not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stop_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     messages: Vec<Message>,
     #[serde(default, skip_serializing_if = "Usage::is_zero")]
@@ -141,6 +145,7 @@ impl Turn {
             tool_calls: Vec::new(),
             memory: Vec::new(),
             raw_response: String::new(),
+            stop_reason: None,
             messages: Vec::new(),
             usage: Usage::default(),
         }
@@ -168,6 +173,13 @@ impl Turn {
     /// The model's response exactly as received, including any text around the program.
     pub fn with_raw_response(mut self, raw_response: impl Into<String>) -> Turn {
         self.raw_response = raw_response.into();
+        self
+    }
+
+    /// Why the model stopped writing the reply, in the provider's words: `stop` or `length`
+    /// (OpenAI-compatible servers), `end_turn` or `max_tokens` (Anthropic), ...
+    pub fn with_stop_reason(mut self, stop_reason: impl Into<String>) -> Turn {
+        self.stop_reason = Some(stop_reason.into());
         self
     }
 
@@ -239,6 +251,17 @@ impl Turn {
         &self.raw_response
     }
 
+    /// Why the model stopped writing the reply, in the provider's words, when recorded.
+    pub fn stop_reason(&self) -> Option<&str> {
+        self.stop_reason.as_deref()
+    }
+
+    /// Whether the reply was cut off by the reply token limit rather than finished (see
+    /// [`is_cut_off`]).
+    pub fn reply_cut_off(&self) -> bool {
+        self.stop_reason.as_deref().is_some_and(is_cut_off)
+    }
+
     /// The messages sent to the model for this turn.
     pub fn messages(&self) -> &[Message] {
         &self.messages
@@ -248,6 +271,18 @@ impl Turn {
     pub fn usage(&self) -> &Usage {
         &self.usage
     }
+}
+
+/// Whether a provider's stop reason says the reply hit the reply token limit: `length` from
+/// OpenAI-compatible servers, `max_tokens` from Anthropic.
+///
+/// ```
+/// assert!(ptc_turn::is_cut_off("length"));
+/// assert!(ptc_turn::is_cut_off("max_tokens"));
+/// assert!(!ptc_turn::is_cut_off("stop"));
+/// ```
+pub fn is_cut_off(stop_reason: &str) -> bool {
+    matches!(stop_reason, "length" | "max_tokens")
 }
 
 /// A turn that cannot be appended because its number is not the next one.

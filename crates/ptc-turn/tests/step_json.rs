@@ -262,6 +262,7 @@ fn failure_outcomes_round_trip() {
         kind: FailureKind::Failed,
         reason: "no adults".into(),
         value: Some(Value::map([(Value::keyword("code"), Value::Int(4))])),
+        llm_errors: Vec::new(),
     };
     let json = serde_json::to_string(&outcome).expect("serialize");
     assert_eq!(
@@ -270,4 +271,50 @@ fn failure_outcomes_round_trip() {
     );
     let back: StepOutcome = serde_json::from_str(&json).expect("reads back");
     assert_eq!(back, outcome);
+}
+
+// A step written before turns recorded the stop reason, and failures the error of each model
+// request, still loads; both fields round trip when present.
+#[test]
+fn steps_without_the_newer_fields_still_load() {
+    let old = r#"{
+      "outcome": {"failed": {"kind": "llm_error", "reason": "gave up after 2 attempts: boom"}},
+      "task": {"mission": "Go", "system_prompt": "", "max_turns": 3},
+      "turns": [{"number": 1, "program": "(+ 1 2)", "result": {"value": "3"},
+                 "raw_response": "(+ 1 2)"}]
+    }"#;
+    let step: Step = serde_json::from_str(old).expect("an old step loads");
+    assert_eq!(step.turns[0].stop_reason(), None);
+    assert!(!step.turns[0].reply_cut_off());
+    let StepOutcome::Failed { llm_errors, .. } = &step.outcome else {
+        panic!("failed outcome");
+    };
+    assert!(llm_errors.is_empty());
+
+    let mut turns = Turns::new();
+    turns
+        .push(
+            Turn::failure(1, "", TurnError::new("reply_cut_off", "cut off"))
+                .with_raw_response("Let me think")
+                .with_stop_reason("length"),
+        )
+        .expect("turn 1");
+    let new = Step {
+        outcome: StepOutcome::Failed {
+            kind: FailureKind::LlmError,
+            reason: "gave up after 2 attempts".into(),
+            value: None,
+            llm_errors: vec!["connection closed".into(), "connection refused".into()],
+        },
+        turns,
+        ..step
+    };
+    let json = serde_json::to_string(&new).expect("serialize");
+    assert_eq!(
+        json,
+        r#"{"outcome":{"failed":{"kind":"llm_error","reason":"gave up after 2 attempts","llm_errors":["connection closed","connection refused"]}},"task":{"mission":"Go","system_prompt":"","max_turns":3},"turns":[{"number":1,"result":{"error":{"kind":"reply_cut_off","message":"cut off"}},"raw_response":"Let me think","stop_reason":"length"}]}"#
+    );
+    let back: Step = serde_json::from_str(&json).expect("reads back");
+    assert_eq!(back, new);
+    assert!(back.turns[0].reply_cut_off());
 }

@@ -4,25 +4,22 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
+use crate::wire;
 use async_trait::async_trait;
 use ptc_compression::anthropic_breakpoints;
-use ptc_turn::wire;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
 use super::http::{self, CallContext, DEFAULT_TIMEOUT};
 use super::openai::{json_f32, normalize_base_url};
-use super::{Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy, TokenUsage};
+use super::{DEFAULT_MAX_TOKENS, Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy, TokenUsage};
 
 /// Anthropic's API root.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 
 /// The API version this client speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
-
-/// The reply limit when a request sets none; the API requires one.
-pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 /// A Claude model behind `POST {base_url}/v1/messages`.
 ///
@@ -131,7 +128,8 @@ impl Anthropic {
         self
     }
 
-    /// The reply limit for requests that set none (default 4096).
+    /// The reply limit for requests that set none (default
+    /// [`DEFAULT_MAX_TOKENS`](super::DEFAULT_MAX_TOKENS)); the API requires one.
     pub fn with_default_max_tokens(mut self, max_tokens: u32) -> Self {
         self.default_max_tokens = max_tokens;
         self

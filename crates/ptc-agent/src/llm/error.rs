@@ -67,10 +67,30 @@ pub enum LlmError {
         message: String,
     },
     /// A failure after more than one attempt: a transient failure went on through every
-    /// retry, or a retry met a permanent failure. `last` is the final failure, and says which
-    /// ([`LlmError::is_transient`] looks through to it).
-    #[error("gave up after {attempts} attempts: {last}")]
-    RetriesExhausted { attempts: u32, last: Box<LlmError> },
+    /// retry, or a retry met a permanent failure. `errors` holds every attempt's failure in
+    /// order (never fewer than two); the last says which ([`LlmError::is_transient`] looks
+    /// through to it), and the message names the first and the last, as a reply cut short by a
+    /// dropped connection often turns into "connection refused" on the retries.
+    #[error("{}", retries_text(.errors))]
+    RetriesExhausted { errors: Vec<LlmError> },
+}
+
+fn retries_text(errors: &[LlmError]) -> String {
+    let (Some(first), Some(last)) = (errors.first(), errors.last()) else {
+        return "gave up without sending a request".to_string();
+    };
+    let (first, last) = (first.to_string(), last.to_string());
+    if first == last {
+        format!(
+            "gave up after {} attempts, the first and the last failing alike: {last}",
+            errors.len()
+        )
+    } else {
+        format!(
+            "gave up after {} attempts; the first failed with: {first}; the last with: {last}",
+            errors.len()
+        )
+    }
 }
 
 fn status_hint(status: u16) -> &'static str {
@@ -112,7 +132,7 @@ impl LlmError {
             | LlmError::Timeout { .. }
             | LlmError::RateLimited { .. } => true,
             LlmError::Http { status, .. } => is_transient_status(*status),
-            LlmError::RetriesExhausted { last, .. } => last.is_transient(),
+            LlmError::RetriesExhausted { errors } => errors.last().is_some_and(Self::is_transient),
             LlmError::InvalidResponse { .. }
             | LlmError::Configuration(_)
             | LlmError::InvalidRequest(_)
@@ -126,17 +146,23 @@ impl LlmError {
         match self {
             LlmError::Http { status, .. } => Some(*status),
             LlmError::RateLimited { .. } => Some(429),
-            LlmError::RetriesExhausted { last, .. } => last.status(),
+            LlmError::RetriesExhausted { errors } => errors.last().and_then(Self::status),
             _ => None,
         }
     }
 
-    /// The requests sent before this failure: the count of a
+    /// The requests sent before this failure: one per error of a
     /// [`LlmError::RetriesExhausted`], else 1.
     pub fn attempts(&self) -> u32 {
+        u32::try_from(self.each_attempt().len()).unwrap_or(u32::MAX)
+    }
+
+    /// The failure of every attempt, in order: those of a [`LlmError::RetriesExhausted`], or
+    /// this one alone.
+    pub fn each_attempt(&self) -> &[LlmError] {
         match self {
-            LlmError::RetriesExhausted { attempts, .. } => *attempts,
-            _ => 1,
+            LlmError::RetriesExhausted { errors } if !errors.is_empty() => errors,
+            other => std::slice::from_ref(other),
         }
     }
 
@@ -158,11 +184,38 @@ impl LlmError {
         }
     }
 
-    /// The failure itself, looking through [`LlmError::RetriesExhausted`].
+    /// The failure itself, looking through [`LlmError::RetriesExhausted`] to the last attempt.
     pub fn root(&self) -> &LlmError {
         match self {
-            LlmError::RetriesExhausted { last, .. } => last.root(),
+            LlmError::RetriesExhausted { errors } => errors.last().map_or(self, Self::root),
             other => other,
+        }
+    }
+
+    /// The failure after `errors`, one per attempt in order: the error itself when there was
+    /// one attempt, else a [`LlmError::RetriesExhausted`] holding them all (the attempts of
+    /// a nested one included, so retries around a provider's own retries keep every error).
+    ///
+    /// ```
+    /// use ptc_agent::LlmError;
+    ///
+    /// let refused = LlmError::Transport { provider: "p".into(), message: "closed".into() };
+    /// let error = LlmError::after_attempts(vec![refused.clone(), refused.clone()]);
+    /// assert_eq!(error.attempts(), 2);
+    /// assert_eq!(LlmError::after_attempts(vec![refused.clone()]), refused);
+    /// ```
+    pub fn after_attempts(errors: Vec<LlmError>) -> LlmError {
+        let mut flat = Vec::with_capacity(errors.len());
+        for error in errors {
+            match error {
+                LlmError::RetriesExhausted { errors } => flat.extend(errors),
+                other => flat.push(other),
+            }
+        }
+        if flat.len() == 1 {
+            flat.remove(0)
+        } else {
+            LlmError::RetriesExhausted { errors: flat }
         }
     }
 }

@@ -66,8 +66,14 @@ pub(crate) async fn call_model(
     parse: impl FnOnce(&Value) -> Result<super::LlmResponse, LlmError>,
 ) -> Result<super::LlmResponse, LlmError> {
     let started = Instant::now();
-    let (value, attempts) = post_json(ctx, url, headers, body).await?;
-    let mut response = parse(&value).map_err(|error| with_attempts(error, attempts))?;
+    let (value, mut failed) = post_json(ctx, url, headers, body).await?;
+    let attempts = u32::try_from(failed.len())
+        .unwrap_or(u32::MAX)
+        .saturating_add(1);
+    let mut response = parse(&value).map_err(|error| {
+        failed.push(error);
+        LlmError::after_attempts(failed)
+    })?;
     response.attempts = attempts;
     tracing::info!(
         gen_ai.provider.name = ctx.provider,
@@ -83,32 +89,21 @@ pub(crate) async fn call_model(
     Ok(response)
 }
 
-/// A failure after `attempts` requests: wrapped in [`LlmError::RetriesExhausted`] when there
-/// was more than one, so the count is not lost.
-fn with_attempts(error: LlmError, attempts: u32) -> LlmError {
-    if attempts > 1 {
-        LlmError::RetriesExhausted {
-            attempts,
-            last: Box::new(error),
-        }
-    } else {
-        error
-    }
-}
-
-/// POSTs `body` to `url` and returns the JSON answer and the number of requests sent, retrying
-/// transient failures. Logs an event per attempt; the caller's span names the call. A failure
-/// after more than one request is a [`LlmError::RetriesExhausted`] carrying the count.
+/// POSTs `body` to `url` and returns the JSON answer and the failures of the attempts before
+/// it, retrying transient failures. Logs an event per attempt; the caller's span names the
+/// call. A failure after more than one request is a [`LlmError::RetriesExhausted`] holding
+/// every attempt's error.
 pub(crate) async fn post_json(
     ctx: &CallContext<'_>,
     url: &str,
     headers: HeaderMap,
     body: &Value,
-) -> Result<(Value, u32), LlmError> {
+) -> Result<(Value, Vec<LlmError>), LlmError> {
     let bytes = serde_json::to_vec(body).map_err(|e| {
         LlmError::InvalidRequest(format!("could not encode the request as JSON: {e}"))
     })?;
     let mut attempt: u32 = 0;
+    let mut failed: Vec<LlmError> = Vec::new();
     loop {
         attempt = attempt.saturating_add(1);
         let started = Instant::now();
@@ -124,13 +119,19 @@ pub(crate) async fn post_json(
                     duration_ms,
                     "model call attempt {attempt} succeeded"
                 );
-                return Ok((value, attempt));
+                return Ok((value, failed));
             }
             Err(failure) => failure,
         };
         let status = failure.error.status();
         let attempts = ctx.retry.max_retries.saturating_add(1);
-        let retryable = failure.error.is_transient() && attempt <= ctx.retry.max_retries;
+        // A server does not stop writing a reply when the client gives up waiting for it, so
+        // after a second timeout more retries would only queue behind the abandoned replies:
+        // a call that times out lasts at most the timeout, one retry, and the wait between.
+        let timed_out_again = matches!(failure.error, LlmError::Timeout { .. })
+            && failed.iter().any(|e| matches!(e, LlmError::Timeout { .. }));
+        let retryable =
+            failure.error.is_transient() && attempt <= ctx.retry.max_retries && !timed_out_again;
         if !retryable {
             tracing::warn!(
                 gen_ai.provider.name = ctx.provider,
@@ -142,7 +143,8 @@ pub(crate) async fn post_json(
                 "model call attempt {attempt} of {attempts} failed: {}",
                 failure.error
             );
-            return Err(with_attempts(failure.error, attempt));
+            failed.push(failure.error);
+            return Err(LlmError::after_attempts(failed));
         }
         let delay = ctx.retry.delay(attempt, failure.retry_after);
         tracing::warn!(
@@ -157,6 +159,7 @@ pub(crate) async fn post_json(
             failure.error,
             HumanDuration(delay)
         );
+        failed.push(failure.error);
         tokio::time::sleep(delay).await;
     }
 }

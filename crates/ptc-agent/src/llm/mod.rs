@@ -6,19 +6,22 @@
 //! * [`Anthropic`]: the Anthropic Messages API, with prompt-cache breakpoints.
 //! * [`ScriptedLlm`]: canned replies for tests, recording every request.
 //! * [`ReplayLlm`]: replies read from a JSONL transcript.
+//! * [`RecordingLlm`]: another model's replies, kept to be saved as such a transcript.
 //!
 //! [`parse_llm_spec`] builds one of them from a command-line string such as
 //! `anthropic:claude-sonnet-4-5` or `openai-compatible:http://localhost:11434/v1:llama3`.
 //!
 //! The HTTP providers retry transient failures (connection errors, timeouts, HTTP 408, 429 and
 //! server errors other than 501, 505, 506, 508, 510 and 511) as their [`RetryPolicy`] says, and
-//! fail at once on anything else.
+//! fail at once on anything else. A request that timed out is retried once at most, as the
+//! server is likely still writing the reply nobody waits for any more.
 
 mod anthropic;
 mod closure;
 mod error;
 mod http;
 mod openai;
+mod recording;
 mod replay;
 mod retry;
 mod sampling;
@@ -38,11 +41,19 @@ pub use error::LlmError;
 pub use openai::OpenAiCompatible;
 /// Token counts of a call: the same type the turn record keeps.
 pub use ptc_turn::TokenUsage;
+pub use recording::{RecordingLlm, transcript_jsonl};
 pub use replay::ReplayLlm;
 pub use retry::{RetryPolicy, parse_retry_after};
 pub use sampling::{ResponseFormat, Sampling};
 pub use scripted::ScriptedLlm;
 pub use spec::{ProviderOptions, parse_llm_spec, parse_llm_spec_with};
+
+/// The reply limit, in tokens, sent with every request that sets none: the agent's default for
+/// each turn, and the HTTP providers' for requests without [`LlmRequest::max_tokens`]. It is
+/// far more than a PTC-Lisp program needs, and bounds a reply that would otherwise run on until
+/// the model's context is full. Models that think before answering count their thinking in it:
+/// raise it for them.
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 /// A language model that completes a conversation.
 #[async_trait]
@@ -140,7 +151,8 @@ pub struct LlmRequest {
     /// will repeat. The system prompt is always cacheable on its own and needs no point.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cache_breakpoints: Vec<CacheBreakpoint>,
-    /// The most tokens the reply may have; the provider's default when `None`.
+    /// The most tokens the reply may have; the provider's default ([`DEFAULT_MAX_TOKENS`]
+    /// for the HTTP providers) when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
     /// Sampling temperature; the provider's default when `None`.
@@ -219,7 +231,7 @@ impl LlmRequest {
     }
 
     /// Marks the request as the one of turn `turn`, with these tools.
-    pub fn for_turn(mut self, turn: u32, tool_names: Vec<String>) -> Self {
+    pub fn with_turn(mut self, turn: u32, tool_names: Vec<String>) -> Self {
         self.turn = Some(turn);
         self.tool_names = tool_names;
         self
@@ -289,7 +301,8 @@ pub struct LlmResponse {
     /// The model that answered, as the provider names it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// Why the model stopped, in the provider's words (`stop`, `end_turn`, `max_tokens`, ...).
+    /// Why the model stopped, in the provider's words (`stop`, `length`, `end_turn`,
+    /// `max_tokens`, ...); see [`is_cut_off`](LlmResponse::is_cut_off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
     /// The requests sent to get this reply: 1, plus the retries an HTTP provider made on its
@@ -331,6 +344,19 @@ impl LlmResponse {
     pub fn with_usage(mut self, usage: TokenUsage) -> Self {
         self.usage = usage;
         self
+    }
+
+    pub fn with_stop_reason(mut self, stop_reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(stop_reason.into());
+        self
+    }
+
+    /// Whether the reply stopped at the reply token limit instead of ending on its own
+    /// (`length` from OpenAI-compatible servers, `max_tokens` from Anthropic).
+    pub fn is_cut_off(&self) -> bool {
+        self.stop_reason
+            .as_deref()
+            .is_some_and(ptc_turn::is_cut_off)
     }
 }
 

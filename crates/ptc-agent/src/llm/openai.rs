@@ -3,14 +3,14 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::wire;
 use async_trait::async_trait;
-use ptc_turn::wire;
 use reqwest::header::HeaderMap;
 use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
 use super::http::{self, CallContext, DEFAULT_TIMEOUT};
-use super::{Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy, TokenUsage};
+use super::{DEFAULT_MAX_TOKENS, Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy, TokenUsage};
 
 /// OpenAI's API root.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -23,7 +23,9 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// what matters is that a request starts with the same bytes as the one before it, which the
 /// body keeps (messages are sent exactly as rendered, nothing varies from call to call). OpenAI
 /// routes requests with the same [`prompt_cache_key`](Self::with_prompt_cache_key) to the same
-/// cache, which raises the hit rate when many runs share a prefix.
+/// cache, which raises the hit rate when many runs share a prefix. Every request carries a
+/// reply limit: the request's own, else [`with_default_max_tokens`](Self::with_default_max_tokens), so that no reply runs on until
+/// the server's context is full.
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), ptc_agent::llm::LlmError> {
@@ -47,6 +49,7 @@ pub struct OpenAiCompatible {
     retry: RetryPolicy,
     max_tokens_field: String,
     prompt_cache_key: Option<String>,
+    default_max_tokens: u32,
     client: reqwest::Client,
 }
 
@@ -60,6 +63,7 @@ impl fmt::Debug for OpenAiCompatible {
             .field("retry", &self.retry)
             .field("max_tokens_field", &self.max_tokens_field)
             .field("prompt_cache_key", &self.prompt_cache_key)
+            .field("default_max_tokens", &self.default_max_tokens)
             .finish()
     }
 }
@@ -83,6 +87,7 @@ impl OpenAiCompatible {
             retry: RetryPolicy::default(),
             max_tokens_field: "max_tokens".into(),
             prompt_cache_key: None,
+            default_max_tokens: DEFAULT_MAX_TOKENS,
             client: http::build_client()?,
         })
     }
@@ -143,6 +148,13 @@ impl OpenAiCompatible {
         self
     }
 
+    /// The reply limit for requests that set none (default
+    /// [`DEFAULT_MAX_TOKENS`](super::DEFAULT_MAX_TOKENS)).
+    pub fn with_default_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.default_max_tokens = max_tokens;
+        self
+    }
+
     pub fn base_url(&self) -> &str {
         &self.base_url
     }
@@ -162,9 +174,10 @@ impl OpenAiCompatible {
         let mut body = Map::new();
         body.insert("model".into(), Value::from(self.model.as_str()));
         body.insert("messages".into(), Value::Array(messages));
-        if let Some(max_tokens) = request.max_tokens {
-            body.insert(self.max_tokens_field.clone(), Value::from(max_tokens));
-        }
+        body.insert(
+            self.max_tokens_field.clone(),
+            Value::from(request.max_tokens.unwrap_or(self.default_max_tokens)),
+        );
         if let Some(temperature) = request.temperature {
             body.insert("temperature".into(), json_f32(temperature));
         }

@@ -17,7 +17,8 @@ use std::time::{Duration, SystemTime};
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct RetryPolicy {
-    /// Retries after the first attempt; 0 sends each request once.
+    /// Retries after the first attempt; 0 sends each request once. A request that timed out
+    /// is retried once at most, whatever this says.
     pub max_retries: u32,
     /// The wait before the first retry.
     pub initial_backoff: Duration,

@@ -17,7 +17,7 @@ pub use jsonl::{JsonlStore, TornRecord};
 pub use memory::MemoryStore;
 
 /// Where runs are checkpointed. A run started with
-/// [`RunOptions::store`](crate::RunOptions::store) calls [`start`](RunStore::start) before its
+/// [`RunOptions::with_store`](crate::RunOptions::with_store) calls [`start`](RunStore::start) before its
 /// first model request, [`append`](RunStore::append) after each turn and
 /// [`finish`](RunStore::finish) when it ends; [`load`](RunStore::load) reads it back.
 ///

@@ -119,6 +119,8 @@ pub const OPENAI_CACHE_STEP: usize = 128;
 pub const ANTHROPIC_LOOKBACK_BLOCKS: usize = 20;
 
 impl PricingProfile {
+    /// Anthropic's rules: explicit breakpoints, reads at 0.1×, writes at 1.25×, prefixes of at
+    /// least 1,024 tokens.
     pub fn anthropic() -> PricingProfile {
         PricingProfile {
             kind: PricingKind::Anthropic,
@@ -128,6 +130,8 @@ impl PricingProfile {
         }
     }
 
+    /// OpenAI's rules: automatic prefix caching, reads at 0.5×, writes at no extra cost,
+    /// prefixes of at least 1,024 tokens.
     pub fn openai() -> PricingProfile {
         PricingProfile {
             kind: PricingKind::OpenAi,
@@ -137,6 +141,8 @@ impl PricingProfile {
         }
     }
 
+    /// A best case for comparisons: every repeated prefix is read from the cache at 0.1×,
+    /// whatever its length, and writes cost nothing extra.
     pub fn ideal() -> PricingProfile {
         PricingProfile {
             kind: PricingKind::Ideal,

@@ -17,6 +17,7 @@ pub struct CachePoint {
 }
 
 impl CachePoint {
+    /// The point `byte_offset` bytes into the message at `message_index`.
     pub fn new(message_index: usize, byte_offset: usize) -> CachePoint {
         CachePoint {
             message_index,

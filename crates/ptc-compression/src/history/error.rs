@@ -15,7 +15,9 @@ pub enum HistoryError {
          or shorten the system messages"
     )]
     InvalidTokenLimit {
+        /// The estimated tokens of the system messages.
         system_prompt_tokens: usize,
+        /// The policy's token budget.
         max_tokens: usize,
     },
     /// Too few messages for the request: a summary of fewer than
@@ -27,7 +29,9 @@ pub enum HistoryError {
          `summarize`), and `max_messages` and `Chunked` sizes must be at least 1"
     )]
     InsufficientHistory {
+        /// The messages (or the size) given.
         message_count: usize,
+        /// The fewest that would do.
         minimum: usize,
     },
     /// The summarizer failed. `history` is the input history, unchanged, and the summary state
@@ -37,8 +41,11 @@ pub enum HistoryError {
          unchanged (retry, or send it without a summary)"
     )]
     CompressionFailed {
+        /// The summary strategy that was running.
         strategy: String,
+        /// What the summarizer reported.
         cause: SummarizerError,
+        /// The history that was to be summarized, unchanged.
         history: Vec<Message>,
     },
 }

@@ -74,6 +74,7 @@ impl HistoryManager {
         }
     }
 
+    /// The policy this manager applies.
     pub fn policy(&self) -> &HistoryPolicy {
         &self.policy
     }

@@ -55,21 +55,25 @@ impl Default for HistoryPolicy {
 }
 
 impl HistoryPolicy {
+    /// The policy with `strategy` as its summary step.
     pub fn with_summary(mut self, strategy: SummaryStrategy) -> HistoryPolicy {
         self.summarize = Some(strategy);
         self
     }
 
+    /// The policy with a token budget of `max_tokens`.
     pub fn with_max_tokens(mut self, max_tokens: usize) -> HistoryPolicy {
         self.max_tokens = Some(max_tokens);
         self
     }
 
+    /// The policy keeping at most `max_messages` messages.
     pub fn with_max_messages(mut self, max_messages: usize) -> HistoryPolicy {
         self.max_messages = Some(max_messages);
         self
     }
 
+    /// The policy with per-message token counts cached (`true`, the default) or recounted.
     pub fn with_token_caching(mut self, token_caching: bool) -> HistoryPolicy {
         self.token_caching = token_caching;
         self

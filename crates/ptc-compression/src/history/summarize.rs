@@ -45,6 +45,7 @@ pub struct SectionSummary {
 }
 
 impl SummaryState {
+    /// A state with no summary yet.
     pub fn new() -> SummaryState {
         SummaryState::default()
     }

@@ -44,12 +44,14 @@ pub struct SummarizerError {
 }
 
 impl SummarizerError {
+    /// An error saying `message`.
     pub fn new(message: impl Into<String>) -> SummarizerError {
         SummarizerError {
             message: message.into(),
         }
     }
 
+    /// What went wrong, as given to [`SummarizerError::new`].
     pub fn message(&self) -> &str {
         &self.message
     }
@@ -63,6 +65,7 @@ impl SummarizerError {
 /// summarizer too, which suits deterministic summaries and tests.
 #[async_trait]
 pub trait Summarizer: Send + Sync {
+    /// The summary for `request`: a complete replacement of `request.previous_summary`.
     async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizerError>;
 }
 
@@ -192,6 +195,7 @@ Be terse and factual. Copy identifiers and numbers exactly. Do not add anything 
 do not say.";
 
 impl SummaryPromptBuilder {
+    /// A builder with the default message length ([`DEFAULT_MAX_MESSAGE_CHARS`]).
     pub fn new() -> SummaryPromptBuilder {
         SummaryPromptBuilder::default()
     }
@@ -202,6 +206,7 @@ impl SummaryPromptBuilder {
         self
     }
 
+    /// The prompt for `request`.
     pub fn build(&self, request: &SummaryRequest) -> SummaryPrompt {
         let mut user = String::new();
         if let Some(task) = &request.task {

@@ -35,6 +35,8 @@ pub(crate) enum Special {
     Fail,
     Comment,
     Ns,
+    Require,
+    WithOutStr,
 }
 
 /// A macro-like form: rewritten into special forms before analysis.
@@ -58,6 +60,8 @@ pub(crate) enum Macro {
     CondThread,
     CondThreadLast,
     Dotimes,
+    Assert,
+    Doto,
 }
 
 /// What a form is to the analyzer.
@@ -124,7 +128,9 @@ pub(crate) const FORMS: &[FormEntry] = &[
     form!(FormRole::Special(Special::Return), "return", &[], "(return value)", "Ends the program successfully with value.", "(do (return {:done true}) :not-reached)" => "{:done true}"),
     form!(FormRole::Special(Special::Fail), "fail", &[], "(fail reason)", "Ends the program as failed, with reason.", "(fail \"no matching order\")" => "failed: \"no matching order\""),
     form!(FormRole::Special(Special::Comment), "comment", &[], "(comment ...)", "Ignores its contents; nil.", "(comment (this is not run))" => "nil"),
-    form!(FormRole::Special(Special::Ns), "ns", &[], "(ns name ...)", "Accepted and ignored: a program has one namespace, user.", "(ns app.core) (+ 1 2)" => "3"),
+    form!(FormRole::Special(Special::Ns), "ns", &[], "(ns name ...) (ns name (:require [clojure.string :as s]))", "Its :require clauses give aliases as require does; the rest is ignored: a program has one namespace, user.", "(ns app.core) (+ 1 2)" => "3"),
+    form!(FormRole::Special(Special::WithOutStr), "with-out-str", &[], "(with-out-str body ...)", "Evaluates the body and returns what it printed as a string, instead of printing it.", "(with-out-str (print \"a\" 1) (println \"!\"))" => "\"a 1!\\n\""),
+    form!(FormRole::Special(Special::Require), "require", &[], "(require '[clojure.walk :as w]) (require '[clojure.string :as s :refer [join]]) (require 'clojure.walk)", "Gives a namespace an alias or refers some of its names, until the program ends; every namespace is loaded already.", "(require '[clojure.set :as cs]) (cs/union #{1} #{2})" => "#{1 2}"),
     form!(FormRole::Macro(Macro::When), "when", &[], "(when test body ...)", "The body when test is truthy, else nil.", "(when (pos? 3) :yes)" => ":yes"),
     form!(FormRole::Macro(Macro::WhenNot), "when-not", &[], "(when-not test body ...)", "The body when test is falsey, else nil.", "(when-not (pos? 3) :yes)" => "nil"),
     form!(FormRole::Macro(Macro::IfNot), "if-not", &[], "(if-not test then else)", "(if (not test) then else).", "(if-not (empty? [1]) :some :none)" => ":some"),
@@ -143,7 +149,13 @@ pub(crate) const FORMS: &[FormEntry] = &[
     form!(FormRole::Macro(Macro::CondThread), "cond->", &[], "(cond-> x test form ...)", "Threads x through each form whose test is truthy (as first argument).", "(cond-> {:a 1} true (assoc :b 2) false (assoc :c 3))" => "{:a 1, :b 2}"),
     form!(FormRole::Macro(Macro::CondThreadLast), "cond->>", &[], "(cond->> x test form ...)", "Like cond->, threading as last argument.", "(cond->> [1 2 3] true (map inc) false (filter odd?))" => "(2 3 4)"),
     form!(FormRole::Macro(Macro::Dotimes), "dotimes", &[], "(dotimes [i n] body ...)", "Evaluates the body with i from 0 to n-1, for side effects; nil.", "(dotimes [i 2] (println i))" => "nil"),
+    form!(FormRole::Macro(Macro::Assert), "assert", &[], "(assert test) (assert test message)", "nil when test is truthy, else throws \"Assert failed: \" with the message and the test.", "(try (assert (pos? -1)) (catch Exception e (ex-message e)))" => "\"Assert failed: (pos? -1)\""),
+    form!(FormRole::Macro(Macro::Doto), "doto", &[], "(doto x (f a) g ...)", "Calls each form with x inserted as first argument, for side effects; returns x.", "(doto {:a 1} println)" => "{:a 1}"),
 ];
+
+/// Forms the system prompt's compact reference leaves out: rarely written, and the full
+/// reference lists them all the same.
+pub(crate) const FORMS_LEFT_OUT_OF_PROMPT: &[&str] = &["assert", "doto"];
 
 /// Whether a refused name is refused everywhere or only where no definition has it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,6 +174,10 @@ pub(crate) struct Refused {
     pub refusal: Refusal,
     /// What to write instead.
     pub hint: &'static str,
+    /// Whether the system prompt's compact reference names the group: only names models often
+    /// reach for earn their tokens there; the others are refused with the same hint all the
+    /// same, and the full reference lists them.
+    pub in_prompt: bool,
 }
 
 macro_rules! refused {
@@ -170,6 +186,15 @@ macro_rules! refused {
             names: &[$($name),+],
             refusal: Refusal::$refusal,
             hint: $hint,
+            in_prompt: true,
+        }
+    };
+    (rare $refusal:ident, [$($name:literal),+ $(,)?], $hint:literal) => {
+        Refused {
+            names: &[$($name),+],
+            refusal: Refusal::$refusal,
+            hint: $hint,
+            in_prompt: false,
         }
     };
 }
@@ -196,7 +221,7 @@ pub(crate) const REFUSED: &[Refused] = &[
             "compare-and-set!",
             "add-watch"
         ],
-        "PTC-Lisp has no mutable state: accumulate with reduce or loop/recur, and keep values across turns with def"
+        "PTC-Lisp has no mutable state: instead of (let [acc (atom [])] (doseq [x xs] (swap! acc conj (f x))) @acc) write (reduce (fn [acc x] (conj acc (f x))) [] xs) or (mapv f xs), count with (reduce (fn [n x] (if (p x) (inc n) n)) 0 xs), carry several values in a map through reduce or loop/recur, and keep values across turns with def"
     ),
     refused!(
         Always,
@@ -210,8 +235,8 @@ pub(crate) const REFUSED: &[Refused] = &[
     ),
     refused!(
         Always,
-        ["import", "require", "use", "refer", "in-ns"],
-        "everything available is already loaded (clojure.string as str/, clojure.set as set/)"
+        ["import", "use", "refer", "in-ns"],
+        "everything available is already loaded (clojure.string as str/, clojure.set as set/, clojure.walk, clojure.edn); give another alias with (require '[clojure.string :as s])"
     ),
     refused!(
         Always,
@@ -301,9 +326,75 @@ pub(crate) const REFUSED: &[Refused] = &[
             "LocalDateTime/now",
             "java.time.LocalDate/now",
             "java.time.Instant/now",
-            "java.time.LocalDateTime/now"
+            "java.time.LocalDateTime/now",
+            "time"
         ],
         "a program must give the same result every time it runs, so it cannot read the clock; take the current date or time from the input data or a tool"
+    ),
+    refused!(
+        rare Undefined,
+        ["*in*", "*out*", "*err*", "*file*", "*command-line-args*", "read", "read+string", "read-line", "with-in-str", "line-seq", "file-seq", "with-open", "PrintWriter-on", "resultset-seq", "load-reader", "clojure.edn/read"],
+        "a program reaches the outside world only through tool/ functions, its inputs are data/ and tool results, and printed text is captured per run; split text into lines with clojure.string/split-lines and read data from text with clojure.edn/read-string"
+    ),
+    refused!(
+        rare Undefined,
+        ["compile", "*compile-files*", "*compile-path*", "*compiler-options*", "*fn-loader*", "*use-context-classloader*", "*source-path*", "*allow-unresolved-vars*", "*warn-on-reflection*", "*unchecked-math*", "*read-eval*", "*reader-resolver*", "*suppress-read*", "add-classpath", "with-loading-context"],
+        "there is no JVM compiler or class loader to configure: a program is read and analysed once, then run in a sandbox"
+    ),
+    refused!(
+        rare Undefined,
+        ["definline", "macroexpand-1", "clojure.walk/macroexpand-all", "gensym", "destructure"],
+        "PTC-Lisp has no macros: write a function with defn, and destructure directly in let, fn and loop"
+    ),
+    refused!(
+        rare Undefined,
+        ["*ns*", "create-ns", "remove-ns", "all-ns", "find-ns", "the-ns", "ns-name", "ns-aliases", "ns-imports", "ns-interns", "ns-map", "ns-publics", "ns-refers", "ns-resolve", "ns-unalias", "ns-unmap", "intern", "refer-clojure", "loaded-libs", "requiring-resolve", "resolve", "find-var", "find-keyword", "alias", "with-redefs-fn", "test", "bound?", "var-get", "alter-meta!", "reset-meta!"],
+        "a program runs in one namespace, user, whose only changes are its own definitions, and namespaces and vars are not values: refer to a definition by its name, define names with def, and give a namespace an alias with (require '[clojure.string :as s])"
+    ),
+    refused!(
+        rare Undefined,
+        ["*1", "*2", "*3", "*e"],
+        "the values and the last error of earlier turns exist only in an agent's turns (or a runtime given a History): keep a value for later with (def name value)"
+    ),
+    refused!(
+        rare Undefined,
+        ["with-bindings", "with-bindings*", "bound-fn", "bound-fn*", "get-thread-bindings", "push-thread-bindings", "pop-thread-bindings", "thread-bound?", "with-local-vars", "*print-length*", "*print-level*", "*print-meta*", "*print-dup*", "*print-readably*", "*print-namespace-maps*", "*flush-on-newline*", "*assert*", "*math-context*", "*data-readers*", "*default-data-reader-fn*", "default-data-readers", "*verbose-defrecords*", "*clojure-version*", "clojure-version"],
+        "there are no dynamic vars or settings to bind: pass values as arguments, and carry changing values through reduce or loop/recur"
+    ),
+    refused!(
+        rare Undefined,
+        ["*agent*", "send-off", "send-via", "await", "await-for", "await1", "agent-error", "agent-errors", "clear-agent-errors", "restart-agent", "error-handler", "error-mode", "set-error-handler!", "set-error-mode!", "release-pending-sends", "set-agent-send-executor!", "set-agent-send-off-executor!", "shutdown-agents", "future-call", "future-cancel", "future-cancelled?", "future-done?", "future?", "seque", "locking", "add-tap", "remove-tap", "tap>"],
+        "nothing runs on other threads or outlives the run: use pmap or pcalls to run tool calls in parallel, and println to show a value"
+    ),
+    refused!(
+        rare Undefined,
+        ["swap-vals!", "reset-vals!", "remove-watch", "set-validator!", "get-validator", "volatile?", "ref-set", "ensure", "sync", "io!", "ref-history-count", "ref-max-history", "ref-min-history"],
+        "there are no mutable references: accumulate with reduce or loop/recur, and keep values across turns with def"
+    ),
+    refused!(
+        rare Undefined,
+        ["aset", "aset-boolean", "aset-byte", "aset-char", "aset-double", "aset-float", "aset-int", "aset-long", "aset-short", "booleans", "bytes", "chars", "doubles", "floats", "ints", "longs", "shorts"],
+        "there are no Java arrays: use vectors, and change an element with (assoc v i x)"
+    ),
+    refused!(
+        rare Undefined,
+        ["re-matcher", "re-groups"],
+        "there are no mutable Java matchers: use re-find, re-matches or re-seq on the pattern, which return the groups"
+    ),
+    refused!(
+        rare Undefined,
+        ["chunk", "chunk-append", "chunk-buffer", "chunk-cons", "chunk-first", "chunk-next", "chunk-rest", "chunked-seq?"],
+        "chunked sequences are internal machinery: build sequences with map, filter, range, iterate and friends"
+    ),
+    refused!(
+        rare Undefined,
+        ["extend", "extenders", "extends?", "satisfies?", "find-protocol-impl", "find-protocol-method", "-cache-protocol-fn", "-reset-methods", "method-sig", "Inst", "inst-ms*", "defstruct", "create-struct", "struct", "struct-map", "accessor", "get-method", "methods", "prefer-method", "prefers", "remove-method", "remove-all-methods"],
+        "there are no types, structs, protocols or multimethods: use maps (with keywords as accessors), functions, and case or cond to dispatch"
+    ),
+    refused!(
+        rare Undefined,
+        ["proxy-super", "proxy-call-with-super", "proxy-mappings", "proxy-name", "construct-proxy", "get-proxy-class", "init-proxy", "update-proxy", "gen-interface", "definterface", "bean", "class", "class?", "instance?", "cast", "bases", "supers", "enumeration-seq", "iterator-seq", "Throwable->map", "StackTraceElement->vec", "->ArrayChunk", "->Eduction", "->Vec", "->VecNode", "->VecSeq", "EMPTY-NODE", "primitives-classnames", "print-method", "print-dup", "print-ctor", "print-simple", "munge", "namespace-munge", "reader-conditional", "reader-conditional?"],
+        "Java classes and objects are not values in PTC-Lisp: test a value's kind with the predicates (string?, map?, number?, ...), read a caught error with ex-message and ex-data, and print values with pr-str"
     ),
 ];
 

@@ -25,4 +25,7 @@ pub(crate) trait Library: Sync {
     /// The builtin map destructuring of a rest argument expands to: a sequence of key/value
     /// pairs (`& {:keys [a]}`) as a map. It is not in the registry: programs cannot call it.
     fn destructure_map(&self) -> &'static Builtin;
+    /// The builtin `with-out-str` expands to: it calls its function of no arguments and
+    /// returns what that printed. Not in the registry either.
+    fn capture_output(&self) -> &'static Builtin;
 }

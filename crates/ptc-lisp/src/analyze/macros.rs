@@ -9,6 +9,7 @@ use super::catalogue::Macro;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reader::{Form, FormKind};
 use crate::span::Span;
+use crate::value::Value;
 
 fn sym(name: &str, span: Span) -> Form {
     Form::new(FormKind::Symbol(arcstr::ArcStr::from(name)), span)
@@ -437,6 +438,59 @@ pub(super) fn expand(
             }
             list(vec![sym("let", span), vector(bindings, span), temp], span)
         }
+        Macro::Assert => {
+            if !(1..=2).contains(&args.len()) {
+                return Err(Error::syntax(
+                    span,
+                    "assert takes a test and an optional message: (assert (pos? n) \"n must be positive\")",
+                ));
+            }
+            let test = &args[0];
+            let shown = Value::from_form(test)
+                .map(|v| crate::format::pr_str(&v))
+                .unwrap_or_else(|_| "the assertion".to_string());
+            let text = |t: String| Form::new(FormKind::Str(t), span);
+            let message = match args.get(1) {
+                None => text(format!("Assert failed: {shown}")),
+                Some(m) => list(
+                    vec![
+                        sym("clojure.core/str", span),
+                        text("Assert failed: ".to_string()),
+                        m.clone(),
+                        text(format!("\n{shown}")),
+                    ],
+                    span,
+                ),
+            };
+            list(
+                vec![
+                    sym("if", span),
+                    test.clone(),
+                    nil(span),
+                    list(
+                        vec![
+                            sym("throw", span),
+                            list(vec![sym("Exception.", span), message], span),
+                        ],
+                        span,
+                    ),
+                ],
+                span,
+            )
+        }
+        Macro::Doto => {
+            need(1, "a value: (doto x (f a) ...)")?;
+            let x = a.gensym_form(span);
+            let mut body = vec![
+                sym("let", span),
+                vector(vec![x.clone(), args[0].clone()], span),
+            ];
+            for step in &args[1..] {
+                body.push(thread(x.clone(), step, false));
+            }
+            body.push(x);
+            list(body, span)
+        }
         Macro::Dotimes => {
             let (counter, n) = one_binding(name, args, span, "[i n]")?;
             let limit = a.gensym_form(span);
@@ -552,4 +606,49 @@ fn rename_params(form: &mut Form, max: &mut usize, rest: &mut bool, limit: usize
         }
         _ => Ok(()),
     }
+}
+
+/// A function body whose first form is a condition map (`{:pre [(pos? x)] :post [(> % x)]}`,
+/// followed by at least one more form) as the body that checks them: each `:pre` test is
+/// asserted before the rest runs, each `:post` test after it, with `%` bound to the result.
+/// `None` for a body without conditions.
+pub(super) fn with_conditions(body: &[Form]) -> Option<Vec<Form>> {
+    let (first, rest) = body.split_first()?;
+    let FormKind::Map(entries) = &first.kind else {
+        return None;
+    };
+    if rest.is_empty() {
+        return None;
+    }
+    let span = first.span;
+    let tests = |key: &str| -> Vec<Form> {
+        entries
+            .chunks(2)
+            .filter(|kv| matches!(&kv[0].kind, FormKind::Keyword(k) if k == key))
+            .filter_map(|kv| kv.get(1))
+            .flat_map(|v| match &v.kind {
+                FormKind::Vector(items) => items.clone(),
+                _ => vec![v.clone()],
+            })
+            .map(|test| list(vec![sym("assert", test.span), test], span))
+            .collect()
+    };
+    let (pre, post) = (tests("pre"), tests("post"));
+    if pre.is_empty() && post.is_empty() {
+        return None;
+    }
+    let mut out = pre;
+    if post.is_empty() {
+        out.extend(rest.iter().cloned());
+    } else {
+        let result = sym("%", span);
+        let mut checked = vec![
+            sym("let", span),
+            vector(vec![result.clone(), do_body(rest, span)], span),
+        ];
+        checked.extend(post);
+        checked.push(result);
+        out.push(list(checked, span));
+    }
+    Some(out)
 }

@@ -13,6 +13,7 @@
 //!
 //! `tool/x` and `data/x` always reach the tool or the input, whatever shadows `x`.
 
+mod aliases;
 mod catalogue;
 mod destructure;
 mod library;
@@ -21,7 +22,9 @@ mod names;
 mod special;
 mod suggest;
 
-pub(crate) use catalogue::{FORMS, FormEntry, FormRole, REFUSED, Refusal};
+pub(crate) use catalogue::{
+    FORMS, FORMS_LEFT_OUT_OF_PROMPT, FormEntry, FormRole, REFUSED, Refusal,
+};
 pub(crate) use library::Library;
 
 use catalogue::Listed;
@@ -70,6 +73,8 @@ pub(crate) fn analyze_program(src: &str, forms: &[Form], scope: Scope<'_>) -> Re
         depth: 0,
         fn_depth: 0,
         stack_floor: UNKNOWN_STACK_FLOOR,
+        aliases: FxHashMap::default(),
+        refers: FxHashMap::default(),
     };
     // Every definition form names `def`, `defn`, `defn-` or `declare` in the text: a program
     // without them (most programs) needs no walk.
@@ -203,6 +208,10 @@ pub(crate) struct Analyzer<'s, 'a> {
     fn_depth: u32,
     /// See [`stack_has_room`].
     stack_floor: usize,
+    /// Namespace aliases given by `require` and `ns` so far (`w` → `clojure.walk`).
+    aliases: FxHashMap<ArcStr, &'static str>,
+    /// Names referred by `require` and `ns` so far (`postwalk` → `clojure.walk/postwalk`).
+    refers: FxHashMap<ArcStr, ArcStr>,
 }
 
 /// Deepest nesting of a program after macro expansion: `(-> x a b c)` nests as deeply as
@@ -388,7 +397,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             self.analyze_inner(form, tail)
         } else {
             let floor = std::mem::replace(&mut self.stack_floor, UNKNOWN_STACK_FLOOR);
-            let result = stacker::grow(STACK_GROW_BY, || self.analyze_inner(form, tail));
+            let result = crate::stack::grow(STACK_GROW_BY, || self.analyze_inner(form, tail));
             self.stack_floor = floor;
             result
         };
@@ -621,9 +630,13 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         items: &[Form],
     ) -> Result<Expr> {
         let span = form.span;
+        let aliased = (!shadowed && !self.scope.global_index.contains_key(name))
+            .then(|| self.dealias(name))
+            .flatten();
+        let builtin_name = aliased.as_deref().unwrap_or(name);
         // The common case, a call of a builtin nothing shadows, needs no function value.
         let direct = (!shadowed && !self.scope.global_index.contains_key(name))
-            .then(|| self.scope.library.builtin(name))
+            .then(|| self.scope.library.builtin(builtin_name))
             .flatten();
         let callee = match direct {
             Some(_) => None,

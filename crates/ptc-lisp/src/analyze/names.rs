@@ -8,11 +8,10 @@ use super::catalogue;
 use super::{Analyzer, suggest, unsupported_form};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ir::Expr;
-use crate::runtime::tools::SyncTool;
+use crate::runtime::tools::ToolHandler;
 use crate::span::Span;
 use crate::value::{Function, Value, intern};
 use arcstr::ArcStr;
-use std::sync::Arc;
 
 impl<'s, 'a> Analyzer<'s, 'a> {
     // -----------------------------------------------------------------------------------------
@@ -25,6 +24,11 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             return Ok(local);
         }
         if let Some((ns, local_name)) = split_namespace(name) {
+            if let Some(full) = self.dealias(name)
+                && let Some((ns, local_name)) = split_namespace(&full)
+            {
+                return self.resolve_qualified(ns, local_name, &full, span);
+            }
             return self.resolve_qualified(ns, local_name, name, span);
         }
         if let Some(&slot) = self.scope.global_index.get(name) {
@@ -38,6 +42,11 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         }
         if let Some(value) = self.scope.history.and_then(|h| h.get(name)) {
             return Ok(Expr::Const(value.clone()));
+        }
+        if let Some(full) = self.dealias(name)
+            && let Some((ns, local_name)) = split_namespace(&full)
+        {
+            return self.resolve_qualified(ns, local_name, &full, span);
         }
         if let Some(f) = self.scope.library.function(name) {
             return Ok(Expr::Const(Value::Fn(f)));
@@ -57,7 +66,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     }
 
     fn resolve_tool_or_data(&mut self, name: &str, span: Span) -> Option<Expr> {
-        let tool = self.scope.tools.get(name).cloned();
+        let tool = self.scope.tools.handler(name).cloned();
         let data = self.scope.data.get(name).cloned();
         match (tool, data) {
             (Some(_), Some(_)) => Some(Expr::Raise(Box::new(Error::at(
@@ -76,7 +85,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 
     fn resolve_qualified(&mut self, ns: &str, local: &str, full: &str, span: Span) -> Result<Expr> {
         match ns {
-            "tool" => match self.scope.tools.get(local) {
+            "tool" => match self.scope.tools.handler(local) {
                 Some(tool) => Ok(Expr::Const(tool_function(local, tool.clone()))),
                 None => Err(Error::at(
                     ErrorKind::UndefinedSymbol,
@@ -162,6 +171,42 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                         ),
                     );
                 }
+                let prefix = format!("{known_ns}/");
+                let names = self.scope.library.names();
+                let mut offered: Vec<&str> = names
+                    .iter()
+                    .filter_map(|n| n.strip_prefix(&prefix))
+                    .collect();
+                let local = name.split_once('/').map_or("", |(_, l)| l);
+                if offered.is_empty()
+                    && !known_ns.contains('.')
+                    && let Some(full) = names.iter().find(|n| {
+                        n.starts_with("clojure.")
+                            && n.split_once('/').is_some_and(|(_, l)| l == local)
+                    })
+                {
+                    let ns = full.split_once('/').map_or("", |(ns, _)| ns);
+                    return Error::at(
+                        ErrorKind::UndefinedSymbol,
+                        span,
+                        format!(
+                            "undefined symbol {name}: {known_ns} is not an alias in this program \
+                             (an alias given by require lasts until its program ends); write \
+                             (require '[{ns} :as {known_ns}]) first, or {full}"
+                        ),
+                    );
+                }
+                if !offered.is_empty() {
+                    offered.sort_unstable();
+                    return Error::at(
+                        ErrorKind::UndefinedSymbol,
+                        span,
+                        format!(
+                            "undefined symbol {name}; {known_ns} offers {}",
+                            offered.join(" ")
+                        ),
+                    );
+                }
                 let java_class = known_ns.starts_with("java.")
                     || known_ns.starts_with(|c: char| c.is_ascii_uppercase());
                 return Error::at(
@@ -173,8 +218,10 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                     span,
                     format!(
                         "{name} is not available: the namespaces are clojure.string (str/), \
-                         clojure.set (set/), tool/, data/ and user/, and the Java classes Math, \
-                         Integer, Long, Double, Character, String and java.time.LocalDate"
+                         clojure.set (set/), clojure.walk, clojure.edn, tool/, data/ and user/ \
+                         (give one an alias with (require '[clojure.walk :as w])), and the Java \
+                         classes Math, Integer, Long, Double, Character, String and \
+                         java.time.LocalDate"
                     ),
                 );
             }
@@ -236,7 +283,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
 }
 
 /// A tool as a function value (`(map tool/fetch ids)`).
-pub(crate) fn tool_function(name: &str, tool: Arc<dyn SyncTool>) -> Value {
+pub(crate) fn tool_function(name: &str, tool: ToolHandler) -> Value {
     let name = ArcStr::from(name);
     let label = format!("tool/{name}");
     Value::Fn(Function::native(&label, move |ctx, args| {

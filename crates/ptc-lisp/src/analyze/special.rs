@@ -114,7 +114,19 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             },
             Special::For => self.analyze_for(form, args, true)?,
             Special::Doseq => self.analyze_for(form, args, false)?,
-            Special::Comment | Special::Ns => Expr::Const(Value::Nil),
+            Special::Comment => Expr::Const(Value::Nil),
+            Special::Ns => self.analyze_ns(args)?,
+            Special::Require => self.analyze_require(form, args)?,
+            Special::WithOutStr => {
+                // The body becomes a function of no arguments for the capturing builtin.
+                let mut items = vec![
+                    Form::new(FormKind::Symbol(intern("fn")), span),
+                    Form::new(FormKind::Vector(Vec::new()), span),
+                ];
+                items.extend(args.iter().cloned());
+                let body = self.analyze(&Form::new(FormKind::List(items), span), false)?;
+                super::internal(self.scope.library.capture_output(), vec![body], span)
+            }
         })
     }
 
@@ -362,6 +374,8 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 fixed_patterns.push(&params[i]);
                 i += 1;
             }
+            let conditioned = super::macros::with_conditions(body);
+            let body: &[Form] = conditioned.as_deref().unwrap_or(body);
             // Without `recur` the parameters are never rebound: they are read where the caller
             // holds the arguments. (A `recur` that a macro expands to has a loop of its own.)
             let args_in_place = !mentions_recur(body);

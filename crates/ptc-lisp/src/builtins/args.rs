@@ -135,6 +135,23 @@ impl Arg<'_> for i64 {
     }
 }
 
+/// A count or an index as Clojure casts one to a Java `int` or `long`: an integer, or a float
+/// truncated toward zero (`(take 2.5 xs)` takes 2).
+#[derive(Clone, Copy)]
+pub(crate) struct Truncated(pub i64);
+
+impl Arg<'_> for Truncated {
+    #[inline(always)]
+    fn from_arg(call: Call, value: &Value) -> Result<Self> {
+        match value {
+            Value::Int(i) => Ok(Truncated(*i)),
+            // Saturating, NaN as 0: what Java's cast does.
+            Value::Float(f) => Ok(Truncated(*f as i64)),
+            other => Err(call.expected("an integer", other)),
+        }
+    }
+}
+
 impl<'a> Arg<'a> for &'a str {
     #[inline(always)]
     fn from_arg(call: Call, value: &'a Value) -> Result<Self> {
@@ -396,6 +413,16 @@ macro_rules! tuple_params {
             }
         }
     };
+}
+
+/// No parameters: a builtin called with no arguments (`(newline)`).
+impl Params<'_> for () {
+    const ARITY: (u8, Option<u8>) = (0, Some(0));
+
+    #[inline(always)]
+    fn take_all(_: Call, _: &[Value]) -> Result<Self> {
+        Ok(())
+    }
 }
 
 tuple_params!(A, B);

@@ -23,6 +23,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("merge", merge, "(merge & maps)", "One map with the entries of all maps; later maps win.", "(merge {:a 1} {:a 2 :b 3})" => "{:a 2, :b 3}"),
     builtin!("select-keys", select_keys, "(select-keys m ks)", "The map with only the given keys.", "(select-keys {:a 1 :b 2 :c 3} [:a :c])" => "{:a 1, :c 3}"),
     builtin!("contains?", contains, "(contains? coll k)", "True if a map has key k, a set has member k, or a vector has index k.", "(contains? {:a nil} :a)" => "true"),
+    builtin!("array-map", hash_map, "(array-map & kvs)", "A map of the key/value pairs, in the order given (every small map keeps its order).", "(array-map :b 1 :a 2)" => "{:b 1, :a 2}"),
     builtin!("hash-map", hash_map, "(hash-map & kvs)", "A map of the key/value arguments.", "(hash-map :a 1)" => "{:a 1}"),
     builtin!("hash-set", hash_set, "(hash-set & items)", "A set of the arguments.", "(hash-set 1 2 1)" => "#{1 2}"),
     builtin!("set", set, "(set coll)", "A set of the items of coll.", "(set [1 2 1])" => "#{1 2}"),
@@ -222,6 +223,22 @@ fn map_part(ctx: &mut Ctx, call: Call, m: &Value, key_part: bool) -> EvalResult 
             super::seq::list_of(ctx, items)
         }
         Value::Nil => Ok(Value::Nil),
+        // A sequence of entries, such as a filtered map: entries are [key value] vectors.
+        Value::List(_) | Value::Vector(_) | Value::Set(_) | Value::Lazy(_) => {
+            let entries = call.collect(ctx, m)?;
+            if entries.is_empty() {
+                return Ok(Value::Nil);
+            }
+            let part = usize::from(!key_part);
+            let items = entries
+                .iter()
+                .map(|e| match e {
+                    Value::Vector(pair) if pair.len() == 2 => Ok(pair[part].clone()),
+                    other => Err(call.expected("a map or a sequence of map entries", other)),
+                })
+                .collect::<Result<Vec<Value>>>()?;
+            super::seq::list_of(ctx, items)
+        }
         other => Err(call.expected("a map", other).into()),
     }
 }
@@ -234,35 +251,52 @@ fn vals(ctx: &mut Ctx, call: Call, m: &Value) -> EvalResult {
     map_part(ctx, call, m, false)
 }
 
+/// As Clojure's `(reduce #(conj (or %1 {}) %2) maps)`: later maps win, and a `[k v]` entry
+/// may stand for a map.
 fn merge(ctx: &mut Ctx, call: Call, maps: &[Value]) -> EvalResult {
-    let mut out: Option<Map> = None;
-    for m in maps {
-        match m {
-            Value::Nil => {}
-            Value::Map(m) => match &mut out {
-                None => out = Some(m.clone()),
-                Some(acc) => {
-                    ctx.charge_items(m.len() * 2)?;
-                    for (k, v) in m.iter() {
-                        acc.assoc_mut(k.clone(), v.clone());
-                    }
-                }
-            },
-            other => return Err(call.expected("maps", other).into()),
-        }
+    let Some((first, rest)) = maps.split_first() else {
+        return Ok(Value::Nil);
+    };
+    if rest.iter().all(Value::is_nil) {
+        return Ok(first.clone());
     }
-    Ok(out.map(Value::Map).unwrap_or_default())
+    let mut out = match first {
+        Value::Nil => Value::Map(Map::new()),
+        other => other.clone(),
+    };
+    for m in rest {
+        if let Value::Map(m) = m {
+            ctx.charge_items(m.len() * 2)?;
+        } else {
+            ctx.charge_items(1)?;
+        }
+        super::seq::conj_one(call, &mut out, m.clone())?;
+    }
+    Ok(out)
 }
 
 fn select_keys(ctx: &mut Ctx, call: Call, (m, ks): (&Value, &Value)) -> EvalResult {
     let wanted = call.collect(ctx, ks)?;
     let mut out = Map::new();
-    if let Value::Map(m) = m {
-        for k in wanted {
-            if let Some(v) = lookup(m, &k) {
-                out.assoc_mut(k, v.clone());
+    match m {
+        Value::Map(m) => {
+            for k in wanted {
+                if let Some(v) = lookup(m, &k) {
+                    out.assoc_mut(k, v.clone());
+                }
             }
         }
+        Value::Vector(items) => {
+            for k in wanted {
+                if let Value::Int(i) = k
+                    && let Some(v) = usize::try_from(i).ok().and_then(|i| items.get(i))
+                {
+                    out.assoc_mut(k, v.clone());
+                }
+            }
+        }
+        Value::Nil => {}
+        other => return Err(call.expected("a map or a vector", other).into()),
     }
     ctx.charge_items(out.len() * 2)?;
     Ok(Value::Map(out))
@@ -275,9 +309,17 @@ fn contains(_: &mut Ctx, call: Call, (coll, k): (&Value, &Value)) -> EvalResult 
         Value::Vector(v) => {
             matches!(k, Value::Int(i) if usize::try_from(*i).is_ok_and(|i| i < v.len()))
         }
-        Value::Str(s) => {
-            matches!(k, Value::Int(i) if usize::try_from(*i).is_ok_and(|i| i < s.chars().count()))
-        }
+        Value::Str(s) => match k {
+            Value::Int(i) => usize::try_from(*i).is_ok_and(|i| i < s.chars().count()),
+            other => {
+                return Err(Error::argument(format!(
+                    "{call} checks indices of a string, not {}; to look for a character or \
+                     text in a string use clojure.string/includes?",
+                    got(other)
+                ))
+                .into());
+            }
+        },
         Value::Nil => false,
         other => {
             return Err(Error::argument(format!(

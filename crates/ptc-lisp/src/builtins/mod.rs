@@ -6,22 +6,30 @@
 //! cannot drift from behaviour. Families live in one file each.
 
 pub(crate) mod args;
+mod bits;
 pub(crate) mod coll;
+mod edn;
 pub(crate) mod function;
 pub(crate) mod group;
+mod hierarchy;
 pub(crate) mod interop;
 pub(crate) mod io;
+mod kinds;
 pub(crate) mod number;
 pub(crate) mod parallel;
 pub(crate) mod predicate;
 mod printf;
 pub(crate) mod ptc;
 pub(crate) mod regex;
+mod rounding;
 pub(crate) mod seq;
+mod seq_more;
 pub(crate) mod set;
 pub(crate) mod string;
 pub(crate) mod time;
+mod tower;
 pub(crate) mod transduce;
+mod walk;
 
 pub(crate) use crate::eval::got;
 pub(crate) use crate::runtime::Builtin;
@@ -60,11 +68,18 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 15] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 23] {
     [
         ("Numbers", number::BUILTINS),
+        ("Big numbers and ratios", tower::BUILTINS),
+        ("Bit operations and unchecked arithmetic", bits::BUILTINS),
         ("Predicates", predicate::BUILTINS),
+        (
+            "Predicates on abilities, names and identity",
+            kinds::BUILTINS,
+        ),
         ("Sequences", seq::BUILTINS),
+        ("More sequence functions", seq_more::BUILTINS),
         ("Maps and collections", coll::BUILTINS),
         ("Strings", string::BUILTINS),
         ("Output and errors", io::BUILTINS),
@@ -74,11 +89,48 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 15] {
         ("Functions", function::BUILTINS),
         ("Grouping and splitting", group::BUILTINS),
         ("Sets (clojure.set, also set/)", set::BUILTINS),
+        ("Walking nested data", walk::BUILTINS),
+        ("Hierarchies", hierarchy::BUILTINS),
+        ("Reading data from text", edn::BUILTINS),
         ("Transducers and early termination", transduce::BUILTINS),
         ("PTC extensions: predicates and aggregation", ptc::BUILTINS),
         ("PTC extensions: parallel calls", parallel::BUILTINS),
+        ("PTC extensions: rounding and powers", rounding::BUILTINS),
     ]
 }
+
+/// Families the system prompt's compact reference leaves out entirely, for the same reason
+/// as [`LEFT_OUT_OF_PROMPT`] (the full reference lists them).
+pub(crate) const FAMILIES_LEFT_OUT_OF_PROMPT: &[&str] = &[
+    "Predicates on abilities, names and identity",
+    "More sequence functions",
+    "Hierarchies",
+    // A model writes these as Clojure (or the original PTC-Lisp) has them whether it is told or
+    // not (`+'`, `bigint`, `bit-and`, `floor`), and a task seldom needs them.
+    "Big numbers and ratios",
+    "Bit operations and unchecked arithmetic",
+    "PTC extensions: rounding and powers",
+];
+
+/// Builtins the system prompt's compact reference leaves out: rarely written, and the full
+/// reference, the registry and error messages still know them. A name earns its tokens in
+/// every request only if models reach for it.
+pub(crate) const LEFT_OUT_OF_PROMPT: &[&str] = &[
+    "clojure.walk/walk",
+    "clojure.walk/postwalk-demo",
+    "clojure.walk/prewalk-demo",
+    "clojure.walk/postwalk-replace",
+    "clojure.walk/prewalk-replace",
+    "clojure.string/re-quote-replacement",
+    "clojure.set/join",
+    "array-map",
+    "flush",
+    "newline",
+    "ex-cause",
+    // The original PTC-Lisp's; programs written for it work, new ones need not learn them.
+    "zip",
+    "entries",
+];
 
 struct Registry {
     by_name: FxHashMap<&'static str, (&'static Builtin, Function)>,

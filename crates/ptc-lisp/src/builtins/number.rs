@@ -1,26 +1,29 @@
 //! Numbers: arithmetic, comparison, conversion and parsing, and the `Math/`, `Integer/`, `Long/`
 //! and `Double/` functions programs call.
 //!
-//! Integers are 64-bit and overflow is an error, never a silent wrap. There are no ratios: a
-//! division that is not exact gives a float (`(/ 7 2)` is `3.5`, `(/ 6 2)` is `3`). There are no
-//! 32-bit floats either: `(float x)` is `(double x)`. `Math/` functions accept integers and floats
-//! alike (Java would refuse `(Math/round 7)`).
+//! Integers are 64-bit and overflow is an error, never a silent wrap (the promoting `+'` `-'`
+//! `*'` give a big integer instead). A division of integers that is not exact gives a ratio
+//! (`(/ 7 2)` is `7/2`), as in Clojure; big integers, ratios and big decimals follow Clojure's
+//! tower (see `eval::numbers`). There are no 32-bit floats: `(float x)` is `(double x)`. `Math/`
+//! functions accept any number (Java would refuse `(Math/round 7)`).
 
 use super::args::{Arg, Call};
-pub(crate) use crate::eval::numbers::{add, mul, sub};
+pub(crate) use crate::eval::numbers::{add, div, mul, sub};
 
 use super::{Builtin, builtin, got};
 use crate::error::{Error, ErrorKind, Result};
-use crate::eval::numbers::{as_f64, not_a_number, overflow};
+use crate::eval::numbers::{Op, not_a_number, tower};
 use crate::eval::{Ctx, EvalResult};
-use crate::value::{Value, compare_numbers};
+use crate::value::{BigKind, BigNumber, Value, compare_numbers, to_bigint, to_rational};
+use num_integer::Integer;
+use num_traits::{Signed, ToPrimitive, Zero};
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("+", plus, "(+ x y & more)", "Sum of numbers; (+) is 0.", "(+ 1 2 3.5)" => "6.5"),
     builtin!("-", minus, "(- x) (- x y & more)", "Negation, or subtraction from the first number.", "(- 10 1 2)" => "7"),
     builtin!("*", times, "(* x y & more)", "Product of numbers; (*) is 1.", "(* 2 3 4)" => "24"),
-    builtin!("/", divide, "(/ x) (/ x y & more)", "Division; exact integer division stays an integer, otherwise a float (no ratios).", "[(/ 6 2) (/ 7 2)]" => "[3 3.5]"),
+    builtin!("/", divide, "(/ x) (/ x y & more)", "Division; integers that do not divide exactly give a ratio.", "[(/ 6 2) (/ 7 2) (/ 7.0 2)]" => "[3 7/2 3.5]"),
     builtin!("quot", quot, "(quot n d)", "Quotient of dividing n by d, rounded toward zero.", "(quot 7 2)" => "3"),
     builtin!("rem", rem, "(rem n d)", "Remainder of (quot n d); has the sign of n.", "(rem -7 2)" => "-1"),
     builtin!("mod", modulo, "(mod n d)", "Modulus of n and d; has the sign of d.", "(mod -7 2)" => "1"),
@@ -102,75 +105,105 @@ pub(crate) fn constant(name: &str) -> Option<Value> {
 
 /// A number argument.
 #[derive(Clone, Copy)]
-pub(crate) enum Num {
+pub(crate) enum Num<'a> {
     Int(i64),
     Float(f64),
+    Big(&'a BigNumber),
 }
 
-impl Arg<'_> for Num {
+impl<'a> Arg<'a> for Num<'a> {
     #[inline(always)]
-    fn from_arg(call: Call, value: &Value) -> Result<Self> {
+    fn from_arg(call: Call, value: &'a Value) -> Result<Self> {
         match value {
             Value::Int(i) => Ok(Num::Int(*i)),
             Value::Float(f) => Ok(Num::Float(*f)),
+            Value::Big(b) => Ok(Num::Big(b)),
             other => Err(not_a_number(call, other)),
         }
     }
 }
 
-impl Num {
-    fn as_f64(self) -> f64 {
+impl Num<'_> {
+    pub(crate) fn as_f64(self) -> f64 {
         match self {
             Num::Int(i) => i as f64,
             Num::Float(f) => f,
+            Num::Big(b) => b.to_f64(),
         }
     }
 }
 
-impl From<Num> for Value {
+impl From<Num<'_>> for Value {
     fn from(n: Num) -> Value {
         match n {
             Num::Int(i) => Value::Int(i),
             Num::Float(f) => Value::Float(f),
+            Num::Big(b) => Value::Big(b.clone()),
         }
     }
 }
 
 fn unary_overflow(op: Call, x: i64) -> Error {
     Error::arithmetic(format!(
-        "integer overflow: ({op} {x}) does not fit in 64 bits; use a float (e.g. 1.0) for very \
-         large numbers"
+        "integer overflow: ({op} {x}) does not fit in 64 bits; use {op}' or a big integer (1N) \
+         for very large numbers"
     ))
 }
 
-pub(crate) fn div(a: &Value, b: &Value) -> Result<Value> {
-    for x in [a, b] {
-        if !matches!(x, Value::Int(_) | Value::Float(_)) {
-            return Err(not_a_number("/", x));
-        }
-    }
-    match (a, b) {
-        (Value::Int(_), Value::Int(0)) => Err(Error::arithmetic("divide by zero")),
-        (Value::Int(x), Value::Int(y)) => match x.checked_rem(*y) {
-            Some(0) => x
-                .checked_div(*y)
-                .map(Value::Int)
-                .ok_or_else(|| overflow("/", a, b)),
-            _ => Ok(Value::Float(*x as f64 / *y as f64)),
-        },
-        _ => Ok(Value::Float(as_f64(a) / as_f64(b))),
+/// Limbs (64-bit words) of a number's digits: the unit of the work big arithmetic costs.
+fn limbs(v: &Value) -> u64 {
+    match v {
+        Value::Big(b) => (b.heap_bytes() as u64).div_ceil(8),
+        _ => 1,
     }
 }
 
-fn fold(
+/// `(op a b)` of two numbers, at least one of them big, or promoting: checked against the
+/// budgets first, since one multiplication of huge numbers can take longer than any timeout
+/// and a result can be larger than the memory budget. The work counts as steps (a product
+/// costs the product of the sizes); the result's digits are charged to the memory budget.
+pub(crate) fn big_arith(
     ctx: &mut Ctx,
-    args: &[Value],
-    init: Value,
-    op: fn(&Value, &Value) -> Result<Value>,
+    op: Op,
+    a: &Value,
+    b: &Value,
+    compute: impl FnOnce(&Value, &Value) -> Result<Value>,
 ) -> EvalResult {
+    let (x, y) = (limbs(a), limbs(b));
+    let (result_limbs, work) = match op {
+        Op::Add | Op::Sub => (x.max(y) + 1, x + y),
+        Op::Mul | Op::Div => (x + y, x + y + x.saturating_mul(y) / 16),
+    };
+    if result_limbs.saturating_mul(8) > ctx.memory_left() as u64 {
+        return Err(ctx.memory_limit_error().into());
+    }
+    ctx.tick_n(work as usize)?;
+    let value = compute(a, b)?;
+    if let Value::Big(n) = &value {
+        ctx.charge(n.heap_bytes())?;
+    }
+    Ok(value)
+}
+
+/// One step of `+`, `-`, `*` or `/` over many arguments.
+#[inline(always)]
+fn step(ctx: &mut Ctx, op: Op, a: &Value, b: &Value) -> EvalResult {
+    let compute = match op {
+        Op::Add => add,
+        Op::Sub => sub,
+        Op::Mul => mul,
+        Op::Div => div,
+    };
+    if matches!(a, Value::Big(_)) || matches!(b, Value::Big(_)) {
+        return big_arith(ctx, op, a, b, compute);
+    }
+    Ok(compute(a, b)?)
+}
+
+fn fold(ctx: &mut Ctx, args: &[Value], init: Value, op: Op) -> EvalResult {
     let mut acc = init;
     for x in args {
-        acc = op(&acc, x)?;
+        acc = step(ctx, op, &acc, x)?;
     }
     ctx.tick_n(args.len() / 8)?;
     Ok(acc)
@@ -178,111 +211,166 @@ fn fold(
 
 fn plus(ctx: &mut Ctx, call: Call, xs: &[Value]) -> EvalResult {
     match xs {
-        [a, b] => Ok(add(a, b)?),
+        [a, b] => step(ctx, Op::Add, a, b),
         [a] => Ok(number(call, a)?.clone()),
-        _ => fold(ctx, xs, Value::Int(0), add),
+        _ => fold(ctx, xs, Value::Int(0), Op::Add),
     }
 }
 
 fn minus(ctx: &mut Ctx, call: Call, (x, more): (&Value, &[Value])) -> EvalResult {
     match more {
-        [] => Ok(sub(&Value::Int(0), x)?),
-        [y] => Ok(sub(x, y)?),
-        _ => fold(ctx, more, number(call, x)?.clone(), sub),
+        [] => match x {
+            Value::Int(i) => i
+                .checked_neg()
+                .map(Value::Int)
+                .ok_or_else(|| unary_overflow(call, *i).into()),
+            _ => step(ctx, Op::Sub, &Value::Int(0), x),
+        },
+        [y] => step(ctx, Op::Sub, x, y),
+        _ => fold(ctx, more, number(call, x)?.clone(), Op::Sub),
     }
 }
 
 fn times(ctx: &mut Ctx, _: Call, xs: &[Value]) -> EvalResult {
     match xs {
-        [a, b] => Ok(mul(a, b)?),
-        _ => fold(ctx, xs, Value::Int(1), mul),
+        [a, b] => step(ctx, Op::Mul, a, b),
+        _ => fold(ctx, xs, Value::Int(1), Op::Mul),
     }
 }
 
 fn divide(ctx: &mut Ctx, call: Call, (x, more): (&Value, &[Value])) -> EvalResult {
     match more {
-        [] => Ok(div(&Value::Int(1), x)?),
-        _ => fold(ctx, more, number(call, x)?.clone(), div),
+        [] => step(ctx, Op::Div, &Value::Int(1), x),
+        _ => fold(ctx, more, number(call, x)?.clone(), Op::Div),
     }
 }
 
-fn int_division(
-    call: Call,
-    (n, d): (Num, Num),
-    ints: fn(i64, i64) -> Option<i64>,
-    floats: fn(f64, f64) -> f64,
-) -> EvalResult {
-    if d.as_f64() == 0.0 {
-        return Err(call.error(ErrorKind::Arithmetic, "divide by zero").into());
+/// The quotient of `n / d` rounded toward zero, for any two numbers; with floats, as Java
+/// computes it (an infinite or NaN quotient has no integer part: an error, as in Clojure).
+fn truncated_quotient(call: Call, n: Num, d: Num) -> Result<Value> {
+    if is_zero_num(d) {
+        return Err(call.error(ErrorKind::Arithmetic, "divide by zero"));
     }
     match (n, d) {
-        (Num::Int(x), Num::Int(y)) => ints(x, y)
-            .map(Value::Int)
-            .ok_or_else(|| overflow(call, &n.into(), &d.into()).into()),
-        _ => Ok(Value::Float(floats(n.as_f64(), d.as_f64()))),
+        // Clojure's answer, which wraps: there is no positive 2^63 in 64 bits.
+        (Num::Int(x), Num::Int(y)) => Ok(Value::Int(x.wrapping_div(y))),
+        (Num::Float(_), _) | (_, Num::Float(_)) => {
+            let q = n.as_f64() / d.as_f64();
+            if !q.is_finite() {
+                return Err(call.error(
+                    ErrorKind::Arithmetic,
+                    format_args!(
+                        "{} has no integer quotient: the quotient of {} by {} is {}",
+                        call,
+                        crate::format::pr_str(&n.into()),
+                        crate::format::pr_str(&d.into()),
+                        crate::format::format_float(q)
+                    ),
+                ));
+            }
+            Ok(Value::Float(q.trunc()))
+        }
+        _ => {
+            let (x, y) = (exact(n), exact(d));
+            let q = (x / y).trunc().to_integer();
+            Ok(match (n, d) {
+                (Num::Big(b), _) | (_, Num::Big(b)) if matches!(b.kind(), BigKind::Decimal(_)) => {
+                    BigNumber::decimal(q, 0)
+                }
+                _ => BigNumber::int(q),
+            })
+        }
     }
 }
 
-fn quot(_: &mut Ctx, call: Call, operands: (Num, Num)) -> EvalResult {
-    int_division(call, operands, i64::checked_div, |x, y| (x / y).trunc())
+fn is_zero_num(n: Num) -> bool {
+    match n {
+        Num::Int(i) => i == 0,
+        Num::Float(f) => f == 0.0,
+        Num::Big(b) => b.to_rational().is_zero(),
+    }
 }
 
-fn rem(_: &mut Ctx, call: Call, operands: (Num, Num)) -> EvalResult {
-    int_division(call, operands, i64::checked_rem, |x, y| x % y)
+fn exact(n: Num) -> num_rational::BigRational {
+    to_rational(&n.into()).unwrap_or_default()
 }
 
-fn modulo(_: &mut Ctx, call: Call, operands: (Num, Num)) -> EvalResult {
-    int_division(
-        call,
-        operands,
-        |x, y| {
-            let r = x.checked_rem(y)?;
-            Some(if r != 0 && ((r < 0) != (y < 0)) {
-                r + y
-            } else {
-                r
-            })
-        },
-        |x, y| {
-            let r = x % y;
-            if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
-                r + y
-            } else {
-                r
-            }
-        },
-    )
+fn quot(_: &mut Ctx, call: Call, (n, d): (Num, Num)) -> EvalResult {
+    Ok(truncated_quotient(call, n, d)?)
 }
 
-fn inc(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
+/// `n - d * (quot n d)`: the remainder with the sign of `n`.
+fn remainder(call: Call, n: Num, d: Num) -> Result<Value> {
+    let q = truncated_quotient(call, n, d)?;
+    match (n, d, &q) {
+        (Num::Int(x), Num::Int(y), _) => Ok(Value::Int(x.wrapping_rem(y))),
+        (_, _, Value::Float(q)) => Ok(Value::Float(n.as_f64() - q * d.as_f64())),
+        _ => tower(Op::Sub, &n.into(), &tower(Op::Mul, &d.into(), &q)?),
+    }
+}
+
+fn rem(_: &mut Ctx, call: Call, (n, d): (Num, Num)) -> EvalResult {
+    Ok(remainder(call, n, d)?)
+}
+
+fn modulo(_: &mut Ctx, call: Call, (n, d): (Num, Num)) -> EvalResult {
+    if let (Num::Int(x), Num::Int(y)) = (n, d) {
+        if y == 0 {
+            return Err(call.error(ErrorKind::Arithmetic, "divide by zero").into());
+        }
+        let r = x.wrapping_rem(y);
+        return Ok(Value::Int(if r != 0 && ((r < 0) != (y < 0)) {
+            r + y
+        } else {
+            r
+        }));
+    }
+    let m = remainder(call, n, d)?;
+    let sign = |v: &Value| compare_numbers(v, &Value::Int(0));
+    let zero = sign(&m) == Some(Ordering::Equal);
+    let same_sign = (sign(&n.into()) == Some(Ordering::Greater))
+        == (sign(&d.into()) == Some(Ordering::Greater));
+    if zero || same_sign {
+        Ok(m)
+    } else {
+        Ok(tower(Op::Add, &m, &d.into())?)
+    }
+}
+
+fn inc(ctx: &mut Ctx, call: Call, x: &Value) -> EvalResult {
     match x {
         Value::Int(i) => i
             .checked_add(1)
             .map(Value::Int)
             .ok_or_else(|| unary_overflow(call, *i).into()),
         Value::Float(f) => Ok(Value::Float(f + 1.0)),
+        Value::Big(_) => big_arith(ctx, Op::Add, x, &Value::Int(1), add),
         other => Err(not_a_number(call, other).into()),
     }
 }
 
-fn dec(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
+fn dec(ctx: &mut Ctx, call: Call, x: &Value) -> EvalResult {
     match x {
         Value::Int(i) => i
             .checked_sub(1)
             .map(Value::Int)
             .ok_or_else(|| unary_overflow(call, *i).into()),
         Value::Float(f) => Ok(Value::Float(f - 1.0)),
+        Value::Big(_) => big_arith(ctx, Op::Sub, x, &Value::Int(1), sub),
         other => Err(not_a_number(call, other).into()),
     }
 }
 
-fn abs(_: &mut Ctx, call: Call, x: Num) -> EvalResult {
+fn abs(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
     match x {
-        Num::Int(i) => i
-            .checked_abs()
-            .map(Value::Int)
-            .ok_or_else(|| Error::arithmetic(format!("integer overflow in {call}")).into()),
+        // Clojure's answer, which wraps: there is no positive 2^63 in 64 bits.
+        Num::Int(i) => Ok(Value::Int(i.wrapping_abs())),
         Num::Float(f) => Ok(Value::Float(f.abs())),
+        Num::Big(b) => Ok(match b.kind() {
+            BigKind::Int(i) => BigNumber::int(i.abs()),
+            BigKind::Ratio(r) => BigNumber::from_rational(r.abs()),
+            BigKind::Decimal(d) => BigNumber::from_decimal(d.abs()),
+        }),
     }
 }
 
@@ -290,7 +378,7 @@ fn abs(_: &mut Ctx, call: Call, x: Num) -> EvalResult {
 #[inline(always)]
 fn number(call: Call, value: &Value) -> Result<&Value> {
     match value {
-        Value::Int(_) | Value::Float(_) => Ok(value),
+        Value::Int(_) | Value::Float(_) | Value::Big(_) => Ok(value),
         other => Err(not_a_number(call, other)),
     }
 }
@@ -379,7 +467,9 @@ pub(crate) fn clojure_compare(a: &Value, b: &Value) -> Result<Ordering> {
         (Nil, Nil) => Ordering::Equal,
         (Nil, _) => Ordering::Less,
         (_, Nil) => Ordering::Greater,
-        (Int(_) | Float(_), Int(_) | Float(_)) => compare_numbers(a, b).unwrap_or(Ordering::Equal),
+        (Int(_) | Float(_) | Big(_), Int(_) | Float(_) | Big(_)) => {
+            compare_numbers(a, b).unwrap_or(Ordering::Equal)
+        }
         (Str(x), Str(y)) => x.cmp(y),
         (Keyword(x), Keyword(y)) => x.cmp(y),
         (Symbol(x), Symbol(y)) => x.cmp(y),
@@ -492,6 +582,9 @@ fn is_neg(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
 fn parity(call: Call, v: &Value) -> Result<bool> {
     match v {
         Value::Int(i) => Ok(i % 2 == 0),
+        Value::Big(b) if matches!(b.kind(), BigKind::Int(_)) => {
+            Ok(to_bigint(v).is_some_and(|i| i.is_even()))
+        }
         other => Err(call.expected_argument("an integer", other)),
     }
 }
@@ -536,6 +629,17 @@ fn to_integer(call: Call, kind: &str, x: &Value, min: i64, max: i64) -> Result<i
         Value::Float(f) if *f >= min as f64 && *f <= max as f64 => Ok(*f as i64),
         Value::Float(f) => Err(out_of_range(crate::format::format_float(*f))),
         Value::Char(c) => Ok(*c as i64),
+        Value::Big(b) => {
+            // Ratios and decimals truncate toward zero, as floats do.
+            let whole = match b.kind() {
+                BigKind::Int(i) => i.clone(),
+                _ => b.to_rational().trunc().to_integer(),
+            };
+            match whole.to_i64() {
+                Some(i) if (min..=max).contains(&i) => Ok(i),
+                _ => Err(out_of_range(crate::format::pr_str(x))),
+            }
+        }
         other => Err(call.expected_with(
             "a number or a char",
             other,
@@ -572,6 +676,7 @@ fn double(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
     match x {
         Value::Int(i) => Ok(Value::Float(*i as f64)),
         Value::Float(_) => Ok(x.clone()),
+        Value::Big(b) => Ok(Value::Float(b.to_f64())),
         other => Err(call
             .expected_with(
                 "a number",
@@ -771,17 +876,18 @@ fn math_pow(_: &mut Ctx, _: Call, (base, exponent): (Num, Num)) -> EvalResult {
 }
 
 fn math_round(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
-    match x {
-        Num::Int(i) => Ok(Value::Int(i)),
-        Num::Float(x) if x.is_nan() => Ok(Value::Int(0)),
-        Num::Float(x) => {
-            // Java rounds halves toward positive infinity; `x - floor(x)` is exact, so this is
-            // right even for 0.49999999999999994. `as` saturates as Java does.
-            let floor = x.floor();
-            let rounded = if x - floor >= 0.5 { floor + 1.0 } else { floor };
-            Ok(Value::Int(rounded as i64))
-        }
+    let x = match x {
+        Num::Int(i) => return Ok(Value::Int(i)),
+        other => other.as_f64(),
+    };
+    if x.is_nan() {
+        return Ok(Value::Int(0));
     }
+    // Java rounds halves toward positive infinity; `x - floor(x)` is exact, so this is right
+    // even for 0.49999999999999994. `as` saturates as Java does.
+    let floor = x.floor();
+    let rounded = if x - floor >= 0.5 { floor + 1.0 } else { floor };
+    Ok(Value::Int(rounded as i64))
 }
 
 fn math_extreme((a, b): (Num, Num), keep: Ordering) -> EvalResult {

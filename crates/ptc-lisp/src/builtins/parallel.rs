@@ -22,9 +22,11 @@ use super::seq::list_of;
 use super::{Builtin, builtin};
 use crate::error::{Error, ErrorKind};
 use crate::eval::{Ctx, EvalResult, Flow};
+use crate::runtime::fiber::{Fiber, FiberStep, Resume, Suspender};
+use crate::runtime::tools::{ToolAnswer, ToolError, ToolRequest};
 use crate::value::Value;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub(crate) const BUILTINS: &[Builtin] = &[
@@ -76,10 +78,11 @@ fn pcalls(ctx: &mut Ctx, call: Call, fs: &[Value]) -> EvalResult {
 }
 
 /// One finished item: its worker context and its result.
-type Done = Mutex<Option<(Ctx, EvalResult)>>;
+type Finished = Option<(Ctx, EvalResult)>;
 
-/// Run `call(worker_ctx, i)` for `i in 0..n` on up to [`MAX_WORKERS`] threads and join the
-/// workers back into `ctx` in item order.
+/// Run `call(worker_ctx, i)` for `i in 0..n` and join the workers back into `ctx` in item
+/// order: on fibers, waiting for tools together, when the run can suspend; else on up to
+/// [`MAX_WORKERS`] threads.
 fn run_parallel(
     ctx: &mut Ctx,
     n: usize,
@@ -91,9 +94,63 @@ fn run_parallel(
     let budget = ctx.worker_tool_budget();
     let tool_time_before = ctx.tool_time();
     let started = Instant::now();
+    let (done, busy, panicked) = match ctx.suspender {
+        Some(suspender) => {
+            let (done, busy) = on_fibers(ctx, suspender, n, &budget, &call);
+            (done, busy, false)
+        }
+        None => on_threads(ctx, n, &budget, &call),
+    };
+    // The section's time counts before the workers are taken back: the budget checks of the
+    // merge must not count its waits for tools.
+    ctx.settle_parallel_time(tool_time_before, started.elapsed(), busy);
+    let mut results = Vec::with_capacity(n);
+    let mut first_failure: Option<Flow> = None;
+    for finished in done {
+        let Some((child, result)) = finished else {
+            // Only a worker that panicked leaves an item unfinished.
+            continue;
+        };
+        // Every worker is joined, also after a failure: its tool calls happened. A limit the
+        // merge goes over counts as that item's failure, ahead of the item's own error (the
+        // item's prints and memory came before the error that ended it).
+        let merged = ctx.join(child);
+        match (merged, result) {
+            (Ok(()), Ok(v)) => results.push(v),
+            (Err(e), _) => {
+                first_failure.get_or_insert(e.into());
+            }
+            (Ok(()), Err(flow)) => {
+                first_failure.get_or_insert(flow);
+            }
+        }
+    }
+    if let Some(flow) = first_failure {
+        return Err(flow);
+    }
+    if panicked || results.len() != n {
+        return Err(Error::new(
+            ErrorKind::Tool,
+            "a parallel worker stopped unexpectedly (a tool or function panicked); run the \
+             calls with map to find the failing one",
+        )
+        .into());
+    }
+    Ok(results)
+}
+
+/// Run the items on up to [`MAX_WORKERS`] threads (the calling one included); returns each
+/// item's worker and result, the busiest thread's evaluation time, and whether a thread
+/// panicked.
+fn on_threads(
+    parent: &Ctx,
+    n: usize,
+    budget: &Arc<AtomicUsize>,
+    call: &(impl Fn(&mut Ctx, usize) -> EvalResult + Sync),
+) -> (Vec<Finished>, Duration, bool) {
+    let section_start = parent.run_time();
     let next = AtomicUsize::new(0);
-    let done: Vec<Done> = (0..n).map(|_| Mutex::new(None)).collect();
-    let parent: &Ctx = ctx;
+    let done: Vec<Mutex<Finished>> = (0..n).map(|_| Mutex::new(None)).collect();
     // One worker: take the next item until none is left; returns its evaluation time.
     let work = || {
         let mut used = Duration::ZERO;
@@ -102,16 +159,8 @@ fn run_parallel(
             if i >= n {
                 return used;
             }
-            let mut child = parent.fork_worker(n, &budget, used);
-            let result = {
-                // Walking values on this thread spends the worker's budget (see value::meter).
-                let _meter = child.meter_guard();
-                let result = call(&mut child, i);
-                match child.settle_meter() {
-                    Err(e) => Err(e.into()),
-                    Ok(()) => result,
-                }
-            };
+            let mut child = parent.fork_worker(n, budget, section_start, used);
+            let result = run_item(&mut child, i, call);
             used += child.eval_time();
             *done[i]
                 .lock()
@@ -138,42 +187,131 @@ fn run_parallel(
         }
         (busy, panicked)
     });
-    let wall = started.elapsed();
-    let mut results = Vec::with_capacity(n);
-    let mut first_failure: Option<Flow> = None;
-    for slot in done {
-        let finished = slot
-            .into_inner()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let Some((child, result)) = finished else {
-            // Only a worker that panicked leaves an item unfinished.
-            continue;
-        };
-        // Every worker is joined, also after a failure: its tool calls happened. A limit the
-        // merge goes over counts as that item's failure, ahead of the item's own error (the
-        // item's prints and memory came before the error that ended it).
-        let merged = ctx.join(child);
-        match (merged, result) {
-            (Ok(()), Ok(v)) => results.push(v),
-            (Err(e), _) => {
-                first_failure.get_or_insert(e.into());
+    let done = done
+        .into_iter()
+        .map(|slot| slot.into_inner().unwrap_or_else(|p| p.into_inner()))
+        .collect();
+    (done, busy, panicked)
+}
+
+/// Evaluate item `i` in its worker context, metering the walking of values on this thread
+/// against the worker's budget (see value::meter).
+fn run_item(
+    child: &mut Ctx,
+    i: usize,
+    call: &(impl Fn(&mut Ctx, usize) -> EvalResult + Sync),
+) -> EvalResult {
+    let _meter = child.meter_guard();
+    let result = call(child, i);
+    match child.settle_meter() {
+        Err(e) => Err(e.into()),
+        Ok(()) => result,
+    }
+}
+
+/// An item evaluating on a fiber of its own.
+struct Live<'a> {
+    item: usize,
+    fiber: Fiber<'a, (Ctx, EvalResult)>,
+    /// How to go on: set when the item can run (new, or its calls were answered).
+    input: Option<Resume>,
+    /// The calls it waits for.
+    waiting: Vec<ToolRequest>,
+}
+
+/// Run the items on fibers, up to [`MAX_WORKERS`] at a time, one after the other on this
+/// thread: whenever every running item waits for tools, the run suspends with all their calls
+/// at once, so the host makes them concurrently. Returns each item's worker and result, and the
+/// items' evaluation time (their sum: they share this thread).
+fn on_fibers(
+    parent: &Ctx,
+    suspender: Suspender,
+    n: usize,
+    budget: &Arc<AtomicUsize>,
+    call: &(impl Fn(&mut Ctx, usize) -> EvalResult + Sync),
+) -> (Vec<Finished>, Duration) {
+    // The evaluation time the section may use; the items' own limits end any one of them
+    // there, and items still waiting when the section used it up are stopped.
+    let section_start = parent.run_time();
+    let time_left = parent.limits.timeout.saturating_sub(section_start);
+    let mut done: Vec<Finished> = (0..n).map(|_| None).collect();
+    let mut live: Vec<Live<'_>> = Vec::with_capacity(n.min(MAX_WORKERS));
+    let mut next = 0;
+    let mut busy = Duration::ZERO;
+    loop {
+        while live.len() < MAX_WORKERS && next < n {
+            let mut child = parent.fork_worker(n, budget, section_start, busy);
+            let item = next;
+            next += 1;
+            let fiber = Fiber::new(move |suspender| {
+                child.suspender = Some(suspender);
+                let result = run_item(&mut child, item, call);
+                (child, result)
+            });
+            live.push(Live {
+                item,
+                fiber,
+                input: Some(Resume::Answers(Vec::new())),
+                waiting: Vec::new(),
+            });
+        }
+        if live.is_empty() {
+            return (done, busy);
+        }
+        let mut k = 0;
+        while k < live.len() {
+            let Some(mut input) = live[k].input.take() else {
+                k += 1;
+                continue;
+            };
+            if busy > time_left && matches!(input, Resume::Answers(ref a) if !a.is_empty()) {
+                input = Resume::Stop(parent.timeout_error());
             }
-            (Ok(()), Err(flow)) => {
-                first_failure.get_or_insert(flow);
+            let segment = Instant::now();
+            let step = live[k].fiber.resume(input);
+            busy += segment.elapsed();
+            match step {
+                FiberStep::Done(finished) => {
+                    done[live[k].item] = Some(finished);
+                    live.remove(k);
+                }
+                FiberStep::Suspended(requests) => {
+                    live[k].waiting = requests;
+                    k += 1;
+                }
+            }
+        }
+        if live.len() < MAX_WORKERS && next < n {
+            // Start the next items first, so that their calls are made with these.
+            continue;
+        }
+        if live.is_empty() {
+            continue;
+        }
+        let counts: Vec<usize> = live.iter().map(|l| l.waiting.len()).collect();
+        let batch: Vec<ToolRequest> = live
+            .iter_mut()
+            .flat_map(|l| std::mem::take(&mut l.waiting))
+            .collect();
+        match suspender.suspend(batch) {
+            Resume::Answers(answers) => {
+                let mut answers = answers.into_iter();
+                for (l, count) in live.iter_mut().zip(counts) {
+                    let mut mine: Vec<ToolAnswer> = answers.by_ref().take(count).collect();
+                    while mine.len() < count {
+                        mine.push(ToolAnswer::new(
+                            Err(ToolError::new("the host gave no answer")),
+                            Duration::ZERO,
+                        ));
+                    }
+                    l.input = Some(Resume::Answers(mine));
+                }
+            }
+            Resume::Stop(error) => {
+                for l in &mut live {
+                    l.input = Some(Resume::Stop(error.clone()));
+                }
             }
         }
     }
-    ctx.settle_parallel_time(tool_time_before, wall, busy);
-    if let Some(flow) = first_failure {
-        return Err(flow);
-    }
-    if panicked || results.len() != n {
-        return Err(Error::new(
-            ErrorKind::Tool,
-            "a parallel worker stopped unexpectedly (a tool or function panicked); run the \
-             calls with map to find the failing one",
-        )
-        .into());
-    }
-    Ok(results)
 }

@@ -21,8 +21,11 @@ fn is_some(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
 type_predicate!(is_true, Value::Bool(true));
 type_predicate!(is_false, Value::Bool(false));
 type_predicate!(is_boolean, Value::Bool(_));
-type_predicate!(is_number, Value::Int(_) | Value::Float(_));
-type_predicate!(is_integer, Value::Int(_));
+type_predicate!(is_number, Value::Int(_) | Value::Float(_) | Value::Big(_));
+fn is_integer(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    Ok(Value::Bool(crate::value::to_bigint(x).is_some()))
+}
+type_predicate!(is_int, Value::Int(_));
 type_predicate!(is_float, Value::Float(_));
 type_predicate!(is_string, Value::Str(_));
 type_predicate!(is_char, Value::Char(_));
@@ -53,9 +56,9 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("true?", is_true, "(true? x)", "True if x is the value true.", "(true? 1)" => "false"),
     builtin!("false?", is_false, "(false? x)", "True if x is the value false.", "(false? false)" => "true"),
     builtin!("boolean?", is_boolean, "(boolean? x)", "True if x is true or false.", "(boolean? nil)" => "false"),
-    builtin!("number?", is_number, "(number? x)", "True if x is an integer or a float.", "(number? 1.5)" => "true"),
-    builtin!("integer?", is_integer, "(integer? x)", "True if x is an integer.", "(integer? 1.0)" => "false"),
-    builtin!("int?", is_integer, "(int? x)", "True if x is an integer.", "(int? 42)" => "true"),
+    builtin!("number?", is_number, "(number? x)", "True if x is a number (integer, float, ratio or decimal).", "(number? 1.5)" => "true"),
+    builtin!("integer?", is_integer, "(integer? x)", "True if x is an integer (big integers too).", "(integer? 1.0)" => "false"),
+    builtin!("int?", is_int, "(int? x)", "True if x is a 64-bit integer.", "(int? 42)" => "true"),
     builtin!("float?", is_float, "(float? x)", "True if x is a float.", "(float? 1.0)" => "true"),
     builtin!("double?", is_float, "(double? x)", "True if x is a float.", "(double? 1)" => "false"),
     builtin!("string?", is_string, "(string? x)", "True if x is a string.", "(string? \"a\")" => "true"),
@@ -174,6 +177,11 @@ fn type_of(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
         Value::Date(d) => match d.kind() {
             crate::value::DateKind::Day(_) => "local-date",
             crate::value::DateKind::Instant(_) => "instant",
+        },
+        Value::Big(b) => match b.kind() {
+            crate::value::BigKind::Int(_) => "integer",
+            crate::value::BigKind::Ratio(_) => "ratio",
+            crate::value::BigKind::Decimal(_) => "decimal",
         },
     };
     Ok(Value::keyword(name))

@@ -36,7 +36,7 @@ struct Spec {
     text: String,
 }
 
-const DIRECTIVES: &str = "%s, %d, %f, %.2f, %x, %e, %c, %b, %% or %n";
+const DIRECTIVES: &str = "%s, %d, %f, %.2f, %x, %e, %g, %c, %b, %% or %n";
 
 pub(crate) fn format(ctx: &mut Ctx, call: Call, (fmt, values): (&Value, &[Value])) -> EvalResult {
     let Value::Str(fmt) = fmt else {
@@ -198,10 +198,28 @@ fn check_spec(spec: &Spec) -> Result<()> {
             spec.text
         )));
     }
-    let numeric = matches!(spec.conversion, 'd' | 'x' | 'X' | 'o' | 'f' | 'e' | 'E');
+    let numeric = matches!(
+        spec.conversion,
+        'd' | 'x' | 'X' | 'o' | 'f' | 'e' | 'E' | 'g' | 'G'
+    );
     if !matches!(
         spec.conversion,
-        's' | 'S' | 'd' | 'x' | 'X' | 'o' | 'f' | 'e' | 'E' | 'c' | 'C' | 'b' | 'B' | '%' | 'n'
+        's' | 'S'
+            | 'd'
+            | 'x'
+            | 'X'
+            | 'o'
+            | 'f'
+            | 'e'
+            | 'E'
+            | 'g'
+            | 'G'
+            | 'c'
+            | 'C'
+            | 'b'
+            | 'B'
+            | '%'
+            | 'n'
     ) {
         return Err(Error::argument(format!(
             "unknown directive {}; use {DIRECTIVES}",
@@ -315,7 +333,7 @@ fn convert(spec: &Spec, arg: &Value) -> Result<String> {
                 ));
             }
         },
-        'f' | 'e' | 'E' => match arg {
+        'f' | 'e' | 'E' | 'g' | 'G' => match arg {
             Value::Float(f) if !f.is_finite() => {
                 if f.is_nan() {
                     "NaN".to_string()
@@ -335,15 +353,12 @@ fn convert(spec: &Spec, arg: &Value) -> Result<String> {
                 let precision = spec.precision.unwrap_or(6);
                 // Java keeps the sign of -0.0 and of negatives that round to zero.
                 let negative = f.is_sign_negative();
-                let digits = if spec.conversion == 'f' {
-                    fixed(f.abs(), precision)
-                } else {
-                    let text = scientific(f.abs(), precision);
-                    if spec.conversion == 'E' {
-                        text.to_uppercase()
-                    } else {
-                        text
-                    }
+                let digits = match spec.conversion {
+                    'f' => fixed(f.abs(), precision),
+                    'e' => scientific(f.abs(), precision),
+                    'E' => scientific(f.abs(), precision).to_uppercase(),
+                    'g' => general(f.abs(), precision),
+                    _ => general(f.abs(), precision).to_uppercase(),
                 };
                 signed(spec, digits, negative)
             }
@@ -352,7 +367,7 @@ fn convert(spec: &Spec, arg: &Value) -> Result<String> {
                 return Err(mismatch(
                     spec,
                     other,
-                    "%f and %e take a float; convert with (double x) or use %d for integers",
+                    "%f, %e and %g take a float; convert with (double x) or use %d for integers",
                 ));
             }
         },
@@ -506,6 +521,23 @@ fn scientific(f: f64, precision: usize) -> String {
     out
 }
 
+/// `%.Ng` of a finite, non-negative float, as Java writes it: N significant digits (6 by
+/// default), fixed notation when the rounded value is at least 10^-4 and below 10^N, else
+/// scientific; trailing zeros are kept.
+fn general(f: f64, precision: usize) -> String {
+    let significant = precision.max(1);
+    if f == 0.0 {
+        return fixed(f, significant - 1);
+    }
+    let (digits, point) = shortest_digits(f);
+    let (_, point) = round_half_up(digits, point, significant as i64);
+    if (-3..=significant as i64).contains(&point) {
+        fixed(f, (significant as i64 - point) as usize)
+    } else {
+        scientific(f, significant - 1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -519,6 +551,13 @@ mod tests {
     #[test]
     fn floats_round_half_up_like_java() {
         let cases: &[(&str, f64, &str)] = &[
+            ("%g", 1.5, "1.50000"),
+            ("%g", 123456789.0, "1.23457e+08"),
+            ("%.3g", 0.000123456, "0.000123"),
+            ("%.3g", 1234.5, "1.23e+03"),
+            ("%g", 0.0, "0.00000"),
+            ("%G", 1e-10, "1.00000E-10"),
+            ("%.2g", 99.9, "1.0e+02"),
             ("%.2f", 1.23456, "1.23"),
             ("%.2f", 1.005, "1.01"),
             ("%.1f", 0.25, "0.3"),
@@ -603,7 +642,7 @@ mod tests {
         );
         assert_eq!(
             fmt("%.2f", &[Value::Int(3)]),
-            "error: %.2f cannot format integer 3; %f and %e take a float; convert with \
+            "error: %.2f cannot format integer 3; %f, %e and %g take a float; convert with \
              (double x) or use %d for integers"
         );
         assert_eq!(
@@ -612,7 +651,7 @@ mod tests {
         );
         assert_eq!(
             fmt("%q", &[Value::Int(1)]),
-            "error: unknown directive %q; use %s, %d, %f, %.2f, %x, %e, %c, %b, %% or %n"
+            "error: unknown directive %q; use %s, %d, %f, %.2f, %x, %e, %g, %c, %b, %% or %n"
         );
         assert_eq!(
             fmt("100%", &[]),

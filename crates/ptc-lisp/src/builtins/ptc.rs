@@ -6,13 +6,16 @@
 //! - `(where :field op value)` builds a predicate, with `op` one of `= not= > < >= <= in
 //!   includes` written bare (the analyzer quotes it). The field may be a key or a vector path
 //!   (`(where [:user :role] = "admin")`); `(where :active)` tests truthiness. Numbers compare
-//!   by value (`100` matches the JSON number `100.0`). Ordering comparisons are false, not
+//!   by value (`100` matches the JSON number `100.0`), and a keyword equals a string of its
+//!   name (`(where :status = :active)` matches the JSON string `"active"`). Ordering comparisons are false, not
 //!   errors, when the field is missing or of another type, so incomplete records are simply
 //!   filtered out. Fields are found with the key leniency of
 //!   `get`: `:price` also finds the JSON key `"price"` and the other way round.
 //! - `all-of`, `any-of`, `none-of` combine predicates.
 //! - `sum-by`, `avg-by`, `min-by`, `max-by`, `pluck` aggregate a field (a key, a vector path or
 //!   any function) over a collection, skipping records where it is nil.
+//! - `zip` pairs collections up by position and `entries` lists a map's `[key value]` pairs,
+//!   as the original PTC-Lisp has them.
 
 use super::args::{Call, Callable};
 use super::number::{add, clojure_compare};
@@ -25,7 +28,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("where", where_fn, "(where field) (where field op value)", "A predicate on records: op is one of = not= > < >= <= in includes, field a key or a vector path; (where field) tests that the field is truthy. Numbers compare by value (100 matches 100.0); missing fields never match an ordering test.", "(filter (where :price > 100) [{:price 50} {:price 150} {}])" => "({:price 150})"),
+    builtin!("where", where_fn, "(where field) (where field op value)", "A predicate on records: op is one of = not= > < >= <= in includes, field a key or a vector path; (where field) tests that the field is truthy. Numbers compare by value (100 matches 100.0) and a keyword equals the string of its name; missing fields never match an ordering test.", "(filter (where :price > 100) [{:price 50} {:price 150} {}])" => "({:price 150})"),
     builtin!("all-of", all_of, "(all-of & preds)", "A predicate that is true when every pred is truthy.", "(filter (all-of (where :a = 1) (where :b)) [{:a 1 :b true} {:a 1}])" => "({:a 1, :b true})"),
     builtin!("any-of", any_of, "(any-of & preds)", "A predicate that is true when some pred is truthy.", "(filter (any-of (where :a = 1) (where :b = 2)) [{:a 1} {:b 2} {:b 3}])" => "({:a 1} {:b 2})"),
     builtin!("none-of", none_of, "(none-of & preds)", "A predicate that is true when no pred is truthy.", "(filter (none-of (where :deleted)) [{:id 1 :deleted true} {:id 2}])" => "({:id 2})"),
@@ -33,6 +36,8 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("avg-by", avg_by, "(avg-by field coll)", "The average of the field over the items that have it, as a float; nil for none.", "(avg-by :price [{:price 10} {:price 20}])" => "15.0"),
     builtin!("min-by", min_by, "(min-by field coll)", "The item with the least field value (the first on ties), skipping nil; nil for none.", "(min-by :price [{:id 1 :price 30} {:id 2 :price 10}])" => "{:id 2, :price 10}"),
     builtin!("max-by", max_by, "(max-by field coll)", "The item with the greatest field value (the first on ties), skipping nil; nil for none.", "(max-by :price [{:id 1 :price 30} {:id 2 :price 10}])" => "{:id 1, :price 30}"),
+    builtin!("zip", zip, "(zip c1 c2 & colls)", "The items of the collections paired up by position, as [a b] vectors, as long as the shortest.", "(zip [1 2 3] [:a :b])" => "([1 :a] [2 :b])"),
+    builtin!("entries", entries, "(entries m)", "The [key value] pairs of a map, as a list (empty for nil).", "(entries {:a 1 :b 2})" => "([:a 1] [:b 2])"),
     builtin!("pluck", pluck, "(pluck field coll)", "The field of each item, as a list (like (map field coll), also for string keys and paths).", "(pluck :name [{:name \"Ann\"} {\"name\" \"Bo\"}])" => "(\"Ann\" \"Bo\")"),
 ];
 
@@ -179,10 +184,16 @@ fn parse_test(call: Call, op: &Value, value: &Value) -> Result<Test> {
 
 /// Equality for record fields: like `=`, except that numbers compare by value, so the JSON
 /// number `100.0` matches `100`.
+/// Equality of a field and a value in `where`: numbers by value, and a keyword matches a
+/// string of its name (JSON data has no keywords: `(where :status = :active)` finds
+/// `"active"`).
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_)) => {
             compare_numbers(a, b) == Some(Ordering::Equal)
+        }
+        (Value::Keyword(k), Value::Str(s)) | (Value::Str(s), Value::Keyword(k)) => {
+            k.as_str() == s.as_str()
         }
         _ => a == b,
     }
@@ -406,4 +417,32 @@ fn pluck(ctx: &mut Ctx, call: Call, (field, coll): (&Value, &Value)) -> EvalResu
         out.push(field.of(ctx, item.as_ref())?.into_owned());
     }
     list_of(ctx, out)
+}
+
+fn zip(ctx: &mut Ctx, call: Call, (first, second, more): (&Value, &Value, &[Value])) -> EvalResult {
+    let mut colls = vec![call.collect(ctx, first)?, call.collect(ctx, second)?];
+    for c in more {
+        colls.push(call.collect(ctx, c)?);
+    }
+    let n = colls.iter().map(Vec::len).min().unwrap_or(0);
+    ctx.charge_items(n * (colls.len() + 1))?;
+    let tuples = (0..n)
+        .map(|i| Value::vector(colls.iter().map(|c| c[i].clone())))
+        .collect();
+    list_of(ctx, tuples)
+}
+
+fn entries(ctx: &mut Ctx, call: Call, m: &Value) -> EvalResult {
+    match m {
+        Value::Map(m) => {
+            let pairs = m
+                .iter()
+                .map(|(k, v)| Value::vector([k.clone(), v.clone()]))
+                .collect();
+            ctx.charge_items(3 * m.len())?;
+            list_of(ctx, pairs)
+        }
+        Value::Nil => Ok(Value::empty_list()),
+        other => Err(call.expected("a map", other).into()),
+    }
 }

@@ -5,7 +5,7 @@
 //! and ranges too long to realize) give lazy results where Clojure's would be lazy (`map`,
 //! `filter`, `drop`, ...), and are consumed item by item by `take`, `first`, `nth`, `some`, ...
 
-use super::args::{AtLeastOne, Call, Callable, Seqable};
+use super::args::{AtLeastOne, Call, Callable, Seqable, Truncated};
 use super::number::{Num, clojure_compare};
 use super::transduce::{self, as_reduced};
 use super::{Builtin, builtin, got};
@@ -201,7 +201,7 @@ fn next(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
 fn nth(
     ctx: &mut Ctx,
     call: Call,
-    (coll, i, not_found): (&Value, i64, Option<&Value>),
+    (coll, Truncated(i), not_found): (&Value, Truncated, Option<&Value>),
 ) -> EvalResult {
     if let Value::Map(_) | Value::Set(_) = coll {
         return Err(Error::type_error(format!(
@@ -511,12 +511,33 @@ fn remove(ctx: &mut Ctx, call: Call, (pred, coll): (Callable, Option<&Value>)) -
     filter_of(ctx, call, &pred, coll, false)
 }
 
+/// As in Clojure, a reducing function that is never called is never checked: reducing
+/// nothing with an initial value gives that value (`Some`); `None` when `f` is a function.
+fn never_called(
+    ctx: &mut Ctx,
+    call: Call,
+    f: &Value,
+    init: Option<&Value>,
+    coll: &Value,
+) -> EvalResult<Option<Value>> {
+    match (call.arg::<Callable>(f), init) {
+        (Ok(_), _) => Ok(None),
+        (Err(e), Some(init)) => match call.items(coll)?.next(ctx)? {
+            None => Ok(Some(init.clone())),
+            Some(_) => Err(e.into()),
+        },
+        (Err(e), None) => Err(e.into()),
+    }
+}
+
 fn reduce(
     ctx: &mut Ctx,
     call: Call,
-    (f, init, coll): (Callable, Option<&Value>, &Value),
+    (f, init, coll): (&Value, Option<&Value>, &Value),
 ) -> EvalResult {
-    let f: &Value = &f;
+    if let Some(init) = never_called(ctx, call, f, init, coll)? {
+        return Ok(init);
+    }
     // An unbounded input is allowed when the function may end it with (reduced x); a builtin
     // such as + never does, so that would only run into a limit.
     let mut items = call.items(coll)?;
@@ -686,7 +707,12 @@ fn range(
     Ok(Value::List(Seq::from(out)))
 }
 
-fn take(ctx: &mut Ctx, call: Call, (n, coll): (i64, Option<&Value>)) -> EvalResult {
+fn take(ctx: &mut Ctx, call: Call, (n, coll): (&Value, Option<&Value>)) -> EvalResult {
+    // Clojure counts a float down by one while it is positive: (take 2.5 xs) takes 3.
+    let n = match n {
+        Value::Float(f) => f.ceil() as i64,
+        other => call.arg::<i64>(other)?,
+    };
     match coll {
         Some(coll) => take_of(ctx, call, n, coll),
         None => Ok(transduce::take_xf(call, n)),
@@ -768,6 +794,14 @@ fn sort_with_keys(
     keys: Vec<Value>,
     cmp: Option<&Value>,
 ) -> EvalResult<Vec<Value>> {
+    if let Some(Value::Keyword(k)) = cmp {
+        return Err(Error::type_error(format!(
+            "the keyword :{} is not a comparator: sort in descending order with (sort > coll) \
+             or (sort-by :key > coll), and by a key with (sort-by :key coll)",
+            k.as_str()
+        ))
+        .into());
+    }
     let n = items.len();
     ctx.tick_n(n.saturating_mul(usize::BITS as usize - n.leading_zeros() as usize))?;
     let mut order: Vec<usize> = (0..n).collect();
@@ -848,7 +882,8 @@ fn repeat(ctx: &mut Ctx, call: Call, (first, second): (&Value, Option<&Value>)) 
     match (first, second) {
         (x, None) => Ok(Value::Lazy(LazySeq::new(LazyKind::Repeat(x.clone())))),
         (n, Some(x)) => {
-            let n = call.arg::<i64>(n)?.max(0) as usize;
+            let Truncated(n) = call.arg(n)?;
+            let n = n.max(0) as usize;
             ctx.charge_items(n)?;
             ctx.tick_n(n)?;
             Ok(Value::List(std::iter::repeat_n(x.clone(), n).collect()))
@@ -1004,9 +1039,11 @@ fn mapcat(ctx: &mut Ctx, call: Call, (f, colls): (Callable, &[Value])) -> EvalRe
 fn reductions(
     ctx: &mut Ctx,
     call: Call,
-    (f, init, coll): (Callable, Option<&Value>, &Value),
+    (f, init, coll): (&Value, Option<&Value>, &Value),
 ) -> EvalResult {
-    let f: &Value = &f;
+    if let Some(init) = never_called(ctx, call, f, init, coll)? {
+        return Ok(init);
+    }
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Reductions {
             f: f.clone(),

@@ -17,6 +17,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("clojure.set/rename-keys", rename_keys, "(set/rename-keys m kmap)", "The map m with each key k of kmap renamed to (kmap k).", "(set/rename-keys {:a 1 :b 2} {:a :x})" => "{:b 2, :x 1}"),
     builtin!("clojure.set/rename", rename, "(set/rename rel kmap)", "The set of maps in rel with their keys renamed as rename-keys does.", "(set/rename #{{:a 1}} {:a :x})" => "#{{:x 1}}"),
     builtin!("clojure.set/index", index, "(set/index rel ks)", "A map from each combination of values of the keys ks to the set of maps in rel having it.", "(set/index #{{:k 1 :v :a}} [:k])" => "{{:k 1} #{{:k 1, :v :a}}}"),
+    builtin!("clojure.set/join", join, "(set/join xrel yrel) (set/join xrel yrel km)", "The set of merged pairs of maps from both relations that agree on their shared keys (or on the keys km maps from xrel's to yrel's).", "(set/join #{{:id 1 :n \"a\"}} #{{:id 1 :age 5}})" => "#{{:id 1, :n \"a\", :age 5}}"),
     builtin!("clojure.set/map-invert", map_invert, "(set/map-invert m)", "The map with keys and values swapped.", "(set/map-invert {:a 1 :b 2})" => "{1 :a, 2 :b}"),
 ];
 
@@ -245,13 +246,79 @@ fn map_invert(ctx: &mut Ctx, call: Call, m: &Value) -> EvalResult {
     match m {
         Value::Map(m) => {
             ctx.charge_items(m.len() * 2)?;
-            let mut out = MapBuilder::new();
-            for (k, v) in m.iter() {
-                out.insert(v.clone(), k.clone());
-            }
-            Ok(Value::Map(out.build()))
+            Ok(Value::Map(invert(m)))
         }
         Value::Nil => Ok(Value::Map(Map::new())),
         other => Err(call.expected("a map", other).into()),
     }
+}
+
+/// Clojure's relational join: the smaller relation is indexed (here: scanned) by the join
+/// keys, each map of the larger one merged over every match.
+fn join(
+    ctx: &mut Ctx,
+    call: Call,
+    (xrel, yrel, km): (&Value, &Value, Option<&Value>),
+) -> EvalResult {
+    let (xrel, yrel) = (relation(ctx, call, xrel)?, relation(ctx, call, yrel)?);
+    let km = match km {
+        Some(km) => Some(call.arg::<KeyMap>(km)?.0.clone()),
+        None => None,
+    };
+    if km.is_none() && (xrel.is_empty() || yrel.is_empty()) {
+        return Ok(Value::Set(Set::new()));
+    }
+    let x_smaller = xrel.len() <= yrel.len();
+    let (r, s) = if x_smaller {
+        (&xrel, &yrel)
+    } else {
+        (&yrel, &xrel)
+    };
+    // The keys each side is matched on, and how the larger side's keys are renamed to the
+    // smaller side's.
+    let (r_keys, s_keys, rename): (Vec<Value>, Vec<Value>, Option<Map>) = match &km {
+        None => {
+            let shared: Vec<Value> = xrel[0]
+                .keys()
+                .filter(|k| yrel[0].contains_key(k))
+                .cloned()
+                .collect();
+            (shared.clone(), shared, None)
+        }
+        Some(km) => {
+            let k = if x_smaller { invert(km) } else { km.clone() };
+            (
+                k.values().cloned().collect(),
+                k.keys().cloned().collect(),
+                Some(k),
+            )
+        }
+    };
+    ctx.tick_n(r.len().saturating_mul(s.len()))?;
+    let mut out = Set::new();
+    for x in s {
+        let mut wanted = select_keys_of(x, &s_keys);
+        if let Some(k) = &rename {
+            wanted = rename_map(&wanted, k);
+        }
+        for y in r {
+            if select_keys_of(y, &r_keys) == wanted {
+                let mut merged = y.clone();
+                for (k, v) in x.iter() {
+                    merged.assoc_mut(k.clone(), v.clone());
+                }
+                ctx.charge_items(2 * merged.len())?;
+                out.insert_mut(Value::Map(merged));
+            }
+        }
+    }
+    Ok(Value::Set(out))
+}
+
+fn invert(m: &Map) -> Map {
+    let mut out = MapBuilder::new();
+    for (k, v) in m.iter() {
+        out.insert(v.clone(), k.clone());
+    }
+    out.build()
 }

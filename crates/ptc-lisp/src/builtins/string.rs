@@ -5,7 +5,7 @@
 //! units, which differs only for characters outside the Basic Multilingual Plane, such as emoji).
 //! Whitespace is what Java's `Character.isWhitespace` calls whitespace: no-break spaces are not.
 
-use super::args::{Arg, Call, string_arg};
+use super::args::{Arg, Call, Truncated, string_arg};
 use super::regex::{java_captures, java_matches, match_value, whole_match_engine};
 use super::{Builtin, builtin, got};
 use crate::error::{Error, ErrorKind, Result};
@@ -42,6 +42,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("clojure.string/last-index-of", last_index_of, "(str/last-index-of s value) (str/last-index-of s value from)", "Position of the last occurrence of value in s, searching backward from from; nil if absent.", "(str/last-index-of \"hello\" \"l\")" => "3"),
     builtin!("clojure.string/reverse", reverse, "(str/reverse s)", "The characters of s in reverse order.", "(str/reverse \"añb\")" => "\"bña\""),
     builtin!("clojure.string/escape", escape, "(str/escape s cmap)", "s with each character c replaced by (cmap c) where that is not nil.", "(str/escape \"a<b\" {\\< \"&lt;\"})" => "\"a&lt;b\""),
+    builtin!("clojure.string/re-quote-replacement", re_quote_replacement, "(str/re-quote-replacement s)", "s with $ and \\ escaped, so that str/replace with a regex inserts it literally.", "(str/replace \"a1\" #\"\\d\" (str/re-quote-replacement \"$1\"))" => "\"a$1\""),
 ];
 
 /// Java's `Character.isWhitespace`: Unicode spaces except the no-break ones, plus the ASCII
@@ -125,8 +126,12 @@ fn str(ctx: &mut Ctx, _: Call, xs: &[Value]) -> EvalResult {
     new_string(ctx, out)
 }
 
-fn subs(ctx: &mut Ctx, call: Call, (s, start, end): (&str, i64, Option<i64>)) -> EvalResult {
-    subs_of(ctx, call, s, start, end)
+fn subs(
+    ctx: &mut Ctx,
+    call: Call,
+    (s, Truncated(start), end): (&str, Truncated, Option<Truncated>),
+) -> EvalResult {
+    subs_of(ctx, call, s, start, end.map(|Truncated(e)| e))
 }
 
 /// `(subs s start end?)`.
@@ -275,7 +280,9 @@ fn split_lines(ctx: &mut Ctx, _: Call, s: &str) -> EvalResult {
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
-    while lines.len() > 1 && lines.last() == Some(&"") {
+    // As Java's String.split: an empty text is one empty line, and otherwise every trailing
+    // empty line goes (so "\n" has none).
+    while !s.is_empty() && lines.last() == Some(&"") {
         lines.pop();
     }
     ctx.charge_items(lines.len())?;
@@ -602,4 +609,16 @@ fn escape(ctx: &mut Ctx, _: Call, (s, cmap): (&str, &Value)) -> EvalResult {
 /// Whether the whole of `s` matches `re` (for `.matches`).
 pub(crate) fn matches_whole(re: &crate::value::Regex, s: &str) -> Result<bool> {
     Ok(whole_match_engine(re)?.is_match(s))
+}
+
+fn re_quote_replacement(ctx: &mut Ctx, _: Call, s: Text<'_>) -> EvalResult {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '\\' | '$') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    ctx.charge(out.len())?;
+    Ok(Value::string(out))
 }

@@ -48,6 +48,10 @@ impl<'de> FromValue<'de> {
             Value::Regex(_) => de::Unexpected::Other("a regex"),
             Value::Var(_) => de::Unexpected::Other("a var"),
             Value::Date(_) => de::Unexpected::Other("a date"),
+            Value::Big(b) => match b.to_i64() {
+                Some(i) => de::Unexpected::Signed(i),
+                None => de::Unexpected::Float(b.to_f64()),
+            },
         }
     }
 
@@ -99,6 +103,13 @@ impl<'de> Deserializer<'de> for FromValue<'de> {
             Value::Bool(b) => visitor.visit_bool(*b),
             Value::Int(i) => visitor.visit_i64(*i),
             Value::Float(f) => visitor.visit_f64(*f),
+            // A big integer that fits reads as an integer; other big numbers as the nearest
+            // float (a Rust type of their precision is not among serde's data model).
+            Value::Big(b) => match (b.to_i64(), b.to_u64()) {
+                (Some(i), _) => visitor.visit_i64(i),
+                (None, Some(u)) => visitor.visit_u64(u),
+                _ => visitor.visit_f64(b.to_f64()),
+            },
             Value::Str(s) => visitor.visit_borrowed_str(s),
             Value::Char(c) => visitor.visit_char(*c),
             Value::Keyword(k) => visitor.visit_borrowed_str(k.as_str()),

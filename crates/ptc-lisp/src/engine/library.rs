@@ -36,6 +36,10 @@ impl Library for Builtins {
     fn destructure_map(&self) -> &'static Builtin {
         &SEQ_TO_MAP
     }
+
+    fn capture_output(&self) -> &'static Builtin {
+        &builtins::io::CAPTURE_OUTPUT
+    }
 }
 
 /// Map destructuring of a sequence of key/value pairs (`& {:keys [a]}` rest arguments).

@@ -2,6 +2,9 @@
 //! carries definitions from one run (turn) to the next.
 
 mod library;
+mod suspend;
+
+pub use suspend::{Progress, SuspendedRun};
 
 use crate::analyze::{Scope, analyze_program};
 use crate::error::{Error, ErrorKind, Result};
@@ -9,6 +12,7 @@ use crate::history::History;
 use crate::ir::FnRepr;
 use crate::namespace::Definition;
 use crate::reader::{Form, ReadLimits, read};
+use crate::runtime::fiber::Suspender;
 use crate::runtime::limits::Limits;
 use crate::runtime::tools::{ToolCallRecord, Tools};
 use crate::runtime::{Binding, Ctx, Flow};
@@ -277,6 +281,20 @@ pub struct RunOutcome {
     pub stats: RunStats,
 }
 
+impl RunOutcome {
+    /// The outcome of a program that could not be read: `error`, with `memory` unchanged.
+    fn unread(error: Error, memory: &UserNamespace) -> RunOutcome {
+        RunOutcome {
+            outcome: Outcome::Error(error),
+            failed_at: None,
+            prints: Vec::new(),
+            tool_calls: Vec::new(),
+            memory: memory.clone(),
+            stats: RunStats::default(),
+        }
+    }
+}
+
 /// Runs programs against a set of tools, input data and limits. Cheap to clone and share.
 #[derive(Clone, Default)]
 pub struct Runtime {
@@ -357,15 +375,8 @@ impl Runtime {
         // Read without building a `Program`: its shared copies of the text and forms would
         // only be dropped again.
         match read(source, &self.limits.read) {
-            Ok(forms) => self.run_since(source, &forms, memory, started, Instant::now()),
-            Err(e) => RunOutcome {
-                outcome: Outcome::Error(e),
-                failed_at: None,
-                prints: Vec::new(),
-                tool_calls: Vec::new(),
-                memory: memory.clone(),
-                stats: RunStats::default(),
-            },
+            Ok(forms) => self.run_since(source, &forms, memory, started, Instant::now(), None),
+            Err(e) => RunOutcome::unread(e, memory),
         }
     }
 
@@ -373,7 +384,7 @@ impl Runtime {
     /// and evaluation.
     pub fn run(&self, program: &Program, memory: &UserNamespace) -> RunOutcome {
         let now = Instant::now();
-        self.run_since(&program.source, &program.forms, memory, now, now)
+        self.run_since(&program.source, &program.forms, memory, now, now, None)
     }
 
     /// [`Runtime::run`] of the program `forms` read from `source`, with the timeout counted from
@@ -385,6 +396,7 @@ impl Runtime {
         memory: &UserNamespace,
         started: Instant,
         analysis_started: Instant,
+        suspender: Option<Suspender>,
     ) -> RunOutcome {
         let mut globals = memory.bindings.clone();
         let mut index = memory.index.clone();
@@ -426,6 +438,7 @@ impl Runtime {
             started,
         );
         ctx.firewall = self.firewall;
+        ctx.suspender = suspender;
         let meter = ctx.meter_guard();
         let mut result = ctx.run_top(&analyzed.body, analyzed.frame_size);
         // What the program hands back must be safe for the host to print and serialize.

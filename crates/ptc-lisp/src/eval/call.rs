@@ -25,8 +25,7 @@ impl Ctx {
             },
             Value::Set(s) => match args {
                 [x] => Ok(s.get(x).cloned().unwrap_or_default()),
-                [x, default] => Ok(s.get(x).cloned().unwrap_or_else(|| default.clone())),
-                _ => Err(arity_error("a set", args.len(), "1 or 2").into()),
+                _ => Err(arity_error("a set", args.len(), "1").into()),
             },
             Value::Vector(v) => match args {
                 [Value::Int(i)] => usize::try_from(*i)

@@ -38,13 +38,17 @@ fn catch_matches(filter: &CatchFilter, err: &Error) -> bool {
     }
 }
 
-/// The value a `catch` binds: a map with `:message`, `:kind` and, for `ex-info`, `:data`.
+/// The value a `catch` binds: a map with `:message`, `:kind` and, for `ex-info`, `:data`
+/// (and `:cause` when one was given).
 pub(crate) fn exception_value(err: &Error) -> Value {
     let mut m = Map::new();
     m.assoc_mut(Value::keyword("message"), Value::string(&err.message));
     m.assoc_mut(Value::keyword("kind"), Value::keyword(err.kind.as_str()));
     if let Some(data) = &err.data {
         m.assoc_mut(Value::keyword("data"), data.clone());
+    }
+    if let Some(cause) = &err.cause {
+        m.assoc_mut(Value::keyword("cause"), cause.clone());
     }
     m.assoc_mut(Value::keyword(EXCEPTION_MARKER), Value::Bool(true));
     Value::Map(m)
@@ -69,6 +73,7 @@ pub(crate) fn throw_value(v: Value) -> Error {
             .unwrap_or(ErrorKind::Thrown);
         let mut err = Error::new(kind, message);
         err.data = data;
+        err.cause = m.get(&Value::keyword("cause")).cloned();
         return err;
     }
     Error::new(

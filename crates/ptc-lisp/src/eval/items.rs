@@ -237,11 +237,7 @@ impl Cursor {
     pub fn new(seq: &LazySeq) -> Result<Cursor, Error> {
         // One cursor per source, as deep as the sequence nests (at most the value depth
         // limit): build them where the stack can grow.
-        stacker::maybe_grow(
-            crate::stack::STACK_RED_ZONE,
-            crate::stack::STACK_GROW_BY,
-            || Cursor::build(seq),
-        )
+        crate::stack::with_stack_room(|| Cursor::build(seq))
     }
 
     fn build(seq: &LazySeq) -> Result<Cursor, Error> {

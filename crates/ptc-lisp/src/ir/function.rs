@@ -6,7 +6,6 @@
 
 use super::Lambda;
 use crate::runtime::{Builtin, Ctx, EvalResult};
-use crate::stack::{STACK_GROW_BY, STACK_RED_ZONE};
 use crate::value::{FnBody, Function, Value, ValueShape, meter};
 use arcstr::ArcStr;
 use std::sync::Arc;
@@ -126,7 +125,7 @@ impl Drop for Closure {
         // Captured values may hold closures holding closures ...: drop them where the stack
         // can grow.
         let captures = std::mem::replace(&mut self.captures, no_captures().clone());
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, move || drop(captures));
+        crate::stack::with_stack_room(move || drop(captures));
     }
 }
 
@@ -187,7 +186,7 @@ impl Drop for NativeFn {
             &mut self.f,
             Box::new(|_: &mut Ctx, _: &[Value]| Ok(Value::Nil)),
         );
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, move || drop(body));
+        crate::stack::with_stack_room(move || drop(body));
     }
 }
 
@@ -210,6 +209,8 @@ fn pack_shape(shape: ValueShape) -> u64 {
         ValueShape::Var => (14, 0),
         ValueShape::LazySeq => (15, 0),
         ValueShape::Date => (16, 0),
+        ValueShape::Ratio => (17, 0),
+        ValueShape::Decimal => (18, 0),
     };
     (tag << 56) | (len as u64 & ((1 << 56) - 1))
 }

@@ -12,7 +12,6 @@ pub(crate) use function::{Closure, FnRepr, captured_depth, no_captures};
 use crate::error::Error;
 use crate::runtime::Builtin;
 use crate::span::Span;
-use crate::stack::{STACK_GROW_BY, STACK_RED_ZONE};
 use crate::value::{Keyword, Value};
 
 use arcstr::ArcStr;
@@ -87,7 +86,7 @@ impl Drop for Deep {
     fn drop(&mut self) {
         // Dropping a nested expression recurses as deeply as evaluating it does.
         let inner = std::mem::replace(&mut *self.0, Expr::Const(Value::Nil));
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, move || drop(inner));
+        crate::stack::with_stack_room(move || drop(inner));
     }
 }
 
@@ -313,7 +312,7 @@ pub(crate) struct Lambda {
 impl Drop for Lambda {
     fn drop(&mut self) {
         let arities = std::mem::take(&mut self.arities);
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROW_BY, move || drop(arities));
+        crate::stack::with_stack_room(move || drop(arities));
     }
 }
 

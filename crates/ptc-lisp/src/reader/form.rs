@@ -19,6 +19,7 @@ macro_rules! literal_kind {
             | $crate::reader::FormKind::Bool(_)
             | $crate::reader::FormKind::Int(_)
             | $crate::reader::FormKind::Float(_)
+            | $crate::reader::FormKind::Big(_)
             | $crate::reader::FormKind::Str(_)
             | $crate::reader::FormKind::Char(_)
             | $crate::reader::FormKind::Keyword(_)
@@ -37,6 +38,8 @@ pub enum FormKind {
     Int(i64),
     /// A float literal (`2.5`, `1e3`, `##NaN`, `##Inf`, `##-Inf`).
     Float(f64),
+    /// A big integer (`7N`), ratio (`1/3`) or big decimal (`1.5M`) literal.
+    Big(crate::value::BigNumber),
     /// A string literal with escapes resolved.
     Str(String),
     /// A character literal (`\a`, `\newline`, `\space`, `\tab`, `\u00e9`).
@@ -87,6 +90,7 @@ impl Form {
             FormKind::Bool(_) => "boolean",
             FormKind::Int(_) => "integer",
             FormKind::Float(_) => "float",
+            FormKind::Big(ref b) => b.type_name(),
             FormKind::Str(_) => "string",
             FormKind::Char(_) => "character",
             FormKind::Keyword(_) => "keyword",

@@ -9,7 +9,10 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::span::{LineIndex, Span};
+use crate::value::{BigKind, BigNumber, Decimal, Value};
 use logos::Logos;
+use num_bigint::BigInt;
+use num_traits::ToPrimitive;
 
 use super::ReadLimits;
 
@@ -50,8 +53,11 @@ pub enum Tok<'src> {
     Bool(bool),
     /// An integer literal, already converted (`42`, `-0x1f`, `7N`).
     Int(i64),
-    /// A float literal, already converted (`1.5`, `1e3`, `2M`, `##NaN`).
+    /// A float literal, already converted (`1.5`, `1e3`, `##NaN`).
     Float(f64),
+    /// A literal of a big integer (`7N`, or too large for 64 bits), a ratio (`1/3`) or a big
+    /// decimal (`1.5M`): the text, already validated; [`big_literal`] converts it.
+    Big(&'src str),
     /// A string literal: the text between the quotes, escapes still in place (already validated).
     Str(&'src str),
     /// `#"..."`: the pattern text between the quotes, exactly as written.
@@ -60,6 +66,8 @@ pub enum Tok<'src> {
     Char(char),
     /// A keyword without its colon.
     Keyword(&'src str),
+    /// `::name`, auto-resolved in the current namespace (always `user`): the name alone.
+    AutoKeyword(&'src str),
     /// A symbol other than `nil`, `true` and `false`, possibly namespaced (`tool/fetch`).
     Symbol(&'src str),
 }
@@ -350,6 +358,7 @@ impl<'src> Lexer<'src> {
                 }
                 number(text).map_err(|msg| Error::parse(span, msg))?
             }
+            Raw::Keyword if text.starts_with("::") => Tok::AutoKeyword(auto_keyword(text, span)?),
             Raw::Keyword => Tok::Keyword(keyword(text, span)?),
             Raw::Symbol => symbol(text, span)?,
         })
@@ -609,9 +618,33 @@ fn qualified_name_ok(name: &str) -> bool {
     }
 }
 
+/// The name of `::name`, which reads as `:user/name` since a program runs in `user`.
+fn auto_keyword(text: &str, span: Span) -> Result<&str> {
+    let name = &text[2..];
+    if name.contains('/') {
+        return Err(Error::parse(
+            span,
+            format!(
+                "auto-resolved keywords with an alias ({text}) are not supported; write the \
+                 keyword with its namespace in full (:some.namespace/{})",
+                name.split_once('/').map_or(name, |(_, local)| local)
+            ),
+        ));
+    }
+    if name.is_empty() || !qualified_name_ok(name) || name.starts_with(':') {
+        return Err(Error::parse(
+            span,
+            "expected a keyword name after '::' (e.g. ::name, which reads as :user/name)",
+        ));
+    }
+    Ok(name)
+}
+
 fn keyword(text: &str, span: Span) -> Result<&str> {
     let name = &text[1..];
     if let Some(rest) = name.strip_prefix(':') {
+        // `:::a` too: the hint must itself be a valid keyword.
+        let rest = rest.trim_start_matches(':');
         let hint = if rest.is_empty() { "a" } else { rest };
         return Err(Error::parse(
             span,
@@ -669,7 +702,7 @@ fn symbol<'src>(text: &'src str, span: Span) -> Result<Tok<'src>> {
 }
 
 /// Convert a number token (`[+-]?[0-9]` followed by symbol characters) to an integer or float.
-fn number(text: &str) -> std::result::Result<Tok<'static>, String> {
+fn number(text: &str) -> std::result::Result<Tok<'_>, String> {
     let (negative, unsigned) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
         Some(b'+') => (false, &text[1..]),
@@ -688,20 +721,16 @@ fn number(text: &str) -> std::result::Result<Tok<'static>, String> {
         return Ok(Tok::Int(if negative { -magnitude } else { magnitude }));
     }
     let invalid = || format!("invalid number literal {text}");
-    let out_of_range =
-        || format!("integer literal {text} is out of range (PTC-Lisp integers are 64-bit)");
-
-    if let Some((num, den)) = unsigned.split_once('/') {
-        if is_digits(num) && is_digits(den) {
-            let sign = if negative { "-" } else { "" };
-            return Err(format!(
-                "ratio literal {text} is not supported; write (/ {sign}{num} {den})"
-            ));
-        }
+    match big_literal(text) {
+        Some(Ok(_)) => return Ok(Tok::Big(text)),
+        Some(Err(msg)) => return Err(msg),
+        None => {}
+    }
+    if unsigned.contains('/') {
         return Err(invalid());
     }
 
-    let int_body = unsigned.strip_suffix('N').unwrap_or(unsigned);
+    let int_body = unsigned;
     let (radix, digits) = if let Some(hex) = int_body
         .strip_prefix("0x")
         .or_else(|| int_body.strip_prefix("0X"))
@@ -739,13 +768,82 @@ fn number(text: &str) -> std::result::Result<Tok<'static>, String> {
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
         return Err(invalid());
     }
-    let magnitude = u64::from_str_radix(digits, radix).map_err(|_| out_of_range())?;
+    // Too large for 64 bits: `big_literal` took it.
+    let magnitude = u64::from_str_radix(digits, radix).map_err(|_| invalid())?;
     let value = if negative {
         0i64.checked_sub_unsigned(magnitude)
     } else {
         i64::try_from(magnitude).ok()
     };
-    value.map(Tok::Int).ok_or_else(out_of_range)
+    value.map(Tok::Int).ok_or_else(invalid)
+}
+
+/// The value of a number literal that is not a 64-bit integer or a float: a big integer (`7N`,
+/// `0xFFN`, or digits beyond 64 bits), a ratio (`1/3`; `4/2` is the integer 2) or a big decimal
+/// (`1.50M`, `1e3M`). `None` for any other literal; an error for a malformed one of these
+/// shapes.
+pub(crate) fn big_literal(text: &str) -> Option<std::result::Result<Value, String>> {
+    let (negative, unsigned) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let signed = |i: BigInt| if negative { -i } else { i };
+    if let Some((num, den)) = unsigned.split_once('/') {
+        if !(is_digits(num) && is_digits(den)) {
+            return None;
+        }
+        let (num, den): (BigInt, BigInt) = (num.parse().ok()?, den.parse().ok()?);
+        return Some(match BigNumber::ratio(signed(num), den) {
+            None => Err(format!("invalid ratio literal {text}: divide by zero")),
+            Some(Value::Big(b)) => Ok(match (b.kind(), b.to_i64()) {
+                (BigKind::Int(_), Some(small)) => Value::Int(small),
+                _ => Value::Big(b),
+            }),
+            Some(other) => Ok(other),
+        });
+    }
+    if let Some(body) = unsigned.strip_suffix('M') {
+        let shaped = body.starts_with(|c: char| c.is_ascii_digit());
+        return shaped.then(|| {
+            Decimal::parse(body)
+                .map(|d| BigNumber::from_decimal(if negative { d.neg() } else { d }))
+                .ok_or_else(|| format!("invalid number literal {text}"))
+        });
+    }
+    let (body, suffixed) = match unsigned.strip_suffix('N') {
+        Some(body) => (body, true),
+        None => (unsigned, false),
+    };
+    let (radix, digits) =
+        if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+            (16, hex)
+        } else if let Some((r, digits)) = body.split_once(['r', 'R'])
+            && is_digits(r)
+            && !r.starts_with('0')
+        {
+            (
+                r.parse::<u32>().ok().filter(|r| (2..=36).contains(r))?,
+                digits,
+            )
+        } else if body.len() > 1 && body.starts_with('0') && is_digits(body) {
+            (8, &body[1..])
+        } else {
+            (10, body)
+        };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let magnitude = BigInt::parse_bytes(digits.as_bytes(), radix)?;
+    let value = signed(magnitude);
+    if suffixed {
+        return Some(Ok(BigNumber::int(value)));
+    }
+    // Without the suffix only what does not fit in 64 bits is big.
+    match value.to_i64() {
+        Some(_) => None,
+        None => Some(Ok(BigNumber::int(value))),
+    }
 }
 
 /// `digits ('.' digits?)? ([eE] [+-]? digits)? 'M'?`, with at least one of the optional parts.
@@ -816,7 +914,7 @@ mod tests {
                 Tok::Int(3),
                 Tok::Int(255),
                 Tok::Int(-31),
-                Tok::Int(7),
+                Tok::Big("7N"),
                 Tok::Int(15),
                 Tok::Int(10),
                 Tok::Int(35),
@@ -832,14 +930,45 @@ mod tests {
                 Tok::Float(1000.0),
                 Tok::Float(0.0015),
                 Tok::Float(3.0),
-                Tok::Float(2.0),
+                Tok::Big("2M"),
                 Tok::Float(300.0),
             ]
         );
         assert_eq!(
-            toks("9223372036854775807 -9223372036854775808"),
-            vec![Tok::Int(i64::MAX), Tok::Int(i64::MIN)]
+            toks("9223372036854775807 -9223372036854775808 9223372036854775808 1/3"),
+            vec![
+                Tok::Int(i64::MAX),
+                Tok::Int(i64::MIN),
+                Tok::Big("9223372036854775808"),
+                Tok::Big("1/3"),
+            ]
         );
+    }
+
+    #[test]
+    fn big_literals_read_as_clojure_does() {
+        let shown = |text: &str| match big_literal(text) {
+            Some(Ok(v)) => crate::format::pr_str(&v),
+            Some(Err(e)) => format!("error: {e}"),
+            None => "none".to_string(),
+        };
+        let cases = [
+            ("7N", "7N"),
+            ("-0x10N", "-16N"),
+            ("99999999999999999999", "99999999999999999999N"),
+            ("-9223372036854775809", "-9223372036854775809N"),
+            ("6/8", "3/4"),
+            ("-4/2", "-2"),
+            ("1/0", "error: invalid ratio literal 1/0: divide by zero"),
+            ("1.50M", "1.50M"),
+            ("-2M", "-2M"),
+            ("1e3M", "1E+3M"),
+            ("42", "none"),
+            ("1.5", "none"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(shown(text), expected, "{text}");
+        }
     }
 
     #[test]

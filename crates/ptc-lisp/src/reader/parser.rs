@@ -25,7 +25,7 @@ use super::lexer::{Lexer, Tok, closer_for, unescape};
 use super::{Form, FormKind, ReadLimits};
 use crate::error::{Error, ErrorKind, Result};
 use crate::span::{LineIndex, Span};
-use crate::value::intern;
+use crate::value::{Value, intern};
 
 /// Read every top-level form of `src`.
 ///
@@ -376,9 +376,19 @@ where
         (Tok::Bool(b), span) => Form::new(FormKind::Bool(b), span),
         (Tok::Int(i), span) => Form::new(FormKind::Int(i), span),
         (Tok::Float(f), span) => Form::new(FormKind::Float(f), span),
+        (Tok::Big(text), span) => Form::new(
+            match super::lexer::big_literal(text) {
+                Some(Ok(Value::Big(b))) => FormKind::Big(b),
+                Some(Ok(Value::Int(i))) => FormKind::Int(i),
+                // The lexer converted this text already; nothing else can come back.
+                _ => FormKind::Nil,
+            },
+            span,
+        ),
         (Tok::Str(body), span) => Form::new(FormKind::Str(unescape(body)), span),
         (Tok::Char(c), span) => Form::new(FormKind::Char(c), span),
         (Tok::Keyword(k), span) => Form::new(FormKind::Keyword(k.to_owned()), span),
+        (Tok::AutoKeyword(k), span) => Form::new(FormKind::Keyword(format!("user/{k}")), span),
         (Tok::Symbol(s), span) => Form::new(FormKind::Symbol(intern(s)), span),
         (Tok::Regex(r), span) => Form::new(FormKind::Regex(r.to_owned()), span),
     }

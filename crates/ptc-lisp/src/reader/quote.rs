@@ -15,6 +15,7 @@ impl Value {
             FormKind::Bool(b) => Value::Bool(*b),
             FormKind::Int(i) => Value::Int(*i),
             FormKind::Float(f) => Value::Float(*f),
+            FormKind::Big(b) => Value::Big(b.clone()),
             FormKind::Str(s) => Value::string(s),
             FormKind::Char(c) => Value::Char(*c),
             FormKind::Keyword(k) => Value::keyword(k),
@@ -190,7 +191,7 @@ pub fn read_value(text: &str) -> Result<Value> {
                 max_depth: MAX_VALUE_DEPTH as usize,
                 ..shallow
             };
-            stacker::grow(DEEP_READ_STACK, || read_one(text, &deep))
+            crate::stack::grow(DEEP_READ_STACK, || read_one(text, &deep))
         }
         other => other,
     }

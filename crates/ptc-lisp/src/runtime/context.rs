@@ -3,6 +3,7 @@
 //!
 //! Every limit is a counter here, checked where the work happens (see [`crate::runtime::limits`]).
 
+use super::fiber::Suspender;
 use super::limits::Limits;
 use super::tools::ToolCallRecord;
 use crate::error::{Error, ErrorKind};
@@ -76,6 +77,9 @@ pub struct Ctx {
     pub(crate) keyword_hint: AtomicU8,
     pub(crate) output_bytes: usize,
     pub(crate) prints: Vec<String>,
+    /// The text printed while `with-out-str` captures it (innermost capture), instead of
+    /// output entries.
+    pub(crate) captured: Option<String>,
     pub(crate) tool_calls: Vec<ToolCallRecord>,
     /// Set on `pmap`/`pcalls` workers, where `def` is refused.
     pub(crate) worker: bool,
@@ -84,6 +88,8 @@ pub struct Ctx {
     pub(crate) tool_budget: Option<Arc<AtomicUsize>>,
     /// Whether printed output shows firewalled map entries as `"[hidden]"`.
     pub(crate) firewall: bool,
+    /// Set when evaluation runs on a fiber: host-answered tool calls stop it here.
+    pub(crate) suspender: Option<Suspender>,
 }
 
 const CLOCK_INTERVAL: u64 = 4096;
@@ -118,10 +124,12 @@ impl Ctx {
             keyword_hint: AtomicU8::new(0),
             output_bytes: 0,
             prints: Vec::new(),
+            captured: None,
             tool_calls: Vec::new(),
             worker: false,
             tool_budget: None,
             firewall: false,
+            suspender: None,
         }
     }
 
@@ -367,7 +375,7 @@ impl Ctx {
         }
         self.stack_segments += 1;
         let floor = std::mem::replace(&mut self.stack_floor, UNKNOWN_STACK_FLOOR);
-        let result = stacker::grow(STACK_GROW_BY, || f(self));
+        let result = crate::stack::grow(STACK_GROW_BY, || f(self));
         self.stack_floor = floor;
         self.stack_segments -= 1;
         result

@@ -6,10 +6,12 @@
 //! - [`tools`]: host tools and the record of their calls;
 //! - [`tool_call`], [`output`], [`parallel`]: calling tools, recording prints, and the contexts
 //!   of `pmap`/`pcalls` workers;
+//! - [`fiber`]: evaluation on a stack of its own, which stops at host-answered tool calls;
 //! - [`builtin`]: what a builtin is (the entries are the library's).
 
 pub(crate) mod builtin;
 pub(crate) mod context;
+pub(crate) mod fiber;
 pub(crate) mod limits;
 pub(crate) mod output;
 pub(crate) mod parallel;

@@ -5,6 +5,24 @@ use super::Ctx;
 use crate::error::{Error, ErrorKind};
 
 impl Ctx {
+    /// Print `text`, followed by a line end if `line`: as one output entry, or into the text
+    /// `with-out-str` is capturing (counted against the memory budget, as any string is).
+    pub fn emit_text(&mut self, text: String, line: bool) -> Result<(), Error> {
+        if let Some(captured) = &mut self.captured {
+            captured.push_str(&text);
+            if line {
+                captured.push('\n');
+            }
+            return self.charge(text.len() + usize::from(line));
+        }
+        self.emit_print(text)
+    }
+
+    /// Whether printed text goes to a `with-out-str` capture rather than output entries.
+    pub fn is_capturing(&self) -> bool {
+        self.captured.is_some()
+    }
+
     /// Record one `println` entry (cut at [`Limits::max_print_chars`]).
     pub fn emit_print(&mut self, mut text: String) -> Result<(), Error> {
         self.settle_meter()?;
@@ -29,6 +47,12 @@ impl Ctx {
                     self.limits.max_output_bytes
                 ),
             ));
+        }
+        if let Some(captured) = &mut self.captured {
+            // A parallel worker's entry, joined while its caller captures the output.
+            captured.push_str(&text);
+            captured.push('\n');
+            return Ok(());
         }
         self.prints.push(text);
         Ok(())

@@ -3,14 +3,16 @@
 
 use super::Ctx;
 use crate::error::{Error, ErrorKind};
+use crate::value::meter;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
 impl Ctx {
-    /// A context for a worker thread: same definitions and limits; a `1/share` part of the
-    /// remaining step and memory budgets, so workers together stay within the run's budget.
-    pub fn fork(&self, share: usize) -> Ctx {
+    /// A context for a worker: same definitions and limits; a `1/share` part of the remaining
+    /// step and memory budgets, so workers together stay within the run's budget; and what is
+    /// left of the run's time once `spent` is used.
+    fn fork(&self, share: usize, spent: Duration) -> Ctx {
         let share = share.max(1) as u64;
         let mut limits = (*self.limits).clone();
         limits.max_steps = self.limits.max_steps.saturating_sub(self.steps) / share;
@@ -24,7 +26,7 @@ impl Ctx {
             .limits
             .max_output_bytes
             .saturating_sub(self.output_bytes);
-        limits.timeout = self.limits.timeout.saturating_sub(self.run_time());
+        limits.timeout = self.limits.timeout.saturating_sub(spent);
         let now = Instant::now();
         let mut child = Ctx::new(
             Arc::new(limits),
@@ -57,21 +59,19 @@ impl Ctx {
     }
 
     /// A context for one item of a parallel section: as [`Ctx::fork`], drawing tool calls from
-    /// `tool_budget` (shared with its siblings), and with the evaluation time its worker thread
-    /// already spent on earlier items (`used`) taken off its timeout, so a thread that works
-    /// through many items still stops at the run's deadline.
+    /// `tool_budget` (shared with its siblings). `section_start` is the run's time when the
+    /// section began ([`Ctx::run_time`]) and `used` the evaluation time the section's items
+    /// already spent on the thread this one will run on: both come off its timeout, so a thread
+    /// that works through many items still stops at the run's deadline, while time the section
+    /// spent waiting for tools does not count.
     pub(crate) fn fork_worker(
         &self,
         share: usize,
         tool_budget: &Arc<AtomicUsize>,
+        section_start: Duration,
         used: Duration,
     ) -> Ctx {
-        let mut child = self.fork(share);
-        if !used.is_zero() {
-            let mut limits = (*child.limits).clone();
-            limits.timeout = limits.timeout.saturating_sub(used);
-            child.limits = Arc::new(limits);
-        }
+        let mut child = self.fork(share, section_start.saturating_add(used));
         child.tool_budget = Some(tool_budget.clone());
         child
     }
@@ -81,23 +81,28 @@ impl Ctx {
         self.tool_time
     }
 
-    /// After a parallel section's workers joined: of the section's `wall` time, only `busy`
-    /// (the busiest worker thread's evaluation time) counts as evaluation. `join` added up every
-    /// worker's tool time, but those waits overlapped.
+    /// After a parallel section's workers finished, before they are joined: of the section's
+    /// `wall` time, only `busy` (the evaluation time of the busiest worker thread, or of all the
+    /// items on fibers, which share one thread) counts as evaluation; the rest was spent waiting
+    /// for tools, in overlapping waits.
     pub(crate) fn settle_parallel_time(
         &mut self,
         tool_time_before: Duration,
         wall: Duration,
         busy: Duration,
     ) {
-        self.tool_time = tool_time_before + wall.saturating_sub(busy);
+        let waited = wall.saturating_sub(busy);
+        self.tool_time = tool_time_before + waited;
+        // The walking meter's deadline moves as the time limit does.
+        meter::extend_deadline(waited);
     }
 
     /// Take back a finished worker's records and counters (call in a deterministic order, for
     /// every worker, even after one of them returned an error).
     ///
     /// The worker's tool calls are recorded first and always: they happened, so the run reports
-    /// them whatever limit the merge hits. Its steps, tool time and memory are added up as well.
+    /// them whatever limit the merge hits. Its steps and memory are added up as well (its time is
+    /// settled for the whole section, see [`Ctx::settle_parallel_time`]).
     /// Its prints are kept while they fit in this context's output limit; the first one that
     /// does not fit, and every print after it, is dropped (a run stops printing at the limit,
     /// so the kept prints are always the first ones). The `Err` is the first limit the merged
@@ -105,7 +110,6 @@ impl Ctx {
     pub fn join(&mut self, child: Ctx) -> Result<(), Error> {
         self.tool_calls.extend(child.tool_calls);
         self.steps = self.steps.saturating_add(child.steps);
-        self.tool_time += child.tool_time;
         let mut outcome = self.charge(child.memory);
         for text in child.prints {
             if let Err(e) = self.keep_print(text) {

@@ -1,7 +1,9 @@
 //! Calling host tools: the tool-call limit, what may leave the sandbox as an argument, the
-//! record of each call, and tools that panic or hang.
+//! record of each call, tools that panic or hang, and stopping a fiber at a call the host
+//! answers.
 
-use super::tools::{SyncTool, ToolCallRecord, ToolOutcome};
+use super::fiber::Resume;
+use super::tools::{SyncTool, ToolCallRecord, ToolHandler, ToolOutcome, ToolRequest};
 use super::{Ctx, EvalResult};
 use crate::error::{Error, ErrorKind};
 use crate::value::{Value, meter};
@@ -12,12 +14,7 @@ use std::time::{Duration, Instant};
 
 impl Ctx {
     /// Call host tool `name` and record the call.
-    pub fn call_tool(
-        &mut self,
-        name: &ArcStr,
-        tool: &Arc<dyn SyncTool>,
-        args: Vec<Value>,
-    ) -> EvalResult {
+    pub fn call_tool(&mut self, name: &ArcStr, tool: &ToolHandler, args: Vec<Value>) -> EvalResult {
         let within_limit = match &self.tool_budget {
             // A parallel worker: its siblings draw from the same remaining calls.
             Some(budget) => budget
@@ -46,11 +43,54 @@ impl Ctx {
             self.check_export(arg, &format!("an argument of tool/{name}"))?;
         }
         let start = Instant::now();
-        let outcome = invoke_tool(tool, &args, self.limits.tool_timeout);
-        let elapsed = start.elapsed();
-        self.tool_time += elapsed;
-        meter::extend_deadline(elapsed);
-        let duration_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+        let (outcome, duration) = match tool {
+            ToolHandler::Sync(tool) => {
+                let outcome = invoke_tool(tool, &args, self.limits.tool_timeout);
+                (outcome, start.elapsed())
+            }
+            ToolHandler::Awaited => match self.suspender {
+                None => (
+                    Err(format!(
+                        "tool/{name} is answered by the host only in a run that can wait for \
+                         it; the host must run the program with Runtime::start"
+                    )),
+                    Duration::ZERO,
+                ),
+                Some(suspender) => {
+                    let request = ToolRequest {
+                        name: name.to_string(),
+                        args: args.clone(),
+                    };
+                    match suspender.suspend(vec![request]) {
+                        Resume::Answers(mut answers) => match answers.pop() {
+                            Some(answer) => (answer.result.map_err(|e| e.message), answer.duration),
+                            None => (Err("the host gave no answer".to_string()), start.elapsed()),
+                        },
+                        Resume::Stop(error) => {
+                            let waited = start.elapsed();
+                            self.tool_time += waited;
+                            meter::extend_deadline(waited);
+                            self.tool_calls.push(ToolCallRecord {
+                                name: name.to_string(),
+                                args,
+                                result: ToolOutcome::Error(format!(
+                                    "the call was cancelled: {}",
+                                    error.message
+                                )),
+                                duration_us: micros(waited),
+                            });
+                            return Err(error.into());
+                        }
+                    }
+                }
+            },
+        };
+        // Time waiting for a tool, suspended or not, is not the program's: it does not count
+        // against the time limit.
+        let waited = start.elapsed();
+        self.tool_time += waited;
+        meter::extend_deadline(waited);
+        let duration_us = micros(duration);
         match outcome {
             Ok(value) => {
                 // Recorded first: the call happened even if its result is too large to keep.
@@ -75,6 +115,10 @@ impl Ctx {
             }
         }
     }
+}
+
+fn micros(duration: Duration) -> u64 {
+    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
 }
 
 /// Run a tool, turning panics and (when a timeout is set) hangs into error messages.

@@ -83,10 +83,19 @@ where
     }
 }
 
+/// How a tool's calls are answered.
+#[derive(Clone)]
+pub(crate) enum ToolHandler {
+    /// By calling this function, on the thread evaluating the program.
+    Sync(Arc<dyn SyncTool>),
+    /// By the host, while the run is suspended (see [`Tools::insert_awaited`]).
+    Awaited,
+}
+
 /// The tools available to a run, by name.
 #[derive(Clone, Default)]
 pub struct Tools {
-    by_name: BTreeMap<String, (ToolSpec, Arc<dyn SyncTool>)>,
+    by_name: BTreeMap<String, (ToolSpec, ToolHandler)>,
 }
 
 impl Tools {
@@ -102,7 +111,22 @@ impl Tools {
 
     /// Register a shared `tool` under `spec.name` (replacing any tool of that name).
     pub fn insert_arc(&mut self, spec: ToolSpec, tool: Arc<dyn SyncTool>) {
-        self.by_name.insert(spec.name.clone(), (spec, tool));
+        self.by_name
+            .insert(spec.name.clone(), (spec, ToolHandler::Sync(tool)));
+    }
+
+    /// Register a tool (replacing any tool of that name) whose calls the host answers while
+    /// the run waits: a run started with [`Runtime::start`](crate::Runtime::start) suspends
+    /// at each call and hands it to the host as a [`ToolRequest`], so that the host can await
+    /// the answer (on an async runtime, say) without holding a thread. A run made with
+    /// [`Runtime::run`](crate::Runtime::run), which cannot suspend, gets a tool error for
+    /// such a call.
+    ///
+    /// Functions a program defines keep calling the tool by its name, so a later run answers
+    /// their calls with whatever that run's host does for the name.
+    pub fn insert_awaited(&mut self, spec: ToolSpec) {
+        self.by_name
+            .insert(spec.name.clone(), (spec, ToolHandler::Awaited));
     }
 
     /// [`Tools::insert`], as a builder.
@@ -111,9 +135,18 @@ impl Tools {
         self
     }
 
-    /// The tool called `name`.
+    /// The synchronous tool called `name` (`None` for an awaited one, see
+    /// [`Tools::insert_awaited`]).
     pub fn get(&self, name: &str) -> Option<&Arc<dyn SyncTool>> {
-        self.by_name.get(name).map(|(_, tool)| tool)
+        match self.by_name.get(name) {
+            Some((_, ToolHandler::Sync(tool))) => Some(tool),
+            _ => None,
+        }
+    }
+
+    /// How calls of the tool called `name` are answered.
+    pub(crate) fn handler(&self, name: &str) -> Option<&ToolHandler> {
+        self.by_name.get(name).map(|(_, handler)| handler)
     }
 
     /// Whether a tool is called `name`.
@@ -239,6 +272,32 @@ impl ToolCallRecord {
     /// How long the call took.
     pub fn duration(&self) -> Duration {
         Duration::from_micros(self.duration_us)
+    }
+}
+
+/// A tool call a suspended run waits on: the host makes it and resumes the run with a
+/// [`ToolAnswer`] (see [`Runtime::start`](crate::Runtime::start)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRequest {
+    /// The tool's name (without `tool/`).
+    pub name: String,
+    /// The arguments, as the program passed them.
+    pub args: Vec<Value>,
+}
+
+/// The host's answer to a [`ToolRequest`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolAnswer {
+    /// What the tool returned, or why it failed (a time-out, a panic, ...).
+    pub result: Result<Value, ToolError>,
+    /// How long the call took, as recorded in the run's [`ToolCallRecord`].
+    pub duration: Duration,
+}
+
+impl ToolAnswer {
+    /// The answer `result`, for a call that took `duration`.
+    pub fn new(result: Result<Value, ToolError>, duration: Duration) -> ToolAnswer {
+        ToolAnswer { result, duration }
     }
 }
 

@@ -263,6 +263,17 @@ pub(crate) fn restore(state: State) {
     METER.with(|m| m.set(state));
 }
 
+/// Put `state` in place of this thread's and return the one that was there: a suspendable run
+/// hands its meter over this way when it moves between threads (see `runtime::fiber`).
+pub(crate) fn swap(state: State) -> State {
+    METER.with(|m| m.replace(state))
+}
+
+/// The state of a thread outside any run: nothing metered.
+pub(crate) const fn unmetered() -> State {
+    UNMETERED
+}
+
 /// Move this thread's deadline (if any) `by` later: time spent in host tools does not count.
 pub(crate) fn extend_deadline(by: std::time::Duration) {
     METER.with(|m| {

@@ -6,6 +6,7 @@
 //! quadratic. Map and set iteration order never depends on a random seed: small maps and sets keep
 //! insertion order (like Clojure's array maps), larger ones use a fixed hash function.
 
+mod bignum;
 pub(crate) mod date;
 mod function;
 mod intern;
@@ -16,6 +17,8 @@ mod seq;
 mod set;
 mod shape;
 
+pub use bignum::{BigKind, BigNumber, Decimal};
+pub(crate) use bignum::{NumberKind, numbers_equal, to_bigint, to_f64, to_rational};
 pub use date::{Date, DateKind};
 pub(crate) use function::FnBody;
 pub use function::Function;
@@ -100,6 +103,8 @@ pub enum Value {
     Lazy(LazySeq),
     /// A `java.time.LocalDate` or a `java.util.Date`.
     Date(Date),
+    /// A big integer (`7N`), a ratio (`1/3`) or a big decimal (`1.50M`).
+    Big(BigNumber),
 }
 
 /// A keyword such as `:name` or `:user/id`; the text excludes the leading colon.
@@ -334,6 +339,7 @@ impl Value {
                 DateKind::Day(_) => "date",
                 DateKind::Instant(_) => "instant",
             },
+            Value::Big(b) => b.type_name(),
         }
     }
 
@@ -414,6 +420,7 @@ impl Value {
         let fits = |len: usize| meter::spend(len);
         match self {
             Value::Str(s) => SLOT + s.len(),
+            Value::Big(b) => SLOT + b.heap_bytes(),
             Value::List(v) | Value::Vector(v) => {
                 if !fits(v.len()) {
                     return UNKNOWN;
@@ -457,6 +464,7 @@ impl Value {
         fn walk_here(v: &Value, left: &mut usize) -> bool {
             let cost = match v {
                 Value::Str(s) => SLOT_BYTES.saturating_add(s.len()),
+                Value::Big(b) => SLOT_BYTES.saturating_add(b.heap_bytes()),
                 _ => SLOT_BYTES,
             };
             if cost > *left {
@@ -516,6 +524,9 @@ impl Value {
             (Var(a), Var(b)) => a == b,
             (Lazy(a), Lazy(b)) => a.ptr_eq(b) || a.same_as_read_back(b),
             (Date(a), Date(b)) => a == b,
+            (Big(_), Int(_) | Float(_) | Big(_)) | (Int(_) | Float(_), Big(_)) => {
+                numbers_equal(self, other)
+            }
             _ => false,
         }
     }
@@ -572,6 +583,7 @@ fn hash_here(value: &Value) -> u64 {
         Var(s) => fx((10u8, s.as_str())),
         Lazy(l) => fx((11u8, l.describe())),
         Date(d) => fx((12u8, d.bits())),
+        Big(b) => b.hash_key(),
     }
 }
 
@@ -582,7 +594,7 @@ impl Value {
         match self {
             Nil => 0,
             Bool(_) => 1,
-            Int(_) | Float(_) => 2,
+            Int(_) | Float(_) | Big(_) => 2,
             Char(_) => 3,
             Str(_) => 4,
             Symbol(_) => 5,
@@ -606,7 +618,7 @@ pub(crate) fn compare_numbers(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Float(x), Value::Float(y)) => x.partial_cmp(y),
         (Value::Int(x), Value::Float(y)) => (*x as f64).partial_cmp(y),
         (Value::Float(x), Value::Int(y)) => x.partial_cmp(&(*y as f64)),
-        _ => None,
+        _ => bignum::compare_big(a, b),
     }
 }
 
@@ -629,18 +641,20 @@ impl Value {
         match (self, other) {
             (Nil, Nil) => Ordering::Equal,
             (Bool(a), Bool(b)) => a.cmp(b),
-            (Int(_) | Float(_), Int(_) | Float(_)) => match compare_numbers(self, other) {
-                Some(Ordering::Equal) | None => {
-                    let float_rank = |v: &Value| matches!(v, Float(_)) as u8;
-                    float_rank(self)
-                        .cmp(&float_rank(other))
-                        .then_with(|| match (self, other) {
-                            (Float(a), Float(b)) => a.total_cmp(b),
-                            _ => Ordering::Equal,
-                        })
+            (Int(_) | Float(_) | Big(_), Int(_) | Float(_) | Big(_)) => {
+                match compare_numbers(self, other) {
+                    Some(Ordering::Equal) | None => {
+                        let kind = |v: &Value| NumberKind::of(v).map(NumberKind::class);
+                        kind(self)
+                            .cmp(&kind(other))
+                            .then_with(|| match (self, other) {
+                                (Float(a), Float(b)) => a.total_cmp(b),
+                                _ => Ordering::Equal,
+                            })
+                    }
+                    Some(ord) => ord,
                 }
-                Some(ord) => ord,
-            },
+            }
             (Char(a), Char(b)) => a.cmp(b),
             (Str(a), Str(b)) => a.cmp(b),
             (Symbol(a), Symbol(b)) => a.cmp(b),

@@ -128,6 +128,11 @@ impl Default for Set {
 }
 
 impl Set {
+    /// Whether the two share one allocation (`identical?`).
+    pub(crate) fn ptr_eq(&self, other: &Set) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// An empty set.
     pub fn new() -> Set {
         Set::of(SetRepr::Small(Vec::new()))

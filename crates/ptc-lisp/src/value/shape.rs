@@ -40,6 +40,10 @@ pub enum ValueShape {
     LazySeq,
     /// A date or an instant.
     Date,
+    /// A ratio (`1/3`).
+    Ratio,
+    /// A big decimal (`1.50M`).
+    Decimal,
 }
 
 impl ValueShape {
@@ -62,6 +66,11 @@ impl ValueShape {
             Value::Var(_) => ValueShape::Var,
             Value::Lazy(_) => ValueShape::LazySeq,
             Value::Date(_) => ValueShape::Date,
+            Value::Big(b) => match b.kind() {
+                super::BigKind::Int(_) => ValueShape::Integer,
+                super::BigKind::Ratio(_) => ValueShape::Ratio,
+                super::BigKind::Decimal(_) => ValueShape::Decimal,
+            },
         }
     }
 }

@@ -49,7 +49,7 @@ pub fn memory(file: &Path) -> ServerConfig {
         command(ptc_mcp_testkit::MEMORY),
         Vec::<String>::new(),
     )
-    .env("MEMORY_FILE_PATH", file.display().to_string())
+    .with_env("MEMORY_FILE_PATH", file.display().to_string())
 }
 
 /// The fault server with these options, calls timing out after `timeout`.
@@ -57,7 +57,7 @@ pub fn fault(options: &[&str], timeout: Duration) -> ServerConfig {
     let (node, script) = ptc_mcp_testkit::fault_server().unwrap_or_else(|e| panic!("{e}"));
     let mut args = vec![script.display().to_string()];
     args.extend(options.iter().map(|o| o.to_string()));
-    ServerConfig::stdio("fault", node, args).timeout(timeout)
+    ServerConfig::stdio("fault", node, args).with_timeout(timeout)
 }
 
 /// Waits up to five seconds for `done`: notifications are handled on tasks of their own, so

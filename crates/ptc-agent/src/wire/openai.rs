@@ -16,7 +16,7 @@
 //! and [`message_from_json`] reads it back, so that form is lossless.
 //!
 //! ```
-//! use ptc_turn::wire::openai;
+//! use ptc_agent::wire::openai;
 //! use ptc_turn::Message;
 //!
 //! let json = openai::message_to_json(&Message::user("hi"));
@@ -27,7 +27,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{TIMESTAMP_FIELD, WireError, as_object, str_field, timestamp_field};
-use crate::{Message, MessageToolCall, Role};
+use ptc_turn::{Message, MessageToolCall, Role};
 
 /// One message in the Chat Completions format, as a request may hold it: without the
 /// timestamp (see [`message_to_json_stamped`]).
@@ -81,7 +81,7 @@ pub fn messages_to_json(messages: &[Message]) -> Vec<Value> {
 /// requests: the API rejects the extra field.
 ///
 /// ```
-/// use ptc_turn::wire::openai;
+/// use ptc_agent::wire::openai;
 /// use ptc_turn::Message;
 ///
 /// let stamped = Message::user("hi").with_timestamp_ms(1_700_000_000_000);

@@ -1,5 +1,5 @@
 use pretty_assertions::assert_eq;
-use ptc_turn::wire::{WireError, anthropic};
+use ptc_agent::wire::{WireError, anthropic};
 use ptc_turn::{Message, MessageToolCall};
 use serde_json::json;
 

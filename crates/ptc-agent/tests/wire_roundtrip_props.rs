@@ -3,7 +3,7 @@
 
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
-use ptc_turn::wire::{anthropic, openai};
+use ptc_agent::wire::{anthropic, openai};
 use ptc_turn::{Message, MessageToolCall, Role};
 use serde_json::Value;
 

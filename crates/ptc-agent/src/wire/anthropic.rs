@@ -22,7 +22,7 @@
 //! Timestamps are written only by [`to_anthropic_stamped`] (see [the module](super)).
 //!
 //! ```
-//! use ptc_turn::wire::anthropic;
+//! use ptc_agent::wire::anthropic;
 //! use ptc_turn::Message;
 //!
 //! let history = vec![Message::system("Be brief."), Message::user("hi")];
@@ -40,7 +40,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{TIMESTAMP_FIELD, WireError, as_object, str_field, timestamp_field};
-use crate::{Message, MessageToolCall, Role};
+use ptc_turn::{Message, MessageToolCall, Role};
 
 /// The line in front of the text of a system message that comes after the conversation started.
 pub const SYSTEM_OPEN: &str = "<system>\n";
@@ -92,7 +92,7 @@ pub fn to_anthropic(messages: &[Message]) -> Result<AnthropicConversation, WireE
 /// logging a history; not for requests, as the API rejects the extra field.
 ///
 /// ```
-/// use ptc_turn::wire::anthropic;
+/// use ptc_agent::wire::anthropic;
 /// use ptc_turn::Message;
 ///
 /// let history = vec![

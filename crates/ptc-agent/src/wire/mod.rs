@@ -1,4 +1,4 @@
-//! Converters between [`Message`](crate::Message) and the chat-message JSON of the two provider
+//! Converters between [`Message`](ptc_turn::Message) and the chat-message JSON of the two provider
 //! families the agent speaks: the OpenAI Chat Completions format ([`openai`]), which most
 //! self-hosted servers copy, and the Anthropic Messages format ([`anthropic`]).
 //!
@@ -8,7 +8,7 @@
 //!
 //! * the request form (`openai::messages_to_json`, `anthropic::to_anthropic`): only the
 //!   provider's own fields, because both APIs reject fields they do not know. Neither has a
-//!   place for [`Message::timestamp_ms`](crate::Message::timestamp_ms), so it is left out;
+//!   place for [`Message::timestamp_ms`](ptc_turn::Message::timestamp_ms), so it is left out;
 //! * the stamped form (`openai::messages_to_json_stamped`, `anthropic::to_anthropic_stamped`):
 //!   the same JSON plus a `"timestamp_ms"` field ([`TIMESTAMP_FIELD`]) wherever a message with a
 //!   timestamp is written, for storing and logging histories.

@@ -1,5 +1,5 @@
 use pretty_assertions::assert_eq;
-use ptc_turn::wire::{WireError, openai};
+use ptc_agent::wire::{WireError, openai};
 use ptc_turn::{Message, MessageToolCall, Role};
 use serde_json::json;
 
