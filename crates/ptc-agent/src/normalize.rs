@@ -8,7 +8,8 @@ use std::borrow::Cow;
 
 /// Characters that take no room and mean nothing in code: zero-width space, non-joiner and
 /// joiner, word joiner, and the byte-order mark.
-pub(crate) const INVISIBLE: [char; 5] = ['\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}'];
+pub(crate) const INVISIBLE: [char; 5] =
+    ['\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}'];
 
 /// Spaces that look like a space: no-break, narrow no-break, figure and thin spaces.
 const SPACES: [char; 4] = ['\u{00A0}', '\u{202F}', '\u{2007}', '\u{2009}'];

@@ -99,8 +99,8 @@ pub(crate) fn named_arguments(
                 .all(|p| matches!(p.ty, Type::Optional(_))) =>
         {
             Ok(params
-            .iter()
-            .map(|param| param.name.clone())
+                .iter()
+                .map(|param| param.name.clone())
                 .zip(args)
                 .collect())
         }

@@ -172,7 +172,9 @@ fn agent(
     if let Some(recording) = &recording {
         llm = Arc::new(recording.clone());
     }
-    let builder = settings.agent.apply(Agent::builder(mission(&args.spec)?), llm)?;
+    let builder = settings
+        .agent
+        .apply(Agent::builder(mission(&args.spec)?), llm)?;
     let agent = build_agent(builder, settings, mcp)?;
     Ok((agent, recording))
 }
