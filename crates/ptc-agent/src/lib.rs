@@ -29,6 +29,7 @@ mod float_precision;
 mod history;
 mod kept;
 pub mod llm;
+mod llm_tool;
 mod normalize;
 mod preview;
 mod program;
@@ -54,6 +55,7 @@ pub use llm::{
     ProviderOptions, RecordingLlm, ReplayLlm, ResponseFormat, RetryPolicy, Sampling, ScriptedLlm,
     TokenUsage, llm_fn, parse_llm_spec, parse_llm_spec_with,
 };
+pub use llm_tool::{LlmTool, LlmToolCall, LlmToolError};
 pub use normalize::normalize_program;
 pub use preview::PromptPreview;
 pub use prompt::{SystemPrompt, default_language_reference, default_reply_format};

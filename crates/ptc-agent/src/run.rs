@@ -27,6 +27,7 @@ use crate::float_precision::round_floats;
 use crate::history::History;
 use crate::kept;
 use crate::llm::{Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy};
+use crate::llm_tool::{Caller, LlmToolCall};
 use crate::program::{LiveTools, awaited_tools, run_program};
 use crate::resume;
 use crate::signature::Mismatch;
@@ -47,6 +48,12 @@ pub trait RunObserver: Send + Sync {
     /// A turn that has just been recorded.
     fn on_turn(&self, turn: &Turn) {
         let _ = turn;
+    }
+
+    /// A request an [`LlmTool`](crate::LlmTool) made for the program of turn `turn`, told
+    /// when the tool calls it was among have been answered (before the turn is recorded).
+    fn on_tool_request(&self, turn: u32, call: &LlmToolCall) {
+        let _ = (turn, call);
     }
 }
 
@@ -630,6 +637,8 @@ struct Loop<'a> {
     unattached: Usage,
     /// The limits this run shares with the runs above and below it.
     tree: Tree,
+    /// What the LLM tools its programs call ask, and where they report their requests.
+    caller: Caller,
 }
 
 impl<'a> Loop<'a> {
@@ -673,6 +682,11 @@ impl<'a> Loop<'a> {
         };
         let runtime =
             resume::runtime_for(&settings.limits, &task).with_tools(awaited_tools(&agent.specs));
+        let caller = Caller::new(
+            llm.clone(),
+            settings.registry.clone(),
+            settings.retry.clone(),
+        );
         Ok(Loop {
             agent,
             llm,
@@ -690,6 +704,7 @@ impl<'a> Loop<'a> {
             awaiting_model: false,
             unattached: Usage::default(),
             tree,
+            caller,
         })
     }
 
@@ -784,6 +799,7 @@ impl<'a> Loop<'a> {
     /// counts as sent); the turn itself is not recorded.
     fn cut_off(&mut self) {
         let mut spent = std::mem::take(&mut self.pending);
+        spent += self.caller.take_spent();
         if self.awaiting_model {
             spent.llm_requests = spent.llm_requests.saturating_add(1);
         }
@@ -924,8 +940,10 @@ impl<'a> Loop<'a> {
         };
         span.record("program_chars", program.chars().count());
         let eval_started = Instant::now();
-        let out = self.evaluate(&program, &span).await;
+        let out = self.evaluate(number, &program, &span).await;
         self.pending.eval_duration_us = micros(eval_started.elapsed());
+        // What the program's LLM tools asked is part of the turn.
+        self.pending += self.caller.take_spent();
         let out = match out {
             Ok(out) => out,
             Err(error) => {
@@ -1130,9 +1148,15 @@ impl<'a> Loop<'a> {
         })
     }
 
-    /// Runs a turn's program, reading the values of earlier turns as `*1 *2 *3 *e`; its tool
-    /// calls are awaited on the runtime, in `span`, within this run's tree of agents.
-    async fn evaluate(&self, program: &str, span: &tracing::Span) -> Result<RunOutcome, TurnError> {
+    /// Runs the program of turn `number`, reading the values of earlier turns as `*1 *2 *3
+    /// *e`; its tool calls are awaited on the runtime, in `span`, within this run's tree of
+    /// agents, and the requests of its LLM tools are shown to the observer after each batch.
+    async fn evaluate(
+        &self,
+        number: u32,
+        program: &str,
+        span: &tracing::Span,
+    ) -> Result<RunOutcome, TurnError> {
         let live = LiveTools {
             tools: &self.agent.tools,
             timeout: self.runtime.limits().tool_timeout,
@@ -1140,7 +1164,19 @@ impl<'a> Loop<'a> {
         };
         let runtime = self.runtime.clone().with_history(history_of(&self.turns));
         run_program(&runtime, program, &self.memory, span, |requests| {
-            self.tree.calling(live.answer(requests))
+            let batch = self
+                .tree
+                .calling(self.caller.calling(number, live.answer(requests)));
+            async move {
+                let answers = batch.await;
+                let calls = self.caller.take_unseen();
+                if let Some(observer) = self.observer {
+                    for call in &calls {
+                        observer.on_tool_request(number, call);
+                    }
+                }
+                answers
+            }
         })
         .await
         .map_err(|panic| {

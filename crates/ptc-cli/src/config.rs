@@ -207,7 +207,7 @@ mod tests {
                  unknown field `max-turn`, expected one of `llm`, `request-timeout`, `retries`, \
                  `deadline`, `max-turns`, `max-kept-bytes`, `float-precision`, `compression`, \
                  `pricing`, `signature`, `temperature`, `top-p`, `seed`, `stop`, `max-tokens`, \
-                 `system-prompt-extra`, `system-prompt-prefix`, `system-prompt-file`"
+                 `system-prompt-extra`, `system-prompt-prefix`, `system-prompt-file`, `llm-tools`"
                     .to_string()
             )
         );

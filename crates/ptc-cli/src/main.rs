@@ -7,6 +7,7 @@ mod demo;
 mod diagnostic;
 mod eval;
 mod exit;
+mod llm_tools;
 mod logging;
 mod mcp;
 mod options;

@@ -226,6 +226,10 @@ option_group! {
         /// A file whose text is the whole system prompt, instead of the generated one.
         #[arg(long, value_name = "FILE")]
         pub system_prompt_file: Option<PathBuf>,
+        /// LLM tools, each answered by one request to the run's model:
+        /// `{"name": {"signature": "(text :string) -> {label :keyword}", "prompt": "... {{text}}"}}`.
+        #[arg(long, value_name = "FILE.json")]
+        pub llm_tools: Option<PathBuf>,
     }
 }
 
@@ -251,11 +255,7 @@ impl AgentOptions {
 
     /// The builder with `llm` as its model (see [`AgentOptions::llm`]) and every other option
     /// given here.
-    pub fn apply(
-        &self,
-        builder: AgentBuilder,
-        llm: Arc<dyn Llm>,
-    ) -> Result<AgentBuilder, String> {
+    pub fn apply(&self, builder: AgentBuilder, llm: Arc<dyn Llm>) -> Result<AgentBuilder, String> {
         self.apply_settings(builder.llm_arc(llm))
     }
 
@@ -310,6 +310,11 @@ impl AgentOptions {
         }
         if let Some(deadline) = self.deadline {
             builder = builder.deadline(deadline.0);
+        }
+        if let Some(path) = &self.llm_tools {
+            for tool in crate::llm_tools::read(path)? {
+                builder = builder.tool(tool);
+            }
         }
         Ok(builder)
     }

@@ -901,3 +901,68 @@ fn a_cut_off_reply_is_shown_and_the_transcript_written() {
     }
 }
 
+#[test]
+fn llm_tools_from_a_file_ask_the_runs_model() {
+    let tools = temp(
+        "llm-tools.json",
+        r#"{"classify": {"signature": "(text :string) -> {label :keyword}",
+            "prompt": "Classify this ticket: {{text}}", "description": "Labels a ticket",
+            "field-descriptions": {"label": "one of :bug :feature"}}}"#,
+    );
+    let transcript = temp(
+        "llm-tools.jsonl",
+        concat!(
+            r#"{"content": "(return (:label (tool/classify \"it crashes\")))", "usage": {"input_tokens": 800, "output_tokens": 20}}"#,
+            "\n",
+            r#"{"content": "{\"label\": \"bug\"}", "usage": {"input_tokens": 90, "output_tokens": 6}}"#,
+            "\n"
+        ),
+    );
+    let output = ptc(&[
+        "run",
+        "--mission",
+        "Label the ticket",
+        "--llm-tools",
+        path(&tools),
+        "--json",
+        "--llm",
+        &format!("replay:{}", path(&transcript)),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(report["value_clojure"], ":bug");
+    assert_eq!(
+        (
+            &report["usage"]["llm_requests"],
+            &report["usage"]["input_tokens"],
+            &report["usage"]["output_tokens"]
+        ),
+        (&2.into(), &890.into(), &26.into())
+    );
+    // A tool that cannot work is refused before the first request.
+    let bad = temp(
+        "llm-tools-bad.json",
+        r#"{"classify": {"signature": "(text :string) -> :string", "prompt": "{{txt}}"}}"#,
+    );
+    let output = ptc(&[
+        "run",
+        "--mission",
+        "Label",
+        "--llm-tools",
+        path(&bad),
+        "--llm",
+        &format!("replay:{}", path(&transcript)),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "error: --llm-tools {}: the prompt of tool/classify uses {{{{txt}}}} but its \
+             signature's parameters are (text); every placeholder must be a parameter\n",
+            bad.display()
+        )
+    );
+    for file in [tools, transcript, bad] {
+        let _ = std::fs::remove_file(file);
+    }
+}
