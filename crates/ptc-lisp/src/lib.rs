@@ -48,7 +48,7 @@ pub use engine::{
     data_entries, eval_str,
 };
 pub use error::{Error, ErrorKind, Result};
-pub use format::{pr_str, print_str, to_clojure};
+pub use format::{CollectionCut, CompactText, pr_str, print_str, to_clojure, to_compact};
 pub use json::{from_json, from_json_str, to_json};
 pub use namespace::Definition;
 /// The big integer and ratio types inside a [`BigNumber`].
