@@ -148,8 +148,11 @@ pub enum RunError {
         .system_tokens + .mission_tokens
     )]
     HistoryBudget {
+        /// The policy's token budget.
         max_tokens: usize,
+        /// The system prompt's estimated tokens.
         system_tokens: usize,
+        /// The mission message's estimated tokens.
         mission_tokens: usize,
     },
     /// Not called from within a tokio runtime.
@@ -160,7 +163,12 @@ pub enum RunError {
     Store(#[from] StoreError),
     /// The run to resume cannot be continued by this agent.
     #[error("cannot resume run `{id}`: {reason}")]
-    Resume { id: String, reason: String },
+    Resume {
+        /// The id of the run to resume.
+        id: String,
+        /// Why this agent cannot continue it.
+        reason: String,
+    },
 }
 
 /// What the model is told when its reply holds no program.
