@@ -185,7 +185,12 @@ pub enum BuildError {
     Signature(SignatureError),
     /// A tool's signature does not parse.
     #[error("the signature of tool/{tool}: {error}")]
-    ToolSignature { tool: String, error: SignatureError },
+    ToolSignature {
+        /// The tool's name, without `tool/`.
+        tool: String,
+        /// What is wrong with its signature.
+        error: SignatureError,
+    },
     /// A tool name that programs could not call.
     #[error("invalid tool name `{0}`: use letters, digits and - _ ? ! * only, e.g. get-weather")]
     ToolName(String),
@@ -229,7 +234,9 @@ pub enum BuildError {
         .signature.as_deref().map_or_else(|| "(none given)".to_string(), |s| format!("`{s}`"))
     )]
     UnknownField {
+        /// The described names the output signature lacks.
         fields: Vec<String>,
+        /// The agent's output signature as written, if it has one.
         signature: Option<String>,
     },
 }

@@ -21,6 +21,8 @@
 //! discarded. With `max_turns` 1 the run is single-shot: one program whose last value is the
 //! answer, never compressed.
 
+#![deny(missing_docs)]
+
 mod agent;
 mod chain;
 mod custom_strategy;

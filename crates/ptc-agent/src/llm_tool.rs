@@ -90,7 +90,12 @@ enum ToolModel {
 pub enum LlmToolError {
     /// The signature does not parse.
     #[error("the signature of tool/{tool} is invalid: {error}")]
-    Signature { tool: String, error: SignatureError },
+    Signature {
+        /// The tool's name.
+        tool: String,
+        /// Why the signature does not parse.
+        error: SignatureError,
+    },
     /// The prompt is empty.
     #[error("the prompt of tool/{0} is empty; say what the model must answer")]
     EmptyPrompt(String),
@@ -102,8 +107,11 @@ pub enum LlmToolError {
         .params.join(" ")
     )]
     UnknownPlaceholders {
+        /// The tool's name.
         tool: String,
+        /// The placeholders, without braces, that name no parameter.
         placeholders: Vec<String>,
+        /// The signature's parameter names.
         params: Vec<String>,
     },
 }

@@ -24,6 +24,7 @@ pub struct LlmRegistry {
 }
 
 impl LlmRegistry {
+    /// A registry with no models.
     pub fn new() -> LlmRegistry {
         LlmRegistry::default()
     }

@@ -201,8 +201,11 @@ pub enum RunError {
         .system_tokens + .mission_tokens
     )]
     HistoryBudget {
+        /// The policy's token budget.
         max_tokens: usize,
+        /// The system prompt's estimated tokens.
         system_tokens: usize,
+        /// The mission message's estimated tokens.
         mission_tokens: usize,
     },
     /// The step this run was chained onto returned something other than a map, so it cannot
@@ -211,7 +214,10 @@ pub enum RunError {
         "chain mismatch: the previous step returned {returned}, but only a map can become the \
          next run's input (each key a data/ value); make the previous agent return a map"
     )]
-    ChainNotMap { returned: String },
+    ChainNotMap {
+        /// The previous step's return value, printed.
+        returned: String,
+    },
     /// The map returned by the step this run was chained onto lacks inputs this agent's
     /// signature needs, or has them with other types.
     #[error(
@@ -220,7 +226,9 @@ pub enum RunError {
         .mismatches.iter().map(Mismatch::to_string).collect::<Vec<_>>().join("; ")
     )]
     ChainMismatch {
+        /// Each input the signature needs that is missing or has another type.
         mismatches: Vec<Mismatch>,
+        /// The keys the previous step's map has.
         provided: Vec<String>,
     },
     /// Input given for this run has the name of one of the agent's tools.
@@ -240,7 +248,12 @@ pub enum RunError {
     Store(#[from] StoreError),
     /// The run to resume cannot be continued by this agent.
     #[error("cannot resume run `{id}`: {reason}")]
-    Resume { id: String, reason: String },
+    Resume {
+        /// The id of the run to resume.
+        id: String,
+        /// Why this agent cannot continue it.
+        reason: String,
+    },
 }
 
 /// What the model is told when its reply holds no program.

@@ -48,7 +48,9 @@ pub enum Type {
 /// A field of a [`Type::Record`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Field {
+    /// The field's name, as written (a keyword of the map, without `:`).
     pub name: String,
+    /// The type its value must have.
     pub ty: Type,
 }
 
@@ -63,7 +65,9 @@ impl Field {
 /// A parameter of a signature: one input the agent expects in its data.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Param {
+    /// The name of the input, as `data/NAME` reads it.
     pub name: String,
+    /// The type the input must have.
     pub ty: Type,
 }
 

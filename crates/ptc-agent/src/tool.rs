@@ -309,6 +309,7 @@ pub struct SyncToolAdapter {
 }
 
 impl SyncToolAdapter {
+    /// `tool`, described to the model and the agent by `spec`.
     pub fn new(spec: ToolSpec, tool: Arc<dyn ptc_lisp::SyncTool>) -> SyncToolAdapter {
         SyncToolAdapter { spec, tool }
     }

@@ -39,6 +39,7 @@ pub enum ExpectedOutcome {
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
+    /// How the run must end (default: a return).
     #[serde(default)]
     pub outcome: ExpectedOutcome,
     /// The exact value expected (compared structurally).
@@ -66,7 +67,9 @@ fn default_tolerance() -> f64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum PathStep {
+    /// The element at this position of an array, from 0.
     Index(usize),
+    /// The value under this key of a map.
     Key(String),
 }
 
@@ -74,6 +77,7 @@ pub enum PathStep {
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Predicate {
+    /// Where in the value the test looks, step by step; empty for the value itself.
     #[serde(default)]
     pub path: Vec<PathStep>,
     /// Structurally equal (numbers within the check's tolerance).
@@ -150,7 +154,9 @@ pub struct CallCheck {
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OnceEach {
+    /// The argument's parameter name.
     pub arg: String,
+    /// The values it must take, one call each.
     pub values: Vec<Json>,
 }
 
@@ -162,12 +168,18 @@ pub enum RunEnd {
     /// `(fail reason)`.
     Failed(String),
     /// Anything else that ended the run: out of turns, a model error, ... (`kind: reason`).
-    Error { kind: String, reason: String },
+    Error {
+        /// The failure kind, e.g. `max_turns_exceeded` or `llm_error`.
+        kind: String,
+        /// What happened, as the step's failure says it.
+        reason: String,
+    },
 }
 
 /// The checker's verdict on one run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
+    /// Whether every part of the check held.
     pub passed: bool,
     /// Why it failed: one line per failed part of the check.
     pub reasons: Vec<String>,

@@ -28,7 +28,9 @@ use crate::tools::CallLog;
 /// transcript directory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
+    /// The label: the spec as written, made safe for a file name (see [`label_of`]).
     pub label: String,
+    /// The history compression its runs use.
     pub compression: CompressionConfig,
 }
 
@@ -121,6 +123,7 @@ pub struct EvalOptions {
     /// Runs per mission and configuration; `None` for 1 (or, replaying a directory, every run
     /// it holds).
     pub runs: Option<u32>,
+    /// The directory of missions, one subdirectory each.
     pub missions_dir: PathBuf,
     /// Glob patterns of mission names; empty for all.
     pub missions: Vec<String>,
@@ -159,8 +162,10 @@ impl EvalOptions {
 
 /// One run to make.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PlannedRun {
+pub(crate) struct PlannedRun {
+    /// The index of its configuration in [`Plan::configs`].
     pub config: usize,
+    /// The index of its mission in [`Plan::missions`].
     pub mission: usize,
     /// From 1.
     pub run: u32,
@@ -170,7 +175,7 @@ pub struct PlannedRun {
 
 /// Everything to run.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub missions: Vec<Mission>,
     pub configs: Vec<Config>,
     pub runs: Vec<PlannedRun>,
@@ -179,22 +184,33 @@ pub struct Plan {
 /// The result of one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
+    /// The configuration's label.
     pub config: String,
+    /// The mission's name.
     pub mission: String,
+    /// The mission's category.
     pub category: Category,
+    /// Which run of the mission under this configuration, from 1.
     pub run: u32,
+    /// Whether the mission's check accepted the run.
     pub passed: bool,
     /// Why the check failed, one line per failed part.
     pub reasons: Vec<String>,
     /// `returned`, a failure kind (`failed`, `max_turns_exceeded`, `llm_error`, ...), or
     /// `harness_error` when the run could not start.
     pub outcome: String,
+    /// Turns the agent took.
     pub turns: u32,
+    /// Requests made to the model, as the run's usage counts them.
     pub llm_requests: u32,
-    /// Token counts as the provider reported them (from the transcript when replaying).
+    /// Uncached input tokens as the provider reported them (from the transcript when
+    /// replaying).
     pub input_tokens: u64,
+    /// Output tokens as reported.
     pub output_tokens: u64,
+    /// Input tokens read from the provider's prompt cache, as reported.
     pub cache_read_tokens: u64,
+    /// Input tokens written to the provider's prompt cache, as reported.
     pub cache_write_tokens: u64,
     /// The size of every request sent, estimated with the heuristic tokenizer (4 characters a
     /// token), system prompt included: the same for every provider, and available when a
@@ -209,7 +225,9 @@ pub struct RunRecord {
     /// the heuristic tokenizer.
     #[serde(default)]
     pub modelled: BTreeMap<String, RequestCost>,
+    /// Tool calls the run's programs made.
     pub tool_calls: usize,
+    /// Wall time of the run, in milliseconds.
     pub wall_ms: u64,
     /// The transcript written, relative to the output directory.
     pub transcript: String,
@@ -261,7 +279,7 @@ impl RunRecord {
 }
 
 /// Loads the missions and decides the runs.
-pub fn plan(options: &EvalOptions, source: &LlmSource) -> Result<Plan, String> {
+pub(crate) fn plan(options: &EvalOptions, source: &LlmSource) -> Result<Plan, String> {
     let missions = load_missions(&options.missions_dir, &options.missions)?;
     let mut configs = Vec::new();
     let dir = match source {
@@ -592,7 +610,11 @@ fn write_transcript(path: &Path, replies: &[LlmResponse]) -> Result<(), String> 
 
 /// Makes every planned run, at most `options.jobs` at a time, and returns their records in
 /// plan order. Must be called within a multi-threaded tokio runtime.
-pub async fn execute(plan: &Plan, source: &LlmSource, options: &EvalOptions) -> Vec<RunRecord> {
+pub(crate) async fn execute(
+    plan: &Plan,
+    source: &LlmSource,
+    options: &EvalOptions,
+) -> Vec<RunRecord> {
     let progress = if options.progress && std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(plan.runs.len() as u64);
         if let Ok(style) = ProgressStyle::with_template(
@@ -671,7 +693,7 @@ pub async fn execute(plan: &Plan, source: &LlmSource, options: &EvalOptions) -> 
 
 /// Writes `config.json` into each configuration's transcript directory, so a replay knows
 /// which compression spec the transcripts were recorded with.
-pub fn write_config_files(plan: &Plan, out_dir: &Path) -> Result<(), String> {
+pub(crate) fn write_config_files(plan: &Plan, out_dir: &Path) -> Result<(), String> {
     for config in &plan.configs {
         let dir = out_dir.join("transcripts").join(&config.label);
         std::fs::create_dir_all(&dir)

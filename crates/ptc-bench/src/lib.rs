@@ -10,6 +10,8 @@
 //!
 //! The command line is `ptc-bench` (also `cargo xtask eval`); see `docs/benchmark.md`.
 
+#![deny(missing_docs)]
+
 pub mod check;
 pub mod harness;
 pub mod mission;

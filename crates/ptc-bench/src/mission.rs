@@ -43,6 +43,7 @@ pub enum Category {
 }
 
 impl Category {
+    /// Every category, in the order reports list them.
     pub const ALL: [Category; 5] = [
         Category::SingleTurn,
         Category::MultiTurn,
@@ -51,6 +52,7 @@ impl Category {
         Category::LongRun,
     ];
 
+    /// The name `mission.json` gives it, e.g. `side-effects`.
     pub fn as_str(self) -> &'static str {
         match self {
             Category::SingleTurn => "single-turn",
@@ -90,18 +92,23 @@ fn default_max_turns() -> u32 {
 pub struct Mission {
     /// The directory's name.
     pub name: String,
+    /// What it exercises.
     pub category: Category,
     /// The task text.
     pub text: String,
     /// The input data, by `data/` name.
     pub data: BTreeMap<String, Value>,
+    /// Its tools with canned or scripted answers (`tools.json`).
     pub tools: ToolSet,
     /// The MCP servers of `mcp.json`.
     pub mcp: Vec<ServerConfig>,
     /// The parameter names of the MCP servers' tools, by `tool/` name.
     pub mcp_tools: BTreeMap<String, Vec<String>>,
+    /// The agent's turn budget.
     pub max_turns: u32,
+    /// The agent's output signature, e.g. `{total :float}`; `None` for any value.
     pub signature: Option<String>,
+    /// What a run must do to pass.
     pub check: Check,
 }
 

@@ -15,25 +15,36 @@ use crate::stats::{self, Interval, SignTest};
 /// Totals and means of a group of runs.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Summary {
+    /// How many runs the group holds.
     pub runs: usize,
+    /// How many of them passed their mission's check.
     pub passed: usize,
     /// `passed / runs`, from 0 to 1.
     pub pass_rate: f64,
+    /// Turns per run, on average (0 without runs).
     pub mean_turns: f64,
+    /// Uncached input tokens, as the provider reported them, summed over the runs.
     pub input_tokens: u64,
+    /// Output tokens as reported, summed.
     pub output_tokens: u64,
+    /// Input tokens read from the provider's prompt cache, as reported, summed.
     pub cache_read_tokens: u64,
+    /// Input tokens written to the provider's prompt cache, as reported, summed.
     pub cache_write_tokens: u64,
+    /// Every request's size estimated with the heuristic tokenizer (see
+    /// [`RunRecord::est_prompt_tokens`]), summed.
     pub est_prompt_tokens: u64,
     /// The system prompt's part of `est_prompt_tokens`.
     pub est_system_tokens: u64,
     /// The runs' requests priced under each pricing profile, summed.
     #[serde(default)]
     pub modelled: BTreeMap<String, RequestCost>,
+    /// Wall time of the runs, in milliseconds, summed (runs made at once overlap).
     pub wall_ms: u64,
 }
 
 impl Summary {
+    /// The summary of `runs`.
     pub fn of<'a>(runs: impl IntoIterator<Item = &'a RunRecord>) -> Summary {
         let mut s = Summary::default();
         let mut turns = 0u64;
@@ -90,7 +101,9 @@ impl Summary {
 /// One category's runs under one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CategorySummary {
+    /// The category.
     pub category: Category,
+    /// Its runs.
     #[serde(flatten)]
     pub summary: Summary,
 }
@@ -98,8 +111,11 @@ pub struct CategorySummary {
 /// One mission's runs under one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MissionSummary {
+    /// The mission's name (its directory).
     pub mission: String,
+    /// The mission's category.
     pub category: Category,
+    /// Its runs.
     #[serde(flatten)]
     pub summary: Summary,
 }
@@ -107,52 +123,67 @@ pub struct MissionSummary {
 /// One configuration's runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigReport {
+    /// The configuration's label: its spec as written, made safe for a file name.
     pub label: String,
     /// The compression spec, normalized.
     pub compression: String,
+    /// All its runs.
     pub total: Summary,
+    /// Its runs by category, in the order of [`Category::ALL`], categories without runs left
+    /// out.
     pub categories: Vec<CategorySummary>,
+    /// Its runs by mission, in the order the missions were given.
     pub missions: Vec<MissionSummary>,
 }
 
 /// A difference of means between paired missions.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct MeanDifference {
-    /// The mean over missions in the baseline and in the other configuration.
+    /// The mean over missions in the baseline.
     pub baseline: f64,
+    /// The mean over missions in the other configuration.
     pub config: f64,
     /// `config - baseline`, averaged over missions.
     pub difference: f64,
+    /// The bootstrap 95 % interval of `difference`; `None` without paired missions.
     pub ci95: Option<Interval>,
 }
 
 /// A relative change of a total between paired missions.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RelativeChange {
-    /// The sum over missions of the mean per run, in the baseline and in the other
-    /// configuration.
+    /// The sum over missions of the mean per run, in the baseline.
     pub baseline: f64,
+    /// The same sum in the other configuration.
     pub config: f64,
     /// `config / baseline - 1` (-0.6 is 60 % fewer); `None` when the baseline is 0 (a
     /// provider that reports no usage).
     pub change: Option<f64>,
+    /// The bootstrap 95 % interval of `change`; `None` when it cannot be computed (no paired
+    /// missions, or baselines of 0).
     pub ci95: Option<Interval>,
 }
 
 /// A configuration against the baseline, on the missions both ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
+    /// The baseline's label (the first configuration).
     pub baseline: String,
+    /// The other configuration's label.
     pub config: String,
     /// Missions both configurations ran.
     pub missions: usize,
     /// Pass rates in points (0 to 100).
     pub pass_rate: MeanDifference,
+    /// Whether the configuration passes more missions than the baseline, mission by mission.
     pub sign_test: SignTest,
+    /// Turns per run.
     pub turns: MeanDifference,
     /// Input, cache-read and cache-write tokens as reported.
     pub prompt_tokens: RelativeChange,
+    /// Output tokens as reported.
     pub output_tokens: RelativeChange,
+    /// Estimated prompt tokens (the heuristic tokenizer), system prompt included.
     pub est_prompt_tokens: RelativeChange,
     /// Estimated prompt tokens less the system prompt: the part compression works on.
     pub est_history_tokens: RelativeChange,
@@ -165,7 +196,9 @@ pub struct Comparison {
 /// The change of the modelled bill under one pricing profile.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BilledChange {
+    /// The pricing profile.
     pub profile: PricingKind,
+    /// The change of the billed-equivalent input tokens under it.
     #[serde(flatten)]
     pub change: RelativeChange,
 }
@@ -177,9 +210,11 @@ pub struct Report {
     pub llm: String,
     /// Missions with at least one run.
     pub missions: usize,
+    /// Each configuration's summaries, in the order they were given.
     pub configs: Vec<ConfigReport>,
     /// Each configuration after the first against the first.
     pub comparisons: Vec<Comparison>,
+    /// Every run, configuration by configuration, mission by mission.
     pub runs: Vec<RunRecord>,
 }
 

@@ -44,7 +44,9 @@ impl SplitMix {
 /// A 95 % interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
+    /// The 2.5th percentile.
     pub low: f64,
+    /// The 97.5th percentile.
     pub high: f64,
 }
 
@@ -112,6 +114,8 @@ pub struct SignTest {
     pub p_value: f64,
 }
 
+/// The sign test of `pairs` `(a, b)`: how many pairs `b` beats, loses to and ties `a` in, and
+/// how likely so lopsided a split is if neither side is better.
 pub fn sign_test(pairs: &[(f64, f64)]) -> SignTest {
     let better = pairs.iter().filter(|(a, b)| b > a).count();
     let worse = pairs.iter().filter(|(a, b)| b < a).count();

@@ -60,6 +60,7 @@ pub struct CallLog {
 }
 
 impl CallLog {
+    /// An empty log.
     pub fn new() -> CallLog {
         CallLog::default()
     }
@@ -387,6 +388,7 @@ pub struct LoggedTool {
 }
 
 impl LoggedTool {
+    /// `inner`, with its calls recorded in `log`.
     pub fn new(inner: Arc<dyn AsyncTool>, log: &CallLog) -> LoggedTool {
         let params = inner.spec().map(|s| s.params).unwrap_or_default();
         LoggedTool {

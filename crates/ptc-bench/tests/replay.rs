@@ -29,32 +29,82 @@ fn options(llm: String, out: &Path) -> EvalOptions {
     }
 }
 
-/// (config, mission, run, passed, outcome, turns, input tokens, output tokens)
-type Row = (String, String, u32, bool, String, u32, u64, u64);
-
-fn rows(report: &Report) -> Vec<Row> {
+/// One line per run: config, mission, run, verdict, outcome, turns, input and output tokens.
+fn rows(report: &Report) -> Vec<String> {
     report
         .runs
         .iter()
         .map(|r| {
-            (
-                r.config.clone(),
-                r.mission.clone(),
-                r.run,
-                r.passed,
-                r.outcome.clone(),
-                r.turns,
-                r.input_tokens,
-                r.output_tokens,
+            let verdict = if r.passed { "pass" } else { "FAIL" };
+            format!(
+                "{} {} {} {verdict} {} {} {} {}",
+                r.config, r.mission, r.run, r.outcome, r.turns, r.input_tokens, r.output_tokens
             )
         })
         .collect()
 }
 
-// One argument per column, so that the expected table below reads as a table.
-#[allow(clippy::too_many_arguments)]
-fn row(c: &str, m: &str, run: u32, passed: bool, outcome: &str, turns: u32, i: u64, o: u64) -> Row {
-    (c.into(), m.into(), run, passed, outcome.into(), turns, i, o)
+/// The lines of a table written aligned in the source, with their runs of spaces made one.
+fn table(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|line| !line.is_empty())
+        .collect()
+}
+
+/// The evaluation of the missions against `replay-dir:DIR`, written to `out`.
+fn replay_options(dir: &Path, out: &Path) -> EvalOptions {
+    options(format!("replay-dir:{}", dir.display()), out)
+}
+
+/// A replay of the transcripts under `benchmarks/<transcripts>`: the report, where it was
+/// written, and its REPORT.md as a replay from the repository's root writes it.
+struct Replayed {
+    report: Report,
+    dir: PathBuf,
+    out: PathBuf,
+    markdown: String,
+}
+
+fn replay(transcripts: &str) -> Replayed {
+    let dir = repo().join("benchmarks").join(transcripts);
+    let out = out_dir(transcripts);
+    let report = evaluate(&replay_options(&dir, &out)).unwrap();
+    let markdown = std::fs::read_to_string(out.join("REPORT.md"))
+        .unwrap()
+        .replace(
+            &format!("replay-dir:{}", dir.display()),
+            &format!("replay-dir:benchmarks/{transcripts}"),
+        );
+    Replayed {
+        report,
+        dir,
+        out,
+        markdown,
+    }
+}
+
+/// Checks that the `index`th ````markdown sample of docs/benchmark.md is `report` but for wall
+/// times; with `UPDATE_GOLDEN` set, rewrites the sample first (review the diff).
+fn check_doc_sample(index: usize, report: &str) {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        rewrite_doc_sample(index, report);
+    }
+    let doc = std::fs::read_to_string(repo().join("docs/benchmark.md")).unwrap();
+    let samples: Vec<&str> = doc
+        .split("````markdown\n")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("````\n").map(|(sample, _)| sample))
+        .collect();
+    assert_eq!(
+        samples.len(),
+        2,
+        "docs/benchmark.md has two ````markdown samples"
+    );
+    assert_eq!(
+        without_wall_times(samples[index]),
+        without_wall_times(report)
+    );
 }
 
 /// A report with every wall time (the last column of its tables, `0.01 s`) blanked out.
@@ -75,171 +125,59 @@ fn stable(mut r: RunRecord) -> RunRecord {
 
 #[test]
 fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers() {
-    let out = out_dir("committed");
-    let dir = repo().join("benchmarks/transcripts");
-    let report = evaluate(&options(format!("replay-dir:{}", dir.display()), &out)).unwrap();
+    let Replayed {
+        report,
+        dir,
+        out,
+        markdown,
+    } = replay("transcripts");
 
     // Every mission once without compression (each mission's check accepts a correct answer);
     // the default strategy (`on`, and `on-openai`: as it runs against an OpenAI model) and the
     // seed's `single-user-coalesced` on some of them; passing and failing runs.
     assert_eq!(
         rows(&report),
-        vec![
-            row("off", "category-ratings", 1, true, "returned", 1, 2594, 57),
-            row("off", "currency-totals", 1, true, "returned", 2, 5412, 111),
-            row("off", "escalate-tickets", 1, true, "returned", 1, 2699, 98),
-            row("off", "flaky-rates", 1, true, "returned", 3, 8070, 90),
-            row("off", "forecast-hottest", 1, true, "returned", 3, 8341, 151),
-            row("off", "invoice-reminders", 1, true, "returned", 1, 2684, 74),
-            row("off", "knowledge-hops", 1, true, "returned", 9, 22759, 258),
-            row(
-                "off",
-                "late-delivery-credits",
-                1,
-                true,
-                "returned",
-                5,
-                15996,
-                632
-            ),
-            row("off", "low-stock", 1, true, "returned", 1, 2599, 39),
-            row("off", "mcp-service-logs", 1, true, "returned", 2, 6987, 180),
-            row(
-                "off",
-                "missing-customers",
-                1,
-                true,
-                "returned",
-                2,
-                5496,
-                118
-            ),
-            row("off", "order-revenue", 1, true, "returned", 1, 2636, 59),
-            row("off", "order-revenue", 2, true, "returned", 2, 5360, 100),
-            row("off", "paged-admins", 1, true, "returned", 3, 8119, 203),
-            row("off", "refund-queue", 1, true, "returned", 24, 156864, 5285),
-            row(
-                "off",
-                "refund-unknown-order",
-                1,
-                true,
-                "failed",
-                2,
-                5410,
-                91
-            ),
-            row("off", "renamed-fields", 1, true, "returned", 3, 8016, 93),
-            row("off", "restock", 1, true, "returned", 1, 2686, 82),
-            row("off", "shipment-delays", 1, true, "returned", 3, 8324, 184),
-            row("off", "sms-rate-limit", 1, true, "returned", 3, 8328, 230),
-            row("off", "team-hours", 1, true, "returned", 3, 8161, 153),
-            row("off", "ticket-routing", 1, true, "returned", 10, 32507, 682),
-            row(
-                "off",
-                "ticket-status-counts",
-                1,
-                true,
-                "returned",
-                1,
-                2591,
-                67
-            ),
-            row("off", "top-spenders", 1, false, "returned", 1, 2584, 73),
-            row("off", "warehouse-audit", 1, true, "returned", 9, 29090, 669),
-            row(
-                "on",
-                "late-delivery-credits",
-                1,
-                true,
-                "returned",
-                5,
-                13416,
-                632
-            ),
-            row("on", "refund-queue", 1, true, "returned", 24, 114486, 5285),
-            row("on", "sms-rate-limit", 1, true, "returned", 3, 6969, 252),
-            row("on", "warehouse-audit", 1, true, "returned", 9, 24208, 659),
-            row(
-                "on-openai",
-                "refund-queue",
-                1,
-                true,
-                "returned",
-                24,
-                88988,
-                5285
-            ),
-            row(
-                "single-user-coalesced",
-                "late-delivery-credits",
-                1,
-                true,
-                "returned",
-                5,
-                15184,
-                632
-            ),
-            row(
-                "single-user-coalesced",
-                "order-revenue",
-                1,
-                true,
-                "returned",
-                1,
-                2636,
-                59
-            ),
-            row(
-                "single-user-coalesced",
-                "order-revenue",
-                2,
-                true,
-                "returned",
-                2,
-                5307,
-                100
-            ),
-            row(
-                "single-user-coalesced",
-                "paged-admins",
-                1,
-                true,
-                "returned",
-                3,
-                7947,
-                203
-            ),
-            row(
-                "single-user-coalesced",
-                "sms-rate-limit",
-                1,
-                false,
-                "returned",
-                3,
-                8190,
-                188
-            ),
-            row(
-                "single-user-coalesced",
-                "top-spenders",
-                1,
-                true,
-                "returned",
-                1,
-                2584,
-                81
-            ),
-            row(
-                "single-user-coalesced",
-                "warehouse-audit",
-                1,
-                true,
-                "returned",
-                9,
-                26125,
-                659
-            ),
-        ]
+        table(
+            "
+            off                    category-ratings      1 pass returned 1    2594   57
+            off                    currency-totals       1 pass returned 2    5412  111
+            off                    escalate-tickets      1 pass returned 1    2699   98
+            off                    flaky-rates           1 pass returned 3    8070   90
+            off                    forecast-hottest      1 pass returned 3    8341  151
+            off                    invoice-reminders     1 pass returned 1    2684   74
+            off                    knowledge-hops        1 pass returned 9   22759  258
+            off                    late-delivery-credits 1 pass returned 5   15996  632
+            off                    low-stock             1 pass returned 1    2599   39
+            off                    mcp-service-logs      1 pass returned 2    6987  180
+            off                    missing-customers     1 pass returned 2    5496  118
+            off                    order-revenue         1 pass returned 1    2636   59
+            off                    order-revenue         2 pass returned 2    5360  100
+            off                    paged-admins          1 pass returned 3    8119  203
+            off                    refund-queue          1 pass returned 24 156864 5285
+            off                    refund-unknown-order  1 pass failed   2    5410   91
+            off                    renamed-fields        1 pass returned 3    8016   93
+            off                    restock               1 pass returned 1    2686   82
+            off                    shipment-delays       1 pass returned 3    8324  184
+            off                    sms-rate-limit        1 pass returned 3    8328  230
+            off                    team-hours            1 pass returned 3    8161  153
+            off                    ticket-routing        1 pass returned 10  32507  682
+            off                    ticket-status-counts  1 pass returned 1    2591   67
+            off                    top-spenders          1 FAIL returned 1    2584   73
+            off                    warehouse-audit       1 pass returned 9   29090  669
+            on                     late-delivery-credits 1 pass returned 5   13416  632
+            on                     refund-queue          1 pass returned 24 114486 5285
+            on                     sms-rate-limit        1 pass returned 3    6969  252
+            on                     warehouse-audit       1 pass returned 9   24208  659
+            on-openai              refund-queue          1 pass returned 24  88988 5285
+            single-user-coalesced  late-delivery-credits 1 pass returned 5   15184  632
+            single-user-coalesced  order-revenue         1 pass returned 1    2636   59
+            single-user-coalesced  order-revenue         2 pass returned 2    5307  100
+            single-user-coalesced  paged-admins          1 pass returned 3    7947  203
+            single-user-coalesced  sms-rate-limit        1 FAIL returned 3    8190  188
+            single-user-coalesced  top-spenders          1 pass returned 1    2584   81
+            single-user-coalesced  warehouse-audit       1 pass returned 9   26125  659
+            "
+        )
     );
     let reasons: Vec<(String, Vec<String>)> = report
         .runs
@@ -333,7 +271,6 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     let h = comparison.est_history_tokens;
     assert!(h.config < h.baseline, "{h:?}");
 
-    let markdown = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
     assert!(
         markdown.contains(&format!("- {}\n", comparison.summary)),
         "{markdown}"
@@ -350,22 +287,9 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
         markdown.contains("| off | `off` | 25 | 96.0 % (24/25) | 3.8 | 14,573 | 391 | 0 |"),
         "{markdown}"
     );
-    // docs/benchmark.md shows this report as its sample: the same text but for wall times.
-    let doc = std::fs::read_to_string(repo().join("docs/benchmark.md")).unwrap();
-    let sample = doc
-        .split_once("````markdown\n")
-        .and_then(|(_, rest)| rest.split_once("````\n"))
-        .map(|(sample, _)| sample)
-        .expect("docs/benchmark.md has a ````markdown sample");
-    // (made with `--llm replay-dir:benchmarks/transcripts` from the repository's root).
-    let from_root = markdown.replace(
-        &format!("replay-dir:{}", dir.display()),
-        "replay-dir:benchmarks/transcripts",
-    );
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        rewrite_doc_sample(0, &from_root);
-    }
-    assert_eq!(without_wall_times(sample), without_wall_times(&from_root));
+    // docs/benchmark.md shows this report as its first sample (made with `--llm
+    // replay-dir:benchmarks/transcripts` from the repository's root).
+    check_doc_sample(0, &markdown);
     let json: Report =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(json, report);
@@ -382,11 +306,7 @@ fn replaying_the_committed_transcripts_gives_the_recorded_verdicts_and_numbers()
     }
     // ...and replaying what it wrote gives the same records: the same verdicts and numbers.
     let again = out_dir("rewritten");
-    let second = evaluate(&options(
-        format!("replay-dir:{}", out.join("transcripts").display()),
-        &again,
-    ))
-    .unwrap();
+    let second = evaluate(&replay_options(&out.join("transcripts"), &again)).unwrap();
     assert_eq!(
         second.runs.into_iter().map(stable).collect::<Vec<_>>(),
         report.runs.into_iter().map(stable).collect::<Vec<_>>()
@@ -446,13 +366,7 @@ fn bad_arguments_are_explained() {
         "--llm gemini:pro: unknown model spec `gemini:pro`; use openai:MODEL, anthropic:MODEL, \
          openai-compatible:URL:MODEL or replay:FILE"
     );
-    let mut opts = options(
-        format!(
-            "replay-dir:{}",
-            repo().join("benchmarks/transcripts").display()
-        ),
-        &out,
-    );
+    let mut opts = replay_options(&repo().join("benchmarks/transcripts"), &out);
     opts.missions = vec!["no-such-*".into()];
     assert_eq!(
         err(opts.clone()),
@@ -479,34 +393,15 @@ fn bad_arguments_are_explained() {
 /// (but for wall times): the second ````markdown sample there.
 #[test]
 fn the_recorded_smollm2_runs_replay_to_the_documented_report() {
-    let dir = repo().join("benchmarks/transcripts-smollm2-135m");
-    let out = out_dir("smollm2");
-    let report = evaluate(&options(format!("replay-dir:{}", dir.display()), &out)).unwrap();
+    let Replayed {
+        report,
+        out,
+        markdown,
+        ..
+    } = replay("transcripts-smollm2-135m");
     assert_eq!(report.runs.len(), 46);
     assert!(report.runs.iter().all(|r| !r.passed && r.input_tokens > 0));
-    let markdown = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
-    let from_root = markdown.replace(
-        &format!("replay-dir:{}", dir.display()),
-        "replay-dir:benchmarks/transcripts-smollm2-135m",
-    );
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        rewrite_doc_sample(1, &from_root);
-    }
-    let doc = std::fs::read_to_string(repo().join("docs/benchmark.md")).unwrap();
-    let samples: Vec<&str> = doc
-        .split("````markdown\n")
-        .skip(1)
-        .filter_map(|rest| rest.split_once("````\n").map(|(sample, _)| sample))
-        .collect();
-    assert_eq!(
-        samples.len(),
-        2,
-        "docs/benchmark.md has two ````markdown samples"
-    );
-    assert_eq!(
-        without_wall_times(samples[1]),
-        without_wall_times(&from_root)
-    );
+    check_doc_sample(1, &markdown);
     let _ = std::fs::remove_dir_all(out);
 }
 

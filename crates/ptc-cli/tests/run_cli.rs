@@ -42,6 +42,41 @@ fn path(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
+/// The error `ptc` printed for a command line it refused (exit status 2).
+fn refusal(output: &Output) -> String {
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    text(&output.stderr)
+}
+
+/// A bill as `--json` shows it: the total in input-token equivalents, and the input, cache-read
+/// and cache-write tokens it prices.
+fn bill(billed: f64, input: u64, cache_read: u64, cache_write: u64) -> serde_json::Value {
+    serde_json::json!({
+        "billed": billed, "input_tokens": input,
+        "cache_read_tokens": cache_read, "cache_write_tokens": cache_write
+    })
+}
+
+/// The `cost` object of `--json`: the run's requests billed under `pricing` (the `bill`'s fields
+/// at the top), the same run sending its full history, their ratio, and what the provider
+/// reported, priced alike (`None` when it reported no cache figures).
+fn cost_report(
+    pricing: &str,
+    requests: u64,
+    run: serde_json::Value,
+    full_history: serde_json::Value,
+    ratio: f64,
+    reported: Option<serde_json::Value>,
+) -> serde_json::Value {
+    let mut cost = serde_json::json!({
+        "pricing": pricing, "requests": requests,
+        "full_history": full_history, "ratio": ratio, "reported": reported
+    });
+    let fields = cost.as_object_mut().expect("an object");
+    fields.extend(run.as_object().expect("a bill").clone());
+    cost
+}
+
 #[test]
 fn a_replayed_run_shows_each_turn_and_a_summary_and_dumps_the_step() {
     let transcript = temp(
@@ -236,9 +271,8 @@ fn running_out_of_turns_exits_with_three() {
 #[test]
 fn bad_arguments_are_errors_that_say_what_to_do() {
     let output = ptc(&["run", "--mission", "x", "--llm", "gemini:pro"]);
-    assert_eq!(output.status.code(), Some(2));
     assert_eq!(
-        text(&output.stderr),
+        refusal(&output),
         "error: unknown model spec `gemini:pro`; use openai:MODEL, anthropic:MODEL, \
          openai-compatible:URL:MODEL or replay:FILE\n"
     );
@@ -251,10 +285,10 @@ fn bad_arguments_are_errors_that_say_what_to_do() {
         "--signature",
         "{a :nope}",
     ]);
-    assert_eq!(output.status.code(), Some(2));
+    let error = refusal(&output);
     assert!(
-        text(&output.stderr)
-            .starts_with("error: replay transcript /nonexistent/t.jsonl: cannot read it")
+        error.starts_with("error: replay transcript /nonexistent/t.jsonl: cannot read it"),
+        "{error}"
     );
     let transcript = temp("one.jsonl", "{\"content\": \"(return 1)\"}\n");
     let output = ptc(&[
@@ -266,9 +300,8 @@ fn bad_arguments_are_errors_that_say_what_to_do() {
         "--signature",
         "{a :nope}",
     ]);
-    assert_eq!(output.status.code(), Some(2));
     assert_eq!(
-        text(&output.stderr),
+        refusal(&output),
         "error: the agent's signature: invalid signature at line 1, column 4: unknown type \
          :nope; the types are :string :int :float :bool :keyword :any :map, [T] and {field \
          T}\n  {a :nope}\n     ^\n"
@@ -320,17 +353,14 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
             // The replay names no provider and recorded no cache figures: Anthropic's profile,
             // as the default strategy assumes. Both requests share the system prompt, which
             // the first writes to the cache and the second reads.
-            "cost": {
-                "pricing": "anthropic", "requests": 2,
-                "billed": 2826.45, "input_tokens": 8,
-                "cache_read_tokens": 2072, "cache_write_tokens": 2089,
-                "full_history": {
-                    "billed": 2826.45, "input_tokens": 8,
-                    "cache_read_tokens": 2072, "cache_write_tokens": 2089
-                },
-                "ratio": 1.0,
-                "reported": null
-            },
+            "cost": cost_report(
+                "anthropic",
+                2,
+                bill(2826.45, 8, 2072, 2089),
+                bill(2826.45, 8, 2072, 2089),
+                1.0,
+                None
+            ),
             "step_file": null,
             "checkpoint": null
         })
@@ -431,20 +461,14 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
     // written at 1.25).
     assert_eq!(
         cost(&[]),
-        serde_json::json!({
-            "pricing": "anthropic", "requests": 3,
-            "billed": 3187.75, "input_tokens": 11,
-            "cache_read_tokens": 4280, "cache_write_tokens": 2199,
-            "full_history": {
-                "billed": 3189.0, "input_tokens": 11,
-                "cache_read_tokens": 4280, "cache_write_tokens": 2200
-            },
-            "ratio": 0.9996,
-            "reported": {
-                "billed": 3184.0, "input_tokens": 95,
-                "cache_read_tokens": 4140, "cache_write_tokens": 2140
-            }
-        })
+        cost_report(
+            "anthropic",
+            3,
+            bill(3187.75, 11, 4280, 2199),
+            bill(3189.0, 11, 4280, 2200),
+            0.9996,
+            Some(bill(3184.0, 95, 4140, 2140))
+        )
     );
     // The profile can be named in ptc.toml, and a flag wins over the file (95 input, 4,140 read
     // at 0.25, 2,140 written at the input price).
@@ -477,11 +501,10 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
     .current_dir(&dir.0)
     .output()
     .expect("run ptc");
-    assert_eq!(output.status.code(), Some(2));
+    let error = refusal(&output);
     assert!(
-        text(&output.stderr).contains("invalid value 'gemini' for '--pricing <PROFILE>'"),
-        "{}",
-        text(&output.stderr)
+        error.contains("invalid value 'gemini' for '--pricing <PROFILE>'"),
+        "{error}"
     );
 }
 
@@ -491,9 +514,8 @@ fn the_mission_comes_from_a_flag_or_a_file_and_may_not_be_empty() {
     let transcript = dir.file("t.jsonl", "{\"content\": \"(return 1)\"}\n");
     let llm = format!("replay:{}", path(&transcript));
     let output = ptc(&["run", "--mission", "  ", "--llm", &llm]);
-    assert_eq!(output.status.code(), Some(2));
     assert_eq!(
-        text(&output.stderr),
+        refusal(&output),
         "error: the mission is empty; say what the agent must do\n"
     );
     let mission = dir.file("mission.txt", "Return one.\n");
@@ -507,12 +529,8 @@ fn the_mission_comes_from_a_flag_or_a_file_and_may_not_be_empty() {
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let output = ptc(&["run", "--llm", &llm]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        text(&output.stderr).contains("--mission <TEXT>"),
-        "{}",
-        text(&output.stderr)
-    );
+    let error = refusal(&output);
+    assert!(error.contains("--mission <TEXT>"), "{error}");
 }
 
 #[test]
@@ -524,9 +542,8 @@ fn a_url_after_openai_is_refused_with_the_spec_to_use() {
         "--llm",
         "openai:http://localhost:8000/v1:qwen",
     ]);
-    assert_eq!(output.status.code(), Some(2));
     assert_eq!(
-        text(&output.stderr),
+        refusal(&output),
         "error: `openai:http://localhost:8000/v1:qwen` names a URL, but openai: takes a model \
          name (the server is OpenAI's, or OPENAI_BASE_URL); for another server write \
          openai-compatible:URL:MODEL, e.g. openai-compatible:http://localhost:8000/v1:qwen\n"
@@ -547,10 +564,9 @@ fn an_unwritable_step_file_is_refused_before_the_first_request() {
         "--dump-step",
         path(&target),
     ]);
-    assert_eq!(output.status.code(), Some(2));
     assert_eq!(text(&output.stdout), "", "no turn was run");
     assert_eq!(
-        text(&output.stderr),
+        refusal(&output),
         format!(
             "error: cannot write the step to {}: No such file or directory (os error 2)\n",
             target.display()

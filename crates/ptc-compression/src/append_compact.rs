@@ -8,7 +8,8 @@ use crate::render::{
     OUTPUT_HEADER, Parts, ResultShown, ReturnShapes, TOOL_CALLS_HEADER, USER_HEADER, ValueShown,
 };
 use crate::strategy::{
-    Compression, Rendered, Repeats, finish_request, render_single_shot, unrecovered_from,
+    Compression, Rendered, Repeats, count_shown_turn, finish_request, render_single_shot,
+    unrecovered_from,
 };
 use crate::tokenizer::HeuristicTokenizer;
 use crate::tokenizer::Tokenizer;
@@ -177,13 +178,7 @@ impl AppendCompact {
             messages.push(Message::assistant(render::program_text(turn)));
             let prints = newest_prints(turn, limits.println_limit);
             messages.push(raw_feedback(turn, prints, opts));
-            counts.tool_calls_total += turn.tool_calls().len();
-            counts.tool_calls_shown += turn.tool_calls().len();
-            counts.prints_total += turn.prints().len();
-            counts.prints_shown += prints.len();
-            if !turn.is_success() {
-                counts.failed_shown += 1;
-            }
+            count_shown_turn(&mut counts, turn, prints.len());
         }
         counts.failed_total = turns.iter().filter(|t| !t.is_success()).count();
         finish_request(

@@ -3,6 +3,7 @@
 
 use crate::options::{RenderLimits, RenderOptions};
 use crate::vocabulary::TypeVocabulary;
+use ptc_lisp::{CollectionCut, to_compact};
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, Value, ValueShape};
 use ptc_lisp::{hide_firewalled, is_firewalled_name, to_clojure};
 use ptc_turn::{Message, Turn};
@@ -178,7 +179,7 @@ pub(crate) fn push_sample(out: &mut String, value: &Value, limits: &RenderLimits
                 }
                 out.push_str("...");
                 out.push_str(close);
-                push_cut_note(out, len, shown);
+                push_cut_note(out, CollectionCut { total: len, shown });
             } else {
                 out.push_str(close);
             }
@@ -194,9 +195,10 @@ pub(crate) fn push_sample(out: &mut String, value: &Value, limits: &RenderLimits
     }
 }
 
-fn push_cut_note(out: &mut String, len: usize, shown: usize) {
+/// The note after a cut collection, as every rendering of a value writes it.
+fn push_cut_note(out: &mut String, cut: CollectionCut) {
     use std::fmt::Write;
-    let _ = write!(out, " ({len} items, showing first {shown})");
+    let _ = write!(out, " {cut}");
 }
 
 /// `{:key value ...}` with every key (up to [`RECORD_KEYS`]).
@@ -214,7 +216,7 @@ fn push_record(out: &mut String, map: &ptc_lisp::Map, limits: &RenderLimits) {
     }
     if shown < len {
         out.push_str(" ...}");
-        push_cut_note(out, len, shown);
+        push_cut_note(out, CollectionCut { total: len, shown });
     } else {
         out.push('}');
     }
@@ -223,24 +225,12 @@ fn push_record(out: &mut String, map: &ptc_lisp::Map, limits: &RenderLimits) {
 /// A value inside a sample: cut like a sample, without the note on how much was cut (only the
 /// outermost collection gets one).
 fn push_inner(out: &mut String, value: &Value, limits: &RenderLimits) {
-    let (text, cut) = to_clojure(
+    let shown = to_compact(
         value,
         Some(limits.sample_limit),
         Some(limits.sample_printable_limit),
     );
-    out.push_str(if cut { without_cut_note(&text) } else { &text });
-}
-
-/// `text` without the ` (N items, showing first M)` that ends a cut collection.
-fn without_cut_note(text: &str) -> &str {
-    let Some(at) = text.rfind(" (") else {
-        return text;
-    };
-    let is_note = text[at + 2..]
-        .strip_suffix(')')
-        .and_then(|note| note.split_once(" items, showing first "))
-        .is_some_and(|(len, shown)| len.parse::<usize>().is_ok() && shown.parse::<usize>().is_ok());
-    if is_note { &text[..at] } else { text }
+    out.push_str(&shown.text);
 }
 
 /// A value as prompts show it: cut to `items` per collection and `chars` characters per

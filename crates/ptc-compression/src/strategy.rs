@@ -313,7 +313,6 @@ fn push_summary_and_failures(
     for &i in &split.pairs {
         push_failed_pair(messages, &turns[i], opts, counts);
     }
-    counts.failed_shown += split.pairs.len();
     counts.failed_total += turns.iter().filter(|t| !t.is_success()).count();
 }
 
@@ -334,10 +333,7 @@ fn push_failed_pair(
         value: ValueShown::Never,
     };
     messages.push(feedback.message(turn));
-    counts.tool_calls_total += turn.tool_calls().len();
-    counts.tool_calls_shown += turn.tool_calls().len();
-    counts.prints_total += turn.prints().len();
-    counts.prints_shown += turn.prints().len();
+    count_shown_turn(counts, turn, turn.prints().len());
 }
 
 /// The full history: the first user message (mission, `tool/`, `data/`), then for every turn the
@@ -394,13 +390,9 @@ fn write_verbatim_feedback(
         value: ValueShown::Always,
     };
     feedback.write(out, turn);
-    counts.tool_calls_total += feedback.calls.len();
-    counts.tool_calls_shown += feedback.calls.len();
-    counts.prints_total += feedback.prints.len();
-    counts.prints_shown += feedback.prints.len();
+    count_shown_turn(counts, turn, feedback.prints.len());
     if !turn.is_success() {
         counts.failed_total += 1;
-        counts.failed_shown += 1;
     }
 }
 
@@ -474,6 +466,18 @@ pub(crate) fn finish_request(
         Repeats::AllButTurnCount => growing_points(&messages, opts, stable),
     };
     finish(strategy, true, messages, counts, turns, opts, None, points)
+}
+
+/// Counts a turn that a request shows as its program and the feedback on it: every one of its
+/// tool calls, `prints_shown` of its prints, and the turn itself if it failed.
+pub(crate) fn count_shown_turn(counts: &mut Counts, turn: &Turn, prints_shown: usize) {
+    counts.tool_calls_total += turn.tool_calls().len();
+    counts.tool_calls_shown += turn.tool_calls().len();
+    counts.prints_total += turn.prints().len();
+    counts.prints_shown += prints_shown;
+    if !turn.is_success() {
+        counts.failed_shown += 1;
+    }
 }
 
 /// No compression: the whole conversation, each turn as the model's response and a feedback
@@ -704,7 +708,6 @@ impl Compression for PerTurnSummary {
                 previous = turn.memory();
                 Some(defined)
             } else {
-                counts.failed_shown += 1;
                 None
             };
             let message = Feedback {
@@ -716,12 +719,11 @@ impl Compression for PerTurnSummary {
             }
             .message(turn);
             messages.push(message);
-            counts.tool_calls_shown += turn.tool_calls().len();
-            counts.prints_shown += prints.len();
+            // A turn left out has neither tool calls nor prints, so the totals of the shown
+            // turns are those of all turns.
+            count_shown_turn(&mut counts, turn, prints.len());
         }
         counts.turns_compressed = turns.iter().filter(|t| t.is_success()).count();
-        counts.tool_calls_total = turns.iter().map(|t| t.tool_calls().len()).sum();
-        counts.prints_total = turns.iter().map(|t| t.prints().len()).sum();
         counts.failed_total = turns.iter().filter(|t| !t.is_success()).count();
         finish_request(
             self.name(),

@@ -4,13 +4,16 @@
 //! - [`to_clojure`]: without limits, exactly [`pr_str`]; with limits, the compact form used in
 //!   prompts: the same reader syntax without the commas between map entries (commas
 //!   are whitespace to the reader, so it reads back to the same value), truncated:
-//!   collections over `limit` items end with `... (N items, showing first M)` and
-//!   strings over `printable_limit` characters end with `...`.
+//!   collections over `limit` items end with `...` and strings over `printable_limit`
+//!   characters end with `...`; the outermost cut collection is followed by a note saying how
+//!   much it held ([`CollectionCut`]).
+//! - [`to_compact`]: the same compact form, with the outermost cut reported as data instead of
+//!   a note, for renderers that word it themselves or leave it out.
 //! - [`print_str`]: what `println` shows (strings and characters unquoted at every depth).
 //! - [`str_of`]: what `str` makes of one value (`nil` is empty, a string is itself).
 
 use crate::value::{Date, DateKind, Value};
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 /// Clojure's `pr-str` of one value.
 pub fn pr_str(value: &Value) -> String {
@@ -21,7 +24,8 @@ pub fn pr_str(value: &Value) -> String {
 
 /// A value in Clojure syntax, and whether anything was truncated. Without limits it is exactly
 /// what Clojure's `pr-str` prints ([`pr_str`]); with either limit it is the compact rendering of
-/// prompts, whose maps have no commas.
+/// prompts, whose maps have no commas, and a cut outermost collection is followed by its
+/// [`CollectionCut`] note.
 ///
 /// ```
 /// use ptc_lisp::{Value, to_clojure};
@@ -36,16 +40,87 @@ pub fn to_clojure(
     limit: Option<usize>,
     printable_limit: Option<usize>,
 ) -> (String, bool) {
-    let style = if limit.is_none() && printable_limit.is_none() {
-        Style::Readable
-    } else {
-        Style::Compact
-    };
-    let mut p = Printer::new(style);
+    if limit.is_none() && printable_limit.is_none() {
+        return (pr_str(value), false);
+    }
+    let CompactText {
+        mut text,
+        cut,
+        truncated,
+    } = to_compact(value, limit, printable_limit);
+    if let Some(cut) = cut {
+        let _ = write!(text, " {cut}");
+    }
+    (text, truncated)
+}
+
+/// The outermost collection of a compact rendering that a limit cut short: how many items it
+/// holds and how many of them, from the first, were printed. Its [`Display`](fmt::Display) is
+/// the note [`to_clojure`] writes after the collection, `(5 items, showing first 3)`.
+///
+/// ```
+/// use ptc_lisp::CollectionCut;
+/// assert_eq!(CollectionCut { total: 5, shown: 3 }.to_string(), "(5 items, showing first 3)");
+/// assert_eq!(CollectionCut { total: 1, shown: 0 }.to_string(), "(1 item, showing first 0)");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CollectionCut {
+    /// How many items the collection holds (entries, for a map).
+    pub total: usize,
+    /// How many of its first items were printed; less than `total`.
+    pub shown: usize,
+}
+
+impl fmt::Display for CollectionCut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let items = if self.total == 1 { "item" } else { "items" };
+        write!(f, "({} {items}, showing first {})", self.total, self.shown)
+    }
+}
+
+/// A value in the compact form of prompts ([`to_compact`]), and what the limits left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompactText {
+    /// The value's text, with no note after a cut collection: a cut collection ends in `...`
+    /// before its closing bracket, and a cut string in `...` before its closing quote.
+    pub text: String,
+    /// The outermost collection, when a limit cut it short; `None` when it was printed whole
+    /// (collections inside it may still have been cut: see `truncated`).
+    pub cut: Option<CollectionCut>,
+    /// Whether anything was left out: a collection at any depth, or a string.
+    pub truncated: bool,
+}
+
+/// A value in the compact form of prompts: reader syntax without commas between map entries,
+/// every collection cut to its first `limit` items and every string to its first
+/// `printable_limit` characters (`None`: no limit). Unlike [`to_clojure`], the text carries no
+/// note on how much of the outermost collection was shown; `cut` says it, for the caller to
+/// word as it needs.
+///
+/// ```
+/// use ptc_lisp::{CollectionCut, Value, to_compact};
+/// let v = Value::vector([Value::vector((1..=4).map(Value::Int)), Value::Nil, Value::Nil]);
+/// let shown = to_compact(&v, Some(2), None);
+/// assert_eq!(shown.text, "[[1 2 ...] nil ...]");
+/// assert_eq!(shown.cut, Some(CollectionCut { total: 3, shown: 2 }));
+/// assert!(shown.truncated);
+/// let whole = to_compact(&Value::vector([Value::Int(1)]), Some(2), None);
+/// assert_eq!((whole.text.as_str(), whole.cut, whole.truncated), ("[1]", None, false));
+/// ```
+pub fn to_compact(
+    value: &Value,
+    limit: Option<usize>,
+    printable_limit: Option<usize>,
+) -> CompactText {
+    let mut p = Printer::new(Style::Compact);
     p.limit = limit;
     p.printable_limit = printable_limit;
     p.value(value);
-    (p.out, p.truncated)
+    CompactText {
+        text: p.out,
+        cut: p.cut,
+        truncated: p.truncated,
+    }
 }
 
 /// [`to_clojure`] cut off after about `max_bytes` bytes (ending in `...` when cut): for values
@@ -61,6 +136,9 @@ pub fn to_clojure_within(
     p.printable_limit = printable_limit;
     p.max_len = max_bytes;
     p.value(value);
+    if let Some(cut) = p.cut {
+        let _ = write!(p.out, " {cut}");
+    }
     if p.stopped {
         let mut end = max_bytes.min(p.out.len());
         while !p.out.is_char_boundary(end) {
@@ -212,6 +290,8 @@ struct Printer {
     limit: Option<usize>,
     printable_limit: Option<usize>,
     truncated: bool,
+    /// The outermost collection, when a limit cut it short.
+    cut: Option<CollectionCut>,
     /// How many collections enclose the value being printed.
     depth: usize,
     out: String,
@@ -229,6 +309,7 @@ impl Printer {
             limit: None,
             printable_limit: None,
             truncated: false,
+            cut: None,
             depth: 0,
             out: String::new(),
             max_len: usize::MAX,
@@ -448,9 +529,9 @@ impl Printer {
             }
             self.out.push_str("...");
             self.out.push_str(close);
-            // One note, for the outermost collection; inner ones just end with `...`.
+            // Only the outermost collection's cut is reported; inner ones just end with `...`.
             if self.depth == 0 {
-                let _ = write!(self.out, " ({len} items, showing first {shown})");
+                self.cut = Some(CollectionCut { total: len, shown });
             }
         } else {
             self.out.push_str(close);
@@ -617,7 +698,7 @@ mod tests {
         );
         assert_eq!(
             to_clojure(&Value::vector([1.into()]), Some(0), None),
-            ("[...] (1 items, showing first 0)".to_string(), true)
+            ("[...] (1 item, showing first 0)".to_string(), true)
         );
         let nested = Value::vector([Value::vector((1..=5).map(Value::Int)), Value::Nil]);
         assert_eq!(

@@ -53,7 +53,7 @@ pub use engine::{
 };
 pub use error::{Error, ErrorKind, Result};
 pub use firewall::{HIDDEN, hide_firewalled, is_firewalled_name};
-pub use format::{pr_str, print_str, to_clojure};
+pub use format::{CollectionCut, CompactText, pr_str, print_str, to_clojure, to_compact};
 pub use history::History;
 pub use json::{from_json, from_json_str, to_json};
 pub use namespace::Definition;

@@ -8,6 +8,8 @@
 //! local-model` and the end-to-end tests both use it, so a fresh checkout and CI get the same
 //! model without any step by hand.
 
+#![deny(missing_docs)]
+
 use std::fs::{self, File};
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};

@@ -25,6 +25,8 @@
 //! # });
 //! ```
 
+#![deny(missing_docs)]
+
 mod sqlite;
 
 pub use sqlite::SqliteStore;

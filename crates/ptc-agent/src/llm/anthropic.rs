@@ -123,6 +123,8 @@ impl Anthropic {
         self
     }
 
+    /// How failed requests are retried (default [`RetryPolicy::default`]: 3 retries with
+    /// growing, jittered waits).
     pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -135,10 +137,12 @@ impl Anthropic {
         self
     }
 
+    /// The API root requests go to, without a trailing `/`.
     pub fn base_url(&self) -> &str {
         &self.base_url
     }
 
+    /// The model every request names.
     pub fn model(&self) -> &str {
         &self.model
     }

@@ -11,23 +11,38 @@ pub enum LlmError {
          and that the URL is right"
     )]
     Connect {
+        /// The model spec of the provider that failed, e.g. `anthropic:claude-sonnet-4-5`.
         provider: String,
+        /// The endpoint the request was for, e.g. `https://api.openai.com/v1/chat/completions`.
         url: String,
+        /// What the HTTP client said went wrong (refused, DNS, TLS, ...).
         message: String,
     },
     /// The connection failed during the exchange.
     #[error("network error talking to {provider}: {message}")]
-    Transport { provider: String, message: String },
+    Transport {
+        /// The model spec of the provider that failed, e.g. `anthropic:claude-sonnet-4-5`.
+        provider: String,
+        /// What the HTTP client said went wrong.
+        message: String,
+    },
     /// No complete answer within the request timeout.
     #[error(
         "{provider} did not answer within {} s; raise the request timeout if the model is slow",
         .timeout.as_secs_f64()
     )]
-    Timeout { provider: String, timeout: Duration },
+    Timeout {
+        /// The model spec of the provider that failed, e.g. `anthropic:claude-sonnet-4-5`.
+        provider: String,
+        /// The request timeout that ran out.
+        timeout: Duration,
+    },
     /// The provider answered with an HTTP error status.
     #[error("{provider} answered HTTP {status}: {message}{}", status_hint(*.status))]
     Http {
+        /// The model spec of the provider that failed, e.g. `anthropic:claude-sonnet-4-5`.
         provider: String,
+        /// The HTTP status code, e.g. 401 or 500.
         status: u16,
         /// The provider's own error message (`error.message` of a JSON body), or the body.
         message: String,
@@ -38,14 +53,21 @@ pub enum LlmError {
          rate"
     )]
     RateLimited {
+        /// The model spec of the provider that failed, e.g. `anthropic:claude-sonnet-4-5`.
         provider: String,
+        /// The provider's own error message, or the body.
         message: String,
         /// How long the provider asked to wait (`Retry-After`).
         retry_after: Option<Duration>,
     },
     /// A success status with a body that is not the expected JSON.
     #[error("{provider} sent a response that could not be read: {message}")]
-    InvalidResponse { provider: String, message: String },
+    InvalidResponse {
+        /// The model spec of the provider that failed, e.g. `anthropic:claude-sonnet-4-5`.
+        provider: String,
+        /// What was wrong with the body: the JSON error or the field that was missing.
+        message: String,
+    },
     /// The provider is not set up right, e.g. the API key is missing.
     #[error("{0}")]
     Configuration(String),
@@ -57,13 +79,21 @@ pub enum LlmError {
         "{script} has no reply left after serving {served}; add more replies, or make the run \
          need fewer model calls"
     )]
-    RepliesExhausted { script: String, served: usize },
+    RepliesExhausted {
+        /// The script, as errors name it: `the scripted model` or `the replay transcript
+        /// PATH`.
+        script: String,
+        /// How many replies it had, all served.
+        served: usize,
+    },
     /// A replay transcript could not be read.
     #[error("replay transcript {path}{}: {message}", line_suffix(*.line))]
     Transcript {
+        /// The transcript's path, as it was given.
         path: String,
         /// The 1-based line at fault, when the problem is one line.
         line: Option<usize>,
+        /// What is wrong: the file cannot be read, or the line is not a reply.
         message: String,
     },
     /// A failure after more than one attempt: a transient failure went on through every
@@ -72,7 +102,10 @@ pub enum LlmError {
     /// through to it), and the message names the first and the last, as a reply cut short by a
     /// dropped connection often turns into "connection refused" on the retries.
     #[error("{}", retries_text(.errors))]
-    RetriesExhausted { errors: Vec<LlmError> },
+    RetriesExhausted {
+        /// Every attempt's failure, the first first.
+        errors: Vec<LlmError>,
+    },
 }
 
 fn retries_text(errors: &[LlmError]) -> String {

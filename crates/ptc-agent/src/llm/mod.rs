@@ -215,16 +215,20 @@ impl LlmRequest {
         self
     }
 
+    /// Sets [`max_tokens`](LlmRequest::max_tokens).
     pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = Some(max_tokens);
         self
     }
 
+    /// Sets [`temperature`](LlmRequest::temperature).
     pub fn with_temperature(mut self, temperature: f32) -> Self {
         self.temperature = Some(temperature);
         self
     }
 
+    /// The same request with these sampling parameters (top-p, stop sequences, seed, response
+    /// format, user) in place of the ones it had.
     pub fn with_sampling(mut self, sampling: Sampling) -> Self {
         self.sampling = sampling;
         self
@@ -296,6 +300,8 @@ impl LlmRequest {
 pub struct LlmResponse {
     /// The reply's text.
     pub content: String,
+    /// The tokens the provider counted for the request and the reply; all 0 when it reported
+    /// none.
     #[serde(default)]
     pub usage: TokenUsage,
     /// The model that answered, as the provider names it.
@@ -341,11 +347,13 @@ impl LlmResponse {
         }
     }
 
+    /// Sets [`usage`](LlmResponse::usage).
     pub fn with_usage(mut self, usage: TokenUsage) -> Self {
         self.usage = usage;
         self
     }
 
+    /// Sets [`stop_reason`](LlmResponse::stop_reason).
     pub fn with_stop_reason(mut self, stop_reason: impl Into<String>) -> Self {
         self.stop_reason = Some(stop_reason.into());
         self

@@ -30,6 +30,7 @@ pub struct RecordingLlm {
 }
 
 impl RecordingLlm {
+    /// Records the replies of `inner`, which answers every request.
     pub fn new(inner: Arc<dyn Llm>) -> RecordingLlm {
         RecordingLlm {
             inner,

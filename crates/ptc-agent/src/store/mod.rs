@@ -48,7 +48,9 @@ pub trait RunStore: Send + Sync {
 /// how.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checkpoint {
+    /// What the run was given: mission, data, settings.
     pub task: Task,
+    /// The turns completed so far, in order.
     pub turns: Turns,
     /// The outcome and total usage, when the run ended.
     pub end: Option<(StepOutcome, Usage)>,
@@ -96,8 +98,11 @@ pub enum StoreError {
     /// A turn whose number is not the next one of its run.
     #[error("turn {found} of run `{id}` is out of order: the next turn is number {expected}")]
     OutOfOrder {
+        /// The run's id.
         id: String,
+        /// The number the next turn must have.
         expected: u32,
+        /// The number the turn had.
         found: u32,
     },
     /// Reading or writing the store failed.

@@ -33,17 +33,33 @@ pub enum WireError {
         at: String,
     },
     /// A required field is absent.
-    MissingField { at: String, field: &'static str },
+    MissingField {
+        /// Where the object was, e.g. `messages[3]`.
+        at: String,
+        /// The name of the missing field.
+        field: &'static str,
+    },
     /// A field holds the wrong kind of JSON value.
     InvalidField {
+        /// Where the object was, e.g. `messages[3]`.
         at: String,
+        /// The name of the field.
         field: &'static str,
+        /// What the field must hold, e.g. `a string`.
         expected: &'static str,
     },
     /// A role name the format does not define.
-    UnknownRole { at: String, role: String },
+    UnknownRole {
+        /// Where the message was, e.g. `messages[3]`.
+        at: String,
+        /// The role as written.
+        role: String,
+    },
     /// A tool-result message without the id of the call it answers, which Anthropic requires.
-    MissingToolCallId { index: usize },
+    MissingToolCallId {
+        /// The message's position in the list, from 0.
+        index: usize,
+    },
 }
 
 impl fmt::Display for WireError {

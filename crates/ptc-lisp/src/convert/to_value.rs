@@ -142,10 +142,7 @@ impl Serializer for ToValue {
         variant: &'static str,
         len: usize,
     ) -> Converted<Variant<Items>> {
-        Ok(Variant {
-            name: variant,
-            content: self.serialize_seq(Some(len))?,
-        })
+        Variant::new(variant, self.serialize_seq(Some(len)))
     }
 
     fn serialize_map(self, _len: Option<usize>) -> Converted<Entries> {
@@ -166,10 +163,7 @@ impl Serializer for ToValue {
         variant: &'static str,
         len: usize,
     ) -> Converted<Variant<Entries>> {
-        Ok(Variant {
-            name: variant,
-            content: self.serialize_map(Some(len))?,
-        })
+        Variant::new(variant, self.serialize_map(Some(len)))
     }
 }
 
@@ -198,7 +192,7 @@ macro_rules! sequence {
                 }
 
                 fn end(self) -> Converted<Value> {
-                    Ok(Value::vector(self.0))
+                    Ok(self.into_value())
                 }
             }
         )*
@@ -261,7 +255,7 @@ impl ser::SerializeMap for Entries {
     }
 
     fn end(self) -> Converted<Value> {
-        Ok(Value::Map(self.map))
+        Ok(self.into_value())
     }
 }
 
@@ -278,7 +272,24 @@ impl ser::SerializeStruct for Entries {
     }
 
     fn end(self) -> Converted<Value> {
-        Ok(Value::Map(self.map))
+        Ok(self.into_value())
+    }
+}
+
+/// A sequence or map being serialized, made into its value when it ends.
+pub(super) trait Content {
+    fn into_value(self) -> Value;
+}
+
+impl Content for Items {
+    fn into_value(self) -> Value {
+        Value::vector(self.0)
+    }
+}
+
+impl Content for Entries {
+    fn into_value(self) -> Value {
+        Value::Map(self.map)
     }
 }
 
@@ -286,6 +297,19 @@ impl ser::SerializeStruct for Entries {
 pub(super) struct Variant<C> {
     name: &'static str,
     content: C,
+}
+
+impl<C: Content> Variant<C> {
+    fn new(name: &'static str, content: Converted<C>) -> Converted<Variant<C>> {
+        Ok(Variant {
+            name,
+            content: content?,
+        })
+    }
+
+    fn finish(self) -> Converted<Value> {
+        Ok(variant_map(self.name, self.content.into_value()))
+    }
 }
 
 impl ser::SerializeTupleVariant for Variant<Items> {
@@ -297,7 +321,7 @@ impl ser::SerializeTupleVariant for Variant<Items> {
     }
 
     fn end(self) -> Converted<Value> {
-        Ok(variant_map(self.name, Value::vector(self.content.0)))
+        self.finish()
     }
 }
 
@@ -314,6 +338,6 @@ impl ser::SerializeStructVariant for Variant<Entries> {
     }
 
     fn end(self) -> Converted<Value> {
-        Ok(variant_map(self.name, Value::Map(self.content.map)))
+        self.finish()
     }
 }

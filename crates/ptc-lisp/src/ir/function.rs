@@ -73,13 +73,7 @@ impl Function {
         name: &str,
         f: impl Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync + 'static,
     ) -> Function {
-        Function::new(
-            FnRepr::Native(NativeFn {
-                name: ArcStr::from(name),
-                f: Box::new(f),
-            }),
-            0,
-        )
+        Function::native_at_depth(name, f, 0)
     }
 
     /// A function value implemented in Rust whose body holds the `captured` values, e.g. the
@@ -90,12 +84,20 @@ impl Function {
         captured: impl IntoIterator<Item = &'a Value>,
         f: impl Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync + 'static,
     ) -> Function {
+        Function::native_at_depth(name, f, captured_depth(captured))
+    }
+
+    fn native_at_depth(
+        name: &str,
+        f: impl Fn(&mut Ctx, &[Value]) -> EvalResult + Send + Sync + 'static,
+        depth: u32,
+    ) -> Function {
         Function::new(
             FnRepr::Native(NativeFn {
                 name: ArcStr::from(name),
                 f: Box::new(f),
             }),
-            captured_depth(captured),
+            depth,
         )
     }
 }
@@ -190,50 +192,94 @@ impl Drop for NativeFn {
     }
 }
 
-/// Pack a shape into a word for an atomic store (0 means "none").
-fn pack_shape(shape: ValueShape) -> u64 {
-    let (tag, len): (u64, usize) = match shape {
-        ValueShape::Nil => (1, 0),
-        ValueShape::Boolean => (2, 0),
-        ValueShape::Integer => (3, 0),
-        ValueShape::Float => (4, 0),
-        ValueShape::String => (5, 0),
-        ValueShape::Char => (6, 0),
-        ValueShape::Keyword => (7, 0),
-        ValueShape::Symbol => (8, 0),
-        ValueShape::List(n) => (9, n),
-        ValueShape::Map(n) => (10, n),
-        ValueShape::Set(n) => (11, n),
-        ValueShape::Function => (12, 0),
-        ValueShape::Regex => (13, 0),
-        ValueShape::Var => (14, 0),
-        ValueShape::LazySeq => (15, 0),
-        ValueShape::Date => (16, 0),
-        ValueShape::Ratio => (17, 0),
-        ValueShape::Decimal => (18, 0),
+/// The bits of a packed shape that hold a collection's length; the tag is above them.
+const LEN_MASK: u64 = (1 << 56) - 1;
+
+/// A shape's length in `shape_tags!`: the bound name, or 0 for a shape without one.
+macro_rules! length_or_zero {
+    () => {
+        0
     };
-    (tag << 56) | (len as u64 & ((1 << 56) - 1))
+    ($len:ident) => {
+        $len
+    };
 }
 
-fn unpack_shape(word: u64) -> Option<ValueShape> {
-    let len = (word & ((1 << 56) - 1)) as usize;
-    Some(match word >> 56 {
-        1 => ValueShape::Nil,
-        2 => ValueShape::Boolean,
-        3 => ValueShape::Integer,
-        4 => ValueShape::Float,
-        5 => ValueShape::String,
-        6 => ValueShape::Char,
-        7 => ValueShape::Keyword,
-        8 => ValueShape::Symbol,
-        9 => ValueShape::List(len),
-        10 => ValueShape::Map(len),
-        11 => ValueShape::Set(len),
-        12 => ValueShape::Function,
-        13 => ValueShape::Regex,
-        14 => ValueShape::Var,
-        15 => ValueShape::LazySeq,
-        16 => ValueShape::Date,
-        _ => return None,
-    })
+/// `pack_shape` and `unpack_shape` from one table of tags (0 is left for "none"), so that
+/// packing and unpacking cannot disagree.
+macro_rules! shape_tags {
+    ($($tag:literal: $shape:ident $(($len:ident))?,)*) => {
+        /// Pack a shape into a word for an atomic store (0 means "none").
+        fn pack_shape(shape: ValueShape) -> u64 {
+            let (tag, len): (u64, usize) = match shape {
+                $(ValueShape::$shape $(($len))? => ($tag, length_or_zero!($($len)?)),)*
+            };
+            (tag << 56) | (len as u64 & LEN_MASK)
+        }
+
+        fn unpack_shape(word: u64) -> Option<ValueShape> {
+            let len = (word & LEN_MASK) as usize;
+            Some(match word >> 56 {
+                $($tag => ValueShape::$shape $(({ let $len = len; $len }))?,)*
+                _ => return None,
+            })
+        }
+    };
+}
+
+shape_tags! {
+    1: Nil,
+    2: Boolean,
+    3: Integer,
+    4: Float,
+    5: String,
+    6: Char,
+    7: Keyword,
+    8: Symbol,
+    9: List(n),
+    10: Map(n),
+    11: Set(n),
+    12: Function,
+    13: Regex,
+    14: Var,
+    15: LazySeq,
+    16: Date,
+    17: Ratio,
+    18: Decimal,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pack_shape, unpack_shape};
+    use crate::value::ValueShape::{self, *};
+
+    #[test]
+    fn every_shape_unpacks_to_what_was_packed() {
+        let shapes: [ValueShape; 20] = [
+            Nil,
+            Boolean,
+            Integer,
+            Float,
+            String,
+            Char,
+            Keyword,
+            Symbol,
+            List(0),
+            List(12),
+            Map(3),
+            Set(1),
+            Function,
+            Regex,
+            Var,
+            LazySeq,
+            Date,
+            Ratio,
+            Decimal,
+            Map(1 << 40),
+        ];
+        for shape in shapes {
+            assert_eq!(unpack_shape(pack_shape(shape)), Some(shape));
+        }
+        assert_eq!(unpack_shape(0), None, "no return yet");
+    }
 }
