@@ -1,4 +1,5 @@
-//! The exception constructors programs write in `(throw (IllegalArgumentException. "..."))`.
+//! The exception constructors programs write in `(throw (IllegalArgumentException. "..."))`
+//! (`Exception.` itself is listed with `ex-info`, among the output and error functions).
 //!
 //! Each makes an exception value like `ex-info`'s, without data, that `throw` raises as an
 //! error of the kind its class stands for, so the `catch` clauses that would catch the Java
@@ -13,7 +14,6 @@ use crate::eval::{Ctx, EvalResult};
 use crate::value::Value;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
-    builtin!("Exception.", exception, "(Exception. message) (Exception. message cause)", "An exception with a message (and optionally a cause) and no data, for throw.", "(ex-message (Exception. \"no\"))" => "\"no\""),
     builtin!("RuntimeException.", exception, "(RuntimeException. message) (RuntimeException. message cause)", "An exception, as Exception.", "(ex-message (RuntimeException. \"rt\"))" => "\"rt\""),
     builtin!("Throwable.", exception, "(Throwable. message)", "An exception, as Exception.", "(ex-message (Throwable. \"t\"))" => "\"t\""),
     builtin!("Error.", exception, "(Error. message)", "An exception, as Exception.", "(ex-message (Error. \"e\"))" => "\"e\""),
@@ -43,9 +43,9 @@ fn construct(
     Ok(e)
 }
 
-type Args<'a> = (Option<&'a Value>, Option<&'a Value>);
+pub(crate) type Args<'a> = (Option<&'a Value>, Option<&'a Value>);
 
-fn exception(_: &mut Ctx, call: Call, args: Args<'_>) -> EvalResult {
+pub(crate) fn exception(_: &mut Ctx, call: Call, args: Args<'_>) -> EvalResult {
     construct(ErrorKind::Thrown, call, args)
 }
 

@@ -20,6 +20,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("flush", flush, "(flush)", "Does nothing: printed text is never buffered; nil.", "(flush)" => "nil"),
     builtin!("newline", newline, "(newline)", "Prints an empty output entry; returns nil.", "(newline)" => "nil"),
     builtin!("ex-data", ex_data, "(ex-data e)", "The data map of an exception made with ex-info, or nil.", "(try (throw (ex-info \"boom\" {:id 7})) (catch Exception e (ex-data e)))" => "{:id 7}"),
+    builtin!("Exception.", super::exceptions::exception, "(Exception. message) (Exception. message cause)", "An exception with a message (and optionally a cause) and no data, for throw.", "(ex-message (Exception. \"no\"))" => "\"no\""),
 ];
 
 /// The values rendered and separated by spaces. An entry is cut at `max_print_chars`

@@ -134,6 +134,8 @@ pub(crate) const FAMILIES_LEFT_OUT_OF_PROMPT: &[&str] = &[
     "Hashes",
     "Arrays (as vectors) and typed vectors",
     "Clojure's helper functions",
+    // `(Exception. message)`, listed with the output and error functions, stands for them.
+    "Exception constructors",
 ];
 
 /// Builtins the system prompt's compact reference leaves out: rarely written, and the full
@@ -154,17 +156,6 @@ pub(crate) const LEFT_OUT_OF_PROMPT: &[&str] = &[
     // The original PTC-Lisp's; programs written for it work, new ones need not learn them.
     "zip",
     "entries",
-    // `(Exception. message)` stands for all of them in the prompt.
-    "RuntimeException.",
-    "Throwable.",
-    "Error.",
-    "IllegalArgumentException.",
-    "NumberFormatException.",
-    "ArithmeticException.",
-    "IndexOutOfBoundsException.",
-    "ArrayIndexOutOfBoundsException.",
-    "ClassCastException.",
-    "NullPointerException.",
 ];
 
 struct Registry {
