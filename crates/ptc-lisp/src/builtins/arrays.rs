@@ -308,7 +308,7 @@ fn make_array(
 
 /// An array argument: a vector (what the constructors here give) or another sequential
 /// collection.
-fn array_items<'a>(call: Call, value: &'a Value) -> Result<&'a crate::value::Seq> {
+fn array_items(call: Call, value: &Value) -> Result<&crate::value::Seq> {
     value
         .as_seq()
         .ok_or_else(|| call.expected("an array (a vector)", value))
