@@ -476,7 +476,7 @@ mod tests {
         show(&mut s, "(/ 1 0)");
         assert_eq!(
             show(&mut s, "*e"),
-            "{:kind \"arithmetic\", :message \"divide by zero\", :line 1, :column 1}"
+            "{:kind \"arithmetic\", :message \"Divide by zero\", :line 1, :column 1}"
         );
         assert_eq!(show(&mut s, "(fail :no) *e"), "failed: :no");
         assert_eq!(show(&mut s, "(:kind *e)"), "\"failed\"");

@@ -37,6 +37,7 @@ pub(crate) enum Special {
     Ns,
     Require,
     WithOutStr,
+    Delay,
 }
 
 /// A macro-like form: rewritten into special forms before analysis.
@@ -62,6 +63,9 @@ pub(crate) enum Macro {
     Dotimes,
     Assert,
     Doto,
+    Pvalues,
+    Amap,
+    Areduce,
 }
 
 /// What a form is to the analyzer.
@@ -131,6 +135,7 @@ pub(crate) const FORMS: &[FormEntry] = &[
     form!(FormRole::Special(Special::Ns), "ns", &[], "(ns name ...) (ns name (:require [clojure.string :as s]))", "Its :require clauses give aliases as require does; the rest is ignored: a program has one namespace, user.", "(ns app.core) (+ 1 2)" => "3"),
     form!(FormRole::Special(Special::WithOutStr), "with-out-str", &[], "(with-out-str body ...)", "Evaluates the body and returns what it printed as a string, instead of printing it.", "(with-out-str (print \"a\" 1) (println \"!\"))" => "\"a 1!\\n\""),
     form!(FormRole::Special(Special::Require), "require", &[], "(require '[clojure.walk :as w]) (require '[clojure.string :as s :refer [join]]) (require 'clojure.walk)", "Gives a namespace an alias or refers some of its names, until the program ends; every namespace is loaded already.", "(require '[clojure.set :as cs]) (cs/union #{1} #{2})" => "#{1 2}"),
+    form!(FormRole::Special(Special::Delay), "delay", &[], "(delay body ...)", "A value whose body runs the first time it is forced (force, deref or @); later forcings give the same value.", "(let [d (delay (+ 1 2))] [(realized? d) @d (realized? d)])" => "[false 3 true]"),
     form!(FormRole::Macro(Macro::When), "when", &[], "(when test body ...)", "The body when test is truthy, else nil.", "(when (pos? 3) :yes)" => ":yes"),
     form!(FormRole::Macro(Macro::WhenNot), "when-not", &[], "(when-not test body ...)", "The body when test is falsey, else nil.", "(when-not (pos? 3) :yes)" => "nil"),
     form!(FormRole::Macro(Macro::IfNot), "if-not", &[], "(if-not test then else)", "(if (not test) then else).", "(if-not (empty? [1]) :some :none)" => ":some"),
@@ -151,11 +156,15 @@ pub(crate) const FORMS: &[FormEntry] = &[
     form!(FormRole::Macro(Macro::Dotimes), "dotimes", &[], "(dotimes [i n] body ...)", "Evaluates the body with i from 0 to n-1, for side effects; nil.", "(dotimes [i 2] (println i))" => "nil"),
     form!(FormRole::Macro(Macro::Assert), "assert", &[], "(assert test) (assert test message)", "nil when test is truthy, else throws \"Assert failed: \" with the message and the test.", "(try (assert (pos? -1)) (catch Exception e (ex-message e)))" => "\"Assert failed: (pos? -1)\""),
     form!(FormRole::Macro(Macro::Doto), "doto", &[], "(doto x (f a) g ...)", "Calls each form with x inserted as first argument, for side effects; returns x.", "(doto {:a 1} println)" => "{:a 1}"),
+    form!(FormRole::Macro(Macro::Pvalues), "pvalues", &[], "(pvalues expr ...)", "The values of the expressions, evaluated concurrently as pcalls does, in order.", "(pvalues (+ 1 2) (* 2 3))" => "(3 6)"),
+    form!(FormRole::Macro(Macro::Amap), "amap", &[], "(amap a i ret expr)", "A copy of the array (vector) a with each item i replaced by expr, evaluated with i and ret (the copy so far) bound.", "(let [a (int-array [1 2 3])] (amap a i ret (* 2 (aget a i))))" => "[2 4 6]"),
+    form!(FormRole::Macro(Macro::Areduce), "areduce", &[], "(areduce a i acc init expr)", "Reduces the array (vector) a: acc starts as init and becomes expr for each index i.", "(let [a [1 2 3]] (areduce a i acc 0 (+ acc (aget a i))))" => "6"),
 ];
 
 /// Forms the system prompt's compact reference leaves out: rarely written, and the full
 /// reference lists them all the same.
-pub(crate) const FORMS_LEFT_OUT_OF_PROMPT: &[&str] = &["assert", "doto"];
+pub(crate) const FORMS_LEFT_OUT_OF_PROMPT: &[&str] =
+    &["assert", "doto", "delay", "pvalues", "amap", "areduce"];
 
 /// Whether a refused name is refused everywhere or only where no definition has it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,14 +222,7 @@ pub(crate) const REFUSED: &[Refused] = &[
     ),
     refused!(
         Always,
-        [
-            "atom",
-            "swap!",
-            "reset!",
-            "deref",
-            "compare-and-set!",
-            "add-watch"
-        ],
+        ["atom", "swap!", "reset!", "compare-and-set!", "add-watch"],
         "PTC-Lisp has no mutable state: instead of (let [acc (atom [])] (doseq [x xs] (swap! acc conj (f x))) @acc) write (reduce (fn [acc x] (conj acc (f x))) [] xs) or (mapv f xs), count with (reduce (fn [n x] (if (p x) (inc n) n)) 0 xs), carry several values in a map through reduce or loop/recur, and keep values across turns with def"
     ),
     refused!(
@@ -398,12 +400,8 @@ pub(crate) const REFUSED: &[Refused] = &[
     ),
 ];
 
-/// The reader syntax `@x` stands for `deref`, refused with its hint.
-pub(crate) const DEREF_SYNTAX: &str = "@ (deref)";
-
 /// The refused group `name` belongs to.
 pub(crate) fn refused(name: &str) -> Option<&'static Refused> {
-    let name = if name == DEREF_SYNTAX { "deref" } else { name };
     match lookup(name)? {
         Listed::Refused(r) => Some(r),
         Listed::Form(_) => None,

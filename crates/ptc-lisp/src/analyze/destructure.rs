@@ -139,7 +139,14 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 return Err(Error::syntax(span, "map pattern needs pairs"));
             };
             match &key.kind {
-                FormKind::Keyword(k) if k == "or" => {}
+                FormKind::Keyword(k) if k == "or" => {
+                    if !matches!(value.kind, FormKind::Map(_)) {
+                        return Err(Error::syntax(
+                            value.span,
+                            ":or takes a map from names to default values, e.g. {:or {a 1}}",
+                        ));
+                    }
+                }
                 FormKind::Keyword(k) if k == "as" => self.bind_pattern(value, map_slot, out)?,
                 FormKind::Keyword(k)
                     if k == "keys" || k == "strs" || k == "syms" || k.ends_with("/keys") =>

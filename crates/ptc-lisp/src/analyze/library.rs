@@ -28,4 +28,7 @@ pub(crate) trait Library: Sync {
     /// The builtin `with-out-str` expands to: it calls its function of no arguments and
     /// returns what that printed. Not in the registry either.
     fn capture_output(&self) -> &'static Builtin;
+    /// The builtin `delay` expands to: it makes its function of no arguments into a delay.
+    /// Not in the registry either.
+    fn make_delay(&self) -> &'static Builtin;
 }

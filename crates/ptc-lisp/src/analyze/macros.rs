@@ -478,6 +478,87 @@ pub(super) fn expand(
                 span,
             )
         }
+        Macro::Pvalues => {
+            let mut calls = vec![sym("clojure.core/pcalls", span)];
+            for expr in args {
+                calls.push(list(
+                    vec![sym("fn", span), vector(Vec::new(), span), expr.clone()],
+                    span,
+                ));
+            }
+            list(calls, span)
+        }
+        Macro::Amap | Macro::Areduce => {
+            // Arrays are vectors: amap builds its result with assoc, areduce threads its
+            // accumulator through a loop.
+            let is_map = m == Macro::Amap;
+            let shape = if is_map {
+                "(amap a i ret expr)"
+            } else {
+                "(areduce a i acc init expr)"
+            };
+            let ([array, index, ret, rest @ ..], true) =
+                (args, args.len() == if is_map { 4 } else { 5 })
+            else {
+                return Err(Error::syntax(span, format!("{name} is written {shape}")));
+            };
+            let held = a.gensym_form(span);
+            let (start, next) = if is_map {
+                (
+                    list(vec![sym("clojure.core/aclone", span), held.clone()], span),
+                    list(
+                        vec![
+                            sym("clojure.core/assoc", span),
+                            ret.clone(),
+                            index.clone(),
+                            rest[0].clone(),
+                        ],
+                        span,
+                    ),
+                )
+            } else {
+                (rest[0].clone(), rest[1].clone())
+            };
+            let test = list(
+                vec![
+                    sym("clojure.core/<", span),
+                    index.clone(),
+                    list(vec![sym("clojure.core/alength", span), held.clone()], span),
+                ],
+                span,
+            );
+            let step = list(
+                vec![
+                    sym("recur", span),
+                    list(vec![sym("clojure.core/inc", span), index.clone()], span),
+                    next,
+                ],
+                span,
+            );
+            list(
+                vec![
+                    sym("let", span),
+                    vector(vec![held, array.clone()], span),
+                    list(
+                        vec![
+                            sym("loop", span),
+                            vector(
+                                vec![
+                                    index.clone(),
+                                    Form::new(FormKind::Int(0), span),
+                                    ret.clone(),
+                                    start,
+                                ],
+                                span,
+                            ),
+                            list(vec![sym("if", span), test, step, ret.clone()], span),
+                        ],
+                        span,
+                    ),
+                ],
+                span,
+            )
+        }
         Macro::Doto => {
             need(1, "a value: (doto x (f a) ...)")?;
             let x = a.gensym_form(span);

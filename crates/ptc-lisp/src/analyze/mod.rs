@@ -23,7 +23,7 @@ mod special;
 mod suggest;
 
 pub(crate) use catalogue::{
-    FORMS, FORMS_LEFT_OUT_OF_PROMPT, FormEntry, FormRole, REFUSED, Refusal,
+    FORMS, FORMS_LEFT_OUT_OF_PROMPT, FormEntry, FormRole, REFUSED, Refusal, refused,
 };
 pub(crate) use library::Library;
 
@@ -507,8 +507,16 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 }
                 Expr::Const(Value::Var(crate::value::Symbol::new(name)))
             }
-            FormKind::Deref(_) => {
-                return Err(unsupported_form(catalogue::DEREF_SYNTAX, form.span));
+            // `@x` is `(deref x)`: the value of a delay (there are no other references).
+            FormKind::Deref(inner) => {
+                let call = Form::new(
+                    FormKind::List(vec![
+                        Form::new(FormKind::Symbol(intern("clojure.core/deref")), form.span),
+                        (**inner).clone(),
+                    ]),
+                    form.span,
+                );
+                return self.analyze(&call, tail);
             }
             FormKind::Tagged(tag, inner) if tag == "inst" || tag == "object" => Expr::Const(
                 crate::reader::date_literal(tag, inner)

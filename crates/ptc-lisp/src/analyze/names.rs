@@ -242,8 +242,9 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                     span,
                     format!(
                         "constructing Java objects ({name}) is not supported, except \
-                         (java.util.Date. millis) and (Exception. message); use maps, vectors \
-                         and the PTC-Lisp functions"
+                         (java.util.Date. millis) and exceptions such as (Exception. message) \
+                         or (IllegalArgumentException. message); use maps, vectors and the \
+                         PTC-Lisp functions"
                     ),
                 );
             }

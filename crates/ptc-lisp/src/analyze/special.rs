@@ -127,6 +127,16 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 let body = self.analyze(&Form::new(FormKind::List(items), span), false)?;
                 super::internal(self.scope.library.capture_output(), vec![body], span)
             }
+            Special::Delay => {
+                // The body becomes a function of no arguments, kept by the delay.
+                let mut items = vec![
+                    Form::new(FormKind::Symbol(intern("fn")), span),
+                    Form::new(FormKind::Vector(Vec::new()), span),
+                ];
+                items.extend(args.iter().cloned());
+                let body = self.analyze(&Form::new(FormKind::List(items), span), false)?;
+                super::internal(self.scope.library.make_delay(), vec![body], span)
+            }
         })
     }
 

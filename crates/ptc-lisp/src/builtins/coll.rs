@@ -142,6 +142,16 @@ fn assoc_in_path(ctx: &mut Ctx, call: Call, coll: &Value, path: &[Value], v: Val
     Ok(assoc_one(call, coll, key.clone(), updated)?)
 }
 
+/// Clojure takes the first key of an empty path to be nil: `(assoc-in {:a 1} [] 2)` is
+/// `{:a 1, nil 2}`.
+fn path_or_nil_key(path: Vec<Value>) -> Vec<Value> {
+    if path.is_empty() {
+        vec![Value::Nil]
+    } else {
+        path
+    }
+}
+
 /// A path nests the result at least as deeply as it is long; refusing a too-long path up front
 /// also bounds the recursion that follows it.
 fn check_path_depth(ctx: &Ctx, path: &[Value]) -> Result<()> {
@@ -149,7 +159,7 @@ fn check_path_depth(ctx: &Ctx, path: &[Value]) -> Result<()> {
 }
 
 fn assoc_in(ctx: &mut Ctx, call: Call, (m, path, v): (&Value, &Value, &Value)) -> EvalResult {
-    let path = path_items(ctx, call, path)?;
+    let path = path_or_nil_key(path_items(ctx, call, path)?);
     check_path_depth(ctx, &path)?;
     assoc_in_path(ctx, call, m, &path, v.clone())
 }
@@ -205,7 +215,7 @@ fn update_in(
     call: Call,
     (m, path, f, extra): (&Value, &Value, &Value, &[Value]),
 ) -> EvalResult {
-    let path = path_items(ctx, call, path)?;
+    let path = path_or_nil_key(path_items(ctx, call, path)?);
     let f = call.arg::<Callable>(f)?;
     check_path_depth(ctx, &path)?;
     update_in_path(ctx, call, m, &path, &f, extra)
@@ -590,6 +600,7 @@ fn sorted_map(ctx: &mut Ctx, call: Call, kvs: &[Value]) -> EvalResult {
         return Err(unpaired(call, "").into());
     }
     ctx.charge_items(kvs.len())?;
+    check_sortable(call, kvs.iter().step_by(2))?;
     let mut out = Map::new_sorted();
     for (k, v) in pairs(kvs) {
         out.assoc_mut(k.clone(), v.clone());
@@ -597,7 +608,21 @@ fn sorted_map(ctx: &mut Ctx, call: Call, kvs: &[Value]) -> EvalResult {
     Ok(Value::Map(out))
 }
 
-fn sorted_set(ctx: &mut Ctx, _: Call, items: &[Value]) -> EvalResult {
+fn sorted_set(ctx: &mut Ctx, call: Call, items: &[Value]) -> EvalResult {
     ctx.charge_items(items.len())?;
+    check_sortable(call, items.iter())?;
     Ok(Value::Set(Set::sorted_from_items(items.iter().cloned())))
+}
+
+/// Refuse keys that `compare` cannot order against each other (a keyword and a string, ...),
+/// as Clojure's sorted collections do, instead of ordering them by type.
+fn check_sortable<'v>(call: Call, mut keys: impl Iterator<Item = &'v Value>) -> Result<()> {
+    let Some(first) = keys.find(|k| !k.is_nil()) else {
+        return Ok(());
+    };
+    for key in keys {
+        super::number::clojure_compare(first, key)
+            .map_err(|e| Error::type_error(format!("{call}: {}", e.message)))?;
+    }
+    Ok(())
 }

@@ -22,7 +22,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("flush", flush, "(flush)", "Does nothing: printed text is never buffered; nil.", "(flush)" => "nil"),
     builtin!("newline", newline, "(newline)", "Prints an empty output entry; returns nil.", "(newline)" => "nil"),
     builtin!("ex-data", ex_data, "(ex-data e)", "The data map of an exception made with ex-info, or nil.", "(try (throw (ex-info \"boom\" {:id 7})) (catch Exception e (ex-data e)))" => "{:id 7}"),
-    builtin!("Exception.", exception, "(Exception. message)", "An exception with a message and no data, for throw.", "(ex-message (Exception. \"no\"))" => "\"no\""),
+    builtin!("Exception.", super::exceptions::exception, "(Exception. message) (Exception. message cause)", "An exception with a message (and optionally a cause) and no data, for throw.", "(ex-message (Exception. \"no\"))" => "\"no\""),
 ];
 
 /// The values rendered and separated by spaces. An entry is cut at `max_print_chars`
@@ -99,10 +99,12 @@ fn capture_output(ctx: &mut Ctx, _: Call, body: Callable) -> EvalResult {
     Ok(Value::string(text))
 }
 
-fn exception_map(message: &str, data: Option<Value>) -> Value {
+/// The value `ex-info` and the exception constructors make: a map `throw` raises as an error
+/// of `kind` (`thrown` unless a constructor names another), with `message` (which may be nil).
+pub(crate) fn exception_map_of(kind: &str, message: Value, data: Option<Value>) -> Value {
     let mut m = Map::new();
-    m.assoc_mut(Value::keyword("message"), Value::string(message));
-    m.assoc_mut(Value::keyword("kind"), Value::keyword("thrown"));
+    m.assoc_mut(Value::keyword("message"), message);
+    m.assoc_mut(Value::keyword("kind"), Value::keyword(kind));
     if let Some(data) = data {
         m.assoc_mut(Value::keyword("data"), data);
     }
@@ -115,11 +117,21 @@ fn exception_map(message: &str, data: Option<Value>) -> Value {
 fn ex_info(
     _: &mut Ctx,
     call: Call,
-    (message, data, cause): (&str, &Value, Option<&Value>),
+    (message, data, cause): (&Value, &Value, Option<&Value>),
 ) -> EvalResult {
+    if !matches!(message, Value::Str(_) | Value::Nil) {
+        return Err(call.expected("a message string (or nil)", message).into());
+    }
     match data {
-        Value::Map(_) | Value::Nil => {
-            let mut e = exception_map(message, Some(data.clone()));
+        // Clojure's own message for it.
+        Value::Nil => Err(call
+            .error(
+                crate::error::ErrorKind::Argument,
+                "additional data must be non-nil; give a map, {} if there is nothing to add",
+            )
+            .into()),
+        Value::Map(_) => {
+            let mut e = exception_map_of("thrown", message.clone(), Some(data.clone()));
             if let (Some(cause), Value::Map(m)) = (cause.filter(|c| !c.is_nil()), &mut e) {
                 m.assoc_mut(Value::keyword("cause"), cause.clone());
             }
@@ -129,10 +141,6 @@ fn ex_info(
             .expected("a map of data as its second argument", other)
             .into()),
     }
-}
-
-fn exception(_: &mut Ctx, _: Call, message: Option<&str>) -> EvalResult {
-    Ok(exception_map(message.unwrap_or_default(), None))
 }
 
 fn exception_field(v: &Value, field: &str) -> Option<Value> {

@@ -49,9 +49,9 @@ predicate!(seqable, x => matches!(
     x,
     Value::Nil | Value::Str(_) | Value::List(_) | Value::Vector(_) | Value::Map(_) | Value::Set(_) | Value::Lazy(_)
 ));
-predicate!(ifn, x => matches!(
+predicate!(ifn, x => matches!(x, Value::Fn(f) if !super::delay::is_delay(f)) || matches!(
     x,
-    Value::Fn(_) | Value::Keyword(_) | Value::Symbol(_) | Value::Map(_) | Value::Set(_) | Value::Vector(_) | Value::Var(_)
+    Value::Keyword(_) | Value::Symbol(_) | Value::Map(_) | Value::Set(_) | Value::Vector(_) | Value::Var(_)
 ));
 predicate!(indexed, x => matches!(x, Value::Vector(_)));
 predicate!(reversible, x => match x {

@@ -6,11 +6,16 @@
 //! cannot drift from behaviour. Families live in one file each.
 
 pub(crate) mod args;
+mod arrays;
 mod bits;
 pub(crate) mod coll;
+mod core_helpers;
+pub(crate) mod delay;
 mod edn;
+mod exceptions;
 pub(crate) mod function;
 pub(crate) mod group;
+mod hash;
 mod hierarchy;
 pub(crate) mod interop;
 pub(crate) mod io;
@@ -25,10 +30,12 @@ mod rounding;
 pub(crate) mod seq;
 mod seq_more;
 pub(crate) mod set;
+mod sorted_range;
 pub(crate) mod string;
 pub(crate) mod time;
 mod tower;
 pub(crate) mod transduce;
+mod transduce_more;
 mod walk;
 
 pub(crate) use crate::eval::got;
@@ -68,7 +75,7 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 23] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 30] {
     [
         ("Numbers", number::BUILTINS),
         ("Big numbers and ratios", tower::BUILTINS),
@@ -83,6 +90,7 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 23] {
         ("Maps and collections", coll::BUILTINS),
         ("Strings", string::BUILTINS),
         ("Output and errors", io::BUILTINS),
+        ("Exception constructors", exceptions::BUILTINS),
         ("Regular expressions", regex::BUILTINS),
         ("Java methods", interop::BUILTINS),
         ("Dates", time::BUILTINS),
@@ -93,6 +101,15 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 23] {
         ("Hierarchies", hierarchy::BUILTINS),
         ("Reading data from text", edn::BUILTINS),
         ("Transducers and early termination", transduce::BUILTINS),
+        (
+            "More transducers: halt-when, eduction, iteration",
+            transduce_more::BUILTINS,
+        ),
+        ("Sorted collections: ranges of keys", sorted_range::BUILTINS),
+        ("Delays", delay::BUILTINS),
+        ("Hashes", hash::BUILTINS),
+        ("Arrays (as vectors) and typed vectors", arrays::BUILTINS),
+        ("Clojure's helper functions", core_helpers::BUILTINS),
         ("PTC extensions: predicates and aggregation", ptc::BUILTINS),
         ("PTC extensions: parallel calls", parallel::BUILTINS),
         ("PTC extensions: rounding and powers", rounding::BUILTINS),
@@ -110,6 +127,15 @@ pub(crate) const FAMILIES_LEFT_OUT_OF_PROMPT: &[&str] = &[
     "Big numbers and ratios",
     "Bit operations and unchecked arithmetic",
     "PTC extensions: rounding and powers",
+    // Rare in the programs models write; Clojure's names and meanings, so nothing to learn.
+    "More transducers: halt-when, eduction, iteration",
+    "Sorted collections: ranges of keys",
+    "Delays",
+    "Hashes",
+    "Arrays (as vectors) and typed vectors",
+    "Clojure's helper functions",
+    // `(Exception. message)`, listed with the output and error functions, stands for them.
+    "Exception constructors",
 ];
 
 /// Builtins the system prompt's compact reference leaves out: rarely written, and the full
@@ -197,7 +223,9 @@ fn canonical_name(name: &str) -> Option<String> {
 /// The value of a static field programs read (`Math/PI`, `Long/MAX_VALUE`,
 /// `java.time.temporal.ChronoUnit/DAYS`, ...).
 pub fn constant(name: &str) -> Option<Value> {
-    number::constant(name).or_else(|| time::constant(name))
+    number::constant(name)
+        .or_else(|| time::constant(name))
+        .or_else(|| arrays::constant(name))
 }
 
 /// Every builtin that is a Java method (`.toUpperCase`, ...), sorted, for messages.

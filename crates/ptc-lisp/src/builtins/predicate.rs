@@ -44,7 +44,12 @@ type_predicate!(
     is_sequential,
     Value::List(_) | Value::Vector(_) | Value::Lazy(_)
 );
-type_predicate!(is_fn, Value::Fn(_));
+/// A delay is a function value of its own kind, which is not a function.
+fn is_fn(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
+    Ok(Value::Bool(
+        matches!(x, Value::Fn(f) if !super::delay::is_delay(f)),
+    ))
+}
 
 fn not(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
     Ok(Value::Bool(!x.truthy()))

@@ -1181,6 +1181,14 @@ fn ffirst(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
 }
 
 fn take_nth(ctx: &mut Ctx, call: Call, (n, coll): (i64, Option<&Value>)) -> EvalResult {
+    if let (true, Some(coll)) = (n <= 0, coll) {
+        // Clojure steps by dropping n items, which for n <= 0 stays on the first one forever.
+        let mut items = call.items(coll)?;
+        return Ok(match items.next(ctx)? {
+            Some(first) => Value::Lazy(LazySeq::new(LazyKind::Repeat(first.into_owned()))),
+            None => Value::empty_list(),
+        });
+    }
     let n = usize::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| {
         Error::argument(format!(
             "{call} needs a positive step, got {n}; ({call} 2 coll) takes every second item"

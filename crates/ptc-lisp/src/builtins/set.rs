@@ -39,6 +39,12 @@ fn union(ctx: &mut Ctx, call: Call, sets: &[Value]) -> EvalResult {
     if !sets.is_empty() && sets.iter().all(Value::is_nil) {
         return Ok(Value::Nil);
     }
+    if sets
+        .iter()
+        .any(|s| matches!(s, Value::Vector(_) | Value::List(_)))
+    {
+        return union_of_collections(ctx, call, sets);
+    }
     let mut out: Option<Set> = None;
     for arg in sets {
         let SetArg(Some(s)) = call.arg(arg)? else {
@@ -56,6 +62,33 @@ fn union(ctx: &mut Ctx, call: Call, sets: &[Value]) -> EvalResult {
         }
     }
     Ok(Value::Set(out.unwrap_or_default()))
+}
+
+/// Clojure's `union` conjoins the smaller collection's items onto the larger one, whatever
+/// they are; with a vector among them the result is that vector grown, as in Clojure
+/// (`(set/union #{1} [2 3])` is `[2 3 1]`).
+fn union_of_collections(ctx: &mut Ctx, call: Call, colls: &[Value]) -> EvalResult {
+    let count = |v: &Value| v.count().unwrap_or(0);
+    // The largest first (the last of equally large ones), then the others in order.
+    let mut largest = 0;
+    for (i, c) in colls.iter().enumerate() {
+        if colls.len() > 2 && count(c) >= count(&colls[largest])
+            || colls.len() == 2 && i == 1 && count(&colls[0]) < count(c)
+        {
+            largest = i;
+        }
+    }
+    let mut acc = colls[largest].clone();
+    for (i, c) in colls.iter().enumerate() {
+        if i == largest {
+            continue;
+        }
+        for item in call.collect(ctx, c)? {
+            ctx.charge_items(1)?;
+            super::seq::conj_one(call, &mut acc, item)?;
+        }
+    }
+    Ok(acc)
 }
 
 fn intersection(ctx: &mut Ctx, call: Call, (first, more): (SetArg, &[Value])) -> EvalResult {

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("transduce", transduce, "(transduce xform f coll) (transduce xform f init coll)", "Reduces coll with (xform f), starting from init (or (f)), then completes the result with a one-argument call.", "(transduce (comp (filter odd?) (map inc)) + [1 2 3])" => "6"),
-    builtin!("sequence", sequence, "(sequence coll) (sequence xform coll)", "The items of coll as a sequence (() when empty), passed through the transducer xform if one is given.", "(sequence (comp (map inc) (take 3)) (range))" => "(1 2 3)"),
+    builtin!("sequence", sequence, "(sequence coll) (sequence xform coll & colls)", "The items of coll as a sequence (() when empty), passed through the transducer xform if one is given (with several colls, each step takes one item of each).", "(sequence (comp (map inc) (take 3)) (range))" => "(1 2 3)"),
     builtin!("reduced", reduced_fn, "(reduced x)", "Wraps x so that reduce, transduce, into and reductions stop at once with x.", "(reduce (fn [acc x] (if (> x 2) (reduced acc) (+ acc x))) 0 [1 2 3 4])" => "3"),
     builtin!("reduced?", is_reduced, "(reduced? x)", "True if x was made by reduced.", "(reduced? (reduced 1))" => "true"),
     builtin!("unreduced", unreduced_fn, "(unreduced x)", "The value inside a reduced, or x itself.", "(unreduced (reduced 5))" => "5"),
@@ -90,7 +90,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 fn collecting_sink(call: Call, target: Arc<Mutex<Value>>) -> Value {
     Value::Fn(Function::native(call.name(), move |ctx, args| match args {
         [] => Ok(Value::Nil),
-        [acc] => Ok(acc.clone()),
+        // Completion gives the collection filled so far, which is what `into` returns unless
+        // a transducer completes with something else (`halt-when`).
+        [_] => Ok(lock(&target).clone()),
         [acc, item] => {
             ctx.charge_items(1)?;
             conj_one(call, &mut lock(&target), item.clone())?;
@@ -112,9 +114,40 @@ pub(crate) fn into_with(
     let target = Arc::new(Mutex::new(to));
     let rf = ctx.apply(&xform, &[collecting_sink(call, target.clone())])?;
     let acc = reduce_items(ctx, call, &rf, Value::Nil, from)?;
-    ctx.apply(&rf, &[acc])?;
-    let out = std::mem::take(&mut *lock(&target));
-    Ok(out)
+    let done = ctx.apply(&rf, &[acc]);
+    drop(target);
+    done
+}
+
+/// `(sequence xform c1 c2 ...)`: each step of `(xform rf)` gets one item of every
+/// collection, until the shortest ends.
+fn into_multi(ctx: &mut Ctx, call: Call, xform: &Value, colls: &[&Value]) -> EvalResult {
+    let xform = call.arg::<Callable>(xform)?;
+    let target = Arc::new(Mutex::new(Value::vector([])));
+    let rf = ctx.apply(&xform, &[collecting_sink(call, target.clone())])?;
+    let mut sources = colls
+        .iter()
+        .map(|c| call.items(c))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut args = vec![Value::Nil];
+    'steps: loop {
+        args.truncate(1);
+        for source in &mut sources {
+            match source.next(ctx)? {
+                Some(item) => args.push(item.into_owned()),
+                None => break 'steps,
+            }
+        }
+        args[0] = ctx.apply(&rf, &args)?;
+        if let Some(done) = as_reduced(&args[0]) {
+            args[0] = done.clone();
+            break;
+        }
+    }
+    let acc = std::mem::take(&mut args[0]);
+    let done = ctx.apply(&rf, &[acc]);
+    drop(target);
+    done
 }
 
 fn transduce(
@@ -131,8 +164,19 @@ fn transduce(
     ctx.apply(&rf, &[acc])
 }
 
-/// `(sequence coll)` or `(sequence xform coll)`.
-fn sequence(ctx: &mut Ctx, call: Call, (first, second): (&Value, Option<&Value>)) -> EvalResult {
+/// `(sequence coll)`, `(sequence xform coll)` or `(sequence xform coll & colls)`.
+fn sequence(
+    ctx: &mut Ctx,
+    call: Call,
+    (first, second, more): (&Value, Option<&Value>, &[Value]),
+) -> EvalResult {
+    if let (Some(coll), false) = (second, more.is_empty()) {
+        let colls: Vec<&Value> = std::iter::once(coll).chain(more).collect();
+        return match into_multi(ctx, call, first, &colls)? {
+            Value::Vector(items) => Ok(Value::List(items)),
+            other => Ok(other),
+        };
+    }
     match (first, second) {
         (coll, None) => match coll {
             Value::List(_) | Value::Lazy(_) => Ok(coll.clone()),
@@ -228,10 +272,22 @@ fn call1(ctx: &mut Ctx, f: &Value, x: &Value) -> EvalResult {
 pub(crate) fn map_xf(call: Call, f: Value) -> Value {
     transducer(call, move |rf| {
         let f = f.clone();
-        stepper(rf, move |ctx, rf, acc, x| {
-            let y = call1(ctx, &f, &x)?;
-            ctx.apply(rf, &[acc, y])
-        })
+        Value::Fn(Function::native(
+            "reducing function",
+            move |ctx, args| match args {
+                [] => ctx.apply(&rf, &[]),
+                [acc] => ctx.apply1(&rf, acc),
+                [acc, x] => {
+                    let y = call1(ctx, &f, x)?;
+                    ctx.apply(&rf, &[acc.clone(), y])
+                }
+                // One item of each collection (`(sequence (map f) c1 c2)`): f takes them all.
+                [acc, inputs @ ..] => {
+                    let y = ctx.apply(&f, inputs)?;
+                    ctx.apply(&rf, &[acc.clone(), y])
+                }
+            },
+        ))
     })
 }
 

@@ -40,6 +40,10 @@ impl Library for Builtins {
     fn capture_output(&self) -> &'static Builtin {
         &builtins::io::CAPTURE_OUTPUT
     }
+
+    fn make_delay(&self) -> &'static Builtin {
+        &builtins::delay::MAKE_DELAY
+    }
 }
 
 /// Map destructuring of a sequence of key/value pairs (`& {:keys [a]}` rest arguments).

@@ -99,6 +99,11 @@ impl Ctx {
                 self.check_depth(&value)?;
                 Ok(value)
             }
+            FnRepr::ReadBack if func.read_back_text().is_none() => Err(Error::type_error(format!(
+                "a {} is not a function and cannot be called; (force d) or @d gives its value",
+                func.name()
+            ))
+            .into()),
             FnRepr::ReadBack => Err(Error::type_error(format!(
                 "{} was read back from a printed value and cannot be called",
                 func.name()

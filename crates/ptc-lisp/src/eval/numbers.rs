@@ -48,7 +48,7 @@ pub(crate) fn overflow(op: impl std::fmt::Display, a: &Value, b: &Value) -> Erro
 }
 
 pub(crate) fn divide_by_zero() -> Error {
-    Error::arithmetic("divide by zero")
+    Error::arithmetic("Divide by zero")
 }
 
 #[inline(always)]
