@@ -28,4 +28,7 @@ pub(crate) trait Library: Sync {
     /// The builtin `with-out-str` expands to: it calls its function of no arguments and
     /// returns what that printed. Not in the registry either.
     fn capture_output(&self) -> &'static Builtin;
+    /// The builtin `with-precision` expands to: it evaluates its function of no arguments with
+    /// big-decimal results rounded to a number of digits. Not in the registry either.
+    fn with_precision(&self) -> &'static Builtin;
 }

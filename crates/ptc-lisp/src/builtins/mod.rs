@@ -15,6 +15,7 @@ mod hierarchy;
 pub(crate) mod interop;
 pub(crate) mod io;
 mod kinds;
+mod meta;
 pub(crate) mod number;
 pub(crate) mod parallel;
 pub(crate) mod predicate;
@@ -26,6 +27,7 @@ pub(crate) mod seq;
 mod seq_more;
 pub(crate) mod set;
 pub(crate) mod string;
+pub(crate) mod tagged;
 pub(crate) mod time;
 mod tower;
 pub(crate) mod transduce;
@@ -68,7 +70,7 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 23] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 25] {
     [
         ("Numbers", number::BUILTINS),
         ("Big numbers and ratios", tower::BUILTINS),
@@ -91,6 +93,8 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 23] {
         ("Sets (clojure.set, also set/)", set::BUILTINS),
         ("Walking nested data", walk::BUILTINS),
         ("Hierarchies", hierarchy::BUILTINS),
+        ("Metadata", meta::BUILTINS),
+        ("UUIDs and tagged literals", tagged::BUILTINS),
         ("Reading data from text", edn::BUILTINS),
         ("Transducers and early termination", transduce::BUILTINS),
         ("PTC extensions: predicates and aggregation", ptc::BUILTINS),
@@ -105,6 +109,8 @@ pub(crate) const FAMILIES_LEFT_OUT_OF_PROMPT: &[&str] = &[
     "Predicates on abilities, names and identity",
     "More sequence functions",
     "Hierarchies",
+    "Metadata",
+    "UUIDs and tagged literals",
     // A model writes these as Clojure (or the original PTC-Lisp) has them whether it is told or
     // not (`+'`, `bigint`, `bit-and`, `floor`), and a task seldom needs them.
     "Big numbers and ratios",

@@ -136,7 +136,7 @@ fn sequence(ctx: &mut Ctx, call: Call, (first, second): (&Value, Option<&Value>)
     match (first, second) {
         (coll, None) => match coll {
             Value::List(_) | Value::Lazy(_) => Ok(coll.clone()),
-            Value::Vector(s) => Ok(Value::List(s.clone())),
+            Value::Vector(s) => Ok(Value::List(s.without_meta())),
             other => {
                 let items = call.collect(ctx, other)?;
                 list_of(ctx, items)

@@ -40,6 +40,10 @@ impl Library for Builtins {
     fn capture_output(&self) -> &'static Builtin {
         &builtins::io::CAPTURE_OUTPUT
     }
+
+    fn with_precision(&self) -> &'static Builtin {
+        &crate::eval::precision::WITH_PRECISION
+    }
 }
 
 /// Map destructuring of a sequence of key/value pairs (`& {:keys [a]}` rest arguments).

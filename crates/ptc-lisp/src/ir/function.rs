@@ -211,6 +211,8 @@ fn pack_shape(shape: ValueShape) -> u64 {
         ValueShape::Date => (16, 0),
         ValueShape::Ratio => (17, 0),
         ValueShape::Decimal => (18, 0),
+        ValueShape::Uuid => (19, 0),
+        ValueShape::TaggedLiteral => (20, 0),
     };
     (tag << 56) | (len as u64 & ((1 << 56) - 1))
 }
@@ -234,6 +236,10 @@ fn unpack_shape(word: u64) -> Option<ValueShape> {
         14 => ValueShape::Var,
         15 => ValueShape::LazySeq,
         16 => ValueShape::Date,
+        17 => ValueShape::Ratio,
+        18 => ValueShape::Decimal,
+        19 => ValueShape::Uuid,
+        20 => ValueShape::TaggedLiteral,
         _ => return None,
     })
 }
