@@ -13,6 +13,8 @@
 //! suspendable run may be resumed on another thread: the fiber hands this value over with the
 //! rest of its thread-local state at every switch.
 
+mod pool;
+
 use std::alloc::{Layout, alloc, dealloc};
 use std::cell::Cell;
 use std::num::NonZeroUsize;
@@ -97,8 +99,8 @@ pub(crate) fn grow<R>(size: usize, f: impl FnOnce() -> R) -> R {
     result
 }
 
-/// A stack taken from the heap: the operating system gives memory only to the pages that are
-/// touched.
+/// A stack taken from the heap (a fiber's from slabs of several stacks): the operating system
+/// gives memory only to the pages that are touched.
 ///
 /// It has no guard page: a guard page splits the process's memory map in two at every stack,
 /// and ten thousand suspended runs (with their `pmap` items) would reach the kernel's limit of
@@ -108,6 +110,8 @@ pub(crate) fn grow<R>(size: usize, f: impl FnOnce() -> R) -> R {
 pub(crate) struct HeapStack {
     bottom: NonZeroUsize,
     size: usize,
+    /// Taken from the pool of fiber stacks (see `pool`), and given back to it.
+    pooled: bool,
 }
 
 /// Stacks start on a page boundary.
@@ -123,7 +127,20 @@ impl HeapStack {
         let Some(bottom) = NonZeroUsize::new(bottom) else {
             std::alloc::handle_alloc_error(layout)
         };
-        HeapStack { bottom, size }
+        HeapStack {
+            bottom,
+            size,
+            pooled: false,
+        }
+    }
+
+    /// A stack of [`FIBER_STACK`] bytes for a suspendable run, from the pool of fiber stacks.
+    pub(crate) fn fiber() -> HeapStack {
+        HeapStack {
+            bottom: pool::take(),
+            size: FIBER_STACK,
+            pooled: true,
+        }
     }
 
     /// The lowest address of the stack.
@@ -134,6 +151,10 @@ impl HeapStack {
 
 impl Drop for HeapStack {
     fn drop(&mut self) {
+        if self.pooled {
+            pool::give_back(self.bottom);
+            return;
+        }
         let layout = Layout::from_size_align(self.size, STACK_ALIGN).expect("a valid stack layout");
         // SAFETY: allocated in `new` with this layout, and nothing runs on it any more (the
         // coroutine or segment using it has finished or been unwound).

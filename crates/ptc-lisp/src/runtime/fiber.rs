@@ -14,7 +14,7 @@
 
 use super::tools::{ToolAnswer, ToolRequest};
 use crate::error::Error;
-use crate::stack::{FIBER_STACK, HeapStack, set_current_limit};
+use crate::stack::{HeapStack, set_current_limit};
 use crate::value::meter;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::marker::PhantomData;
@@ -58,7 +58,7 @@ impl<'a, R> Fiber<'a, R> {
     /// A fiber that will run `body` (on its first [`Fiber::resume`]), handing it the
     /// [`Suspender`] through which it stops at tool calls.
     pub(crate) fn new(body: impl FnOnce(Suspender) -> R + Send + 'a) -> Fiber<'a, R> {
-        let stack = HeapStack::new(FIBER_STACK);
+        let stack = HeapStack::fiber();
         let stack_limit = stack.bottom();
         let start = move |yielder: &Yielder<Resume, Vec<ToolRequest>>, _first: Resume| {
             body(Suspender(yielder as *const _))
