@@ -163,6 +163,35 @@ pub(crate) const FORMS: &[FormEntry] = &[
     form!(FormRole::Macro(Macro::Doto), "doto", &[], "(doto x (f a) g ...)", "Calls each form with x inserted as first argument, for side effects; returns x.", "(doto {:a 1} println)" => "{:a 1}"),
 ];
 
+/// The symbols Clojure 1.11's compiler handles as special forms (`special-symbol?`), which a
+/// syntax-quote leaves unqualified.
+pub(crate) const CLOJURE_SPECIAL_FORMS: &[&str] = &[
+    "def",
+    "loop*",
+    "recur",
+    "if",
+    "case*",
+    "let*",
+    "letfn*",
+    "do",
+    "fn*",
+    "quote",
+    "var",
+    "import*",
+    ".",
+    "set!",
+    "deftype*",
+    "reify*",
+    "try",
+    "throw",
+    "monitor-enter",
+    "monitor-exit",
+    "catch",
+    "finally",
+    "new",
+    "&",
+];
+
 /// Forms the system prompt's compact reference leaves out: rarely written, and the full
 /// reference lists them all the same.
 pub(crate) const FORMS_LEFT_OUT_OF_PROMPT: &[&str] = &[

@@ -23,7 +23,7 @@ mod suggest;
 mod syntax_quote;
 
 pub(crate) use catalogue::{
-    FORMS, FORMS_LEFT_OUT_OF_PROMPT, FormEntry, FormRole, REFUSED, Refusal,
+    CLOJURE_SPECIAL_FORMS, FORMS, FORMS_LEFT_OUT_OF_PROMPT, FormEntry, FormRole, REFUSED, Refusal,
 };
 pub(crate) use library::Library;
 
@@ -516,7 +516,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 return Err(unsupported_form(catalogue::DEREF_SYNTAX, form.span));
             }
             FormKind::Tagged(tag, inner) if tag == "uuid" => Expr::Const(
-                crate::builtins::tagged::uuid_literal(&Value::from_form(inner)?)
+                crate::reader::uuid_literal(&Value::from_form(inner)?)
                     .map_err(|e| e.with_span(form.span))?,
             ),
             FormKind::Tagged(tag, inner) if tag == "inst" || tag == "object" => Expr::Const(

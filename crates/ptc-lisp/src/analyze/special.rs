@@ -168,14 +168,11 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         {
             let rounding = name
                 .as_symbol()
-                .filter(|n| crate::eval::precision::Rounding::named(n).is_some())
+                .filter(|n| crate::value::Rounding::named(n).is_some())
                 .ok_or_else(|| {
                     Error::syntax(
                         name.span,
-                        format!(
-                            ":rounding takes {}",
-                            crate::eval::precision::Rounding::NAMES
-                        ),
+                        format!(":rounding takes {}", crate::value::Rounding::NAMES),
                     )
                 })?;
             mode = rounding.rsplit('/').next().unwrap_or(rounding).to_owned();

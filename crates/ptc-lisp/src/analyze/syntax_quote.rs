@@ -16,34 +16,6 @@ use crate::reader::{Form, FormKind};
 use crate::span::Span;
 use rustc_hash::FxHashMap;
 
-/// Clojure's special forms, which a syntax-quote leaves unqualified.
-const SPECIAL_FORMS: &[&str] = &[
-    "def",
-    "loop*",
-    "recur",
-    "if",
-    "case*",
-    "let*",
-    "letfn*",
-    "do",
-    "fn*",
-    "quote",
-    "var",
-    "import*",
-    ".",
-    "set!",
-    "deftype*",
-    "reify*",
-    "try",
-    "throw",
-    "monitor-enter",
-    "monitor-exit",
-    "catch",
-    "finally",
-    "new",
-    "&",
-];
-
 fn call(head: &str, args: Vec<Form>, span: Span) -> Form {
     let mut items = vec![sym(head, span)];
     items.extend(args);
@@ -86,40 +58,21 @@ impl Template<'_, '_, '_> {
             FormKind::List(items) if items.is_empty() => {
                 call("clojure.core/list", Vec::new(), span)
             }
-            FormKind::List(items) => {
-                let parts = self.parts(items)?;
-                call(
-                    "clojure.core/seq",
-                    vec![call("clojure.core/concat", parts, span)],
-                    span,
-                )
-            }
-            FormKind::Vector(items) => {
-                let parts = self.parts(items)?;
-                call(
-                    "clojure.core/vec",
-                    vec![call("clojure.core/concat", parts, span)],
-                    span,
-                )
-            }
-            FormKind::Set(items) => {
-                let parts = self.parts(items)?;
-                call(
-                    "clojure.core/set",
-                    vec![call("clojure.core/concat", parts, span)],
-                    span,
-                )
-            }
-            FormKind::Map(items) => {
-                let parts = self.parts(items)?;
-                call(
-                    "clojure.core/apply",
-                    vec![
-                        sym("clojure.core/hash-map", span),
-                        call("clojure.core/concat", parts, span),
-                    ],
-                    span,
-                )
+            FormKind::List(items)
+            | FormKind::Vector(items)
+            | FormKind::Set(items)
+            | FormKind::Map(items) => {
+                let joined = call("clojure.core/concat", self.parts(items)?, span);
+                match form.kind {
+                    FormKind::List(_) => call("clojure.core/seq", vec![joined], span),
+                    FormKind::Vector(_) => call("clojure.core/vec", vec![joined], span),
+                    FormKind::Set(_) => call("clojure.core/set", vec![joined], span),
+                    _ => call(
+                        "clojure.core/apply",
+                        vec![sym("clojure.core/hash-map", span), joined],
+                        span,
+                    ),
+                }
             }
             // `'x` and `@x` inside the template are the lists they are read as.
             FormKind::Quote(inner) => self.expand(&Form::new(
@@ -183,7 +136,10 @@ impl Template<'_, '_, '_> {
             self.gensyms.insert(base.to_owned(), generated.clone());
             return generated;
         }
-        if name.starts_with('.') || name.ends_with('.') || SPECIAL_FORMS.contains(&name) {
+        if name.starts_with('.')
+            || name.ends_with('.')
+            || catalogue::CLOJURE_SPECIAL_FORMS.contains(&name)
+        {
             return name.to_owned();
         }
         let defined = self.analyzer.scope.global_index.contains_key(name);

@@ -71,35 +71,7 @@ predicate!(simple_keyword, x => matches!(x, Value::Keyword(k) if k.namespace().i
 predicate!(qualified_keyword, x => matches!(x, Value::Keyword(k) if k.namespace().is_some()));
 predicate!(simple_symbol, x => matches!(x, Value::Symbol(s) if s.namespace().is_none()));
 predicate!(qualified_symbol, x => matches!(x, Value::Symbol(s) if s.namespace().is_some()));
-predicate!(special_symbol, x => matches!(x, Value::Symbol(s) if SPECIAL_SYMBOLS.contains(&s.as_str())));
-
-/// The symbols Clojure 1.11's compiler handles as special forms.
-const SPECIAL_SYMBOLS: &[&str] = &[
-    "def",
-    "loop*",
-    "recur",
-    "if",
-    "case*",
-    "let*",
-    "letfn*",
-    "do",
-    "fn*",
-    "quote",
-    "var",
-    "import*",
-    ".",
-    "set!",
-    "deftype*",
-    "reify*",
-    "try",
-    "throw",
-    "monitor-enter",
-    "monitor-exit",
-    "catch",
-    "finally",
-    "new",
-    "&",
-];
+predicate!(special_symbol, x => matches!(x, Value::Symbol(s) if crate::analyze::CLOJURE_SPECIAL_FORMS.contains(&s.as_str())));
 
 /// Whether a keyword or symbol has a namespace; `None` for any other value.
 fn ident_namespace(x: &Value) -> Option<bool> {

@@ -18,6 +18,7 @@ mod kinds;
 mod meta;
 pub(crate) mod number;
 pub(crate) mod parallel;
+pub(crate) mod precision;
 pub(crate) mod predicate;
 mod printf;
 pub(crate) mod ptc;

@@ -2,7 +2,6 @@
 
 use super::args::Call;
 use super::{Builtin, builtin};
-use crate::error::{Error, ErrorKind};
 use crate::eval::{Ctx, EvalResult};
 use crate::value::{Symbol, TaggedLiteral, Uuid, Value};
 
@@ -29,22 +28,6 @@ fn tagged_literal(ctx: &mut Ctx, call: Call, (tag, form): (&Value, &Value)) -> E
 
 fn is_tagged_literal(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
     Ok(Value::Bool(matches!(x, Value::Tagged(_))))
-}
-
-/// The value of `#uuid "..."` in a program or a text read as data.
-pub(crate) fn uuid_literal(text: &Value) -> Result<Value, Error> {
-    match text {
-        Value::Str(s) => Uuid::parse(s).map(Value::Uuid).ok_or_else(|| {
-            Error::new(
-                ErrorKind::Syntax,
-                format!("#uuid needs 32 hexadecimal digits in groups 8-4-4-4-12, got \"{s}\""),
-            )
-        }),
-        _ => Err(Error::new(
-            ErrorKind::Syntax,
-            "#uuid needs a string, e.g. #uuid \"f81d4fae-7dec-11d0-a765-00a0c91e6bf6\"",
-        )),
-    }
 }
 
 pub(crate) const BUILTINS: &[Builtin] = &[

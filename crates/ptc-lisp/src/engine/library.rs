@@ -42,7 +42,7 @@ impl Library for Builtins {
     }
 
     fn with_precision(&self) -> &'static Builtin {
-        &crate::eval::precision::WITH_PRECISION
+        &builtins::precision::WITH_PRECISION
     }
 }
 

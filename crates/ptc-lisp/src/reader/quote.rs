@@ -138,7 +138,7 @@ impl Value {
                 }
             },
             FormKind::Tagged(tag, inner) if tag == "uuid" => {
-                crate::builtins::tagged::uuid_literal(&Value::form_value(inner, printed)?)
+                uuid_literal(&Value::form_value(inner, printed)?)
                     .map_err(|e| e.with_span(form.span))?
             }
             FormKind::Tagged(tag, inner) if tag == "inst" || tag == "object" => {
@@ -154,6 +154,24 @@ impl Value {
                 ));
             }
         })
+    }
+}
+
+/// The value of `#uuid "..."` in a program, in quoted data or in a text read as data.
+pub(crate) fn uuid_literal(text: &Value) -> std::result::Result<Value, Error> {
+    match text {
+        Value::Str(s) => crate::value::Uuid::parse(s)
+            .map(Value::Uuid)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Syntax,
+                    format!("#uuid needs 32 hexadecimal digits in groups 8-4-4-4-12, got \"{s}\""),
+                )
+            }),
+        _ => Err(Error::new(
+            ErrorKind::Syntax,
+            "#uuid needs a string, e.g. #uuid \"f81d4fae-7dec-11d0-a765-00a0c91e6bf6\"",
+        )),
     }
 }
 
