@@ -129,6 +129,7 @@ fn conforms(actual: &Value, expected: &Value) -> bool {
 fn clojure_cannot_resolve(message: &str) -> bool {
     [
         "Unable to resolve symbol",
+        "Unable to resolve var",
         "No such var",
         "No such namespace",
     ]

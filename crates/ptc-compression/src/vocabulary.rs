@@ -53,6 +53,8 @@ impl TypeVocabulary {
             ValueShape::Date => ("date", None),
             ValueShape::Ratio => ("ratio", None),
             ValueShape::Decimal => ("decimal", None),
+            ValueShape::Uuid => ("uuid", None),
+            ValueShape::TaggedLiteral => ("tagged-literal", None),
         };
         out.push_str(word);
         if let Some(n) = size {

@@ -212,6 +212,7 @@ pub fn str_of(value: &Value) -> String {
         Value::Date(d) => d.to_text(),
         Value::Big(b) => b.to_text(),
         Value::Regex(r) => r.as_str().to_string(),
+        Value::Uuid(u) => u.to_text(),
         Value::Float(f) if !f.is_finite() => {
             if f.is_nan() {
                 "NaN".into()
@@ -382,6 +383,17 @@ impl Printer {
                 let _ = write!(self.out, "#lazy-seq[{}]", l.describe());
             }
             Value::Date(d) => self.date(*d),
+            Value::Uuid(u) => {
+                self.out.push_str("#uuid \"");
+                self.out.push_str(&u.to_text());
+                self.out.push('"');
+            }
+            Value::Tagged(t) => {
+                self.out.push('#');
+                self.out.push_str(t.tag().as_str());
+                self.out.push(' ');
+                self.value(t.form());
+            }
         }
     }
 

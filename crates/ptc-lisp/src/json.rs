@@ -89,6 +89,8 @@ fn to_json_here(value: &Value) -> serde_json::Value {
                 J::String(d.inst_text().replace("-00:00", "Z"))
             }
         },
+        // A UUID goes out as its text, as JSON APIs write one.
+        Value::Uuid(u) => J::String(u.to_text()),
         other => J::String(pr_str(other)),
     }
 }
@@ -209,6 +211,35 @@ impl<'de> Visitor<'de> for JsonSeed<'_> {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn uuids_become_their_text_and_read_back_from_it() {
+        let uuid =
+            crate::value::Uuid::parse("F81D4FAE-7DEC-11D0-A765-00A0C91E6BF6").expect("a UUID");
+        let value = Value::map([(Value::keyword("id"), Value::Uuid(uuid.clone()))]);
+        assert_eq!(
+            to_json(&value),
+            serde_json::json!({"id": "f81d4fae-7dec-11d0-a765-00a0c91e6bf6"})
+        );
+        let printed = crate::format::pr_str(&value);
+        assert_eq!(
+            printed,
+            "{:id #uuid \"f81d4fae-7dec-11d0-a765-00a0c91e6bf6\"}"
+        );
+        assert_eq!(crate::read_value(&printed).ok(), Some(value));
+        let text: String = crate::from_value(&Value::Uuid(uuid)).expect("a UUID reads as text");
+        assert_eq!(text, "f81d4fae-7dec-11d0-a765-00a0c91e6bf6");
+    }
+
+    #[test]
+    fn tagged_literals_print_and_read_back() {
+        let t = Value::Tagged(crate::value::TaggedLiteral::new(
+            crate::value::Symbol::new("my/tag"),
+            Value::vector([Value::Int(1)]),
+        ));
+        assert_eq!(crate::format::pr_str(&t), "#my/tag [1]");
+        assert_eq!(crate::read_value("#my/tag [1]").ok(), Some(t));
+    }
 
     #[test]
     fn big_numbers_become_json_numbers() {

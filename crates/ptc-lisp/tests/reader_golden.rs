@@ -19,7 +19,9 @@
 //! Forms render in a compact notation that shows their kind: `int:42`, `float:1.5`,
 //! `str:"a\n"`, `char:'a'`, `kw:a/b`, `sym:x`, `regex:"\\d+"`, `nil`, `bool:true`,
 //! `list(...)`, `vec[...]`, `map{...}`, `set#{...}`, `fn#(...)`, `quote(...)`,
-//! `deref(...)`, `var:name`, `tag:inst(...)`. An error renders as
+//! `deref(...)`, `var:name`, `tag:inst(...)`, `syntax-quote(...)`, `unquote(...)`,
+//! `unquote-splicing(...)`; a form with metadata is preceded by `^` and its metadata map
+//! (`^map{kw:private bool:true} vec[int:1]`). An error renders as
 //! `error[kind] line:col: message`.
 //!
 //! Set `UPDATE_GOLDEN=1` to rewrite the files with the current output (then review the diff).
@@ -45,6 +47,11 @@ fn render(form: &Form, spans: bool, out: &mut String) {
         }
         out.push_str(close);
     };
+    if let Some(meta) = &form.meta {
+        out.push('^');
+        render(meta, spans, out);
+        out.push(' ');
+    }
     match &form.kind {
         FormKind::Nil => out.push_str("nil"),
         FormKind::Bool(b) => {
@@ -90,6 +97,11 @@ fn render(form: &Form, spans: bool, out: &mut String) {
             ")",
             std::slice::from_ref(inner),
         ),
+        FormKind::SyntaxQuote(inner) => seq(out, "syntax-quote(", ")", std::slice::from_ref(inner)),
+        FormKind::Unquote(inner) => seq(out, "unquote(", ")", std::slice::from_ref(inner)),
+        FormKind::UnquoteSplicing(inner) => {
+            seq(out, "unquote-splicing(", ")", std::slice::from_ref(inner))
+        }
     }
     if spans {
         let _ = write!(out, "@{}..{}", form.span.start, form.span.end);

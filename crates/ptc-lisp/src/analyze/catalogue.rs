@@ -38,6 +38,10 @@ pub(crate) enum Special {
     Require,
     WithOutStr,
     Delay,
+    Defonce,
+    Var,
+    Unquote,
+    WithPrecision,
 }
 
 /// A macro-like form: rewritten into special forms before analysis.
@@ -66,6 +70,7 @@ pub(crate) enum Macro {
     Pvalues,
     Amap,
     Areduce,
+    Memfn,
 }
 
 /// What a form is to the analyzer.
@@ -111,6 +116,8 @@ macro_rules! form {
 /// Every special form and macro-like form, in the order the reference lists them.
 pub(crate) const FORMS: &[FormEntry] = &[
     form!(FormRole::Special(Special::Def), "def", &[], "(def name value) (def name \"doc\" value)", "Defines name in the user namespace; definitions last into later turns.", "(def rate 0.2) (* 100 rate)" => "20.0"),
+    form!(FormRole::Special(Special::Defonce), "defonce", &[], "(defonce name value)", "Like def, but only while name has no value: a later defonce of the same name (in this turn or a later one) keeps the first value.", "(defonce limit 10) (defonce limit 20) limit" => "10"),
+    form!(FormRole::Special(Special::Var), "var", &[], "(var name) #'name", "The var of a user definition, which prints as #'user/name; (meta #'name) gives its :name and :doc.", "(def x \"five\" 5) [(var x) (:doc (meta #'x))]" => "[#'user/x \"five\"]"),
     form!(FormRole::Special(Special::Defn), "defn", &["defn-"], "(defn name [params] body) (defn name \"doc\" ([x] ...) ([x y] ...))", "Defines a function in the user namespace (defn- is the same).", "(defn sq [x] (* x x)) (sq 5)" => "25"),
     form!(FormRole::Special(Special::Declare), "declare", &[], "(declare name ...)", "Names a definition that comes later, so earlier code may refer to it.", "(declare b) (defn a [] (b)) (defn b [] :b) (a)" => ":b"),
     form!(FormRole::Special(Special::Fn), "fn", &["fn*"], "(fn [params] body) (fn name [params] body) (fn ([x] ...) ([x y] ...))", "A function; params may be destructured and end with & rest.", "((fn [x & more] [x more]) 1 2 3)" => "[1 (2 3)]"),
@@ -121,6 +128,7 @@ pub(crate) const FORMS: &[FormEntry] = &[
     form!(FormRole::Special(Special::And), "and", &[], "(and x ...)", "The first falsey value, or the last value.", "[(and 1 nil 2) (and 1 2)]" => "[nil 2]"),
     form!(FormRole::Special(Special::Or), "or", &[], "(or x ...)", "The first truthy value, or the last value.", "(or nil false :default)" => ":default"),
     form!(FormRole::Special(Special::Quote), "quote", &[], "(quote form) 'form", "The form itself as data, unevaluated.", "'(a b 1)" => "(a b 1)"),
+    form!(FormRole::Special(Special::Unquote), "unquote", &["unquote-splicing"], "(unquote x) (unquote-splicing xs)", "Written ~x and ~@xs inside a syntax-quote `(...), a template of a form: ~x puts in x's value, ~@xs the items of xs, and other symbols are qualified (user/a, clojure.core/inc). An error anywhere else.", "(let [x 3 xs [4 5]] `(a ~x ~@xs))" => "(user/a 3 4 5)"),
     form!(FormRole::Special(Special::Loop), "loop", &[], "(loop [name init ...] body)", "A loop: recur in tail position jumps back with new values.", "(loop [i 0 acc []] (if (< i 3) (recur (inc i) (conj acc i)) acc))" => "[0 1 2]"),
     form!(FormRole::Special(Special::Recur), "recur", &[], "(recur value ...)", "Jumps to the innermost loop or function with new values (tail position only).", "((fn [n acc] (if (zero? n) acc (recur (dec n) (* acc n)))) 5 1)" => "120"),
     form!(FormRole::Special(Special::Letfn), "letfn", &[], "(letfn [(name [params] body) ...] body)", "Local functions that may call each other.", "(letfn [(ev? [n] (if (zero? n) true (od? (dec n)))) (od? [n] (if (zero? n) false (ev? (dec n))))] (ev? 10))" => "true"),
@@ -134,6 +142,7 @@ pub(crate) const FORMS: &[FormEntry] = &[
     form!(FormRole::Special(Special::Comment), "comment", &[], "(comment ...)", "Ignores its contents; nil.", "(comment (this is not run))" => "nil"),
     form!(FormRole::Special(Special::Ns), "ns", &[], "(ns name ...) (ns name (:require [clojure.string :as s]))", "Its :require clauses give aliases as require does; the rest is ignored: a program has one namespace, user.", "(ns app.core) (+ 1 2)" => "3"),
     form!(FormRole::Special(Special::WithOutStr), "with-out-str", &[], "(with-out-str body ...)", "Evaluates the body and returns what it printed as a string, instead of printing it.", "(with-out-str (print \"a\" 1) (println \"!\"))" => "\"a 1!\\n\""),
+    form!(FormRole::Special(Special::WithPrecision), "with-precision", &[], "(with-precision digits body ...) (with-precision digits :rounding FLOOR body ...)", "Evaluates the body with big-decimal results rounded to that many significant digits (HALF_UP unless :rounding says CEILING, FLOOR, HALF_DOWN, HALF_EVEN, UP, DOWN or UNNECESSARY).", "(with-precision 5 (/ 1M 3))" => "0.33333M"),
     form!(FormRole::Special(Special::Require), "require", &[], "(require '[clojure.walk :as w]) (require '[clojure.string :as s :refer [join]]) (require 'clojure.walk)", "Gives a namespace an alias or refers some of its names, until the program ends; every namespace is loaded already.", "(require '[clojure.set :as cs]) (cs/union #{1} #{2})" => "#{1 2}"),
     form!(FormRole::Special(Special::Delay), "delay", &[], "(delay body ...)", "A value whose body runs the first time it is forced (force, deref or @); later forcings give the same value.", "(let [d (delay (+ 1 2))] [(realized? d) @d (realized? d)])" => "[false 3 true]"),
     form!(FormRole::Macro(Macro::When), "when", &[], "(when test body ...)", "The body when test is truthy, else nil.", "(when (pos? 3) :yes)" => ":yes"),
@@ -155,16 +164,57 @@ pub(crate) const FORMS: &[FormEntry] = &[
     form!(FormRole::Macro(Macro::CondThreadLast), "cond->>", &[], "(cond->> x test form ...)", "Like cond->, threading as last argument.", "(cond->> [1 2 3] true (map inc) false (filter odd?))" => "(2 3 4)"),
     form!(FormRole::Macro(Macro::Dotimes), "dotimes", &[], "(dotimes [i n] body ...)", "Evaluates the body with i from 0 to n-1, for side effects; nil.", "(dotimes [i 2] (println i))" => "nil"),
     form!(FormRole::Macro(Macro::Assert), "assert", &[], "(assert test) (assert test message)", "nil when test is truthy, else throws \"Assert failed: \" with the message and the test.", "(try (assert (pos? -1)) (catch Exception e (ex-message e)))" => "\"Assert failed: (pos? -1)\""),
+    form!(FormRole::Macro(Macro::Memfn), "memfn", &[], "(memfn method arg ...)", "A function calling the Java method on its first argument with the rest: (memfn toUpperCase) is (fn [s] (.toUpperCase s)).", "[(map (memfn toUpperCase) [\"a\" \"b\"]) ((memfn substring start end) \"hello\" 1 3)]" => "[(\"A\" \"B\") \"el\"]"),
     form!(FormRole::Macro(Macro::Doto), "doto", &[], "(doto x (f a) g ...)", "Calls each form with x inserted as first argument, for side effects; returns x.", "(doto {:a 1} println)" => "{:a 1}"),
     form!(FormRole::Macro(Macro::Pvalues), "pvalues", &[], "(pvalues expr ...)", "The values of the expressions, evaluated concurrently as pcalls does, in order.", "(pvalues (+ 1 2) (* 2 3))" => "(3 6)"),
     form!(FormRole::Macro(Macro::Amap), "amap", &[], "(amap a i ret expr)", "A copy of the array (vector) a with each item i replaced by expr, evaluated with i and ret (the copy so far) bound.", "(let [a (int-array [1 2 3])] (amap a i ret (* 2 (aget a i))))" => "[2 4 6]"),
     form!(FormRole::Macro(Macro::Areduce), "areduce", &[], "(areduce a i acc init expr)", "Reduces the array (vector) a: acc starts as init and becomes expr for each index i.", "(let [a [1 2 3]] (areduce a i acc 0 (+ acc (aget a i))))" => "6"),
 ];
 
+/// The symbols Clojure 1.11's compiler handles as special forms (`special-symbol?`), which a
+/// syntax-quote leaves unqualified.
+pub(crate) const CLOJURE_SPECIAL_FORMS: &[&str] = &[
+    "def",
+    "loop*",
+    "recur",
+    "if",
+    "case*",
+    "let*",
+    "letfn*",
+    "do",
+    "fn*",
+    "quote",
+    "var",
+    "import*",
+    ".",
+    "set!",
+    "deftype*",
+    "reify*",
+    "try",
+    "throw",
+    "monitor-enter",
+    "monitor-exit",
+    "catch",
+    "finally",
+    "new",
+    "&",
+];
+
 /// Forms the system prompt's compact reference leaves out: rarely written, and the full
 /// reference lists them all the same.
-pub(crate) const FORMS_LEFT_OUT_OF_PROMPT: &[&str] =
-    &["assert", "doto", "delay", "pvalues", "amap", "areduce"];
+pub(crate) const FORMS_LEFT_OUT_OF_PROMPT: &[&str] = &[
+    "assert",
+    "doto",
+    "delay",
+    "pvalues",
+    "amap",
+    "areduce",
+    "defonce",
+    "var",
+    "unquote",
+    "memfn",
+    "with-precision",
+];
 
 /// Whether a refused name is refused everywhere or only where no definition has it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -31,4 +31,7 @@ pub(crate) trait Library: Sync {
     /// The builtin `delay` expands to: it makes its function of no arguments into a delay.
     /// Not in the registry either.
     fn make_delay(&self) -> &'static Builtin;
+    /// The builtin `with-precision` expands to: it evaluates its function of no arguments with
+    /// big-decimal results rounded to a number of digits. Not in the registry either.
+    fn with_precision(&self) -> &'static Builtin;
 }

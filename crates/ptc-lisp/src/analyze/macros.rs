@@ -11,11 +11,11 @@ use crate::reader::{Form, FormKind};
 use crate::span::Span;
 use crate::value::Value;
 
-fn sym(name: &str, span: Span) -> Form {
+pub(super) fn sym(name: &str, span: Span) -> Form {
     Form::new(FormKind::Symbol(arcstr::ArcStr::from(name)), span)
 }
 
-fn list(items: Vec<Form>, span: Span) -> Form {
+pub(super) fn list(items: Vec<Form>, span: Span) -> Form {
     Form::new(FormKind::List(items), span)
 }
 
@@ -73,6 +73,7 @@ fn one_binding<'f>(
     let Some(Form {
         kind: FormKind::Vector(binding),
         span: binding_span,
+        ..
     }) = args.first()
     else {
         return Err(Error::syntax(
@@ -559,6 +560,27 @@ pub(super) fn expand(
                 span,
             )
         }
+        Macro::Memfn => {
+            need(1, "a method name: (memfn toUpperCase)")?;
+            let Some(method) = args[0].as_symbol() else {
+                return Err(Error::syntax(
+                    args[0].span,
+                    format!(
+                        "memfn needs a method name, got {}: (memfn toUpperCase)",
+                        args[0].describe()
+                    ),
+                ));
+            };
+            let target = a.gensym_form(span);
+            let mut params = vec![target.clone()];
+            params.extend(args[1..].iter().cloned());
+            let mut call = vec![sym(&format!(".{method}"), span), target];
+            call.extend(args[1..].iter().cloned());
+            list(
+                vec![sym("fn", span), vector(params, span), list(call, span)],
+                span,
+            )
+        }
         Macro::Doto => {
             need(1, "a value: (doto x (f a) ...)")?;
             let x = a.gensym_form(span);
@@ -575,10 +597,12 @@ pub(super) fn expand(
         Macro::Dotimes => {
             let (counter, n) = one_binding(name, args, span, "[i n]")?;
             let limit = a.gensym_form(span);
+            // Clojure counts to (long n): a fractional count is truncated.
+            let count = list(vec![sym("clojure.core/long", span), n.clone()], span);
             list(
                 vec![
                     sym("let", span),
-                    vector(vec![limit.clone(), n.clone()], span),
+                    vector(vec![limit.clone(), count], span),
                     list(
                         vec![
                             sym("loop", span),

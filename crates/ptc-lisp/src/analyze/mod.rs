@@ -21,9 +21,11 @@ mod macros;
 mod names;
 mod special;
 mod suggest;
+mod syntax_quote;
 
 pub(crate) use catalogue::{
-    FORMS, FORMS_LEFT_OUT_OF_PROMPT, FormEntry, FormRole, REFUSED, Refusal, refused,
+    CLOJURE_SPECIAL_FORMS, FORMS, FORMS_LEFT_OUT_OF_PROMPT, FormEntry, FormRole, REFUSED, Refusal,
+    refused,
 };
 pub(crate) use library::Library;
 
@@ -422,6 +424,14 @@ impl<'s, 'a> Analyzer<'s, 'a> {
     }
 
     fn analyze_inner(&mut self, form: &Form, tail: bool) -> Result<Expr> {
+        if let Some(meta) = &form.meta
+            && matches!(
+                form.kind,
+                FormKind::Vector(_) | FormKind::Map(_) | FormKind::Set(_)
+            )
+        {
+            return self.analyze_with_meta(form, meta);
+        }
         Ok(match &form.kind {
             literal_kind!() => Expr::Const(Value::from_literal(form).unwrap_or_default()),
             FormKind::Regex(p) => Expr::Const(Value::Regex(
@@ -518,6 +528,10 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 );
                 return self.analyze(&call, tail);
             }
+            FormKind::Tagged(tag, inner) if tag == "uuid" => Expr::Const(
+                crate::reader::uuid_literal(&Value::from_form(inner)?)
+                    .map_err(|e| e.with_span(form.span))?,
+            ),
             FormKind::Tagged(tag, inner) if tag == "inst" || tag == "object" => Expr::Const(
                 crate::reader::date_literal(tag, inner)
                     .map_err(|message| Error::syntax(form.span, message))?,
@@ -529,11 +543,42 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 ));
             }
             FormKind::List(items) => self.analyze_list(form, items, tail)?,
+            FormKind::SyntaxQuote(inner) => {
+                let expanded = self.expand_syntax_quote(inner)?;
+                self.analyze(&expanded, tail)?
+            }
+            FormKind::Unquote(_) | FormKind::UnquoteSplicing(_) => {
+                return Err(syntax_quote::unquote_form_outside(form));
+            }
         })
     }
 
     /// Analyze `forms` in order; the last is in tail position when `tail` is set. The vector
     /// has exactly the right capacity, so boxing it later does not reallocate.
+    /// A collection literal written with metadata (`^{:source :api} [1 2]`): the collection
+    /// carrying the evaluated metadata map, built once when both are constants.
+    fn analyze_with_meta(&mut self, form: &Form, meta: &Form) -> Result<Expr> {
+        let bare = Form {
+            kind: form.kind.clone(),
+            span: form.span,
+            meta: None,
+        };
+        let value = self.analyze_inner(&bare, false)?;
+        let meta = self.analyze(&meta_to_evaluate(meta), false)?;
+        if let (Expr::Const(v), Expr::Const(Value::Map(m))) = (&value, &meta)
+            && let Some(with_meta) = v.with_meta(Some(m.clone()))
+        {
+            return Ok(Expr::Const(with_meta));
+        }
+        match self.scope.library.builtin("with-meta") {
+            Some(with_meta) => Ok(internal(with_meta, vec![value, meta], form.span)),
+            None => Err(Error::syntax(
+                form.span,
+                "metadata on a collection literal needs the with-meta builtin",
+            )),
+        }
+    }
+
     fn analyze_operands(&mut self, forms: &[Form], tail: bool) -> Result<Vec<Expr>> {
         let mut exprs = Vec::with_capacity(forms.len());
         let last = forms.len().saturating_sub(1);
@@ -747,4 +792,34 @@ pub(crate) fn internal(builtin: &'static Builtin, args: Vec<Expr>, span: Span) -
         args: args.into_boxed_slice(),
         span,
     }))
+}
+
+/// The metadata map of a literal as an expression: a `:tag` symbol (`^String`) is data, not a
+/// name to resolve, and a `java.lang` class is named in full as Clojure prints it.
+fn meta_to_evaluate(meta: &Form) -> Form {
+    let FormKind::Map(items) = &meta.kind else {
+        return meta.clone();
+    };
+    let mut items = items.clone();
+    for pair in items.chunks_mut(2) {
+        if let [key, value] = pair
+            && matches!(&key.kind, FormKind::Keyword(k) if k == "tag")
+            && let FormKind::Symbol(name) = &value.kind
+        {
+            let full = match name.as_str() {
+                "String" | "Object" | "Long" | "Integer" | "Double" | "Float" | "Short"
+                | "Byte" | "Boolean" | "Character" | "Number" | "Math" | "Exception"
+                | "Throwable" | "CharSequence" | "Comparable" | "Iterable" | "Runnable" => {
+                    intern(&format!("java.lang.{name}"))
+                }
+                _ => name.clone(),
+            };
+            let span = value.span;
+            *value = Form::new(
+                FormKind::Quote(Box::new(Form::new(FormKind::Symbol(full), span))),
+                span,
+            );
+        }
+    }
+    Form::new(FormKind::Map(items), meta.span)
 }

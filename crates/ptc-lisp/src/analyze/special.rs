@@ -67,7 +67,27 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 [only] => self.analyze(only, tail)?,
                 _ => Expr::Or(self.analyze_operands(args, tail)?.into_boxed_slice()),
             },
-            Special::Def => self.analyze_def(form, args)?,
+            Special::Def => self.analyze_def(form, args, false)?,
+            Special::Defonce => self.analyze_def(form, args, true)?,
+            Special::Var => match args {
+                [
+                    name @ Form {
+                        kind: FormKind::Symbol(sym),
+                        ..
+                    },
+                ] => self.analyze(
+                    &Form::new(
+                        FormKind::Var(sym.strip_prefix("user/").unwrap_or(sym).to_owned()),
+                        name.span,
+                    ),
+                    false,
+                )?,
+                _ => return Err(Error::syntax(span, "var takes one symbol: (var name)")),
+            },
+            Special::Unquote => {
+                let name = items[0].as_symbol().unwrap_or("unquote");
+                return Err(unquote_outside(name, span));
+            }
             Special::Defn => self.analyze_defn(form, args)?,
             Special::Declare => {
                 let mut exprs = Vec::new();
@@ -82,6 +102,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                         doc: None,
                         params: Vec::new(),
                         value: None,
+                        once: false,
                     })));
                 }
                 exprs.push(Expr::Const(Value::Nil));
@@ -117,6 +138,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             Special::Comment => Expr::Const(Value::Nil),
             Special::Ns => self.analyze_ns(args)?,
             Special::Require => self.analyze_require(form, args)?,
+            Special::WithPrecision => self.analyze_with_precision(form, args)?,
             Special::WithOutStr => {
                 // The body becomes a function of no arguments for the capturing builtin.
                 let mut items = vec![
@@ -140,7 +162,48 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         })
     }
 
-    fn analyze_def(&mut self, form: &Form, args: &[Form]) -> Result<Expr> {
+    /// `(with-precision digits [:rounding MODE] body ...)`: the body becomes a function of no
+    /// arguments for the builtin that sets the precision around it.
+    fn analyze_with_precision(&mut self, form: &Form, args: &[Form]) -> Result<Expr> {
+        let span = form.span;
+        let Some((digits, mut body)) = args.split_first() else {
+            return Err(Error::syntax(
+                span,
+                "with-precision needs a number of digits: (with-precision 10 (/ 1M 3))",
+            ));
+        };
+        let mut mode = "HALF_UP".to_owned();
+        if let [key, name, rest @ ..] = body
+            && matches!(&key.kind, FormKind::Keyword(k) if k == "rounding")
+        {
+            let rounding = name
+                .as_symbol()
+                .filter(|n| crate::value::Rounding::named(n).is_some())
+                .ok_or_else(|| {
+                    Error::syntax(
+                        name.span,
+                        format!(":rounding takes {}", crate::value::Rounding::NAMES),
+                    )
+                })?;
+            mode = rounding.rsplit('/').next().unwrap_or(rounding).to_owned();
+            body = rest;
+        }
+        let mut items = vec![
+            Form::new(FormKind::Symbol(intern("fn")), span),
+            Form::new(FormKind::Vector(Vec::new()), span),
+        ];
+        items.extend(body.iter().cloned());
+        let thunk = self.analyze(&Form::new(FormKind::List(items), span), false)?;
+        let digits = self.analyze(digits, false)?;
+        let mode = Expr::Const(Value::keyword(&mode));
+        Ok(super::internal(
+            self.scope.library.with_precision(),
+            vec![digits, mode, thunk],
+            span,
+        ))
+    }
+
+    fn analyze_def(&mut self, form: &Form, args: &[Form], once: bool) -> Result<Expr> {
         let (name_form, rest) = args
             .split_first()
             .ok_or_else(|| Error::syntax(form.span, "def needs a name: (def name value)"))?;
@@ -175,6 +238,8 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 ));
             }
         };
+        // `(def ^{:doc "..."} name value)`: the docstring may come as metadata.
+        let doc = doc.or_else(|| meta_doc(name_form));
         let slot = self.global_slot(name);
         let mut params = Vec::new();
         let value = match value_form {
@@ -194,6 +259,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             doc: doc.map(|d| ArcStr::from(d.as_str())),
             params,
             value,
+            once,
         })))
     }
 
@@ -240,6 +306,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 format!("defn {name} needs a parameter vector and a body: (defn {name} [x] ...)"),
             ));
         }
+        let doc = doc.or_else(|| meta_doc(name_form));
         let slot = self.global_slot(name);
         let params = self.params_texts(rest);
         let lambda = self.analyze_fn(form, rest, Some(name))?;
@@ -249,6 +316,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             doc: doc.map(|d| ArcStr::from(d.as_str())),
             params,
             value: Some(Expr::MakeFn(lambda)),
+            once: false,
         })))
     }
 
@@ -872,4 +940,40 @@ fn catch_filter(class: &Form) -> Result<CatchFilter> {
             ));
         }
     })
+}
+
+/// The `:doc` string of the metadata written on a definition's name (`^{:doc "..."} name`).
+fn meta_doc(name_form: &Form) -> Option<String> {
+    let FormKind::Map(items) = &name_form.meta.as_ref()?.kind else {
+        return None;
+    };
+    items.chunks(2).find_map(|pair| match pair {
+        [
+            Form {
+                kind: FormKind::Keyword(k),
+                ..
+            },
+            Form {
+                kind: FormKind::Str(doc),
+                ..
+            },
+        ] if k == "doc" => Some(doc.clone()),
+        _ => None,
+    })
+}
+
+/// The error for `~x`, `~@xs`, `(unquote x)` or `(unquote-splicing xs)` outside a syntax-quote.
+pub(super) fn unquote_outside(name: &str, span: crate::span::Span) -> Error {
+    let shown = if name == "unquote" {
+        "~ (unquote)"
+    } else {
+        "~@ (unquote-splicing)"
+    };
+    Error::syntax(
+        span,
+        format!(
+            "{shown} only has a meaning inside a syntax-quote, which fills it in: \
+             `(f ~x ~@xs) builds (user/f 1 2 3) when x is 1 and xs is [2 3]"
+        ),
+    )
 }

@@ -184,7 +184,8 @@ macro_rules! string_arg {
 }
 pub(crate) use string_arg;
 
-/// A value that can be called: a function, or a keyword, map, set, vector or var used as one.
+/// A value that can be called: a function, or a keyword, symbol, map, set, vector or var used
+/// as one.
 pub(crate) struct Callable<'a>(&'a Value);
 
 impl<'a> Arg<'a> for Callable<'a> {
@@ -193,6 +194,7 @@ impl<'a> Arg<'a> for Callable<'a> {
         match value {
             Value::Fn(_)
             | Value::Keyword(_)
+            | Value::Symbol(_)
             | Value::Map(_)
             | Value::Set(_)
             | Value::Vector(_)

@@ -517,12 +517,17 @@ fn zipmap(ctx: &mut Ctx, call: Call, (ks, vs): (&Value, &Value)) -> EvalResult {
 }
 
 fn empty(_: &mut Ctx, _: Call, coll: &Value) -> EvalResult {
-    Ok(match coll {
+    let out = match coll {
         Value::List(_) | Value::Lazy(_) => Value::empty_list(),
         Value::Vector(_) => Value::Vector(Seq::new()),
         Value::Map(m) => Value::Map(m.empty_like()),
         Value::Set(s) => Value::Set(s.empty_like()),
         _ => Value::Nil,
+    };
+    // The empty collection keeps the metadata of the one it was made from, as in Clojure.
+    Ok(match coll.meta() {
+        Some(meta) => out.with_meta(Some(meta.clone())).unwrap_or_default(),
+        None => out,
     })
 }
 
@@ -555,7 +560,11 @@ fn peek(_: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
 
 fn pop(_: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
     match coll {
-        Value::Vector(s) if !s.is_empty() => Ok(Value::Vector(s.slice(0, s.len() - 1))),
+        Value::Vector(s) if !s.is_empty() => {
+            let mut out = s.clone();
+            out.pop_back();
+            Ok(Value::Vector(out))
+        }
         Value::List(s) if !s.is_empty() => Ok(Value::List(s.slice(1, s.len()))),
         Value::Vector(_) | Value::List(_) => Err(Error::argument(format!(
             "cannot pop an empty {}; check (empty? coll) first",

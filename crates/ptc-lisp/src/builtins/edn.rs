@@ -6,6 +6,7 @@ use super::{Builtin, builtin};
 use crate::error::{Error, ErrorKind};
 use crate::eval::{Ctx, EvalResult, lookup};
 use crate::format::pr_str;
+use crate::reader::lexer::{Lexer, Tok};
 use crate::reader::{Form, FormKind, ReadLimits, read};
 use crate::value::{Map, Set, Value};
 
@@ -54,11 +55,46 @@ fn read_string(ctx: &mut Ctx, call: Call, (first, second): (&Value, Option<&Valu
         other => return Err(call.expected("a string", other).into()),
     };
     ctx.charge(text.len())?;
-    let forms = read(text, &ReadLimits::default())?;
+    let forms = read_first(text)?;
     match forms.first() {
         None => Ok(options.eof),
         Some(form) => edn_value(ctx, call, &options, form),
     }
+}
+
+/// The forms of `text`, or when the whole text cannot be read, the first form alone: like
+/// Clojure's reader, a read stops after the first form, so what follows it (`"1]"`, `"[1 2] ("`)
+/// is never looked at.
+fn read_first(text: &str) -> Result<Vec<Form>, Error> {
+    let limits = ReadLimits::default();
+    let err = match read(text, &limits) {
+        Ok(forms) => return Ok(forms),
+        Err(err) => err,
+    };
+    match first_form_end(text, &limits).map(|end| read(&text[..end], &limits)) {
+        Some(Ok(forms)) if !forms.is_empty() => Ok(forms),
+        _ => Err(err),
+    }
+}
+
+/// Where the first form of `text` ends, found from its tokens: after the first atom outside
+/// any collection, or after the closer of the first collection.
+fn first_form_end(text: &str, limits: &ReadLimits) -> Option<usize> {
+    let mut depth = 0usize;
+    for token in Lexer::new(text, limits) {
+        let (tok, span) = token.ok()?;
+        if tok.opener().is_some() {
+            depth += 1;
+        } else if tok.closer().is_some() {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(span.end as usize);
+            }
+        } else if depth == 0 && !tok.is_prefix() && tok != Tok::VarQuote {
+            return Some(span.end as usize);
+        }
+    }
+    None
 }
 
 fn not_edn(call: Call, form: &Form, what: &str) -> Error {
@@ -115,7 +151,7 @@ fn edn_value(ctx: &mut Ctx, call: Call, options: &Options<'_>, form: &Form) -> E
                 let value = edn_value(ctx, call, options, inner)?;
                 return ctx.apply1(reader, &value);
             }
-            if tag == "inst" {
+            if tag == "inst" || tag == "uuid" {
                 return Ok(Value::from_form(form)?);
             }
             if let Some(default) = options.default {
@@ -131,6 +167,12 @@ fn edn_value(ctx: &mut Ctx, call: Call, options: &Options<'_>, form: &Form) -> E
                 ),
             )
             .into());
+        }
+        // In data a quote is a symbol character: `'a` is the symbol named 'a.
+        FormKind::Quote(inner)
+            if inner.span.start == form.span.start + 1 && inner.as_symbol().is_some() =>
+        {
+            Value::symbol(&format!("'{}", inner.as_symbol().unwrap_or_default()))
         }
         FormKind::Quote(_) => return Err(not_edn(call, form, "a quote (')").into()),
         FormKind::Deref(_) => return Err(not_edn(call, form, "@ (deref)").into()),

@@ -207,9 +207,17 @@ fn hasheq_here(ctx: &mut Ctx, value: &Value) -> EvalResult<i32> {
                         .wrapping_add(day)
             }
         },
-        // Functions, regexes and vars hash by identity on the JVM; any fixed number consistent
-        // with `=` will do.
-        Value::Fn(_) | Value::Regex(_) | Value::Var(_) => crate::value::hash_value(value) as i32,
+        // `UUID.hashCode`: the two halves of the bits, xored, and the two halves of that.
+        Value::Uuid(u) => {
+            let bits = u.bits();
+            let hilo = ((bits >> 64) as u64) ^ (bits as u64);
+            ((hilo >> 32) as i32) ^ (hilo as i32)
+        }
+        // Functions, regexes and vars hash by identity on the JVM, and a tagged literal by its
+        // Java hash code; any fixed number consistent with `=` will do.
+        Value::Fn(_) | Value::Regex(_) | Value::Var(_) | Value::Tagged(_) => {
+            crate::value::hash_value(value) as i32
+        }
     })
 }
 

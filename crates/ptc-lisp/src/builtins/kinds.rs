@@ -1,6 +1,6 @@
 //! Predicates on what a value can do (`ifn?`, `seqable?`, `counted?`, ...), on names
 //! (`ident?`, `qualified-keyword?`, ...) and on identity (`identical?`), and the predicates of
-//! kinds of value PTC-Lisp has none of (`record?`, `uuid?`, ...), which are false for every value.
+//! kinds of value PTC-Lisp has none of (`record?`, `uri?`, ...), which are false for every value.
 
 use super::args::Call;
 use super::{Builtin, builtin};
@@ -27,8 +27,6 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("special-symbol?", special_symbol, "(special-symbol? x)", "True for the symbols Clojure's compiler treats as special forms (if, do, let*, fn*, quote, ...).", "[(special-symbol? 'if) (special-symbol? 'when)]" => "[true false]"),
     builtin!("identical?", identical, "(identical? x y)", "True if x and y are the same object: equal nil, booleans, keywords and small integers, or one collection, string or function held twice.", "(let [v [1 2]] [(identical? v v) (identical? v [1 2])])" => "[true false]"),
     builtin!("record?", never, "(record? x)", "False: PTC-Lisp has no records (use maps).", "(record? {:a 1})" => "false"),
-    builtin!("tagged-literal?", never, "(tagged-literal? x)", "False: tagged literals are read as the values they stand for.", "(tagged-literal? #inst \"2024-01-01\")" => "false"),
-    builtin!("uuid?", never, "(uuid? x)", "False: PTC-Lisp has no UUID values (use strings).", "(uuid? \"f81d4fae-7dec-11d0-a765-00a0c91e6bf6\")" => "false"),
     builtin!("uri?", never, "(uri? x)", "False: PTC-Lisp has no URI values (use strings).", "(uri? \"https://example.com\")" => "false"),
     builtin!("bytes?", never, "(bytes? x)", "False: PTC-Lisp has no byte arrays.", "(bytes? [1 2])" => "false"),
 ];
@@ -73,35 +71,7 @@ predicate!(simple_keyword, x => matches!(x, Value::Keyword(k) if k.namespace().i
 predicate!(qualified_keyword, x => matches!(x, Value::Keyword(k) if k.namespace().is_some()));
 predicate!(simple_symbol, x => matches!(x, Value::Symbol(s) if s.namespace().is_none()));
 predicate!(qualified_symbol, x => matches!(x, Value::Symbol(s) if s.namespace().is_some()));
-predicate!(special_symbol, x => matches!(x, Value::Symbol(s) if SPECIAL_SYMBOLS.contains(&s.as_str())));
-
-/// The symbols Clojure 1.11's compiler handles as special forms.
-const SPECIAL_SYMBOLS: &[&str] = &[
-    "def",
-    "loop*",
-    "recur",
-    "if",
-    "case*",
-    "let*",
-    "letfn*",
-    "do",
-    "fn*",
-    "quote",
-    "var",
-    "import*",
-    ".",
-    "set!",
-    "deftype*",
-    "reify*",
-    "try",
-    "throw",
-    "monitor-enter",
-    "monitor-exit",
-    "catch",
-    "finally",
-    "new",
-    "&",
-];
+predicate!(special_symbol, x => matches!(x, Value::Symbol(s) if crate::analyze::CLOJURE_SPECIAL_FORMS.contains(&s.as_str())));
 
 /// Whether a keyword or symbol has a namespace; `None` for any other value.
 fn ident_namespace(x: &Value) -> Option<bool> {

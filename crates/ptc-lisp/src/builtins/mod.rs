@@ -20,8 +20,10 @@ mod hierarchy;
 pub(crate) mod interop;
 pub(crate) mod io;
 mod kinds;
+mod meta;
 pub(crate) mod number;
 pub(crate) mod parallel;
+pub(crate) mod precision;
 pub(crate) mod predicate;
 mod printf;
 pub(crate) mod ptc;
@@ -32,6 +34,7 @@ mod seq_more;
 pub(crate) mod set;
 mod sorted_range;
 pub(crate) mod string;
+pub(crate) mod tagged;
 pub(crate) mod time;
 mod tower;
 pub(crate) mod transduce;
@@ -75,7 +78,7 @@ macro_rules! builtin {
 pub(crate) use builtin;
 
 /// Every family, in the order the reference lists them.
-pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 30] {
+pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 32] {
     [
         ("Numbers", number::BUILTINS),
         ("Big numbers and ratios", tower::BUILTINS),
@@ -99,6 +102,8 @@ pub(crate) fn families() -> [(&'static str, &'static [Builtin]); 30] {
         ("Sets (clojure.set, also set/)", set::BUILTINS),
         ("Walking nested data", walk::BUILTINS),
         ("Hierarchies", hierarchy::BUILTINS),
+        ("Metadata", meta::BUILTINS),
+        ("UUIDs and tagged literals", tagged::BUILTINS),
         ("Reading data from text", edn::BUILTINS),
         ("Transducers and early termination", transduce::BUILTINS),
         (
@@ -122,6 +127,8 @@ pub(crate) const FAMILIES_LEFT_OUT_OF_PROMPT: &[&str] = &[
     "Predicates on abilities, names and identity",
     "More sequence functions",
     "Hierarchies",
+    "Metadata",
+    "UUIDs and tagged literals",
     // A model writes these as Clojure (or the original PTC-Lisp) has them whether it is told or
     // not (`+'`, `bigint`, `bit-and`, `floor`), and a task seldom needs them.
     "Big numbers and ratios",

@@ -188,6 +188,8 @@ fn type_of(_: &mut Ctx, _: Call, x: &Value) -> EvalResult {
             crate::value::BigKind::Ratio(_) => "ratio",
             crate::value::BigKind::Decimal(_) => "decimal",
         },
+        Value::Uuid(_) => "uuid",
+        Value::Tagged(_) => "tagged-literal",
     };
     Ok(Value::keyword(name))
 }

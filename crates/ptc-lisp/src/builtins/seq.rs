@@ -248,7 +248,7 @@ fn seq(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
         Value::Vector(s) => Ok(if s.is_empty() {
             Value::Nil
         } else {
-            Value::List(s.clone())
+            Value::List(s.without_meta())
         }),
         v => {
             let items = call.collect(ctx, v)?;
@@ -401,8 +401,7 @@ fn into(
 
 fn vec(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
     match coll {
-        Value::Vector(_) => Ok(coll.clone()),
-        Value::List(s) => Ok(Value::Vector(s.clone())),
+        Value::Vector(s) | Value::List(s) => Ok(Value::Vector(s.without_meta())),
         other => {
             let items = call.collect(ctx, other)?;
             vector_of(ctx, items)

@@ -180,7 +180,7 @@ fn sequence(
     match (first, second) {
         (coll, None) => match coll {
             Value::List(_) | Value::Lazy(_) => Ok(coll.clone()),
-            Value::Vector(s) => Ok(Value::List(s.clone())),
+            Value::Vector(s) => Ok(Value::List(s.without_meta())),
             other => {
                 let items = call.collect(ctx, other)?;
                 list_of(ctx, items)

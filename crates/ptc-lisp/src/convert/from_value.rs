@@ -18,6 +18,7 @@ impl<'de> FromValue<'de> {
         let (what, hint) = match self.0 {
             Value::Fn(_) => ("a function", ""),
             Value::Var(_) => ("a var", ""),
+            Value::Tagged(_) => ("a tagged literal", ""),
             Value::Lazy(_) => (
                 "a lazy sequence",
                 "; realize it in the program first, e.g. with (vec (take 100 s))",
@@ -48,6 +49,8 @@ impl<'de> FromValue<'de> {
             Value::Regex(_) => de::Unexpected::Other("a regex"),
             Value::Var(_) => de::Unexpected::Other("a var"),
             Value::Date(_) => de::Unexpected::Other("a date"),
+            Value::Uuid(_) => de::Unexpected::Other("a uuid"),
+            Value::Tagged(_) => de::Unexpected::Other("a tagged literal"),
             Value::Big(b) => match b.to_i64() {
                 Some(i) => de::Unexpected::Signed(i),
                 None => de::Unexpected::Float(b.to_f64()),
@@ -119,12 +122,16 @@ impl<'de> Deserializer<'de> for FromValue<'de> {
                 DateKind::Day(_) => d.iso_day(),
                 DateKind::Instant(_) => d.inst_text().replace("-00:00", "Z"),
             }),
+            // A UUID reads as its text, as it goes out to JSON.
+            Value::Uuid(u) => visitor.visit_string(u.to_text()),
             Value::List(items) | Value::Vector(items) => {
                 self.nested(|| visitor.visit_seq(Elements::new(items.iter())))
             }
             Value::Set(items) => self.nested(|| visitor.visit_seq(Elements::new(items.iter()))),
             Value::Map(m) => self.nested(|| visitor.visit_map(Fields::new(m))),
-            Value::Fn(_) | Value::Var(_) | Value::Lazy(_) => Err(self.unreadable()),
+            Value::Fn(_) | Value::Var(_) | Value::Lazy(_) | Value::Tagged(_) => {
+                Err(self.unreadable())
+            }
         }
     }
 

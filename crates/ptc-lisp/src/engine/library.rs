@@ -44,6 +44,10 @@ impl Library for Builtins {
     fn make_delay(&self) -> &'static Builtin {
         &builtins::delay::MAKE_DELAY
     }
+
+    fn with_precision(&self) -> &'static Builtin {
+        &builtins::precision::WITH_PRECISION
+    }
 }
 
 /// Map destructuring of a sequence of key/value pairs (`& {:keys [a]}` rest arguments).

@@ -1,5 +1,5 @@
-//! Calling values: functions (builtins, closures, natives), keywords, maps, sets, vectors and
-//! vars, and the arity errors of calls.
+//! Calling values: functions (builtins, closures, natives), keywords, symbols, maps, sets,
+//! vectors and vars, and the arity errors of calls.
 
 use super::collections::{get_key, keyword_get_hinted, lookup};
 use super::{Env, pr_str_short};
@@ -17,6 +17,12 @@ impl Ctx {
                 [m] => Ok(keyword_get_hinted(m, f, &self.keyword_hint).unwrap_or_default()),
                 [m, default] => Ok(get_key(m, f).unwrap_or_else(|| default.clone())),
                 _ => Err(arity_error(&format!(":{}", k.as_str()), args.len(), "1 or 2").into()),
+            },
+            // `('a m)`: a symbol looks itself up, as a keyword does.
+            Value::Symbol(sym) => match args {
+                [m] => Ok(get_key(m, f).unwrap_or_default()),
+                [m, default] => Ok(get_key(m, f).unwrap_or_else(|| default.clone())),
+                _ => Err(arity_error(sym.as_str(), args.len(), "1 or 2").into()),
             },
             Value::Map(m) => match args {
                 [k] => Ok(lookup(m, k).cloned().unwrap_or_default()),

@@ -83,6 +83,12 @@ pub fn get_key(coll: &Value, key: &Value) -> Option<Value> {
                 .map(Value::Char),
             _ => None,
         },
+        // A tagged literal is a record of two fields.
+        Value::Tagged(t) => match key {
+            Value::Keyword(k) if k.as_str() == "tag" => Some(Value::Symbol(t.tag().clone())),
+            Value::Keyword(k) if k.as_str() == "form" => Some(t.form().clone()),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -19,6 +19,7 @@ mod comprehension;
 mod exceptions;
 mod items;
 pub(crate) mod numbers;
+pub(crate) mod precision;
 pub(crate) mod reduced;
 
 pub(crate) use crate::error::EXCEPTION_MARKER;
@@ -561,6 +562,9 @@ impl Ctx {
                 d.name
             ))
             .into());
+        }
+        if d.once && self.globals[d.slot as usize].value.is_some() {
+            return Ok(Value::Nil);
         }
         let value = match &d.value {
             Some(e) => Some(self.eval(e, env)?),

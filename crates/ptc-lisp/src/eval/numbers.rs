@@ -134,12 +134,20 @@ pub(crate) fn tower(op: Op, a: &Value, b: &Value) -> Result<Value> {
         }
         NumberKind::Decimal => {
             let (x, y) = (to_decimal(op, a)?, to_decimal(op, b)?);
-            Ok(BigNumber::from_decimal(match op {
+            let context = super::precision::current();
+            let exact = match op {
                 Op::Add => x.add(&y),
                 Op::Sub => x.add(&y.neg()),
                 Op::Mul => x.mul(&y),
                 Op::Div if y.is_zero() => return Err(divide_by_zero()),
-                Op::Div => x.div(&y).ok_or_else(|| non_terminating(a, b))?,
+                Op::Div => match context {
+                    Some(mc) => super::precision::divide(&x, &y, mc)?,
+                    None => x.div(&y).ok_or_else(|| non_terminating(a, b))?,
+                },
+            };
+            Ok(BigNumber::from_decimal(match context {
+                Some(mc) => super::precision::round(exact, mc)?,
+                None => exact,
             }))
         }
         NumberKind::Ratio => {
@@ -199,7 +207,7 @@ pub(crate) fn to_decimal(op: Op, v: &Value) -> Result<Decimal> {
 fn non_terminating(a: &Value, b: &Value) -> Error {
     Error::arithmetic(format!(
         "(/ {} {}) has no exact decimal result (non-terminating decimal expansion); divide \
-         floats instead, or ratios of integers",
+         floats instead, or ratios of integers, or round with (with-precision 10 (/ a b))",
         crate::format::pr_str(a),
         crate::format::pr_str(b)
     ))

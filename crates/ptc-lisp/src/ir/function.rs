@@ -246,6 +246,8 @@ shape_tags! {
     16: Date,
     17: Ratio,
     18: Decimal,
+    19: Uuid,
+    20: TaggedLiteral,
 }
 
 #[cfg(test)]
@@ -255,7 +257,7 @@ mod tests {
 
     #[test]
     fn every_shape_unpacks_to_what_was_packed() {
-        let shapes: [ValueShape; 20] = [
+        let shapes: [ValueShape; 22] = [
             Nil,
             Boolean,
             Integer,
@@ -275,6 +277,8 @@ mod tests {
             Date,
             Ratio,
             Decimal,
+            Uuid,
+            TaggedLiteral,
             Map(1 << 40),
         ];
         for shape in shapes {

@@ -202,6 +202,8 @@ pub(crate) struct DefExpr {
     pub params: Vec<String>,
     /// `None` for `(def x)` / `declare`: the name exists but is unbound.
     pub value: Option<Expr>,
+    /// `defonce`: the value is evaluated and bound only while the name has none.
+    pub once: bool,
 }
 
 pub(crate) enum CatchFilter {

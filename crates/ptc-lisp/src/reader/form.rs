@@ -9,6 +9,10 @@ pub struct Form {
     pub kind: FormKind,
     /// Where it is in the program text.
     pub span: Span,
+    /// The metadata written before it (`^:private`, `^String`, `^{:doc "..."}`), as one map
+    /// form: `^:k` is `{:k true}`, `^Name` and `^"Name"` are `{:tag Name}`, and stacked
+    /// prefixes are merged, the outer one winning.
+    pub meta: Option<Box<Form>>,
 }
 
 /// The pattern matching the kinds of literal form: those that are the same value quoted or not
@@ -68,11 +72,21 @@ pub enum FormKind {
     Deref(Box<Form>),
     /// A tagged literal `#tag form` (`#inst "2024-01-01"`, `#fn[inc]`).
     Tagged(String, Box<Form>),
+    /// `` `form ``: a template; symbols in it are qualified, `~x` and `~@xs` are filled in.
+    SyntaxQuote(Box<Form>),
+    /// `~form`, read as `(clojure.core/unquote form)`.
+    Unquote(Box<Form>),
+    /// `~@form`, read as `(clojure.core/unquote-splicing form)`.
+    UnquoteSplicing(Box<Form>),
 }
 
 impl Form {
     pub(crate) fn new(kind: FormKind, span: Span) -> Form {
-        Form { kind, span }
+        Form {
+            kind,
+            span,
+            meta: None,
+        }
     }
 
     /// The name, for a symbol.
@@ -105,6 +119,9 @@ impl Form {
             FormKind::Var(_) => "var",
             FormKind::Deref(_) => "@ form",
             FormKind::Tagged(..) => "tagged literal",
+            FormKind::SyntaxQuote(_) => "syntax-quoted form",
+            FormKind::Unquote(_) => "~ (unquote) form",
+            FormKind::UnquoteSplicing(_) => "~@ (unquote-splicing) form",
         }
     }
 }

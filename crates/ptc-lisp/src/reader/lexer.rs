@@ -47,6 +47,14 @@ pub enum Tok<'src> {
     VarQuote,
     /// `#tag`: the tag without its `#`.
     Tag(&'src str),
+    /// `` ` `` (syntax-quote).
+    SyntaxQuote,
+    /// `~` (unquote).
+    Unquote,
+    /// `~@` (unquote-splicing).
+    UnquoteSplicing,
+    /// `#:ns` before a map (`#:user{:name "x"}`): the namespace; `::` alone for `#::`.
+    NsMap(&'src str),
     /// `nil`
     Nil,
     /// `true` or `false`.
@@ -99,7 +107,15 @@ impl Tok<'_> {
     pub fn is_prefix(self) -> bool {
         matches!(
             self,
-            Tok::Quote | Tok::Deref | Tok::Meta | Tok::Discard | Tok::Tag(_)
+            Tok::Quote
+                | Tok::Deref
+                | Tok::Meta
+                | Tok::Discard
+                | Tok::Tag(_)
+                | Tok::SyntaxQuote
+                | Tok::Unquote
+                | Tok::UnquoteSplicing
+                | Tok::NsMap(_)
         )
     }
 }
@@ -164,7 +180,7 @@ enum Raw {
     ReaderConditional,
     #[token("#=")]
     ReadEval,
-    #[token("#:")]
+    #[regex(r"#:(?&sc)*")]
     NamespacedMap,
     /// `#` followed by nothing this reader knows.
     #[token("#")]
@@ -274,25 +290,9 @@ impl<'src> Lexer<'src> {
                     ));
                 }
             },
-            Raw::SyntaxQuote => {
-                return Err(Error::parse(
-                    span,
-                    "syntax-quote (`) is not supported: PTC-Lisp has no macros; \
-                     use ' to quote a form, or build the data with list, vector and hash-map",
-                ));
-            }
-            Raw::Unquote => {
-                return Err(Error::parse(
-                    span,
-                    "unquote (~) is not supported: PTC-Lisp has no macros",
-                ));
-            }
-            Raw::UnquoteSplicing => {
-                return Err(Error::parse(
-                    span,
-                    "unquote-splicing (~@) is not supported: PTC-Lisp has no macros",
-                ));
-            }
+            Raw::SyntaxQuote => Tok::SyntaxQuote,
+            Raw::Unquote => Tok::Unquote,
+            Raw::UnquoteSplicing => Tok::UnquoteSplicing,
             Raw::ReaderConditional => {
                 return Err(Error::parse(
                     span,
@@ -304,13 +304,27 @@ impl<'src> Lexer<'src> {
             Raw::ReadEval => {
                 return Err(Error::parse(span, "read-eval (#=) is not supported"));
             }
-            Raw::NamespacedMap => {
-                return Err(Error::parse(
-                    span,
-                    "namespaced map literals (#:ns{...}) are not supported; \
-                     write each key in full, e.g. {:user/name \"x\"}",
-                ));
-            }
+            Raw::NamespacedMap => match &text[2..] {
+                "" => {
+                    return Err(Error::parse(
+                        span,
+                        "#: needs a namespace before the map, e.g. #:user{:name \"x\"}",
+                    ));
+                }
+                ":" => Tok::NsMap("user"),
+                ns if ns.starts_with(':') => {
+                    return Err(Error::parse(
+                        span,
+                        format!(
+                            "#::{} resolves a namespace alias, which a map literal cannot use; \
+                             write #:{} {{...}} with the full namespace",
+                            &ns[1..],
+                            &ns[1..]
+                        ),
+                    ));
+                }
+                ns => Tok::NsMap(ns),
+            },
             Raw::Hash => {
                 return Err(Error::parse(
                     span,

@@ -16,6 +16,7 @@ pub use form::{Form, FormKind, with_article};
 pub(crate) use quote::VALUE_TOKEN;
 pub(crate) use quote::date_literal;
 pub use quote::read_value;
+pub(crate) use quote::uuid_literal;
 
 use crate::error::Result;
 

@@ -158,6 +158,9 @@ enum Expect {
     MetaForm,
     DiscardForm,
     TagForm,
+    SyntaxQuoteForm,
+    UnquoteForm,
+    NsMapForm,
     VarSymbol,
     CloseParen,
     CloseBracket,
@@ -166,13 +169,16 @@ enum Expect {
 }
 
 impl Expect {
-    const ALL: [Expect; 11] = [
+    const ALL: [Expect; 14] = [
         Expect::Form,
         Expect::QuoteForm,
         Expect::DerefForm,
         Expect::MetaForm,
         Expect::DiscardForm,
         Expect::TagForm,
+        Expect::SyntaxQuoteForm,
+        Expect::UnquoteForm,
+        Expect::NsMapForm,
         Expect::VarSymbol,
         Expect::CloseParen,
         Expect::CloseBracket,
@@ -192,6 +198,9 @@ impl Expect {
             Expect::MetaForm => "a metadata form after ^",
             Expect::DiscardForm => "a form for #_ to discard",
             Expect::TagForm => "a form after the tag (e.g. #inst \"2024-01-01T00:00:00Z\")",
+            Expect::SyntaxQuoteForm => "a form after ` (syntax-quote)",
+            Expect::UnquoteForm => "a form after ~ or ~@ (unquote)",
+            Expect::NsMapForm => "a map after #:ns (e.g. #:user{:name \"x\"})",
             Expect::VarSymbol => "a symbol after #' (e.g. #'inc)",
             Expect::CloseParen => "')'",
             Expect::CloseBracket => "']'",
@@ -405,11 +414,11 @@ where
         .map(|(_, span)| span)
 }
 
-/// A run of `#_ form` (discarded) and `^meta` (dropped) prefixes: at least one. The output says
-/// whether the run holds metadata, which needs a form after the run to attach to.
+/// A run of `#_ form` (discarded) and `^meta` prefixes: at least one. The output is the
+/// metadata forms of the run, outermost first, for the form after the run (see [`with_meta`]).
 ///
 /// The run is a loop, not recursion, so `^:a ^:b ^:c x` costs no stack.
-fn prefixes<'t, 'src: 't, I, E, P>(form: P) -> impl Parser<'t, I, bool, Extra<E>> + Clone
+fn prefixes<'t, 'src: 't, I, E, P>(form: P) -> impl Parser<'t, I, Vec<Form>, Extra<E>> + Clone
 where
     I: ValueInput<'t, Token = Spanned<'src>, Span = SimpleSpan>,
     E: GrammarError<'t, I>,
@@ -417,15 +426,116 @@ where
 {
     let discard = token(Tok::Discard)
         .ignore_then(form.clone().labelled(Expect::DiscardForm))
-        .to(false);
+        .to(None);
     let meta = token(Tok::Meta)
         .ignore_then(form.labelled(Expect::MetaForm))
-        .to(true);
+        .map(Some);
     discard
         .or(meta)
         .repeated()
         .at_least(1)
-        .fold(false, |has_meta, meta| has_meta | meta)
+        .collect::<Items>()
+        .map(|items| items.0)
+}
+
+/// `form` carrying the metadata forms `metas` (outermost first) merged into one map form, as
+/// Clojure's reader merges them: `^:k` is `{:k true}`, `^Name` and `^"Name"` are `{:tag Name}`,
+/// and an outer prefix's entries replace an inner one's.
+fn with_meta(mut form: Form, metas: Vec<Form>) -> std::result::Result<Form, (Span, String)> {
+    let (Some(first), Some(last)) = (metas.first(), metas.last()) else {
+        return Ok(form);
+    };
+    let span = first.span.to(last.span);
+    let mut entries: Vec<(Form, Form)> = Vec::new();
+    // Keys by their printed kind: a long run of prefixes stays linear.
+    let mut index: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+    let mut assoc = |key: Form, value: Form| {
+        let id = format!("{:?}", key.kind);
+        match index.get(&id) {
+            Some(&i) => entries[i].1 = value,
+            None => {
+                index.insert(id, entries.len());
+                entries.push((key, value));
+            }
+        }
+    };
+    let pairs = |forms: Vec<Form>| {
+        let mut it = forms.into_iter();
+        std::iter::from_fn(move || Some((it.next()?, it.next()?)))
+    };
+    if let Some(old) = form.meta.take()
+        && let FormKind::Map(items) = old.kind
+    {
+        pairs(items).for_each(|(k, v)| assoc(k, v));
+    }
+    for meta in metas.into_iter().rev() {
+        let at = meta.span;
+        match meta.kind {
+            FormKind::Keyword(_) => assoc(meta, Form::new(FormKind::Bool(true), at)),
+            FormKind::Symbol(_) | FormKind::Str(_) => {
+                assoc(Form::new(FormKind::Keyword("tag".into()), at), meta)
+            }
+            FormKind::Map(items) => pairs(items).for_each(|(k, v)| assoc(k, v)),
+            _ => {
+                return Err((
+                    at,
+                    format!(
+                        "metadata must be a keyword, symbol, string or map (^:private, ^String, \
+                         ^{{:doc \"...\"}}), found {}",
+                        meta.describe()
+                    ),
+                ));
+            }
+        }
+    }
+    let items = entries.into_iter().flat_map(|(k, v)| [k, v]).collect();
+    form.meta = Some(Box::new(Form::new(FormKind::Map(items), span)));
+    Ok(form)
+}
+
+/// A map form read after `#:ns`, its keys qualified: `:k` becomes `:ns/k`, `:_/k` becomes `:k`,
+/// keys that have a namespace already stay as they are (and so do symbols the same way).
+fn qualify_keys(ns: &str, map: Form) -> Option<Form> {
+    let Form {
+        kind: FormKind::Map(items),
+        span,
+        meta,
+    } = map
+    else {
+        return None;
+    };
+    let qualify = |name: &str| -> Option<String> {
+        if let Some(bare) = name.strip_prefix("_/") {
+            Some(bare.to_owned())
+        } else if name.contains('/') {
+            None
+        } else {
+            Some(format!("{ns}/{name}"))
+        }
+    };
+    let items = items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            if i % 2 == 1 {
+                return item;
+            }
+            let kind = match &item.kind {
+                FormKind::Keyword(k) => qualify(k).map(FormKind::Keyword),
+                FormKind::Symbol(s) => qualify(s).map(|s| FormKind::Symbol(intern(&s))),
+                _ => None,
+            };
+            match kind {
+                Some(kind) => Form { kind, ..item },
+                None => item,
+            }
+        })
+        .collect();
+    Some(Form {
+        kind: FormKind::Map(items),
+        span,
+        meta,
+    })
 }
 
 /// The contents of a collection (or of the whole program), without the discarded forms.
@@ -462,9 +572,11 @@ where
                 .map(Ok)
                 .or(closer_or_end.map(Err)),
         )
-        .try_map(|(has_meta, form), _| match form {
-            Ok(form) => Ok(Some(form)),
-            Err((found, span)) if has_meta => Err(E::custom(span, || {
+        .try_map(|(metas, form), _| match form {
+            Ok(form) => with_meta(form, metas)
+                .map(Some)
+                .map_err(|(span, message)| E::custom(span, || message)),
+            Err((found, span)) if !metas.is_empty() => Err(E::custom(span, || {
                 let found = found.map_or("end of input".to_owned(), |c| format!("'{c}'"));
                 format!("expected a form for the ^metadata to attach to, found {found}")
             })),
@@ -491,7 +603,11 @@ where
         choice((
             atom(),
             compound,
-            prefixes(form).ignore_then(core.labelled(Expect::Form)),
+            prefixes(form)
+                .then(core.labelled(Expect::Form))
+                .try_map(|(metas, form), _| {
+                    with_meta(form, metas).map_err(|(span, message)| E::custom(span, || message))
+                }),
         ))
     })
 }
@@ -550,6 +666,32 @@ where
                 .map(|(forms, span)| Form::new(FormKind::AnonFn(forms), span)),
             wrapping(Tok::Quote, Expect::QuoteForm, FormKind::Quote),
             wrapping(Tok::Deref, Expect::DerefForm, FormKind::Deref),
+            wrapping(
+                Tok::SyntaxQuote,
+                Expect::SyntaxQuoteForm,
+                FormKind::SyntaxQuote,
+            ),
+            wrapping(Tok::Unquote, Expect::UnquoteForm, FormKind::Unquote),
+            wrapping(
+                Tok::UnquoteSplicing,
+                Expect::UnquoteForm,
+                FormKind::UnquoteSplicing,
+            ),
+            select! { (Tok::NsMap(ns), span) => (ns, span) }
+                .then(form.clone().labelled(Expect::NsMapForm))
+                .try_map(|((ns, span), inner), _| {
+                    let whole = span.to(inner.span);
+                    let inner_span = inner.span;
+                    qualify_keys(ns, inner)
+                        .map(|map| Form { span: whole, ..map })
+                        .ok_or_else(|| {
+                            E::custom(inner_span, || {
+                                format!(
+                                    "#:{ns} must be followed by a map, e.g. #:{ns}{{:name \"x\"}}"
+                                )
+                            })
+                        })
+                }),
             token(Tok::VarQuote)
                 .then(select! { (Tok::Symbol(s), span) => (s, span) }.labelled(Expect::VarSymbol))
                 .map(|(open, (name, span))| {

@@ -24,11 +24,29 @@ impl Value {
     }
 
     /// The value a quoted form denotes: `'(a 1 [b])` is a list of a symbol, a number and a vector.
+    /// A collection written with metadata (`'^:private [1]`) carries it, unevaluated.
     pub fn from_form(form: &Form) -> Result<Value> {
+        Value::form_value(form, false)
+    }
+
+    /// The value of `form`; `printed` says it is a printed value read back, where a tag no
+    /// reader knows is kept as a tagged literal (as `tagged-literal` makes and prints them).
+    fn form_value(form: &Form, printed: bool) -> Result<Value> {
+        let value = Value::form_value_bare(form, printed)?;
+        let Some(meta) = &form.meta else {
+            return Ok(value);
+        };
+        match Value::form_value(meta, printed)? {
+            Value::Map(meta) => Ok(value.with_meta(Some(meta.clone())).unwrap_or(value)),
+            _ => Ok(value),
+        }
+    }
+
+    fn form_value_bare(form: &Form, printed: bool) -> Result<Value> {
         let items = |forms: &[Form]| {
             forms
                 .iter()
-                .map(Value::from_form)
+                .map(|f| Value::form_value(f, printed))
                 .collect::<Result<Vec<_>>>()
         };
         Ok(match &form.kind {
@@ -42,7 +60,7 @@ impl Value {
             FormKind::Map(forms) => {
                 let mut map = Map::new();
                 for pair in forms.chunks(2) {
-                    let key = Value::from_form(&pair[0])?;
+                    let key = Value::form_value(&pair[0], printed)?;
                     if map.contains_key(&key) {
                         return Err(Error::syntax(
                             pair[0].span,
@@ -51,7 +69,7 @@ impl Value {
                     }
                     let value = pair
                         .get(1)
-                        .map(Value::from_form)
+                        .map(|f| Value::form_value(f, printed))
                         .transpose()?
                         .unwrap_or_default();
                     map.assoc_mut(key, value);
@@ -61,7 +79,7 @@ impl Value {
             FormKind::Set(forms) => {
                 let mut set = Set::new();
                 for item in forms {
-                    let value = Value::from_form(item)?;
+                    let value = Value::form_value(item, printed)?;
                     if set.contains(&value) {
                         return Err(Error::syntax(
                             item.span,
@@ -73,10 +91,25 @@ impl Value {
                 Value::Set(set)
             }
             FormKind::Quote(inner) => {
-                Value::list([Value::symbol("quote"), Value::from_form(inner)?])
+                Value::list([Value::symbol("quote"), Value::form_value(inner, printed)?])
             }
             FormKind::Deref(inner) => {
-                Value::list([Value::symbol("deref"), Value::from_form(inner)?])
+                Value::list([Value::symbol("deref"), Value::form_value(inner, printed)?])
+            }
+            FormKind::Unquote(inner) => Value::list([
+                Value::symbol("clojure.core/unquote"),
+                Value::form_value(inner, printed)?,
+            ]),
+            FormKind::UnquoteSplicing(inner) => Value::list([
+                Value::symbol("clojure.core/unquote-splicing"),
+                Value::form_value(inner, printed)?,
+            ]),
+            FormKind::SyntaxQuote(_) => {
+                return Err(Error::syntax(
+                    form.span,
+                    "a syntax-quote (`) inside quoted data cannot be read; quote the form \
+                     with ' alone",
+                ));
             }
             FormKind::Var(name) => {
                 Value::Var(Symbol::new(name.strip_prefix("user/").unwrap_or(name)))
@@ -88,7 +121,7 @@ impl Value {
                 ));
             }
             FormKind::Tagged(tag, inner) if tag == "fn" => {
-                let shown = pr_str(&Value::from_form(inner)?);
+                let shown = pr_str(&Value::form_value(inner, printed)?);
                 Value::Fn(Function::read_back(&format!("#fn{shown}")))
             }
             // A lazy sequence as printed: a value that shows how the sequence was made.
@@ -104,9 +137,16 @@ impl Value {
                     ));
                 }
             },
+            FormKind::Tagged(tag, inner) if tag == "uuid" => {
+                uuid_literal(&Value::form_value(inner, printed)?)
+                    .map_err(|e| e.with_span(form.span))?
+            }
             FormKind::Tagged(tag, inner) if tag == "inst" || tag == "object" => {
                 date_literal(tag, inner).map_err(|message| Error::syntax(form.span, message))?
             }
+            FormKind::Tagged(tag, inner) if printed => Value::Tagged(
+                crate::value::TaggedLiteral::new(Symbol::new(tag), Value::form_value(inner, true)?),
+            ),
             FormKind::Tagged(tag, _) => {
                 return Err(Error::syntax(
                     form.span,
@@ -114,6 +154,24 @@ impl Value {
                 ));
             }
         })
+    }
+}
+
+/// The value of `#uuid "..."` in a program, in quoted data or in a text read as data.
+pub(crate) fn uuid_literal(text: &Value) -> std::result::Result<Value, Error> {
+    match text {
+        Value::Str(s) => crate::value::Uuid::parse(s)
+            .map(Value::Uuid)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Syntax,
+                    format!("#uuid needs 32 hexadecimal digits in groups 8-4-4-4-12, got \"{s}\""),
+                )
+            }),
+        _ => Err(Error::new(
+            ErrorKind::Syntax,
+            "#uuid needs a string, e.g. #uuid \"f81d4fae-7dec-11d0-a765-00a0c91e6bf6\"",
+        )),
     }
 }
 
@@ -200,7 +258,7 @@ pub fn read_value(text: &str) -> Result<Value> {
 fn read_one(text: &str, limits: &ReadLimits) -> Result<Value> {
     let forms = read(text, limits)?;
     match forms.as_slice() {
-        [form] => Value::from_form(form),
+        [form] => Value::form_value(form, true),
         _ => Err(Error::new(
             ErrorKind::Parse,
             format!("expected exactly one value, found {} forms", forms.len()),

@@ -26,7 +26,10 @@ struct FnCell {
     /// The type of `body`, compared where a function is called without a call through `body`'s
     /// table of methods.
     body_type: TypeId,
-    body: Box<dyn FnBody>,
+    /// Shared by the copies `with-meta` makes, which differ only in their metadata.
+    body: Arc<dyn FnBody>,
+    /// Metadata attached with `with-meta`.
+    meta: Option<super::Map>,
 }
 
 /// What the value layer needs of a function's representation; the layers above implement it.
@@ -50,7 +53,8 @@ impl Function {
         Function(Arc::new(FnCell {
             depth,
             body_type: TypeId::of::<T>(),
-            body: Box::new(body),
+            body: Arc::new(body),
+            meta: None,
         }))
     }
 
@@ -116,6 +120,23 @@ impl Function {
     pub fn same_as_read_back(&self, other: &Function) -> bool {
         (self.read_back_text().is_some() || other.read_back_text().is_some())
             && self.shown_name() == other.shown_name()
+    }
+
+    /// The metadata attached with `with-meta`, if any.
+    pub fn meta(&self) -> Option<&super::Map> {
+        self.0.meta.as_ref()
+    }
+
+    /// The same function carrying `meta`: a new function value (not `identical?` to this one)
+    /// that calls the same code.
+    pub(crate) fn with_meta(&self, meta: Option<super::Map>) -> Function {
+        let depth = self.0.depth.max(meta.as_ref().map_or(0, |m| 1 + m.depth()));
+        Function(Arc::new(FnCell {
+            depth,
+            body_type: self.0.body_type,
+            body: self.0.body.clone(),
+            meta,
+        }))
     }
 
     /// How deeply values nest inside the values this function holds (see

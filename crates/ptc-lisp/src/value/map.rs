@@ -49,6 +49,8 @@ struct MapInner {
     /// Whether the key array was made for a change of a small map and charged the same way
     /// (given back by the last map holding it).
     own_keys: bool,
+    /// Metadata attached with `with-meta`; kept by `assoc` and `dissoc`.
+    meta: Option<Map>,
 }
 
 /// Slots of a map's own allocation: its `Arc`, fields (inline values included), and the header
@@ -140,6 +142,7 @@ impl Drop for Map {
                         own: 0,
                         copied: 0,
                         own_keys: false,
+                        meta: None,
                     })
                 })
                 .clone();
@@ -163,11 +166,34 @@ impl Map {
             own: meter::own(INNER_SLOTS),
             copied: 0,
             own_keys: false,
+            meta: None,
         }))
     }
 
     pub(crate) fn depth(&self) -> u32 {
         self.0.depth
+    }
+
+    /// The metadata attached with `with-meta`, if any.
+    #[inline]
+    pub fn meta(&self) -> Option<&Map> {
+        self.0.meta.as_ref()
+    }
+
+    /// The same entries carrying `meta` instead: a copy, charged like one made by `dissoc`.
+    pub(crate) fn with_meta(&self, meta: Option<Map>) -> Map {
+        let mut out = self.clone();
+        if self.0.meta.is_none() && meta.is_none() {
+            return out;
+        }
+        let inner = Arc::make_mut(&mut out.0);
+        inner.own = meter::own(INNER_SLOTS);
+        inner.copied = 0;
+        // The metadata is freed with the collection, so it counts in its nesting depth.
+        inner.depth = inner.depth.max(meta.as_ref().map_or(0, |m| 1 + m.depth()));
+        inner.meta = meta;
+        inner.charge_change(true);
+        out
     }
 }
 

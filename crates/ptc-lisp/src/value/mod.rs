@@ -12,10 +12,13 @@ mod function;
 mod intern;
 mod lazy;
 mod map;
+mod meta;
 pub(crate) mod meter;
+pub(crate) mod precision;
 mod seq;
 mod set;
 mod shape;
+mod tagged;
 
 pub use bignum::{BigKind, BigNumber, Decimal};
 pub(crate) use bignum::{NumberKind, numbers_equal, to_bigint, to_f64, to_rational};
@@ -25,9 +28,11 @@ pub use function::Function;
 pub use intern::intern;
 pub use lazy::{ForSeq, LazyKind, LazySeq, RangeEnd};
 pub use map::{Map, MapBuilder, MapIter, SMALL_MAP_MAX};
+pub(crate) use precision::{MathContext, Rounding};
 pub use seq::{Seq, SeqIter};
 pub use set::{Set, SetIter};
 pub use shape::ValueShape;
+pub use tagged::{TaggedLiteral, Uuid};
 
 use crate::stack::with_stack_room;
 use arcstr::ArcStr;
@@ -105,6 +110,10 @@ pub enum Value {
     Date(Date),
     /// A big integer (`7N`), a ratio (`1/3`) or a big decimal (`1.50M`).
     Big(BigNumber),
+    /// A UUID, `#uuid "f81d4fae-7dec-11d0-a765-00a0c91e6bf6"`.
+    Uuid(Uuid),
+    /// A tagged literal kept as data, `#tag form` (`(tagged-literal 'tag form)`).
+    Tagged(TaggedLiteral),
 }
 
 /// A keyword such as `:name` or `:user/id`; the text excludes the leading colon.
@@ -340,6 +349,8 @@ impl Value {
                 DateKind::Instant(_) => "instant",
             },
             Value::Big(b) => b.type_name(),
+            Value::Uuid(_) => "uuid",
+            Value::Tagged(_) => "tagged literal",
         }
     }
 
@@ -378,6 +389,7 @@ impl Value {
             Value::Set(s) => s.depth(),
             Value::Fn(f) => f.depth(),
             Value::Lazy(l) => l.depth(),
+            Value::Tagged(t) => t.depth(),
             _ => 0,
         }
     }
@@ -524,6 +536,8 @@ impl Value {
             (Var(a), Var(b)) => a == b,
             (Lazy(a), Lazy(b)) => a.ptr_eq(b) || a.same_as_read_back(b),
             (Date(a), Date(b)) => a == b,
+            (Uuid(a), Uuid(b)) => a == b,
+            (Tagged(a), Tagged(b)) => a == b,
             (Big(_), Int(_) | Float(_) | Big(_)) | (Int(_) | Float(_), Big(_)) => {
                 numbers_equal(self, other)
             }
@@ -584,6 +598,8 @@ fn hash_here(value: &Value) -> u64 {
         Lazy(l) => fx((11u8, l.describe())),
         Date(d) => fx((12u8, d.bits())),
         Big(b) => b.hash_key(),
+        Uuid(u) => fx((13u8, u.bits())),
+        Tagged(t) => fx((14u8, t.tag().as_str())) ^ hash_value(t.form()),
     }
 }
 
@@ -607,6 +623,8 @@ impl Value {
             Fn(_) => 12,
             Lazy(_) => 13,
             Date(_) => 14,
+            Uuid(_) => 15,
+            Tagged(_) => 16,
         }
     }
 }
@@ -693,6 +711,8 @@ impl Value {
             (Date(a), Date(b)) => a
                 .compare(*b)
                 .unwrap_or_else(|| (a.bits() & 1).cmp(&(b.bits() & 1))),
+            (Uuid(a), Uuid(b)) => a.cmp(b),
+            (Tagged(a), Tagged(b)) => a.tag().cmp(b.tag()).then_with(|| a.form().cmp(b.form())),
             _ => Ordering::Equal,
         }
     }

@@ -7,7 +7,7 @@
 //! collection in a loop or walking it with `rest` stays linear instead of copying on every step.
 //! A `Flat` sequence held by one owner is changed in place.
 
-use super::{Value, meter};
+use super::{Map, Value, meter};
 use std::sync::Arc;
 
 type Tree = imbl::Vector<Value>;
@@ -30,6 +30,8 @@ struct SeqInner {
     /// change it, or for the tree nodes it copied from a sequence it shares them with; given
     /// back when it is dropped.
     copied: u32,
+    /// Metadata attached with `with-meta`; kept by `conj`, `assoc` and `pop`, not by `rest`.
+    meta: Option<Map>,
 }
 
 /// A tree's shape: 64 items or children per node.
@@ -50,6 +52,7 @@ impl SeqInner {
             items,
             own: meter::own(INNER_SLOTS),
             copied: 0,
+            meta: None,
         }
     }
 }
@@ -86,6 +89,7 @@ impl Drop for Seq {
                         items: Items::Flat(Vec::new()),
                         own: 0,
                         copied: 0,
+                        meta: None,
                     })
                 })
                 .clone();
@@ -145,6 +149,29 @@ impl Seq {
         })
     }
 
+    /// The metadata attached with `with-meta`, if any.
+    #[inline]
+    pub fn meta(&self) -> Option<&Map> {
+        self.0.meta.as_ref()
+    }
+
+    /// The same items carrying `meta` instead: a copy, as a change of a shared sequence is.
+    pub(crate) fn with_meta(&self, meta: Option<Map>) -> Seq {
+        let mut out = self.clone();
+        if self.0.meta.is_some() || meta.is_some() {
+            let inner = out.inner_mut();
+            // The metadata is freed with the sequence, so it counts in its nesting depth.
+            inner.depth = inner.depth.max(meta.as_ref().map_or(0, |m| 1 + m.depth()));
+            inner.meta = meta;
+        }
+        out
+    }
+
+    /// The same items without metadata (what `vec` and `seq` of a vector give).
+    pub(crate) fn without_meta(&self) -> Seq {
+        self.with_meta(None)
+    }
+
     /// Whether the two share one allocation (then they are equal without looking inside).
     pub fn ptr_eq(&self, other: &Seq) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
@@ -176,6 +203,7 @@ impl Seq {
             };
             let mut inner = SeqInner::new(depth, items);
             inner.copied = copied;
+            inner.meta = self.0.meta.clone();
             self.0 = Arc::new(inner);
         }
         Arc::get_mut(&mut self.0).expect("a sequence held once")
@@ -204,6 +232,18 @@ impl Seq {
         match self.items_mut() {
             Items::Flat(v) => v.push(item),
             Items::Tree(t) => t.push_back(item),
+        }
+    }
+
+    /// Remove the last item (`pop` of a vector, which keeps the metadata).
+    pub(crate) fn pop_back(&mut self) {
+        match self.items_mut() {
+            Items::Flat(v) => {
+                v.pop();
+            }
+            Items::Tree(t) => {
+                t.pop_back();
+            }
         }
     }
 

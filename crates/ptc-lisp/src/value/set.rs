@@ -26,6 +26,8 @@ struct SetInner {
     /// Slots charged for this set's own copy of a small set's items, or for the trie or B-tree
     /// nodes it copied from a set it shares them with; given back when it is dropped.
     copied: u32,
+    /// Metadata attached with `with-meta`; kept by `conj` and `disj`.
+    meta: Option<super::Map>,
 }
 
 /// Slots of a set's own allocation: its `Arc` and fields.
@@ -84,6 +86,7 @@ impl Drop for Set {
                         repr: SetRepr::Small(Vec::new()),
                         own: 0,
                         copied: 0,
+                        meta: None,
                     })
                 })
                 .clone();
@@ -106,11 +109,37 @@ impl Set {
             repr,
             own: meter::own(INNER_SLOTS),
             copied: 0,
+            meta: None,
         }))
     }
 
     pub(crate) fn depth(&self) -> u32 {
         self.0.depth
+    }
+
+    /// The metadata attached with `with-meta`, if any.
+    #[inline]
+    pub fn meta(&self) -> Option<&super::Map> {
+        self.0.meta.as_ref()
+    }
+
+    /// The same items carrying `meta` instead: a copy, charged like one made by `disj`.
+    pub(crate) fn with_meta(&self, meta: Option<super::Map>) -> Set {
+        let mut out = self.clone();
+        if self.0.meta.is_none() && meta.is_none() {
+            return out;
+        }
+        let inner = Arc::make_mut(&mut out.0);
+        inner.own = meter::own(INNER_SLOTS);
+        inner.copied = 0;
+        // The metadata is freed with the collection, so it counts in its nesting depth.
+        inner.depth = inner.depth.max(meta.as_ref().map_or(0, |m| 1 + m.depth()));
+        inner.meta = meta;
+        match &inner.repr {
+            SetRepr::Small(v) => inner.copied = meter::own_copy(v.len()),
+            _ => inner.charge_path_copy(true),
+        }
+        out
     }
 }
 

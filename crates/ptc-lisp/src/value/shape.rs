@@ -44,6 +44,10 @@ pub enum ValueShape {
     Ratio,
     /// A big decimal (`1.50M`).
     Decimal,
+    /// A UUID.
+    Uuid,
+    /// A tagged literal kept as data (`#tag form`).
+    TaggedLiteral,
 }
 
 impl ValueShape {
@@ -71,6 +75,8 @@ impl ValueShape {
                 super::BigKind::Ratio(_) => ValueShape::Ratio,
                 super::BigKind::Decimal(_) => ValueShape::Decimal,
             },
+            Value::Uuid(_) => ValueShape::Uuid,
+            Value::Tagged(_) => ValueShape::TaggedLiteral,
         }
     }
 }
