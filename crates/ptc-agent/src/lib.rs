@@ -22,6 +22,7 @@
 //! answer, never compressed.
 
 mod agent;
+mod compile;
 mod extract;
 mod history;
 pub mod llm;
@@ -38,6 +39,9 @@ mod tool;
 pub mod wire;
 
 pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
+pub use compile::{
+    COMPILED_FORMAT, CompileError, CompileMetadata, CompiledAgent, ExecError, LoadError,
+};
 pub use extract::extract_program;
 pub use llm::{
     Anthropic, CacheBreakpoint, Llm, LlmError, LlmRequest, LlmResponse, OpenAiCompatible,

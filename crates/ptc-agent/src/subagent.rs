@@ -50,6 +50,11 @@ impl AsyncTool for AgentTool {
         self.agent.signature().map(|s| s.source())
     }
 
+    /// A sub-agent asks its model on every call.
+    fn uses_model(&self) -> bool {
+        true
+    }
+
     async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
         let params: &[Param] = self.agent.signature().map_or(&[], |s| s.params());
         // `(tool/x {:a 1})` passes a map of inputs, unless the one input is itself a map.
