@@ -6,6 +6,7 @@ mod config;
 mod demo;
 mod diagnostic;
 mod eval;
+mod exec;
 mod exit;
 mod logging;
 mod mcp;
@@ -53,6 +54,10 @@ enum Command {
     /// Run an agent on a mission against a model, showing each turn as it happens.
     #[command(after_help = exit::HELP)]
     Run(Box<run::RunArgs>),
+    /// Run a compiled agent (written by `ptc run --compile-to`) on other input data, without
+    /// a model.
+    #[command(after_help = exit::HELP)]
+    Exec(exec::ExecArgs),
     /// The tools of MCP servers: `ptc mcp list --mcp 'COMMAND ARGS...'`.
     #[command(subcommand, after_help = exit::HELP)]
     Mcp(mcp::McpCommand),
@@ -67,7 +72,11 @@ fn main() -> ExitCode {
     cli.log.init();
     let config = || config::Config::load(cli.config.as_deref());
     let config = match &cli.command {
-        Command::Eval(_) | Command::Repl(_) | Command::Run(_) | Command::Mcp(_) => match config() {
+        Command::Eval(_)
+        | Command::Repl(_)
+        | Command::Run(_)
+        | Command::Exec(_)
+        | Command::Mcp(_) => match config() {
             Ok(config) => config,
             Err(message) => {
                 eprintln!("error: {message}");
@@ -87,6 +96,7 @@ fn main() -> ExitCode {
             }
         },
         Command::Run(args) => run::run(*args, &config, cli.log.quiet),
+        Command::Exec(args) => exec::run(&args, &config, cli.log.quiet),
         Command::Demo(args) => demo::run(&args),
         Command::Mcp(command) => mcp::run(&command, &config),
     }
