@@ -40,7 +40,8 @@ pub mod wire;
 
 pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
 pub use compile::{
-    COMPILED_FORMAT, CompileError, CompileMetadata, CompiledAgent, ExecError, LoadError,
+    COMPILED_FORMAT, Case, CaseOutcome, CompileError, CompileMetadata, CompiledAgent, ExecError,
+    LoadError, ValidationReport,
 };
 pub use extract::extract_program;
 pub use llm::{

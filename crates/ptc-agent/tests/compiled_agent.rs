@@ -1,10 +1,13 @@
 //! Compiled agents: compiling a scripted run, inspecting the result, running it on new inputs
-//! without a model (one, a batch), saving and loading it, and the agents that are refused.
+//! without a model (one, a batch, cases to validate), saving and loading it, and the agents
+//! that are refused.
 
 use std::collections::BTreeMap;
 
 use pretty_assertions::assert_eq;
-use ptc_agent::{Agent, CompiledAgent, ExecError, LoadError, ScriptedLlm, ToolError, async_tool};
+use ptc_agent::{
+    Agent, Case, CompiledAgent, ExecError, LoadError, ScriptedLlm, ToolError, async_tool,
+};
 use ptc_lisp::Value;
 use ptc_turn::{Step, StepOutcome};
 use serde::Deserialize;
@@ -353,5 +356,52 @@ async fn a_failed_run_compiles_to_nothing() {
     assert_eq!(
         agent.compile().await.unwrap_err().to_string(),
         "cannot compile: the run failed (failed) after 1 turn(s): no data"
+    );
+}
+
+#[tokio::test]
+async fn validation_reports_which_cases_passed_and_why_not() {
+    let compiled = multi_turn_agent().compile().await.unwrap();
+    let report = compiled
+        .validate(vec![
+            Case::new(
+                &serde_json::json!({"skus": ["a", "b"]}),
+                value("{:total 8 :items 2}"),
+            )
+            .unwrap(),
+            Case::new(
+                &serde_json::json!({"skus": ["c"]}),
+                value("{:total 10 :items 1}"),
+            )
+            .unwrap(),
+            Case::new(
+                &serde_json::json!({"skus": ["x"]}),
+                value("{:total 0 :items 1}"),
+            )
+            .unwrap(),
+            Case::new(
+                &serde_json::json!({"skus": "a"}),
+                value("{:total 3 :items 1}"),
+            )
+            .unwrap(),
+        ])
+        .await;
+    assert_eq!(report.passed(), 1);
+    assert!(!report.all_passed());
+    assert_eq!(
+        report.to_string(),
+        "1 of 4 cases passed\n\
+         case 2: expected {:total 10, :items 1}, got {:total 11, :items 1}\n\
+         case 3: failed (program_error): 1:29: tool/price failed: no product x\n\
+         case 4: could not run: the input data does not match the signature's parameters: \
+         data/skus: expected list, got string \"a\"\n"
+    );
+    assert_eq!(
+        report
+            .outcomes
+            .iter()
+            .map(|o| o.failure.is_none())
+            .collect::<Vec<_>>(),
+        [true, false, false, false]
     );
 }
