@@ -405,3 +405,52 @@ async fn validation_reports_which_cases_passed_and_why_not() {
         [true, false, false, false]
     );
 }
+
+/// The example of the guide's section on compiled agents.
+#[tokio::test]
+async fn the_guide_example_runs() {
+    let agent = Agent::builder("Total the prices")
+        .llm(ScriptedLlm::new([
+            "(defn total [items] (reduce + (map :price items)))",
+            "(return (total data/items))",
+        ]))
+        .signature("(items [{price :int}]) -> :int")
+        .data(&serde_json::json!({"items": [{"price": 2}, {"price": 3}]}))
+        .build()
+        .unwrap();
+    let compiled = agent.compile().await.unwrap();
+    assert_eq!(
+        compiled.source(),
+        "(defn total [items] (reduce + (map :price items)))\n\n(return (total data/items))"
+    );
+    assert_eq!(compiled.metadata().turns, 2);
+
+    // New input, no model.
+    let step = compiled
+        .run(&serde_json::json!({"items": [{"price": 10}]}))
+        .await
+        .unwrap();
+    assert_eq!(step.value(), Some(&Value::Int(10)));
+
+    // Many inputs, concurrently, and cases with the answers expected.
+    let report = compiled
+        .validate(vec![
+            Case::new(
+                &serde_json::json!({"items": [{"price": 1}, {"price": 1}]}),
+                Value::Int(2),
+            )
+            .unwrap(),
+            Case::new(&serde_json::json!({"items": []}), Value::Int(1)).unwrap(),
+        ])
+        .await;
+    assert_eq!(
+        report.to_string(),
+        "1 of 2 cases passed\ncase 2: expected 1, got 0\n"
+    );
+
+    // A file, read back exactly.
+    let path = std::env::temp_dir().join("total-prices.compiled.json");
+    compiled.save(&path).unwrap();
+    assert_eq!(CompiledAgent::load(&path).unwrap(), compiled);
+    std::fs::remove_file(&path).unwrap();
+}
