@@ -12,7 +12,7 @@ use ptc_turn::Step;
 use crate::config::Config;
 use crate::eval::fixture_tools;
 use crate::exit;
-use crate::mcp::{McpSession, resolve, with_servers};
+use crate::mcp::{McpSession, block_on, resolve, with_servers};
 use crate::options::{InputOptions, LimitOptions, McpOptions};
 use crate::run::{data_entries, outcome_json};
 use crate::show;
@@ -71,21 +71,7 @@ fn execute(
         Some(path) => data_entries(path)?.into_iter().collect(),
         None => Default::default(),
     };
-    // The MCP servers' connections live on their session's runtime, so the run uses it too.
-    let own_runtime;
-    let runtime = match mcp {
-        Some(mcp) => &mcp.runtime,
-        None => {
-            own_runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| format!("could not start the async runtime: {e}"))?;
-            &own_runtime
-        }
-    };
-    let step = runtime
-        .block_on(compiled.run_data(data))
-        .map_err(|e| e.to_string())?;
+    let step = block_on(mcp, compiled.run_data(data))?.map_err(|e| e.to_string())?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         let mut report = serde_json::json!({

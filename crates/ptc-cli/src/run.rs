@@ -20,7 +20,7 @@ use crate::bill::RunBill;
 use crate::config::Config;
 use crate::eval::{fixture_tools, read_file};
 use crate::exit;
-use crate::mcp::{McpSession, resolve, with_servers};
+use crate::mcp::{McpSession, block_on, resolve, with_servers};
 use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
 use crate::show;
 
@@ -260,20 +260,8 @@ fn execute(
         crate::exec::check_compile_to(&agent, path)?;
     }
     let store = args.checkpoint.as_deref().map(open_store).transpose()?;
-    // The MCP servers' connections live on their session's runtime, so the run uses it too.
-    let own_runtime;
-    let runtime = match mcp {
-        Some(mcp) => &mcp.runtime,
-        None => {
-            own_runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| format!("could not start the async runtime: {e}"))?;
-            &own_runtime
-        }
-    };
     let trace = !args.json && !quiet;
-    let step = runtime.block_on(async {
+    let step = block_on(mcp, async {
         let mut options = RunOptions::new().with_stop_signal(ctrl_c(quiet));
         if trace {
             options = options.with_observer(&Live);
@@ -309,7 +297,7 @@ fn execute(
                     .map_err(|e| e.to_string())
             }
         }
-    })?;
+    })??;
     let written = args
         .dump_step
         .as_deref()
