@@ -247,7 +247,7 @@ async fn save_and_load_round_trip_exactly() {
     );
     assert_eq!(
         loaded.run(&data).await.unwrap_err().to_string(),
-        "the compiled agent calls tool/price but was not given it; add them with with_tool"
+        "the compiled agent calls tool/price but was not given it; add it with with_tool"
     );
     let step = loaded.with_tool(price_tool()).run(&data).await.unwrap();
     assert_eq!(ending(&step), "returned {:total 5, :items 1}");
@@ -345,6 +345,35 @@ async fn an_agent_with_a_sub_agent_tool_is_refused_before_any_request() {
          call), and a compiled agent runs without one; remove the tool or run the agent instead"
     );
     assert_eq!(llm.remaining(), 1);
+}
+
+#[test]
+fn a_batch_outside_a_runtime_is_an_error_for_each_input() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let compiled = runtime.block_on(multi_turn_agent().compile()).unwrap();
+    let results = poll_outside_a_runtime(compiled.run_batch(vec![input("{:skus []}"); 2]));
+    assert_eq!(
+        results,
+        vec![
+            Err(ExecError::Run(ptc_agent::RunError::NoRuntime)),
+            Err(ExecError::Run(ptc_agent::RunError::NoRuntime))
+        ]
+    );
+}
+
+/// Polls `future` on this thread, outside any tokio runtime.
+fn poll_outside_a_runtime<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let waker = std::task::Waker::noop();
+    let mut cx = std::task::Context::from_waker(waker);
+    loop {
+        if let std::task::Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+    }
 }
 
 #[tokio::test]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use ptc_agent::{Agent, CompiledAgent};
+use ptc_agent::{Agent, CompiledAgent, ExecError};
 use ptc_turn::Step;
 
 use crate::config::Config;
@@ -71,7 +71,19 @@ fn execute(
         Some(path) => data_entries(path)?.into_iter().collect(),
         None => Default::default(),
     };
-    let step = block_on(mcp, compiled.run_data(data))?.map_err(|e| e.to_string())?;
+    let step = block_on(mcp, compiled.run_data(data))?.map_err(|error| match error {
+        ExecError::MissingTools(names) => format!(
+            "{} calls {} but was not given {}; give the tools with --tools or --mcp",
+            args.file.display(),
+            names
+                .iter()
+                .map(|t| format!("tool/{t}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if names.len() == 1 { "it" } else { "them" }
+        ),
+        other => other.to_string(),
+    })?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         let mut report = serde_json::json!({

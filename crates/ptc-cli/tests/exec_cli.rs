@@ -173,8 +173,11 @@ fn exec_errors_and_failures_use_the_exit_status_table() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         text(&output.stderr),
-        "error: the compiled agent calls tool/notify but was not given it; add them with \
-         with_tool\n"
+        format!(
+            "error: {} calls tool/notify but was not given it; give the tools with --tools or \
+             --mcp\n",
+            utf8(&compiled)
+        )
     );
 
     // A program stopped by a sandbox limit fails.

@@ -163,9 +163,9 @@ pub enum ExecError {
     Run(RunError),
     /// Tools the program calls that were not given.
     #[error(
-        "the compiled agent calls {} but was not given {}; add them with with_tool",
-        .0.iter().map(|t| format!("tool/{t}")).collect::<Vec<_>>().join(", "),
-        if .0.len() == 1 { "it" } else { "them" }
+        "the compiled agent calls {names} but was not given {them}; add {them} with with_tool",
+        names = .0.iter().map(|t| format!("tool/{t}")).collect::<Vec<_>>().join(", "),
+        them = if .0.len() == 1 { "it" } else { "them" }
     )]
     MissingTools(Vec<String>),
 }
@@ -475,6 +475,12 @@ impl CompiledAgent {
         &self,
         inputs: Vec<BTreeMap<String, Value>>,
     ) -> Vec<Result<Step, ExecError>> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return inputs
+                .iter()
+                .map(|_| Err(ExecError::Run(RunError::NoRuntime)))
+                .collect();
+        }
         let mut set = tokio::task::JoinSet::new();
         for (index, data) in inputs.into_iter().enumerate() {
             let compiled = self.clone();
