@@ -25,6 +25,7 @@
 
 mod agent;
 mod chain;
+mod compile;
 mod custom_strategy;
 mod extract;
 mod float_precision;
@@ -51,6 +52,10 @@ mod turn_history;
 pub mod wire;
 
 pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
+pub use compile::{
+    COMPILED_FORMAT, Case, CaseOutcome, CompileError, CompileMetadata, CompiledAgent, ExecError,
+    LoadError, ValidationReport,
+};
 pub use extract::extract_program;
 pub use llm::{
     Anthropic, CacheBreakpoint, FnLlm, Llm, LlmError, LlmRequest, LlmResponse, OpenAiCompatible,

@@ -339,6 +339,11 @@ impl AsyncTool for LlmTool {
         Some(self.signature.source())
     }
 
+    /// Every call is a model call, so a compiled agent cannot have this tool.
+    fn uses_model(&self) -> bool {
+        true
+    }
+
     async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
         let inputs = self.inputs(args)?;
         let caller = CALLER.try_with(Caller::clone).ok();

@@ -51,6 +51,11 @@ impl AsyncTool for AgentTool {
         self.agent.signature().map(|s| s.source())
     }
 
+    /// A sub-agent asks its model on every call.
+    fn uses_model(&self) -> bool {
+        true
+    }
+
     async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
         let params: &[Param] = self.agent.signature().map_or(&[], |s| s.params());
         let mut options = RunOptions::new();

@@ -60,6 +60,14 @@ pub trait AsyncTool: Send + Sync {
         Ok(spec)
     }
 
+    /// Whether a call asks a model (a sub-agent, a tool that is one model call). A
+    /// [compiled agent](crate::CompiledAgent) runs its program without a model, so
+    /// [`Agent::compile`](crate::Agent::compile) refuses an agent with such a tool. `false`
+    /// unless implemented; a tool that wraps another should forward it.
+    fn uses_model(&self) -> bool {
+        false
+    }
+
     /// Runs the tool with the program's arguments.
     async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError>;
 }
@@ -80,6 +88,10 @@ impl<T: AsyncTool + ?Sized> AsyncTool for Arc<T> {
 
     fn spec(&self) -> Result<ToolSpec, SignatureError> {
         (**self).spec()
+    }
+
+    fn uses_model(&self) -> bool {
+        (**self).uses_model()
     }
 
     async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {

@@ -417,6 +417,10 @@ impl AsyncTool for LoggedTool {
         self.inner.spec()
     }
 
+    fn uses_model(&self) -> bool {
+        self.inner.uses_model()
+    }
+
     async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
         let name = self.inner.name().to_string();
         let nth = self.log.push(CallRecord {

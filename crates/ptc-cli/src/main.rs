@@ -6,6 +6,7 @@ mod config;
 mod demo;
 mod diagnostic;
 mod eval;
+mod exec;
 mod exit;
 mod llm_tools;
 mod logging;
@@ -59,6 +60,10 @@ enum Command {
     /// send, without asking the model (`--llm` may be left out).
     #[command(after_help = exit::HELP)]
     Preview(Box<preview::PreviewArgs>),
+    /// Run a compiled agent (written by `ptc run --compile-to`) on other input data, without
+    /// a model.
+    #[command(after_help = exit::HELP)]
+    Exec(exec::ExecArgs),
     /// The tools of MCP servers: `ptc mcp list --mcp 'COMMAND ARGS...'`.
     #[command(subcommand, after_help = exit::HELP)]
     Mcp(mcp::McpCommand),
@@ -77,6 +82,7 @@ fn main() -> ExitCode {
         | Command::Repl(_)
         | Command::Run(_)
         | Command::Preview(_)
+        | Command::Exec(_)
         | Command::Mcp(_) => match config() {
             Ok(config) => config,
             Err(message) => {
@@ -98,6 +104,7 @@ fn main() -> ExitCode {
         },
         Command::Run(args) => run::run(*args, &config, cli.log.quiet),
         Command::Preview(args) => preview::run(&args, &config),
+        Command::Exec(args) => exec::run(&args, &config, cli.log.quiet),
         Command::Demo(args) => demo::run(&args),
         Command::Mcp(command) => mcp::run(&command, &config),
     }

@@ -25,10 +25,7 @@ impl McpSession {
         if configs.is_empty() {
             return Ok(None);
         }
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| format!("could not start the async runtime: {e}"))?;
+        let runtime = new_runtime()?;
         let servers = runtime
             .block_on(McpServers::connect(configs))
             .map_err(|e| e.to_string())?;
@@ -52,6 +49,25 @@ impl McpSession {
     /// Cancels what is in flight and ends the servers.
     pub fn close(self) {
         self.runtime.block_on(self.servers.close());
+    }
+}
+
+fn new_runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("could not start the async runtime: {e}"))
+}
+
+/// Runs `future` to completion: on the servers' runtime when there are servers (their
+/// connections live there), else on a runtime of its own.
+pub fn block_on<F: std::future::Future>(
+    mcp: Option<&McpSession>,
+    future: F,
+) -> Result<F::Output, String> {
+    match mcp {
+        Some(mcp) => Ok(mcp.runtime.block_on(future)),
+        None => Ok(new_runtime()?.block_on(future)),
     }
 }
 

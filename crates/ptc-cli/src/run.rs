@@ -20,7 +20,7 @@ use crate::bill::RunBill;
 use crate::config::Config;
 use crate::eval::{fixture_tools, read_file};
 use crate::exit;
-use crate::mcp::{McpSession, resolve, with_servers};
+use crate::mcp::{McpSession, block_on, resolve, with_servers};
 use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
 use crate::show;
 
@@ -61,6 +61,10 @@ pub struct RunArgs {
     /// back to the same programs and outcome (with --resume: the replies of this session).
     #[arg(long, value_name = "FILE.jsonl")]
     pub transcript: Option<PathBuf>,
+    /// When the run returns, write its program to this file as a compiled agent, which
+    /// `ptc exec FILE` runs on other data without a model. A failed run writes nothing.
+    #[arg(long, value_name = "FILE.json")]
+    pub compile_to: Option<PathBuf>,
     /// Record each turn in this file as it completes: JSON lines, or an SQLite database when
     /// the name ends in .db, .sqlite or .sqlite3. A run that stops can then be resumed.
     #[arg(long, value_name = "FILE")]
@@ -207,7 +211,7 @@ pub fn build_agent(
 }
 
 /// Checks that `path` can be written, before anything is paid for.
-fn check_writable(path: &Path, what: &str) -> Result<(), String> {
+pub(crate) fn check_writable(path: &Path, what: &str) -> Result<(), String> {
     OpenOptions::new()
         .write(true)
         .create(true)
@@ -271,21 +275,12 @@ fn execute(
     if let Some(path) = &args.transcript {
         check_writable(path, "transcript")?;
     }
+    if let Some(path) = &args.compile_to {
+        crate::exec::check_compile_to(&agent, path)?;
+    }
     let store = args.checkpoint.as_deref().map(open_store).transpose()?;
-    // The MCP servers' connections live on their session's runtime, so the run uses it too.
-    let own_runtime;
-    let runtime = match mcp {
-        Some(mcp) => &mcp.runtime,
-        None => {
-            own_runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| format!("could not start the async runtime: {e}"))?;
-            &own_runtime
-        }
-    };
     let trace = !args.json && !quiet;
-    let step = runtime.block_on(async {
+    let step = block_on(mcp, async {
         let mut options = RunOptions::new().with_stop_signal(ctrl_c(quiet));
         if trace {
             options = options.with_observer(&Live);
@@ -321,7 +316,7 @@ fn execute(
                     .map_err(|e| e.to_string())
             }
         }
-    })?;
+    })??;
     let written = args
         .dump_step
         .as_deref()
@@ -331,6 +326,10 @@ fn execute(
         .as_deref()
         .zip(recording.as_ref())
         .map(|(path, recording)| write_transcript(recording, path));
+    let compiled = args
+        .compile_to
+        .as_deref()
+        .map(|path| crate::exec::write_compiled(&agent, &step, path));
     let mut stdout = std::io::stdout().lock();
     if args.json {
         let bill = RunBill::new(&step, &agent, settings.agent.pricing, false);
@@ -355,9 +354,21 @@ fn execute(
         {
             let _ = writeln!(stdout, "transcript written to {}", path.display());
         }
+        if let Some(Ok(line)) = &compiled {
+            let _ = writeln!(stdout, "{line}");
+        }
     }
     let _ = stdout.flush();
-    let errors: Vec<String> = [written, transcript_written]
+    let compiled_error = match compiled {
+        // A failed run has nothing to compile; its exit status already says it failed.
+        Some(Err(message)) if step.is_success() => Some(Err(message)),
+        Some(Err(message)) => {
+            eprintln!("{message}");
+            None
+        }
+        _ => None,
+    };
+    let errors: Vec<String> = [written, transcript_written, compiled_error]
         .into_iter()
         .flatten()
         .filter_map(Result::err)
@@ -425,6 +436,13 @@ fn json_report(step: &Step, args: &RunArgs, bill: &RunBill) -> serde_json::Value
         "step_file": args.dump_step,
         "checkpoint": args.checkpoint,
     });
+    outcome_json(step, &mut report);
+    report
+}
+
+/// Adds how `step` ended to a JSON report: `outcome`, and `value` and `value_clojure`, or
+/// `failure` and `reason`.
+pub(crate) fn outcome_json(step: &Step, report: &mut serde_json::Value) {
     match &step.outcome {
         StepOutcome::Returned { value } => {
             report["outcome"] = "returned".into();
@@ -449,5 +467,4 @@ fn json_report(step: &Step, args: &RunArgs, bill: &RunBill) -> serde_json::Value
             }
         }
     }
-    report
 }
