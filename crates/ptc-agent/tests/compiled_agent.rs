@@ -327,46 +327,44 @@ async fn the_file_format_is_versioned_json() {
     );
 }
 
-#[tokio::test]
-async fn an_agent_with_a_sub_agent_tool_is_refused_before_any_request() {
+/// An agent with `tool` cannot be compiled, and is refused before its model is asked.
+async fn assert_refused_before_any_request(tool: impl ptc_agent::AsyncTool + 'static) {
+    let name = tool.name().to_string();
     let llm = ScriptedLlm::new(["(return 1)"]);
-    let helper = Agent::builder("Help")
-        .llm(ScriptedLlm::new(["(return 2)"]))
-        .build()
-        .unwrap();
-    let agent = Agent::builder("Use the helper")
+    let agent = Agent::builder("Use the tool")
         .llm(llm.clone())
-        .tool(helper.as_tool("helper", "Helps"))
+        .tool(tool)
         .build()
         .unwrap();
     assert_eq!(
         agent.compile().await.unwrap_err().to_string(),
-        "cannot compile: tool/helper needs a model when it is called (a sub-agent or a model \
-         call), and a compiled agent runs without one; remove the tool or run the agent instead"
+        format!(
+            "cannot compile: tool/{name} needs a model when it is called (a sub-agent or a model \
+             call), and a compiled agent runs without one; remove the tool or run the agent \
+             instead"
+        )
     );
     assert_eq!(llm.remaining(), 1);
 }
 
 #[tokio::test]
+async fn an_agent_with_a_sub_agent_tool_is_refused_before_any_request() {
+    let helper = Agent::builder("Help")
+        .llm(ScriptedLlm::new(["(return 2)"]))
+        .build()
+        .unwrap();
+    assert_refused_before_any_request(helper.as_tool("helper", "Helps")).await;
+}
+
+#[tokio::test]
 async fn an_agent_with_an_llm_tool_is_refused_before_any_request() {
-    let llm = ScriptedLlm::new(["(return 1)"]);
     let classify = ptc_agent::LlmTool::new(
         "classify",
         "(text :string) -> :keyword",
         "Classify this ticket: {{text}}",
     )
     .unwrap();
-    let agent = Agent::builder("Classify the tickets")
-        .llm(llm.clone())
-        .tool(classify)
-        .build()
-        .unwrap();
-    assert_eq!(
-        agent.compile().await.unwrap_err().to_string(),
-        "cannot compile: tool/classify needs a model when it is called (a sub-agent or a model \
-         call), and a compiled agent runs without one; remove the tool or run the agent instead"
-    );
-    assert_eq!(llm.remaining(), 1);
+    assert_refused_before_any_request(classify).await;
 }
 
 #[test]
