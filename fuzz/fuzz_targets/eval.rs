@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ptc_lisp::{pr_str, to_clojure};
+use ptc_lisp::{Compact, pr_str};
 use ptc_lisp::{
     Limits, Outcome, RunOutcome, Runtime, ToolError, ToolOutcome, ToolSpec, Tools, UserNamespace,
     Value, };
@@ -50,7 +50,7 @@ fn runtime() -> &'static Runtime {
 fn use_results(out: &RunOutcome) {
     let shown = |v: &Value| {
         let _ = pr_str(v);
-        let _ = to_clojure(v, Some(20), Some(100));
+        let _ = Compact::new(20, 100).render(v);
         let _ = ptc_lisp::to_json(v);
     };
     match &out.outcome {

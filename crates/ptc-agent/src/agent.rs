@@ -9,7 +9,7 @@ use ptc_compression::history::{HistoryError, HistoryManager, HistoryPolicy};
 use ptc_compression::{
     Compression, CompressionConfig, CompressionOptions, CompressionSetting, PricingKind,
 };
-use ptc_lisp::to_clojure;
+use ptc_lisp::pr_str;
 use ptc_lisp::{Limits, ToolSpec, Value};
 use ptc_turn::{DEFAULT_MAX_TURNS, Message};
 
@@ -888,7 +888,7 @@ pub fn expand_mission(
         } else {
             match data.get(name) {
                 Some(Value::Str(s)) => out.push_str(s),
-                Some(value) => out.push_str(&to_clojure(value, None, None).0),
+                Some(value) => out.push_str(&pr_str(value)),
                 None => {
                     if !missing.iter().any(|m| m == name) {
                         missing.push(name.to_string());

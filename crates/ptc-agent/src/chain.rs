@@ -6,8 +6,9 @@
 
 use std::collections::BTreeMap;
 
+use ptc_lisp::Compact;
 use ptc_lisp::Value;
-use ptc_lisp::to_clojure;
+use ptc_turn::preview;
 use ptc_turn::{FailureKind, Step, StepOutcome, Task, Turns, Usage};
 
 use crate::run::RunError;
@@ -23,7 +24,7 @@ pub(crate) struct Upstream {
 /// The input a step that returned `value` gives the next run, or why it cannot give one.
 pub(crate) fn upstream_input(value: &Value, step: &Step) -> Result<Upstream, RunError> {
     let Value::Map(map) = value else {
-        let (shown, _) = to_clojure(value, Some(5), Some(80));
+        let shown = preview(value, Compact::new(5, 80));
         return Err(RunError::ChainNotMap { returned: shown });
     };
     let mut data = Vec::with_capacity(map.len());
@@ -32,7 +33,7 @@ pub(crate) fn upstream_input(value: &Value, step: &Step) -> Result<Upstream, Run
             Value::Keyword(k) => k.as_str().to_string(),
             Value::Str(s) => s.to_string(),
             other => {
-                let (shown, _) = to_clojure(other, Some(5), Some(40));
+                let shown = preview(other, Compact::new(5, 40));
                 return Err(RunError::ChainNotMap {
                     returned: format!("a map with the key {shown}"),
                 });

@@ -14,7 +14,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use ptc_lisp::{Value, to_clojure};
+use ptc_lisp::{Compact, Value};
 use ptc_turn::{Message, Usage};
 
 use crate::agent::expand_mission;
@@ -511,6 +511,9 @@ fn keywords_where_expected(ty: &Type, value: Value) -> Value {
 
 /// A reply quoted in an error, cut to 200 characters.
 fn quoted(reply: &str) -> String {
-    let (text, _) = to_clojure(&Value::string(reply), None, Some(200));
-    text
+    let form = Compact {
+        chars: Some(200),
+        ..Compact::default()
+    };
+    form.render(&Value::string(reply)).text
 }

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ptc_compression::{
-    CachePoint, Compression, PromptRequest, RenderOptions, Uncompressed, cacheable_prefix_len,
+    CachePoint, Compression, CompressionStats, PromptRequest, RenderOptions, Uncompressed,
+    cacheable_prefix_len,
 };
+use ptc_lisp::{Compact, print_str};
 use ptc_lisp::{ErrorKind, Outcome, RunOutcome, Runtime, UserNamespace, Value};
-use ptc_lisp::{hide_firewalled, print_str, to_clojure};
 use ptc_turn::{
     FailureKind, Message, Role, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage,
 };
@@ -37,9 +38,16 @@ use crate::telemetry::{HumanDuration, record_tokens};
 use crate::tree::Tree;
 use crate::turn_history::history_of;
 
-/// Told about a run as it happens, e.g. to show each turn live. Both methods do nothing unless
-/// implemented.
+/// Told about a run as it happens, e.g. to show each turn live. Every method does nothing
+/// unless implemented.
 pub trait RunObserver: Send + Sync {
+    /// What the compression strategy did when it rendered the history for turn `turn`, before
+    /// any history budget trimmed it. The stats are not kept with the turn: they are derived,
+    /// and rendering the recorded turns again gives them (`ptc render --stats`).
+    fn on_history_rendered(&self, turn: u32, stats: &CompressionStats) {
+        let _ = (turn, stats);
+    }
+
     /// The messages about to be sent for turn `turn` (system message first), exactly as sent.
     fn on_request(&self, turn: u32, messages: &[Message]) {
         let _ = (turn, messages);
@@ -883,10 +891,10 @@ impl<'a> Loop<'a> {
         let opts = RenderOptions::from_task(&self.task).with_limits(settings.render_limits());
         let definitions = self.memory.definitions();
         let rendered = self.strategy.to_messages(&self.turns, &definitions, &opts);
-        self.pending = Usage {
-            compression: Some(rendered.stats),
-            ..Usage::default()
-        };
+        if let Some(observer) = self.observer {
+            observer.on_history_rendered(number, &rendered.stats);
+        }
+        self.pending = Usage::default();
         let (messages, points) = match &mut self.history {
             Some(history) => {
                 let applied = history
@@ -1145,8 +1153,7 @@ impl<'a> Loop<'a> {
         };
         signature.validate(value).map_err(|mismatches| {
             let redacted = signature.redact(value);
-            let shown = hide_firewalled(&redacted, Some(10), None);
-            let (shown, _) = to_clojure(&shown, Some(10), Some(200));
+            let shown = ptc_turn::preview(&redacted, Compact::new(10, 200).with_firewall_hidden());
             let mut message = format!(
                 "the returned value does not match the expected output.\nExpected: {}\nReturned: \
                  {shown}",

@@ -17,8 +17,9 @@
 
 use std::fmt::{self, Write as _};
 
+use ptc_lisp::Compact;
 use ptc_lisp::Value;
-use ptc_lisp::to_clojure;
+use ptc_turn::preview;
 
 /// A type in a signature.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -330,7 +331,7 @@ fn got(value: &Value) -> String {
     match value {
         Value::Nil => "nil".into(),
         _ => {
-            let (text, _) = to_clojure(value, Some(QUOTE_ITEMS), Some(QUOTE_CHARS));
+            let text = preview(value, Compact::new(QUOTE_ITEMS, QUOTE_CHARS));
             format!("{} {text}", value.type_name())
         }
     }

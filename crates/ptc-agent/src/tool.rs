@@ -300,7 +300,7 @@ fn typed_args<A: DeserializeOwned>(
     let detail = first_error.map_or_else(String::new, |e| format!(": {e}"));
     let shown: Vec<String> = args
         .iter()
-        .map(|a| ptc_lisp::to_clojure(a, Some(3), Some(40)).0)
+        .map(|a| ptc_turn::preview(a, ptc_lisp::Compact::new(3, 40)))
         .collect();
     Err(ToolError::new(format!(
         "invalid arguments ({}){detail}; {}",

@@ -3,10 +3,22 @@
 use std::sync::{Arc, Mutex};
 
 use pretty_assertions::assert_eq;
-use ptc_agent::{Agent, ScriptedLlm};
-use ptc_compression::{Compression, CompressionOptions, RenderLimits, RenderOptions, Rendered};
+use ptc_agent::{Agent, RunObserver, RunOptions, ScriptedLlm};
+use ptc_compression::{
+    Compression, CompressionOptions, CompressionStats, RenderLimits, RenderOptions, Rendered,
+};
 use ptc_lisp::{Definition, Value};
 use ptc_turn::{Message, Turn};
+
+/// The strategy named by the stats of each rendering of the history.
+#[derive(Default)]
+struct Strategies(Mutex<Vec<String>>);
+
+impl RunObserver for Strategies {
+    fn on_history_rendered(&self, _turn: u32, stats: &CompressionStats) {
+        self.0.lock().unwrap().push(stats.strategy.clone());
+    }
+}
 
 /// Sends the system prompt and one user message naming the turns so far and the println limit
 /// it was given; notes each call.
@@ -73,7 +85,9 @@ async fn the_agent_sends_what_a_custom_strategy_renders() {
         .build()
         .expect("agent");
     assert!(format!("{agent:?}").contains("compression: \"tally (custom)\""));
-    let step = agent.run().await.expect("runs");
+    let strategies = Strategies::default();
+    let options = RunOptions::default().with_observer(&strategies);
+    let step = agent.run_with(options).await.expect("runs");
     assert_eq!(step.value(), Some(&Value::Int(3)));
     assert_eq!(
         sent(&step),
@@ -83,10 +97,7 @@ async fn the_agent_sends_what_a_custom_strategy_renders() {
             "Add after 2 turns; defined: a b; println_limit 7",
         ]
     );
-    assert_eq!(
-        step.turns[2].usage().compression.as_ref().unwrap().strategy,
-        "tally"
-    );
+    assert_eq!(*strategies.0.lock().unwrap(), vec!["tally"; 3]);
     assert_eq!(*tally.calls.lock().unwrap(), vec![0, 1, 2]);
 }
 

@@ -3,9 +3,10 @@
 
 use pretty_assertions::assert_eq;
 use ptc_agent::{
-    Agent, LlmError, LlmResponse, NO_PROGRAM, RetryPolicy, ScriptedLlm, ToolError, tool_fn,
-    value_tool,
+    Agent, LlmError, LlmResponse, NO_PROGRAM, RetryPolicy, RunObserver, RunOptions, ScriptedLlm,
+    ToolError, tool_fn, value_tool,
 };
+use ptc_compression::CompressionStats;
 use ptc_compression::history::HistoryPolicy;
 use ptc_lisp::Value;
 use ptc_lisp::pr_str;
@@ -27,6 +28,33 @@ async fn run(builder: ptc_agent::AgentBuilder) -> Step {
         .run()
         .await
         .expect("run starts")
+}
+
+/// The stats of every rendering of the history, by turn.
+#[derive(Default)]
+struct Renders(std::sync::Mutex<Vec<(u32, CompressionStats)>>);
+
+impl RunObserver for Renders {
+    fn on_history_rendered(&self, turn: u32, stats: &CompressionStats) {
+        self.0.lock().unwrap().push((turn, stats.clone()));
+    }
+}
+
+/// Turn, strategy and whether it compressed, of each rendering.
+fn strategies(renders: &[(u32, CompressionStats)]) -> Vec<(u32, &str, bool)> {
+    renders
+        .iter()
+        .map(|(turn, stats)| (*turn, stats.strategy.as_str(), stats.compressed))
+        .collect()
+}
+
+/// The run, and the stats of its history's rendering for each turn.
+async fn run_rendered(builder: ptc_agent::AgentBuilder) -> (Step, Vec<(u32, CompressionStats)>) {
+    let renders = Renders::default();
+    let agent = builder.build().expect("valid agent");
+    let options = RunOptions::default().with_observer(&renders);
+    let step = agent.run_with(options).await.expect("run starts");
+    (step, renders.0.into_inner().unwrap())
 }
 
 fn failure(step: &Step) -> (FailureKind, String) {
@@ -306,21 +334,15 @@ async fn running_out_of_turns_fails_with_every_turn_kept() {
 #[tokio::test]
 async fn single_shot_takes_the_last_value_and_is_never_compressed() {
     let llm = ScriptedLlm::new([clojure("(def xs [1 2 3])\n(println xs)\n(reduce + xs)")]);
-    let step = run(agent("Sum", &llm)
-        .max_turns(1)
-        .compression(true)
-        .signature(":int"))
+    let (step, renders) = run_rendered(
+        agent("Sum", &llm)
+            .max_turns(1)
+            .compression(true)
+            .signature(":int"),
+    )
     .await;
     assert_eq!(step.value(), Some(&Value::Int(6)));
-    let stats = step.turns[0]
-        .usage()
-        .compression
-        .clone()
-        .expect("render stats");
-    assert_eq!(
-        (stats.strategy.as_str(), stats.compressed),
-        ("uncompressed", false)
-    );
+    assert_eq!(strategies(&renders), vec![(1, "uncompressed", false)]);
     assert_eq!(
         llm.requests()[0].messages,
         vec![Message::user(
@@ -366,9 +388,11 @@ const TWO_TURNS: [&str; 2] = [
 #[tokio::test]
 async fn with_compression_the_history_grows_by_programs_and_short_feedback() {
     let llm = ScriptedLlm::new(TWO_TURNS.map(clojure));
-    let step = run(agent("Sum the numbers", &llm)
-        .data(&serde_json::json!({"numbers": [1, 2, 3]}))
-        .compression(true))
+    let (step, renders) = run_rendered(
+        agent("Sum the numbers", &llm)
+            .data(&serde_json::json!({"numbers": [1, 2, 3]}))
+            .compression(true),
+    )
     .await;
     assert_eq!(step.value(), Some(&Value::Int(6)));
     let second = &llm.requests()[1];
@@ -385,19 +409,21 @@ async fn with_compression_the_history_grows_by_programs_and_short_feedback() {
             Message::user(";; Output:\ntotal: 6\n\nTurns left: 4"),
         ]
     );
-    let stats = step.turns[1].usage().compression.clone().expect("stats");
     assert_eq!(
-        (stats.strategy.as_str(), stats.compressed),
-        ("append-compact", true)
+        strategies(&renders),
+        vec![(1, "append-compact", true), (2, "append-compact", true)]
     );
+    let stats = &renders[1].1;
     assert!(stats.estimated_tokens < stats.uncompressed_estimated_tokens);
 }
 
 #[tokio::test]
 async fn without_compression_the_full_history_is_sent() {
     let llm = ScriptedLlm::new(TWO_TURNS.map(clojure));
-    let step =
-        run(agent("Sum the numbers", &llm).data(&serde_json::json!({"numbers": [1, 2, 3]}))).await;
+    let (step, renders) = run_rendered(
+        agent("Sum the numbers", &llm).data(&serde_json::json!({"numbers": [1, 2, 3]})),
+    )
+    .await;
     assert_eq!(step.value(), Some(&Value::Int(6)));
     let second = &llm.requests()[1];
     assert_eq!(
@@ -417,10 +443,9 @@ async fn without_compression_the_full_history_is_sent() {
         llm.requests()[0].messages[0].content,
         format!("{}\n\nTurns left: 5", second.messages[0].content)
     );
-    let stats = step.turns[1].usage().compression.clone().expect("stats");
     assert_eq!(
-        (stats.strategy.as_str(), stats.compressed),
-        ("uncompressed", false)
+        strategies(&renders),
+        vec![(1, "uncompressed", false), (2, "uncompressed", false)]
     );
 }
 

@@ -242,7 +242,7 @@ fn error_value(kind: &str, message: &str, at: Option<ptc_lisp::Pos>) -> Value {
 
 /// A value cut to a line.
 fn short(value: &Value) -> String {
-    ptc_lisp::to_clojure(value, Some(8), Some(60)).0
+    ptc_turn::preview(value, ptc_lisp::Compact::new(8, 60))
 }
 
 /// `vector of 3 items: [...]`, for `:data`.

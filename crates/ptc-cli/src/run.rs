@@ -11,7 +11,7 @@ use clap::Args;
 use ptc_agent::store::{JsonlStore, RunStore};
 use ptc_agent::{Agent, AgentBuilder, RecordingLlm, RunObserver, RunOptions};
 use ptc_lisp::Value;
-use ptc_lisp::to_clojure;
+use ptc_lisp::pr_str;
 use ptc_lisp::to_json;
 use ptc_store::SqliteStore;
 use ptc_turn::{Message, Step, StepOutcome, Turn};
@@ -447,7 +447,7 @@ pub(crate) fn outcome_json(step: &Step, report: &mut serde_json::Value) {
         StepOutcome::Returned { value } => {
             report["outcome"] = "returned".into();
             report["value"] = to_json(value);
-            report["value_clojure"] = to_clojure(value, None, None).0.into();
+            report["value_clojure"] = pr_str(value).into();
         }
         StepOutcome::Failed {
             kind,
@@ -463,7 +463,7 @@ pub(crate) fn outcome_json(step: &Step, report: &mut serde_json::Value) {
             }
             if let Some(value) = value {
                 report["value"] = to_json(value);
-                report["value_clojure"] = to_clojure(value, None, None).0.into();
+                report["value_clojure"] = pr_str(value).into();
             }
         }
     }

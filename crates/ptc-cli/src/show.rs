@@ -6,7 +6,7 @@ use ptc_compression::{
     BillComparison, Compression, HeuristicTokenizer, PricingKind, PricingProfile, RenderOptions,
     RequestCost, compare_with_full_history,
 };
-use ptc_lisp::to_clojure;
+use ptc_lisp::{Compact, pr_str};
 use ptc_lisp::{ToolOutcome, Value};
 use ptc_turn::{Message, Role, Step, StepOutcome, Turn, TurnResult, Usage};
 use std::fmt::Write;
@@ -19,7 +19,7 @@ const ITEMS: usize = 4;
 const CHARS: usize = 80;
 
 pub fn short(value: &Value) -> String {
-    to_clojure(value, Some(ITEMS), Some(CHARS)).0
+    ptc_turn::preview(value, Compact::new(ITEMS, CHARS))
 }
 
 /// A time in microseconds as a person reads it (`850 µs`, `42 ms`, `1.5 s`).
@@ -145,7 +145,7 @@ pub fn outcome_line(step: &Step) -> String {
 
 /// A returned value in full (it is the answer).
 fn short_full(value: &Value) -> String {
-    to_clojure(value, None, None).0
+    pr_str(value)
 }
 
 /// Requests, tokens and time of a run; `replayed` when the replies came from a transcript,

@@ -136,7 +136,7 @@ fn bench_price(c: &mut Criterion) {
     group.finish();
 }
 
-/// Render the 32-turn history `n` times with the default strategy (for the `profile` example).
+/// Render the 32-turn history `n` times with the default strategy (for the `profile_render` example).
 pub fn profile(n: usize) {
     let (tools, data) = tools_and_data();
     let strategy = AppendCompact::default();

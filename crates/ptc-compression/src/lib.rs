@@ -10,6 +10,7 @@ pub mod cost;
 pub mod history;
 mod options;
 mod render;
+mod stats;
 mod strategy;
 pub mod tokenizer;
 mod transcript;
@@ -28,8 +29,7 @@ pub use history::{
     SummaryState, SummaryStrategy,
 };
 pub use options::{RenderLimits, RenderOptions};
-/// The stats every rendering returns (defined with the turn model, which records them).
-pub use ptc_turn::CompressionStats;
+pub use stats::CompressionStats;
 pub use strategy::{
     Activated, Aggressive, Compression, FailedTurns, PerTurnSummary, Rendered, RollingWindow,
     SingleUserCoalesced, Uncompressed, cacheable_prefix_len,

@@ -3,10 +3,9 @@
 
 use crate::options::{RenderLimits, RenderOptions};
 use crate::vocabulary::TypeVocabulary;
-use ptc_lisp::{CollectionCut, to_compact};
+use ptc_lisp::{CollectionCut, Compact, HIDDEN, is_firewalled_key, is_firewalled_name};
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, Value, ValueShape};
-use ptc_lisp::{hide_firewalled, is_firewalled_name, to_clojure};
-use ptc_turn::{Message, Turn};
+use ptc_turn::{Message, Turn, push_cut_note, push_preview};
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
@@ -150,9 +149,7 @@ const RECORD_KEYS: usize = 30;
 /// shows every key, so the model sees the shape of the data without printing it. Values inside
 /// a record are cut as usual.
 pub(crate) fn push_sample(out: &mut String, value: &Value, limits: &RenderLimits) {
-    // Every part a sample shows has its firewalled entries hidden first.
-    let shown = hide_firewalled(value, Some(limits.sample_limit.max(RECORD_KEYS)), None);
-    match &*shown {
+    match value {
         Value::Map(map) => push_record(out, map, limits),
         Value::List(items) | Value::Vector(items)
             if matches!(items.iter().next(), Some(Value::Map(_))) =>
@@ -184,21 +181,13 @@ pub(crate) fn push_sample(out: &mut String, value: &Value, limits: &RenderLimits
                 out.push_str(close);
             }
         }
-        other => {
-            let (text, _) = to_clojure(
-                other,
-                Some(limits.sample_limit),
-                Some(limits.sample_printable_limit),
-            );
-            out.push_str(&text);
-        }
+        other => push_preview(out, other, sample_form(limits)),
     }
 }
 
-/// The note after a cut collection, as every rendering of a value writes it.
-fn push_cut_note(out: &mut String, cut: CollectionCut) {
-    use std::fmt::Write;
-    let _ = write!(out, " {cut}");
+/// The compact form of samples: every part a sample shows has its firewalled entries hidden.
+fn sample_form(limits: &RenderLimits) -> Compact {
+    Compact::new(limits.sample_limit, limits.sample_printable_limit).with_firewall_hidden()
 }
 
 /// `{:key value ...}` with every key (up to [`RECORD_KEYS`]).
@@ -212,7 +201,11 @@ fn push_record(out: &mut String, map: &ptc_lisp::Map, limits: &RenderLimits) {
         }
         push_inner(out, key, limits);
         out.push(' ');
-        push_inner(out, value, limits);
+        if is_firewalled_key(key) && !matches!(value, Value::Nil) {
+            push_inner(out, &Value::string(HIDDEN), limits);
+        } else {
+            push_inner(out, value, limits);
+        }
     }
     if shown < len {
         out.push_str(" ...}");
@@ -225,20 +218,17 @@ fn push_record(out: &mut String, map: &ptc_lisp::Map, limits: &RenderLimits) {
 /// A value inside a sample: cut like a sample, without the note on how much was cut (only the
 /// outermost collection gets one).
 fn push_inner(out: &mut String, value: &Value, limits: &RenderLimits) {
-    let shown = to_compact(
-        value,
-        Some(limits.sample_limit),
-        Some(limits.sample_printable_limit),
-    );
-    out.push_str(&shown.text);
+    sample_form(limits).write(value, out);
 }
 
 /// A value as prompts show it: cut to `items` per collection and `chars` characters per
 /// string, with firewalled fields hidden.
 fn push_value(out: &mut String, value: &Value, items: usize, chars: usize) {
-    let shown = hide_firewalled(value, Some(items), None);
-    let (text, _) = to_clojure(&shown, Some(items), Some(chars));
-    out.push_str(&text);
+    push_preview(
+        out,
+        value,
+        Compact::new(items, chars).with_firewall_hidden(),
+    );
 }
 
 /// Whether a sample tells more than the type label: not for `nil` or an empty collection
@@ -589,7 +579,14 @@ pub(crate) fn write_output<'p>(
             continue;
         }
         out.push('\n');
-        match print.char_indices().nth(room) {
+        // A text of at most `room` bytes has at most `room` characters: only a longer one
+        // needs walking to find where to cut.
+        let cut = if print.len() <= room {
+            None
+        } else {
+            print.char_indices().nth(room)
+        };
+        match cut {
             Some((cut, _)) => {
                 out.push_str(&print[..cut]);
                 left_out += print[cut..].chars().count();

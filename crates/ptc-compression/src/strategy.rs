@@ -6,10 +6,11 @@ use crate::render::{
     self, CallListing, Counts, Detail, FailedSplit, Feedback, Parts, ValueShown,
     end_with_turns_left,
 };
+use crate::stats::CompressionStats;
 use crate::tokenizer::HeuristicTokenizer;
 use ptc_lisp::Definition;
 use ptc_lisp::Value;
-use ptc_turn::{CompressionStats, Message, Role, Turn};
+use ptc_turn::{Message, Role, Turn};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 

@@ -64,7 +64,7 @@ fn benches(c: &mut Criterion) {
     });
 }
 
-/// Run one program `n` times (for the `profile` example).
+/// Run one program `n` times (for the `profile_eval` example).
 pub fn profile(which: &str, n: usize) {
     let memory = UserNamespace::new();
     let runtime = if which == "pipeline" {

@@ -157,11 +157,7 @@ impl fmt::Display for Error {
         if let Some(data) = &self.data
             && !matches!(data, Value::Nil)
         {
-            write!(
-                f,
-                " {}",
-                crate::format::to_clojure_within(data, Some(10), Some(200), 10_000)
-            )?;
+            write!(f, " {}", crate::format::message_text(data, 10, 200, 10_000))?;
         }
         Ok(())
     }

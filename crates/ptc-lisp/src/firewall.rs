@@ -16,7 +16,7 @@ pub fn is_firewalled_name(name: &str) -> bool {
 
 /// `value` with the value of every firewalled map entry replaced by `"[hidden]"`, in the part
 /// a rendering shows: the first `items` entries of each collection (all of them for `None`;
-/// the part [`to_clojure`](crate::to_clojure) prints with that item limit) and at most `nodes`
+/// the part [`Compact`](crate::Compact) prints with that item limit) and at most `nodes`
 /// values in printing order (a text cut after `n` characters shows fewer than `n` values), so
 /// hiding walks no more than printing does. Borrowed when nothing is hidden.
 ///
@@ -40,10 +40,21 @@ pub fn hide_firewalled(
     }
 }
 
-fn firewalled_key(key: &Value) -> bool {
+/// Whether a map key is firewalled: a string, or the name of a keyword or symbol (after any
+/// namespace), that starts with `_`.
+///
+/// ```
+/// use ptc_lisp::{Value, is_firewalled_key};
+/// assert!(is_firewalled_key(&Value::keyword("_token")));
+/// assert!(is_firewalled_key(&Value::keyword("user/_token")));
+/// assert!(is_firewalled_key(&Value::string("_raw")));
+/// assert!(!is_firewalled_key(&Value::keyword("_ns/token")));
+/// assert!(!is_firewalled_key(&Value::Int(1)));
+/// ```
+pub fn is_firewalled_key(key: &Value) -> bool {
     match key {
-        Value::Keyword(k) => is_firewalled_name(k.name()),
-        Value::Symbol(s) => is_firewalled_name(s.name()),
+        Value::Keyword(k) => name_is_firewalled(k.as_str()),
+        Value::Symbol(s) => name_is_firewalled(s.as_str()),
         Value::Str(s) => is_firewalled_name(s),
         _ => false,
     }
@@ -59,7 +70,7 @@ fn hide(value: &Value, items: usize, left: &mut usize) -> Option<Value> {
         Value::Map(map) => {
             let mut changed = None;
             for (key, entry) in map.iter().take(items) {
-                let replacement = if firewalled_key(key) {
+                let replacement = if is_firewalled_key(key) {
                     Some(Value::string(HIDDEN)).filter(|_| !matches!(entry, Value::Nil))
                 } else {
                     hide(entry, items, left)
@@ -108,6 +119,18 @@ fn hide(value: &Value, items: usize, left: &mut usize) -> Option<Value> {
     }
 }
 
+/// Whether the name of a keyword or symbol written `text` (`ns/name` or `name`) is firewalled.
+/// Every map entry a prompt shows is checked, so this is one pass over the bytes rather than
+/// splitting off the namespace first.
+fn name_is_firewalled(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    match bytes.iter().position(|&b| b == b'/') {
+        // `/` alone, or a trailing `/`, is a name without a namespace.
+        Some(slash) if slash > 0 && slash + 1 < bytes.len() => bytes[slash + 1] == b'_',
+        _ => bytes.first() == Some(&b'_'),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,6 +140,21 @@ mod tests {
     fn shown(text: &str, items: Option<usize>) -> String {
         let value = read_value(text).expect("a value");
         pr_str(&hide_firewalled(&value, items, None))
+    }
+
+    #[test]
+    fn the_one_pass_check_agrees_with_the_name_of_the_keyword() {
+        for text in [
+            "a", "_a", "ns/a", "ns/_a", "_ns/a", "_ns/_a", "/", "_/", "a/", "/_a", "a/b/_c", "a_b",
+            "",
+        ] {
+            let keyword = crate::value::Keyword::new(text);
+            assert_eq!(
+                name_is_firewalled(text),
+                is_firewalled_name(keyword.name()),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -1,19 +1,16 @@
 //! Rendering values as text.
 //!
 //! - [`pr_str`]: exactly what Clojure's `pr-str` prints (readable; maps with `, `).
-//! - [`to_clojure`]: without limits, exactly [`pr_str`]; with limits, the compact form used in
-//!   prompts: the same reader syntax without the commas between map entries (commas
-//!   are whitespace to the reader, so it reads back to the same value), truncated:
-//!   collections over `limit` items end with `...` and strings over `printable_limit`
-//!   characters end with `...`; the outermost cut collection is followed by a note saying how
-//!   much it held ([`CollectionCut`]).
-//! - [`to_compact`]: the same compact form, with the outermost cut reported as data instead of
-//!   a note, for renderers that word it themselves or leave it out.
+//! - [`Compact`]: the form of prompts and messages: the same reader syntax without the commas
+//!   between map entries, collections and strings cut to a number of items and characters,
+//!   firewalled entries optionally hidden; the outermost cut collection is reported as data
+//!   ([`CollectionCut`]) for the caller to word.
 //! - [`print_str`]: what `println` shows (strings and characters unquoted at every depth).
 //! - [`str_of`]: what `str` makes of one value (`nil` is empty, a string is itself).
 
+use crate::firewall::{HIDDEN, is_firewalled_key};
 use crate::value::{Date, DateKind, Value};
-use std::fmt::{self, Write};
+use std::fmt::Write;
 
 /// Clojure's `pr-str` of one value.
 pub fn pr_str(value: &Value) -> String {
@@ -22,47 +19,95 @@ pub fn pr_str(value: &Value) -> String {
     p.out
 }
 
-/// A value in Clojure syntax, and whether anything was truncated. Without limits it is exactly
-/// what Clojure's `pr-str` prints ([`pr_str`]); with either limit it is the compact rendering of
-/// prompts, whose maps have no commas, and a cut outermost collection is followed by its
-/// [`CollectionCut`] note.
+/// How much of a value the compact form shows: the form of prompts and messages, reader syntax
+/// without commas between map entries (commas are whitespace to the reader, so it reads back to
+/// the same value), with every collection cut to its first `items` items and every string to its
+/// first `chars` characters, each cut marked by `...`. With `hide_firewalled`, a map entry whose
+/// key is firewalled ([`is_firewalled_name`](crate::is_firewalled_name)) shows
+/// [`HIDDEN`](crate::HIDDEN) instead of its value, unless the value is `nil`.
 ///
 /// ```
-/// use ptc_lisp::{Value, to_clojure};
-/// let v = Value::vector((1..=5).map(Value::Int));
-/// assert_eq!(to_clojure(&v, Some(3), None), ("[1 2 3 ...] (5 items, showing first 3)".to_string(), true));
-/// let m = Value::map([(Value::keyword("a"), Value::string("hello world")), (Value::keyword("b"), Value::Int(2))]);
-/// assert_eq!(to_clojure(&m, None, Some(5)), (r#"{:a "hello..." :b 2}"#.to_string(), true));
-/// assert_eq!(to_clojure(&m, None, None), (r#"{:a "hello world", :b 2}"#.to_string(), false));
+/// use ptc_lisp::{CollectionCut, Compact, Value, read_value};
+/// let v = read_value(r#"[[1 2 3 4] "hello world" {:id 7 :_token "s3cret"}]"#).unwrap();
+/// let shown = Compact::new(2, 5).render(&v);
+/// assert_eq!(shown.text, r#"[[1 2 ...] "hello..." ...]"#);
+/// assert_eq!(shown.cut, Some(CollectionCut { total: 3, shown: 2 }));
+/// assert!(shown.truncated);
+/// let hidden = Compact::default().with_firewall_hidden().render(&v);
+/// assert_eq!(hidden.text, r#"[[1 2 3 4] "hello world" {:id 7 :_token "[hidden]"}]"#);
+/// assert_eq!((hidden.cut, hidden.truncated), (None, false));
 /// ```
-pub fn to_clojure(
-    value: &Value,
-    limit: Option<usize>,
-    printable_limit: Option<usize>,
-) -> (String, bool) {
-    if limit.is_none() && printable_limit.is_none() {
-        return (pr_str(value), false);
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Compact {
+    /// Items shown of each collection, entries of each map (`None`: all of them).
+    pub items: Option<usize>,
+    /// Characters shown of each string (`None`: all of them).
+    pub chars: Option<usize>,
+    /// Whether firewalled map entries show [`HIDDEN`](crate::HIDDEN) instead of their value.
+    pub hide_firewalled: bool,
+}
+
+impl Compact {
+    /// At most `items` items of each collection and `chars` characters of each string, with
+    /// firewalled entries shown.
+    pub fn new(items: usize, chars: usize) -> Compact {
+        Compact {
+            items: Some(items),
+            chars: Some(chars),
+            hide_firewalled: false,
+        }
     }
-    let CompactText {
-        mut text,
-        cut,
-        truncated,
-    } = to_compact(value, limit, printable_limit);
-    if let Some(cut) = cut {
-        let _ = write!(text, " {cut}");
+
+    /// The same form with firewalled map entries hidden.
+    pub fn with_firewall_hidden(self) -> Compact {
+        Compact {
+            hide_firewalled: true,
+            ..self
+        }
     }
-    (text, truncated)
+
+    /// `value` in this form, and what the limits left out. The walk goes no further than the
+    /// text shows.
+    pub fn render(&self, value: &Value) -> CompactText {
+        let mut p = self.printer();
+        p.value(value);
+        CompactText {
+            text: p.out,
+            cut: p.cut,
+            truncated: p.truncated,
+        }
+    }
+
+    /// Appends `value` in this form to `out` (the text [`render`](Compact::render) makes), and
+    /// returns the outermost collection, if a limit cut it short.
+    ///
+    /// ```
+    /// use ptc_lisp::{CollectionCut, Compact, Value};
+    /// let mut out = String::from("items: ");
+    /// let cut = Compact::new(2, 80).write(&Value::vector((1..=3).map(Value::Int)), &mut out);
+    /// assert_eq!(out, "items: [1 2 ...]");
+    /// assert_eq!(cut, Some(CollectionCut { total: 3, shown: 2 }));
+    /// ```
+    pub fn write(&self, value: &Value, out: &mut String) -> Option<CollectionCut> {
+        let mut p = self.printer();
+        p.start = out.len();
+        p.out = std::mem::take(out);
+        p.value(value);
+        *out = p.out;
+        p.cut
+    }
+
+    fn printer(&self) -> Printer {
+        let mut p = Printer::new(Style::Compact);
+        p.limit = self.items;
+        p.printable_limit = self.chars;
+        p.hide_firewalled = self.hide_firewalled;
+        p
+    }
 }
 
 /// The outermost collection of a compact rendering that a limit cut short: how many items it
-/// holds and how many of them, from the first, were printed. Its [`Display`](fmt::Display) is
-/// the note [`to_clojure`] writes after the collection, `(5 items, showing first 3)`.
-///
-/// ```
-/// use ptc_lisp::CollectionCut;
-/// assert_eq!(CollectionCut { total: 5, shown: 3 }.to_string(), "(5 items, showing first 3)");
-/// assert_eq!(CollectionCut { total: 1, shown: 0 }.to_string(), "(1 item, showing first 0)");
-/// ```
+/// holds and how many of them, from the first, were printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CollectionCut {
     /// How many items the collection holds (entries, for a map).
@@ -71,18 +116,11 @@ pub struct CollectionCut {
     pub shown: usize,
 }
 
-impl fmt::Display for CollectionCut {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let items = if self.total == 1 { "item" } else { "items" };
-        write!(f, "({} {items}, showing first {})", self.total, self.shown)
-    }
-}
-
-/// A value in the compact form of prompts ([`to_compact`]), and what the limits left out.
+/// A value in the compact form ([`Compact::render`]), and what the limits left out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompactText {
-    /// The value's text, with no note after a cut collection: a cut collection ends in `...`
-    /// before its closing bracket, and a cut string in `...` before its closing quote.
+    /// The value's text: a cut collection ends in `...` before its closing bracket, and a cut
+    /// string in `...` before its closing quote.
     pub text: String,
     /// The outermost collection, when a limit cut it short; `None` when it was printed whole
     /// (collections inside it may still have been cut: see `truncated`).
@@ -91,54 +129,13 @@ pub struct CompactText {
     pub truncated: bool,
 }
 
-/// A value in the compact form of prompts: reader syntax without commas between map entries,
-/// every collection cut to its first `limit` items and every string to its first
-/// `printable_limit` characters (`None`: no limit). Unlike [`to_clojure`], the text carries no
-/// note on how much of the outermost collection was shown; `cut` says it, for the caller to
-/// word as it needs.
-///
-/// ```
-/// use ptc_lisp::{CollectionCut, Value, to_compact};
-/// let v = Value::vector([Value::vector((1..=4).map(Value::Int)), Value::Nil, Value::Nil]);
-/// let shown = to_compact(&v, Some(2), None);
-/// assert_eq!(shown.text, "[[1 2 ...] nil ...]");
-/// assert_eq!(shown.cut, Some(CollectionCut { total: 3, shown: 2 }));
-/// assert!(shown.truncated);
-/// let whole = to_compact(&Value::vector([Value::Int(1)]), Some(2), None);
-/// assert_eq!((whole.text.as_str(), whole.cut, whole.truncated), ("[1]", None, false));
-/// ```
-pub fn to_compact(
-    value: &Value,
-    limit: Option<usize>,
-    printable_limit: Option<usize>,
-) -> CompactText {
-    let mut p = Printer::new(Style::Compact);
-    p.limit = limit;
-    p.printable_limit = printable_limit;
-    p.value(value);
-    CompactText {
-        text: p.out,
-        cut: p.cut,
-        truncated: p.truncated,
-    }
-}
-
-/// [`to_clojure`] cut off after about `max_bytes` bytes (ending in `...` when cut): for values
-/// shown in messages, which must stay short whatever the value.
-pub fn to_clojure_within(
-    value: &Value,
-    limit: Option<usize>,
-    printable_limit: Option<usize>,
-    max_bytes: usize,
-) -> String {
-    let mut p = Printer::new(Style::Compact);
-    p.limit = limit;
-    p.printable_limit = printable_limit;
+/// A value in an error message: the compact form with `items` and `chars`, cut off after about
+/// `max_bytes` bytes (ending in `...` when cut), so that a message stays short whatever the
+/// value.
+pub(crate) fn message_text(value: &Value, items: usize, chars: usize, max_bytes: usize) -> String {
+    let mut p = Compact::new(items, chars).printer();
     p.max_len = max_bytes;
     p.value(value);
-    if let Some(cut) = p.cut {
-        let _ = write!(p.out, " {cut}");
-    }
     if p.stopped {
         let mut end = max_bytes.min(p.out.len());
         while !p.out.is_char_boundary(end) {
@@ -296,11 +293,15 @@ struct Printer {
     /// How many collections enclose the value being printed.
     depth: usize,
     out: String,
-    /// Stop once the text is longer than this.
+    /// Where the value's text starts in `out`: what comes before is the caller's.
+    start: usize,
+    /// Stop once the value's text is longer than this.
     max_len: usize,
     /// Set when printing stopped early: the text is too long, or the walking budget (see
     /// `value::meter`) ran out.
     stopped: bool,
+    /// Whether firewalled map entries print [`HIDDEN`] instead of their value.
+    hide_firewalled: bool,
 }
 
 impl Printer {
@@ -313,14 +314,17 @@ impl Printer {
             cut: None,
             depth: 0,
             out: String::new(),
+            start: 0,
             max_len: usize::MAX,
             stopped: false,
+            hide_firewalled: false,
         }
     }
 
     /// Whether to go on printing.
     fn more(&mut self) -> bool {
-        if self.out.len() > self.max_len || !crate::value::meter::text_fits(self.out.len()) {
+        let len = self.out.len() - self.start;
+        if len > self.max_len || !crate::value::meter::text_fits(len) {
             self.stopped = true;
         }
         !self.stopped
@@ -408,7 +412,7 @@ impl Printer {
         // Never copy more of a long string than the output may still take.
         let room = self
             .max_len
-            .saturating_sub(self.out.len())
+            .saturating_sub(self.out.len() - self.start)
             .saturating_add(1);
         if text.len() > room {
             let mut end = room;
@@ -527,7 +531,11 @@ impl Printer {
             }
             self.value(k);
             self.out.push(' ');
-            self.value(v);
+            if self.hide_firewalled && !matches!(v, Value::Nil) && is_firewalled_key(k) {
+                self.string(HIDDEN);
+            } else {
+                self.value(v);
+            }
         }
         self.depth -= 1;
         self.close("}", len, shown);
@@ -679,43 +687,88 @@ mod tests {
         assert_ne!(back, crate::eval_str("inc").unwrap());
     }
 
+    fn compact(value: &Value, items: Option<usize>, chars: Option<usize>) -> CompactText {
+        Compact {
+            items,
+            chars,
+            hide_firewalled: false,
+        }
+        .render(value)
+    }
+
+    fn text(text: &str, cut: Option<(usize, usize)>, truncated: bool) -> CompactText {
+        CompactText {
+            text: text.to_string(),
+            cut: cut.map(|(total, shown)| CollectionCut { total, shown }),
+            truncated,
+        }
+    }
+
     // TRN-001..TRN-005, SAM-003
     #[test]
-    fn to_clojure_truncates_collections_and_strings() {
+    fn the_compact_form_cuts_collections_and_strings() {
         let v = Value::vector((1..=10).map(Value::Int));
         assert_eq!(
-            to_clojure(&v, Some(3), Some(80)),
-            ("[1 2 3 ...] (10 items, showing first 3)".to_string(), true)
+            compact(&v, Some(3), Some(80)),
+            text("[1 2 3 ...]", Some((10, 3)), true)
         );
         let m = Value::map([(kw("name"), Value::string("Alice")), (kw("age"), 30.into())]);
         assert_eq!(
-            to_clojure(&m, Some(3), Some(80)),
-            (r#"{:name "Alice" :age 30}"#.into(), false)
+            compact(&m, Some(3), Some(80)),
+            text(r#"{:name "Alice" :age 30}"#, None, false)
         );
-        // Without limits: exactly pr-str, commas included.
-        assert_eq!(
-            to_clojure(&m, None, None),
-            (r#"{:name "Alice", :age 30}"#.into(), false)
-        );
+        // Without limits: pr-str without the commas.
         let nested = Value::vector([m.clone(), Value::set([Value::Char('a')]), Value::Nil]);
-        assert_eq!(to_clojure(&nested, None, None), (pr_str(&nested), false));
+        assert_eq!(
+            compact(&nested, None, None),
+            text(r#"[{:name "Alice" :age 30} #{\a} nil]"#, None, false)
+        );
         assert_eq!(pr_str(&nested), r#"[{:name "Alice", :age 30} #{\a} nil]"#);
         let long = Value::string("x".repeat(100));
-        let (text, truncated) = to_clojure(&long, Some(3), Some(80));
-        assert_eq!(text, format!("\"{}...\"", "x".repeat(80)));
-        assert!(truncated);
         assert_eq!(
-            to_clojure(&Value::vector([]), Some(0), None),
-            ("[]".to_string(), false)
+            compact(&long, Some(3), Some(80)),
+            text(&format!("\"{}...\"", "x".repeat(80)), None, true)
         );
         assert_eq!(
-            to_clojure(&Value::vector([1.into()]), Some(0), None),
-            ("[...] (1 item, showing first 0)".to_string(), true)
+            compact(&Value::vector([]), Some(0), None),
+            text("[]", None, false)
         );
+        assert_eq!(
+            compact(&Value::vector([1.into()]), Some(0), None),
+            text("[...]", Some((1, 0)), true)
+        );
+        // Only the outermost cut is reported; an inner one just ends in `...`.
         let nested = Value::vector([Value::vector((1..=5).map(Value::Int)), Value::Nil]);
         assert_eq!(
-            to_clojure(&nested, Some(3), None),
-            ("[[1 2 3 ...] nil]".to_string(), true)
+            compact(&nested, Some(3), None),
+            text("[[1 2 3 ...] nil]", None, true)
         );
+    }
+
+    #[test]
+    fn hidden_firewalled_entries_are_cut_like_any_string() {
+        let v = crate::reader::read_value(
+            r#"{:id 1 :_token "s3cret" :_none nil :user/_key 2 :_ns/open 3 "_raw" [1 2]}"#,
+        )
+        .unwrap();
+        let hiding = Compact::default().with_firewall_hidden();
+        assert_eq!(
+            hiding.render(&v).text,
+            r#"{:id 1 :_token "[hidden]" :_none nil :user/_key "[hidden]" :_ns/open 3 "_raw" "[hidden]"}"#
+        );
+        assert_eq!(
+            Compact::new(2, 3).with_firewall_hidden().render(&v),
+            text(r#"{:id 1 :_token "[hi..." ...}"#, Some((6, 2)), true)
+        );
+    }
+
+    #[test]
+    fn messages_stop_near_their_bound() {
+        let v = Value::vector((0..100).map(|i| Value::string(format!("item {i}"))));
+        assert_eq!(
+            message_text(&v, 3, 40, 1_000),
+            r#"["item 0" "item 1" "item 2" ...]"#
+        );
+        assert_eq!(message_text(&v, 50, 40, 20), r#"["item 0" "item 1" "..."#);
     }
 }

@@ -15,10 +15,10 @@ mod span;
 mod stack;
 // Values: data only; functions are opaque handles.
 mod value;
-// Printing values.
-mod format;
 // Firewalled map entries (`_` keys) hidden from what the model sees.
 mod firewall;
+// Printing values.
+mod format;
 // The one error type.
 mod error;
 // Text to forms; forms and printed text to values; regex syntax.
@@ -52,8 +52,8 @@ pub use engine::{
     data_entries, eval_str,
 };
 pub use error::{Error, ErrorKind, Result};
-pub use firewall::{HIDDEN, hide_firewalled, is_firewalled_name};
-pub use format::{CollectionCut, CompactText, pr_str, print_str, to_clojure, to_compact};
+pub use firewall::{HIDDEN, hide_firewalled, is_firewalled_key, is_firewalled_name};
+pub use format::{CollectionCut, Compact, CompactText, pr_str, print_str};
 pub use history::History;
 pub use json::{from_json, from_json_str, to_json};
 pub use namespace::Definition;

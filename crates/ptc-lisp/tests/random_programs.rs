@@ -25,11 +25,11 @@
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
 use proptest::test_runner::{Config, RngSeed};
+use ptc_lisp::{Compact, pr_str};
 use ptc_lisp::{
     ErrorKind, Limits, Outcome, RunOutcome, Runtime, ToolError, ToolOutcome, ToolSpec, Tools,
     UserNamespace, Value,
 };
-use ptc_lisp::{pr_str, to_clojure};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -685,7 +685,7 @@ fn mutated() -> impl Strategy<Value = String> {
 fn use_results(out: &RunOutcome) {
     let shown = |v: &Value| {
         let _ = pr_str(v);
-        let _ = to_clojure(v, Some(20), Some(100));
+        let _ = Compact::new(20, 100).render(v);
         let _ = ptc_lisp::to_json(v);
     };
     match &out.outcome {

@@ -7,14 +7,16 @@ mod message;
 
 pub use message::{Message, MessageToolCall, Role};
 
+mod preview;
 mod step;
 mod trace;
 mod turn;
 mod usage;
 
+pub use preview::{preview, push_cut_note, push_preview};
 pub use step::{DEFAULT_MAX_TURNS, FailureKind, Step, StepOutcome, Task};
 pub use turn::{Turn, TurnError, TurnOrderError, TurnResult, Turns, is_cut_off};
-pub use usage::{CompressionStats, TokenUsage, Usage};
+pub use usage::{TokenUsage, Usage};
 
 /// One tool call a program made: name, arguments, result or error, and duration.
 pub use ptc_lisp::ToolCallRecord as ToolCall;

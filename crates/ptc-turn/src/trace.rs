@@ -1,10 +1,11 @@
 //! A human-readable view of a run for debugging: every turn in full, as it happened.
 
+use crate::preview::preview;
 use crate::step::{Step, StepOutcome};
 use crate::turn::{Turn, TurnResult};
 use crate::usage::Usage;
+use ptc_lisp::Compact;
 use ptc_lisp::ToolOutcome;
-use ptc_lisp::to_clojure;
 use std::fmt::Write;
 
 /// Items and characters of a value shown in a trace.
@@ -12,7 +13,7 @@ const ITEMS: usize = 5;
 const CHARS: usize = 120;
 
 fn value_text(value: &ptc_lisp::Value) -> String {
-    to_clojure(value, Some(ITEMS), Some(CHARS)).0
+    preview(value, Compact::new(ITEMS, CHARS))
 }
 
 fn millis(us: u64) -> String {
@@ -209,7 +210,6 @@ mod tests {
             llm_duration_us: 2_500,
             eval_duration_us: 300,
             duration_us: 3_000,
-            compression: None,
         };
         let mut turns = Turns::new();
         turns

@@ -1,4 +1,4 @@
-//! What a turn or a run cost: tokens, model requests, time, and what history compression did.
+//! What a turn or a run cost: tokens, model requests and time.
 
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
@@ -83,10 +83,6 @@ pub struct Usage {
     /// Wall-clock time of the turn or run, in microseconds.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub duration_us: u64,
-    /// What rendering the history did for the request(s) of this turn; for a run, the sum over
-    /// its turns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compression: Option<CompressionStats>,
 }
 
 fn is_zero_u32(n: &u32) -> bool {
@@ -120,91 +116,6 @@ impl AddAssign for Usage {
         self.llm_duration_us = self.llm_duration_us.saturating_add(other.llm_duration_us);
         self.eval_duration_us = self.eval_duration_us.saturating_add(other.eval_duration_us);
         self.duration_us = self.duration_us.saturating_add(other.duration_us);
-        match (&mut self.compression, other.compression) {
-            (Some(mine), Some(theirs)) => *mine += theirs,
-            (mine @ None, theirs) => *mine = theirs,
-            (Some(_), None) => {}
-        }
-    }
-}
-
-/// What a history-compression strategy did in one rendering of the turn history, measured
-/// against the uncompressed rendering of the same turns.
-///
-/// Counts of tool calls and prints cover successful turns (failed turns are shown as their full
-/// program and error, never as lists of calls or prints). Character counts are Unicode scalar
-/// values of the message contents; token counts are estimates (about four characters a token)
-/// meant for comparing strategies, not for billing.
-///
-/// Summed over a run (see [`Usage`]), every count is a total over all renders and `strategy` is
-/// the strategy of the most recent one.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CompressionStats {
-    /// The strategy that produced the messages.
-    pub strategy: String,
-    /// Whether the messages are a compressed view. `false` when the history was rendered in full:
-    /// compression off, single-shot runs, or a strategy below its activation threshold.
-    pub compressed: bool,
-    /// Turns in the rendered history.
-    pub turns: usize,
-    /// Successful turns folded into a summary instead of being shown as their own messages.
-    pub turns_compressed: usize,
-    /// Tool calls of successful turns.
-    pub tool_calls_total: usize,
-    /// Tool calls listed.
-    pub tool_calls_shown: usize,
-    /// Tool calls left out by the FIFO limit (the oldest).
-    pub tool_calls_dropped: usize,
-    /// `println` entries of successful turns.
-    pub prints_total: usize,
-    /// `println` entries shown.
-    pub prints_shown: usize,
-    /// `println` entries left out by the FIFO limit (the oldest).
-    pub prints_dropped: usize,
-    /// Failed turns shown as their full program and error.
-    pub failed_turns_shown: usize,
-    /// Failed turns left out (see the `failed_turns` option).
-    pub failed_turns_collapsed: usize,
-    /// Messages rendered, including the system message.
-    pub messages: usize,
-    /// Characters of all rendered message contents.
-    pub chars: usize,
-    /// Estimated tokens of the rendered messages.
-    pub estimated_tokens: usize,
-    /// Characters of the uncompressed rendering of the same turns.
-    pub uncompressed_chars: usize,
-    /// Estimated tokens of the uncompressed rendering of the same turns.
-    pub uncompressed_estimated_tokens: usize,
-}
-
-impl CompressionStats {
-    /// Estimated tokens saved compared with the uncompressed rendering (zero when the compressed
-    /// rendering is not smaller).
-    pub fn saved_tokens(&self) -> usize {
-        self.uncompressed_estimated_tokens
-            .saturating_sub(self.estimated_tokens)
-    }
-}
-
-impl AddAssign for CompressionStats {
-    fn add_assign(&mut self, other: CompressionStats) {
-        self.strategy = other.strategy;
-        self.compressed |= other.compressed;
-        self.turns += other.turns;
-        self.turns_compressed += other.turns_compressed;
-        self.tool_calls_total += other.tool_calls_total;
-        self.tool_calls_shown += other.tool_calls_shown;
-        self.tool_calls_dropped += other.tool_calls_dropped;
-        self.prints_total += other.prints_total;
-        self.prints_shown += other.prints_shown;
-        self.prints_dropped += other.prints_dropped;
-        self.failed_turns_shown += other.failed_turns_shown;
-        self.failed_turns_collapsed += other.failed_turns_collapsed;
-        self.messages += other.messages;
-        self.chars += other.chars;
-        self.estimated_tokens += other.estimated_tokens;
-        self.uncompressed_chars += other.uncompressed_chars;
-        self.uncompressed_estimated_tokens += other.uncompressed_estimated_tokens;
     }
 }
 
@@ -214,8 +125,8 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     #[test]
-    fn usages_add_up_and_keep_the_latest_strategy() {
-        let turn = |input, strategy: &str| Usage {
+    fn usages_add_up() {
+        let turn = |input| Usage {
             tokens: TokenUsage {
                 input_tokens: input,
                 output_tokens: 10,
@@ -226,25 +137,29 @@ mod tests {
             llm_duration_us: 100,
             eval_duration_us: 20,
             duration_us: 130,
-            compression: Some(CompressionStats {
-                strategy: strategy.into(),
-                compressed: true,
-                chars: 400,
-                estimated_tokens: 100,
-                uncompressed_chars: 800,
-                uncompressed_estimated_tokens: 200,
-                ..CompressionStats::default()
-            }),
         };
-        let total = Usage::sum(&[turn(50, "a"), Usage::default(), turn(70, "b")]);
+        let total = Usage::sum(&[turn(50), Usage::default(), turn(70)]);
         assert_eq!(total.tokens.input_tokens, 120);
         assert_eq!(total.tokens.total(), 120 + 20 + 10);
         assert_eq!(total.llm_requests, 2);
         assert_eq!(total.duration_us, 260);
-        let stats = total.compression.expect("both turns had stats");
-        assert_eq!(stats.strategy, "b");
-        assert_eq!(stats.chars, 800);
-        assert_eq!(stats.saved_tokens(), 200);
+        assert_eq!(total.eval_duration_us, 40);
+    }
+
+    #[test]
+    fn compression_stats_in_older_records_are_ignored() {
+        // Records written when a turn's usage also held its compression stats still load.
+        let back: Usage = serde_json::from_str(
+            r#"{"llm_requests": 2, "compression": {"strategy": "append-compact", "turns": 3}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            back,
+            Usage {
+                llm_requests: 2,
+                ..Usage::default()
+            }
+        );
     }
 
     #[test]

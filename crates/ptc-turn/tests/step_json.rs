@@ -6,8 +6,7 @@ use pretty_assertions::assert_eq;
 use ptc_lisp::Function;
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, ToolSpec, Value, ValueShape};
 use ptc_turn::{
-    CompressionStats, FailureKind, Message, Step, StepOutcome, Task, TokenUsage, Turn, TurnError,
-    Turns, Usage,
+    FailureKind, Message, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage,
 };
 use std::collections::BTreeMap;
 
@@ -23,20 +22,6 @@ fn usage(input: u64) -> Usage {
         llm_duration_us: 812_000,
         eval_duration_us: 1_250,
         duration_us: 815_000,
-        compression: Some(CompressionStats {
-            strategy: "single-user-coalesced".into(),
-            compressed: true,
-            turns: 1,
-            turns_compressed: 1,
-            tool_calls_total: 1,
-            tool_calls_shown: 1,
-            messages: 2,
-            chars: 900,
-            estimated_tokens: 225,
-            uncompressed_chars: 1100,
-            uncompressed_estimated_tokens: 275,
-            ..CompressionStats::default()
-        }),
     }
 }
 

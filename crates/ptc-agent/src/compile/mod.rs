@@ -19,7 +19,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use ptc_lisp::{Limits, Outcome, RunOutcome, ToolSpec, UserNamespace, Value, to_clojure};
+use ptc_lisp::{Compact, Limits, Outcome, RunOutcome, ToolSpec, UserNamespace, Value};
 use ptc_turn::{FailureKind, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage};
 use serde::{Deserialize, Serialize};
 
@@ -648,7 +648,7 @@ impl CompiledAgent {
                 Some(StepOutcome::Returned { value }),
             ),
             Err(mismatches) => {
-                let (shown, _) = to_clojure(&signature.redact(&value), Some(10), Some(200));
+                let shown = ptc_turn::preview(&signature.redact(&value), Compact::new(10, 200));
                 let mut reason = format!(
                     "the returned value does not match the expected output.\nExpected: {}\nReturned: {shown}",
                     signature.output()

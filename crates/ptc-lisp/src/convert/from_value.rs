@@ -74,7 +74,7 @@ impl<'de> FromValue<'de> {
 
 /// A value shown in a message, shortened.
 fn short(value: &Value) -> String {
-    crate::format::to_clojure_within(value, Some(5), Some(40), 200)
+    crate::format::message_text(value, 5, 40, 200)
 }
 
 /// The text a keyword, symbol or string stands for.

@@ -238,7 +238,7 @@ impl Outcome {
                 ErrorKind::Thrown,
                 format!(
                     "the program failed: {}",
-                    crate::format::to_clojure_within(reason, Some(10), Some(200), 2_000)
+                    crate::format::message_text(reason, 10, 200, 2_000)
                 ),
             )),
         }

@@ -635,5 +635,5 @@ pub(crate) fn got(v: &Value) -> String {
 
 /// A value shown in an error message, cut to a readable length.
 pub(crate) fn pr_str_short(v: &Value) -> String {
-    crate::format::to_clojure_within(v, Some(5), Some(40), 400)
+    crate::format::message_text(v, 5, 40, 400)
 }

@@ -1,6 +1,6 @@
 //! Renders the render benchmark's 32-turn history many times, for profilers
 //! (`valgrind --tool=callgrind`, `perf`).
-//! Usage: cargo run --release -p ptc-compression --example profile -- [iterations]
+//! Usage: cargo run --release -p ptc-compression --example profile_render -- [iterations]
 
 #[path = "../benches/render.rs"]
 #[allow(dead_code)]

@@ -1,5 +1,5 @@
 //! Runs one benchmark program many times, for profilers (`valgrind --tool=callgrind`, `perf`).
-//! Usage: cargo run --release -p ptc-lisp --example profile -- small|pipeline|loop [iterations]
+//! Usage: cargo run --release -p ptc-lisp --example profile_eval -- small|pipeline|loop [iterations]
 
 #[path = "../benches/eval.rs"]
 #[allow(dead_code)]
