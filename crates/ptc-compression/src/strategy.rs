@@ -433,7 +433,7 @@ fn render_in_full(
     )
 }
 
-/// Render the full history for a single-shot run (SS-001), which is never compressed.
+/// Render the full history for a single-shot run, which is never compressed.
 pub(crate) fn render_single_shot(
     strategy: &str,
     turns: &[Turn],

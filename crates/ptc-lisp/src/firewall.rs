@@ -1,6 +1,7 @@
 //! Firewalled fields: map entries whose key (a keyword, symbol or string) starts with `_` are
-//! for programs and the host, never for the model. What an agent shows its model goes through
-//! [`hide_firewalled`] first, so such an entry shows its key and `"[hidden]"`.
+//! for programs and the host, never for the model. What an agent shows its model is printed
+//! with them hidden ([`Compact::with_firewall_hidden`](crate::Compact::with_firewall_hidden)),
+//! or goes through [`hide_firewalled`] first, so such an entry shows its key and `"[hidden]"`.
 
 use std::borrow::Cow;
 
