@@ -7,7 +7,7 @@
 //! program can handle. The model is the calling run's (by default), one of its registry's by
 //! name, or one given to the tool. The calling run finds out about the tool's requests through
 //! a task-local value set while its loop awaits a program's tool calls: their usage is added
-//! to the turn that made them.
+//! to the turn that made them, as is the usage of the runs of sub-agents called as tools.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -456,9 +456,20 @@ impl Caller {
         std::mem::take(&mut self.reported().spent)
     }
 
+    /// Adds what a sub-agent's run spent to the turn whose program called it.
+    fn spend(&self, usage: Usage) {
+        self.reported().spent += usage;
+    }
+
     fn reported(&self) -> std::sync::MutexGuard<'_, Reported> {
         self.reported.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// Counts `usage`, what a sub-agent called as a tool spent, in the usage of the calling turn
+/// (nothing outside a run's tool calls).
+pub(crate) fn count_in_calling_turn(usage: Usage) {
+    let _ = CALLER.try_with(|caller| caller.spend(usage));
 }
 
 /// Mismatches of arguments, named as arguments rather than as data.

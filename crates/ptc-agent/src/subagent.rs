@@ -5,6 +5,7 @@ use ptc_lisp::Value;
 use ptc_turn::StepOutcome;
 
 use crate::agent::Agent;
+use crate::llm_tool::count_in_calling_turn;
 use crate::run::RunOptions;
 use crate::signature::{Param, Type};
 use crate::tool::{AsyncTool, ToolError};
@@ -23,6 +24,9 @@ impl Agent {
     /// map argument gives its keys (`(tool/summarize {:text t})`), positional arguments are
     /// named by the parameters of the agent's signature (`(tool/summarize t)` with
     /// `(text :string) -> :string`).
+    ///
+    /// What the run spends (tokens, model requests) counts in the usage of the calling turn,
+    /// whether it returned or failed.
     ///
     /// Firewalled fields of the value (those named `_...`) reach the calling program whole, so
     /// it can pass them on (a token, an internal id), while every message to the calling
@@ -67,6 +71,7 @@ impl AsyncTool for AgentTool {
             .run_with(options)
             .await
             .map_err(|e| ToolError::new(e.to_string()))?;
+        count_in_calling_turn(step.usage.clone());
         match step.outcome {
             // Firewalled fields reach the calling program whole; renderings hide them.
             StepOutcome::Returned { value } => Ok(value),

@@ -269,6 +269,9 @@ async fn sub_agents_inherit_settings_and_run_as_tools() {
         llm.requests()[1].messages[0].content.lines().next(),
         Some("Shout hello")
     );
+    // The sub-agent's request counts in the turn that called it.
+    let requests: Vec<u32> = step.turns.iter().map(|t| t.usage().llm_requests).collect();
+    assert_eq!((requests, step.usage.llm_requests), (vec![2, 1], 3));
 }
 
 #[tokio::test]
@@ -295,6 +298,8 @@ async fn a_failing_sub_agent_is_a_tool_error() {
             "tool/helper failed: the sub-agent failed (failed) after 1 turn(s): cannot help".into()
         )
     );
+    // A sub-agent that failed spent its request all the same.
+    assert_eq!(step.usage.llm_requests, 3);
 }
 
 #[tokio::test]

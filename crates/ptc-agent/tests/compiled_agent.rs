@@ -193,6 +193,57 @@ async fn a_batch_runs_every_input_and_keeps_their_order() {
 }
 
 #[tokio::test]
+async fn a_bounded_batch_keeps_at_most_that_many_runs_in_flight() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    #[derive(Default)]
+    struct Load {
+        now: AtomicUsize,
+        most: AtomicUsize,
+    }
+    let load = Arc::new(Load::default());
+    let watched = {
+        let load = load.clone();
+        async_tool("price", "The price of a product", move |_: Price| {
+            let load = load.clone();
+            async move {
+                let now = load.now.fetch_add(1, Ordering::SeqCst) + 1;
+                load.most.fetch_max(now, Ordering::SeqCst);
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                load.now.fetch_sub(1, Ordering::SeqCst);
+                Ok(1)
+            }
+        })
+        .with_signature("(sku :string) -> :int")
+    };
+    let compiled = Agent::builder("Price the basket")
+        .llm(ScriptedLlm::new([
+            "(return {:total (reduce + (map tool/price data/skus)) :items (count data/skus)})",
+        ]))
+        .tool(watched)
+        .signature("(skus [:string]) -> {total :int, items :int}")
+        .data(&serde_json::json!({"skus": ["a"]}))
+        .build()
+        .unwrap()
+        .compile()
+        .await
+        .unwrap();
+    let inputs = vec![input("{:skus [\"a\"]}"); 6];
+    let bounded = compiled.run_batch_bounded(inputs.clone(), 2).await;
+    assert_eq!(bounded.len(), 6);
+    assert!(
+        bounded
+            .iter()
+            .all(|r| r.as_ref().is_ok_and(|s| s.value().is_some()))
+    );
+    assert_eq!(load.most.swap(0, Ordering::SeqCst), 2);
+    // Unbounded, the runs reach the tool together (all six unless the machine stalls one
+    // for the whole of another's call).
+    compiled.run_batch(inputs).await;
+    assert!(load.most.load(Ordering::SeqCst) > 2);
+}
+
+#[tokio::test]
 async fn a_single_shot_agent_answers_with_its_last_value() {
     let agent = Agent::builder("Sum")
         .llm(ScriptedLlm::new(["(+ data/a data/b)"]))

@@ -172,7 +172,7 @@ fn closing(step: &Step, agent: &Agent) -> String {
          --data examples/demo/data.json --tools examples/demo/tools.json \
          --signature \"$(cat examples/demo/signature.txt)\" --max-turns {MAX_TURNS} \
          --compression on --llm replay:examples/demo/transcript.jsonl\n",
-        show::outcome_line(step),
+        show::outcome_line(step, show::Unit::Turn),
         show::usage_lines(&step.usage, true),
         show::bill_lines(&bills),
         billed.join(", "),

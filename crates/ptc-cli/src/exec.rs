@@ -104,7 +104,11 @@ fn execute(
                 let _ = writeln!(stdout, "{}", show::turn_report(turn, true));
             }
         }
-        let _ = write!(stdout, "=== result ===\n{}", show::outcome_line(&step));
+        let _ = write!(
+            stdout,
+            "=== result ===\n{}",
+            show::outcome_line(&step, show::Unit::Stage)
+        );
     }
     let _ = stdout.flush();
     Ok(exit::for_step(&step))

@@ -335,7 +335,11 @@ fn execute(
         let bill = RunBill::new(&step, &agent, settings.agent.pricing, false);
         let _ = writeln!(stdout, "{}", json_report(&step, args, &bill));
     } else {
-        let _ = write!(stdout, "=== result ===\n{}", show::outcome_line(&step));
+        let _ = write!(
+            stdout,
+            "=== result ===\n{}",
+            show::outcome_line(&step, show::Unit::Turn)
+        );
         let replayed = settings
             .agent
             .llm

@@ -121,9 +121,23 @@ pub fn messages_text(messages: &[Message]) -> String {
     out
 }
 
-pub fn outcome_line(step: &Step) -> String {
+/// What a run's steps are called where its outcome is shown.
+#[derive(Clone, Copy)]
+pub enum Unit {
+    /// A turn of an agent's loop (`ptc run`).
+    Turn,
+    /// A stage of a compiled agent's program (`ptc exec`).
+    Stage,
+}
+
+/// How the run ended, after how many of its turns or stages, and its value or failure reason.
+pub fn outcome_line(step: &Step, unit: Unit) -> String {
+    let unit = match unit {
+        Unit::Turn => "turn",
+        Unit::Stage => "stage",
+    };
     let turns = format!(
-        "{} of {} turn{}",
+        "{} of {} {unit}{}",
         step.turns.len(),
         step.task.max_turns,
         if step.task.max_turns == 1 { "" } else { "s" }

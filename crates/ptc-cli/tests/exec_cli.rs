@@ -113,7 +113,7 @@ fn a_compiled_run_executes_on_other_data_without_a_model() {
          \x20 notify({:total 15}) -> \"sent\"  (<t>)\n\
          value: {:total 15}\n\n\
          === result ===\n\
-         returned after 2 of 2 turns:\n\
+         returned after 2 of 2 stages:\n\
          \x20 {:total 15}\n"
     );
 
@@ -195,7 +195,7 @@ fn exec_errors_and_failures_use_the_exit_status_table() {
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stdout),
-        "=== result ===\nfailed (program_error) after 2 of 2 turns:\n  1:22: step limit exceeded: \
+        "=== result ===\nfailed (program_error) after 2 of 2 stages:\n  1:22: step limit exceeded: \
          the program took more than 1 evaluation steps; look for an infinite loop or process \
          less data per turn\n"
     );

@@ -482,11 +482,22 @@ impl CompiledAgent {
         Ok(self.execute(task).await)
     }
 
-    /// Runs the program on each input concurrently; the results are in the order of the
-    /// inputs.
+    /// Runs the program on each input, all at once; the results are in the order of the
+    /// inputs. [`run_batch_bounded`](Self::run_batch_bounded) keeps fewer in flight, for
+    /// tools that must not be called too often at once.
     pub async fn run_batch(
         &self,
         inputs: Vec<BTreeMap<String, Value>>,
+    ) -> Vec<Result<Step, ExecError>> {
+        self.run_batch_bounded(inputs, usize::MAX).await
+    }
+
+    /// Runs the program on each input, at most `max_in_flight` runs at a time (`0` counts as
+    /// one); the results are in the order of the inputs.
+    pub async fn run_batch_bounded(
+        &self,
+        inputs: Vec<BTreeMap<String, Value>>,
+        max_in_flight: usize,
     ) -> Vec<Result<Step, ExecError>> {
         if tokio::runtime::Handle::try_current().is_err() {
             return inputs
@@ -494,10 +505,17 @@ impl CompiledAgent {
                 .map(|_| Err(ExecError::Run(RunError::NoRuntime)))
                 .collect();
         }
+        let permits = max_in_flight.clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+        let in_flight = std::sync::Arc::new(tokio::sync::Semaphore::new(permits));
         let mut set = tokio::task::JoinSet::new();
         for (index, data) in inputs.into_iter().enumerate() {
             let compiled = self.clone();
-            set.spawn(async move { (index, compiled.run_data(data).await) });
+            let in_flight = in_flight.clone();
+            set.spawn(async move {
+                // The semaphore is never closed, so a permit always comes.
+                let _permit = in_flight.acquire_owned().await;
+                (index, compiled.run_data(data).await)
+            });
         }
         let mut results: Vec<Option<Result<Step, ExecError>>> = Vec::new();
         while let Some(joined) = set.join_next().await {
