@@ -14,12 +14,14 @@
 //! `program_error`, and a last stage that ends without `(return ...)` fails it — except for a
 //! single-shot agent, whose last value is the answer, as it was when compiled.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use ptc_lisp::{Compact, Limits, Outcome, RunOutcome, ToolSpec, UserNamespace, Value};
+use ptc_lisp::{
+    Compact, Form, FormKind, Limits, Outcome, Program, RunOutcome, ToolSpec, UserNamespace, Value,
+};
 use ptc_turn::{FailureKind, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage};
 use serde::{Deserialize, Serialize};
 
@@ -227,10 +229,11 @@ impl Agent {
             .filter(|t| t.is_success())
             .map(|t| t.program().to_string())
             .collect();
+        let named: BTreeSet<String> = programs.iter().flat_map(|p| tools_named(p)).collect();
         let tools = inner
             .specs
             .iter()
-            .filter(|spec| programs.iter().any(|p| calls_tool(p, &spec.name)))
+            .filter(|spec| named.contains(&spec.name))
             .map(|spec| spec.name.clone())
             .collect();
         let llm = &inner.llm;
@@ -262,19 +265,41 @@ impl Agent {
     }
 }
 
-/// Whether `program` mentions `tool/<name>` as a whole name.
-fn calls_tool(program: &str, name: &str) -> bool {
-    let needle = format!("tool/{name}");
-    program.match_indices(&needle).any(|(at, _)| {
-        let before = program[..at].chars().next_back();
-        let after = program[at + needle.len()..].chars().next();
-        let part_of_name = |c: Option<char>| {
-            c.is_some_and(|c| {
-                c.is_alphanumeric() || matches!(c, '-' | '_' | '?' | '!' | '*' | '.' | '/')
-            })
-        };
-        !part_of_name(before) && !part_of_name(after)
-    })
+/// The tools a program names: its `tool/NAME` symbols, wherever they are, and not the text of
+/// its comments and strings.
+fn tools_named(program: &str) -> BTreeSet<String> {
+    fn collect(form: &Form, names: &mut BTreeSet<String>) {
+        if let Some(meta) = &form.meta {
+            collect(meta, names);
+        }
+        match &form.kind {
+            FormKind::Symbol(symbol) => {
+                if let Some(name) = symbol.strip_prefix("tool/") {
+                    names.insert(name.to_string());
+                }
+            }
+            FormKind::List(forms)
+            | FormKind::Vector(forms)
+            | FormKind::Map(forms)
+            | FormKind::Set(forms)
+            | FormKind::AnonFn(forms) => forms.iter().for_each(|f| collect(f, names)),
+            FormKind::Quote(form)
+            | FormKind::Deref(form)
+            | FormKind::Tagged(_, form)
+            | FormKind::SyntaxQuote(form)
+            | FormKind::Unquote(form)
+            | FormKind::UnquoteSplicing(form) => collect(form, names),
+            _ => {}
+        }
+    }
+    let mut names = BTreeSet::new();
+    // The programs of successful turns: they were read once already, so they read again.
+    if let Ok(program) = Program::parse(program) {
+        for form in program.forms() {
+            collect(form, &mut names);
+        }
+    }
+    names
 }
 
 impl std::fmt::Debug for CompiledAgent {
@@ -707,10 +732,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tool_names_are_found_whole() {
-        assert!(calls_tool("(tool/get-user 1)", "get-user"));
-        assert!(calls_tool("(pmap tool/get-user ids)", "get-user"));
-        assert!(!calls_tool("(tool/get-users 1)", "get-user"));
-        assert!(!calls_tool("(my-tool/get-user 1)", "get-user"));
+    fn the_tools_a_program_names_are_its_tool_symbols() {
+        let named = tools_named(
+            "; tool/in-a-comment is not called\n\
+             (def users (pmap tool/get-user ids))\n\
+             (my-tool/get-user 1)\n\
+             (println \"tool/in-a-string\")\n\
+             #(tool/in-a-fn %) {:k @(tool/deref-me)} ^{:m tool/in-meta} [1]",
+        );
+        assert_eq!(
+            named.into_iter().collect::<Vec<_>>(),
+            ["deref-me", "get-user", "in-a-fn", "in-meta"]
+        );
     }
 }
