@@ -1,0 +1,358 @@
+//! Running an agent: the entry points (`run`, `run_with`, resuming), the options of a run, the
+//! loop, and the model calls it makes.
+
+mod error;
+mod model_call;
+mod options;
+mod turn_loop;
+
+pub use error::{NO_PROGRAM, RunError};
+pub use model_call::tokens_text;
+pub(crate) use model_call::{call_llm, request_for};
+pub use options::{RunObserver, RunOptions};
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ptc_lisp::{UserNamespace, Value};
+use ptc_turn::{FailureKind, Step, StepOutcome, Task, Turns, Usage};
+use tracing::Instrument;
+use tracing::field::Empty;
+
+use crate::agent::{Agent, expand_mission, name_clashes};
+use crate::chain;
+use crate::llm::Llm;
+use crate::resume;
+use crate::store::RunStore;
+use crate::telemetry::record_tokens;
+use crate::tree::Tree;
+
+use options::RunLlm;
+use turn_loop::{Loop, Start};
+
+impl Agent {
+    /// Runs the agent on its own data. See [`Agent::run_with`].
+    pub async fn run(&self) -> Result<Step, RunError> {
+        self.run_with(RunOptions::new()).await
+    }
+
+    /// Runs the agent on what `step` returned. See [`RunOptions::with_previous`].
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use ptc_agent::{Agent, ScriptedLlm};
+    ///
+    /// let find = Agent::builder("Find the open tickets")
+    ///     .llm(ScriptedLlm::new(["(return {:ids [3 5 8]})"]))
+    ///     .signature("{ids [:int]}")
+    ///     .field_descriptions([("ids", "Ids of the open tickets, oldest first")])
+    ///     .build()
+    ///     .unwrap();
+    /// let count = Agent::builder("Count the tickets")
+    ///     .llm(ScriptedLlm::new(["(return (count data/ids))"]))
+    ///     .signature("(ids [:int]) -> :int")
+    ///     .build()
+    ///     .unwrap();
+    /// let found = find.run().await.unwrap();
+    /// let counted = count.run_after(&found).await.unwrap();
+    /// assert_eq!(counted.value(), Some(&ptc_lisp::Value::Int(3)));
+    /// assert_eq!(
+    ///     counted.task.data_descriptions["ids"],
+    ///     "Ids of the open tickets, oldest first"
+    /// );
+    /// # });
+    /// ```
+    pub async fn run_after(&self, step: &Step) -> Result<Step, RunError> {
+        self.run_with(RunOptions::new().with_previous(step)).await
+    }
+
+    /// Runs the agent until a program returns or fails, the turns run out, the deadline
+    /// passes or the stop signal fires, and returns the [`Step`] with every turn. Model
+    /// failures end the run with a failed step (`llm_error`); only invalid input (or a store
+    /// that cannot record the start) stops a run before it starts.
+    ///
+    /// Must be called within a tokio runtime (tool calls are awaited and timed on it).
+    pub async fn run_with(&self, options: RunOptions<'_>) -> Result<Step, RunError> {
+        if let Some(upstream) = options.previous {
+            let mut data = self.inner.data.clone();
+            data.extend(options.data.clone());
+            let mission = expand_mission(&self.inner.mission, &data)
+                .unwrap_or_else(|_| self.inner.mission.clone());
+            if let Some(step) =
+                chain::failed_run(upstream, self.task(mission, data, BTreeMap::new()))
+            {
+                return Ok(step);
+            }
+        }
+        let task = self.task_for(&options)?;
+        if let Some((store, id)) = &options.store {
+            store.start(id, &task).await?;
+        }
+        let start = Start {
+            turns: Turns::new(),
+            memory: UserNamespace::new(),
+        };
+        self.drive(task, start, options).await
+    }
+
+    /// Continues run `id` of `store` from its last completed turn: the turns recorded there
+    /// are kept, the definitions they made are restored, and the model is asked for the next
+    /// turn. New turns are checkpointed in the same store. A run that had already ended is
+    /// returned as it was, without a request.
+    ///
+    /// The agent and `options` must give the run what it was started with: the same mission,
+    /// tools, data, signature and turn budget (anything else is a [`RunError::Resume`]).
+    /// Definitions are restored by running the programs of the successful turns again, with
+    /// every tool call answered from the record instead of calling the tool, so no side
+    /// effect happens twice. The deadline counts from the resume.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use ptc_agent::store::MemoryStore;
+    /// use ptc_agent::{Agent, RunOptions, ScriptedLlm};
+    ///
+    /// let store = MemoryStore::new();
+    /// let agent = |replies: &[&str]| {
+    ///     Agent::builder("Add up").llm(ScriptedLlm::new(replies.to_vec())).build().unwrap()
+    /// };
+    /// // The first process made one turn, then its model failed.
+    /// let first = agent(&["(def x 40)"]);
+    /// let step = first.run_with(RunOptions::new().with_store(&store, "r1")).await.unwrap();
+    /// assert!(!step.is_success());
+    /// # // An interrupted run has no end record; forget this one's to resume it.
+    /// # let mut checkpoint = ptc_agent::store::RunStore::load(&store, "r1").await.unwrap().unwrap();
+    /// # checkpoint.end = None;
+    /// # let store = MemoryStore::new();
+    /// # ptc_agent::store::RunStore::start(&store, "r1", &checkpoint.task).await.unwrap();
+    /// # ptc_agent::store::RunStore::append(&store, "r1", &checkpoint.turns[0]).await.unwrap();
+    /// // Another process picks it up after turn 1; `x` is defined again.
+    /// let step = agent(&["(return (+ x 2))"]).resume(&store, "r1", RunOptions::new()).await.unwrap();
+    /// assert_eq!(step.value(), Some(&ptc_lisp::Value::Int(42)));
+    /// assert_eq!(step.turns.len(), 2);
+    /// # });
+    /// ```
+    pub async fn resume(
+        &self,
+        store: &dyn RunStore,
+        id: &str,
+        options: RunOptions<'_>,
+    ) -> Result<Step, RunError> {
+        let checkpoint = store.load(id).await?.ok_or_else(|| RunError::Resume {
+            id: id.to_string(),
+            reason: "the store has no such run".into(),
+        })?;
+        if let Some(step) = checkpoint.step() {
+            return Ok(step);
+        }
+        let options = options.with_store(store, id);
+        let task = self.task_for(&options)?;
+        if let Some(reason) = resume::task_difference(&checkpoint.task, &task) {
+            return Err(RunError::Resume {
+                id: id.to_string(),
+                reason,
+            });
+        }
+        let memory = resume::restore_namespace(&self.inner, &task, &checkpoint.turns)
+            .await
+            .map_err(|reason| RunError::Resume {
+                id: id.to_string(),
+                reason,
+            })?;
+        if let Some(last) = checkpoint.turns.last() {
+            tracing::info!(
+                run = id,
+                turns = checkpoint.turns.len(),
+                "resuming run {id} after turn {}",
+                last.number()
+            );
+        }
+        let start = Start {
+            turns: checkpoint.turns,
+            memory,
+        };
+        self.drive(checkpoint.task, start, options).await
+    }
+
+    /// The task a run with `options` is given.
+    pub(crate) fn task_for(&self, options: &RunOptions<'_>) -> Result<Task, RunError> {
+        let inner = &self.inner;
+        if let Some(message) = &options.data_error {
+            return Err(RunError::Data(message.clone()));
+        }
+        let mut data = inner.data.clone();
+        let mut descriptions = BTreeMap::new();
+        let mut provided: Option<Vec<String>> = None;
+        if let Some(step) = options.previous
+            && let Some(value) = step.value()
+        {
+            let upstream = chain::upstream_input(value, step)?;
+            provided = Some(upstream.data.iter().map(|(name, _)| name.clone()).collect());
+            data.extend(upstream.data);
+            descriptions.extend(upstream.descriptions);
+        }
+        data.extend(options.data.clone());
+        let clashes = name_clashes(&inner.specs, data.keys());
+        if !clashes.is_empty() {
+            return Err(RunError::NameClash(clashes));
+        }
+        descriptions.extend(inner.context_descriptions.clone());
+        descriptions.retain(|name, _| data.contains_key(name));
+        if let Some(signature) = &inner.signature {
+            signature.validate_input(|name| data.get(name)).map_err(
+                |mismatches| match provided {
+                    Some(provided) => RunError::ChainMismatch {
+                        mismatches,
+                        provided,
+                    },
+                    None => RunError::Input(mismatches),
+                },
+            )?;
+        }
+        let mission =
+            expand_mission(&inner.mission, &data).map_err(RunError::MissingPlaceholders)?;
+        Ok(self.task(mission, data, descriptions))
+    }
+
+    /// The task of a run of this agent with this mission and input.
+    fn task(
+        &self,
+        mission: String,
+        data: BTreeMap<String, Value>,
+        data_descriptions: BTreeMap<String, String>,
+    ) -> Task {
+        let inner = &self.inner;
+        Task {
+            mission,
+            system_prompt: inner.system_prompt.text.clone(),
+            tools: inner.specs.clone(),
+            data,
+            data_descriptions,
+            signature: inner.signature.as_ref().map(|s| s.source().to_string()),
+            field_descriptions: inner.field_descriptions.clone(),
+            max_turns: inner.settings.max_turns,
+        }
+    }
+
+    /// Runs the loop from `start` until the run ends.
+    async fn drive(
+        &self,
+        task: Task,
+        start: Start,
+        mut options: RunOptions<'_>,
+    ) -> Result<Step, RunError> {
+        let inner = &self.inner;
+        let stop = options.stop.take();
+        // Tool calls are awaited, and timed, on the caller's runtime.
+        tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
+        let llm: Arc<dyn Llm> = match &options.llm {
+            None => inner.llm.clone(),
+            Some(RunLlm::Given(llm)) => llm.clone(),
+            Some(RunLlm::Named(name)) => inner
+                .settings
+                .registry
+                .resolve(name)
+                .map_err(RunError::UnknownLlm)?,
+        };
+        let span = tracing::info_span!(
+            "agent_run",
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.provider.name = %llm.provider_name(),
+            gen_ai.request.model = %llm.model_name(),
+            mission = %preview(&task.mission, 80),
+            llm = %llm.describe(),
+            max_turns = task.max_turns,
+            compression = %inner.settings.compression_text(),
+            tools = task.tools.len(),
+            resumed_after = start.turns.len(),
+            outcome = Empty,
+            failure = Empty,
+            turns = Empty,
+            llm_requests = Empty,
+            gen_ai.usage.input_tokens = Empty,
+            gen_ai.usage.output_tokens = Empty,
+            gen_ai.usage.cache_read.input_tokens = Empty,
+            gen_ai.usage.cache_creation.input_tokens = Empty,
+            duration_ms = Empty,
+        );
+        let tree = Tree::for_run(&inner.settings, Instant::now());
+        if let Some(reason) = tree.depth_exceeded() {
+            return Ok(Step {
+                outcome: StepOutcome::Failed {
+                    kind: FailureKind::MaxDepthExceeded,
+                    reason,
+                    value: None,
+                    llm_errors: Vec::new(),
+                },
+                task,
+                turns: start.turns,
+                usage: Usage::default(),
+            });
+        }
+        let store = options
+            .store
+            .as_ref()
+            .map(|(store, id)| (*store, id.as_str()));
+        let run = Loop::new(inner, llm, task, options.observer, store, start, tree)?;
+        let step = run.run(stop).instrument(span.clone()).await;
+        record_step(&span, &step);
+        let interrupted = matches!(
+            step.outcome,
+            StepOutcome::Failed {
+                kind: FailureKind::Interrupted,
+                ..
+            }
+        );
+        if let Some((store, id)) = &options.store
+            && !interrupted
+            && let Err(error) = store.finish(id, &step.outcome, &step.usage).await
+        {
+            tracing::error!(run = %id, %error, "the end of the run could not be checkpointed");
+        }
+        Ok(step)
+    }
+}
+
+fn record_step(span: &tracing::Span, step: &Step) {
+    match &step.outcome {
+        StepOutcome::Returned { .. } => span.record("outcome", "returned"),
+        StepOutcome::Failed { kind, .. } => {
+            span.record("outcome", "failed");
+            span.record("failure", kind.as_str())
+        }
+    };
+    span.record("turns", step.turns.len());
+    span.record("llm_requests", step.usage.llm_requests);
+    record_tokens(span, &step.usage.tokens);
+    span.record("duration_ms", step.usage.duration_us / 1000);
+}
+
+/// The first `max` characters of a text on one line, for span fields.
+fn preview(text: &str, max: usize) -> String {
+    let line: String = text
+        .chars()
+        .map(|c| if c == '\n' { ' ' } else { c })
+        .take(max)
+        .collect();
+    if text.chars().count() > max {
+        format!("{line}...")
+    } else {
+        line
+    }
+}
+
+fn micros(duration: Duration) -> u64 {
+    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn previews_are_one_line_and_cut() {
+        assert_eq!(preview("a\nb", 10), "a b");
+        assert_eq!(preview("abcdef", 3), "abc...");
+    }
+}
