@@ -21,17 +21,13 @@ fn failure(step: &Step) -> (FailureKind, String) {
     }
 }
 
-/// `top` calls `middle`, whose program calls `leaf` and returns the message of the error it
-/// got (or the leaf's value).
-fn three_levels(top: AgentBuilder) -> Agent {
+/// `top` calls `middle`, whose programs (`middle_programs`) may call `leaf`, which returns 1.
+fn three_levels(top: AgentBuilder, middle_programs: &[&str]) -> Agent {
     let leaf = scripted("Say one", &["(return 1)"]).build().expect("leaf");
-    let middle = scripted(
-        "Ask the leaf",
-        &["(def got (tool/leaf))", "(return (:message *e))"],
-    )
-    .tool(leaf.as_tool("leaf", "Says one"))
-    .build()
-    .expect("middle");
+    let middle = scripted("Ask the leaf", middle_programs)
+        .tool(leaf.as_tool("leaf", "Says one"))
+        .build()
+        .expect("middle");
     top.tool(middle.as_tool("middle", "Asks the leaf"))
         .build()
         .expect("top")
@@ -39,7 +35,11 @@ fn three_levels(top: AgentBuilder) -> Agent {
 
 #[tokio::test]
 async fn a_sub_agent_deeper_than_max_depth_fails_without_a_request() {
-    let top = three_levels(scripted("Ask", &["(return (tool/middle))"]).max_depth(1));
+    // The middle returns the message of the error its call of the leaf got.
+    let top = three_levels(
+        scripted("Ask", &["(return (tool/middle))"]).max_depth(1),
+        &["(def got (tool/leaf))", "(return (:message *e))"],
+    );
     let step = top.run().await.expect("run");
     assert_eq!(
         step.value(),
@@ -53,16 +53,10 @@ async fn a_sub_agent_deeper_than_max_depth_fails_without_a_request() {
 
 #[tokio::test]
 async fn within_max_depth_sub_agents_of_sub_agents_run() {
-    let leaf = scripted("Say one", &["(return 1)"]).build().expect("leaf");
-    let middle = scripted("Ask the leaf", &["(return (tool/leaf))"])
-        .tool(leaf.as_tool("leaf", "Says one"))
-        .build()
-        .expect("middle");
-    let top = scripted("Ask", &["(return (+ 1 (tool/middle)))"])
-        .tool(middle.as_tool("middle", "Asks the leaf"))
-        .max_depth(2)
-        .build()
-        .expect("top");
+    let top = three_levels(
+        scripted("Ask", &["(return (+ 1 (tool/middle)))"]).max_depth(2),
+        &["(return (tool/leaf))"],
+    );
     let step = top.run().await.expect("run");
     assert_eq!(step.value(), Some(&Value::Int(2)));
 }
@@ -107,16 +101,10 @@ async fn the_turn_budget_ends_a_run_that_still_has_turns() {
 async fn sub_agents_take_their_turns_from_the_top_runs_budget() {
     // The top's first turn, then two of the middle's: the budget of 3 is used up when the
     // middle wants a third, so the middle fails and the top cannot take another turn.
-    let leaf = scripted("Say one", &["(return 1)"]).build().expect("leaf");
-    let middle = scripted("Ask the leaf", &["(+ 1 1)", "(+ 1 2)", "(return 3)"])
-        .tool(leaf.as_tool("leaf", "Says one"))
-        .build()
-        .expect("middle");
-    let top = scripted("Ask", &["(tool/middle)", "(return 0)"])
-        .tool(middle.as_tool("middle", "Asks the leaf"))
-        .turn_budget(3)
-        .build()
-        .expect("top");
+    let top = three_levels(
+        scripted("Ask", &["(tool/middle)", "(return 0)"]).turn_budget(3),
+        &["(+ 1 1)", "(+ 1 2)", "(return 3)"],
+    );
     let step = top.run().await.expect("run");
     assert_eq!(
         failure(&step),
