@@ -4,20 +4,7 @@
 mod support;
 
 use pretty_assertions::assert_eq;
-use std::process::{Command, Output};
-use support::{Scratch, mask_timings, utf8};
-
-fn ptc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptc"))
-        .args(args)
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("RUST_LOG")
-        .env_remove("PTC_LLM")
-        .env_remove("PTC_MCP_CONFIG")
-        .output()
-        .expect("run ptc")
-}
+use support::{Scratch, mask_timings, ptc, utf8};
 
 fn text(bytes: &[u8]) -> String {
     mask_timings(&String::from_utf8_lossy(bytes))

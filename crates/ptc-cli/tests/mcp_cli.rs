@@ -2,20 +2,13 @@
 //! `--mcp-config`, `PTC_MCP_CONFIG` and `[mcp.servers]` in `ptc.toml`, and an agent run end to
 //! end with the real filesystem server and a replayed model.
 
+mod support;
+
 use pretty_assertions::assert_eq;
 use ptc_turn::Step;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn ptc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptc"))
-        .args(args)
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("PTC_MCP_CONFIG")
-        .output()
-        .expect("run ptc")
-}
+use support::ptc;
 
 fn server(name: &str) -> String {
     ptc_mcp_testkit::server_command(name)

@@ -4,18 +4,8 @@
 mod support;
 
 use pretty_assertions::assert_eq;
-use std::process::{Command, Output};
-use support::{Scratch, utf8};
-
-fn ptc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptc"))
-        .args(args)
-        .env_remove("PTC_LLM")
-        .env_remove("PTC_MCP_CONFIG")
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("run ptc")
-}
+use std::process::Output;
+use support::{Scratch, ptc, utf8};
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()

@@ -6,32 +6,13 @@ mod support;
 use pretty_assertions::assert_eq;
 use ptc_turn::Step;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use support::{Scratch, mask_timings};
+use std::process::Output;
+use support::{Scratch, mask_timings, ptc, ptc_command as command};
 
 fn temp(name: &str, contents: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("ptc-run-{}-{name}", std::process::id()));
     std::fs::write(&path, contents).expect("write a test file");
     path
-}
-
-fn command(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ptc"));
-    command
-        .args(args)
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("RUST_LOG")
-        .env_remove("PTC_LLM")
-        .env_remove("PTC_RETRIES")
-        .env_remove("PTC_REQUEST_TIMEOUT")
-        .env_remove("PTC_DEADLINE")
-        .env_remove("PTC_MCP_CONFIG");
-    command
-}
-
-fn ptc(args: &[&str]) -> Output {
-    command(args).output().expect("run ptc")
 }
 
 fn text(bytes: &[u8]) -> String {

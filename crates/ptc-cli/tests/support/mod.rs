@@ -1,11 +1,38 @@
-//! What the `ptc` tests share: masking timings, a scratch directory, and a local model server.
+//! What the `ptc` tests share: running `ptc` apart from the caller's settings, masking timings,
+//! a scratch directory, and a local model server.
 
 #![allow(dead_code)] // Each test binary uses a different part of this module.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::sync::mpsc;
+
+/// `ptc` with `args`, without the environment variables that would change what it does (API
+/// keys, a default model, retries, timeouts, an MCP configuration, log filters).
+pub fn ptc_command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ptc"));
+    command.args(args);
+    for name in [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "RUST_LOG",
+        "PTC_LLM",
+        "PTC_RETRIES",
+        "PTC_REQUEST_TIMEOUT",
+        "PTC_DEADLINE",
+        "PTC_MCP_CONFIG",
+    ] {
+        command.env_remove(name);
+    }
+    command
+}
+
+/// Runs [`ptc_command`] to the end.
+pub fn ptc(args: &[&str]) -> Output {
+    ptc_command(args).output().expect("run ptc")
+}
 
 /// Every printed duration (`850 µs`, `12 ms`, `1.5 s`, `2 min 5 s`) becomes `<t>`: timings
 /// differ from run to run.
