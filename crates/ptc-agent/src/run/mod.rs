@@ -259,7 +259,7 @@ impl Agent {
             gen_ai.operation.name = "invoke_agent",
             gen_ai.provider.name = %llm.provider_name(),
             gen_ai.request.model = %llm.model_name(),
-            mission = %preview(&task.mission, 80),
+            mission = %one_line(&task.mission, 80),
             llm = %llm.describe(),
             max_turns = task.max_turns,
             compression = %inner.settings.compression_text(),
@@ -328,7 +328,7 @@ fn record_step(span: &tracing::Span, step: &Step) {
 }
 
 /// The first `max` characters of a text on one line, for span fields.
-fn preview(text: &str, max: usize) -> String {
+fn one_line(text: &str, max: usize) -> String {
     let line: String = text
         .chars()
         .map(|c| if c == '\n' { ' ' } else { c })
@@ -352,7 +352,7 @@ mod tests {
 
     #[test]
     fn previews_are_one_line_and_cut() {
-        assert_eq!(preview("a\nb", 10), "a b");
-        assert_eq!(preview("abcdef", 3), "abc...");
+        assert_eq!(one_line("a\nb", 10), "a b");
+        assert_eq!(one_line("abcdef", 3), "abc...");
     }
 }

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 use ptc_compression::{Compression, RenderOptions, Uncompressed};
 use ptc_lisp::Compact;
 use ptc_lisp::{ErrorKind, Outcome, RunOutcome, Runtime, UserNamespace, Value};
-use ptc_turn::{FailureKind, Message, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage};
+use ptc_turn::{
+    FailureKind, Message, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage, preview,
+};
 use tracing::Instrument;
 use tracing::field::Empty;
 
@@ -583,7 +585,7 @@ impl<'a> Loop<'a> {
         };
         signature.validate(value).map_err(|mismatches| {
             let redacted = signature.redact(value);
-            let shown = ptc_turn::preview(&redacted, Compact::new(10, 200).with_firewall_hidden());
+            let shown = preview(&redacted, Compact::new(10, 200).with_firewall_hidden());
             let mut message = format!(
                 "the returned value does not match the expected output.\nExpected: {}\nReturned: \
                  {shown}",
