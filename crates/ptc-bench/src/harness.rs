@@ -133,6 +133,9 @@ pub struct EvalOptions {
     pub jobs: usize,
     /// The sampling temperature (the provider's default otherwise).
     pub temperature: Option<f32>,
+    /// The sampling seed sent with every request (OpenAI-compatible servers), for replies that
+    /// repeat.
+    pub seed: Option<u64>,
     /// The reply token limit of every request (the agent's default otherwise).
     pub max_tokens: Option<u32>,
     /// The request timeout and retries of an HTTP provider.
@@ -153,6 +156,7 @@ impl EvalOptions {
             out_dir: PathBuf::from("target/eval"),
             jobs: 4,
             temperature: None,
+            seed: None,
             max_tokens: None,
             provider: ProviderOptions::default(),
             progress: false,
@@ -525,6 +529,12 @@ async fn run_one(
     if let Some(t) = options.temperature {
         builder = builder.temperature(t);
     }
+    if let Some(seed) = options.seed {
+        builder = builder.sampling(ptc_agent::Sampling {
+            seed: Some(seed),
+            ..ptc_agent::Sampling::default()
+        });
+    }
     if let Some(max_tokens) = options.max_tokens {
         builder = builder.max_tokens(max_tokens);
     }
@@ -632,18 +642,19 @@ pub(crate) async fn execute(
     let permits = Arc::new(tokio::sync::Semaphore::new(options.jobs.max(1)));
     let passed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut tasks = tokio::task::JoinSet::new();
-    for index in 0..plan.runs.len() {
-        let (plan, source, options, permits, progress, passed) = (
+    for index in start_order(&plan.runs) {
+        // A run starts once it holds a permit, and permits are taken here in start order.
+        // The semaphore is never closed, so acquiring only fails if it were.
+        let permit = permits.clone().acquire_owned().await.ok();
+        let (plan, source, options, progress, passed) = (
             plan.clone(),
             source.clone(),
             options.clone(),
-            permits.clone(),
             progress.clone(),
             passed.clone(),
         );
         tasks.spawn(async move {
-            // The semaphore is never closed, so acquiring only fails if it were.
-            let _permit = permits.acquire_owned().await.ok();
+            let _permit = permit;
             let planned = &plan.runs[index];
             let record = run_one(
                 &plan.missions[planned.mission],
@@ -689,6 +700,17 @@ pub(crate) async fn execute(
             })
         })
         .collect()
+}
+
+/// The order runs start in: mission by mission, and within a mission run by run, each under
+/// every configuration. Runs of one mission share their first request (the same system
+/// prompt and mission), so a server that reuses the prompt prefix of the request before (a
+/// local server) or caches prefixes across requests (OpenAI) evaluates it once, not once per
+/// configuration.
+fn start_order(runs: &[PlannedRun]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by_key(|&i| (runs[i].mission, runs[i].run, runs[i].config));
+    order
 }
 
 /// Writes `config.json` into each configuration's transcript directory, so a replay knows

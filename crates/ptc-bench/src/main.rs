@@ -42,6 +42,10 @@ struct Cli {
     /// The sampling temperature [default: the provider's].
     #[arg(long, value_name = "T")]
     temperature: Option<f32>,
+    /// The sampling seed of every request (OpenAI-compatible servers), for replies that repeat
+    /// [default: none].
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
     /// The most tokens each reply may have [default: 4096].
     #[arg(long, value_name = "N")]
     max_tokens: Option<u32>,
@@ -76,6 +80,7 @@ fn main() -> ExitCode {
         out_dir: cli.out.clone(),
         jobs: cli.jobs.max(1),
         temperature: cli.temperature,
+        seed: cli.seed,
         max_tokens: cli.max_tokens,
         provider: ProviderOptions {
             request_timeout: cli.request_timeout,

