@@ -42,6 +42,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             let environment = ensure()?;
             model_file(&environment, options.model)?;
             let mut server = Server::start(&environment, &options)?;
+            stop_server_on_signal(server.pid())?;
             println!("{}", server.spec());
             eprintln!("serving (process {}); press Enter to stop", server.pid());
             let mut line = String::new();
@@ -56,6 +57,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             let environment = ensure()?;
             model_file(&environment, options.model)?;
             let mut server = Server::start(&environment, &options)?;
+            stop_server_on_signal(server.pid())?;
             let spec = server.spec();
             eprintln!("==> {spec} (process {})", server.pid());
             let status = Command::new(program)
@@ -133,4 +135,17 @@ fn parse_options(args: &[String]) -> Result<(ServerOptions, &[String]), String> 
         i += 2;
     }
     Ok((options, &[]))
+}
+
+/// Kills the server when this process is interrupted or terminated (Ctrl-C, SIGTERM, SIGHUP),
+/// so that no server is left generating for nobody; then exits with the conventional 130.
+fn stop_server_on_signal(pid: u32) -> Result<(), String> {
+    ctrlc::set_handler(move || {
+        eprintln!("==> interrupted: killing the model server (process {pid})");
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+        std::process::exit(130);
+    })
+    .map_err(|e| format!("cannot watch for interruptions: {e}"))
 }

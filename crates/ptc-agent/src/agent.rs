@@ -8,6 +8,7 @@ use std::time::Duration;
 use ptc_compression::history::{HistoryError, HistoryManager, HistoryPolicy};
 use ptc_compression::{
     Compression, CompressionConfig, CompressionOptions, CompressionSetting, PricingKind,
+    StrategyKind,
 };
 use ptc_lisp::pr_str;
 use ptc_lisp::{Limits, ToolSpec, Value};
@@ -771,6 +772,11 @@ impl AgentBuilder {
             signature: signature.as_ref(),
             field_descriptions: &self.field_descriptions,
             custom: &self.settings.prompt,
+            compacted_history: self.settings.custom_compression.is_none()
+                && matches!(
+                    self.settings.compression.strategy,
+                    Some(StrategyKind::SingleUserCoalesced | StrategyKind::Aggressive)
+                ),
         });
         if let Some(policy) = self.settings.history {
             HistoryManager::new(policy)

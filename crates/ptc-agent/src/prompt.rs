@@ -38,6 +38,9 @@ pub(crate) struct PromptInput<'a> {
     pub signature: Option<&'a Signature>,
     pub field_descriptions: &'a BTreeMap<String, String>,
     pub custom: &'a PromptCustomization,
+    /// Whether every request shows earlier turns compacted, without their programs, rather
+    /// than as they were until compaction pays.
+    pub compacted_history: bool,
 }
 
 const INTRO: &str = "\
@@ -74,9 +77,16 @@ interop, no files and no network except through tools.";
 const MULTI_TURN_RULES: &str = "\
 ## How turns work
 
+- A program that does not call `return` only shows you its value (or what it printed), and \
+the run goes on. When a program computes the answer, wrap the answer in `(return ...)` in that \
+same program, e.g.
+
+```clojure
+(return (->> data/users (filter :active) (mapv :email)))
+```
+
 - `(def name \"docstring\" value)` and `(defn name \"docstring\" [args] body)` keep values and \
-functions for your later programs (your `user/` namespace). Later messages list their names, \
-docstrings and types, not your code, so give each a docstring saying what it holds.
+functions for your later programs (your `user/` namespace).
 - `(println ...)` output is shown to you in the next message; print what you need to see. A \
 definition made without printing is shown as a short sample.
 - The tool calls you made are listed in later messages; do not repeat ones that already did \
@@ -85,10 +95,27 @@ their job.
 made before the error happened and are not undone (the next message lists them with what it \
 printed). Read the error and fix the program without repeating calls that already did their \
 job; earlier definitions are still there.
-- When you have the answer, call `(return value)`: the run ends and the value goes to the \
-caller. If the task cannot be done, call `(fail \"reason\")`.
+- If the task cannot be done, call `(fail \"reason\")`.
 - Each message says how many turns are left. On the final turn you must call `return` or \
 `fail`.";
+
+/// What later messages show of earlier turns without compression, or under a strategy that
+/// compacts only once that pays. Both say the same, so that compression costs nothing in the
+/// prompt and a server's prompt cache serves both.
+const HISTORY_GROWING: &str = "\
+## Earlier turns
+
+Later messages repeat your earlier programs and what each did; once a long history is \
+compacted, they show the names, docstrings and types of your definitions instead of your code, \
+so give each a docstring saying what it holds.";
+
+/// What later messages show of earlier turns under a strategy that shows no program of an
+/// earlier turn (`single-user-coalesced`, `aggressive`).
+const HISTORY_COMPACTED: &str = "\
+## Earlier turns
+
+Later messages show earlier turns compacted: the names, docstrings and types of your \
+definitions instead of your code, so give each a docstring saying what it holds.";
 
 const SINGLE_SHOT_RULES: &str = "\
 ## Rules
@@ -113,14 +140,23 @@ pub(crate) fn build(input: &PromptInput<'_>) -> SystemPrompt {
             MULTI_TURN_RULES
         }
         .to_string(),
+        PromptCustomization::section(&custom.language_reference, default_language_reference),
     ];
+    // What differs between settings and tasks comes last, so that a server's prompt cache can
+    // reuse the text before it from one task, or one compression setting, to the next.
+    if !single {
+        parts.push(
+            if input.compacted_history {
+                HISTORY_COMPACTED
+            } else {
+                HISTORY_GROWING
+            }
+            .to_string(),
+        );
+    }
     if let Some(signature) = input.signature {
         parts.push(expected_output(signature, input.field_descriptions));
     }
-    parts.push(PromptCustomization::section(
-        &custom.language_reference,
-        default_language_reference,
-    ));
     SystemPrompt::new(custom.apply(parts))
 }
 

@@ -249,7 +249,8 @@ async fn a_program_error_discards_its_definitions_and_the_model_recovers() {
     assert_eq!(names(3), vec!["a"]);
     assert_eq!(
         feedback(&llm, 3),
-        "Error: 2:2: undefined symbol undefined-thing\n\nTurns left: 3"
+        "Error: 2:2: undefined symbol undefined-thing\n    (undefined-thing bravo)\n     ^\n\n\
+         Turns left: 3"
     );
 }
 
@@ -281,7 +282,7 @@ async fn a_tool_error_is_a_turn_error_the_model_reads() {
     // The failed call is listed after the error: the model sees what happened.
     assert_eq!(
         feedback(&llm, 2),
-        "Error: 1:1: tool/lookup failed: no user with id 3\n\n\
+        "Error: 1:1: tool/lookup failed: no user with id 3\n    (tool/lookup 3)\n    ^\n\n\
          ;; Tool calls made before the error (they happened and are not undone):\n\
          ;   lookup(3) -> error: no user with id 3\n\n\
          Turns left: 4"
@@ -324,7 +325,7 @@ async fn running_out_of_turns_fails_with_every_turn_kept() {
     // MSG-005: the last request warns that it is the final turn.
     assert_eq!(
         feedback(&llm, 3),
-        "Error: 1:2: undefined symbol oops\n\n\
+        "Error: 1:2: undefined symbol oops\n    (oops)\n     ^\n\n\
          FINAL TURN - you must call (return result) or (fail reason) now."
     );
     assert_eq!(llm.remaining(), 0);

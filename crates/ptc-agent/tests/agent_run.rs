@@ -67,7 +67,7 @@ fn the_system_prompt_size_is_known() {
     let plain = Agent::builder("x").llm(llm.clone()).build().expect("agent");
     let prompt = plain.system_prompt();
     // A deliberate number: changing the prompt or the builtin registry changes it.
-    assert_eq!((prompt.chars, prompt.estimated_tokens), (8246, 2062));
+    assert_eq!((prompt.chars, prompt.estimated_tokens), (8559, 2140));
     assert!(
         prompt
             .text
@@ -105,7 +105,7 @@ fn the_system_prompt_size_is_known() {
              - `{field T}` is a map with keyword keys, e.g. `{:total 12.5}`; extra keys are fine.\n\
              - `[T]` is a list or vector whose items are all `T`.\n\
              - Fields starting with `_` go to the caller only: fill them in, but they are hidden \
-             from you in later messages.\n\n## Language reference"
+             from you in later messages.\n\nAnswer in English."
         ),
         "{text}"
     );
@@ -164,20 +164,20 @@ async fn a_history_budget_must_hold_the_system_prompt_and_the_mission() {
     assert_eq!(
         error.to_string(),
         "the history policy cannot be applied: max_tokens is 100, but the system messages alone \
-         take about 2066 tokens; raise max_tokens to at least 2066 or shorten the system messages"
+         take about 2144 tokens; raise max_tokens to at least 2144 or shorten the system messages"
     );
     // The system prompt fits, but not together with a long mission.
     let agent = Agent::builder("y ".repeat(400))
         .llm(llm)
-        .history_policy(HistoryPolicy::default().with_max_tokens(2100))
+        .history_policy(HistoryPolicy::default().with_max_tokens(2200))
         .build()
         .expect("the system prompt fits");
     let error = agent.run().await.expect_err("no room for the mission");
     assert_eq!(
         error.to_string(),
-        "the history policy's max_tokens (2100) cannot hold the system prompt (about 2066 \
+        "the history policy's max_tokens (2200) cannot hold the system prompt (about 2144 \
          tokens) and the mission message (about 208 tokens), which are always sent; raise \
-         max_tokens to at least 2274"
+         max_tokens to at least 2352"
     );
 }
 
@@ -273,8 +273,8 @@ async fn a_history_policy_also_limits_compressed_messages() {
     );
     assert_eq!(
         trimmed.messages[1].content,
-        "Error: 1:2: undefined symbol third-item\n\nFINAL TURN - you must call (return result) \
-         or (fail reason) now."
+        "Error: 1:2: undefined symbol third-item\n    (third-item)\n     ^\n\n\
+         FINAL TURN - you must call (return result) or (fail reason) now."
     );
     // Up to four messages, the limit changes nothing.
     assert_eq!(compressed[2].messages.len(), 3);

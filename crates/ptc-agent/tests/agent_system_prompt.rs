@@ -45,7 +45,8 @@ fn the_two_sections_can_be_replaced_or_left_out() {
         vec![
             "## Your reply",
             "## What a program can use",
-            "## How turns work"
+            "## How turns work",
+            "## Earlier turns"
         ]
     );
     assert!(text.contains("## Your reply\n\nOnly code, no prose.\n\n## What a program can use"));
@@ -53,7 +54,11 @@ fn the_two_sections_can_be_replaced_or_left_out() {
 
     let default = prompt(builder());
     assert!(default.contains(&default_reply_format()));
-    assert!(default.ends_with(&default_language_reference()));
+    // The reference comes before the parts that differ between settings and tasks.
+    assert!(default.contains(&format!(
+        "{}\n\n## Earlier turns\n\nLater messages repeat your earlier programs",
+        default_language_reference()
+    )));
 }
 
 #[test]

@@ -636,3 +636,129 @@ async fn https_urls_are_supported() {
     let err = llm.complete(&request()).await.unwrap_err();
     assert!(matches!(err, LlmError::Connect { .. }), "{err:?}");
 }
+
+/// A reply streamed as server-sent events, as OpenAI sends one with `include_usage`: a chunk
+/// per piece of content, the finish reason, then a chunk with the usage and no choices.
+fn streamed(pieces: &[&str], usage: Option<Value>) -> Reply {
+    let mut body = String::new();
+    let chunk = |delta: Value, finish: Value| {
+        json!({
+            "id": "chatcmpl-7", "object": "chat.completion.chunk", "created": 1741569952,
+            "model": "qwen2.5-coder",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]
+        })
+    };
+    body.push_str(&format!(
+        "data: {}\n\n",
+        chunk(json!({"role": "assistant", "content": ""}), Value::Null)
+    ));
+    for piece in pieces {
+        body.push_str(&format!(
+            "data: {}\n\n",
+            chunk(json!({"content": piece}), Value::Null)
+        ));
+    }
+    body.push_str(": keep-alive\n\n");
+    body.push_str(&format!("data: {}\n\n", chunk(json!({}), json!("length"))));
+    if let Some(usage) = usage {
+        body.push_str(&format!(
+            "data: {}\n\n",
+            json!({"id": "chatcmpl-7", "object": "chat.completion.chunk", "choices": [], "usage": usage})
+        ));
+    }
+    body.push_str("data: [DONE]\n\n");
+    Reply::raw(200, &body).with_header("content-type", "text/event-stream")
+}
+
+#[tokio::test]
+async fn a_streamed_reply_is_put_together_with_its_usage() {
+    let usage = json!({"prompt_tokens": 2515, "completion_tokens": 3, "total_tokens": 2518,
+                       "prompt_tokens_details": {"cached_tokens": 2048}});
+    let server = TestServer::start(vec![streamed(&["(+ 1", " 2", ")"], Some(usage))]).await;
+    let llm = llm(&server).with_streaming(true);
+    let response = llm.complete(&request().with_max_tokens(64)).await.unwrap();
+    assert_eq!(
+        response,
+        LlmResponse {
+            content: "(+ 1 2)".into(),
+            usage: TokenUsage {
+                input_tokens: 467,
+                output_tokens: 3,
+                cache_read_tokens: 2048,
+                cache_write_tokens: 0,
+            },
+            model: Some("qwen2.5-coder".into()),
+            stop_reason: Some("length".into()),
+            attempts: 1,
+        }
+    );
+    assert_eq!(
+        server.requests()[0].body,
+        json!({
+            "model": "gpt-4o",
+            "messages": [
+                {"role": "system", "content": "You write PTC-Lisp."},
+                {"role": "user", "content": "Add 1 and 2."}
+            ],
+            "max_tokens": 64,
+            "stream": true,
+            "stream_options": {"include_usage": true}
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_stream_without_usage_counts_no_tokens() {
+    // llama-cpp-python's server streams no usage.
+    let server = TestServer::start(vec![streamed(&["(return 1)"], None)]).await;
+    let response = llm(&server)
+        .with_streaming(true)
+        .complete(&request())
+        .await
+        .unwrap();
+    assert_eq!(
+        (response.content.as_str(), response.usage),
+        ("(return 1)", TokenUsage::default())
+    );
+}
+
+#[tokio::test]
+async fn a_broken_stream_is_an_error_that_says_what_broke() {
+    let error_chunk = Reply::raw(
+        200,
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"(+ 1\"}}]}\n\n\
+         data: {\"error\":{\"message\":\"context window exceeded\"}}\n\n",
+    );
+    let cut = Reply::raw(
+        200,
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"(+ 1\"}}]}\n\n",
+    );
+    let not_json = Reply::raw(200, "data: {oops\n\n");
+    let server = TestServer::start(vec![error_chunk, cut, not_json]).await;
+    let llm = llm(&server)
+        .with_streaming(true)
+        .with_retry_policy(quick_retries(0));
+    let mut messages = Vec::new();
+    for _ in 0..3 {
+        messages.push(llm.complete(&request()).await.unwrap_err().to_string());
+    }
+    let provider = format!("openai-compatible:{}/v1:gpt-4o", server.base_url);
+    assert_eq!(
+        messages,
+        [
+            format!(
+                "{provider} sent a response that could not be read: the server reported an \
+                 error mid-stream: context window exceeded"
+            ),
+            format!(
+                "{provider} sent a response that could not be read: the stream ended before the \
+                 reply was complete (no finish reason, no [DONE]); it starts with: data: \
+                 {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"(+ 1\"}}}}]}}"
+            ),
+            format!(
+                "{provider} sent a response that could not be read: a streamed chunk is not \
+                 valid JSON (key must be a string at line 1 column 2): {{oops"
+            ),
+        ]
+    );
+}

@@ -21,7 +21,7 @@ use ptc_turn::{FailureKind, Message, StepOutcome};
 use serde::{Deserialize, Serialize};
 
 use crate::check::RunEnd;
-use crate::mission::{Category, Mission, load_missions};
+use crate::mission::{Category, Half, Mission, load_missions};
 use crate::tools::CallLog;
 
 /// One configuration of the agent: a compression setting, named by a label that is also its
@@ -142,6 +142,9 @@ pub struct EvalOptions {
     pub provider: ProviderOptions,
     /// Show a progress bar (only ever on a terminal).
     pub progress: bool,
+    /// Also write each run's whole Step (every turn's program, result, error and the messages
+    /// its request sent) as `steps/<config>/<mission>/<run>.json`, to read what the model saw.
+    pub write_steps: bool,
 }
 
 impl EvalOptions {
@@ -160,6 +163,7 @@ impl EvalOptions {
             max_tokens: None,
             provider: ProviderOptions::default(),
             progress: false,
+            write_steps: false,
         }
     }
 }
@@ -194,6 +198,8 @@ pub struct RunRecord {
     pub mission: String,
     /// The mission's category.
     pub category: Category,
+    /// The half of the missions it belongs to.
+    pub half: Half,
     /// Which run of the mission under this configuration, from 1.
     pub run: u32,
     /// Whether the mission's check accepted the run.
@@ -244,6 +250,7 @@ impl RunRecord {
             config: config.label.clone(),
             mission: mission.name.clone(),
             category: mission.category,
+            half: mission.half,
             run,
             passed: false,
             reasons: Vec::new(),
@@ -572,6 +579,17 @@ async fn run_one(
             return record;
         }
     };
+    if options.write_steps {
+        let path = options
+            .out_dir
+            .join("steps")
+            .join(&config.label)
+            .join(&mission.name)
+            .join(format!("{}.json", planned.run));
+        if let Err(e) = write_step(&path, &step) {
+            record.reasons.push(e);
+        }
+    }
     let end = match &step.outcome {
         StepOutcome::Returned { value } => RunEnd::Returned(to_json(value)),
         StepOutcome::Failed {
@@ -605,6 +623,17 @@ async fn run_one(
     record.tool_calls = calls.len();
     record.wall_ms = millis(started.elapsed());
     record
+}
+
+/// Writes a run's Step as pretty JSON.
+fn write_step(path: &Path, step: &ptc_turn::Step) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(step)
+        .map_err(|e| format!("cannot write the step {}: {e}", path.display()))?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Writes replies as a transcript [`ReplayLlm`] reads.

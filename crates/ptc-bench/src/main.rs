@@ -55,6 +55,14 @@ struct Cli {
     /// Retries of a model request after a transient failure [default: 3].
     #[arg(long, value_name = "N")]
     retries: Option<u32>,
+    /// Ask an OpenAI-compatible server for streamed replies, so that a request that times out
+    /// stops the server's work on it (for local servers; some report no token usage then).
+    #[arg(long)]
+    stream: bool,
+    /// Also write each run's whole Step (programs, results, errors and the messages each
+    /// request sent) under steps/<config>/<mission>/<run>.json in the output directory.
+    #[arg(long)]
+    steps: bool,
 }
 
 /// A positive number of seconds, fractions allowed.
@@ -88,8 +96,10 @@ fn main() -> ExitCode {
                 max_retries,
                 ..RetryPolicy::default()
             }),
+            stream: cli.stream,
         },
         progress: true,
+        write_steps: cli.steps,
     };
     match evaluate(&options) {
         Ok(report) => {

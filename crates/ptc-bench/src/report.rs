@@ -9,7 +9,7 @@ use ptc_compression::{PricingKind, RequestCost};
 use serde::{Deserialize, Serialize};
 
 use crate::harness::{Config, RunRecord};
-use crate::mission::{Category, Mission};
+use crate::mission::{Category, Half, Mission};
 use crate::stats::{self, Interval, SignTest};
 
 /// Totals and means of a group of runs.
@@ -108,6 +108,16 @@ pub struct CategorySummary {
     pub summary: Summary,
 }
 
+/// The runs of one half of the missions (tuning or held out) under one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HalfSummary {
+    /// The half.
+    pub half: Half,
+    /// Its runs.
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
 /// One mission's runs under one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MissionSummary {
@@ -132,6 +142,8 @@ pub struct ConfigReport {
     /// Its runs by category, in the order of [`Category::ALL`], categories without runs left
     /// out.
     pub categories: Vec<CategorySummary>,
+    /// Its runs by half of the missions, tuning then held out, halves without runs left out.
+    pub halves: Vec<HalfSummary>,
     /// Its runs by mission, in the order the missions were given.
     pub missions: Vec<MissionSummary>,
 }
@@ -243,6 +255,14 @@ impl Report {
                             summary: Summary::of(
                                 mine.iter().copied().filter(|r| r.category == category),
                             ),
+                        })
+                        .collect(),
+                    halves: Half::ALL
+                        .into_iter()
+                        .filter(|h| mine.iter().any(|r| r.half == *h))
+                        .map(|half| HalfSummary {
+                            half,
+                            summary: Summary::of(mine.iter().copied().filter(|r| r.half == half)),
                         })
                         .collect(),
                     missions: missions
@@ -428,6 +448,33 @@ impl Report {
                         s.mean_turns,
                         count(s.per_run(s.prompt_tokens())),
                         count(s.per_run(s.est_prompt_tokens)),
+                    );
+                }
+            }
+        }
+        let _ = writeln!(out, "\n## By half\n");
+        let _ = writeln!(
+            out,
+            "Changes to the prompt and the feedback are tuned on the `tuning` missions and judged on the `held-out` ones (each mission's `half`).\n"
+        );
+        let _ = writeln!(
+            out,
+            "| half | configuration | runs | pass rate | mean turns | billed, anthropic | billed, openai |"
+        );
+        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|");
+        for half in Half::ALL {
+            for c in &self.configs {
+                if let Some(hs) = c.halves.iter().find(|s| s.half == half) {
+                    let s = &hs.summary;
+                    let _ = writeln!(
+                        out,
+                        "| {half} | {} | {} | {} | {:.1} | {} | {} |",
+                        c.label,
+                        s.runs,
+                        pass_rate(s),
+                        s.mean_turns,
+                        count(s.per_run_f64(s.modelled(PricingKind::Anthropic).billed)),
+                        count(s.per_run_f64(s.modelled(PricingKind::OpenAi).billed)),
                     );
                 }
             }

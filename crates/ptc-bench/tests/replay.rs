@@ -98,8 +98,8 @@ fn check_doc_sample(index: usize, report: &str) {
         .collect();
     assert_eq!(
         samples.len(),
-        2,
-        "docs/benchmark.md has two ````markdown samples"
+        3,
+        "docs/benchmark.md has three ````markdown samples"
     );
     assert_eq!(
         without_wall_times(samples[index]),
@@ -404,6 +404,34 @@ fn the_recorded_smollm2_runs_replay_to_the_documented_report() {
     check_doc_sample(1, &markdown);
     let _ = std::fs::remove_dir_all(out);
 }
+
+/// The runs recorded against Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) replay to the verdicts they
+/// were recorded with, and to the report docs/benchmark.md shows.
+#[test]
+fn the_recorded_qwen_runs_replay_to_their_verdicts_and_the_documented_report() {
+    let Replayed {
+        report,
+        out,
+        markdown,
+        ..
+    } = replay(QWEN_TRANSCRIPTS);
+    assert_eq!(report.runs.len(), 24);
+    assert!(report.runs.iter().all(|r| r.input_tokens > 0));
+    let passed: Vec<String> = report
+        .runs
+        .iter()
+        .filter(|r| r.passed)
+        .map(|r| format!("{} {}", r.config, r.mission))
+        .collect();
+    assert_eq!(passed, QWEN_PASSED);
+    check_doc_sample(2, &markdown);
+    let _ = std::fs::remove_dir_all(out);
+}
+
+const QWEN_TRANSCRIPTS: &str = "transcripts-qwen2.5-coder-1.5b-q4_k_m";
+
+/// The runs that passed when they were recorded.
+const QWEN_PASSED: [&str; 0] = [];
 
 /// Replaces the `index`th ````markdown sample of docs/benchmark.md with `report`
 /// (`UPDATE_GOLDEN=1`; review the diff).

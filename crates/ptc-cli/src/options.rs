@@ -168,6 +168,12 @@ option_group! {
         /// rate limits, overloaded servers) [default: 3].
         #[arg(long, value_name = "N", env = "PTC_RETRIES")]
         pub retries: Option<u32>,
+        /// Ask an OpenAI-compatible server for streamed replies, so that a request given up on
+        /// (timed out, or its run stopped) stops the server's work on it instead of leaving it
+        /// writing the reply for nobody; use it with local servers that serve one request at a
+        /// time. Some servers report no token usage for streamed replies [default: false].
+        #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", env = "PTC_STREAM")]
+        pub stream: Option<bool>,
         /// The longest the whole run may take, e.g. `10m`; it then fails with `timeout`
         /// [default: none].
         #[arg(long, value_name = "DURATION", env = "PTC_DEADLINE")]
@@ -249,6 +255,7 @@ impl AgentOptions {
                 max_retries,
                 ..RetryPolicy::default()
             }),
+            stream: self.stream.unwrap_or(false),
         };
         parse_llm_spec_with(spec, &provider).map_err(|e| e.to_string())
     }

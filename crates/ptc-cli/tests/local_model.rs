@@ -17,7 +17,7 @@ use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Replies are kept short so that a run takes seconds, not minutes.
 const MAX_TOKENS: &str = "160";
@@ -450,4 +450,54 @@ fn killing_the_server_mid_run_ends_the_run_with_the_step_written() {
         )),
         "{seen}"
     );
+}
+
+/// Without streaming, llama-cpp-python goes on generating a reply whose client has given up,
+/// and the retry queues behind it. Streamed, the server notices the closed connection at the
+/// next token and stops.
+#[test]
+fn a_streamed_request_given_up_on_stops_the_servers_work_on_it() {
+    let environment = environment();
+    let server = server(&environment);
+    let dir = scratch("abandoned");
+    let mut args = run_args(&MISSIONS[0], "off", &server.spec(), &dir);
+    let timeout = args
+        .iter()
+        .position(|a| a == "900s")
+        .expect("the timeout argument");
+    // A cold prompt of this size takes the server seconds; one second is sure to run out.
+    args[timeout] = "1s".into();
+    args.extend(["--stream".into(), "--retries".into(), "0".into()]);
+    let output = ptc(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let step = read_step(&dir.join("step.json"));
+    let StepOutcome::Failed {
+        kind, llm_errors, ..
+    } = &step.outcome
+    else {
+        panic!("expected a failed run, got {:?}", step.outcome);
+    };
+    assert_eq!(*kind, FailureKind::LlmError);
+    let provider = format!("openai-compatible:{}:smollm2", server.base_url());
+    assert_eq!(
+        llm_errors,
+        &[format!(
+            "{provider} did not answer within 1 s; raise the request timeout if the model is slow"
+        )]
+    );
+    // The server finishes the prompt it was evaluating, then stops at the first token.
+    let deadline = Instant::now() + Duration::from_secs(600);
+    while !server.log().contains("Disconnected from client") {
+        assert!(
+            Instant::now() < deadline,
+            "the server never stopped the abandoned request:\n{}",
+            server.log_tail()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }

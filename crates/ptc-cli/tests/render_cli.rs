@@ -74,7 +74,7 @@ fn renders_a_saved_step() {
          (tool/greet name)             ; Greet someone\n\n\
          ;; No tool calls made\n\n\
          === assistant ===\n```clojure\n(tool/greet)\n```\n\n\
-         === user ===\nError: 1:1: greet expects 1 argument, got 0\n\n\
+         === user ===\nError: 1:1: greet expects 1 argument, got 0\n    (tool/greet)\n    ^\n\n\
          FINAL TURN - you must call (return result) or (fail reason) now.\n"
     );
     let _ = std::fs::remove_file(path);

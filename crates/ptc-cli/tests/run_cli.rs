@@ -337,8 +337,8 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
             "cost": cost_report(
                 "anthropic",
                 2,
-                bill(2826.45, 8, 2072, 2089),
-                bill(2826.45, 8, 2072, 2089),
+                bill(2931.75, 8, 2150, 2167),
+                bill(2931.75, 8, 2150, 2167),
                 1.0,
                 None
             ),
@@ -445,8 +445,8 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
         cost_report(
             "anthropic",
             3,
-            bill(3187.75, 11, 4280, 2199),
-            bill(3189.0, 11, 4280, 2200),
+            bill(3300.85, 11, 4436, 2277),
+            bill(3302.1, 11, 4436, 2278),
             0.9996,
             Some(bill(3184.0, 95, 4140, 2140))
         )
@@ -464,8 +464,8 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
         ),
         (
             &serde_json::json!("openai?read=0.25"),
-            &serde_json::json!(3418.0),
-            &serde_json::json!(3419.0),
+            &serde_json::json!(3460.0),
+            &serde_json::json!(3461.0),
             &serde_json::json!(3270.0)
         )
     );

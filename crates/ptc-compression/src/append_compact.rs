@@ -52,7 +52,9 @@ use std::collections::HashMap;
 ///         "Write PTC-Lisp.",
 ///         "Add up the orders",
 ///         "```clojure\n(+ 1 2)\n```",
-///         ";; Result: 3\n\nTurns left: 4",
+///         ";; Result: 3\n\nThe program did not call `return`, so the run goes on. If its \
+///          result answers the task, send `(return ...)` around the expression that computes \
+///          it.\n\nTurns left: 4",
 ///     ]
 /// );
 /// ```

@@ -4,6 +4,7 @@
 //! strategies), pricing the requests a run sends under providers' prompt-caching rules
 //! ([`cost`]), and keeping any chat history within message and token budgets.
 
+mod advice;
 mod append_compact;
 mod config;
 pub mod cost;

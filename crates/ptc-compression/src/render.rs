@@ -893,6 +893,7 @@ impl Feedback<'_, '_> {
                 parts.part(|out| {
                     out.push_str("Error: ");
                     out.push_str(&error.to_string());
+                    write_error_place(out, turn.program(), error);
                 });
                 parts.part(|out| {
                     write_tool_calls(out, FAILED_CALLS_HEADER, listed, Detail::Full, limits);
@@ -938,21 +939,59 @@ impl Feedback<'_, '_> {
     }
 }
 
-/// Ends the request with its one turn count: appended to the last message
+/// The line of the program an error points at, with a caret under its column, so that the
+/// model need not count lines and columns. Long lines are shown around the column.
+fn write_error_place(out: &mut String, program: &str, error: &ptc_turn::TurnError) {
+    const BEFORE: usize = 50;
+    const WIDTH: usize = 90;
+    let (Some(line), Some(col)) = (error.line, error.col) else {
+        return;
+    };
+    let Some(text) = program.lines().nth((line as usize).saturating_sub(1)) else {
+        return;
+    };
+    let chars: Vec<char> = text.chars().collect();
+    let col = (col as usize).saturating_sub(1).min(chars.len());
+    let start = col.saturating_sub(BEFORE);
+    let end = (start + WIDTH).min(chars.len());
+    let shown: String = chars[start..end].iter().collect();
+    if shown.trim().is_empty() {
+        return;
+    }
+    let mut caret_at = col - start;
+    out.push_str("\n    ");
+    if start > 0 {
+        out.push_str("...");
+        caret_at += 3;
+    }
+    out.push_str(shown.trim_end());
+    if end < chars.len() {
+        out.push_str("...");
+    }
+    out.push_str("\n    ");
+    out.extend(std::iter::repeat_n(' ', caret_at));
+    out.push('^');
+}
+
+/// Ends the request with the advice on the last turn and its one turn count: appended to the last message
 /// (always a user message) as its own part, so no earlier message carries a count that goes
 /// stale. Returns the length of that message before the count: the end of what the next
 /// request can repeat unchanged.
 pub(crate) fn end_with_turns_left(
     messages: &mut [Message],
     opts: &RenderOptions<'_>,
-    taken: usize,
+    turns: &[Turn],
 ) -> usize {
     let Some(last) = messages.last_mut() else {
         return 0;
     };
     let stable = last.content.len();
     let mut line = String::new();
-    write_turns_left(&mut line, opts.max_turns, taken);
+    crate::advice::write_advice(&mut line, turns);
+    if !line.is_empty() {
+        line.push_str("\n\n");
+    }
+    write_turns_left(&mut line, opts.max_turns, turns.len());
     if stable > 0 {
         last.content.push_str("\n\n");
     }
@@ -1000,6 +1039,24 @@ mod tests {
         assert_eq!(line(5, 4), FINAL_TURN);
         assert_eq!(line(5, 9), FINAL_TURN);
         assert_eq!(line(1, 0), FINAL_TURN);
+    }
+
+    #[test]
+    fn an_error_shows_the_line_it_points_at_with_a_caret() {
+        let place = |program: &str, line, col| {
+            let mut out = String::new();
+            let error = ptc_turn::TurnError::new("k", "m").at(line, col);
+            write_error_place(&mut out, program, &error);
+            out
+        };
+        assert_eq!(place("(inc\n  (:a))", 2, 4), "\n      (:a))\n       ^");
+        let long = format!("({} x)", "y".repeat(200));
+        assert_eq!(
+            place(&long, 1, 150),
+            format!("\n    ...{}...\n    {}^", "y".repeat(90), " ".repeat(53))
+        );
+        assert_eq!(place("(inc 1)", 3, 1), "");
+        assert_eq!(place("(inc 1)\n\n", 2, 1), "");
     }
 
     #[test]

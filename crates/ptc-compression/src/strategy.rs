@@ -353,7 +353,7 @@ fn walk_uncompressed(
     render::write_prefix(&mut Parts::new(&mut buffer), opts, Detail::Full);
     let mut stable = buffer.len();
     if turns.is_empty() {
-        push_turns_left(&mut buffer, opts, 0);
+        push_turns_left(&mut buffer, opts, turns);
     }
     emit(Role::User, &buffer);
     for (i, turn) in turns.iter().enumerate() {
@@ -362,16 +362,16 @@ fn walk_uncompressed(
         write_verbatim_feedback(turn, opts, counts, &mut buffer);
         stable = buffer.len();
         if i + 1 == turns.len() {
-            push_turns_left(&mut buffer, opts, turns.len());
+            push_turns_left(&mut buffer, opts, turns);
         }
         emit(Role::User, &buffer);
     }
     stable
 }
 
-fn push_turns_left(out: &mut String, opts: &RenderOptions<'_>, taken: usize) {
+fn push_turns_left(out: &mut String, opts: &RenderOptions<'_>, turns: &[Turn]) {
     let mut message = [Message::user(std::mem::take(out))];
-    end_with_turns_left(&mut message, opts, taken);
+    end_with_turns_left(&mut message, opts, turns);
     let [message] = message;
     *out = message.content;
 }
@@ -461,7 +461,7 @@ pub(crate) fn finish_request(
     opts: &RenderOptions<'_>,
     repeats: Repeats,
 ) -> Rendered {
-    let stable = end_with_turns_left(&mut messages, opts, turns.len());
+    let stable = end_with_turns_left(&mut messages, opts, turns);
     let points = match repeats {
         Repeats::Prefix => prefix_point(&messages, opts).into_iter().collect(),
         Repeats::AllButTurnCount => growing_points(&messages, opts, stable),

@@ -102,7 +102,10 @@ impl Model {
             .find(|m| m.name() == name)
             .ok_or_else(|| {
                 let names: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
-                format!("unknown model `{name}`; the models are {}", names.join(", "))
+                format!(
+                    "unknown model `{name}`; the models are {}",
+                    names.join(", ")
+                )
             })
     }
 
@@ -279,7 +282,8 @@ impl Environment {
         fs::create_dir_all(&wheels)
             .map_err(|e| format!("cannot create {}: {e}", wheels.display()))?;
         let pins = wheels.join("requirements.txt");
-        fs::write(&pins, QWEN_PARTS).map_err(|e| format!("cannot write {}: {e}", pins.display()))?;
+        fs::write(&pins, QWEN_PARTS)
+            .map_err(|e| format!("cannot write {}: {e}", pins.display()))?;
         log(&format!(
             "downloading {} in {} parts ({:.1} GB, hashes checked)",
             model.label(),
@@ -496,7 +500,12 @@ impl Server {
         command
             .args(["-m", "llama_cpp.server", "--model"])
             .arg(&model_file)
-            .args(["--model_alias", options.model.alias(), "--host", "127.0.0.1"])
+            .args([
+                "--model_alias",
+                options.model.alias(),
+                "--host",
+                "127.0.0.1",
+            ])
             .args(["--port", &port.to_string()])
             .args(["--n_ctx", &options.context.to_string()])
             .args(["--n_threads", &options.threads.to_string()])
@@ -547,6 +556,11 @@ impl Server {
         }
     }
 
+    /// The server's whole log so far (its standard output and error).
+    pub fn log(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
     /// The end of the server's log.
     pub fn log_tail(&self) -> String {
         tail(&fs::read_to_string(&self.log).unwrap_or_default(), 30)
@@ -564,7 +578,11 @@ impl Server {
 
     /// The model spec for `ptc run --llm` and `ptc-bench --llm`.
     pub fn spec(&self) -> String {
-        format!("openai-compatible:{}:{}", self.base_url(), self.model.alias())
+        format!(
+            "openai-compatible:{}:{}",
+            self.base_url(),
+            self.model.alias()
+        )
     }
 
     /// The model it serves.

@@ -325,6 +325,7 @@ impl Anthropic {
             model: &self.model,
             timeout: self.timeout,
             retry: &self.retry,
+            decode: http::decode_json,
         };
         let url = format!("{}/v1/messages", self.base_url);
         http::call_model(&ctx, &url, headers, &body, |value| {

@@ -47,6 +47,19 @@ pub(crate) struct CallContext<'a> {
     pub model: &'a str,
     pub timeout: Duration,
     pub retry: &'a RetryPolicy,
+    /// How a successful response body becomes the JSON value the provider parses:
+    /// [`decode_json`], or a provider's reader of its streamed replies.
+    pub decode: fn(&str) -> Result<Value, String>,
+}
+
+/// A response body that is one JSON document.
+pub(crate) fn decode_json(text: &str) -> Result<Value, String> {
+    serde_json::from_str(text).map_err(|e| {
+        format!(
+            "the body is not valid JSON ({e}); it starts with: {}",
+            quote(text)
+        )
+    })
 }
 
 /// A failed attempt and the provider's `Retry-After`, if it sent one.
@@ -192,15 +205,12 @@ async fn attempt_once(
         .and_then(|v| parse_retry_after(v, SystemTime::now()));
     let text = response.text().await.map_err(transport)?;
     if status.is_success() {
-        return serde_json::from_str(&text)
+        return (ctx.decode)(&text)
             .map(|value| (status.as_u16(), value))
-            .map_err(|e| Failure {
+            .map_err(|message| Failure {
                 error: LlmError::InvalidResponse {
                     provider: ctx.label.to_string(),
-                    message: format!(
-                        "the body is not valid JSON ({e}); it starts with: {}",
-                        quote(&text)
-                    ),
+                    message,
                 },
                 retry_after: None,
             });
@@ -307,7 +317,7 @@ pub(crate) fn provider_message(body: &str, status: StatusCode) -> String {
     }
 }
 
-fn quote(body: &str) -> String {
+pub(crate) fn quote(body: &str) -> String {
     let body = body.trim();
     let mut quoted: String = body.chars().take(MAX_QUOTED_BODY).collect();
     if quoted.len() < body.len() {

@@ -50,6 +50,7 @@ pub struct OpenAiCompatible {
     max_tokens_field: String,
     prompt_cache_key: Option<String>,
     default_max_tokens: u32,
+    stream: bool,
     client: reqwest::Client,
 }
 
@@ -64,6 +65,7 @@ impl fmt::Debug for OpenAiCompatible {
             .field("max_tokens_field", &self.max_tokens_field)
             .field("prompt_cache_key", &self.prompt_cache_key)
             .field("default_max_tokens", &self.default_max_tokens)
+            .field("stream", &self.stream)
             .finish()
     }
 }
@@ -88,6 +90,7 @@ impl OpenAiCompatible {
             max_tokens_field: "max_tokens".into(),
             prompt_cache_key: None,
             default_max_tokens: DEFAULT_MAX_TOKENS,
+            stream: false,
             client: http::build_client()?,
         })
     }
@@ -157,6 +160,20 @@ impl OpenAiCompatible {
         self
     }
 
+    /// Asks for every reply as a stream of server-sent events (`"stream": true`, with
+    /// `stream_options.include_usage` so that servers which can report the usage at the end of
+    /// a stream do) and puts it together before returning it; the reply is the same. What
+    /// streaming changes is what happens when the client stops waiting (the request timed out,
+    /// the run's deadline passed, the run was stopped): the connection closes, and a server
+    /// that streams stops writing the reply at its next token instead of finishing it for
+    /// nobody, so the retry, or the next run, does not queue behind it. Local servers that
+    /// serve one request at a time (llama.cpp's, llama-cpp-python's, Ollama) need this; some
+    /// (llama-cpp-python) report no token usage for streamed replies, which then counts as 0.
+    pub fn with_streaming(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
+
     /// The API root requests go to, without a trailing `/`.
     pub fn base_url(&self) -> &str {
         &self.base_url
@@ -188,6 +205,10 @@ impl OpenAiCompatible {
         request.sampling.write_openai(&mut body);
         if let Some(key) = &self.prompt_cache_key {
             body.insert("prompt_cache_key".into(), Value::from(key.as_str()));
+        }
+        if self.stream {
+            body.insert("stream".into(), Value::Bool(true));
+            body.insert("stream_options".into(), json!({"include_usage": true}));
         }
         Ok(Value::Object(body))
     }
@@ -287,6 +308,11 @@ impl OpenAiCompatible {
             model: &self.model,
             timeout: self.timeout,
             retry: &self.retry,
+            decode: if self.stream {
+                decode_event_stream
+            } else {
+                http::decode_json
+            },
         };
         let url = format!("{}/chat/completions", self.base_url);
         http::call_model(&ctx, &url, headers, &body, |value| {
@@ -294,6 +320,82 @@ impl OpenAiCompatible {
         })
         .await
     }
+}
+
+/// A streamed reply (`data: {chunk}` lines ending with `data: [DONE]`) as the one completion
+/// it adds up to: the content of every chunk's `delta`, the last `finish_reason`, and the
+/// usage and model the chunks carry. Lines that are not `data:` (comments, `event:`, `id:`)
+/// are skipped. A chunk with an `error`, a chunk that is not JSON, and a stream that ends
+/// before any chunk gave a finish reason or `[DONE]` came are errors.
+fn decode_event_stream(text: &str) -> Result<Value, String> {
+    let mut content = String::new();
+    let mut finish_reason = Value::Null;
+    let mut usage = None;
+    let mut model = None;
+    let mut done = false;
+    for line in text.lines() {
+        let Some(data) = line.strip_prefix("data:") else {
+            continue;
+        };
+        let data = data.trim();
+        if data == "[DONE]" {
+            done = true;
+            break;
+        }
+        if data.is_empty() {
+            continue;
+        }
+        let chunk: Value = serde_json::from_str(data).map_err(|e| {
+            format!(
+                "a streamed chunk is not valid JSON ({e}): {}",
+                http::quote(data)
+            )
+        })?;
+        if let Some(error) = chunk.get("error") {
+            let message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| error.to_string(), String::from);
+            return Err(format!(
+                "the server reported an error mid-stream: {message}"
+            ));
+        }
+        if let Some(choice) = chunk.pointer("/choices/0") {
+            if let Some(piece) = choice.pointer("/delta/content").and_then(Value::as_str) {
+                content.push_str(piece);
+            }
+            if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
+                finish_reason = reason.clone();
+            }
+        }
+        if let Some(found) = chunk.get("usage").filter(|u| !u.is_null()) {
+            usage = Some(found.clone());
+        }
+        if let Some(found) = chunk.get("model").and_then(Value::as_str) {
+            model = Some(found.to_string());
+        }
+    }
+    if !done && finish_reason.is_null() {
+        return Err(format!(
+            "the stream ended before the reply was complete (no finish reason, no [DONE]); it \
+             starts with: {}",
+            http::quote(text)
+        ));
+    }
+    let mut completion = json!({
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": content},
+            "finish_reason": finish_reason
+        }]
+    });
+    if let Some(usage) = usage {
+        completion["usage"] = usage;
+    }
+    if let Some(model) = model {
+        completion["model"] = Value::from(model);
+    }
+    Ok(completion)
 }
 
 /// Checks that `url` is an http(s) URL and drops trailing slashes, so paths can be appended.

@@ -13,6 +13,10 @@ pub struct ProviderOptions {
     pub request_timeout: Option<Duration>,
     /// How failed requests are retried.
     pub retry: Option<RetryPolicy>,
+    /// Whether OpenAI-compatible providers ask for streamed replies, so that a request the
+    /// client gives up on stops the server's work on it
+    /// ([`OpenAiCompatible::with_streaming`]). Anthropic's provider ignores it.
+    pub stream: bool,
 }
 
 /// Builds a model from a spec string:
@@ -45,7 +49,8 @@ pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
     parse_llm_spec_with(spec, &ProviderOptions::default())
 }
 
-/// [`parse_llm_spec`], with a request timeout and a retry policy for the HTTP providers.
+/// [`parse_llm_spec`], with a request timeout, a retry policy and streaming for the HTTP
+/// providers.
 ///
 /// ```
 /// use std::time::Duration;
@@ -54,6 +59,7 @@ pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
 /// let options = ProviderOptions {
 ///     request_timeout: Some(Duration::from_secs(5)),
 ///     retry: Some(RetryPolicy { max_retries: 1, ..RetryPolicy::default() }),
+///     stream: true,
 /// };
 /// let llm = parse_llm_spec_with("openai-compatible:http://localhost:8000/v1:m", &options);
 /// assert!(llm.is_ok());
@@ -132,6 +138,7 @@ pub fn parse_llm_spec_with(
 }
 
 fn openai_options(mut llm: OpenAiCompatible, options: &ProviderOptions) -> OpenAiCompatible {
+    llm = llm.with_streaming(options.stream);
     if let Some(timeout) = options.request_timeout {
         llm = llm.with_timeout(timeout);
     }

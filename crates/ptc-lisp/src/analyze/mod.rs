@@ -683,6 +683,15 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         items: &[Form],
     ) -> Result<Expr> {
         let span = form.span;
+        // `(data/products)`: models call inputs as if they were functions. No input is a
+        // function, so Clojure would throw here, and reading the value changes the meaning of
+        // no valid program.
+        if let (false, [_], Some(key)) = (shadowed, items, name.strip_prefix("data/"))
+            && let Some(value) = self.scope.data.get(key)
+            && !matches!(value, Value::Fn(_))
+        {
+            return Ok(Expr::Const(value.clone()));
+        }
         let aliased = (!shadowed && !self.scope.global_index.contains_key(name))
             .then(|| self.dealias(name))
             .flatten();
