@@ -563,7 +563,7 @@ impl Server {
 
     /// The end of the server's log.
     pub fn log_tail(&self) -> String {
-        tail(&fs::read_to_string(&self.log).unwrap_or_default(), 30)
+        tail(&self.log(), 30)
     }
 
     /// The server's process id.
