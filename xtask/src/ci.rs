@@ -76,7 +76,7 @@ pub fn ci(args: &[String]) -> Result<(), String> {
     eprintln!("==> ptc-lisp's modules are layered downward");
     crate::layers::run(&[])?;
     // Once per lock file: the tests of ptc-mcp, ptc and the benchmark run these servers.
-    crate::mcp_servers()?;
+    crate::mcp_servers::run()?;
     // The end-to-end tests of `ptc run` need the local model server; building its environment
     // first (once, then reused) makes a missing compiler or Python fail here, by name.
     eprintln!("==> local model environment (llama-cpp-python and SmolLM2, pinned)");

@@ -42,7 +42,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Ok(());
     };
     // Missions may use the pinned MCP servers.
-    crate::mcp_servers()?;
+    crate::mcp_servers::run()?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .ok_or("the xtask crate is not inside the repository")?;

@@ -1,16 +1,33 @@
 //! Project automation, run as `cargo xtask <subcommand>`.
 
+// The modules, in layer order: each may use only the modules declared above it (`cargo xtask
+// layers`, part of `cargo xtask ci`, checks it). Each has a comment line of its own, so that
+// formatting keeps the order.
+
+// The `.cases` file format.
 mod cases;
-mod ci;
-mod conformance;
+// `cargo xtask docs`.
 mod docs;
-mod eval;
+// `cargo xtask fuzz`.
 mod fuzz;
+// `cargo xtask layers`.
 mod layers;
+// `cargo xtask local-model`.
 mod local_model;
+// `cargo xtask mcp-servers`.
+mod mcp_servers;
+// `cargo xtask eval`.
+mod eval;
+// `cargo xtask bench peers`.
 mod peers;
-mod pending;
+// Whether PTC-Lisp gives a conformance case's result.
 mod verdict;
+// The conformance cases not passed yet.
+mod pending;
+// `cargo xtask conformance`.
+mod conformance;
+// `cargo xtask ci` and `cargo xtask bench`.
+mod ci;
 
 use std::process::ExitCode;
 
@@ -26,20 +43,13 @@ subcommands:
                                         check (or regenerate) the Clojure conformance corpus,
                                         its table of Clojure vars and its pending list
   docs [--check]                        write docs/language.md from the builtin registry (or check it)
-  layers                                check that ptc-lisp's modules use only the modules above them
+  layers                                check that every crate's modules use only the modules above them, with no import circle
   eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
                                         run the agent missions against a model; report in target/eval
   fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each
   local-model <setup | serve | run -- COMMAND>
                                         a real small model (SmolLM2-135M) behind a local OpenAI-compatible server
   mcp-servers                           install the pinned MCP servers the tests and missions use (npm ci)";
-
-/// Installs the MCP servers of `crates/ptc-mcp-testkit/servers` (once per lock file).
-pub fn mcp_servers() -> Result<(), String> {
-    let dir = ptc_mcp_testkit::ensure_installed()?;
-    eprintln!("==> MCP test servers are installed in {}", dir.display());
-    Ok(())
-}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -53,7 +63,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("layers") => layers::run(&args[1..]),
         Some("local-model") => local_model::run(&args[1..]),
-        Some("mcp-servers") => mcp_servers(),
+        Some("mcp-servers") => mcp_servers::run(),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

@@ -107,7 +107,8 @@ const HISTORY_GROWING: &str = "\
 
 Later messages repeat your earlier programs and what each did; once a long history is \
 compacted, they show the names, docstrings and types of your definitions instead of your code, \
-so give each a docstring saying what it holds.";
+so give each a docstring saying what it holds. Output printed long ago may be replaced by a line \
+such as `;; turn 2 printed policy in full (...)`: print that name again to see it.";
 
 /// What later messages show of earlier turns under a strategy that shows no program of an
 /// earlier turn (`single-user-coalesced`, `aggressive`).

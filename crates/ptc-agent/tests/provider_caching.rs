@@ -1,6 +1,6 @@
 //! Prompt caching as the providers receive it from a real agent run: the exact JSON Anthropic
 //! gets under every compression strategy (golden files in `tests/golden/anthropic/`, rewritten
-//! with `BLESS=1`), and byte-stable requests for OpenAI-compatible servers.
+//! with `UPDATE_GOLDEN=1`), and byte-stable requests for OpenAI-compatible servers.
 
 mod support;
 
@@ -92,14 +92,14 @@ fn check_golden(name: &str, actual: &Value) {
         .join("tests/golden/anthropic")
         .join(format!("{name}.json"));
     let text = serde_json::to_string_pretty(actual).expect("JSON") + "\n";
-    if std::env::var_os("BLESS").is_some() {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::create_dir_all(path.parent().expect("a directory")).expect("create");
         std::fs::write(&path, &text).expect("write golden file");
         return;
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "cannot read {}: {e}; run with BLESS=1 to create it",
+            "cannot read {}: {e}; run with UPDATE_GOLDEN=1 to create it",
             path.display()
         )
     });

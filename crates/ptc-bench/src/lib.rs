@@ -12,12 +12,24 @@
 
 #![deny(missing_docs)]
 
-pub mod check;
-pub mod harness;
-pub mod mission;
-pub mod report;
+// The modules, in layer order: each may use only the modules declared above it (`cargo xtask
+// layers`, part of `cargo xtask ci`, checks it). Each has a comment line of its own, so that
+// formatting keeps the order.
+
+// JSON values compared as the checks do.
+pub mod json_compare;
+// Paired comparisons and their intervals.
 pub mod stats;
+// A mission's canned tools and the log of their calls.
 pub mod tools;
+// Whether a run succeeded, as the mission says.
+pub mod check;
+// Missions as data, loaded from their directories.
+pub mod mission;
+// Running missions under each configuration.
+pub mod harness;
+// The report of a benchmark run.
+pub mod report;
 
 use std::path::Path;
 

@@ -38,7 +38,7 @@ use ptc_lisp::{from_json, to_json};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use crate::check::json_equal;
+use crate::json_compare::json_equal;
 
 /// One tool call as the checker sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -47,23 +47,23 @@ fn replaying_the_committed_transcripts_prints_the_summary() {
             "on: 4/4 runs passed (100.0 %), 10.2 turns per run".to_string(),
             "on-openai: 1/1 runs passed (100.0 %), 24.0 turns per run".to_string(),
             "single-user-coalesced: 6/7 runs passed (85.7 %), 3.4 turns per run".to_string(),
-            "`on` against `off` on 4 paired missions: -24.3 % prompt tokens (95 % interval \
-             -26.7 % to -16.2 %) (-48.3 % without the system prompt, estimated); billed input \
-             (modelled) -19.8 % anthropic, -25.8 % openai, -20.6 % ideal; pass rate 100.0 % -> \
+            "`on` against `off` on 4 paired missions: -24.3 % prompt tokens (95 % interval -26.7 \
+             % to -16.2 %) (-36.7 % without the system prompt, estimated); billed input \
+             (modelled) -20.0 % anthropic, -20.4 % openai, -20.0 % ideal; pass rate 100.0 % -> \
              100.0 %, 0.0 points (95 % interval 0.0 to 0.0; sign test 0 better, 0 worse, p = \
              1.00); turns 0.00 per run."
                 .to_string(),
             "`on-openai` against `off` on 1 paired mission: -43.3 % prompt tokens (95 % interval \
-             -43.3 % to -43.3 %) (-63.3 % without the system prompt, estimated); billed input \
-             (modelled) -14.4 % anthropic, -38.3 % openai, -19.3 % ideal; pass rate 100.0 % -> \
+             -43.3 % to -43.3 %) (-63.0 % without the system prompt, estimated); billed input \
+             (modelled) -13.6 % anthropic, -37.8 % openai, -18.6 % ideal; pass rate 100.0 % -> \
              100.0 %, 0.0 points (95 % interval 0.0 to 0.0; sign test 0 better, 0 worse, p = \
              1.00); turns 0.00 per run."
                 .to_string(),
-            "`single-user-coalesced` against `off` on 6 paired missions: -6.0 % prompt tokens \
-             (95 % interval -8.9 % to -1.3 %) (-37.7 % without the system prompt, estimated); \
-             billed input (modelled) -2.7 % anthropic, -5.3 % openai, -2.4 % ideal; pass rate \
-             83.3 % -> 83.3 %, 0.0 points (95 % interval -50.0 to +50.0; sign test 1 better, 1 \
-             worse, p = 1.00); turns 0.00 per run."
+            "`single-user-coalesced` against `off` on 6 paired missions: -6.0 % prompt tokens (95 \
+             % interval -8.9 % to -1.3 %) (-37.7 % without the system prompt, estimated); billed \
+             input (modelled) -3.8 % anthropic, -6.5 % openai, -3.6 % ideal; pass rate 83.3 % -> \
+             83.3 %, 0.0 points (95 % interval -50.0 to +50.0; sign test 1 better, 1 worse, p = \
+             1.00); turns 0.00 per run."
                 .to_string(),
             format!(
                 "report: {} and {}",

@@ -37,10 +37,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
-
-/// The file looked for in the working directory when `--config` is not given.
-pub const FILE_NAME: &str = "ptc.toml";
+use crate::options::{
+    AgentOptions, FILE_NAME, HistoryOptions, InputOptions, LimitOptions, McpOptions,
+};
 
 /// The options of a configuration file; tables it does not have are empty.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

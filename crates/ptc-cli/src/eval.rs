@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::diagnostic;
 use crate::exit;
+use crate::input::{fixture_tools, read_file};
 use crate::mcp::{McpSession, merge_tools, resolve, with_servers};
 use crate::options::{InputOptions, LimitOptions, McpOptions};
 
@@ -46,17 +47,6 @@ pub struct EvalArgs {
     pub repeat: u32,
     #[command(flatten)]
     pub mcp: McpOptions,
-}
-
-/// Read a file, naming it in the error.
-pub(crate) fn read_file(path: &PathBuf) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-/// Fixture tools from a file.
-pub(crate) fn fixture_tools(path: &PathBuf) -> Result<Tools, String> {
-    Tools::from_fixture_json(&read_file(path)?)
-        .map_err(|e| format!("{}: {}", path.display(), e.message))
 }
 
 /// Build a runtime from the data and tools files and the tools of MCP servers.

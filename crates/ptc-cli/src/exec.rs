@@ -10,11 +10,11 @@ use ptc_agent::{Agent, CompiledAgent, ExecError};
 use ptc_turn::Step;
 
 use crate::config::Config;
-use crate::eval::fixture_tools;
 use crate::exit;
+use crate::input::{check_writable, data_entries, fixture_tools};
 use crate::mcp::{McpSession, block_on, resolve, with_servers};
 use crate::options::{InputOptions, LimitOptions, McpOptions};
-use crate::run::{data_entries, outcome_json};
+use crate::report::outcome_json;
 use crate::show;
 
 #[derive(Debug, Args)]
@@ -119,7 +119,7 @@ fn execute(
 pub fn check_compile_to(agent: &Agent, path: &Path) -> Result<(), String> {
     agent.check_compilable().map_err(|e| e.to_string())?;
     let existed = path.exists();
-    crate::run::check_writable(path, "compiled agent")?;
+    check_writable(path, "compiled agent")?;
     // A run that fails writes nothing, so the file made by the check goes again.
     if !existed {
         let _ = std::fs::remove_file(path);

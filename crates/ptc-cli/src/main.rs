@@ -1,22 +1,46 @@
 //! The `ptc` command. Each subcommand lives in its own module; `main` only reads the options
 //! every subcommand shares (logging, the configuration file) and dispatches.
 
-mod bill;
-mod config;
-mod demo;
+// The modules, in layer order: each may use only the modules declared above it (`cargo xtask
+// layers`, part of `cargo xtask ci`, checks it). Each has a comment line of its own, so that
+// formatting keeps the order.
+
+// Program errors with the source line and a caret.
 mod diagnostic;
-mod eval;
-mod exec;
+// The exit status table.
 mod exit;
+// The files a command reads, and the check that an output can be written.
+mod input;
+// LLM tools declared in a file.
 mod llm_tools;
+// Logs on standard error.
 mod logging;
-mod mcp;
+// The options the subcommands share.
 mod options;
-mod preview;
-mod render;
+// `ptc.toml`.
+mod config;
+// MCP servers, and `ptc mcp list`.
+mod mcp;
+// `ptc eval`.
+mod eval;
+// `ptc repl`.
 mod repl;
-mod run;
+// The `--json` report of how a step ended.
+mod report;
+// How turns, messages and the end of a run are printed.
 mod show;
+// What a run's requests cost.
+mod bill;
+// `ptc demo`.
+mod demo;
+// `ptc exec`, and writing a compiled agent.
+mod exec;
+// `ptc render`.
+mod render;
+// `ptc run`.
+mod run;
+// `ptc preview`.
+mod preview;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;

@@ -17,6 +17,9 @@ use ptc_agent::{AgentBuilder, HumanDuration, Sampling};
 use ptc_compression::history::{HistoryPolicy, SummaryStrategy};
 use ptc_compression::{CompressionConfig, PricingProfile};
 use ptc_lisp::Limits;
+
+/// The file looked for in the working directory when `--config` is not given.
+pub const FILE_NAME: &str = "ptc.toml";
 use ptc_mcp::{McpConfig, ServerConfig};
 use serde::Deserialize;
 
@@ -480,10 +483,7 @@ impl McpOptions {
             servers.extend(config.servers);
         };
         if let Some(entries) = &self.servers {
-            let origin = self
-                .file
-                .as_deref()
-                .unwrap_or(Path::new(crate::config::FILE_NAME));
+            let origin = self.file.as_deref().unwrap_or(Path::new(FILE_NAME));
             let folder = origin.parent().unwrap_or(Path::new("."));
             let base = std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf());
             let config = McpConfig::from_entries(entries, &base, "mcp.servers")

@@ -3,7 +3,8 @@
 use crate::show;
 use clap::Args;
 use ptc_compression::{
-    BillComparison, CompressionConfig, PricingProfile, RenderOptions, Rendered, transcript,
+    BillComparison, CompressionConfig, PricingProfile, RenderOptions, Rendered, ScheduleComparison,
+    transcript,
 };
 use ptc_turn::{Step, Turn};
 use std::io::{Read, Write};
@@ -27,7 +28,8 @@ pub struct RenderArgs {
     pub turn: Option<usize>,
 
     /// Print what the strategy showed and dropped, the sizes compared with the full history,
-    /// and the modelled bill of the run's requests up to this one beside the full history's.
+    /// the modelled bill of the run's requests up to this one beside the full history's, and
+    /// what the default (`on`) bills for them beside the best compaction schedule in hindsight.
     #[arg(long)]
     pub stats: bool,
 
@@ -82,14 +84,16 @@ pub fn render_step(step: &Step, args: &RenderArgs) -> Result<String, String> {
         args.pricing.clone()
     };
     let bills = show::bills(&*strategy, turns, &opts, true, &profiles);
+    let schedules = show::schedules(turns, &opts, true, &profiles);
     if args.json {
-        return Ok(json_output(&rendered, &bills)? + "\n");
+        return Ok(json_output(&rendered, &bills, &schedules)? + "\n");
     }
     let mut out = transcript(&rendered.messages);
     if args.stats {
         out.push_str("\n=== stats ===\n");
         out.push_str(&stats_text(&rendered));
         out.push_str(&show::bill_lines(&bills));
+        out.push_str(&show::schedule_lines(&schedules));
     }
     Ok(out)
 }
@@ -107,12 +111,17 @@ fn select_turns(step: &Step, turn: Option<usize>) -> Result<&[Turn], String> {
     }
 }
 
-fn json_output(rendered: &Rendered, bills: &[BillComparison]) -> Result<String, String> {
+fn json_output(
+    rendered: &Rendered,
+    bills: &[BillComparison],
+    schedules: &[ScheduleComparison],
+) -> Result<String, String> {
     let value = serde_json::json!({
         "messages": rendered.messages,
         "stats": rendered.stats,
         "cache_points": rendered.cache_points,
         "bills": bills,
+        "schedules": schedules,
     });
     serde_json::to_string_pretty(&value).map_err(|e| format!("cannot write JSON: {e}"))
 }
@@ -254,7 +263,12 @@ mod tests {
                  \x20 openai:     127 (127 input, 0 cache read, 0 cache write); full history \
                  127: 1.00x\n\
                  \x20 ideal:      82 (77 input, 50 cache read, 0 cache write); full history \
-                 82: 1.00x\n"
+                 82: 1.00x\n\
+                 the default (on) against the best compaction schedule in hindsight \
+                 (billed-equivalent input tokens):\n\
+                 \x20 anthropic:  on 127, best 127: 1.00x; full history 127\n\
+                 \x20 openai:     on 127, best 127: 1.00x; full history 127\n\
+                 \x20 ideal:      on 82, best 82: 1.00x; full history 82\n"
             ),
             "{text}"
         );
@@ -272,5 +286,26 @@ mod tests {
             .filter_map(|b| b["strategy"]["profile"].as_str())
             .collect();
         assert_eq!(profiles, ["anthropic", "openai", "ideal"]);
+        let schedules: Vec<(&str, f64, f64, f64)> = value["schedules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| {
+                Some((
+                    s["default"]["profile"].as_str()?,
+                    s["default"]["total"]["billed"].as_f64()?,
+                    s["best"]["total"]["billed"].as_f64()?,
+                    s["full_history"]["total"]["billed"].as_f64()?,
+                ))
+            })
+            .collect();
+        assert_eq!(
+            schedules,
+            [
+                ("anthropic", 127.0, 127.0, 127.0),
+                ("openai", 127.0, 127.0, 127.0),
+                ("ideal", 82.0, 82.0, 82.0)
+            ]
+        );
     }
 }

@@ -1,7 +1,6 @@
 //! `ptc run`: an agent run against a real or replayed model, shown turn by turn, checkpointed
 //! as it goes and resumable.
 
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,18 +9,16 @@ use std::sync::Arc;
 use clap::Args;
 use ptc_agent::store::{JsonlStore, RunStore};
 use ptc_agent::{Agent, AgentBuilder, RecordingLlm, RunObserver, RunOptions};
-use ptc_lisp::Value;
-use ptc_lisp::pr_str;
-use ptc_lisp::to_json;
 use ptc_store::SqliteStore;
-use ptc_turn::{Message, Step, StepOutcome, Turn};
+use ptc_turn::{Message, Step, Turn};
 
 use crate::bill::RunBill;
 use crate::config::Config;
-use crate::eval::{fixture_tools, read_file};
 use crate::exit;
+use crate::input::{check_writable, data_entries, fixture_tools, read_file};
 use crate::mcp::{McpSession, block_on, resolve, with_servers};
 use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
+use crate::report::outcome_json;
 use crate::show;
 
 /// What defines an agent on the command line: its mission, model, settings, input and tools.
@@ -81,13 +78,6 @@ pub struct RunArgs {
         requires = "checkpoint"
     )]
     pub run_id: String,
-}
-
-/// The input data entries of a JSON file, in the file's order.
-pub fn data_entries(path: &PathBuf) -> Result<Vec<(String, Value)>, String> {
-    let value = ptc_lisp::from_json_str(&read_file(path)?)
-        .map_err(|e| format!("{}: {}", path.display(), e.message))?;
-    ptc_lisp::data_entries(&value).map_err(|e| format!("{}: {}", path.display(), e.message))
 }
 
 /// Prints each turn as soon as it is recorded.
@@ -169,10 +159,16 @@ fn agent(
     mcp: Option<&McpSession>,
 ) -> Result<(Agent, Option<RecordingLlm>), String> {
     let mut llm = settings.agent.llm()?;
+    // Each reply goes to the file as it arrives: a run that crashes keeps what it was given.
     let recording = args
         .transcript
-        .is_some()
-        .then(|| RecordingLlm::new(llm.clone()));
+        .as_deref()
+        .map(|path| {
+            std::fs::File::create(path)
+                .map(|file| RecordingLlm::writing_to(llm.clone(), file))
+                .map_err(|e| format!("cannot write the transcript to {}: {e}", path.display()))
+        })
+        .transpose()?;
     if let Some(recording) = &recording {
         llm = Arc::new(recording.clone());
     }
@@ -208,17 +204,6 @@ pub fn build_agent(
         }
     }
     builder.build().map_err(|e| e.to_string())
-}
-
-/// Checks that `path` can be written, before anything is paid for.
-pub(crate) fn check_writable(path: &Path, what: &str) -> Result<(), String> {
-    OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .map(|_| ())
-        .map_err(|e| format!("cannot write the {what} to {}: {e}", path.display()))
 }
 
 /// Completes at the first Ctrl-C, which stops the run with the turns completed so far kept;
@@ -272,9 +257,6 @@ fn execute(
     if let Some(path) = &args.dump_step {
         check_writable(path, "step")?;
     }
-    if let Some(path) = &args.transcript {
-        check_writable(path, "transcript")?;
-    }
     if let Some(path) = &args.compile_to {
         crate::exec::check_compile_to(&agent, path)?;
     }
@@ -321,11 +303,17 @@ fn execute(
         .dump_step
         .as_deref()
         .map(|path| write_step(&step, path));
-    let transcript_written = args
-        .transcript
-        .as_deref()
-        .zip(recording.as_ref())
-        .map(|(path, recording)| write_transcript(recording, path));
+    let transcript_written =
+        args.transcript
+            .as_deref()
+            .zip(recording.as_ref())
+            .map(|(path, recording)| match recording.write_error() {
+                Some(e) => Err(format!(
+                    "cannot write the transcript to {}: {e}",
+                    path.display()
+                )),
+                None => Ok(()),
+            });
     let compiled = args
         .compile_to
         .as_deref()
@@ -340,14 +328,20 @@ fn execute(
             "=== result ===\n{}",
             show::outcome_line(&step, show::Unit::Turn)
         );
-        let replayed = settings
-            .agent
-            .llm
-            .as_deref()
-            .is_some_and(|spec| spec.trim_start().starts_with("replay:"));
-        let _ = write!(stdout, "{}", show::usage_lines(&step.usage, replayed));
-        let bill = RunBill::new(&step, &agent, settings.agent.pricing, true);
-        let _ = write!(stdout, "{}", bill.text());
+    }
+    if !args.json {
+        // `-q` asks for the result without the usage and the bill; the files written are still
+        // named, since they are what the command was asked to do.
+        if !quiet {
+            let replayed = settings
+                .agent
+                .llm
+                .as_deref()
+                .is_some_and(|spec| spec.trim_start().starts_with("replay:"));
+            let _ = write!(stdout, "{}", show::usage_lines(&step.usage, replayed));
+            let bill = RunBill::new(&step, &agent, settings.agent.pricing, true);
+            let _ = write!(stdout, "{}", bill.text());
+        }
         if let Some(Ok(())) = &written
             && let Some(path) = &args.dump_step
         {
@@ -412,13 +406,6 @@ fn write_step(step: &Step, path: &Path) -> Result<(), String> {
     std::fs::write(path, json + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-fn write_transcript(recording: &RecordingLlm, path: &Path) -> Result<(), String> {
-    let text = recording
-        .transcript_jsonl()
-        .map_err(|e| format!("cannot write the transcript: {e}"))?;
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
 /// The end of a run for a program to read.
 fn json_report(step: &Step, args: &RunArgs, bill: &RunBill) -> serde_json::Value {
     let usage = &step.usage;
@@ -442,33 +429,4 @@ fn json_report(step: &Step, args: &RunArgs, bill: &RunBill) -> serde_json::Value
     });
     outcome_json(step, &mut report);
     report
-}
-
-/// Adds how `step` ended to a JSON report: `outcome`, and `value` and `value_clojure`, or
-/// `failure` and `reason`.
-pub(crate) fn outcome_json(step: &Step, report: &mut serde_json::Value) {
-    match &step.outcome {
-        StepOutcome::Returned { value } => {
-            report["outcome"] = "returned".into();
-            report["value"] = to_json(value);
-            report["value_clojure"] = pr_str(value).into();
-        }
-        StepOutcome::Failed {
-            kind,
-            reason,
-            value,
-            llm_errors,
-        } => {
-            report["outcome"] = "failed".into();
-            report["failure"] = kind.as_str().into();
-            report["reason"] = reason.as_str().into();
-            if !llm_errors.is_empty() {
-                report["llm_errors"] = llm_errors.clone().into();
-            }
-            if let Some(value) = value {
-                report["value"] = to_json(value);
-                report["value_clojure"] = pr_str(value).into();
-            }
-        }
-    }
 }

@@ -4,7 +4,7 @@ use ptc_agent::{HumanDuration, tokens_text};
 use ptc_compression::cost::token_count_text;
 use ptc_compression::{
     BillComparison, Compression, HeuristicTokenizer, PricingKind, PricingProfile, RenderOptions,
-    RequestCost, compare_with_full_history,
+    RequestCost, ScheduleComparison, compare_schedules, compare_with_full_history,
 };
 use ptc_lisp::{Compact, pr_str};
 use ptc_lisp::{ToolOutcome, Value};
@@ -222,6 +222,44 @@ pub fn bills(
             )
         })
         .collect()
+}
+
+/// Under every named profile, the default strategy's bill for the run beside the best
+/// compaction schedule's in hindsight and the full history's.
+pub fn schedules(
+    turns: &[Turn],
+    opts: &RenderOptions<'_>,
+    and_next: bool,
+    profiles: &[PricingProfile],
+) -> Vec<ScheduleComparison> {
+    profiles
+        .iter()
+        .map(|profile| compare_schedules(turns, opts, and_next, profile, &HeuristicTokenizer))
+        .collect()
+}
+
+/// One line per profile: what the default (`on`, deciding with that profile's caching rules)
+/// bills for the requests, what the best compaction schedule in hindsight bills, and the full
+/// history.
+pub fn schedule_lines(comparisons: &[ScheduleComparison]) -> String {
+    let mut out = String::from(
+        "the default (on) against the best compaction schedule in hindsight \
+         (billed-equivalent input tokens):\n",
+    );
+    for comparison in comparisons {
+        let _ = writeln!(
+            out,
+            "  {:<11} on {}, best {}: {}; full history {}",
+            format!("{}:", comparison.default.profile),
+            token_count_text(comparison.default.billed()),
+            token_count_text(comparison.best.billed()),
+            comparison
+                .default_over_best()
+                .map_or("n/a".to_string(), |r| format!("{r:.2}x")),
+            token_count_text(comparison.full_history.billed()),
+        );
+    }
+    out
 }
 
 /// The profiles a report prices under when none is chosen.

@@ -337,8 +337,8 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
             "cost": cost_report(
                 "anthropic",
                 2,
-                bill(2931.75, 8, 2150, 2167),
-                bill(2931.75, 8, 2150, 2167),
+                bill(2976.3, 8, 2183, 2200),
+                bill(2976.3, 8, 2183, 2200),
                 1.0,
                 None
             ),
@@ -445,9 +445,9 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
         cost_report(
             "anthropic",
             3,
-            bill(3300.85, 11, 4436, 2277),
-            bill(3302.1, 11, 4436, 2278),
-            0.9996,
+            bill(3339.55, 11, 4498, 2303),
+            bill(3349.95, 11, 4502, 2311),
+            0.9969,
             Some(bill(3184.0, 95, 4140, 2140))
         )
     );
@@ -464,8 +464,8 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
         ),
         (
             &serde_json::json!("openai?read=0.25"),
-            &serde_json::json!(3460.0),
-            &serde_json::json!(3461.0),
+            &serde_json::json!(3548.0),
+            &serde_json::json!(3560.0),
             &serde_json::json!(3270.0)
         )
     );
@@ -701,10 +701,9 @@ fn logs_show_each_turn_with_verbose_as_text_or_json_and_quiet_keeps_only_the_res
     assert_eq!(first["spans"][0]["gen_ai.provider.name"], "replay");
     let output = ptc(&[&["-q"][..], &args].concat());
     assert_eq!(text(&output.stderr), "");
-    assert!(
-        text(&output.stdout).starts_with("=== result ===\nreturned after 2 of 5 turns:\n  1\n"),
-        "{}",
-        text(&output.stdout)
+    assert_eq!(
+        text(&output.stdout),
+        "=== result ===\nreturned after 2 of 5 turns:\n  1\n"
     );
 }
 
@@ -962,4 +961,63 @@ fn llm_tools_from_a_file_ask_the_runs_model() {
     for file in [tools, transcript, bad] {
         let _ = std::fs::remove_file(file);
     }
+}
+
+// A run killed while a program runs leaves every reply it was given in its transcript: each is
+// written the moment it arrives, not when the run ends.
+#[test]
+fn a_killed_run_keeps_its_transcript() {
+    let dir = Scratch::new("killed");
+    let replies = concat!(
+        r#"{"content": "(def xs [1 2 3])"}"#,
+        "\n",
+        r#"{"content": "(loop [i 0] (recur (inc i)))"}"#,
+        "\n"
+    );
+    let transcript = dir.file("replies.jsonl", replies);
+    let written = dir.path("written.jsonl");
+    let mut child = command(&[
+        "run",
+        "--mission",
+        "Loop for ever",
+        "--llm",
+        &format!("replay:{}", path(&transcript)),
+        "--timeout-ms",
+        "60000",
+        "--max-steps",
+        "100000000000",
+        "--transcript",
+        path(&written),
+    ])
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .expect("start ptc");
+    // The second reply is written before its endless program starts.
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&written).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "the replies were not written while the run went on"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        child.try_wait().expect("the process"),
+        None,
+        "still running"
+    );
+    child.kill().expect("kill ptc");
+    child.wait().expect("reap ptc");
+    let lines: Vec<String> = std::fs::read_to_string(&written)
+        .expect("the transcript")
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("a JSON line")["content"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(lines, ["(def xs [1 2 3])", "(loop [i 0] (recur (inc i)))"]);
 }

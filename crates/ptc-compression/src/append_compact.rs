@@ -3,9 +3,10 @@
 
 use crate::cost::{Bill, PricingKind, PricingProfile, PromptRequest, price};
 use crate::options::RenderOptions;
+use crate::printed::Printed;
 use crate::render::{
-    self, CallListing, Counts, Detail, FailedSplit, Feedback, ListedCall, NO_TOOL_CALLS,
-    OUTPUT_HEADER, Parts, ResultShown, ReturnShapes, TOOL_CALLS_HEADER, USER_HEADER, ValueShown,
+    self, CallListing, Counts, Detail, FailedSplit, Feedback, ListedCall, NO_TOOL_CALLS, Parts,
+    ResultShown, ReturnShapes, TOOL_CALLS_HEADER, USER_HEADER, ValueShown,
 };
 use crate::strategy::{
     Compression, Rendered, Repeats, count_shown_turn, finish_request, render_single_shot,
@@ -100,11 +101,14 @@ impl AppendCompact {
     /// and its bill: what a strategy that knew the whole run in advance would pay, making the
     /// same choice as the rule before each request (fold the turns up to the last successful
     /// one before the newest, or carry on). The rule decides without knowing the future; this
-    /// is what it is measured against. Covers the requests before each of `turns`.
+    /// is what it is measured against. Covers the requests before each of `turns` and, when
+    /// `and_next` is set, the one that would follow the last turn (as
+    /// [`run_requests`](crate::run_requests) does).
     pub fn cheapest_schedule(
         &self,
         turns: &[Turn],
         opts: &RenderOptions<'_>,
+        and_next: bool,
         profile: &PricingProfile,
         tokenizer: &dyn Tokenizer,
     ) -> (Vec<usize>, Bill) {
@@ -120,8 +124,9 @@ impl AppendCompact {
         };
         // For each request, the cheapest way to reach each number of folded turns: its cost so
         // far and the number folded by the request before it.
-        let mut best: Vec<Vec<(usize, f64, usize)>> = Vec::with_capacity(turns.len());
-        for taken in 0..turns.len() {
+        let count = turns.len() + usize::from(and_next);
+        let mut best: Vec<Vec<(usize, f64, usize)>> = Vec::with_capacity(count);
+        for taken in 0..count {
             let mut here: Vec<(usize, f64, usize)> = Vec::new();
             if taken == 0 {
                 let cost = price(&[request(0, 0)], profile, tokenizer).total.billed;
@@ -142,12 +147,12 @@ impl AppendCompact {
             }
             best.push(here);
         }
-        let mut schedule = Vec::with_capacity(turns.len());
+        let mut schedule = Vec::with_capacity(count);
         let mut at = best
             .last()
             .and_then(|last| last.iter().min_by(|a, b| a.1.total_cmp(&b.1)))
             .map_or(0, |&(folded, _, _)| folded);
-        for taken in (0..turns.len()).rev() {
+        for taken in (0..count).rev() {
             schedule.push(at);
             at = best[taken]
                 .iter()
@@ -177,7 +182,7 @@ impl AppendCompact {
         messages.push(Message::user(summary(turns, folded, opts, &mut counts)));
         let limits = &opts.limits;
         for turn in &turns[folded..] {
-            messages.push(Message::assistant(render::program_text(turn)));
+            messages.push(Message::assistant(render::shorter_text(turn)));
             let prints = newest_prints(turn, limits.println_limit);
             messages.push(raw_feedback(turn, prints, opts));
             count_shown_turn(&mut counts, turn, prints.len());
@@ -275,9 +280,9 @@ fn summary(turns: &[Turn], folded: usize, opts: &RenderOptions<'_>, counts: &mut
 /// The summary sizes (estimated tokens, the stable prefix left out) of the first turns, from
 /// the sizes of their lines, measured once: a summary lists every tool call, so rendering one
 /// per candidate compaction would cost time quadratic in the turns.
-struct SummarySizes<'t, 'o> {
+struct SummarySizes<'t> {
     turns: &'t [Turn],
-    opts: &'o RenderOptions<'o>,
+    opts: &'t RenderOptions<'t>,
     /// Per tool call, in order: the characters of its line (and the line break before it) with
     /// the result as a type label, as a sample, and as a short result.
     calls: Vec<[usize; 3]>,
@@ -285,22 +290,22 @@ struct SummarySizes<'t, 'o> {
     call_start: Vec<usize>,
     /// Sums of the label-form lines of `calls[..k]`.
     label_sums: Vec<usize>,
-    /// Where each turn's prints start in the list of every print, and the sums of the prints'
-    /// characters (each with the line break before it) in that list.
+    /// Where each turn's prints start in the list of every print.
     print_start: Vec<usize>,
-    print_sums: Vec<usize>,
+    /// Every print, with what the output rule needs of each.
+    printed: Printed<'t>,
 }
 
-impl<'t, 'o> SummarySizes<'t, 'o> {
-    fn new(turns: &'t [Turn], opts: &'o RenderOptions<'o>) -> Self {
+impl<'t> SummarySizes<'t> {
+    fn new(turns: &'t [Turn], opts: &'t RenderOptions<'t>) -> Self {
         let mut calls = Vec::new();
         let mut call_start = Vec::with_capacity(turns.len() + 1);
-        let mut prints = Vec::new();
+        let mut prints = 0;
         let mut print_start = Vec::with_capacity(turns.len() + 1);
         let mut line = String::new();
         for turn in turns {
             call_start.push(calls.len());
-            print_start.push(prints.len());
+            print_start.push(prints);
             let failed_turn = (!turn.is_success()).then(|| turn.number());
             for call in turn.tool_calls() {
                 let size =
@@ -316,10 +321,10 @@ impl<'t, 'o> SummarySizes<'t, 'o> {
                     });
                 calls.push(size);
             }
-            prints.extend(turn.prints().iter().map(|p| 1 + char_count(p)));
+            prints += turn.prints().len();
         }
         call_start.push(calls.len());
-        print_start.push(prints.len());
+        print_start.push(prints);
         let sums = |sizes: &mut dyn Iterator<Item = usize>| {
             let mut sums = vec![0];
             for size in sizes {
@@ -328,7 +333,6 @@ impl<'t, 'o> SummarySizes<'t, 'o> {
             sums
         };
         let label_sums = sums(&mut calls.iter().map(|c| c[0]));
-        let print_sums = sums(&mut prints.iter().copied());
         SummarySizes {
             turns,
             opts,
@@ -336,7 +340,7 @@ impl<'t, 'o> SummarySizes<'t, 'o> {
             call_start,
             label_sums,
             print_start,
-            print_sums,
+            printed: Printed::new(turns, |_| true, opts),
         }
     }
 
@@ -376,13 +380,10 @@ impl<'t, 'o> SummarySizes<'t, 'o> {
                     .map(|c| c[form])
                     .sum::<usize>()
         });
-        let shown = printed_count.min(limits.println_limit);
-        if shown > 0 {
-            parts.push(
-                char_count(OUTPUT_HEADER) + self.print_sums[printed_count]
-                    - self.print_sums[printed_count - shown],
-            );
-        }
+        let mut output = String::new();
+        self.printed
+            .write(&mut output, printed_count, memory, limits);
+        parts.push(char_count(&output));
         let parts: Vec<usize> = parts.into_iter().filter(|&p| p > 0).collect();
         let chars = parts.iter().sum::<usize>() + 2 * parts.len().saturating_sub(1);
         HeuristicTokenizer::tokens_for_chars(chars) as f64
@@ -414,7 +415,7 @@ fn raw_feedback(turn: &Turn, prints: &[String], opts: &RenderOptions<'_>) -> Mes
 /// Estimated tokens a turn adds while it is not folded: its program and its feedback.
 fn raw_tokens(turn: &Turn, opts: &RenderOptions<'_>) -> usize {
     let prints = newest_prints(turn, opts.limits.println_limit);
-    HeuristicTokenizer.count_text(&render::program_text(turn))
+    HeuristicTokenizer.count_text(&render::shorter_text(turn))
         + HeuristicTokenizer.count_text(&raw_feedback(turn, prints, opts).content)
 }
 

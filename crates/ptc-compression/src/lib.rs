@@ -4,32 +4,57 @@
 //! strategies), pricing the requests a run sends under providers' prompt-caching rules
 //! ([`cost`]), and keeping any chat history within message and token budgets.
 
+// The modules, in layer order: each may use only the modules declared above it (`cargo xtask
+// layers`, part of `cargo xtask ci`, checks it). Each has a comment line of its own, so that
+// formatting keeps the order.
+
+// What the last message says about the last turn.
 mod advice;
-mod append_compact;
-mod config;
-pub mod cost;
-pub mod history;
+// What a rendering needs besides the turns.
 mod options;
-mod render;
+// What one rendering did against the full history.
 mod stats;
-mod strategy;
+// Token estimates.
 pub mod tokenizer;
+// Keeping any chat history within budgets.
+pub mod history;
+// Messages as plain text.
 mod transcript;
+// Type labels and sizes.
 mod vocabulary;
+// Pricing requests under providers' caching rules.
+pub mod cost;
+// Output sections, and the lines that stand for entries left out.
+mod output;
+// What a summary keeps of earlier output.
+mod printed;
+// The text of every part of a rendering.
+mod render;
+// The `Compression` trait and the seed strategies.
+mod strategy;
+// The default strategy.
+mod append_compact;
+// Compression specs.
+mod config;
+// What a whole run costs under a strategy, and against the best schedule.
+mod run_cost;
 
 pub use append_compact::AppendCompact;
 pub use config::{
     CompressionConfig, CompressionOptions, CompressionSetting, ConfigError, StrategyKind,
 };
 pub use cost::{
-    Bill, BillComparison, CachePoint, PricingError, PricingKind, PricingProfile, PromptRequest,
-    RequestCost, anthropic_breakpoints, compare_with_full_history, price, run_requests,
+    Bill, CachePoint, PricingError, PricingKind, PricingProfile, PromptRequest, RequestCost,
+    anthropic_breakpoints, price,
 };
 pub use history::{
     HistoryError, HistoryManager, HistoryPolicy, Summarizer, SummarizerError, SummaryRequest,
     SummaryState, SummaryStrategy,
 };
 pub use options::{RenderLimits, RenderOptions};
+pub use run_cost::{
+    BillComparison, ScheduleComparison, compare_schedules, compare_with_full_history, run_requests,
+};
 pub use stats::CompressionStats;
 pub use strategy::{
     Activated, Aggressive, Compression, FailedTurns, PerTurnSummary, Rendered, RollingWindow,

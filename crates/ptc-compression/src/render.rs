@@ -2,12 +2,14 @@
 //! the wording lives only here (see docs/compression.md for the layout).
 
 use crate::options::{RenderLimits, RenderOptions};
+pub(crate) use crate::output::OUTPUT_HEADER;
+use crate::output::{push_one_line, write_output};
+use crate::printed::Printed;
 use crate::vocabulary::TypeVocabulary;
 use ptc_lisp::{CollectionCut, Compact, HIDDEN, is_firewalled_key, is_firewalled_name};
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, Value, ValueShape};
 use ptc_turn::{Message, Turn, push_cut_note, push_preview};
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 /// Width the left part of a namespace line is padded to before its `; ` comment.
 const NAME_WIDTH: usize = 30;
@@ -18,7 +20,6 @@ pub(crate) const USER_HEADER: &str = ";; === user/ (your prelude) ===";
 pub(crate) const USER_TURN_HEADER: &str = ";; === user/ (defined this turn) ===";
 pub(crate) const TOOL_CALLS_HEADER: &str = ";; Tool calls made:";
 pub(crate) const NO_TOOL_CALLS: &str = ";; No tool calls made";
-pub(crate) const OUTPUT_HEADER: &str = ";; Output:";
 pub(crate) const RESULT_PREFIX: &str = ";; Result: ";
 pub(crate) const FINAL_TURN: &str =
     "FINAL TURN - you must call (return result) or (fail reason) now.";
@@ -116,27 +117,6 @@ fn push_doc(out: &mut String, doc: &str) {
         push_one_line(out, doc.replace(';', "").trim());
     } else {
         push_one_line(out, trimmed);
-    }
-}
-
-/// Append `text` on the current line: line breaks become single spaces so one entry stays one
-/// line.
-fn push_one_line(out: &mut String, text: &str) {
-    if !text.contains(['\n', '\r']) {
-        out.push_str(text);
-        return;
-    }
-    let mut in_break = false;
-    for c in text.chars() {
-        if c == '\n' || c == '\r' {
-            if !in_break {
-                out.push(' ');
-            }
-            in_break = true;
-        } else {
-            out.push(c);
-            in_break = false;
-        }
     }
 }
 
@@ -560,56 +540,6 @@ pub(crate) fn write_tool_calls<'c>(
     shown
 }
 
-/// `header` and the given `println` entries, each exactly as printed; nothing when there are none.
-pub(crate) fn write_output<'p>(
-    out: &mut String,
-    header: &str,
-    prints: impl IntoIterator<Item = &'p String>,
-    limits: &RenderLimits,
-) -> usize {
-    let mut shown = 0;
-    let mut room = limits.output_char_limit;
-    let mut left_out = 0usize;
-    for print in prints {
-        if shown == 0 {
-            out.push_str(header);
-        }
-        if room == 0 {
-            left_out += print.chars().count();
-            continue;
-        }
-        out.push('\n');
-        // A text of at most `room` bytes has at most `room` characters: only a longer one
-        // needs walking to find where to cut.
-        let cut = if print.len() <= room {
-            None
-        } else {
-            print.char_indices().nth(room)
-        };
-        match cut {
-            Some((cut, _)) => {
-                out.push_str(&print[..cut]);
-                left_out += print[cut..].chars().count();
-                room = 0;
-            }
-            None => {
-                out.push_str(print);
-                room -= print.chars().count();
-            }
-        }
-        shown += 1;
-    }
-    if left_out > 0 {
-        let _ = write!(
-            out,
-            "\n;; ... {left_out} more characters of output left out (at most {} are shown); \
-             print less: counts, a few items, the fields you need",
-            limits.output_char_limit
-        );
-    }
-    shown
-}
-
 /// The newest `limit` items of some turns' lists (tool calls or prints), found without touching
 /// older items: one backward pass over the turns reads only list lengths, then iteration starts
 /// at the first kept item (the oldest are dropped).
@@ -789,8 +719,16 @@ pub(crate) fn write_history(
         counts.tool_calls_shown += shown;
     });
     parts.part(|out| {
-        counts.prints_shown +=
-            write_output(out, OUTPUT_HEADER, prints.iter().map(|(_, p)| p), limits);
+        counts.prints_shown += match listing {
+            // TRN-010: the seed format keeps the newest entries and drops the oldest.
+            CallListing::Newest => {
+                write_output(out, OUTPUT_HEADER, prints.iter().map(|(_, p)| p), limits)
+            }
+            CallListing::Every => {
+                let printed = Printed::new(turns, |i| split.lists(i), opts);
+                printed.write(out, printed.len(), memory, limits)
+            }
+        };
     });
     parts.part(|out| write_fixed(out, turns, &split.fixed));
     counts.turns_compressed += turns.iter().filter(|t| t.is_success()).count();
@@ -826,6 +764,19 @@ pub(crate) fn program_text(turn: &Turn) -> Cow<'_, str> {
     out.push_str(program);
     out.push_str("\n```");
     Cow::Owned(out)
+}
+
+/// The assistant message of a turn the default strategy shows as it happened: its program, or
+/// the reply as written when that is no longer (a reply that is only the program, fenced its
+/// own way), so that carrying a turn never costs more than the full history does.
+pub(crate) fn shorter_text(turn: &Turn) -> Cow<'_, str> {
+    let program = program_text(turn);
+    let verbatim = verbatim_text(turn);
+    if verbatim.len() <= program.len() {
+        verbatim
+    } else {
+        program
+    }
 }
 
 /// The assistant message as the model wrote it.

@@ -2,6 +2,7 @@
 
 use crate::cost::CachePoint;
 use crate::options::RenderOptions;
+use crate::printed::same_value;
 use crate::render::{
     self, CallListing, Counts, Detail, FailedSplit, Feedback, Parts, ValueShown,
     end_with_turns_left,
@@ -9,7 +10,6 @@ use crate::render::{
 use crate::stats::CompressionStats;
 use crate::tokenizer::HeuristicTokenizer;
 use ptc_lisp::Definition;
-use ptc_lisp::Value;
 use ptc_turn::{Message, Role, Turn};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -784,21 +784,6 @@ fn same(a: &Definition, b: &Definition) -> bool {
     same_value(&a.value, &b.value) && a.doc == b.doc && a.params == b.params
 }
 
-fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Fn(x), Value::Fn(y)) => {
-            x.ptr_eq(y)
-                || matches!((x.read_back_text(), y.read_back_text()), (Some(p), Some(q)) if p == q)
-        }
-        // The same allocation: equal without looking inside.
-        (Value::List(x), Value::List(y)) | (Value::Vector(x), Value::Vector(y)) if x.ptr_eq(y) => {
-            true
-        }
-        (Value::Map(x), Value::Map(y)) if x.ptr_eq(y) => true,
-        (x, y) => x == y,
-    }
-}
-
 /// Any strategy, applied only under pressure: below both thresholds the history is rendered in
 /// full (stats say `compressed: false`); once the turns taken reach `after_turns`, or the full
 /// rendering's estimated tokens exceed `above_tokens`, `inner` renders it. A threshold left
@@ -860,6 +845,7 @@ impl Compression for Box<dyn Compression> {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use ptc_lisp::Value;
 
     #[test]
     fn token_estimates_round_up_by_characters() {

@@ -30,6 +30,45 @@ impl TypeVocabulary {
         out
     }
 
+    /// A count as summaries write it, with thousands separators: `1,234,567`.
+    pub(crate) fn grouped(n: u64) -> String {
+        let digits = n.to_string();
+        let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    /// Append what a value is and how big: `a string of 3,803 characters`, `a list of 22
+    /// items`, `a map of 6 entries`, `a set of 2 items`; for any other value, its label.
+    pub(crate) fn write_size(out: &mut String, value: &Value) {
+        let (what, count, unit) = match ValueShape::of(value) {
+            ValueShape::String => (
+                "a string",
+                value.as_str().map_or(0, |s| s.chars().count()),
+                "character",
+            ),
+            ValueShape::List(n) => ("a list", n, "item"),
+            ValueShape::Map(n) => ("a map", n, "entry"),
+            ValueShape::Set(n) => ("a set", n, "item"),
+            shape => return TypeVocabulary::write_label(out, shape),
+        };
+        let _ = write!(out, "{what} of {}", TypeVocabulary::grouped(count as u64));
+        match (count, unit) {
+            (1, unit) => {
+                let _ = write!(out, " {unit}");
+            }
+            (_, "entry") => out.push_str(" entries"),
+            (_, unit) => {
+                let _ = write!(out, " {unit}s");
+            }
+        }
+    }
+
     /// Append the label of `shape` to `out` (the allocation-free form used while rendering).
     pub(crate) fn write_label(out: &mut String, shape: ValueShape) {
         let (word, size) = match shape {
@@ -120,5 +159,29 @@ mod tests {
         assert_eq!(TypeVocabulary::label(ValueShape::Map(2)), "map[2]");
         assert_eq!(TypeVocabulary::label(ValueShape::Function), "#fn[...]");
         assert_eq!(TypeVocabulary::label(ValueShape::LazySeq), "lazy-seq");
+    }
+
+    #[test]
+    fn sizes_name_the_kind_and_count_its_parts() {
+        let size = |value: &Value| {
+            let mut out = String::new();
+            TypeVocabulary::write_size(&mut out, value);
+            out
+        };
+        assert_eq!(
+            size(&Value::string("x".repeat(3_803))),
+            "a string of 3,803 characters"
+        );
+        assert_eq!(size(&Value::string("é")), "a string of 1 character");
+        assert_eq!(
+            size(&Value::vector([1.into(), 2.into()])),
+            "a list of 2 items"
+        );
+        assert_eq!(size(&Value::map([(kw("a"), 1.into())])), "a map of 1 entry");
+        assert_eq!(size(&Value::map([])), "a map of 0 entries");
+        assert_eq!(size(&Value::set([1.into()])), "a set of 1 item");
+        assert_eq!(size(&Value::Int(7)), "integer");
+        assert_eq!(TypeVocabulary::grouped(1_234_567), "1,234,567");
+        assert_eq!(TypeVocabulary::grouped(950), "950");
     }
 }

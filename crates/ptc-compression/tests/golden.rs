@@ -11,8 +11,10 @@ use ptc_compression::{
     RenderLimits, RenderOptions, Rendered, RollingWindow, SingleUserCoalesced, Uncompressed,
     transcript,
 };
+use ptc_lisp::Definition;
 use ptc_lisp::Value;
 use ptc_turn::Turn;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// The one comparison: the rendered messages and stats against `tests/golden/NAME.txt`.
@@ -315,5 +317,195 @@ fn samples_show_every_key_of_the_first_record() {
     check_golden(
         "record_samples",
         &case.render(&AppendCompact::default(), &[]),
+    );
+}
+
+// What the default strategy's summary keeps of earlier output: a document printed in the
+// second turn and needed in the last is pointed to by the definition that holds it, a log line
+// printed every turn is counted, and nothing is left out without a word.
+
+/// A policy long enough that printing it is worth a pointer.
+fn policy() -> String {
+    let mut text = String::from("REFUND POLICY\n");
+    for section in 1..=6 {
+        text.push_str(&format!(
+            "{section}. Section {section} says what to do in case {section}, at some length.\n"
+        ));
+    }
+    text.push_str("7. The report is a map with :audit-id \"RA-1\" and :signed-off-by \"desk\".");
+    text
+}
+
+/// Turn 1 lists the customers, turn 2 defines and prints the policy, then one customer per
+/// turn, each logged with a line of the same kind; `customers` turns in all after the first
+/// two.
+fn audit(customers: u32) -> Vec<Turn> {
+    let policy_def = documented(
+        value_def("policy", Value::string(policy())),
+        "The refund policy",
+    );
+    let mut turns = vec![
+        ok(1, "(println (count data/customers) \"customers\")", Value::Nil)
+            .with_prints(vec![format!("{customers} customers")]),
+        ok(
+            2,
+            "(def policy \"The refund policy\" (tool/search-docs \"refund policy\"))\n(println policy)",
+            Value::Nil,
+        )
+        .with_tool_calls(vec![call(
+            "search-docs",
+            vec![s("refund policy")],
+            Value::string(policy()),
+        )])
+        .with_prints(vec![policy()])
+        .with_memory(vec![policy_def.clone()]),
+    ];
+    let mut audited = Vec::new();
+    for n in 1..=customers {
+        let id = format!("c-{n:02}");
+        audited.push(s(&id));
+        let memory = vec![
+            policy_def.clone(),
+            value_def("audited", Value::vector(audited.clone())),
+        ];
+        turns.push(
+            ok(
+                n + 2,
+                &format!("(def audited (conj audited \"{id}\"))\n(println \"audited\" \"{id}\")"),
+                Value::Nil,
+            )
+            .with_prints(vec![format!("audited {id}")])
+            .with_memory(memory),
+        );
+    }
+    turns
+}
+
+fn options(max_turns: u32) -> RenderOptions<'static> {
+    RenderOptions::new("Audit the refunds.", "You write PTC-Lisp.", max_turns)
+}
+
+/// The default strategy, compacting whenever it may.
+fn compacting() -> AppendCompact {
+    AppendCompact {
+        compact_above_tokens: Some(1),
+        ..AppendCompact::default()
+    }
+}
+
+fn last_request(strategy: &dyn Compression, turns: &[Turn], opts: &RenderOptions<'_>) -> String {
+    let memory = turns.last().map_or(&[][..], Turn::memory);
+    transcript(&strategy.to_messages(turns, memory, opts).messages)
+}
+
+// The whole request after 20 customers, compacted: the policy printed in turn 2 is pointed to
+// by name with its size, the one-off count of turn 1 is kept as printed, the log lines older
+// than the newest fifteen are counted and named, and the newest fifteen are shown as printed.
+#[test]
+fn a_compacted_summary_points_to_the_policy_and_counts_the_log() {
+    let turns = audit(20);
+    let text = last_request(&compacting(), &turns, &options(30));
+    check_golden(
+        "append_compact_printed",
+        &compacting().to_messages(&turns, turns[turns.len() - 1].memory(), &options(30)),
+    );
+    assert!(
+        text.contains(
+            ";; turn 2 printed policy in full (a string of 421 characters); (println policy) \
+             shows it again"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            ";; 4 earlier printed entries left out (turns 3 to 6): 4 like \"audited ...\""
+        ),
+        "{text}"
+    );
+}
+
+// A print is pointed to only while its definition still holds what was printed: once the
+// policy is redefined, the old print is an entry of its own kind again, shown by its size and
+// how it began.
+#[test]
+fn a_redefined_value_is_not_pointed_to() {
+    let mut turns = audit(20);
+    let changed = documented(
+        value_def("policy", Value::string("REVISED")),
+        "The refund policy",
+    );
+    let last = turns.pop().expect("turns");
+    let mut memory: Vec<Definition> = last.memory().to_vec();
+    memory[0] = changed;
+    turns.push(
+        ok(last.number(), last.program(), Value::Nil)
+            .with_prints(last.prints().to_vec())
+            .with_memory(memory.clone()),
+    );
+    turns.push(ok(last.number() + 1, "(+ 1 2)", Value::Int(3)).with_memory(memory));
+    let text = last_request(&compacting(), &turns, &options(30));
+    assert!(!text.contains("printed policy in full"), "{text}");
+    assert!(
+        text.contains(";; turn 2 printed 421 characters, not kept, beginning: REFUND POLICY..."),
+        "{text}"
+    );
+}
+
+// An input printed whole is pointed to as `data/NAME`: inputs never change.
+#[test]
+fn a_printed_input_is_pointed_to() {
+    let data = BTreeMap::from([("policy".to_string(), Value::string(policy()))]);
+    let opts = options(30).with_data(&data).with_limits(RenderLimits {
+        println_limit: 2,
+        ..RenderLimits::default()
+    });
+    let mut turns = vec![
+        ok(1, "(println \"policy:\" data/policy)", Value::Nil)
+            .with_prints(vec![format!("policy: {}", policy())]),
+    ];
+    for n in 2..=4 {
+        turns.push(ok(n, "(println (+ 1 2))", Value::Nil).with_prints(vec!["3".into()]));
+    }
+    let text = last_request(&compacting(), &turns, &opts);
+    assert!(
+        text.contains(
+            ";; turn 1 printed data/policy in full (a string of 421 characters); \
+             (println data/policy) shows it again"
+        ),
+        "{text}"
+    );
+}
+
+// The older part of `rolling-window` forgets nothing silently either; the seed's
+// `single-user-coalesced` keeps its newest fifteen entries only, as its requirements say.
+#[test]
+fn rolling_window_summaries_account_for_every_print() {
+    let turns = audit(20);
+    let opts = options(30);
+    let text = last_request(&RollingWindow::default(), &turns, &opts);
+    assert!(text.contains("printed policy in full"), "{text}");
+    assert!(text.contains("earlier printed entries left out"), "{text}");
+}
+
+// However long the run, the output part of the summary stays the same size but for its numbers:
+// the newest entries, one pointer, at most `println_limit` one-offs and one line of counts.
+#[test]
+fn the_output_of_a_summary_stays_bounded() {
+    let opts = options(500);
+    let outputs: Vec<String> = [40, 400]
+        .into_iter()
+        .map(|customers| {
+            let turns = audit(customers);
+            let text = last_request(&compacting(), &turns, &opts);
+            let summary = text.split("=== assistant ===").next().unwrap_or("");
+            let output = summary.split(";; Output:").nth(1).unwrap_or("");
+            output.replace(|c: char| c.is_ascii_digit(), "")
+        })
+        .collect();
+    assert_eq!(outputs[0], outputs[1]);
+    assert!(
+        outputs[0].contains("earlier printed entries left out"),
+        "{}",
+        outputs[0]
     );
 }

@@ -53,7 +53,9 @@ pub use engine::{
 };
 pub use error::{Error, ErrorKind, Result};
 pub use firewall::{HIDDEN, hide_firewalled, is_firewalled_key, is_firewalled_name};
-pub use format::{CollectionCut, Compact, CompactText, pr_str, print_str};
+pub use format::{
+    CollectionCut, Compact, CompactText, Rendering, pr_str, print_str, render_within,
+};
 pub use history::History;
 pub use json::{from_json, from_json_str, to_json};
 pub use namespace::Definition;

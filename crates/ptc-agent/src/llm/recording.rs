@@ -1,5 +1,6 @@
 //! A model that keeps every reply of another, to save as a replay transcript.
 
+use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
@@ -8,7 +9,8 @@ use super::{Llm, LlmError, LlmRequest, LlmResponse};
 
 /// Passes every request to `inner` and keeps each reply, so that a run against a real model
 /// can be saved as a transcript and played back offline with [`ReplayLlm`](super::ReplayLlm).
-/// Clones share the record.
+/// Clones share the record. [`RecordingLlm::writing_to`] also appends each reply to a file the
+/// moment it arrives, so a run that crashes or is killed leaves every reply it was given.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -27,6 +29,13 @@ use super::{Llm, LlmError, LlmRequest, LlmResponse};
 pub struct RecordingLlm {
     inner: Arc<dyn Llm>,
     replies: Arc<Mutex<Vec<LlmResponse>>>,
+    sink: Option<Arc<Mutex<Sink>>>,
+}
+
+/// Where replies are written as they arrive, and the first write that failed.
+struct Sink {
+    file: std::fs::File,
+    error: Option<String>,
 }
 
 impl RecordingLlm {
@@ -35,7 +44,43 @@ impl RecordingLlm {
         RecordingLlm {
             inner,
             replies: Arc::default(),
+            sink: None,
         }
+    }
+
+    /// Records the replies of `inner` and appends each to `file` as one transcript line, written
+    /// and flushed before the reply is passed on. A write that fails does not fail the run: the
+    /// replies are still kept, and [`RecordingLlm::write_error`] says what went wrong.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use std::sync::Arc;
+    /// use ptc_agent::llm::{Llm, LlmRequest, RecordingLlm, ScriptedLlm};
+    ///
+    /// let path = std::env::temp_dir().join(format!("recording-doc-{}.jsonl", std::process::id()));
+    /// let file = std::fs::File::create(&path).unwrap();
+    /// let recording = RecordingLlm::writing_to(Arc::new(ScriptedLlm::new(["(return 1)"])), file);
+    /// recording.complete(&LlmRequest::default()).await.unwrap();
+    /// // Already on disk, while the run goes on.
+    /// assert!(std::fs::read_to_string(&path).unwrap().starts_with("{\"content\":\"(return 1)\""));
+    /// assert_eq!(recording.write_error(), None);
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # });
+    /// ```
+    pub fn writing_to(inner: Arc<dyn Llm>, file: std::fs::File) -> RecordingLlm {
+        RecordingLlm {
+            sink: Some(Arc::new(Mutex::new(Sink { file, error: None }))),
+            ..RecordingLlm::new(inner)
+        }
+    }
+
+    /// The first failure to write a reply to the file of [`RecordingLlm::writing_to`], if any.
+    pub fn write_error(&self) -> Option<String> {
+        let sink = self.sink.as_ref()?;
+        sink.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .error
+            .clone()
     }
 
     /// Every reply so far, oldest first (failed calls have none).
@@ -67,6 +112,22 @@ pub fn transcript_jsonl(replies: &[LlmResponse]) -> Result<String, serde_json::E
 impl Llm for RecordingLlm {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         let reply = self.inner.complete(request).await?;
+        if let Some(sink) = &self.sink {
+            let mut sink = sink.lock().unwrap_or_else(PoisonError::into_inner);
+            if sink.error.is_none() {
+                let written = transcript_jsonl(std::slice::from_ref(&reply))
+                    .map_err(|e| e.to_string())
+                    .and_then(|line| {
+                        sink.file
+                            .write_all(line.as_bytes())
+                            .and_then(|()| sink.file.flush())
+                            .map_err(|e| e.to_string())
+                    });
+                if let Err(error) = written {
+                    sink.error = Some(error);
+                }
+            }
+        }
         self.replies
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

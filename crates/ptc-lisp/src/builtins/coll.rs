@@ -230,7 +230,7 @@ fn map_part(ctx: &mut Ctx, call: Call, m: &Value, key_part: bool) -> EvalResult 
             } else {
                 m.values().cloned().collect()
             };
-            super::seq::list_of(ctx, items)
+            super::build::list_of(ctx, items)
         }
         Value::Nil => Ok(Value::Nil),
         // A sequence of entries, such as a filtered map: entries are [key value] vectors.
@@ -247,7 +247,7 @@ fn map_part(ctx: &mut Ctx, call: Call, m: &Value, key_part: bool) -> EvalResult 
                     other => Err(call.expected("a map or a sequence of map entries", other)),
                 })
                 .collect::<Result<Vec<Value>>>()?;
-            super::seq::list_of(ctx, items)
+            super::build::list_of(ctx, items)
         }
         other => Err(call.expected("a map", other).into()),
     }
@@ -280,7 +280,7 @@ fn merge(ctx: &mut Ctx, call: Call, maps: &[Value]) -> EvalResult {
         } else {
             ctx.charge_items(1)?;
         }
-        super::seq::conj_one(call, &mut out, m.clone())?;
+        super::build::conj_one(call, &mut out, m.clone())?;
     }
     Ok(out)
 }

@@ -7,11 +7,10 @@
 //! `(IllegalArgumentException. "bad")`, and `(catch Exception e ...)` catches them all.
 
 use super::args::Call;
-use super::io::exception_map_of;
 use super::{Builtin, builtin};
 use crate::error::ErrorKind;
-use crate::eval::{Ctx, EvalResult};
-use crate::value::Value;
+use crate::eval::{Ctx, EXCEPTION_MARKER, EvalResult};
+use crate::value::{Map, Value};
 
 pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("RuntimeException.", exception, "(RuntimeException. message) (RuntimeException. message cause)", "An exception, as Exception.", "(ex-message (RuntimeException. \"rt\"))" => "\"rt\""),
@@ -63,4 +62,17 @@ fn index(_: &mut Ctx, call: Call, args: Args<'_>) -> EvalResult {
 
 fn type_error(_: &mut Ctx, call: Call, args: Args<'_>) -> EvalResult {
     construct(ErrorKind::Type, call, args)
+}
+
+/// The value `ex-info` and the exception constructors make: a map `throw` raises as an error
+/// of `kind` (`thrown` unless a constructor names another), with `message` (which may be nil).
+pub(crate) fn exception_map_of(kind: &str, message: Value, data: Option<Value>) -> Value {
+    let mut m = Map::new();
+    m.assoc_mut(Value::keyword("message"), message);
+    m.assoc_mut(Value::keyword("kind"), Value::keyword(kind));
+    if let Some(data) = data {
+        m.assoc_mut(Value::keyword("data"), data);
+    }
+    m.assoc_mut(Value::keyword(EXCEPTION_MARKER), Value::Bool(true));
+    Value::Map(m)
 }

@@ -2,7 +2,8 @@
 //! `split-with`.
 
 use super::args::{Call, Callable, Seqable};
-use super::seq::{drop_items_of, drop_while_of, list_of, take_of, take_while_of};
+use super::build::list_of;
+use super::seq::{drop_items_of, drop_while_of, take_of, take_while_of};
 use super::{Builtin, builtin};
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult};

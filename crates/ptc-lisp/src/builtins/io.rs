@@ -3,11 +3,12 @@
 //! Each `println` call is one output entry, however many lines it prints.
 
 use super::args::{Call, Callable};
+use super::exceptions::exception_map_of;
 use super::{Builtin, builtin};
 use crate::eval::{Ctx, EXCEPTION_MARKER, EvalResult};
 use crate::firewall::hide_firewalled;
 use crate::format::{Rendering, render_within};
-use crate::value::{Map, Value};
+use crate::value::Value;
 use std::borrow::Cow;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
@@ -97,19 +98,6 @@ fn capture_output(ctx: &mut Ctx, _: Call, body: Callable) -> EvalResult {
     let text = std::mem::replace(&mut ctx.captured, outer).unwrap_or_default();
     result?;
     Ok(Value::string(text))
-}
-
-/// The value `ex-info` and the exception constructors make: a map `throw` raises as an error
-/// of `kind` (`thrown` unless a constructor names another), with `message` (which may be nil).
-pub(crate) fn exception_map_of(kind: &str, message: Value, data: Option<Value>) -> Value {
-    let mut m = Map::new();
-    m.assoc_mut(Value::keyword("message"), message);
-    m.assoc_mut(Value::keyword("kind"), Value::keyword(kind));
-    if let Some(data) = data {
-        m.assoc_mut(Value::keyword("data"), data);
-    }
-    m.assoc_mut(Value::keyword(EXCEPTION_MARKER), Value::Bool(true));
-    Value::Map(m)
 }
 
 /// `(ex-info message data cause)`: a cause that is given is kept under `:cause`, for

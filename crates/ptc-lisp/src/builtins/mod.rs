@@ -8,6 +8,7 @@
 pub(crate) mod args;
 mod arrays;
 mod bits;
+pub(crate) mod build;
 pub(crate) mod coll;
 mod core_helpers;
 pub(crate) mod delay;

@@ -18,7 +18,7 @@
 //! stops printing at the limit (see `Ctx::join`).
 
 use super::args::{AtLeastOne, Call, Callable};
-use super::seq::list_of;
+use super::build::list_of;
 use super::{Builtin, builtin};
 use crate::error::{Error, ErrorKind};
 use crate::eval::{Ctx, EvalResult, Flow};

@@ -18,8 +18,8 @@
 //!   as the original PTC-Lisp has them.
 
 use super::args::{Call, Callable};
+use super::build::list_of;
 use super::number::{add, clojure_compare};
-use super::seq::list_of;
 use super::{Builtin, builtin, got};
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{Ctx, EvalResult, get_key, lookup, pr_str_short};

@@ -6,6 +6,7 @@
 //! `filter`, `drop`, ...), and are consumed item by item by `take`, `first`, `nth`, `some`, ...
 
 use super::args::{AtLeastOne, Call, Callable, Seqable, Truncated};
+use super::build::{conj_one, list_of, vector_of};
 use super::number::{Num, clojure_compare};
 use super::transduce::{self, as_reduced};
 use super::{Builtin, builtin, got};
@@ -78,17 +79,6 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     builtin!("iterate", iterate, "(iterate f x)", "The unbounded sequence x, (f x), (f (f x)), ...", "(take 4 (iterate #(* 2 %) 1))" => "(1 2 4 8)"),
     builtin!("cycle", cycle, "(cycle coll)", "The items of coll repeated without end.", "(take 5 (cycle [1 2]))" => "(1 2 1 2 1)"),
 ];
-
-/// A list of `items`, charged to the memory budget.
-pub(crate) fn list_of(ctx: &mut Ctx, items: Vec<Value>) -> EvalResult {
-    ctx.charge_items(items.len())?;
-    Ok(Value::List(Seq::from(items)))
-}
-
-pub(crate) fn vector_of(ctx: &mut Ctx, items: Vec<Value>) -> EvalResult {
-    ctx.charge_items(items.len())?;
-    Ok(Value::Vector(Seq::from(items)))
-}
 
 fn count(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
     match coll {
@@ -331,33 +321,6 @@ fn concat(ctx: &mut Ctx, call: Call, colls: &[Value]) -> EvalResult {
         }
     }
     Ok(Value::List(Seq::from(out)))
-}
-
-/// Add one item to a collection the way `conj` does.
-pub(crate) fn conj_one(call: Call, coll: &mut Value, item: Value) -> Result<()> {
-    match coll {
-        Value::Vector(s) => s.push_back(item),
-        Value::List(s) => s.push_front(item),
-        Value::Set(s) => s.insert_mut(item),
-        Value::Map(m) => match item {
-            Value::Vector(pair) if pair.len() == 2 => m.assoc_mut(pair[0].clone(), pair[1].clone()),
-            Value::Map(other) => {
-                for (k, v) in other.iter() {
-                    m.assoc_mut(k.clone(), v.clone());
-                }
-            }
-            Value::Nil => {}
-            other => {
-                return Err(Error::type_error(format!(
-                    "only [key value] vectors or maps can be added to a map, got {}",
-                    got(&other)
-                )));
-            }
-        },
-        Value::Nil => *coll = Value::list([item]),
-        other => return Err(call.expected("a collection", other)),
-    }
-    Ok(())
 }
 
 fn conj(ctx: &mut Ctx, call: Call, (coll, items): (Option<&Value>, &[Value])) -> EvalResult {

@@ -70,7 +70,7 @@ fn rseq(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
         return Ok(Value::Nil);
     }
     items.reverse();
-    super::seq::list_of(ctx, items)
+    super::build::list_of(ctx, items)
 }
 
 fn list_star(ctx: &mut Ctx, call: Call, args: &[Value]) -> EvalResult {
@@ -82,7 +82,7 @@ fn list_star(ctx: &mut Ctx, call: Call, args: &[Value]) -> EvalResult {
     if items.is_empty() {
         return Ok(Value::Nil);
     }
-    super::seq::list_of(ctx, items)
+    super::build::list_of(ctx, items)
 }
 
 fn bounded_count(ctx: &mut Ctx, call: Call, (n, coll): (i64, &Value)) -> EvalResult {
@@ -136,8 +136,8 @@ fn replace(ctx: &mut Ctx, call: Call, (smap, coll): (&Value, Option<&Value>)) ->
         .map(|x| replacement(smap, x))
         .collect();
     match coll {
-        Value::Vector(_) => super::seq::vector_of(ctx, items),
-        _ => super::seq::list_of(ctx, items),
+        Value::Vector(_) => super::build::vector_of(ctx, items),
+        _ => super::build::list_of(ctx, items),
     }
 }
 

@@ -85,7 +85,7 @@ fn union_of_collections(ctx: &mut Ctx, call: Call, colls: &[Value]) -> EvalResul
         }
         for item in call.collect(ctx, c)? {
             ctx.charge_items(1)?;
-            super::seq::conj_one(call, &mut acc, item)?;
+            super::build::conj_one(call, &mut acc, item)?;
         }
     }
     Ok(acc)

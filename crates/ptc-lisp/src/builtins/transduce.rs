@@ -12,7 +12,7 @@
 //! returns one and unwrap it.
 
 use super::args::{Call, Callable};
-use super::seq::{conj_one, list_of};
+use super::build::{conj_one, list_of};
 pub(crate) use crate::eval::reduced::{as_reduced, make_reduced, unreduced};
 
 use super::{Builtin, builtin};

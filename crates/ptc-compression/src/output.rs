@@ -1,0 +1,199 @@
+//! The output section of a request: what programs printed, exactly as printed, within the
+//! output limit, and the lines a summary writes in place of entries it does not repeat.
+
+use crate::options::RenderLimits;
+use crate::vocabulary::TypeVocabulary;
+use ptc_lisp::Value;
+use std::fmt::Write as _;
+
+pub(crate) const OUTPUT_HEADER: &str = ";; Output:";
+
+/// `header` and the given `println` entries, each exactly as printed; nothing when there are none.
+pub(crate) fn write_output<'p>(
+    out: &mut String,
+    header: &str,
+    prints: impl IntoIterator<Item = &'p String>,
+    limits: &RenderLimits,
+) -> usize {
+    let mut section = OutputSection::new(out, header, limits);
+    for print in prints {
+        section.entry(print);
+    }
+    section.finish()
+}
+
+/// An output section being written: `header`, then printed entries exactly as printed, no more
+/// than `output_char_limit` characters of them in all (the entry that reaches the limit is cut
+/// there, and a last line says how much was left out), and notes on lines of their own.
+pub(crate) struct OutputSection<'o> {
+    out: &'o mut String,
+    header: &'o str,
+    started: bool,
+    /// Characters of entries that may still be shown.
+    room: usize,
+    limit: usize,
+    /// Characters of entries cut off.
+    cut_off: usize,
+    /// Entries shown, whole or cut.
+    shown: usize,
+}
+
+impl<'o> OutputSection<'o> {
+    pub(crate) fn new(out: &'o mut String, header: &'o str, limits: &RenderLimits) -> Self {
+        OutputSection {
+            out,
+            header,
+            started: false,
+            room: limits.output_char_limit,
+            limit: limits.output_char_limit,
+            cut_off: 0,
+            shown: 0,
+        }
+    }
+
+    fn start(&mut self) {
+        if !self.started {
+            self.out.push_str(self.header);
+            self.started = true;
+        }
+    }
+
+    /// One printed entry, as printed while there is room.
+    pub(crate) fn entry(&mut self, print: &str) {
+        self.start();
+        if self.room == 0 {
+            self.cut_off += print.chars().count();
+            return;
+        }
+        // A text of at most `room` bytes has at most `room` characters: only a longer one
+        // needs walking to find where to cut.
+        let cut = if print.len() <= self.room {
+            None
+        } else {
+            print.char_indices().nth(self.room)
+        };
+        self.out.push('\n');
+        match cut {
+            Some((cut, _)) => {
+                self.out.push_str(&print[..cut]);
+                self.cut_off += print[cut..].chars().count();
+                self.room = 0;
+            }
+            None => {
+                self.out.push_str(print);
+                self.room -= print.chars().count();
+            }
+        }
+        self.shown += 1;
+    }
+
+    /// A line of the section that is not printed output (it does not count against the room).
+    pub(crate) fn note(&mut self, write: impl FnOnce(&mut String)) {
+        self.start();
+        self.out.push('\n');
+        write(self.out);
+    }
+
+    /// Ends the section; returns how many entries it shows.
+    pub(crate) fn finish(self) -> usize {
+        if self.cut_off > 0 {
+            let _ = write!(
+                self.out,
+                "\n;; ... {} more characters of output left out (at most {} are shown); \
+                 print less: counts, a few items, the fields you need",
+                self.cut_off, self.limit
+            );
+        }
+        self.shown
+    }
+}
+
+/// `;; turn 2 printed policy in full (a string of 3,803 characters); (println policy) shows it
+/// again`: a printed entry a summary replaces by the name that still holds its value.
+pub(crate) fn write_pointer(out: &mut String, turn: u32, name: &str, value: &Value) {
+    let _ = write!(out, ";; turn {turn} printed {name} in full (");
+    TypeVocabulary::write_size(out, value);
+    let _ = write!(out, "); (println {name}) shows it again");
+}
+
+/// `;; turn 3 printed 1,204 characters, not kept, beginning: TEXT...`: a long printed entry of
+/// its own kind that nothing holds, shown by its size and its first `chars` characters (of its
+/// first line).
+pub(crate) fn write_digest(out: &mut String, turn: u32, print: &str, chars: usize) {
+    let _ = write!(
+        out,
+        ";; turn {turn} printed {} characters, not kept, beginning: ",
+        TypeVocabulary::grouped(print.chars().count() as u64)
+    );
+    let first_line = print.trim_start().lines().next().unwrap_or("");
+    match first_line.char_indices().nth(chars) {
+        Some((cut, _)) => out.push_str(&first_line[..cut]),
+        None => out.push_str(first_line),
+    }
+    out.push_str("...");
+}
+
+/// A kind of printed entries left out of a summary: how many, and how one of them began.
+pub(crate) struct LeftOutKind<'t> {
+    pub count: usize,
+    pub example: &'t str,
+}
+
+/// `;; 33 earlier printed entries left out (turns 1 to 17): 17 like "order: ...", 16 like
+/// "handled: ..."`: the printed entries a summary neither shows nor points to, counted and
+/// named by kind (at most `named` kinds, then how many more entries).
+pub(crate) fn write_left_out(
+    out: &mut String,
+    turns: (u32, u32),
+    kinds: &[LeftOutKind<'_>],
+    named: usize,
+) {
+    let count: usize = kinds.iter().map(|k| k.count).sum();
+    let _ = write!(
+        out,
+        ";; {count} earlier printed {} left out",
+        if count == 1 { "entry" } else { "entries" }
+    );
+    match turns {
+        (first, last) if first == last => {
+            let _ = write!(out, " (turn {first})");
+        }
+        (first, last) => {
+            let _ = write!(out, " (turns {first} to {last})");
+        }
+    }
+    out.push(':');
+    for (i, kind) in kinds.iter().take(named).enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, " {} like \"", kind.count);
+        push_one_line(out, kind.example);
+        out.push_str(" ...\"");
+    }
+    let more: usize = kinds.iter().skip(named).map(|k| k.count).sum();
+    if more > 0 {
+        let _ = write!(out, ", and {more} more");
+    }
+}
+
+/// Append `text` on the current line: line breaks become single spaces so one entry stays one
+/// line.
+pub(crate) fn push_one_line(out: &mut String, text: &str) {
+    if !text.contains(['\n', '\r']) {
+        out.push_str(text);
+        return;
+    }
+    let mut in_break = false;
+    for c in text.chars() {
+        if c == '\n' || c == '\r' {
+            if !in_break {
+                out.push(' ');
+            }
+            in_break = true;
+        } else {
+            out.push(c);
+            in_break = false;
+        }
+    }
+}
