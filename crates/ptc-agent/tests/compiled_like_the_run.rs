@@ -248,3 +248,36 @@ async fn a_stage_keeping_more_than_the_run_could_keep_fails_as_its_turn_would_ha
     let step = old.run(&large).await.unwrap();
     assert_eq!(ending(&step), "returned 100");
 }
+
+#[tokio::test]
+async fn a_run_whose_failed_turn_called_tools_is_refused() {
+    let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = sent.clone();
+    let send = ptc_agent::async_tool("send", "Send a message", move |_: serde_json::Value| {
+        let counter = counter.clone();
+        async move {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok("sent")
+        }
+    });
+    let agent = agent(
+        &[
+            "(tool/send {:to \"a\"}) (tool/send {:to \"b\"}) (tool/send {:to \"a\"}) (nth [] 1)",
+            "(return :done)",
+        ],
+        serde_json::json!({}),
+    )
+    .tool(send)
+    .build()
+    .unwrap();
+    let step = agent.run().await.unwrap();
+    assert_eq!(ending(&step), "returned :done");
+    assert_eq!(sent.load(std::sync::atomic::Ordering::SeqCst), 3);
+    assert_eq!(
+        agent.compiled_from(&step).unwrap_err().to_string(),
+        "cannot compile: turn 1 failed after calling tool/send, and a compiled agent runs only \
+         the programs of the successful turns: it would not make those calls, which the turns \
+         after it may rely on (a side effect already done, a failure retried); run the agent \
+         instead, or compile a run whose failed turns call no tools"
+    );
+}

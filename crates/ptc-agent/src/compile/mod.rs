@@ -153,6 +153,22 @@ pub enum CompileError {
          call), and a compiled agent runs without one; remove the tool or run the agent instead"
     )]
     UsesModel(String),
+    /// A failed turn of the run called tools. The compiled agent runs the successful turns'
+    /// programs only, so it would not make those calls, while the turns after may rely on
+    /// them (a message already sent, a transient failure that the next turn retried).
+    #[error(
+        "cannot compile: turn {turn} failed after calling {called}, and a compiled agent runs \
+         only the programs of the successful turns: it would not make those calls, which the \
+         turns after it may rely on (a side effect already done, a failure retried); run the \
+         agent instead, or compile a run whose failed turns call no tools",
+        called = .tools.iter().map(|t| format!("tool/{t}")).collect::<Vec<_>>().join(", ")
+    )]
+    FailedTurnCalledTools {
+        /// The number of the first such turn.
+        turn: u32,
+        /// The tools it called, each once, in the order first called.
+        tools: Vec<String>,
+    },
     /// The compiling run could not start.
     #[error("cannot compile: {0}")]
     Run(RunError),
@@ -247,6 +263,23 @@ impl Agent {
                 kind: kind.as_str().to_string(),
                 turns: step.turns.len(),
                 reason: reason.clone(),
+            });
+        }
+        // Without its failed turns' tool calls, a run is not the run that returned.
+        if let Some(turn) = step
+            .turns
+            .iter()
+            .find(|t| !t.is_success() && !t.tool_calls().is_empty())
+        {
+            let mut tools: Vec<String> = Vec::new();
+            for call in turn.tool_calls() {
+                if !tools.contains(&call.name) {
+                    tools.push(call.name.clone());
+                }
+            }
+            return Err(CompileError::FailedTurnCalledTools {
+                turn: turn.number(),
+                tools,
             });
         }
         let inner = &self.inner;
