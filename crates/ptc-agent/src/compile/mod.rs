@@ -9,10 +9,16 @@
 //! stages share one namespace, as the turns did. Earlier stages run in full, prints and tool
 //! calls included.
 //!
-//! A compiled run ends like an agent run: a `(return v)` in any stage is the answer (checked
-//! against the output signature), `(fail reason)` fails it, an error fails it with
-//! `program_error`, and a last stage that ends without `(return ...)` fails it — except for a
-//! single-shot agent, whose last value is the answer, as it was when compiled.
+//! A compiled run ends like an agent run, judged by the same function (`outcome.rs`) with the
+//! compiling run's settings: a `(return v)` in any stage is the answer (checked against the
+//! output signature, its floats rounded to the run's precision), `(fail reason)` fails it, an
+//! error or a namespace above the run's kept limit fails it with `program_error`, and a last
+//! stage that ends without `(return ...)` fails it — except for a single-shot agent, whose last
+//! value is the answer, as it was when compiled. `*1 *2 *3` are the earlier stages' values, as
+//! they were the earlier successful turns'; `*e` is the error the stage was written after.
+//!
+//! A run whose failed turn called tools is not compiled: those calls happened in the run (a
+//! message sent, a transient failure retried) and would not happen in the compiled agent.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
