@@ -71,6 +71,9 @@ pub(crate) struct Inner {
     pub context_descriptions: BTreeMap<String, String>,
     pub settings: Settings,
     pub system_prompt: SystemPrompt,
+    /// Whether the model is its parent's (a sub-agent not given its own), so that as a tool it
+    /// asks the model of the run that calls it, as an LLM tool does.
+    pub follows_caller: bool,
 }
 
 /// The options a sub-agent inherits from its parent unless it sets them itself.
@@ -287,6 +290,8 @@ pub struct AgentBuilder {
     context_descriptions: BTreeMap<String, String>,
     /// A model of the registry asked for by name, found by `build`.
     llm_name: Option<String>,
+    /// Set by `sub_agent`, cleared by giving a model.
+    follows_caller: bool,
     settings: Settings,
     /// The first problem found while collecting options, reported by `build`.
     deferred: Option<BuildError>,
@@ -305,6 +310,7 @@ impl Agent {
             field_descriptions: BTreeMap::new(),
             context_descriptions: BTreeMap::new(),
             llm_name: None,
+            follows_caller: false,
             settings: Settings::default(),
             deferred: None,
         }
@@ -314,10 +320,14 @@ impl Agent {
     /// policy, sandbox limits, turn budget, compression, history policy, system-prompt
     /// customisation, reply token limit, temperature, sampling parameters, model registry and
     /// run deadline. Each can be overridden on the builder. Tools, data and signature are the
-    /// sub-agent's own.
+    /// sub-agent's own. Called as a tool ([`Agent::as_tool`]), a sub-agent that was not given
+    /// a model of its own asks the model of the run that calls it, as an
+    /// [`LlmTool`](crate::LlmTool) does: the model a run of the parent was given instead
+    /// ([`RunOptions::with_llm`](crate::RunOptions::with_llm)) reaches its sub-agents too.
     pub fn sub_agent(&self, mission: impl Into<String>) -> AgentBuilder {
         AgentBuilder {
             settings: self.inner.settings.clone(),
+            follows_caller: true,
             ..Agent::builder(mission)
         }
     }
@@ -404,6 +414,7 @@ impl AgentBuilder {
     pub fn llm_arc(mut self, llm: Arc<dyn Llm>) -> AgentBuilder {
         self.settings.llm = Some(llm);
         self.llm_name = None;
+        self.follows_caller = false;
         self
     }
 
@@ -411,6 +422,7 @@ impl AgentBuilder {
     /// [`BuildError::UnknownLlm`] if there is none). The last of `llm` and `llm_named` wins.
     pub fn llm_named(mut self, name: impl Into<String>) -> AgentBuilder {
         self.llm_name = Some(name.into());
+        self.follows_caller = false;
         self
     }
 
@@ -795,6 +807,7 @@ impl AgentBuilder {
                 context_descriptions: self.context_descriptions,
                 settings: self.settings,
                 system_prompt,
+                follows_caller: self.follows_caller,
             }),
         })
     }

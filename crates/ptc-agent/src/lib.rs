@@ -34,6 +34,7 @@ mod kept;
 pub mod llm;
 mod llm_tool;
 mod normalize;
+mod outcome;
 mod preview;
 mod program;
 mod prompt;

@@ -466,6 +466,12 @@ impl Caller {
     }
 }
 
+/// The model of the run whose program made the tool call being awaited (`None` outside a
+/// run's tool calls): the agent's, or the one the run asks instead.
+pub(crate) fn calling_llm() -> Option<Arc<dyn Llm>> {
+    CALLER.try_with(|caller| caller.llm.clone()).ok()
+}
+
 /// Counts `usage`, what a sub-agent called as a tool spent, in the usage of the calling turn
 /// (nothing outside a run's tool calls).
 pub(crate) fn count_in_calling_turn(usage: Usage) {

@@ -5,7 +5,7 @@ use ptc_lisp::Value;
 use ptc_turn::StepOutcome;
 
 use crate::agent::Agent;
-use crate::llm_tool::count_in_calling_turn;
+use crate::llm_tool::{calling_llm, count_in_calling_turn};
 use crate::run::RunOptions;
 use crate::signature::{Param, Type};
 use crate::tool::{AsyncTool, ToolError};
@@ -31,7 +31,9 @@ impl Agent {
     /// Firewalled fields of the value (those named `_...`) reach the calling program whole, so
     /// it can pass them on (a token, an internal id), while every message to the calling
     /// agent's model shows them as `"[hidden]"`. Build the sub-agent with
-    /// [`Agent::sub_agent`] to inherit the parent's model and settings.
+    /// [`Agent::sub_agent`] to inherit the parent's settings and model: a sub-agent not given
+    /// a model of its own then asks the model of the run that calls it, which is another one
+    /// when that run was given one ([`RunOptions::with_llm`]).
     pub fn as_tool(&self, name: impl Into<String>, description: impl Into<String>) -> AgentTool {
         AgentTool {
             agent: self.clone(),
@@ -63,6 +65,12 @@ impl AsyncTool for AgentTool {
     async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
         let params: &[Param] = self.agent.signature().map_or(&[], |s| s.params());
         let mut options = RunOptions::new();
+        // A model inherited from the parent follows the parent's run to the model it asks.
+        if self.agent.inner.follows_caller
+            && let Some(llm) = calling_llm()
+        {
+            options = options.with_llm_arc(llm);
+        }
         for (name, value) in named_arguments(params, args)? {
             options = options.with_data_value(name, value);
         }

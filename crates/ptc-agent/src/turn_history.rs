@@ -10,20 +10,30 @@ use ptc_turn::Turn;
 /// `*e` is `{:turn n :kind "..." :message "..."}` for the latest failed turn, nil before any;
 /// like Clojure's `*e` it stays until the next error, and `:turn` says how old it is.
 pub(crate) fn history_of(turns: &[Turn]) -> History {
-    let results = turns.iter().rev().filter_map(Turn::value).cloned();
-    let error = turns
-        .iter()
-        .rev()
-        .find_map(|turn| turn.error().map(|error| (turn.number(), error)))
-        .map_or(Value::Nil, |(number, error)| {
-            Value::Map(Map::from_pairs([
-                (Value::keyword("turn"), Value::Int(i64::from(number))),
-                (Value::keyword("kind"), Value::from(error.kind.as_str())),
-                (
-                    Value::keyword("message"),
-                    Value::from(error.message.as_str()),
-                ),
-            ]))
-        });
-    History::new(results, error)
+    let error = last_error(turns).map_or(Value::Nil, |(turn, kind, message)| {
+        error_value(turn, kind, message)
+    });
+    with_error(turns, error)
+}
+
+/// `*1 *2 *3` after `turns`, with `error` as `*e`.
+pub(crate) fn with_error(turns: &[Turn], error: Value) -> History {
+    History::new(turns.iter().rev().filter_map(Turn::value).cloned(), error)
+}
+
+/// The latest failed turn of `turns`: its number, error kind and message.
+pub(crate) fn last_error(turns: &[Turn]) -> Option<(u32, &str, &str)> {
+    turns.iter().rev().find_map(|turn| {
+        turn.error()
+            .map(|error| (turn.number(), error.kind.as_str(), error.message.as_str()))
+    })
+}
+
+/// `*e` for the error `kind: message` of turn `turn`.
+pub(crate) fn error_value(turn: u32, kind: &str, message: &str) -> Value {
+    Value::Map(Map::from_pairs([
+        (Value::keyword("turn"), Value::Int(i64::from(turn))),
+        (Value::keyword("kind"), Value::from(kind)),
+        (Value::keyword("message"), Value::from(message)),
+    ]))
 }

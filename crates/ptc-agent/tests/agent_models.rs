@@ -110,6 +110,45 @@ async fn a_run_can_ask_another_model() {
 }
 
 #[tokio::test]
+async fn sub_agents_follow_the_model_a_run_asks_instead() {
+    let own = ScriptedLlm::new(["(return :own)", "(return :own)"]);
+    let base = Agent::builder("Base").llm(own.clone()).build().unwrap();
+    let inherited = base.sub_agent("Answer").build().unwrap();
+    let pinned = base
+        .sub_agent("Answer")
+        .llm(ScriptedLlm::new(["(return :pinned)"]))
+        .build()
+        .unwrap();
+    let parent = base
+        .sub_agent("Ask both")
+        .tool(inherited.as_tool("inherited", "Answers"))
+        .tool(pinned.as_tool("pinned", "Answers"))
+        .build()
+        .unwrap();
+    let other = ScriptedLlm::new([
+        "(return [(tool/inherited) (tool/pinned)])",
+        "(return :other)",
+    ]);
+    let step = parent
+        .run_with(RunOptions::new().with_llm(other.clone()))
+        .await
+        .unwrap();
+    // The sub-agent that inherited its model asked the run's; the one given a model, its own.
+    assert_eq!(
+        step.value().map(ptc_lisp::pr_str),
+        Some("[:other :pinned]".to_string())
+    );
+    assert_eq!(other.requests().len(), 2);
+    assert_eq!(own.remaining(), 2, "the parent's own model was not asked");
+
+    // Run alone, a sub-agent asks the model it inherited.
+    assert_eq!(
+        inherited.run().await.unwrap().value(),
+        Some(&Value::keyword("own"))
+    );
+}
+
+#[tokio::test]
 async fn a_closure_model_sees_each_request_and_its_errors_end_the_run() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();

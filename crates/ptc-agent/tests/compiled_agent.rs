@@ -158,7 +158,8 @@ async fn the_input_and_the_answer_are_checked_against_the_signature() {
     assert_eq!(
         ending(&step),
         "failed signature_mismatch: the returned value does not match the expected output.\n\
-         Expected: :int\nReturned: \"one\"\n- the value: expected int, got string \"one\""
+         Expected: :int\nReturned: \"one\"\n- the value: expected int, got string \"one\"\n\
+         Fix the value and call (return ...) again."
     );
 }
 
@@ -310,11 +311,12 @@ async fn the_file_format_is_versioned_json() {
     let mut json: serde_json::Value = serde_json::from_str(&compiled.to_json()).unwrap();
     json["metadata"]["created_at"] = "Thu, 26 Nov 2026 04:30:25 GMT".into();
     let expected = serde_json::json!({
-        "format": 1,
+        "format": 2,
         "mission": "Price the basket",
         "signature": "(skus [:string]) -> {total :int, items :int}",
         "programs": [DEFINE, FINAL],
         "last_value_is_answer": false,
+        "max_kept_bytes": 16 << 20,
         "tools": ["price"],
         "metadata": {
             "model": "scripted",
@@ -335,13 +337,19 @@ async fn the_file_format_is_versioned_json() {
     assert_eq!(json, expected);
 
     let mut newer = json.clone();
-    newer["format"] = 2.into();
+    newer["format"] = 3.into();
     assert_eq!(
         CompiledAgent::from_json(&newer.to_string())
             .unwrap_err()
             .to_string(),
-        "the compiled agent has format version 2, but this version reads only version 1; \
-         upgrade to run it, or compile the agent again"
+        "the compiled agent has format version 3, but this version reads only versions 1 to \
+         2; upgrade to run it, or compile the agent again"
+    );
+    let mut never = json.clone();
+    never["format"] = 0.into();
+    assert_eq!(
+        CompiledAgent::from_json(&never.to_string()).unwrap_err(),
+        LoadError::Corrupt("its format 0 is not a version this library ever wrote".into())
     );
     let mut unknown = json.clone();
     unknown["format"] = "one".into();

@@ -364,7 +364,7 @@ pub(crate) fn plan(options: &EvalOptions, source: &LlmSource) -> Result<Plan, St
 
 /// The configurations recorded in a transcript directory: each subdirectory, with the spec in
 /// its `config.json` (or its name as the spec).
-fn replay_configs(dir: &Path) -> Result<Vec<Config>, String> {
+pub fn replay_configs(dir: &Path) -> Result<Vec<Config>, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     let mut labels: Vec<String> = entries
@@ -404,7 +404,7 @@ struct ConfigFile {
 }
 
 /// The `<run>.jsonl` files of one mission's transcript directory, by run number.
-fn transcript_runs(dir: &Path) -> Result<Vec<(u32, PathBuf)>, String> {
+pub fn transcript_runs(dir: &Path) -> Result<Vec<(u32, PathBuf)>, String> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(Vec::new());
     };

@@ -195,7 +195,7 @@ fn exec_errors_and_failures_use_the_exit_status_table() {
         text(&output.stderr),
         format!(
             "error: {}: the compiled agent has format version 9, but this version reads only \
-             version 1; upgrade to run it, or compile the agent again\n",
+             versions 1 to 2; upgrade to run it, or compile the agent again\n",
             utf8(&newer)
         )
     );
@@ -226,4 +226,77 @@ fn a_failed_run_writes_no_compiled_agent_and_says_so() {
         )
     );
     assert!(!compiled.exists());
+}
+
+/// What `ptc run --json` returned with `replies` (one program each) on `data` and `settings`,
+/// and what `ptc exec --json` of the compiled agent it wrote returns on the same data: each as
+/// `outcome value_clojure`.
+fn run_then_exec(name: &str, replies: &[&str], data: &str, settings: &[&str]) -> [String; 2] {
+    let dir = Scratch::new(name);
+    let transcript: String = replies
+        .iter()
+        .map(|program| format!("{}\n", serde_json::json!({ "content": program })))
+        .collect();
+    let transcript = dir.file("t.jsonl", &transcript);
+    let data = dir.file("data.json", data);
+    let compiled = dir.path("compiled.json");
+    let replay = format!("replay:{}", utf8(&transcript));
+    let mut args = vec![
+        "run",
+        "--json",
+        "--mission",
+        "Work it out",
+        "--data",
+        utf8(&data),
+        "--llm",
+        &replay,
+        "--compile-to",
+        utf8(&compiled),
+    ];
+    args.extend_from_slice(settings);
+    let ran = ptc(&args);
+    assert_eq!(text(&ran.stderr), "");
+    let executed = ptc(&["exec", utf8(&compiled), "--data", utf8(&data), "--json"]);
+    assert_eq!(text(&executed.stderr), "");
+    [ran, executed].map(|output| {
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        format!(
+            "{} {}",
+            report["outcome"].as_str().unwrap_or_default(),
+            report["value_clojure"].as_str().unwrap_or_default()
+        )
+    })
+}
+
+#[test]
+fn earlier_values_reach_the_compiled_agent() {
+    assert_eq!(
+        run_then_exec("exec-star-1", &["(+ 2 3)", "(return *1)"], "{}", &[]),
+        ["returned 5", "returned 5"]
+    );
+    assert_eq!(
+        run_then_exec(
+            "exec-star-e",
+            &["(first data/xs 2)", "(return (:message *e))"],
+            r#"{"xs": [1]}"#,
+            &[]
+        ),
+        [
+            "returned \"first called with 2 arguments, expects 1; usage: (first coll)\"",
+            "returned \"first called with 2 arguments, expects 1; usage: (first coll)\""
+        ]
+    );
+}
+
+#[test]
+fn the_compiled_agent_rounds_floats_as_the_run_did() {
+    assert_eq!(
+        run_then_exec(
+            "exec-float-precision",
+            &["(return {:mean (/ (reduce + data/xs) (double (count data/xs)))})"],
+            r#"{"xs": [1, 2, 7]}"#,
+            &["--float-precision", "2"]
+        ),
+        ["returned {:mean 3.33}", "returned {:mean 3.33}"]
+    );
 }

@@ -9,36 +9,47 @@
 //! stages share one namespace, as the turns did. Earlier stages run in full, prints and tool
 //! calls included.
 //!
-//! A compiled run ends like an agent run: a `(return v)` in any stage is the answer (checked
-//! against the output signature), `(fail reason)` fails it, an error fails it with
-//! `program_error`, and a last stage that ends without `(return ...)` fails it — except for a
-//! single-shot agent, whose last value is the answer, as it was when compiled.
+//! A compiled run ends like an agent run, judged by the same function (`outcome.rs`) with the
+//! compiling run's settings: a `(return v)` in any stage is the answer (checked against the
+//! output signature, its floats rounded to the run's precision), `(fail reason)` fails it, an
+//! error or a namespace above the run's kept limit fails it with `program_error`, and a last
+//! stage that ends without `(return ...)` fails it — except for a single-shot agent, whose last
+//! value is the answer, as it was when compiled. `*1 *2 *3` are the earlier stages' values, as
+//! they were the earlier successful turns'; `*e` is the error the stage was written after.
+//!
+//! A run whose failed turn called tools is not compiled: those calls happened in the run (a
+//! message sent, a transient failure retried) and would not happen in the compiled agent.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use ptc_lisp::{
-    Compact, Form, FormKind, Limits, Outcome, Program, RunOutcome, ToolSpec, UserNamespace, Value,
-};
+use ptc_lisp::{Form, FormKind, Limits, Program, RunOutcome, ToolSpec, UserNamespace, Value};
 use ptc_turn::{FailureKind, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{Agent, data_from_serialize, expand_mission};
+use crate::outcome::{Ending, Rules, run_outcome};
 use crate::program::{LiveTools, awaited_tools, run_program};
 use crate::resume::runtime_for;
 use crate::run::{RunError, RunOptions};
 use crate::signature::Signature;
 use crate::tool::{AsyncTool, SyncToolAdapter};
+use crate::turn_history::{error_value, last_error, with_error};
 
 mod cases;
 
 pub use cases::{Case, CaseOutcome, ValidationReport};
 
-/// The version of the file format [`CompiledAgent::save`] writes and [`CompiledAgent::load`]
-/// reads.
-pub const COMPILED_FORMAT: u32 = 1;
+/// The version of the file format [`CompiledAgent::save`] writes. [`CompiledAgent::load`] reads
+/// it and every older one: version 1 lacks the run settings that shape the answer (float
+/// precision, the limit on what is kept between stages, the `*e` each stage read), and such a
+/// file runs as it always did, without them.
+pub const COMPILED_FORMAT: u32 = 2;
+
+/// The oldest format version [`CompiledAgent::load`] reads.
+const OLDEST_FORMAT: u32 = 1;
 
 /// An agent's program, compiled from one model run, that runs on new inputs with no model.
 /// Make one with [`Agent::compile`]; inspect it ([`source`](Self::source),
@@ -91,8 +102,30 @@ struct CompiledFile {
     programs: Vec<String>,
     /// Whether the last stage's value is the answer (the agent was single-shot).
     last_value_is_answer: bool,
+    /// Decimals the floats of the answer are rounded to, as the run rounded them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    float_precision: Option<u32>,
+    /// The most the namespace may hold after a stage, in estimated bytes, as in the run;
+    /// absent in files of format 1, which run without the limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    max_kept_bytes: Option<usize>,
+    /// The `*e` of each stage whose program reads it, by stage number: the error of the
+    /// compiling run's turn it was written after. The failed turns are not stages, so their
+    /// errors cannot happen again; a stage reads the one its program was written to handle.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    last_errors: BTreeMap<u32, LastError>,
     tools: Vec<String>,
     metadata: CompileMetadata,
+}
+
+/// A turn error as `*e` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LastError {
+    /// The number of the compiling run's turn that failed.
+    turn: u32,
+    kind: String,
+    message: String,
 }
 
 /// How a compiled agent was made.
@@ -126,6 +159,22 @@ pub enum CompileError {
          call), and a compiled agent runs without one; remove the tool or run the agent instead"
     )]
     UsesModel(String),
+    /// A failed turn of the run called tools. The compiled agent runs the successful turns'
+    /// programs only, so it would not make those calls, while the turns after may rely on
+    /// them (a message already sent, a transient failure that the next turn retried).
+    #[error(
+        "cannot compile: turn {turn} failed after calling {called}, and a compiled agent runs \
+         only the programs of the successful turns: it would not make those calls, which the \
+         turns after it may rely on (a side effect already done, a failure retried); run the \
+         agent instead, or compile a run whose failed turns call no tools",
+        called = .tools.iter().map(|t| format!("tool/{t}")).collect::<Vec<_>>().join(", ")
+    )]
+    FailedTurnCalledTools {
+        /// The number of the first such turn.
+        turn: u32,
+        /// The tools it called, each once, in the order first called.
+        tools: Vec<String>,
+    },
     /// The compiling run could not start.
     #[error("cannot compile: {0}")]
     Run(RunError),
@@ -157,8 +206,8 @@ pub enum LoadError {
     Corrupt(String),
     /// The file was written by a newer version.
     #[error(
-        "the compiled agent has format version {found}, but this version reads only version \
-         {COMPILED_FORMAT}; upgrade to run it, or compile the agent again"
+        "the compiled agent has format version {found}, but this version reads only versions \
+         {OLDEST_FORMAT} to {COMPILED_FORMAT}; upgrade to run it, or compile the agent again"
     )]
     Version {
         /// The format version the file states.
@@ -222,13 +271,43 @@ impl Agent {
                 reason: reason.clone(),
             });
         }
-        let inner = &self.inner;
-        let programs: Vec<String> = step
+        // Without its failed turns' tool calls, a run is not the run that returned.
+        if let Some(turn) = step
             .turns
             .iter()
-            .filter(|t| t.is_success())
-            .map(|t| t.program().to_string())
-            .collect();
+            .find(|t| !t.is_success() && !t.tool_calls().is_empty())
+        {
+            let mut tools: Vec<String> = Vec::new();
+            for call in turn.tool_calls() {
+                if !tools.contains(&call.name) {
+                    tools.push(call.name.clone());
+                }
+            }
+            return Err(CompileError::FailedTurnCalledTools {
+                turn: turn.number(),
+                tools,
+            });
+        }
+        let inner = &self.inner;
+        let turns: &[Turn] = &step.turns;
+        let mut programs = Vec::new();
+        let mut last_errors = BTreeMap::new();
+        for (index, turn) in turns.iter().enumerate().filter(|(_, t)| t.is_success()) {
+            programs.push(turn.program().to_string());
+            if symbols_of(turn.program()).contains("*e")
+                && let Some((number, kind, message)) = last_error(&turns[..index])
+            {
+                let stage = u32::try_from(programs.len()).unwrap_or(u32::MAX);
+                last_errors.insert(
+                    stage,
+                    LastError {
+                        turn: number,
+                        kind: kind.to_string(),
+                        message: message.to_string(),
+                    },
+                );
+            }
+        }
         let named: BTreeSet<String> = programs.iter().flat_map(|p| tools_named(p)).collect();
         let tools = inner
             .specs
@@ -244,6 +323,9 @@ impl Agent {
             signature: inner.signature.as_ref().map(|s| s.source().to_string()),
             programs,
             last_value_is_answer: inner.settings.max_turns <= 1,
+            float_precision: inner.settings.float_precision,
+            max_kept_bytes: Some(inner.settings.max_kept_bytes),
+            last_errors,
             tools,
             metadata: CompileMetadata {
                 model: llm.model_name().to_string(),
@@ -265,18 +347,24 @@ impl Agent {
     }
 }
 
-/// The tools a program names: its `tool/NAME` symbols, wherever they are, and not the text of
-/// its comments and strings.
+/// The tools a program names: its `tool/NAME` symbols.
 fn tools_named(program: &str) -> BTreeSet<String> {
+    symbols_of(program)
+        .into_iter()
+        .filter_map(|symbol| symbol.strip_prefix("tool/").map(str::to_string))
+        .collect()
+}
+
+/// The symbols of a program, wherever they are (quoted ones too), and not the text of its
+/// comments and strings.
+fn symbols_of(program: &str) -> BTreeSet<String> {
     fn collect(form: &Form, names: &mut BTreeSet<String>) {
         if let Some(meta) = &form.meta {
             collect(meta, names);
         }
         match &form.kind {
             FormKind::Symbol(symbol) => {
-                if let Some(name) = symbol.strip_prefix("tool/") {
-                    names.insert(name.to_string());
-                }
+                names.insert(symbol.to_string());
             }
             FormKind::List(forms)
             | FormKind::Vector(forms)
@@ -352,6 +440,18 @@ impl CompiledAgent {
         &self.file.metadata
     }
 
+    /// Decimals the floats of the answer are rounded to, as the compiling run rounded them.
+    pub fn float_precision(&self) -> Option<u32> {
+        self.file.float_precision
+    }
+
+    /// The most the namespace may hold after a stage that does not answer, in estimated
+    /// bytes, as in the compiling run (a stage keeping more fails); `None` for a file of
+    /// format 1, which has no such limit.
+    pub fn max_kept_bytes(&self) -> Option<usize> {
+        self.file.max_kept_bytes
+    }
+
     /// The sandbox limits each stage runs under.
     pub fn limits(&self) -> &Limits {
         &self.limits
@@ -411,7 +511,7 @@ impl CompiledAgent {
             Some(found) if found > u64::from(COMPILED_FORMAT) => {
                 return Err(LoadError::Version { found });
             }
-            Some(found) if found == u64::from(COMPILED_FORMAT) => {}
+            Some(found) if found >= u64::from(OLDEST_FORMAT) => {}
             _ => {
                 return Err(LoadError::Corrupt(format!(
                     "its format {format} is not a version this library ever wrote"
@@ -558,7 +658,9 @@ impl CompiledAgent {
         results.into_iter().flatten().collect()
     }
 
-    /// Runs the stages of the program for `task`.
+    /// Runs the stages of the program for `task`. Each stage's outcome is judged by the
+    /// rules of the run it was compiled from, with no second chance: a stage that fails ends
+    /// the run as a failed turn ends a single-shot run.
     async fn execute(&self, task: Task) -> Step {
         let started = Instant::now();
         let runtime = runtime_for(&self.limits, &task).with_tools(awaited_tools(&task.tools));
@@ -568,6 +670,12 @@ impl CompiledAgent {
             timeout: self.limits.tool_timeout,
             parent: span.clone(),
         };
+        let rules = Rules {
+            signature: self.signature.as_ref(),
+            float_precision: self.file.float_precision,
+            max_kept_bytes: self.file.max_kept_bytes,
+            last_value_is_answer: self.file.last_value_is_answer,
+        };
         let mut memory = UserNamespace::new();
         let mut turns = Turns::new();
         let mut total = Usage::default();
@@ -576,6 +684,14 @@ impl CompiledAgent {
         for (index, program) in self.file.programs.iter().enumerate() {
             let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
             let stage_started = Instant::now();
+            // Every stage before this one succeeded (a failed one ends the run), so their
+            // values are the `*1 *2 *3` of the run's turns this stage was written after.
+            let error = self
+                .file
+                .last_errors
+                .get(&number)
+                .map_or(Value::Nil, |e| error_value(e.turn, &e.kind, &e.message));
+            let runtime = runtime.clone().with_history(with_error(&turns, error));
             let out = run_program(&runtime, program, &memory, &span, |requests| {
                 live.answer(requests)
             })
@@ -590,9 +706,7 @@ impl CompiledAgent {
                             format!("the program could not be run ({panic})"),
                         ),
                     ),
-                    Some(program_error(format!(
-                        "the program could not be run ({panic})"
-                    ))),
+                    Ending::Continue,
                 ),
                 Ok(RunOutcome {
                     outcome: result,
@@ -601,54 +715,20 @@ impl CompiledAgent {
                     memory: after,
                     ..
                 }) => {
-                    let (turn, ending) = match result {
-                        Outcome::Returned(value) => self.answer(number, program, value),
-                        Outcome::Value(value)
-                            if index + 1 == last && self.file.last_value_is_answer =>
-                        {
-                            self.answer(number, program, value)
-                        }
-                        Outcome::Value(value) if index + 1 == last => (
-                            Turn::success(number, program, value),
-                            Some(program_error(
-                                "the program ended without (return ...)".to_string(),
-                            )),
-                        ),
-                        Outcome::Value(value) => (Turn::success(number, program, value), None),
-                        Outcome::Failed(reason) => {
-                            let text = match &reason {
-                                Value::Str(s) => s.to_string(),
-                                other => ptc_lisp::print_str(other),
-                            };
-                            (
-                                Turn::failure(
-                                    number,
-                                    program,
-                                    TurnError::new(
-                                        "failed",
-                                        format!("the program called (fail ...): {text}"),
-                                    ),
-                                ),
-                                Some(StepOutcome::Failed {
-                                    kind: FailureKind::Failed,
-                                    reason: text,
-                                    value: Some(reason),
-                                    llm_errors: Vec::new(),
-                                }),
-                            )
-                        }
-                        Outcome::Error(error) => {
-                            let turn = Turn::failure(number, program, &error);
-                            let reason = turn.error().map(|e| e.to_string()).unwrap_or_default();
-                            (turn, Some(program_error(reason)))
-                        }
-                    };
-                    if turn.is_success() {
-                        memory = after;
+                    let judged = rules.judge(number, program.as_str(), result, after);
+                    if let Some(kept) = judged.kept {
+                        memory = kept;
                     }
-                    (turn.with_prints(prints).with_tool_calls(tool_calls), ending)
+                    (
+                        judged.turn.with_prints(prints).with_tool_calls(tool_calls),
+                        judged.ending,
+                    )
                 }
             };
+            let ending = run_outcome(&turn, ending, false).or_else(|| {
+                (index + 1 == last)
+                    .then(|| program_error("the program ended without (return ...)".to_string()))
+            });
             let elapsed = u64::try_from(stage_started.elapsed().as_micros()).unwrap_or(u64::MAX);
             let usage = Usage {
                 eval_duration_us: elapsed,
@@ -673,47 +753,6 @@ impl CompiledAgent {
             task,
             turns,
             usage: total,
-        }
-    }
-
-    /// The turn of a stage that answered `value`, and the run's outcome: returned when the
-    /// value matches the signature, a signature mismatch otherwise.
-    fn answer(&self, number: u32, program: &str, value: Value) -> (Turn, Option<StepOutcome>) {
-        let Some(signature) = &self.signature else {
-            return (
-                Turn::success(number, program, value.clone()),
-                Some(StepOutcome::Returned { value }),
-            );
-        };
-        match signature.validate(&value) {
-            Ok(()) => (
-                Turn::success(number, program, value.clone()),
-                Some(StepOutcome::Returned { value }),
-            ),
-            Err(mismatches) => {
-                let shown = ptc_turn::preview(&signature.redact(&value), Compact::new(10, 200));
-                let mut reason = format!(
-                    "the returned value does not match the expected output.\nExpected: {}\nReturned: {shown}",
-                    signature.output()
-                );
-                for mismatch in &mismatches {
-                    reason.push_str("\n- ");
-                    reason.push_str(&mismatch.to_string());
-                }
-                (
-                    Turn::failure(
-                        number,
-                        program,
-                        TurnError::new("signature_mismatch", reason.clone()),
-                    ),
-                    Some(StepOutcome::Failed {
-                        kind: FailureKind::SignatureMismatch,
-                        reason,
-                        value: None,
-                        llm_errors: Vec::new(),
-                    }),
-                )
-            }
         }
     }
 }

@@ -4,21 +4,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ptc_compression::{Compression, RenderOptions, Uncompressed};
-use ptc_lisp::Compact;
-use ptc_lisp::{ErrorKind, Outcome, RunOutcome, Runtime, UserNamespace, Value};
-use ptc_turn::{
-    FailureKind, Message, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage, preview,
-};
+use ptc_lisp::{ErrorKind, Outcome, RunOutcome, Runtime, UserNamespace};
+use ptc_turn::{FailureKind, Message, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage};
 use tracing::Instrument;
 use tracing::field::Empty;
 
 use crate::agent::Inner;
 use crate::extract::extract_program;
-use crate::float_precision::round_floats;
 use crate::history::History;
-use crate::kept;
 use crate::llm::{Llm, LlmResponse};
 use crate::llm_tool::Caller;
+use crate::outcome::{Ending, Rules, run_outcome};
 use crate::program::{LiveTools, awaited_tools, run_program};
 use crate::resume;
 use crate::store::RunStore;
@@ -44,16 +40,6 @@ pub(super) struct Start {
 enum Next {
     Continue,
     Done(StepOutcome),
-}
-
-/// How a turn's program ended, as far as the run is concerned.
-enum Ending {
-    /// Nothing that ends the run (a value, or an error to recover from).
-    Continue,
-    /// A valid `(return ...)` (or, single-shot, a valid last value).
-    Returned,
-    /// `(fail reason)`.
-    Failed(Value),
 }
 
 /// How the wait for a turn ended.
@@ -422,37 +408,6 @@ impl<'a> Loop<'a> {
             ..
         } = out;
         let (turn, kept, ending) = match outcome {
-            Outcome::Returned(value) => self.returned(number, program, value, memory),
-            // Single-shot: the last form's value is the answer.
-            Outcome::Value(value) if self.single_shot => {
-                self.returned(number, program, value, memory)
-            }
-            Outcome::Value(value) => {
-                match kept::check(&memory, self.agent.settings.max_kept_bytes) {
-                    Ok(()) => (
-                        Turn::success(number, program, value),
-                        Some(memory),
-                        Ending::Continue,
-                    ),
-                    Err(error) => (
-                        Turn::failure(number, program, error),
-                        None,
-                        Ending::Continue,
-                    ),
-                }
-            }
-            Outcome::Failed(reason) => (
-                Turn::failure(
-                    number,
-                    program,
-                    TurnError::new(
-                        "failed",
-                        format!("the program called (fail ...): {}", reason_text(&reason)),
-                    ),
-                ),
-                None,
-                Ending::Failed(reason),
-            ),
             // A cut-off reply that does not parse was most likely cut inside the program.
             Outcome::Error(error) if cut_off && error.kind == ErrorKind::Parse => (
                 Turn::failure(
@@ -463,11 +418,10 @@ impl<'a> Loop<'a> {
                 None,
                 Ending::Continue,
             ),
-            Outcome::Error(error) => (
-                Turn::failure(number, program, &error),
-                None,
-                Ending::Continue,
-            ),
+            outcome => {
+                let judged = self.rules().judge(number, program, outcome, memory);
+                (judged.turn, judged.kept, judged.ending)
+            }
         };
         let turn = turn.with_prints(prints).with_tool_calls(tool_calls);
         self.finish_turn(turn, kept, ending, response, messages, started, &span)
@@ -522,82 +476,21 @@ impl<'a> Loop<'a> {
 
     /// How the run goes on after `turn`.
     fn decide(&self, turn: &Turn, ending: Ending) -> Next {
-        match (ending, turn.error()) {
-            (Ending::Returned, _) => Next::Done(StepOutcome::Returned {
-                value: turn.value().cloned().unwrap_or_default(),
-            }),
-            (Ending::Failed(reason), _) => Next::Done(StepOutcome::Failed {
-                kind: FailureKind::Failed,
-                reason: reason_text(&reason),
-                value: Some(reason),
-                llm_errors: Vec::new(),
-            }),
-            // Single-shot: no second chance.
-            (Ending::Continue, Some(error)) if self.single_shot => {
-                Next::Done(StepOutcome::Failed {
-                    kind: if error.kind == "signature_mismatch" {
-                        FailureKind::SignatureMismatch
-                    } else {
-                        FailureKind::ProgramError
-                    },
-                    reason: error.to_string(),
-                    value: None,
-                    llm_errors: Vec::new(),
-                })
-            }
-            (Ending::Continue, _) => Next::Continue,
+        match run_outcome(turn, ending, !self.single_shot) {
+            Some(outcome) => Next::Done(outcome),
+            None => Next::Continue,
         }
     }
 
-    /// A turn that returned `value`: the answer if it matches the signature, else a failed
-    /// turn whose feedback shows the expected shape and the value.
-    fn returned(
-        &self,
-        number: u32,
-        program: String,
-        value: Value,
-        memory: UserNamespace,
-    ) -> (Turn, Option<UserNamespace>, Ending) {
-        match self.check_return(&value) {
-            Ok(()) => (
-                Turn::success(
-                    number,
-                    program,
-                    match self.agent.settings.float_precision {
-                        Some(digits) => round_floats(&value, digits),
-                        None => value,
-                    },
-                ),
-                Some(memory),
-                Ending::Returned,
-            ),
-            Err(error) => (
-                Turn::failure(number, program, error),
-                None,
-                Ending::Continue,
-            ),
+    /// What this run makes of its programs' outcomes.
+    fn rules(&self) -> Rules<'a> {
+        let agent: &'a Inner = self.agent;
+        Rules {
+            signature: agent.signature.as_ref(),
+            float_precision: agent.settings.float_precision,
+            max_kept_bytes: Some(agent.settings.max_kept_bytes),
+            last_value_is_answer: self.single_shot,
         }
-    }
-
-    fn check_return(&self, value: &Value) -> Result<(), TurnError> {
-        let Some(signature) = &self.agent.signature else {
-            return Ok(());
-        };
-        signature.validate(value).map_err(|mismatches| {
-            let redacted = signature.redact(value);
-            let shown = preview(&redacted, Compact::new(10, 200).with_firewall_hidden());
-            let mut message = format!(
-                "the returned value does not match the expected output.\nExpected: {}\nReturned: \
-                 {shown}",
-                signature.output()
-            );
-            for mismatch in &mismatches {
-                message.push_str("\n- ");
-                message.push_str(&mismatch.to_string());
-            }
-            message.push_str("\nFix the value and call (return ...) again.");
-            TurnError::new("signature_mismatch", message)
-        })
     }
 
     /// Runs the program of turn `number`, reading the values of earlier turns as `*1 *2 *3
@@ -640,13 +533,5 @@ impl<'a> Loop<'a> {
                 ),
             )
         })
-    }
-}
-
-/// A `(fail ...)` reason as text: a string as it is, anything else printed.
-fn reason_text(reason: &Value) -> String {
-    match reason {
-        Value::Str(s) => s.to_string(),
-        other => ptc_lisp::print_str(other),
     }
 }
