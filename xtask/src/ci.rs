@@ -41,8 +41,14 @@ const CI_STEPS: &[Step] = &[
         env: &[],
     },
     Step {
-        name: "docs (every intra-doc link resolves)",
-        args: &["doc", "--workspace", "--no-deps", "--all-features"],
+        name: "docs (every intra-doc link resolves, private items' too)",
+        args: &[
+            "doc",
+            "--workspace",
+            "--no-deps",
+            "--all-features",
+            "--document-private-items",
+        ],
         env: &[("RUSTDOCFLAGS", "-D warnings")],
     },
 ];

@@ -509,7 +509,7 @@ impl AgentBuilder {
     }
 
     /// History compression: `true` for the default strategy, `false` for none (the
-    /// default), a [`StrategyKind`](ptc_compression::StrategyKind), or a strategy with
+    /// default), a [`ptc_compression::StrategyKind`], or a strategy with
     /// options.
     pub fn compression(mut self, setting: impl Into<CompressionSetting>) -> AgentBuilder {
         self.settings.compression = CompressionConfig::normalize(Some(setting.into()));

@@ -11,7 +11,7 @@ use ptc_lisp::Value;
 use ptc_turn::preview;
 use ptc_turn::{FailureKind, Step, StepOutcome, Task, Turns, Usage};
 
-use crate::run::RunError;
+use crate::error::RunError;
 
 /// What a successful previous step gives the next run.
 pub(crate) struct Upstream {

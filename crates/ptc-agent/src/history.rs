@@ -7,7 +7,7 @@ use ptc_compression::history::{
 };
 use ptc_turn::{Message, Role, Usage};
 
-use crate::run::RunError;
+use crate::error::RunError;
 use crate::summarizer::LlmSummarizer;
 
 /// The history policy of a run, with the state it keeps across turns. It applies to whatever

@@ -23,36 +23,73 @@
 
 #![deny(missing_docs)]
 
-mod agent;
-mod chain;
-mod compile;
+// The modules, in layer order: each may use only the modules declared above it (`cargo xtask
+// layers`, part of `cargo xtask ci`, checks it). Each has a comment line of its own, so that
+// formatting keeps the order.
+
+// Compression strategies written outside `ptc-compression`.
 mod custom_strategy;
-mod extract;
+// Rounding the floats of a returned value.
 mod float_precision;
-mod history;
+// The limit on what a run keeps between turns.
 mod kept;
-pub mod llm;
-mod llm_tool;
+// Typographic characters in programs, made readable.
 mod normalize;
-mod outcome;
-mod preview;
-mod program;
-mod prompt;
+// Taking the program out of a reply.
+mod extract;
+// How a system prompt differs from the generated one.
 mod prompt_custom;
-mod registry;
-mod resume;
-mod run;
+// Signatures: the shapes of inputs and of the returned value.
 pub mod signature;
+// What a program's outcome makes of its turn and of the run.
+mod outcome;
+// The system prompt.
+mod prompt;
+// Durable runs: where turns are kept.
 pub mod store;
-mod subagent;
-mod summarizer;
+// What spans and events are made of.
 mod telemetry;
+// Host tools.
 mod tool;
-mod tree;
+// Running a program without holding a thread while it waits for tools.
+mod program;
+// `*1 *2 *3 *e`.
 mod turn_history;
+// Messages as the providers' JSON.
 pub mod wire;
+// Models: the trait, the providers, retries, recording and replaying.
+pub mod llm;
+// Models by name.
+mod registry;
+// `Agent` and its builder.
+mod agent;
+// The run whose program made the tool call being awaited.
+mod caller;
+// Why a run could not start, and the turn errors the loop words.
+mod error;
+// A step handed to the next agent as its input.
+mod chain;
+// Continuing a run from a checkpoint.
+mod resume;
+// History summaries written by a model.
+mod summarizer;
+// The history policy of a run.
+mod history;
+// Limits of a tree of agents.
+mod tree;
+// Running an agent: the loop and its options.
+mod run;
+// Compiled agents.
+mod compile;
+// LLM tools.
+mod llm_tool;
+// The first request, built without sending it.
+mod preview;
+// Agents as tools of other agents.
+mod subagent;
 
 pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
+pub use caller::LlmToolCall;
 pub use compile::{
     COMPILED_FORMAT, Case, CaseOutcome, CompileError, CompileMetadata, CompiledAgent, ExecError,
     LoadError, ValidationReport,
@@ -63,7 +100,7 @@ pub use llm::{
     ProviderOptions, RecordingLlm, ReplayLlm, ResponseFormat, RetryPolicy, Sampling, ScriptedLlm,
     TokenUsage, llm_fn, parse_llm_spec, parse_llm_spec_with,
 };
-pub use llm_tool::{LlmTool, LlmToolCall, LlmToolError};
+pub use llm_tool::{LlmTool, LlmToolError};
 pub use normalize::normalize_program;
 pub use preview::PromptPreview;
 pub use prompt::{SystemPrompt, default_language_reference, default_reply_format};

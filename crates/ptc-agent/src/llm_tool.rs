@@ -10,20 +10,18 @@
 //! to the turn that made them, as is the usage of the runs of sub-agents called as tools.
 
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use ptc_lisp::{Compact, Value};
 use ptc_turn::{Message, Usage};
 
 use crate::agent::expand_mission;
+use crate::caller::{CALLER, Caller, LlmToolCall};
 use crate::llm::{DEFAULT_MAX_TOKENS, Llm, LlmRequest, RetryPolicy};
-use crate::registry::LlmRegistry;
 use crate::run::call_llm;
 use crate::signature::{Mismatch, Signature, SignatureError, Type};
-use crate::subagent::named_arguments;
-use crate::tool::{AsyncTool, ToolError};
+use crate::tool::{AsyncTool, ToolError, named_arguments};
 
 /// A tool answered by one model call: a prompt template whose `{{name}}` placeholders are
 /// the tool's arguments, and a signature whose output is the shape of the answer.
@@ -381,101 +379,6 @@ impl AsyncTool for LlmTool {
         }
         self.answer(&response.content).map_err(ToolError::new)
     }
-}
-
-/// One request an LLM tool made while a turn's program ran: what it sent and what it cost.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LlmToolCall {
-    /// The tool's name.
-    pub tool: String,
-    /// The request, exactly as sent.
-    pub request: LlmRequest,
-    /// Its requests (retries included), tokens and time.
-    pub usage: Usage,
-}
-
-tokio::task_local! {
-    /// The run whose program made the tool call being awaited.
-    static CALLER: Caller;
-}
-
-/// What an LLM tool takes from the run that calls it, and where it reports its requests.
-#[derive(Clone)]
-pub(crate) struct Caller {
-    llm: Arc<dyn Llm>,
-    registry: LlmRegistry,
-    retry: RetryPolicy,
-    turn: u32,
-    reported: Arc<Mutex<Reported>>,
-}
-
-/// The requests LLM tools made for a run.
-#[derive(Default)]
-struct Reported {
-    /// Those not yet shown to the run's observer.
-    unseen: Vec<LlmToolCall>,
-    /// What those not yet counted in a turn's usage spent.
-    spent: Usage,
-}
-
-impl Caller {
-    /// The caller of a run asking `llm`, with the agent's registry and retry policy.
-    pub fn new(llm: Arc<dyn Llm>, registry: LlmRegistry, retry: RetryPolicy) -> Caller {
-        Caller {
-            llm,
-            registry,
-            retry,
-            turn: 0,
-            reported: Arc::default(),
-        }
-    }
-
-    /// Awaits `calls`, tool calls of the program of turn `turn`: LLM tools among them ask
-    /// this run's model and report their requests here.
-    pub async fn calling<F: Future>(&self, turn: u32, calls: F) -> F::Output {
-        let caller = Caller {
-            turn,
-            ..self.clone()
-        };
-        CALLER.scope(caller, calls).await
-    }
-
-    fn record(&self, call: LlmToolCall) {
-        let mut reported = self.reported();
-        reported.spent += call.usage.clone();
-        reported.unseen.push(call);
-    }
-
-    /// The requests not yet shown to the observer, oldest first.
-    pub fn take_unseen(&self) -> Vec<LlmToolCall> {
-        std::mem::take(&mut self.reported().unseen)
-    }
-
-    /// What the requests not yet counted spent.
-    pub fn take_spent(&self) -> Usage {
-        std::mem::take(&mut self.reported().spent)
-    }
-
-    /// Adds what a sub-agent's run spent to the turn whose program called it.
-    fn spend(&self, usage: Usage) {
-        self.reported().spent += usage;
-    }
-
-    fn reported(&self) -> std::sync::MutexGuard<'_, Reported> {
-        self.reported.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// The model of the run whose program made the tool call being awaited (`None` outside a
-/// run's tool calls): the agent's, or the one the run asks instead.
-pub(crate) fn calling_llm() -> Option<Arc<dyn Llm>> {
-    CALLER.try_with(|caller| caller.llm.clone()).ok()
-}
-
-/// Counts `usage`, what a sub-agent called as a tool spent, in the usage of the calling turn
-/// (nothing outside a run's tool calls).
-pub(crate) fn count_in_calling_turn(usage: Usage) {
-    let _ = CALLER.try_with(|caller| caller.spend(usage));
 }
 
 /// Mismatches of arguments, named as arguments rather than as data.

@@ -5,9 +5,10 @@ use ptc_lisp::Value;
 use ptc_turn::StepOutcome;
 
 use crate::agent::Agent;
-use crate::llm_tool::{calling_llm, count_in_calling_turn};
+use crate::caller::{calling_llm, count_in_calling_turn};
 use crate::run::RunOptions;
-use crate::signature::{Param, Type};
+use crate::signature::Param;
+use crate::tool::named_arguments;
 use crate::tool::{AsyncTool, ToolError};
 
 /// An agent that a parent agent's programs call as a tool; see [`Agent::as_tool`].
@@ -89,48 +90,5 @@ impl AsyncTool for AgentTool {
                 step.turns.len()
             ))),
         }
-    }
-}
-
-/// The arguments of a call of a tool whose inputs are `params`, by name: one map argument
-/// gives its entries (`(tool/x {:a 1})`), unless the one input is itself a map; positional
-/// arguments are named by the parameters, in order, and trailing optional ones may be left out.
-pub(crate) fn named_arguments(
-    params: &[Param],
-    args: Vec<Value>,
-) -> Result<Vec<(String, Value)>, ToolError> {
-    let takes_a_map = match params {
-        [param] => matches!(
-            param.ty.without_optional(),
-            Type::Map | Type::Record(_) | Type::Any
-        ),
-        _ => false,
-    };
-    match args.as_slice() {
-        [] => Ok(Vec::new()),
-        [map @ Value::Map(_)] if !takes_a_map => {
-            ptc_lisp::data_entries(map).map_err(|e| ToolError::new(e.message))
-        }
-        _ if args.len() <= params.len()
-            && params[args.len()..]
-                .iter()
-                .all(|p| matches!(p.ty, Type::Optional(_))) =>
-        {
-            Ok(params
-                .iter()
-                .map(|param| param.name.clone())
-                .zip(args)
-                .collect())
-        }
-        _ => Err(ToolError::new(format!(
-            "expected {} argument(s) ({}) or one map of them, got {}",
-            params.len(),
-            params
-                .iter()
-                .map(|p| p.name.as_str())
-                .collect::<Vec<_>>()
-                .join(" "),
-            args.len()
-        ))),
     }
 }

@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 
 pub use ptc_lisp::ToolError;
 
-use crate::signature::{Signature, SignatureError};
+use crate::signature::{Param, Signature, SignatureError, Type};
 
 /// A host function a program calls as `(tool/name arg ...)`.
 ///
@@ -438,6 +438,49 @@ impl ptc_lisp::SyncTool for BlockingTool {
             }
         };
         result
+    }
+}
+
+/// The arguments of a call of a tool whose inputs are `params`, by name: one map argument
+/// gives its entries (`(tool/x {:a 1})`), unless the one input is itself a map; positional
+/// arguments are named by the parameters, in order, and trailing optional ones may be left out.
+pub(crate) fn named_arguments(
+    params: &[Param],
+    args: Vec<Value>,
+) -> Result<Vec<(String, Value)>, ToolError> {
+    let takes_a_map = match params {
+        [param] => matches!(
+            param.ty.without_optional(),
+            Type::Map | Type::Record(_) | Type::Any
+        ),
+        _ => false,
+    };
+    match args.as_slice() {
+        [] => Ok(Vec::new()),
+        [map @ Value::Map(_)] if !takes_a_map => {
+            ptc_lisp::data_entries(map).map_err(|e| ToolError::new(e.message))
+        }
+        _ if args.len() <= params.len()
+            && params[args.len()..]
+                .iter()
+                .all(|p| matches!(p.ty, Type::Optional(_))) =>
+        {
+            Ok(params
+                .iter()
+                .map(|param| param.name.clone())
+                .zip(args)
+                .collect())
+        }
+        _ => Err(ToolError::new(format!(
+            "expected {} argument(s) ({}) or one map of them, got {}",
+            params.len(),
+            params
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            args.len()
+        ))),
     }
 }
 

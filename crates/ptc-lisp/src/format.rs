@@ -24,7 +24,7 @@ pub fn pr_str(value: &Value) -> String {
 /// the same value), with every collection cut to its first `items` items and every string to its
 /// first `chars` characters, each cut marked by `...`. With `hide_firewalled`, a map entry whose
 /// key is firewalled ([`is_firewalled_name`](crate::is_firewalled_name)) shows
-/// [`HIDDEN`](crate::HIDDEN) instead of its value, unless the value is `nil`.
+/// [`crate::HIDDEN`] instead of its value, unless the value is `nil`.
 ///
 /// ```
 /// use ptc_lisp::{CollectionCut, Compact, Value, read_value};
@@ -43,7 +43,7 @@ pub struct Compact {
     pub items: Option<usize>,
     /// Characters shown of each string (`None`: all of them).
     pub chars: Option<usize>,
-    /// Whether firewalled map entries show [`HIDDEN`](crate::HIDDEN) instead of their value.
+    /// Whether firewalled map entries show [`crate::HIDDEN`] instead of their value.
     pub hide_firewalled: bool,
 }
 
@@ -161,7 +161,7 @@ pub enum Rendering {
     Readable,
     /// [`print_str`].
     Human,
-    /// [`str_of`].
+    /// What `str` makes of a value.
     Str,
 }
 

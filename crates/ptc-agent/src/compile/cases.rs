@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::CompiledAgent;
 use crate::agent::data_from_serialize;
-use crate::run::RunError;
+use crate::error::RunError;
 
 impl CompiledAgent {
     /// Runs the program on each case's input (concurrently, as [`run_batch`](Self::run_batch))

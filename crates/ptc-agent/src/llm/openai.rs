@@ -154,7 +154,7 @@ impl OpenAiCompatible {
     }
 
     /// The reply limit for requests that set none (default
-    /// [`DEFAULT_MAX_TOKENS`](super::DEFAULT_MAX_TOKENS)).
+    /// [`super::DEFAULT_MAX_TOKENS`]).
     pub fn with_default_max_tokens(mut self, max_tokens: u32) -> Self {
         self.default_max_tokens = max_tokens;
         self

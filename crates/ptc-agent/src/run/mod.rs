@@ -1,12 +1,11 @@
 //! Running an agent: the entry points (`run`, `run_with`, resuming), the options of a run, the
 //! loop, and the model calls it makes.
 
-mod error;
 mod model_call;
 mod options;
 mod turn_loop;
 
-pub use error::{NO_PROGRAM, RunError};
+pub use crate::error::{NO_PROGRAM, RunError};
 pub use model_call::tokens_text;
 pub(crate) use model_call::{call_llm, request_for};
 pub use options::{RunObserver, RunOptions};

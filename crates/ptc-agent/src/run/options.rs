@@ -11,8 +11,8 @@ use ptc_turn::{Message, Step, Turn};
 use serde::Serialize;
 
 use crate::agent::data_from_serialize;
+use crate::caller::LlmToolCall;
 use crate::llm::Llm;
-use crate::llm_tool::LlmToolCall;
 use crate::store::RunStore;
 
 /// Told about a run as it happens, e.g. to show each turn live. Every method does nothing

@@ -10,10 +10,10 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use crate::agent::Inner;
+use crate::caller::Caller;
 use crate::extract::extract_program;
 use crate::history::History;
 use crate::llm::{Llm, LlmResponse};
-use crate::llm_tool::Caller;
 use crate::outcome::{Ending, Rules, run_outcome};
 use crate::program::{LiveTools, awaited_tools, run_program};
 use crate::resume;
@@ -23,10 +23,10 @@ use crate::telemetry::{HumanDuration, record_tokens};
 use crate::tree::Tree;
 use crate::turn_history::history_of;
 
-use super::error::{NO_PROGRAM, RunError, cut_off_error};
 use super::micros;
 use super::model_call::{call_llm, log_turn, prefix_point, request_for};
 use super::options::{RunObserver, StopSignal};
+use crate::error::{NO_PROGRAM, RunError, cut_off_error};
 
 /// Where a run starts.
 pub(super) struct Start {

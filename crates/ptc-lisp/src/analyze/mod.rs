@@ -1,4 +1,4 @@
-//! Analysis: forms to the resolved program ([`crate::eval::ir`]).
+//! Analysis: forms to the resolved program ([`crate::ir`]).
 //!
 //! Special forms are checked here, macro-like forms (`->`, `cond`, `when-let`, ...) are rewritten
 //! into special forms ([`macros`]), destructuring becomes plain bindings ([`destructure`]), and

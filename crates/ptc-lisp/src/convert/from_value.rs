@@ -1,4 +1,4 @@
-//! Value to Rust: the deserializer behind [`from_value`](super::from_value).
+//! Value to Rust: the deserializer behind [`from_value`](super::from_value()).
 
 use super::{Converted, Failure, VALUE_TOKEN, position};
 use crate::format::pr_str;

@@ -1,4 +1,4 @@
-//! Converting between values and Rust types through serde: [`to_value`] and [`from_value`].
+//! Converting between values and Rust types through serde: [`to_value()`] and [`from_value()`].
 //!
 //! The mapping follows the one JSON data gets ([`crate::json`]), so that a record a tool returns
 //! and the struct it was made from convert alike:

@@ -1,4 +1,4 @@
-//! Rust to value: the serializer behind [`to_value`](super::to_value).
+//! Rust to value: the serializer behind [`to_value`](super::to_value()).
 
 use super::{Converted, Failure, VALUE_TOKEN, position};
 use crate::reader::read_value;

@@ -8,7 +8,7 @@ use crate::value::{Function, Value};
 use std::sync::Arc;
 
 /// A `for` over a lazy first sequence, with what it needs to produce items later: the frame
-/// and closure environment it was evaluated in (see [`ForSeq`]).
+/// and closure environment it was evaluated in (see [`ForSeq`](crate::value::ForSeq)).
 pub struct ForState {
     pub(crate) expr: Arc<ForExpr>,
     pub(crate) frame: Vec<Value>,

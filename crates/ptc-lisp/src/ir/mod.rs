@@ -304,7 +304,7 @@ pub(crate) struct Lambda {
     pub name: Option<ArcStr>,
     pub arities: Vec<ArityBody>,
     pub captures: Box<[CaptureFrom]>,
-    /// Shape of the most recent return value, packed by [`crate::eval::pack_shape`]
+    /// Shape of the most recent return value, packed by `pack_shape` (in `function.rs`)
     /// (0 = never returned). Read when the user namespace is summarized.
     pub last_return: AtomicU64,
 }

@@ -2,7 +2,7 @@
 //!
 //! - [`context`]: [`Ctx`], the state of a run (value stack, user definitions, limit counters,
 //!   prints, tool calls) and the budget checks every layer above calls;
-//! - [`limits`]: the limits a host sets ([`Limits`]);
+//! - [`limits`]: the limits a host sets ([`limits::Limits`]);
 //! - [`tools`]: host tools and the record of their calls;
 //! - [`tool_call`], [`output`], [`parallel`]: calling tools, recording prints, and the contexts
 //!   of `pmap`/`pcalls` workers;

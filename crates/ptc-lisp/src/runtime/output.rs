@@ -23,7 +23,7 @@ impl Ctx {
         self.captured.is_some()
     }
 
-    /// Record one `println` entry (cut at [`Limits::max_print_chars`]).
+    /// Record one `println` entry (cut at [`Limits::max_print_chars`](super::limits::Limits::max_print_chars)).
     pub fn emit_print(&mut self, mut text: String) -> Result<(), Error> {
         self.settle_meter()?;
         let max = self.limits.max_print_chars;
@@ -34,7 +34,7 @@ impl Ctx {
         self.keep_print(text)
     }
 
-    /// Count `text` against [`Limits::max_output_bytes`] and keep it if it fits. Once the
+    /// Count `text` against [`Limits::max_output_bytes`](super::limits::Limits::max_output_bytes) and keep it if it fits. Once the
     /// limit is passed nothing more is kept: the kept entries are always the first ones.
     pub(crate) fn keep_print(&mut self, text: String) -> Result<(), Error> {
         self.output_bytes = self.output_bytes.saturating_add(text.len());

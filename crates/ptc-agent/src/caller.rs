@@ -1,0 +1,108 @@
+//! The run whose program made the tool call being awaited, as tools called by that program see
+//! it: the model it asks (LLM tools and sub-agents ask it too), the registry and retry policy
+//! of its agent, and where the model requests of those tools and the usage of sub-agent runs
+//! are reported so that the calling turn counts them. A task-local value, set while the run's
+//! loop awaits a program's tool calls, so it reaches a tool however the call is made.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use ptc_turn::Usage;
+
+use crate::llm::{Llm, LlmRequest, RetryPolicy};
+use crate::registry::LlmRegistry;
+
+/// One request an LLM tool made while a turn's program ran: what it sent and what it cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmToolCall {
+    /// The tool's name.
+    pub tool: String,
+    /// The request, exactly as sent.
+    pub request: LlmRequest,
+    /// Its requests (retries included), tokens and time.
+    pub usage: Usage,
+}
+
+tokio::task_local! {
+    /// The run whose program made the tool call being awaited.
+    pub(crate) static CALLER: Caller;
+}
+
+/// What an LLM tool takes from the run that calls it, and where it reports its requests.
+#[derive(Clone)]
+pub(crate) struct Caller {
+    pub(crate) llm: Arc<dyn Llm>,
+    pub(crate) registry: LlmRegistry,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) turn: u32,
+    reported: Arc<Mutex<Reported>>,
+}
+
+/// The requests LLM tools made for a run.
+#[derive(Default)]
+struct Reported {
+    /// Those not yet shown to the run's observer.
+    unseen: Vec<LlmToolCall>,
+    /// What those not yet counted in a turn's usage spent.
+    spent: Usage,
+}
+
+impl Caller {
+    /// The caller of a run asking `llm`, with the agent's registry and retry policy.
+    pub fn new(llm: Arc<dyn Llm>, registry: LlmRegistry, retry: RetryPolicy) -> Caller {
+        Caller {
+            llm,
+            registry,
+            retry,
+            turn: 0,
+            reported: Arc::default(),
+        }
+    }
+
+    /// Awaits `calls`, tool calls of the program of turn `turn`: LLM tools among them ask
+    /// this run's model and report their requests here.
+    pub async fn calling<F: Future>(&self, turn: u32, calls: F) -> F::Output {
+        let caller = Caller {
+            turn,
+            ..self.clone()
+        };
+        CALLER.scope(caller, calls).await
+    }
+
+    pub(crate) fn record(&self, call: LlmToolCall) {
+        let mut reported = self.reported();
+        reported.spent += call.usage.clone();
+        reported.unseen.push(call);
+    }
+
+    /// The requests not yet shown to the observer, oldest first.
+    pub fn take_unseen(&self) -> Vec<LlmToolCall> {
+        std::mem::take(&mut self.reported().unseen)
+    }
+
+    /// What the requests not yet counted spent.
+    pub fn take_spent(&self) -> Usage {
+        std::mem::take(&mut self.reported().spent)
+    }
+
+    /// Adds what a sub-agent's run spent to the turn whose program called it.
+    fn spend(&self, usage: Usage) {
+        self.reported().spent += usage;
+    }
+
+    fn reported(&self) -> std::sync::MutexGuard<'_, Reported> {
+        self.reported.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The model of the run whose program made the tool call being awaited (`None` outside a
+/// run's tool calls): the agent's, or the one the run asks instead.
+pub(crate) fn calling_llm() -> Option<Arc<dyn Llm>> {
+    CALLER.try_with(|caller| caller.llm.clone()).ok()
+}
+
+/// Counts `usage`, what a sub-agent called as a tool spent, in the usage of the calling turn
+/// (nothing outside a run's tool calls).
+pub(crate) fn count_in_calling_turn(usage: Usage) {
+    let _ = CALLER.try_with(|caller| caller.spend(usage));
+}

@@ -1,0 +1,7 @@
+//! The integration tests of `ptc-bench`, one module per topic, built as one test binary
+//! (one link instead of one per file).
+
+mod billing;
+mod cli;
+mod compiled;
+mod replay;
