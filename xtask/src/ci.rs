@@ -79,7 +79,7 @@ pub fn ci(args: &[String]) -> Result<(), String> {
         return Err(format!("ci takes no arguments, got `{extra}`"));
     }
     let started = Instant::now();
-    eprintln!("==> ptc-lisp's modules are layered downward");
+    eprintln!("==> every crate's modules are layered downward, with no import circle");
     crate::layers::run(&[])?;
     // Once per lock file: the tests of ptc-mcp, ptc and the benchmark run these servers.
     crate::mcp_servers::run()?;

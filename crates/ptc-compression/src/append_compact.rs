@@ -5,7 +5,7 @@ use crate::cost::{Bill, PricingKind, PricingProfile, PromptRequest, price};
 use crate::options::RenderOptions;
 use crate::printed::Printed;
 use crate::render::{
-    self, CallListing, Counts, Detail, FailedSplit, Feedback, ListedCall, NO_TOOL_CALLS, Parts,
+    self, Counts, Detail, FailedSplit, Feedback, Folded, ListedCall, NO_TOOL_CALLS, Parts,
     ResultShown, ReturnShapes, TOOL_CALLS_HEADER, USER_HEADER, ValueShown,
 };
 use crate::strategy::{
@@ -259,18 +259,12 @@ impl AppendCompact {
 /// The first user message: the mission, `tool/`, `data/`, and the summary of the first `folded`
 /// turns (their `user/` namespace, every tool call they made, their newest output).
 fn summary(turns: &[Turn], folded: usize, opts: &RenderOptions<'_>, counts: &mut Counts) -> String {
-    let turns = &turns[..folded];
-    let memory = turns.last().map_or(&[][..], Turn::memory);
     let mut text = String::new();
     let mut parts = Parts::new(&mut text);
     render::write_prefix(&mut parts, opts, Detail::Full);
     render::write_history(
         &mut parts,
-        opts,
-        turns,
-        memory,
-        Detail::Full,
-        CallListing::Every,
+        Folded::every_call(opts, &turns[..folded]),
         &FailedSplit::default(),
         counts,
     );
@@ -488,11 +482,7 @@ mod tests {
                 let mut text = String::new();
                 render::write_history(
                     &mut Parts::new(&mut text),
-                    &opts,
-                    turns,
-                    turns[folded - 1].memory(),
-                    Detail::Full,
-                    CallListing::Every,
+                    Folded::every_call(&opts, turns),
                     &FailedSplit::default(),
                     &mut Counts::default(),
                 );

@@ -642,20 +642,50 @@ pub(crate) fn write_prefix(parts: &mut Parts<'_>, opts: &RenderOptions<'_>, deta
     parts.part(|out| write_data(out, opts, detail));
 }
 
+/// The turns a summary folds and how it shows them: what every summary writer takes, as one
+/// value.
+#[derive(Clone, Copy)]
+pub(crate) struct Folded<'a> {
+    pub opts: &'a RenderOptions<'a>,
+    /// The turns folded, oldest first.
+    pub turns: &'a [Turn],
+    /// The `user/` namespace after them.
+    pub memory: &'a [Definition],
+    pub detail: Detail,
+    pub listing: CallListing,
+}
+
+impl<'a> Folded<'a> {
+    /// `turns` with the namespace after the last of them, shown in full with every call listed
+    /// (the default strategy's summaries).
+    pub(crate) fn every_call(opts: &'a RenderOptions<'a>, turns: &'a [Turn]) -> Folded<'a> {
+        Folded {
+            opts,
+            turns,
+            memory: turns.last().map_or(&[][..], Turn::memory),
+            detail: Detail::Full,
+            listing: CallListing::Every,
+        }
+    }
+}
+
 /// The parts of a summary user message after the stable prefix ([`write_prefix`]) and before the
-/// turn count: `user/`, tool calls, output and the failed turns fixed since. `split` says which failed turns are shown elsewhere as pairs; the calls
-/// and prints of every other turn are listed here, those of failed turns marked as such.
-#[allow(clippy::too_many_arguments)]
+/// turn count: `user/`, tool calls, output and the failed turns fixed since. `split` says which
+/// failed turns are shown elsewhere as pairs; the calls and prints of every other turn are
+/// listed here, those of failed turns marked as such.
 pub(crate) fn write_history(
     parts: &mut Parts<'_>,
-    opts: &RenderOptions<'_>,
-    turns: &[Turn],
-    memory: &[Definition],
-    detail: Detail,
-    listing: CallListing,
+    folded: Folded<'_>,
     split: &FailedSplit,
     counts: &mut Counts,
 ) {
+    let Folded {
+        opts,
+        turns,
+        memory,
+        detail,
+        listing,
+    } = folded;
     let limits = &opts.limits;
     let calls = Newest::new(
         turns

@@ -4,7 +4,7 @@ use crate::cost::CachePoint;
 use crate::options::RenderOptions;
 use crate::printed::same_value;
 use crate::render::{
-    self, CallListing, Counts, Detail, FailedSplit, Feedback, Parts, ValueShown,
+    self, CallListing, Counts, Detail, FailedSplit, Feedback, Folded, Parts, ValueShown,
     end_with_turns_left,
 };
 use crate::stats::CompressionStats;
@@ -58,17 +58,15 @@ impl Rendered {
         turns: &[Turn],
         opts: &RenderOptions<'_>,
     ) -> Rendered {
-        let points = prefix_point(&messages, opts).into_iter().collect();
-        finish(
+        let cache_points = prefix_point(&messages, opts).into_iter().collect();
+        let produced = Produced {
             strategy,
-            true,
+            compressed: true,
             messages,
-            Counts::default(),
-            turns,
-            opts,
-            None,
-            points,
-        )
+            counts: Counts::default(),
+            cache_points,
+        };
+        finish(produced, turns, opts, None)
     }
 }
 
@@ -133,17 +131,30 @@ pub(crate) fn size_of(messages: &[Message]) -> Size {
     size
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A strategy's messages and what it did to make them, before they are measured.
+pub(crate) struct Produced<'s> {
+    pub strategy: &'s str,
+    pub compressed: bool,
+    pub messages: Vec<Message>,
+    pub counts: Counts,
+    pub cache_points: Vec<CachePoint>,
+}
+
+/// Measures what a strategy produced from `turns` against the uncompressed rendering of the same
+/// turns (`baseline`, when the caller has its size already).
 pub(crate) fn finish(
-    strategy: &str,
-    compressed: bool,
-    messages: Vec<Message>,
-    counts: Counts,
+    produced: Produced<'_>,
     turns: &[Turn],
     opts: &RenderOptions<'_>,
     baseline: Option<Size>,
-    cache_points: Vec<CachePoint>,
 ) -> Rendered {
+    let Produced {
+        strategy,
+        compressed,
+        messages,
+        counts,
+        cache_points,
+    } = produced;
     let size = size_of(&messages);
     let baseline = baseline.unwrap_or_else(|| {
         let mut size = Size::default();
@@ -290,26 +301,25 @@ pub(crate) fn unrecovered_from(turns: &[Turn]) -> usize {
         .map_or(0, |i| i + 1)
 }
 
-/// The summary user message of `turns` followed by the unrecovered failed turns the option
-/// keeps as program/error pairs.
-#[allow(clippy::too_many_arguments)]
+/// The summary user message of the folded turns followed by the unrecovered failed turns the
+/// option keeps as program/error pairs.
 fn push_summary_and_failures(
     messages: &mut Vec<Message>,
-    turns: &[Turn],
-    memory: &[Definition],
-    opts: &RenderOptions<'_>,
-    detail: Detail,
-    listing: CallListing,
+    folded: Folded<'_>,
     failed_turns: FailedTurns,
     counts: &mut Counts,
 ) {
+    let Folded {
+        opts,
+        turns,
+        detail,
+        ..
+    } = folded;
     let split = failed_turns.split(turns);
     let mut user = String::new();
     let mut parts = Parts::new(&mut user);
     render::write_prefix(&mut parts, opts, detail);
-    render::write_history(
-        &mut parts, opts, turns, memory, detail, listing, &split, counts,
-    );
+    render::write_history(&mut parts, folded, &split, counts);
     messages.push(Message::user(user));
     for &i in &split.pairs {
         push_failed_pair(messages, &turns[i], opts, counts);
@@ -421,16 +431,14 @@ fn render_in_full(
 ) -> Rendered {
     let (messages, counts, points) = full.unwrap_or_else(|| uncompressed_messages(turns, opts));
     let size = size_of(&messages);
-    finish(
+    let produced = Produced {
         strategy,
-        false,
+        compressed: false,
         messages,
         counts,
-        turns,
-        opts,
-        Some(size),
-        points,
-    )
+        cache_points: points,
+    };
+    finish(produced, turns, opts, Some(size))
 }
 
 /// Render the full history for a single-shot run, which is never compressed.
@@ -466,7 +474,14 @@ pub(crate) fn finish_request(
         Repeats::Prefix => prefix_point(&messages, opts).into_iter().collect(),
         Repeats::AllButTurnCount => growing_points(&messages, opts, stable),
     };
-    finish(strategy, true, messages, counts, turns, opts, None, points)
+    let produced = Produced {
+        strategy,
+        compressed: true,
+        messages,
+        counts,
+        cache_points: points,
+    };
+    finish(produced, turns, opts, None)
 }
 
 /// Counts a turn that a request shows as its program and the feedback on it: every one of its
@@ -582,16 +597,14 @@ fn coalesced(
     }
     let mut messages = vec![Message::system(opts.system_prompt)];
     let mut counts = Counts::default();
-    push_summary_and_failures(
-        &mut messages,
+    let folded = Folded {
+        opts,
         turns,
         memory,
-        opts,
         detail,
-        CallListing::Newest,
-        failed_turns,
-        &mut counts,
-    );
+        listing: CallListing::Newest,
+    };
+    push_summary_and_failures(&mut messages, folded, failed_turns, &mut counts);
     finish_request(name, messages, counts, turns, opts, Repeats::Prefix)
 }
 
@@ -633,16 +646,11 @@ impl Compression for RollingWindow {
         }
         let split = turns.len() - self.window;
         let (older, recent) = turns.split_at(split);
-        let memory = older.last().map_or(&[][..], Turn::memory);
         let mut messages = vec![Message::system(opts.system_prompt)];
         let mut counts = Counts::default();
         push_summary_and_failures(
             &mut messages,
-            older,
-            memory,
-            opts,
-            Detail::Full,
-            CallListing::Every,
+            Folded::every_call(opts, older),
             self.failed_turns,
             &mut counts,
         );

@@ -27,6 +27,7 @@ pub use step::{DEFAULT_MAX_TURNS, FailureKind, Step, StepOutcome, Task};
 pub use turn::{Turn, TurnError, TurnOrderError, TurnResult, Turns, is_cut_off};
 pub use usage::{TokenUsage, Usage};
 
-/// One tool call a program made: name, arguments, result or error, and duration.
-pub use ptc_lisp::ToolCallRecord as ToolCall;
+/// One tool call a program made, under the one name it has everywhere: name, arguments, result
+/// or error, and duration.
+pub use ptc_lisp::ToolCallRecord;
 pub use ptc_lisp::ToolOutcome;

@@ -192,7 +192,7 @@ mod tests {
     use crate::step::{FailureKind, Step, StepOutcome, Task};
     use crate::turn::{Turn, TurnError, Turns};
     use crate::usage::{TokenUsage, Usage};
-    use crate::{Message, ToolCall, ToolOutcome};
+    use crate::{Message, ToolCallRecord, ToolOutcome};
     use pretty_assertions::assert_eq;
     use ptc_lisp::{Definition, Value};
 
@@ -216,7 +216,7 @@ mod tests {
             .push(
                 Turn::success(1, "(def n (tool/count-users))\n(println n)", Value::Nil)
                     .with_prints(vec!["42".into()])
-                    .with_tool_calls(vec![ToolCall {
+                    .with_tool_calls(vec![ToolCallRecord {
                         name: "count-users".into(),
                         args: vec![Value::keyword("active")],
                         result: ToolOutcome::Ok(Value::Int(42)),
