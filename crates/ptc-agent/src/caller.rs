@@ -1,8 +1,9 @@
-//! The run whose program made the tool call being awaited, as tools called by that program see
-//! it: the model it asks (LLM tools and sub-agents ask it too), the registry and retry policy
-//! of its agent, and where the model requests of those tools and the usage of sub-agent runs
-//! are reported so that the calling turn counts them. A task-local value, set while the run's
-//! loop awaits a program's tool calls, so it reaches a tool however the call is made.
+//! The calling-run context: the run whose program made the tool call being awaited, as tools
+//! called by that program see it: the model it asks (LLM tools and sub-agents ask it too), the
+//! registry and retry policy of its agent, the tree of runs it belongs to (whose limits a
+//! sub-agent shares), and where the model requests of those tools and the usage of sub-agent
+//! runs are reported so that the calling turn counts them. One task-local value, set while the
+//! run's loop awaits a program's tool calls, so it reaches a tool however the call is made.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -11,6 +12,7 @@ use ptc_turn::Usage;
 
 use crate::llm::{Llm, LlmRequest, RetryPolicy};
 use crate::registry::LlmRegistry;
+use crate::tree::Tree;
 
 /// One request an LLM tool made while a turn's program ran: what it sent and what it cost.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +37,8 @@ pub(crate) struct Caller {
     pub(crate) registry: LlmRegistry,
     pub(crate) retry: RetryPolicy,
     pub(crate) turn: u32,
+    /// The limits the run shares with the runs above and below it.
+    tree: Tree,
     reported: Arc<Mutex<Reported>>,
 }
 
@@ -49,18 +53,20 @@ struct Reported {
 
 impl Caller {
     /// The caller of a run asking `llm`, with the agent's registry and retry policy.
-    pub fn new(llm: Arc<dyn Llm>, registry: LlmRegistry, retry: RetryPolicy) -> Caller {
+    pub fn new(llm: Arc<dyn Llm>, registry: LlmRegistry, retry: RetryPolicy, tree: Tree) -> Caller {
         Caller {
             llm,
             registry,
             retry,
             turn: 0,
+            tree,
             reported: Arc::default(),
         }
     }
 
     /// Awaits `calls`, tool calls of the program of turn `turn`: LLM tools among them ask
-    /// this run's model and report their requests here.
+    /// this run's model and report their requests here, and the sub-agents they start run one
+    /// level further down this run's tree.
     pub async fn calling<F: Future>(&self, turn: u32, calls: F) -> F::Output {
         let caller = Caller {
             turn,
@@ -99,6 +105,12 @@ impl Caller {
 /// run's tool calls): the agent's, or the one the run asks instead.
 pub(crate) fn calling_llm() -> Option<Arc<dyn Llm>> {
     CALLER.try_with(|caller| caller.llm.clone()).ok()
+}
+
+/// The tree of the run whose program made the tool call being awaited (`None` outside a run's
+/// tool calls): a sub-agent run started by that call joins it one level down.
+pub(crate) fn calling_tree() -> Option<Tree> {
+    CALLER.try_with(|caller| caller.tree.clone()).ok()
 }
 
 /// Counts `usage`, what a sub-agent called as a tool spent, in the usage of the calling turn

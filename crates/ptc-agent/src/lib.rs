@@ -63,7 +63,9 @@ pub mod llm;
 mod registry;
 // `Agent` and its builder.
 mod agent;
-// The run whose program made the tool call being awaited.
+// Limits of a tree of agents.
+mod tree;
+// The calling-run context: the run whose program made the tool call being awaited.
 mod caller;
 // Why a run could not start, and the turn errors the loop words.
 mod error;
@@ -75,8 +77,6 @@ mod resume;
 mod summarizer;
 // The history policy of a run.
 mod history;
-// Limits of a tree of agents.
-mod tree;
 // Running an agent: the loop and its options.
 mod run;
 // Compiled agents.

@@ -2,21 +2,15 @@
 //!
 //! The top run sets them from its agent's settings: how deep sub-agents may nest
 //! (`max_depth`), how many turns the whole tree may take (`turn_budget`) and when the whole
-//! tree must be done (`deadline`). A sub-agent run finds them through a task-local value set
-//! while its parent's loop awaits the tool calls of a program, so they reach it however deep
-//! the call that starts it is.
+//! tree must be done (`deadline`). A sub-agent run finds its parent's tree in the calling-run
+//! context ([`crate::caller`]), set while the parent's loop awaits the tool calls of a program,
+//! so they reach it however deep the call that starts it is.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::agent::Settings;
-
-tokio::task_local! {
-    /// The tree of the run whose program made the tool call being driven.
-    static CALLER: Tree;
-}
 
 /// Where a run sits in its tree and what the tree has left.
 #[derive(Debug, Clone)]
@@ -39,12 +33,12 @@ struct TurnBudget {
 }
 
 impl Tree {
-    /// The tree of a run starting now with `settings`: its caller's, one level down, if a
-    /// program of another run called it; else a new tree with the run at the top.
-    pub fn for_run(settings: &Settings, started: Instant) -> Tree {
+    /// The tree of a run starting now with `settings`: the tree of the run whose program called
+    /// it (`calling`), one level down; else a new tree with the run at the top.
+    pub fn for_run(settings: &Settings, started: Instant, calling: Option<Tree>) -> Tree {
         let own_deadline = settings.deadline.map(|limit| (started + limit, limit));
-        match CALLER.try_with(Tree::clone) {
-            Ok(caller) => Tree {
+        match calling {
+            Some(caller) => Tree {
                 depth: caller.depth.saturating_add(1),
                 // A sub-agent's own deadline can only shorten the tree's.
                 deadline: match (caller.deadline, own_deadline) {
@@ -53,7 +47,7 @@ impl Tree {
                 },
                 ..caller
             },
-            Err(_) => Tree {
+            None => Tree {
                 depth: 0,
                 max_depth: settings.max_depth,
                 budget: settings.turn_budget.map(|total| {
@@ -100,12 +94,6 @@ impl Tree {
                 )
             })
     }
-
-    /// Awaits `calls`, tool calls made by a program of a run in this tree: the sub-agents
-    /// they start run one level further down the same tree.
-    pub async fn calling<F: Future>(&self, calls: F) -> F::Output {
-        CALLER.scope(self.clone(), calls).await
-    }
 }
 
 #[cfg(test)]
@@ -124,17 +112,11 @@ mod tests {
     #[tokio::test]
     async fn a_sub_agent_inherits_the_tree_and_may_only_shorten_its_deadline() {
         let start = Instant::now();
-        let top = Tree::for_run(&settings(Some(60), 2), start);
+        let top = Tree::for_run(&settings(Some(60), 2), start, None);
         assert_eq!((top.depth, top.max_depth), (0, 2));
         let later = start + Duration::from_secs(30);
-        let (longer, shorter) = CALLER
-            .scope(top.clone(), async {
-                (
-                    Tree::for_run(&settings(Some(60), 9), later),
-                    Tree::for_run(&settings(Some(10), 9), later),
-                )
-            })
-            .await;
+        let longer = Tree::for_run(&settings(Some(60), 9), later, Some(top.clone()));
+        let shorter = Tree::for_run(&settings(Some(10), 9), later, Some(top.clone()));
         // The top's 60 s from `start`, not the sub-agent's own 60 s from `later`.
         assert_eq!(longer.deadline, top.deadline);
         assert_eq!((longer.depth, longer.max_depth), (1, 2));
@@ -142,11 +124,7 @@ mod tests {
             shorter.deadline,
             Some((later + Duration::from_secs(10), Duration::from_secs(10)))
         );
-        let untimed = CALLER
-            .scope(top.clone(), async {
-                Tree::for_run(&settings(None, 9), later)
-            })
-            .await;
+        let untimed = Tree::for_run(&settings(None, 9), later, Some(top.clone()));
         assert_eq!(untimed.deadline, top.deadline);
     }
 }

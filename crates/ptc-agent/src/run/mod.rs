@@ -20,6 +20,7 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use crate::agent::{Agent, expand_mission, name_clashes};
+use crate::caller::calling_tree;
 use crate::chain;
 use crate::llm::Llm;
 use crate::resume;
@@ -274,7 +275,7 @@ impl Agent {
             gen_ai.usage.cache_creation.input_tokens = Empty,
             duration_ms = Empty,
         );
-        let tree = Tree::for_run(&inner.settings, Instant::now());
+        let tree = Tree::for_run(&inner.settings, Instant::now(), calling_tree());
         if let Some(reason) = tree.depth_exceeded() {
             return Ok(Step {
                 outcome: StepOutcome::Failed {

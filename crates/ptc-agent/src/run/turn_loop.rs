@@ -125,6 +125,7 @@ impl<'a> Loop<'a> {
             llm.clone(),
             settings.registry.clone(),
             settings.retry.clone(),
+            tree.clone(),
         );
         Ok(Loop {
             agent,
@@ -509,9 +510,7 @@ impl<'a> Loop<'a> {
         };
         let runtime = self.runtime.clone().with_history(history_of(&self.turns));
         run_program(&runtime, program, &self.memory, span, |requests| {
-            let batch = self
-                .tree
-                .calling(self.caller.calling(number, live.answer(requests)));
+            let batch = self.caller.calling(number, live.answer(requests));
             async move {
                 let answers = batch.await;
                 let calls = self.caller.take_unseen();
