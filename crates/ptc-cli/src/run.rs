@@ -10,7 +10,7 @@ use clap::Args;
 use ptc_agent::store::{JsonlStore, RunStore};
 use ptc_agent::{Agent, AgentBuilder, RecordingLlm, RunObserver, RunOptions};
 use ptc_store::SqliteStore;
-use ptc_turn::{Message, Step, Turn};
+use ptc_turn::{Message, Step, StepReport, Turn};
 
 use crate::bill::RunBill;
 use crate::config::Config;
@@ -18,7 +18,6 @@ use crate::exit;
 use crate::input::{check_writable, data_entries, fixture_tools, read_file};
 use crate::mcp::{McpSession, block_on, resolve, with_servers};
 use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
-use crate::report::outcome_json;
 use crate::show;
 
 /// What defines an agent on the command line: its mission, model, settings, input and tools.
@@ -408,25 +407,11 @@ fn write_step(step: &Step, path: &Path) -> Result<(), String> {
 
 /// The end of a run for a program to read.
 fn json_report(step: &Step, args: &RunArgs, bill: &RunBill) -> serde_json::Value {
-    let usage = &step.usage;
-    let t = &usage.tokens;
-    let mut report = serde_json::json!({
-        "turns": step.turns.len(),
-        "max_turns": step.task.max_turns,
-        "usage": {
-            "llm_requests": usage.llm_requests,
-            "input_tokens": t.input_tokens,
-            "output_tokens": t.output_tokens,
-            "cache_read_tokens": t.cache_read_tokens,
-            "cache_write_tokens": t.cache_write_tokens,
-            "duration_ms": usage.duration_us / 1000,
-            "llm_duration_ms": usage.llm_duration_us / 1000,
-            "program_duration_ms": usage.eval_duration_us / 1000,
-        },
-        "cost": bill.json(),
-        "step_file": args.dump_step,
-        "checkpoint": args.checkpoint,
-    });
-    outcome_json(step, &mut report);
+    let mut report = serde_json::to_value(StepReport::of(step)).unwrap_or_default();
+    if let Some(fields) = report.as_object_mut() {
+        fields.insert("cost".into(), bill.json());
+        fields.insert("step_file".into(), serde_json::json!(args.dump_step));
+        fields.insert("checkpoint".into(), serde_json::json!(args.checkpoint));
+    }
     report
 }

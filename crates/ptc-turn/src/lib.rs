@@ -19,10 +19,13 @@ mod turn;
 mod step;
 // A human-readable view of a run.
 mod trace;
+// How a run ended and what it used, as report fields.
+mod report;
 
 pub use message::{Message, MessageToolCall, Role};
 
 pub use preview::{preview, push_cut_note, push_preview};
+pub use report::{OutcomeReport, StepReport, UsageReport};
 pub use step::{DEFAULT_MAX_TURNS, FailureKind, Step, StepOutcome, Task};
 pub use turn::{Turn, TurnError, TurnOrderError, TurnResult, Turns, is_cut_off};
 pub use usage::{TokenUsage, Usage};
