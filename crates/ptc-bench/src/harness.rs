@@ -528,7 +528,8 @@ async fn run_one(
     let mut builder = mission
         .builder(Arc::new(recording.clone()), &log)
         .compression_config(config.compression);
-    if let Some((_, tools)) = &mcp {
+    if let Some(mcp) = &mcp {
+        let tools = &mcp.tools;
         for tool in tools {
             builder = builder.tool_arc(tool.clone());
         }
@@ -549,8 +550,8 @@ async fn run_one(
         Ok(agent) => agent.run().await.map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
     };
-    if let Some((servers, _)) = mcp {
-        servers.close().await;
+    if let Some(mcp) = mcp {
+        mcp.servers.close().await;
     }
     let recorded = std::mem::take(
         &mut *recording

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use ptc_agent::{Agent, AsyncTool, ScriptedLlm, Signature};
 use ptc_lisp::Value;
-use ptc_mcp::{McpConfig, McpServers, ServerConfig};
+use ptc_mcp::{Endpoint, McpConfig, McpServers, ServerConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::check::Check;
@@ -254,14 +254,24 @@ impl Mission {
 
     /// Starts the mission's MCP servers for one run: the servers (to close when the run ends)
     /// and their tools, logging to `log`. `None` when the mission has none.
-    pub async fn start_mcp(
-        &self,
-        log: &CallLog,
-    ) -> Result<Option<(McpServers, Vec<Arc<dyn AsyncTool>>)>, String> {
+    pub async fn start_mcp(&self, log: &CallLog) -> Result<Option<McpRun>, String> {
         if self.mcp.is_empty() {
             return Ok(None);
         }
-        let servers = McpServers::connect(self.mcp.clone())
+        // Each run works in a copy of every server's working directory: a model that writes,
+        // moves or makes files there changes neither the committed mission nor the next run.
+        let scratch = Scratch::new()?;
+        let mut configs = Vec::with_capacity(self.mcp.len());
+        for (i, config) in self.mcp.iter().enumerate() {
+            let mut config = config.clone();
+            if let Endpoint::Stdio { cwd: Some(dir), .. } = &config.endpoint {
+                let copy = scratch.path.join(i.to_string());
+                copy_dir(dir, &copy)?;
+                config = config.with_cwd(copy);
+            }
+            configs.push(config);
+        }
+        let servers = McpServers::connect(configs)
             .await
             .map_err(|e| format!("{e}{INSTALL_HINT}"))?;
         let tools = servers
@@ -269,7 +279,11 @@ impl Mission {
             .into_iter()
             .map(|tool| Arc::new(LoggedTool::new(tool, log)) as Arc<dyn AsyncTool>)
             .collect();
-        Ok(Some((servers, tools)))
+        Ok(Some(McpRun {
+            servers,
+            tools,
+            _scratch: scratch,
+        }))
     }
 
     /// An agent builder for this mission with these tools' log; compression and other run
@@ -301,6 +315,62 @@ const INSTALL_HINT: &str = " (the MCP servers of the bundled missions are instal
 
 /// Connects to the servers once and lists their tools' parameter names, by `tool/` name.
 /// A thread of its own keeps its runtime apart from any the caller may be running.
+/// The MCP servers of one run and their tools, logged; the copies of the servers' working
+/// directories go when it is dropped.
+pub struct McpRun {
+    /// The connected servers (close them when the run ends).
+    pub servers: McpServers,
+    /// Their tools, each call logged.
+    pub tools: Vec<Arc<dyn AsyncTool>>,
+    _scratch: Scratch,
+}
+
+/// A directory of its own under the system's temporary directory, removed when dropped.
+struct Scratch {
+    path: PathBuf,
+}
+
+impl Scratch {
+    fn new() -> Result<Scratch, String> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("ptc-bench-run-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        Ok(Scratch { path })
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Copies the directory `from` to `to` (which it creates), files and directories alike.
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    let entries =
+        std::fs::read_dir(from).map_err(|e| format!("cannot list {}: {e}", from.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot list {}: {e}", from.display()))?;
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        if source.is_dir() {
+            copy_dir(&source, &target)?;
+        } else {
+            std::fs::copy(&source, &target).map_err(|e| {
+                format!(
+                    "cannot copy {} to {}: {e}",
+                    source.display(),
+                    target.display()
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
 fn list_mcp_tools(servers: Vec<ServerConfig>) -> Result<BTreeMap<String, Vec<String>>, String> {
     let listing = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -425,6 +495,68 @@ mod tests {
         for (pattern, name, expected) in cases {
             assert_eq!(glob_match(pattern, name), expected, "{pattern} ~ {name}");
         }
+    }
+
+    // A run's filesystem server works in a copy of the mission: what the model writes or makes
+    // there is gone when the run ends, and the committed files stay as they are.
+    #[test]
+    fn a_run_cannot_change_the_files_of_its_mission() {
+        ptc_mcp_testkit::ensure_installed().unwrap_or_else(|e| panic!("{e}"));
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/missions");
+        let missions = load_missions(&root, &["mcp-service-logs".to_string()]).unwrap();
+        let files = root.join("mcp-service-logs/files");
+        let listing = |dir: &Path| {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        let before = listing(&files);
+        let written = tokio::runtime::Runtime::new().unwrap().block_on(async {
+            let mcp = missions[0]
+                .start_mcp(&CallLog::new())
+                .await
+                .unwrap()
+                .unwrap();
+            let tool = |name: &str| {
+                mcp.tools
+                    .iter()
+                    .find(|t| t.name() == name)
+                    .unwrap_or_else(|| panic!("no {name}"))
+                    .clone()
+            };
+            let args = |pairs: &[(&str, &str)]| {
+                vec![Value::map(
+                    pairs
+                        .iter()
+                        .map(|(k, v)| (Value::keyword(k), Value::string(*v))),
+                )]
+            };
+            tool("write_file")
+                .call(args(&[("path", "notes.txt"), ("content", "mine")]))
+                .await
+                .unwrap();
+            tool("create_directory")
+                .call(args(&[("path", "service_logs")]))
+                .await
+                .unwrap();
+            let read = tool("read_text_file")
+                .call(args(&[("path", "notes.txt")]))
+                .await
+                .unwrap();
+            let copy = mcp._scratch.path.clone();
+            mcp.servers.close().await;
+            (read, copy)
+        });
+        assert_eq!(
+            written.0,
+            Value::map([(Value::keyword("content"), Value::string("mine"))])
+        );
+        assert_eq!(listing(&files), before);
+        assert_eq!(before, ["api.log", "billing.log", "search.log"]);
+        assert!(!written.1.exists(), "the copy is removed with the run");
     }
 
     #[test]

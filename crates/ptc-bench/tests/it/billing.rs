@@ -165,14 +165,14 @@ fn replay_step(missions: &Path, mission: &str, file: &Path) -> Step {
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         let mcp = mission.start_mcp(&log).await.unwrap();
         let mut builder = mission.builder(Arc::new(llm), &log);
-        if let Some((_, tools)) = &mcp {
-            for tool in tools {
+        if let Some(mcp) = &mcp {
+            for tool in &mcp.tools {
                 builder = builder.tool_arc(tool.clone());
             }
         }
         let step = builder.build().unwrap().run().await.unwrap();
-        if let Some((servers, _)) = mcp {
-            servers.close().await;
+        if let Some(mcp) = mcp {
+            mcp.servers.close().await;
         }
         step
     })

@@ -41,13 +41,13 @@ async fn compiled_outcome(mission: &Mission, config: &Config, transcript: &Path)
     let mut builder = mission
         .builder(Arc::new(llm), &log)
         .compression_config(config.compression);
-    for tool in mcp.iter().flat_map(|(_, tools)| tools) {
+    for tool in mcp.iter().flat_map(|mcp| &mcp.tools) {
         builder = builder.tool_arc(tool.clone());
     }
     let agent = builder.build().unwrap();
     let step = agent.run().await.unwrap();
-    if let Some((servers, _)) = mcp {
-        servers.close().await;
+    if let Some(mcp) = mcp {
+        mcp.servers.close().await;
     }
     let recorded = match &step.outcome {
         StepOutcome::Returned { value } => value.clone(),
@@ -64,12 +64,12 @@ async fn compiled_outcome(mission: &Mission, config: &Config, transcript: &Path)
         loaded = loaded.with_tool_arc(tool);
     }
     let mcp = mission.start_mcp(&log).await.unwrap();
-    for tool in mcp.iter().flat_map(|(_, tools)| tools) {
+    for tool in mcp.iter().flat_map(|mcp| &mcp.tools) {
         loaded = loaded.with_tool_arc(tool.clone());
     }
     let executed = loaded.run_data(mission.data.clone()).await;
-    if let Some((servers, _)) = mcp {
-        servers.close().await;
+    if let Some(mcp) = mcp {
+        mcp.servers.close().await;
     }
     let stages = loaded.programs().len();
     Some(match executed.map(|step| step.outcome) {
