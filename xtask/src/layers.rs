@@ -75,7 +75,7 @@ fn check(src: &Path) -> Result<Vec<String>, String> {
     } else {
         "main.rs"
     };
-    let layers = module_order(&read(&src.join(root_file))?);
+    let layers = declared_children(&read(&src.join(root_file))?);
     // The files of the library (a crate with a library has its binary use that by name).
     let files: Vec<(PathBuf, ModulePath)> = rust_files(src)?
         .into_iter()
@@ -165,12 +165,8 @@ fn check(src: &Path) -> Result<Vec<String>, String> {
     Ok(problems)
 }
 
-/// The modules a crate root declares (`mod x;`, `pub mod x;`, `pub(crate) mod x;`), in order.
-fn module_order(root: &str) -> Vec<String> {
-    declared_children(root)
-}
-
-/// The child modules a file declares with `mod x;` (not inline modules), in order.
+/// The child modules a file declares with `mod x;`, `pub mod x;` or `pub(crate) mod x;` (not
+/// inline modules), in order: for a crate root, its layers.
 fn declared_children(code: &str) -> Vec<String> {
     code.lines()
         .filter_map(|line| {
@@ -632,7 +628,7 @@ mod tests {
     #[test]
     fn modules_are_read_in_declaration_order() {
         let lib = "//! Docs.\npub mod span;\nmod stack;\npub(crate) mod value;\n\npub use value::Value;\n";
-        assert_eq!(module_order(lib), ["span", "stack", "value"]);
+        assert_eq!(declared_children(lib), ["span", "stack", "value"]);
     }
 
     #[test]

@@ -183,15 +183,7 @@ async fn a_history_budget_must_hold_the_system_prompt_and_the_mission() {
 
 /// `1234567` as `1,234,567`, as the docs write numbers.
 fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    ptc_compression::cost::token_count_text(n as f64)
 }
 
 #[test]
