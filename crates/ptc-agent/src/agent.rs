@@ -12,7 +12,7 @@ use ptc_compression::{
 };
 use ptc_lisp::pr_str;
 use ptc_lisp::{Limits, ToolSpec, Value};
-use ptc_turn::{DEFAULT_MAX_TURNS, Message};
+use ptc_turn::{DEFAULT_MAX_TURNS, Message, Task};
 
 /// The most a run keeps between turns (its definitions), unless the agent says otherwise.
 pub const DEFAULT_MAX_KEPT_BYTES: usize = 16 << 20;
@@ -23,6 +23,7 @@ use serde::Serialize;
 
 use crate::custom_strategy::CustomStrategy;
 use crate::llm::{DEFAULT_MAX_TOKENS, Llm, RetryPolicy, Sampling};
+use crate::outcome::Rules;
 use crate::prompt::{self, PromptInput, SystemPrompt};
 use crate::prompt_custom::PromptCustomization;
 use crate::registry::LlmRegistry;
@@ -74,6 +75,18 @@ pub(crate) struct Inner {
     /// Whether the model is its parent's (a sub-agent not given its own), so that as a tool it
     /// asks the model of the run that calls it, as an LLM tool does.
     pub follows_caller: bool,
+}
+
+impl Inner {
+    /// What this agent's runs of `task` make of their programs' outcomes.
+    pub(crate) fn rules(&self, task: &Task) -> Rules<'_> {
+        Rules {
+            signature: self.signature.as_ref(),
+            float_precision: self.settings.float_precision,
+            max_kept_bytes: Some(self.settings.max_kept_bytes),
+            last_value_is_answer: task.max_turns <= 1,
+        }
+    }
 }
 
 /// The options a sub-agent inherits from its parent unless it sets them itself.

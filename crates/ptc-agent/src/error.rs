@@ -90,7 +90,7 @@ pub const NO_PROGRAM: &str = "Your reply has no program, so nothing ran. Reply w
 
 /// The error of a turn whose reply was cut off by the reply token limit before it held a
 /// complete program (`detail` says what was wrong with what it held, if anything).
-pub(super) fn cut_off_error(max_tokens: u32, detail: Option<&str>) -> TurnError {
+pub(crate) fn cut_off_error(max_tokens: u32, detail: Option<&str>) -> TurnError {
     let what = match detail {
         Some(detail) => format!(" (the program was incomplete: {detail})"),
         None => String::new(),

@@ -65,10 +65,12 @@ mod registry;
 mod agent;
 // Limits of a tree of agents.
 mod tree;
-// The calling-run context: the run whose program made the tool call being awaited.
-mod caller;
 // Why a run could not start, and the turn errors the loop words.
 mod error;
+// Every decision of a run, with no I/O: events in, actions out.
+mod run_core;
+// The calling-run context: the run whose program made the tool call being awaited.
+mod caller;
 // A step handed to the next agent as its input.
 mod chain;
 // Continuing a run from a checkpoint.
@@ -77,7 +79,7 @@ mod resume;
 mod summarizer;
 // The history policy of a run.
 mod history;
-// Running an agent: the loop and its options.
+// Running an agent: its entry points, its options and the driver of its core.
 mod run;
 // Compiled agents.
 mod compile;
@@ -105,11 +107,11 @@ pub use normalize::normalize_program;
 pub use preview::PromptPreview;
 pub use prompt::{SystemPrompt, default_language_reference, default_reply_format};
 pub use registry::LlmRegistry;
-pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions, tokens_text};
+pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions};
 pub use signature::{Mismatch, Signature, SignatureError};
 pub use subagent::AgentTool;
 pub use summarizer::LlmSummarizer;
-pub use telemetry::HumanDuration;
+pub use telemetry::{HumanDuration, tokens_text};
 pub use tool::{
     AsyncTool, FnTool, SyncToolAdapter, ToolError, async_tool, sandbox_tools, tool_fn, value_tool,
 };

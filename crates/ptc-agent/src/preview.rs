@@ -3,12 +3,16 @@
 
 use std::fmt;
 
-use ptc_compression::{Compression, RenderOptions, Uncompressed};
+use std::time::Instant;
+
+use ptc_turn::Usage;
 
 use crate::agent::Agent;
 use crate::llm::LlmRequest;
 use crate::prompt::SystemPrompt;
-use crate::run::{RunError, RunOptions, request_for};
+use crate::run::{RunError, RunOptions};
+use crate::run_core::{Action, Event, RunCore, Source, Start, runtime_for};
+use crate::tree::Tree;
 
 /// The system prompt and the first request of a run, as they would be sent. Its `Display`
 /// shows both for a person: each message under a header with its role and size.
@@ -41,20 +45,35 @@ impl Agent {
     /// ```
     pub fn preview_prompt(&self, options: &RunOptions<'_>) -> Result<PromptPreview, RunError> {
         let task = self.task_for(options)?;
-        let settings = &self.inner.settings;
-        let opts = RenderOptions::from_task(&task).with_limits(settings.render_limits());
-        // With no turn yet, every strategy renders the system prompt and the mission message
-        // the same way; a history policy always keeps both.
-        let rendered = Uncompressed.to_messages(&[], &[], &opts);
-        let request = request_for(
-            &rendered.messages,
-            &rendered.cache_points,
+        let inner = &self.inner;
+        let settings = &inner.settings;
+        // A tree of its own: the preview takes no turn from the budget of a running tree.
+        let tree = Tree::for_run(settings, Instant::now(), None);
+        let source = Source::Model {
             settings,
-            1,
-            opts.tools,
-        );
+            strategy: RunCore::strategy_for(&task, settings, inner.llm.pricing()),
+            tree,
+        };
+        let runtime = runtime_for(&settings.limits, &task);
+        let rules = inner.rules(&task);
+        let mut core = RunCore::new(task, Start::new(), runtime, rules, source);
+        let mut event = Event::Next;
+        let request = loop {
+            event = match core.advance(event) {
+                Action::Rendered { .. } => Event::Next,
+                // With no turn yet, a history policy keeps the system prompt and the mission.
+                Action::ApplyHistory(messages) => Event::HistoryApplied {
+                    messages,
+                    spent: Usage::default(),
+                },
+                Action::Ask(request) => break *request,
+                action @ (Action::CallTools { .. } | Action::Recorded | Action::Finished) => {
+                    unreachable!("a run's first action is a request: {action:?}")
+                }
+            };
+        };
         Ok(PromptPreview {
-            system_prompt: self.inner.system_prompt.clone(),
+            system_prompt: inner.system_prompt.clone(),
             request,
         })
     }

@@ -1,12 +1,11 @@
-//! Running a turn's program without holding a thread while it waits for tools.
+//! A turn's program and its tool calls, without holding a thread while it waits for them.
 //!
-//! The program runs as a suspendable run of the sandbox ([`Runtime::start`]): it evaluates on
-//! the task that awaits it until it calls agent tools, then suspends; the calls it waits for
-//! (one, or all the items of a `pmap` at once) are awaited here, concurrently, on the async
+//! The program runs as a suspendable run of the sandbox ([`Runtime::start`](ptc_lisp::Runtime::start)):
+//! it evaluates until it calls agent tools, then suspends; the calls it waits for (one, or all
+//! the items of a `pmap` at once) are awaited here ([`LiveTools`]), concurrently, on the async
 //! runtime, each under the sandbox's tool timeout, and the run resumes with their answers. A
 //! call that times out is cancelled: its future is dropped. When the run's own future is
-//! dropped (the run's deadline passed), the suspended program and the tool calls in flight
-//! are dropped with it.
+//! dropped (the run's deadline passed), the tool calls in flight are dropped with it.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -14,11 +13,9 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use ptc_lisp::{
-    Progress, RunOutcome, Runtime, ToolAnswer, ToolError, ToolRequest, ToolSpec, Tools,
-    UserNamespace, Value,
-};
+use ptc_lisp::{Progress, ToolAnswer, ToolError, ToolRequest, ToolSpec, Tools, Value};
 
+use crate::telemetry::micros;
 use crate::tool::AsyncTool;
 
 /// The sandbox's tools for `specs`: each call suspends the run, to be answered by its host.
@@ -30,34 +27,11 @@ pub(crate) fn awaited_tools<'s>(specs: impl IntoIterator<Item = &'s ToolSpec>) -
     tools
 }
 
-/// Run `program` with `memory` on `runtime`, answering each suspension's tool calls with
-/// `answer`; each stretch of evaluation runs in `span`. A panic of the interpreter (a bug)
-/// ends the program with its message instead of unwinding through the caller's task.
-pub(crate) async fn run_program<F, Fut>(
-    runtime: &Runtime,
-    program: &str,
-    memory: &UserNamespace,
-    span: &tracing::Span,
-    mut answer: F,
-) -> Result<RunOutcome, String>
-where
-    F: FnMut(Vec<ToolRequest>) -> Fut,
-    Fut: Future<Output = Vec<ToolAnswer>>,
-{
-    let mut progress = evaluating(span, || runtime.start(program, memory))?;
-    loop {
-        match progress {
-            Progress::Finished(outcome) => return Ok(outcome),
-            Progress::Suspended(run) => {
-                let answers = answer(run.requests().to_vec()).await;
-                progress = evaluating(span, || run.resume(answers))?;
-            }
-        }
-    }
-}
-
 /// One stretch of evaluation, in `span`, with a panic caught.
-fn evaluating(span: &tracing::Span, f: impl FnOnce() -> Progress) -> Result<Progress, String> {
+pub(crate) fn evaluating(
+    span: &tracing::Span,
+    f: impl FnOnce() -> Progress,
+) -> Result<Progress, String> {
     span.in_scope(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
         .map_err(|payload| panic_text(payload.as_ref()))
 }
@@ -123,10 +97,7 @@ impl LiveTools<'_> {
             }
         };
         let duration = started.elapsed();
-        span.record(
-            "duration_us",
-            u64::try_from(duration.as_micros()).unwrap_or(u64::MAX),
-        );
+        span.record("duration_us", micros(duration));
         match &result {
             Ok(_) => span.record("outcome", "ok"),
             Err(e) => {

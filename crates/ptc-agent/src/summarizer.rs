@@ -9,6 +9,7 @@ use ptc_turn::{Message, Usage};
 use tracing::Instrument;
 
 use crate::llm::{Llm, LlmRequest};
+use crate::telemetry::micros;
 
 /// A [`Summarizer`] that asks a model, with the prompt of [`SummaryPromptBuilder`]. It keeps
 /// count of what its calls cost, which the agent adds to the turn that needed the summary.
@@ -100,7 +101,7 @@ impl Summarizer for LlmSummarizer {
             usage.llm_requests = usage.llm_requests.saturating_add(requests);
             usage.llm_duration_us = usage
                 .llm_duration_us
-                .saturating_add(u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX));
+                .saturating_add(micros(started.elapsed()));
             if let Ok(response) = &result {
                 usage.tokens += response.usage;
             }

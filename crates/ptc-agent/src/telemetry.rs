@@ -28,6 +28,32 @@ pub(crate) fn record_tokens(span: &tracing::Span, tokens: &TokenUsage) {
     );
 }
 
+/// Token counts in words: `950 tokens in, 25 out`, with the prompt cache's share when there
+/// is one (`950 tokens in (+700 read from the prompt cache), 25 out`).
+pub fn tokens_text(tokens: &TokenUsage) -> String {
+    let mut cache = Vec::new();
+    if tokens.cache_read_tokens > 0 {
+        cache.push(format!("{} read from", tokens.cache_read_tokens));
+    }
+    if tokens.cache_write_tokens > 0 {
+        cache.push(format!("{} written to", tokens.cache_write_tokens));
+    }
+    let cache = if cache.is_empty() {
+        String::new()
+    } else {
+        format!(" (+{} the prompt cache)", cache.join(" and "))
+    };
+    format!(
+        "{} tokens in{cache}, {} out",
+        tokens.input_tokens, tokens.output_tokens
+    )
+}
+
+/// A duration in whole microseconds (saturating).
+pub(crate) fn micros(duration: Duration) -> u64 {
+    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
+}
+
 /// A duration as a person reads it: `850 µs`, `42 ms`, `1.5 s`, `2 min 5 s`, `1 h 3 min`.
 ///
 /// ```

@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 pub use ptc_lisp::ToolError;
 
 use crate::signature::{Param, Signature, SignatureError, Type};
+use crate::telemetry::micros;
 
 /// A host function a program calls as `(tool/name arg ...)`.
 ///
@@ -426,10 +427,7 @@ impl ptc_lisp::SyncTool for BlockingTool {
         let started = Instant::now();
         let call = self.tool.call(args.to_vec());
         let result = span.in_scope(|| self.handle.block_on(call));
-        span.record(
-            "duration_us",
-            u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
-        );
+        span.record("duration_us", micros(started.elapsed()));
         match &result {
             Ok(_) => span.record("outcome", "ok"),
             Err(e) => {

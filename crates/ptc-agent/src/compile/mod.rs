@@ -9,8 +9,8 @@
 //! stages share one namespace, as the turns did. Earlier stages run in full, prints and tool
 //! calls included.
 //!
-//! A compiled run ends like an agent run, judged by the same function (`outcome.rs`) with the
-//! compiling run's settings: a `(return v)` in any stage is the answer (checked against the
+//! A compiled run drives the same run core as an agent run, with its stages as the programs,
+//! so it ends like one, judged with the compiling run's settings: a `(return v)` in any stage is the answer (checked against the
 //! output signature, its floats rounded to the run's precision), `(fail reason)` fails it, an
 //! error or a namespace above the run's kept limit fails it with `program_error`, and a last
 //! stage that ends without `(return ...)` fails it — except for a single-shot agent, whose last
@@ -25,18 +25,18 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use ptc_lisp::{Form, FormKind, Limits, Program, RunOutcome, ToolSpec, UserNamespace, Value};
-use ptc_turn::{FailureKind, Step, StepOutcome, Task, TokenUsage, Turn, TurnError, Turns, Usage};
+use ptc_lisp::{Form, FormKind, Limits, Program, ToolSpec, Value};
+use ptc_turn::{Step, StepOutcome, Task, TokenUsage, Turn, Usage};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{Agent, data_from_serialize, expand_mission};
-use crate::outcome::{Ending, Rules, run_outcome};
-use crate::program::{LiveTools, awaited_tools, run_program};
-use crate::resume::runtime_for;
+use crate::outcome::Rules;
+use crate::program::LiveTools;
 use crate::run::{RunError, RunOptions};
+use crate::run_core::{Action, Event, RunCore, Source, Start, runtime_for};
 use crate::signature::Signature;
 use crate::tool::{AsyncTool, SyncToolAdapter};
-use crate::turn_history::{error_value, last_error, with_error};
+use crate::turn_history::{error_value, last_error};
 
 mod cases;
 
@@ -658,111 +658,50 @@ impl CompiledAgent {
         results.into_iter().flatten().collect()
     }
 
-    /// Runs the stages of the program for `task`. Each stage's outcome is judged by the
-    /// rules of the run it was compiled from, with no second chance: a stage that fails ends
-    /// the run as a failed turn ends a single-shot run.
+    /// Runs the stages of the program for `task`, driving the run core as an agent run does:
+    /// each stage's outcome is judged by the rules of the run it was compiled from, with no
+    /// second chance (a stage that fails ends the run as a failed turn ends a single-shot
+    /// run).
     async fn execute(&self, task: Task) -> Step {
         let started = Instant::now();
-        let runtime = runtime_for(&self.limits, &task).with_tools(awaited_tools(&task.tools));
         let span = tracing::info_span!("compiled_run", stages = self.file.programs.len());
-        let live = LiveTools {
-            tools: &self.tools,
-            timeout: self.limits.tool_timeout,
-            parent: span.clone(),
-        };
         let rules = Rules {
             signature: self.signature.as_ref(),
             float_precision: self.file.float_precision,
             max_kept_bytes: self.file.max_kept_bytes,
             last_value_is_answer: self.file.last_value_is_answer,
         };
-        let mut memory = UserNamespace::new();
-        let mut turns = Turns::new();
-        let mut total = Usage::default();
-        let last = self.file.programs.len();
-        let mut outcome = None;
-        for (index, program) in self.file.programs.iter().enumerate() {
-            let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
-            let stage_started = Instant::now();
-            // Every stage before this one succeeded (a failed one ends the run), so their
-            // values are the `*1 *2 *3` of the run's turns this stage was written after.
-            let error = self
+        let source = Source::Stages {
+            programs: &self.file.programs,
+            errors: self
                 .file
                 .last_errors
-                .get(&number)
-                .map_or(Value::Nil, |e| error_value(e.turn, &e.kind, &e.message));
-            let runtime = runtime.clone().with_history(with_error(&turns, error));
-            let out = run_program(&runtime, program, &memory, &span, |requests| {
-                live.answer(requests)
-            })
-            .await;
-            let (turn, ending) = match out {
-                Err(panic) => (
-                    Turn::failure(
-                        number,
-                        program,
-                        TurnError::new(
-                            "internal",
-                            format!("the program could not be run ({panic})"),
-                        ),
-                    ),
-                    Ending::Continue,
-                ),
-                Ok(RunOutcome {
-                    outcome: result,
-                    prints,
-                    tool_calls,
-                    memory: after,
-                    ..
-                }) => {
-                    let judged = rules.judge(number, program.as_str(), result, after);
-                    if let Some(kept) = judged.kept {
-                        memory = kept;
-                    }
-                    (
-                        judged.turn.with_prints(prints).with_tool_calls(tool_calls),
-                        judged.ending,
-                    )
+                .iter()
+                .map(|(number, e)| (*number, error_value(e.turn, &e.kind, &e.message)))
+                .collect(),
+        };
+        let runtime = runtime_for(&self.limits, &task);
+        let mut core = RunCore::new(task, Start::new(), runtime, rules, source);
+        let live = LiveTools {
+            tools: &self.tools,
+            timeout: self.limits.tool_timeout,
+            parent: span.clone(),
+        };
+        let mut event = Event::Next;
+        loop {
+            event = match span.in_scope(|| core.advance(event)) {
+                Action::CallTools { requests, .. } => Event::ToolsAnswered {
+                    answers: live.answer(requests).await,
+                    spent: Usage::default(),
+                },
+                Action::Recorded => Event::Next,
+                Action::Finished => break,
+                action @ (Action::Rendered { .. } | Action::ApplyHistory(_) | Action::Ask(_)) => {
+                    unreachable!("a compiled run asks no model: {action:?}")
                 }
             };
-            let ending = run_outcome(&turn, ending, false).or_else(|| {
-                (index + 1 == last)
-                    .then(|| program_error("the program ended without (return ...)".to_string()))
-            });
-            let elapsed = u64::try_from(stage_started.elapsed().as_micros()).unwrap_or(u64::MAX);
-            let usage = Usage {
-                eval_duration_us: elapsed,
-                duration_us: elapsed,
-                ..Usage::default()
-            };
-            total.eval_duration_us = total.eval_duration_us.saturating_add(elapsed);
-            let turn = turn.with_memory(memory.definitions()).with_usage(usage);
-            if let Err(error) = turns.push(turn) {
-                unreachable!("stages are numbered in order: {error}");
-            }
-            if let Some(ending) = ending {
-                outcome = Some(ending);
-                break;
-            }
         }
-        total.duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        Step {
-            outcome: outcome.unwrap_or_else(|| {
-                program_error("the program ended without (return ...)".to_string())
-            }),
-            task,
-            turns,
-            usage: total,
-        }
-    }
-}
-
-fn program_error(reason: String) -> StepOutcome {
-    StepOutcome::Failed {
-        kind: FailureKind::ProgramError,
-        reason,
-        value: None,
-        llm_errors: Vec::new(),
+        core.into_step(started.elapsed())
     }
 }
 

@@ -1,21 +1,21 @@
-//! Running an agent: the entry points (`run`, `run_with`, resuming), the options of a run, the
-//! loop, and the model calls it makes.
+//! Running an agent: the entry points (`run`, `run_with`, resuming), the options of a run, and
+//! the driver that carries out the run core's actions (the model calls, the tool calls, the
+//! checkpoints).
 
+mod driver;
 mod model_call;
 mod options;
-mod turn_loop;
 
 pub use crate::error::{NO_PROGRAM, RunError};
-pub use model_call::tokens_text;
-pub(crate) use model_call::{call_llm, request_for};
+pub(crate) use model_call::call_llm;
 pub use options::{RunObserver, RunOptions};
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use ptc_lisp::{UserNamespace, Value};
-use ptc_turn::{FailureKind, Step, StepOutcome, Task, Turns, Usage};
+use ptc_lisp::Value;
+use ptc_turn::{FailureKind, Step, StepOutcome, Task, Usage};
 use tracing::Instrument;
 use tracing::field::Empty;
 
@@ -24,12 +24,13 @@ use crate::caller::calling_tree;
 use crate::chain;
 use crate::llm::Llm;
 use crate::resume;
+use crate::run_core::{Start, restore_namespace, runtime_for};
 use crate::store::RunStore;
 use crate::telemetry::record_tokens;
 use crate::tree::Tree;
 
+use driver::Driver;
 use options::RunLlm;
-use turn_loop::{Loop, Start};
 
 impl Agent {
     /// Runs the agent on its own data. See [`Agent::run_with`].
@@ -89,11 +90,7 @@ impl Agent {
         if let Some((store, id)) = &options.store {
             store.start(id, &task).await?;
         }
-        let start = Start {
-            turns: Turns::new(),
-            memory: UserNamespace::new(),
-        };
-        self.drive(task, start, options).await
+        self.drive(task, Start::new(), options).await
     }
 
     /// Continues run `id` of `store` from its last completed turn: the turns recorded there
@@ -153,9 +150,10 @@ impl Agent {
                 reason,
             });
         }
-        let memory = resume::restore_namespace(&self.inner, &task, &checkpoint.turns)
-            .await
-            .map_err(|reason| RunError::Resume {
+        // The task's tools are the agent's (checked above).
+        let runtime = runtime_for(&self.inner.settings.limits, &task);
+        let memory =
+            restore_namespace(&runtime, &checkpoint.turns).map_err(|reason| RunError::Resume {
                 id: id.to_string(),
                 reason,
             })?;
@@ -234,7 +232,7 @@ impl Agent {
         }
     }
 
-    /// Runs the loop from `start` until the run ends.
+    /// Drives the run's core from `start` until the run ends.
     async fn drive(
         &self,
         task: Task,
@@ -293,7 +291,7 @@ impl Agent {
             .store
             .as_ref()
             .map(|(store, id)| (*store, id.as_str()));
-        let run = Loop::new(inner, llm, task, options.observer, store, start, tree)?;
+        let run = Driver::new(inner, llm, task, options.observer, store, start, tree)?;
         let step = run.run(stop).instrument(span.clone()).await;
         record_step(&span, &step);
         let interrupted = matches!(
@@ -339,10 +337,6 @@ fn one_line(text: &str, max: usize) -> String {
     } else {
         line
     }
-}
-
-fn micros(duration: Duration) -> u64 {
-    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

@@ -1,18 +1,13 @@
-//! One request to the model: how it is built from the rendered messages, how it is sent
-//! (with its retries), and what a turn logs about it.
+//! Sending a turn's request to the model, with its retries.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use ptc_compression::{CachePoint, PromptRequest, RenderOptions, cacheable_prefix_len};
-use ptc_turn::{Message, Role, TokenUsage, Turn, Usage};
+use ptc_turn::Usage;
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use crate::agent::Settings;
 use crate::llm::{Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy};
-use crate::telemetry::{HumanDuration, record_tokens};
-
-use super::micros;
+use crate::telemetry::{HumanDuration, micros, record_tokens};
 
 /// Sends `request` for turn `turn`, retrying transient failures as `policy` says, and adds
 /// the requests and their time to `usage`.
@@ -109,78 +104,4 @@ pub(crate) async fn call_llm(
             tokio::time::sleep(wait).await;
         }
     }
-}
-
-/// Token counts in words: `950 tokens in, 25 out`, with the prompt cache's share when there
-/// is one (`950 tokens in (+700 read from the prompt cache), 25 out`).
-pub fn tokens_text(tokens: &TokenUsage) -> String {
-    let mut cache = Vec::new();
-    if tokens.cache_read_tokens > 0 {
-        cache.push(format!("{} read from", tokens.cache_read_tokens));
-    }
-    if tokens.cache_write_tokens > 0 {
-        cache.push(format!("{} written to", tokens.cache_write_tokens));
-    }
-    let cache = if cache.is_empty() {
-        String::new()
-    } else {
-        format!(" (+{} the prompt cache)", cache.join(" and "))
-    };
-    format!(
-        "{} tokens in{cache}, {} out",
-        tokens.input_tokens, tokens.output_tokens
-    )
-}
-
-/// The line each turn logs: its outcome, tokens and time.
-pub(super) fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
-    let number = turn.number();
-    let outcome = match turn.error() {
-        None => "ok".to_string(),
-        Some(error) => format!("error[{}]", error.kind),
-    };
-    tracing::info!(
-        turn = number,
-        max_turns,
-        outcome = %outcome,
-        gen_ai.usage.input_tokens = usage.tokens.prompt_tokens(),
-        gen_ai.usage.output_tokens = usage.tokens.output_tokens,
-        llm_requests = usage.llm_requests,
-        duration_ms = usage.duration_us / 1000,
-        "turn {number} of {max_turns}: {outcome}; {}; {} (model {}, program {})",
-        tokens_text(&usage.tokens),
-        HumanDuration(Duration::from_micros(usage.duration_us)),
-        HumanDuration(Duration::from_micros(usage.llm_duration_us)),
-        HumanDuration(Duration::from_micros(usage.eval_duration_us)),
-    );
-}
-
-/// The model request for rendered `messages` (system message first) and their cache `points`:
-/// leading system messages become the system prompt, and the points mark the stable parts for
-/// providers with explicit prompt caching. The request says its turn and the tools' names.
-pub(crate) fn request_for(
-    messages: &[Message],
-    points: &[CachePoint],
-    settings: &Settings,
-    turn: u32,
-    tools: &[ptc_lisp::ToolSpec],
-) -> LlmRequest {
-    let mut request = LlmRequest::from_prompt(PromptRequest::from_rendered(messages, points))
-        .with_max_tokens(settings.max_tokens);
-    if let Some(temperature) = settings.temperature {
-        request = request.with_temperature(temperature);
-    }
-    let tool_names = tools.iter().map(|t| t.name.clone()).collect();
-    request
-        .with_sampling(settings.sampling.clone())
-        .with_turn(turn, tool_names)
-}
-
-/// The end of the stable `tool/` and `data/` prefix of the first user message of `messages`.
-pub(super) fn prefix_point(messages: &[Message], opts: &RenderOptions<'_>) -> Option<CachePoint> {
-    let index = messages.iter().position(|m| m.role != Role::System)?;
-    let first = messages.get(index).filter(|m| m.role == Role::User)?;
-    cacheable_prefix_len(&first.content, opts)
-        .filter(|&len| len > 0)
-        .map(|len| CachePoint::new(index, len))
 }

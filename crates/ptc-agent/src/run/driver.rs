@@ -1,0 +1,229 @@
+//! The driver of an agent run: it carries out what the run core decides — the history
+//! policy's summaries, the model requests with their retries, the tool calls, the checkpoints
+//! and the observer's hooks — under the run's deadline and stop signal.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ptc_compression::{Compression, RenderOptions, Uncompressed};
+use ptc_turn::{Message, Step, Task, Usage};
+use tracing::Instrument;
+
+use crate::agent::Inner;
+use crate::caller::Caller;
+use crate::error::RunError;
+use crate::history::History;
+use crate::llm::Llm;
+use crate::program::LiveTools;
+use crate::run_core::{Action, Cut, Event, RunCore, Source, Start, runtime_for};
+use crate::store::RunStore;
+use crate::summarizer::LlmSummarizer;
+use crate::tree::Tree;
+
+use super::model_call::call_llm;
+use super::options::{RunObserver, StopSignal};
+
+/// How the wait for a turn ended.
+enum TurnEnd {
+    /// A turn was recorded; the run goes on.
+    Recorded,
+    /// The run is over.
+    Finished,
+    DeadlinePassed,
+    Stopped,
+}
+
+/// One run in progress: its core and what carries out its actions.
+pub(super) struct Driver<'a> {
+    core: RunCore<'a>,
+    agent: &'a Inner,
+    /// The model this run asks.
+    llm: Arc<dyn Llm>,
+    observer: Option<&'a dyn RunObserver>,
+    store: Option<(&'a dyn RunStore, &'a str)>,
+    history: Option<History>,
+    /// When the run (or its tree) must be done, and the limit that set it.
+    deadline: Option<(Instant, Duration)>,
+    /// What the LLM tools its programs call ask, and where they report their requests.
+    caller: Caller,
+}
+
+impl<'a> Driver<'a> {
+    pub(super) fn new(
+        agent: &'a Inner,
+        llm: Arc<dyn Llm>,
+        task: Task,
+        observer: Option<&'a dyn RunObserver>,
+        store: Option<(&'a dyn RunStore, &'a str)>,
+        start: Start,
+        tree: Tree,
+    ) -> Result<Driver<'a>, RunError> {
+        let settings = &agent.settings;
+        let history = match settings.history {
+            Some(policy) => {
+                let opts = RenderOptions::from_task(&task);
+                let first = Uncompressed.to_messages(&[], &[], &opts).messages;
+                let system = first
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| Message::system(""));
+                let mission = first.get(1).cloned().unwrap_or_else(|| Message::user(""));
+                Some(History::new(
+                    policy,
+                    &mission,
+                    &system,
+                    LlmSummarizer::new(llm.clone()).with_max_tokens(settings.max_tokens),
+                )?)
+            }
+            None => None,
+        };
+        let caller = Caller::new(
+            llm.clone(),
+            settings.registry.clone(),
+            settings.retry.clone(),
+            tree.clone(),
+        );
+        let deadline = tree.deadline;
+        let source = Source::Model {
+            settings,
+            strategy: RunCore::strategy_for(&task, settings, llm.pricing()),
+            tree,
+        };
+        let runtime = runtime_for(&settings.limits, &task);
+        let rules = agent.rules(&task);
+        let core = RunCore::new(task, start, runtime, rules, source);
+        Ok(Driver {
+            core,
+            agent,
+            llm,
+            observer,
+            store,
+            history,
+            deadline,
+            caller,
+        })
+    }
+
+    pub(super) async fn run(mut self, mut stop: Option<StopSignal<'_>>) -> Step {
+        let started = Instant::now();
+        let deadline = self.deadline;
+        loop {
+            let passes = async {
+                match deadline {
+                    Some((at, _)) => tokio::time::sleep_until(at.into()).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let stopped = async {
+                match stop.as_mut() {
+                    Some(signal) => signal.await,
+                    None => std::future::pending().await,
+                }
+            };
+            // A passed deadline wins over a turn that ends in the same instant: when a
+            // sub-agent's run ends at the deadline it shares with this one, so does this run.
+            let ended = tokio::select! {
+                biased;
+                () = stopped => TurnEnd::Stopped,
+                () = passes => TurnEnd::DeadlinePassed,
+                end = self.next_turn() => end,
+            };
+            let cut = match ended {
+                TurnEnd::Recorded => {
+                    self.recorded().await;
+                    continue;
+                }
+                TurnEnd::Finished => break,
+                TurnEnd::DeadlinePassed => {
+                    Cut::Deadline(deadline.map_or(Duration::ZERO, |(_, limit)| limit))
+                }
+                TurnEnd::Stopped => Cut::Stopped,
+            };
+            self.core.cut_off(cut, self.caller.take_spent());
+            break;
+        }
+        self.core.into_step(started.elapsed())
+    }
+
+    /// Carries out the core's actions until a turn is recorded or the run is over.
+    async fn next_turn(&mut self) -> TurnEnd {
+        let mut event = Event::Next;
+        loop {
+            event = match self.core.advance(event) {
+                Action::Rendered { turn, stats } => {
+                    if let Some(observer) = self.observer {
+                        observer.on_history_rendered(turn, &stats);
+                    }
+                    Event::Next
+                }
+                Action::ApplyHistory(messages) => {
+                    let mut spent = Usage::default();
+                    let messages = match &mut self.history {
+                        Some(history) => {
+                            let span = self.core.turn_span();
+                            history.apply(messages, &mut spent).instrument(span).await
+                        }
+                        None => messages,
+                    };
+                    Event::HistoryApplied { messages, spent }
+                }
+                Action::Ask(request) => {
+                    let number = self.core.turn_number();
+                    if let Some(observer) = self.observer {
+                        observer.on_request(number, self.core.messages());
+                    }
+                    let mut spent = Usage::default();
+                    let retry = &self.agent.settings.retry;
+                    let result = call_llm(&*self.llm, retry, number, &request, &mut spent)
+                        .instrument(self.core.turn_span())
+                        .await;
+                    Event::Replied { result, spent }
+                }
+                Action::CallTools { turn, requests } => {
+                    let live = LiveTools {
+                        tools: &self.agent.tools,
+                        timeout: self.agent.settings.limits.tool_timeout,
+                        parent: self.core.turn_span(),
+                    };
+                    let answers = self.caller.calling(turn, live.answer(requests)).await;
+                    let calls = self.caller.take_unseen();
+                    if let Some(observer) = self.observer {
+                        for call in &calls {
+                            observer.on_tool_request(turn, call);
+                        }
+                    }
+                    Event::ToolsAnswered {
+                        answers,
+                        spent: self.caller.take_spent(),
+                    }
+                }
+                Action::Recorded => return TurnEnd::Recorded,
+                Action::Finished => return TurnEnd::Finished,
+            };
+        }
+    }
+
+    /// Shows the turn just recorded to the observer and hands it to the store, if there is
+    /// one.
+    async fn recorded(&self) {
+        let Some(turn) = self.core.last_turn() else {
+            return;
+        };
+        if let Some(observer) = self.observer {
+            observer.on_turn(turn);
+        }
+        let Some((store, id)) = self.store else {
+            return;
+        };
+        if let Err(error) = store.append(id, turn).await {
+            let number = turn.number();
+            tracing::error!(
+                run = id,
+                turn = number,
+                %error,
+                "turn {number} could not be checkpointed; the run goes on, but cannot resume \
+                 after it"
+            );
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! The sandbox a run's programs run in, and the namespace a resumed run starts with.
+//!
+//! Definitions cannot be stored as they are (a function is code bound to the values it closed
+//! over), so they are made again: the program of each successful turn runs once more, in
+//! order, with every tool call answered from the turn's record. The programs are
+//! deterministic given their inputs and their tools' answers, so this rebuilds the namespace
+//! the run had, and no tool is called twice: while restoring, no tool (no MCP server, no
+//! service) is reached at all, and nothing is awaited. The functions restored call tools by
+//! name, so once the restoring is over their calls go to the run's real tools.
+
+use ptc_lisp::{
+    Limits, Outcome, Progress, RunOutcome, Runtime, ToolAnswer, ToolCallRecord, ToolError,
+    ToolOutcome, ToolRequest, UserNamespace, Value,
+};
+use ptc_turn::{Task, Turn};
+
+use crate::program::{awaited_tools, evaluating};
+use crate::turn_history::history_of;
+
+/// The sandbox every program of a run runs in: `limits`, the task's data, and its tools as
+/// calls that suspend the program for the driver to answer.
+pub(crate) fn runtime_for(limits: &Limits, task: &Task) -> Runtime {
+    let mut runtime = Runtime::new()
+        .with_limits(limits.clone())
+        .with_firewalled_output(true);
+    for (name, value) in &task.data {
+        runtime = runtime.with_data(name.clone(), value.clone());
+    }
+    runtime.with_tools(awaited_tools(&task.tools))
+}
+
+/// The namespace after `turns`, made by running each successful turn's program again in
+/// `runtime` with its recorded tool answers.
+pub(crate) fn restore_namespace(
+    runtime: &Runtime,
+    turns: &[Turn],
+) -> Result<UserNamespace, String> {
+    let mut memory = UserNamespace::new();
+    for (index, turn) in turns.iter().enumerate().filter(|(_, t)| t.is_success()) {
+        // Each program reads `*1 *2 *3 *e` as they were when it first ran.
+        let runtime = runtime.clone().with_history(history_of(&turns[..index]));
+        let out = run_recorded(&runtime, turn, &memory)
+            .map_err(|panic| format!("running turn {} again failed: {panic}", turn.number()))?;
+        let number = turn.number();
+        match out.outcome {
+            Outcome::Value(_) | Outcome::Returned(_) => {}
+            Outcome::Failed(_) => {
+                return Err(format!(
+                    "turn {number} succeeded when it ran, but failed when run again to \
+                     restore its definitions"
+                ));
+            }
+            Outcome::Error(error) => {
+                return Err(format!(
+                    "turn {number} succeeded when it ran, but running it again to restore \
+                     its definitions failed: {error}"
+                ));
+            }
+        }
+        let names =
+            |defs: &[ptc_lisp::Definition]| defs.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
+        if names(&out.memory.definitions()) != names(turn.memory()) {
+            return Err(format!(
+                "running turn {number} again did not make the definitions it made when it ran"
+            ));
+        }
+        memory = out.memory;
+    }
+    Ok(memory)
+}
+
+/// Runs `turn`'s program with `memory`, each tool call answered from the turn's record.
+fn run_recorded(
+    runtime: &Runtime,
+    turn: &Turn,
+    memory: &UserNamespace,
+) -> Result<RunOutcome, String> {
+    let span = tracing::Span::current();
+    let mut recorded = Recorded::new(turn);
+    let mut progress = evaluating(&span, || runtime.start(turn.program(), memory))?;
+    loop {
+        match progress {
+            Progress::Finished(out) => return Ok(out),
+            Progress::Suspended(run) => {
+                let answers = recorded.answer_all(run.requests());
+                progress = evaluating(&span, || run.resume(answers))?;
+            }
+        }
+    }
+}
+
+/// The tool calls one turn made, each answered once.
+struct Recorded {
+    number: u32,
+    calls: Vec<Option<ToolCallRecord>>,
+}
+
+impl Recorded {
+    fn new(turn: &Turn) -> Recorded {
+        Recorded {
+            number: turn.number(),
+            calls: turn.tool_calls().iter().cloned().map(Some).collect(),
+        }
+    }
+
+    /// The recorded answers to `requests` (they took no time: no tool is called).
+    fn answer_all(&mut self, requests: &[ToolRequest]) -> Vec<ToolAnswer> {
+        requests
+            .iter()
+            .map(|r| ToolAnswer::new(self.answer(&r.name, &r.args), std::time::Duration::ZERO))
+            .collect()
+    }
+
+    /// What the tool `name` answered to `args` in this turn (calls from `pmap` workers may
+    /// come in another order than recorded).
+    fn answer(&mut self, name: &str, args: &[Value]) -> Result<Value, ToolError> {
+        let found = self.calls.iter_mut().find(|call| {
+            call.as_ref()
+                .is_some_and(|c| c.name == name && c.args == args)
+        });
+        match found.and_then(Option::take) {
+            Some(call) => match call.result {
+                ToolOutcome::Ok(value) => Ok(value),
+                ToolOutcome::Error(message) => Err(ToolError::new(message)),
+            },
+            None => Err(ToolError::new(format!(
+                "turn {} has no recorded call of tool/{name} with these arguments to answer from",
+                self.number
+            ))),
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! The run core as data: each file of `tests/golden/run_core/` gives an agent (mission,
+//! settings) and what the world answers (the model's replies, the tools' answers, a deadline
+//! that passes), and below `=== actions` the actions the core answered with, one per line.
+//! `UPDATE_GOLDEN=1` rewrites the actions after a deliberate change (then review the diff).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use ptc_compression::CompressionConfig;
+use ptc_compression::history::HistoryPolicy;
+use ptc_lisp::{ToolAnswer, ToolError, Value, pr_str};
+use ptc_turn::{Step, StepOutcome, Usage};
+
+use super::{Action, Cut, Event, RunCore, Source, Start, runtime_for};
+use crate::llm::{LlmError, LlmResponse};
+use crate::tree::Tree;
+use crate::{Agent, RunOptions, ScriptedLlm, value_tool};
+
+const ACTIONS: &str = "=== actions";
+
+/// What the world answers, in order.
+#[derive(Debug)]
+enum Answer {
+    Reply { text: String, cut_off: bool },
+    ModelError(String),
+    Tool(Result<Value, String>),
+    Deadline,
+    Stop,
+}
+
+struct Case {
+    agent: Agent,
+    answers: Vec<Answer>,
+}
+
+fn case_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/run_core")
+}
+
+/// The agent and the answers of a case file's part above `=== actions`.
+fn parse(script: &str) -> Case {
+    let mission = script
+        .lines()
+        .find_map(|line| line.strip_prefix("mission:"))
+        .expect("a mission")
+        .trim();
+    let mut builder = Agent::builder(mission).llm(ScriptedLlm::new(Vec::<String>::new()));
+    let mut answers = Vec::new();
+    let mut lines = script.lines().filter(|l| !l.starts_with('#')).peekable();
+    while let Some(line) = lines.next() {
+        let (key, rest) = line.split_once(':').unwrap_or((line, ""));
+        let rest = rest.trim();
+        match key {
+            "" | "mission" => {}
+            "max_turns" => builder = builder.max_turns(rest.parse().expect("a number")),
+            "signature" => builder = builder.signature(rest),
+            "compression" => {
+                builder =
+                    builder.compression_config(CompressionConfig::parse(rest).expect("a strategy"))
+            }
+            "history_max_messages" => {
+                builder = builder.history_policy(HistoryPolicy {
+                    max_messages: Some(rest.parse().expect("a number")),
+                    ..HistoryPolicy::default()
+                })
+            }
+            "data" => {
+                let json: serde_json::Value = serde_json::from_str(rest).expect("JSON data");
+                builder = builder.data(&json);
+            }
+            "tools" => {
+                for name in rest.split(',').map(str::trim) {
+                    // The world's answers come from the case, never from the tool itself.
+                    builder =
+                        builder.tool(value_tool(name, "A tool of the case", |_| Ok(Value::Nil)));
+                }
+            }
+            "reply" | "reply cut off" => {
+                let mut text = Vec::new();
+                while let Some(next) = lines.peek() {
+                    if is_answer(next) {
+                        break;
+                    }
+                    text.push(lines.next().unwrap_or_default());
+                }
+                answers.push(Answer::Reply {
+                    text: text.join("\n").trim_end().to_string(),
+                    cut_off: key == "reply cut off",
+                });
+            }
+            "answer" => answers.push(Answer::Tool(Ok(
+                ptc_lisp::eval_str(rest).expect("a value to answer with")
+            ))),
+            "tool error" => answers.push(Answer::Tool(Err(rest.to_string()))),
+            "model error" => answers.push(Answer::ModelError(rest.to_string())),
+            "deadline passes" => answers.push(Answer::Deadline),
+            "stopped" => answers.push(Answer::Stop),
+            other => panic!("unknown line {other:?}"),
+        }
+    }
+    Case {
+        agent: builder.build().expect("a valid agent"),
+        answers,
+    }
+}
+
+fn is_answer(line: &str) -> bool {
+    let key = line.split_once(':').map_or(line, |(key, _)| key);
+    matches!(
+        key,
+        "reply"
+            | "reply cut off"
+            | "answer"
+            | "tool error"
+            | "model error"
+            | "deadline passes"
+            | "stopped"
+    )
+}
+
+/// Drives the case's core with its answers; every action as a line.
+fn drive(case: Case) -> String {
+    let inner = &case.agent.inner;
+    let settings = &inner.settings;
+    let task = case
+        .agent
+        .task_for(&RunOptions::new())
+        .expect("a valid task");
+    let source = Source::Model {
+        settings,
+        strategy: RunCore::strategy_for(&task, settings, None),
+        tree: Tree::for_run(settings, std::time::Instant::now(), None),
+    };
+    let runtime = runtime_for(&settings.limits, &task);
+    let rules = inner.rules(&task);
+    let mut core = RunCore::new(task, Start::new(), runtime, rules, source);
+    let mut answers = case.answers.into_iter();
+    let mut out = Vec::new();
+    let mut event = Event::Next;
+    loop {
+        let action = core.advance(event);
+        event = match action {
+            Action::Rendered { turn, stats } => {
+                let how = if stats.compressed {
+                    "compressed"
+                } else {
+                    "in full"
+                };
+                out.push(format!("turn {turn}: history rendered {how}"));
+                Event::Next
+            }
+            Action::ApplyHistory(messages) => {
+                out.push(format!(
+                    "turn {}: history policy applied to {} messages",
+                    core.turn_number(),
+                    messages.len()
+                ));
+                Event::HistoryApplied {
+                    messages,
+                    spent: Usage::default(),
+                }
+            }
+            Action::Ask(request) => {
+                let last = request.messages.last().map_or("", |m| m.content.as_str());
+                let count = request.messages.len();
+                out.push(format!(
+                    "turn {}: ask with {count} message{}, the last one:",
+                    core.turn_number(),
+                    if count == 1 { "" } else { "s" }
+                ));
+                out.extend(last.lines().map(|line| format!("    | {line}")));
+                let spent = Usage {
+                    llm_requests: 1,
+                    ..Usage::default()
+                };
+                match answers.next() {
+                    Some(Answer::Reply { text, cut_off }) => Event::Replied {
+                        result: Ok(LlmResponse {
+                            stop_reason: cut_off.then(|| "length".to_string()),
+                            ..LlmResponse::text(text)
+                        }),
+                        spent,
+                    },
+                    Some(Answer::ModelError(message)) => Event::Replied {
+                        result: Err(LlmError::Configuration(message)),
+                        spent,
+                    },
+                    Some(cut @ (Answer::Deadline | Answer::Stop)) => {
+                        cut_off(&mut core, &cut, &mut out);
+                        break;
+                    }
+                    other => panic!("the model is asked, and the case answers {other:?}"),
+                }
+            }
+            Action::CallTools { turn, requests } => {
+                let mut given = Vec::new();
+                for request in &requests {
+                    let args: Vec<String> = request.args.iter().map(pr_str).collect();
+                    out.push(format!(
+                        "turn {turn}: call tool/{} [{}]",
+                        request.name,
+                        args.join(" ")
+                    ));
+                    let result = match answers.next() {
+                        Some(Answer::Tool(result)) => result.map_err(ToolError::new),
+                        Some(cut @ (Answer::Deadline | Answer::Stop)) => {
+                            cut_off(&mut core, &cut, &mut out);
+                            return finish(core, out);
+                        }
+                        other => panic!("a tool is called, and the case answers {other:?}"),
+                    };
+                    given.push(ToolAnswer::new(result, Duration::ZERO));
+                }
+                Event::ToolsAnswered {
+                    answers: given,
+                    spent: Usage::default(),
+                }
+            }
+            Action::Recorded => {
+                let recorded = core.last_turn().expect("the recorded turn");
+                let turn = recorded.number();
+                let what = match (recorded.error(), recorded.value()) {
+                    (Some(error), _) => format!("error[{}]:\n{}", error.kind, error.message),
+                    (None, Some(value)) => format!("ok, {}", pr_str(value)),
+                    (None, None) => "ok".to_string(),
+                };
+                let mut lines = what.lines();
+                out.push(format!(
+                    "turn {turn}: recorded {}",
+                    lines.next().unwrap_or("")
+                ));
+                out.extend(lines.map(|line| format!("    | {line}")));
+                Event::Next
+            }
+            Action::Finished => break,
+        };
+    }
+    let left: Vec<Answer> = answers.collect();
+    assert!(left.is_empty(), "answers left over: {left:?}");
+    finish(core, out)
+}
+
+fn cut_off(core: &mut RunCore<'_>, cut: &Answer, out: &mut Vec<String>) {
+    let cut = match cut {
+        Answer::Deadline => Cut::Deadline(Duration::from_secs(30)),
+        _ => Cut::Stopped,
+    };
+    out.push(format!("turn {}: cut off ({cut:?})", core.turn_number()));
+    core.cut_off(cut, Usage::default());
+}
+
+fn finish(core: RunCore<'_>, mut out: Vec<String>) -> String {
+    let step: Step = core.into_step(Duration::ZERO);
+    out.push(match &step.outcome {
+        StepOutcome::Returned { value } => format!("finished: returned {}", pr_str(value)),
+        StepOutcome::Failed { kind, reason, .. } => {
+            format!("finished: failed ({}) {reason}", kind.as_str())
+        }
+    });
+    out.push(format!(
+        "{} turns, {} model requests",
+        step.turns.len(),
+        step.usage.llm_requests
+    ));
+    out.join("\n") + "\n"
+}
+
+#[test]
+fn each_case_answers_with_its_recorded_actions() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(case_dir())
+        .expect("the cases")
+        .map(|entry| entry.expect("a case").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 10, "the cases are missing");
+    for path in paths {
+        let text = std::fs::read_to_string(&path).expect("a readable case");
+        let (script, expected) = match text.split_once(&format!("\n{ACTIONS}\n")) {
+            Some((script, expected)) => (script.to_string(), expected.to_string()),
+            None => (text.trim_end().to_string(), String::new()),
+        };
+        let actual = drive(parse(&script));
+        if update {
+            std::fs::write(&path, format!("{script}\n{ACTIONS}\n{actual}")).expect("written");
+        } else {
+            assert_eq!(actual, expected, "{}", path.display());
+        }
+    }
+}
