@@ -3,7 +3,7 @@
 
 use crate::cost::{Bill, PricingKind, PricingProfile, PromptRequest, price};
 use crate::options::RenderOptions;
-use crate::printed::Printed;
+use crate::printed::{OutputSizes, Printed};
 use crate::render::{
     self, Counts, Detail, FailedSplit, Feedback, Folded, ListedCall, NO_TOOL_CALLS, Parts,
     ResultShown, ReturnShapes, TOOL_CALLS_HEADER, USER_HEADER, ValueShown,
@@ -214,7 +214,7 @@ impl AppendCompact {
         render::write_prefix(&mut Parts::new(&mut first), opts, Detail::Full);
         let prefix = HeuristicTokenizer.count_text(opts.system_prompt)
             + HeuristicTokenizer.count_text(&first);
-        let summaries = SummarySizes::new(turns, opts);
+        let mut summaries = SummarySizes::new(turns, opts);
         // The summary of the turns folded so far, measured once per compaction.
         let mut folded_tokens = 0.0;
         let mut folded = 0;
@@ -286,8 +286,8 @@ struct SummarySizes<'t> {
     label_sums: Vec<usize>,
     /// Where each turn's prints start in the list of every print.
     print_start: Vec<usize>,
-    /// Every print, with what the output rule needs of each.
-    printed: Printed<'t>,
+    /// The sizes of output parts, found when the first summary is sized.
+    output: Option<OutputSizes<'t>>,
 }
 
 impl<'t> SummarySizes<'t> {
@@ -334,15 +334,20 @@ impl<'t> SummarySizes<'t> {
             call_start,
             label_sums,
             print_start,
-            printed: Printed::new(turns, |_| true, opts),
+            output: None,
         }
     }
 
     /// The estimated tokens of the summary of the first `folded` turns, as
     /// [`render::write_history`] writes it.
-    fn tokens(&self, folded: usize) -> f64 {
+    fn tokens(&mut self, folded: usize) -> f64 {
+        HeuristicTokenizer::tokens_for_chars(self.chars(folded)) as f64
+    }
+
+    /// The characters of the summary of the first `folded` turns.
+    fn chars(&mut self, folded: usize) -> usize {
         if folded == 0 {
-            return 0.0;
+            return 0;
         }
         let limits = &self.opts.limits;
         let memory = self.turns[folded - 1].memory();
@@ -374,13 +379,12 @@ impl<'t> SummarySizes<'t> {
                     .map(|c| c[form])
                     .sum::<usize>()
         });
-        let mut output = String::new();
-        self.printed
-            .write(&mut output, printed_count, memory, limits);
-        parts.push(char_count(&output));
+        let output = self.output.get_or_insert_with(|| {
+            OutputSizes::new(Printed::new(self.turns, |_| true, self.opts), limits)
+        });
+        parts.push(output.chars(printed_count, memory));
         let parts: Vec<usize> = parts.into_iter().filter(|&p| p > 0).collect();
-        let chars = parts.iter().sum::<usize>() + 2 * parts.len().saturating_sub(1);
-        HeuristicTokenizer::tokens_for_chars(chars) as f64
+        parts.iter().sum::<usize>() + 2 * parts.len().saturating_sub(1)
     }
 }
 
@@ -460,21 +464,111 @@ mod tests {
         }
     }
 
+    /// A run whose output takes every form a summary gives it: a policy printed whole twice
+    /// before it is redefined in turn 20 and once after (pointed to while its name holds it,
+    /// digested or left out after), an input printed whole, a log line every turn, one-off
+    /// lines of many kinds, long one-off reports, a turn printing many entries, failed turns.
+    fn printing_turn(n: u32) -> Turn {
+        let version = if n < 20 { 1 } else { 2 };
+        let memory = vec![ptc_lisp::Definition {
+            name: "policy".into(),
+            doc: None,
+            value: Value::string(policy(version)),
+            params: Vec::new(),
+            last_return: None,
+        }];
+        let mut program = String::from("(x)");
+        let mut prints = vec![format!("audited c-{n:02}")];
+        match n {
+            2 | 8 | 22 => {
+                program = "(println policy)".into();
+                prints.push(policy(version));
+            }
+            5 => {
+                program = "(println \"terms:\" data/terms)".into();
+                prints.push(format!("terms: {}", policy(0)));
+            }
+            10 => prints.extend((0..20).map(|k| format!("row-{k} {}", "ü".repeat(k)))),
+            _ => {}
+        }
+        if n.is_multiple_of(3) {
+            let word = [
+                "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta",
+            ];
+            prints.push(format!("{} {n}", word[n as usize % word.len()]));
+        }
+        if n.is_multiple_of(4) {
+            // Each report a kind of its own: its first word differs in a letter.
+            let letter = char::from(b'a' + (n / 4) as u8);
+            let lines = "line of the report\n".repeat(n as usize);
+            prints.push(format!("report-{letter}\n{lines}"));
+        }
+        let turn = if n.is_multiple_of(7) {
+            Turn::failure(n, program, TurnError::new("k", "boom"))
+        } else {
+            Turn::success(n, program, Value::Nil).with_memory(memory)
+        };
+        turn.with_tool_calls(turn_calls(n)).with_prints(prints)
+    }
+
+    fn policy(version: u32) -> String {
+        format!(
+            "POLICY v{version}\n{}",
+            "Refunds need a receipt and a reason.\n".repeat(6)
+        )
+    }
+
+    fn turn_calls(n: u32) -> Vec<ToolCallRecord> {
+        vec![ToolCallRecord {
+            name: "log".into(),
+            args: vec![Value::Int(n.into())],
+            result: ToolOutcome::Ok(Value::Nil),
+            duration_us: 1,
+        }]
+    }
+
     // The sizes the rule decides with are those of the summaries it renders.
     #[test]
     fn summary_sizes_are_those_of_the_rendered_summaries() {
-        let turns: Vec<Turn> = (1..=30).map(turn).collect();
-        for limits in [
+        let data =
+            std::collections::BTreeMap::from([("terms".to_string(), Value::string(policy(0)))]);
+        let histories: [Vec<Turn>; 2] = [
+            (1..=30).map(turn).collect(),
+            (1..=40).map(printing_turn).collect(),
+        ];
+        let limits = [
             crate::RenderLimits::default(),
             crate::RenderLimits {
                 tool_call_limit: 3,
                 println_limit: 2,
                 ..crate::RenderLimits::default()
             },
-        ] {
-            let opts = RenderOptions::new("m", "s", 40).with_limits(limits);
-            let sizes = SummarySizes::new(&turns, &opts);
-            for folded in 1..=turns.len() {
+            crate::RenderLimits {
+                println_limit: 0,
+                ..crate::RenderLimits::default()
+            },
+            crate::RenderLimits {
+                println_limit: 1,
+                output_char_limit: 50,
+                sample_printable_limit: 20,
+                ..crate::RenderLimits::default()
+            },
+            crate::RenderLimits {
+                println_limit: 40,
+                output_char_limit: 0,
+                ..crate::RenderLimits::default()
+            },
+        ];
+        for (turns, limits) in histories
+            .iter()
+            .flat_map(|h| limits.iter().map(move |l| (h, l)))
+        {
+            let opts = RenderOptions::new("m", "s", 40)
+                .with_limits(*limits)
+                .with_data(&data);
+            let mut sizes = SummarySizes::new(turns, &opts);
+            // In the order the rule asks, then backwards.
+            for folded in (1..=turns.len()).chain((1..=turns.len()).rev()) {
                 if !turns[folded - 1].is_success() {
                     continue;
                 }
@@ -485,6 +579,11 @@ mod tests {
                     Folded::every_call(&opts, turns),
                     &FailedSplit::default(),
                     &mut Counts::default(),
+                );
+                assert_eq!(
+                    sizes.chars(folded),
+                    char_count(&text),
+                    "{folded} turns:\n{text}"
                 );
                 assert_eq!(
                     sizes.tokens(folded),

@@ -97,15 +97,21 @@ impl<'o> OutputSection<'o> {
     /// Ends the section; returns how many entries it shows.
     pub(crate) fn finish(self) -> usize {
         if self.cut_off > 0 {
-            let _ = write!(
-                self.out,
-                "\n;; ... {} more characters of output left out (at most {} are shown); \
-                 print less: counts, a few items, the fields you need",
-                self.cut_off, self.limit
-            );
+            self.out.push('\n');
+            write_cut_note(self.out, self.cut_off, self.limit);
         }
         self.shown
     }
+}
+
+/// `;; ... 120 more characters of output left out (at most 8000 are shown); ...`: the last line
+/// of a section whose entries went past the output limit.
+pub(crate) fn write_cut_note(out: &mut String, cut_off: usize, limit: usize) {
+    let _ = write!(
+        out,
+        ";; ... {cut_off} more characters of output left out (at most {limit} are shown); \
+         print less: counts, a few items, the fields you need"
+    );
 }
 
 /// `;; turn 2 printed policy in full (a string of 3,803 characters); (println policy) shows it
@@ -177,6 +183,37 @@ pub(crate) fn write_left_out(
     }
 }
 
+/// The characters [`write_left_out`] writes for `count` entries of the turns `turns`, of which
+/// the kinds `named` are named: each as its count and the characters of its example (on one
+/// line). The default strategy sizes a summary for every compaction it weighs, so this counts
+/// rather than writes.
+pub(crate) fn left_out_chars(
+    count: usize,
+    turns: (u32, u32),
+    named: impl IntoIterator<Item = (usize, usize)>,
+) -> usize {
+    let noun = if count == 1 { "entry" } else { "entries" };
+    let mut chars = ";;  earlier printed  left out:".len() + digits(count as u64) + noun.len();
+    chars += match turns {
+        (first, last) if first == last => " (turn )".len() + digits(first.into()),
+        (first, last) => " (turns  to )".len() + digits(first.into()) + digits(last.into()),
+    };
+    let mut more = count;
+    for (i, (kind_count, example)) in named.into_iter().enumerate() {
+        chars += usize::from(i > 0) + "  like \" ...\"".len() + digits(kind_count as u64) + example;
+        more -= kind_count;
+    }
+    if more > 0 {
+        chars += ", and  more".len() + digits(more as u64);
+    }
+    chars
+}
+
+/// How many digits `n` has in decimal.
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |log| log as usize + 1)
+}
+
 /// Append `text` on the current line: line breaks become single spaces so one entry stays one
 /// line.
 pub(crate) fn push_one_line(out: &mut String, text: &str) {
@@ -194,6 +231,42 @@ pub(crate) fn push_one_line(out: &mut String, text: &str) {
         } else {
             out.push(c);
             in_break = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The count of a left-out line is that of the line written, in every shape it takes.
+    #[test]
+    fn left_out_lines_are_counted_as_written() {
+        let kinds = |counts: &[usize]| -> Vec<LeftOutKind<'static>> {
+            let examples = [
+                "order:", "é-1", "T-#", "x", "audited", "(9.5", "beta", "gamma",
+            ];
+            (counts.iter().zip(examples.iter().cycle()))
+                .map(|(&count, &example)| LeftOutKind { count, example })
+                .collect()
+        };
+        for (counts, turns) in [
+            (vec![1], (3, 3)),
+            (vec![2], (9, 10)),
+            (vec![10, 1, 3], (1, 100)),
+            (vec![1; 6], (7, 7)),
+            (vec![4, 1, 1, 12, 1, 1, 1, 9], (2, 1_234)),
+        ] {
+            let kinds = kinds(&counts);
+            let mut line = String::new();
+            write_left_out(&mut line, turns, &kinds, 6);
+            let named = (kinds.iter().take(6)).map(|k| (k.count, k.example.chars().count()));
+            let count = counts.iter().sum();
+            assert_eq!(
+                left_out_chars(count, turns, named),
+                line.chars().count(),
+                "{line}"
+            );
         }
     }
 }

@@ -26,7 +26,11 @@ use crate::output::{
 };
 use ptc_lisp::{Definition, Rendering, Value, is_firewalled_name, render_within};
 use ptc_turn::Turn;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+
+mod sizes;
+
+pub(crate) use sizes::OutputSizes;
 
 /// Entries at most this long are never replaced by a pointer: the pointer line would be about
 /// as long, and the model sees the text without spending a turn.
@@ -94,7 +98,8 @@ impl<'t> Printed<'t> {
     ) -> Printed<'t> {
         let mut entries = Vec::new();
         let mut kinds: Vec<&'t str> = Vec::new();
-        let mut kind_index: HashMap<String, usize> = HashMap::new();
+        let mut kind_index: FxHashMap<String, usize> = FxHashMap::default();
+        let mut key = String::new();
         // The namespace a program could see: a failed turn's definitions are discarded.
         let mut namespace: &'t [Definition] = &[];
         for (i, turn) in turns.iter().enumerate() {
@@ -106,10 +111,15 @@ impl<'t> Printed<'t> {
             }
             for text in turn.prints() {
                 let word = first_word(text);
-                let kind = *kind_index.entry(kind_key(word)).or_insert_with(|| {
-                    kinds.push(word);
-                    kinds.len() - 1
-                });
+                kind_key(word, &mut key);
+                let kind = match kind_index.get(key.as_str()) {
+                    Some(&kind) => kind,
+                    None => {
+                        kind_index.insert(key.clone(), kinds.len());
+                        kinds.push(word);
+                        kinds.len() - 1
+                    }
+                };
                 let holder =
                     if text.len() > POINTER_MIN_CHARS && text.chars().count() > POINTER_MIN_CHARS {
                         find_holder(text, turn.program(), namespace, opts.data)
@@ -195,26 +205,8 @@ impl<'t> Printed<'t> {
                 }
             })
             .collect();
-        // The newest entries are shown as printed; of the older ones, an entry showing a value
-        // its name still holds becomes a pointer to that name, unless a newer entry already
-        // shows or points to the same value (then it is left out as a repeat).
-        let mut pointed: Vec<(bool, &str)> = entries[newest..]
-            .iter()
-            .filter_map(|entry| entry.holder.filter(|h| h.holds(memory)))
-            .map(|holder| holder.key())
-            .collect();
-        for (i, entry) in entries[..newest].iter().enumerate().rev() {
-            let Some(holder) = entry.holder.filter(|h| h.holds(memory)) else {
-                continue;
-            };
-            let key = holder.key();
-            if pointed.contains(&key) {
-                shown[i] = Shown::Repeated;
-            } else {
-                pointed.push(key);
-                shown[i] = Shown::Pointer;
-            }
-        }
+        let older = entries[..newest].iter().enumerate().rev();
+        mark_held(&entries[newest..], older, memory, |i, form| shown[i] = form);
         // Older entries of a kind printed once, newest first, up to the limit.
         let mut older_of_kind = vec![0usize; self.kinds.len()];
         for (entry, _) in entries[..newest]
@@ -253,6 +245,36 @@ impl<'t> Printed<'t> {
             }
         }
         kinds.into_iter().map(|(_, left)| left).collect()
+    }
+}
+
+/// Marks each of the `older` entries (by index, newest first), beside the `newest` shown as
+/// printed: an entry showing a value its name still holds in `memory` becomes a pointer to
+/// that name, unless a newer entry already shows or points to the same value (then it is a
+/// repeat); any other is left out, for the one-off rule to decide.
+fn mark_held<'a, 't: 'a>(
+    newest: impl IntoIterator<Item = &'a Entry<'t>>,
+    older: impl IntoIterator<Item = (usize, &'a Entry<'t>)>,
+    memory: &[Definition],
+    mut mark: impl FnMut(usize, Shown),
+) {
+    let mut pointed: Vec<(bool, &str)> = newest
+        .into_iter()
+        .filter_map(|entry| entry.holder.filter(|h| h.holds(memory)))
+        .map(|holder| holder.key())
+        .collect();
+    for (i, entry) in older {
+        let Some(holder) = entry.holder.filter(|h| h.holds(memory)) else {
+            mark(i, Shown::LeftOut);
+            continue;
+        };
+        let key = holder.key();
+        if pointed.contains(&key) {
+            mark(i, Shown::Repeated);
+        } else {
+            pointed.push(key);
+            mark(i, Shown::Pointer);
+        }
     }
 }
 
@@ -307,36 +329,38 @@ pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
 /// Whether an older entry of its own kind is shown as printed: one line, no longer than a
 /// sample's strings.
 fn is_short(text: &str, limits: &RenderLimits) -> bool {
-    !text.contains('\n') && text.chars().count() <= limits.sample_printable_limit
+    let limit = limits.sample_printable_limit;
+    // A text of at most `limit` bytes has at most `limit` characters: only a longer one needs
+    // counting.
+    !text.contains('\n') && (text.len() <= limit || text.chars().count() <= limit)
 }
 
 /// The first word of an entry (cut to [`KIND_MAX_CHARS`] characters), which names its kind.
 fn first_word(text: &str) -> &str {
     let text = text.trim_start();
-    let word = text.split_whitespace().next().unwrap_or("");
+    let word = &text[..text.find(char::is_whitespace).unwrap_or(text.len())];
+    if word.len() <= KIND_MAX_CHARS {
+        return word;
+    }
     match word.char_indices().nth(KIND_MAX_CHARS) {
         Some((cut, _)) => &word[..cut],
         None => word,
     }
 }
 
-/// Entries are of one kind when their first words differ only in their numbers (`T-01` and
-/// `T-02`, `order:` and `order:`): each run of digits counts as one `#`.
-fn kind_key(word: &str) -> String {
-    let mut key = String::with_capacity(word.len());
-    let mut in_digits = false;
-    for c in word.chars() {
-        if c.is_ascii_digit() {
-            if !in_digits {
-                key.push('#');
-            }
-            in_digits = true;
-        } else {
-            key.push(c);
-            in_digits = false;
-        }
+/// Sets `key` to the key of `word`'s kind, in a buffer so that finding a kind allocates
+/// nothing: entries are of one kind when their first words differ only in their numbers
+/// (`T-01` and `T-02`, `order:` and `order:`), so each run of digits counts as one `#`.
+fn kind_key(word: &str, key: &mut String) {
+    key.clear();
+    let mut rest = word;
+    // Digits are single bytes, so the byte where one starts is where a character starts.
+    while let Some(start) = rest.bytes().position(|b| b.is_ascii_digit()) {
+        key.push_str(&rest[..start]);
+        key.push('#');
+        rest = rest[start..].trim_start_matches(|c: char| c.is_ascii_digit());
     }
-    key
+    key.push_str(rest);
 }
 
 /// The definition or input whose value `text` shows, among those the program names.
@@ -406,11 +430,20 @@ mod tests {
         assert_eq!(first_word("  audited c-01 - 2 orders"), "audited");
         assert_eq!(first_word(""), "");
         assert_eq!(first_word(&"x".repeat(40)), "x".repeat(24));
-        assert_eq!(kind_key("T-01"), "T-#");
-        assert_eq!(kind_key("T-2"), "T-#");
-        assert_eq!(kind_key("(9.5"), "(#.#");
-        assert_eq!(kind_key("(19.25"), "(#.#");
-        assert_eq!(kind_key("order:"), "order:");
+        assert_eq!(first_word(&"é".repeat(30)), "é".repeat(24));
+        assert_eq!(first_word("\u{3000}wide\u{3000}space"), "wide");
+        let key = |word: &str| {
+            let mut key = String::from("stale");
+            kind_key(word, &mut key);
+            key
+        };
+        assert_eq!(key("T-01"), "T-#");
+        assert_eq!(key("T-2"), "T-#");
+        assert_eq!(key("(9.5"), "(#.#");
+        assert_eq!(key("(19.25"), "(#.#");
+        assert_eq!(key("order:"), "order:");
+        assert_eq!(key("42"), "#");
+        assert_eq!(key("é1é22"), "é#é#");
     }
 
     #[test]
