@@ -5,8 +5,8 @@ use crate::cost::{Bill, PricingKind, PricingProfile, PromptRequest, price};
 use crate::options::RenderOptions;
 use crate::printed::{OutputSizes, Printed};
 use crate::render::{
-    self, Counts, Detail, FailedSplit, Feedback, Folded, ListedCall, NO_TOOL_CALLS, Parts,
-    ResultShown, ReturnShapes, TOOL_CALLS_HEADER, USER_HEADER, ValueShown,
+    self, Counts, Detail, FailedSplit, Feedback, Folded, NO_TOOL_CALLS, Parts, ReturnShapes,
+    TOOL_CALLS_HEADER, USER_HEADER, ValueShown,
 };
 use crate::strategy::{
     Compression, Rendered, Repeats, count_shown_turn, finish_request, render_single_shot,
@@ -302,18 +302,8 @@ impl<'t> SummarySizes<'t> {
             print_start.push(prints);
             let failed_turn = (!turn.is_success()).then(|| turn.number());
             for call in turn.tool_calls() {
-                let size =
-                    [ResultShown::Label, ResultShown::Sample, ResultShown::Short].map(|result| {
-                        line.clear();
-                        let listed = ListedCall {
-                            call,
-                            result,
-                            failed_turn,
-                        };
-                        render::write_tool_call(&mut line, listed, Detail::Full, &opts.limits);
-                        1 + char_count(&line)
-                    });
-                calls.push(size);
+                let sizes = render::tool_call_sizes(call, failed_turn, &opts.limits, &mut line);
+                calls.push(sizes.map(|chars| 1 + chars));
             }
             prints += turn.prints().len();
         }

@@ -520,6 +520,43 @@ pub(crate) fn write_tool_call(
     }
 }
 
+/// The characters of a call's line in full detail with its result as a type label, as a
+/// sample and as a short result, in that order. The lines differ only in the result, so the
+/// arguments and the sample are written once: a summary listing every call is weighed in all
+/// three forms at once.
+pub(crate) fn tool_call_sizes(
+    call: &ToolCallRecord,
+    failed_turn: Option<u32>,
+    limits: &RenderLimits,
+    line: &mut String,
+) -> [usize; 3] {
+    line.clear();
+    let listed = ListedCall {
+        call,
+        result: ResultShown::Label,
+        failed_turn,
+    };
+    write_tool_call(line, listed, Detail::Full, limits);
+    let label_line = line.chars().count();
+    let ToolOutcome::Ok(value) = &call.result else {
+        // An error is shown the same way in every form.
+        return [label_line; 3];
+    };
+    line.clear();
+    TypeVocabulary::write_label(line, ValueShape::of(value));
+    let label = line.chars().count();
+    line.clear();
+    push_sample(line, value, limits);
+    let sample = line.chars().count();
+    let sample_line = label_line - label + sample;
+    let short_line = if sample > SHORT_RESULT {
+        label_line
+    } else {
+        sample_line
+    };
+    [label_line, sample_line, short_line]
+}
+
 /// `header` and one line per call; nothing when there are none.
 pub(crate) fn write_tool_calls<'c>(
     out: &mut String,
@@ -984,6 +1021,51 @@ pub(crate) fn end_with_turns_left(
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    // The sizes of a call's three forms are those of the lines written.
+    #[test]
+    fn tool_call_sizes_are_those_of_the_written_lines() {
+        let call = |result: ToolOutcome| ToolCallRecord {
+            name: "search".into(),
+            args: vec![Value::string("é".repeat(70)), Value::Int(3)],
+            result,
+            duration_us: 1,
+        };
+        let record = |i: i64| {
+            Value::map([
+                (Value::keyword("id"), Value::Int(i)),
+                (Value::keyword("note"), Value::string("ü".repeat(90))),
+            ])
+        };
+        let results = [
+            ToolOutcome::Ok(Value::Nil),
+            ToolOutcome::Ok(Value::string("queued")),
+            ToolOutcome::Ok(Value::vector((0..6).map(record))),
+            ToolOutcome::Ok(Value::string("x".repeat(SHORT_RESULT))),
+            ToolOutcome::Ok(Value::string("x".repeat(SHORT_RESULT + 1))),
+            ToolOutcome::Error("timed out\nafter 30 s ".repeat(20)),
+        ];
+        let limits = RenderLimits::default();
+        for (result, failed_turn) in results.into_iter().zip([None, Some(7)].into_iter().cycle()) {
+            let call = call(result);
+            let written =
+                [ResultShown::Label, ResultShown::Sample, ResultShown::Short].map(|result| {
+                    let mut line = String::new();
+                    let listed = ListedCall {
+                        call: &call,
+                        result,
+                        failed_turn,
+                    };
+                    write_tool_call(&mut line, listed, Detail::Full, &limits);
+                    line.chars().count()
+                });
+            let mut line = String::new();
+            assert_eq!(
+                tool_call_sizes(&call, failed_turn, &limits, &mut line),
+                written
+            );
+        }
+    }
 
     #[test]
     fn comments_start_at_column_thirty_or_after_one_space() {
