@@ -9,6 +9,8 @@ struct Step {
     args: &'static [&'static str],
     /// Environment variables the step sets.
     env: &'static [(&'static str, &'static str)],
+    /// Whether the step runs against a PostgreSQL server (the tests of the PostgreSQL store).
+    postgres: bool,
 }
 
 const CI_STEPS: &[Step] = &[
@@ -16,6 +18,7 @@ const CI_STEPS: &[Step] = &[
         name: "format",
         args: &["fmt", "--all", "--check"],
         env: &[],
+        postgres: false,
     },
     Step {
         name: "clippy",
@@ -29,16 +32,19 @@ const CI_STEPS: &[Step] = &[
             "warnings",
         ],
         env: &[],
+        postgres: false,
     },
     Step {
         name: "tests (unit, integration, doc)",
         args: &["test", "--workspace", "--all-features"],
         env: &[],
+        postgres: true,
     },
     Step {
         name: "benches compile",
         args: &["test", "--workspace", "--benches", "--no-run"],
         env: &[],
+        postgres: false,
     },
     Step {
         name: "docs (every intra-doc link resolves, private items' too)",
@@ -50,6 +56,7 @@ const CI_STEPS: &[Step] = &[
             "--document-private-items",
         ],
         env: &[("RUSTDOCFLAGS", "-D warnings")],
+        postgres: false,
     },
 ];
 
@@ -94,7 +101,20 @@ pub fn ci(args: &[String]) -> Result<(), String> {
         environment.model().display()
     );
     for step in CI_STEPS {
-        run_step(step.name, step.args, step.env)?;
+        if step.postgres {
+            // A cluster of the step's own, stopped (and removed) when the step ends, passed or
+            // failed: the cluster's guard stops it when dropped.
+            eprintln!("==> PostgreSQL cluster for {}", step.name);
+            let cluster = crate::postgres::Cluster::start(&crate::postgres::target_dir().join("ci"))?;
+            eprintln!("    {}", cluster.url);
+            let mut env = step.env.to_vec();
+            env.push((crate::postgres::URL_VARIABLE, &cluster.url));
+            let result = run_step(step.name, step.args, &env);
+            cluster.remove()?;
+            result?;
+        } else {
+            run_step(step.name, step.args, step.env)?;
+        }
     }
     eprintln!("==> conformance corpus and generated docs are up to date");
     crate::conformance::run(&[])?;

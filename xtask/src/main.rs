@@ -26,6 +26,8 @@ mod verdict;
 mod pending;
 // `cargo xtask conformance`.
 mod conformance;
+// `cargo xtask postgres`: a throwaway PostgreSQL cluster.
+mod postgres;
 // `cargo xtask ci` and `cargo xtask bench`.
 mod ci;
 
@@ -49,7 +51,10 @@ subcommands:
   fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each
   local-model <setup | serve | run -- COMMAND>
                                         a real small model (SmolLM2-135M) behind a local OpenAI-compatible server
-  mcp-servers                           install the pinned MCP servers the tests and missions use (npm ci)";
+  mcp-servers                           install the pinned MCP servers the tests and missions use (npm ci)
+  postgres [start | stop | url | run -- COMMAND]
+                                        a throwaway PostgreSQL cluster on 127.0.0.1 (target/postgres),
+                                        for the tests of the PostgreSQL run store";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
         Some("layers") => layers::run(&args[1..]),
         Some("local-model") => local_model::run(&args[1..]),
         Some("mcp-servers") => mcp_servers::run(),
+        Some("postgres") => postgres::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

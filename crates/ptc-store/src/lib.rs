@@ -1,10 +1,16 @@
-//! Durable PTC agent runs in SQLite.
+//! Durable PTC agent runs in SQLite, or in PostgreSQL shared by a fleet of workers.
 //!
 //! [`SqliteStore`] is a [`RunStore`](ptc_agent::store::RunStore) in one SQLite database file,
 //! the embedded default for a service that runs agents: each turn is committed in its own
 //! transaction as it completes, so a crashed or redeployed process loses nothing it finished,
 //! and [`Agent::resume`](ptc_agent::Agent::resume) continues the run elsewhere. SQLite is
 //! compiled into the crate (`rusqlite`'s `bundled` feature), so nothing needs installing.
+//!
+//! With the `postgres` feature, `PgStore` keeps runs in a PostgreSQL database that many
+//! processes on many machines share: besides the `RunStore` it is a
+//! [`FleetStore`](ptc_agent::store::FleetStore), whose runs workers claim under leases that
+//! fence out a worker that lost its claim, and an [`IntentLog`](ptc_agent::store::IntentLog)
+//! of the tool calls in flight (see `docs/fleet.md`).
 //!
 //! It lives in its own crate so that users of `ptc-agent` do not compile SQLite unless they
 //! ask for it.
@@ -27,6 +33,11 @@
 
 #![deny(missing_docs)]
 
+mod codec;
 mod sqlite;
+#[cfg(feature = "postgres")]
+mod postgres;
 
+#[cfg(feature = "postgres")]
+pub use postgres::PgStore;
 pub use sqlite::SqliteStore;

@@ -5,8 +5,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use ptc_agent::store::{Checkpoint, RunStore, StoreError, run_blocking};
-use ptc_turn::{StepOutcome, Task, Turn, Turns, Usage};
+use ptc_turn::{StepOutcome, Task, Turn, Usage};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+
+use crate::codec::{checkpoint, encode};
 
 /// The tables, created when missing. A run's task, outcome and usage, and each turn, are
 /// stored as the JSON they serialize to, so a row reads back exactly as it was written.
@@ -41,14 +43,6 @@ pub struct SqliteStore {
 
 fn io(e: rusqlite::Error) -> StoreError {
     StoreError::Io(format!("SQLite: {e}"))
-}
-
-fn encode<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Io(format!("cannot encode: {e}")))
-}
-
-fn decode<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("{what} is damaged: {e}")))
 }
 
 impl SqliteStore {
@@ -238,7 +232,6 @@ impl RunStore for SqliteStore {
             let Some((task, outcome, usage)) = row else {
                 return Ok(None);
             };
-            let task: Task = decode(&format!("the task of run `{id}`"), &task)?;
             let mut statement = tx
                 .prepare("SELECT number, turn FROM ptc_turns WHERE run_id = ?1 ORDER BY number")
                 .map_err(io)?;
@@ -249,24 +242,7 @@ impl RunStore for SqliteStore {
                 .map_err(io)?
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(io)?;
-            let mut turns = Turns::new();
-            for (number, text) in rows {
-                let turn: Turn = decode(&format!("turn {number} of run `{id}`"), &text)?;
-                turns.push(turn).map_err(|e| {
-                    StoreError::Corrupt(format!("the turns of run `{id}` are not in order: {e}"))
-                })?;
-            }
-            let end = match (outcome, usage) {
-                (Some(outcome), usage) => Some((
-                    decode(&format!("the outcome of run `{id}`"), &outcome)?,
-                    match usage {
-                        Some(usage) => decode(&format!("the usage of run `{id}`"), &usage)?,
-                        None => Usage::default(),
-                    },
-                )),
-                (None, _) => None,
-            };
-            Ok(Some(Checkpoint { task, turns, end }))
+            checkpoint(&id, &task, rows, outcome, usage).map(Some)
         })
         .await
     }

@@ -6,15 +6,24 @@
 //! Two stores come with the crate family: [`JsonlStore`] here, one JSON object per line in a
 //! file (what `ptc run --checkpoint` writes), and `ptc_store::SqliteStore` in the `ptc-store`
 //! crate, for services. [`MemoryStore`] keeps runs in memory, for tests.
+//!
+//! A store that several processes share can also hand runs out to a fleet of workers
+//! ([`FleetStore`]: runs submitted to a queue, claimed under leases that fence out a worker
+//! that lost its claim) and keep a log of the tool calls a run has started ([`IntentLog`]);
+//! `ptc_store::PgStore` (PostgreSQL) implements both.
 
 mod jsonl;
 mod memory;
+mod lease;
+mod intent;
 
 use async_trait::async_trait;
 use ptc_turn::{Step, StepOutcome, Task, Turn, Turns, Usage};
 
 pub use jsonl::{JsonlStore, TornRecord};
 pub use memory::MemoryStore;
+pub use lease::{Claimed, FleetStore, Lease, RunState, RunStatus};
+pub use intent::{IdempotencyKey, IntentLog, IntentRecord, ToolIntent};
 
 /// Where runs are checkpointed. A run started with
 /// [`RunOptions::with_store`](crate::RunOptions::with_store) calls [`start`](RunStore::start) before its
@@ -104,6 +113,37 @@ pub enum StoreError {
         expected: u32,
         /// The number the turn had.
         found: u32,
+    },
+    /// A write under a lease that is no longer held: it expired, or another worker claimed
+    /// the run since. The worker must stop working the run; nothing it wrote under this
+    /// lease after losing it was kept.
+    #[error(
+        "the lease {token} on run `{id}` is no longer held (it expired, or another worker \
+         claimed the run); stop working this run"
+    )]
+    LeaseLost {
+        /// The run's id.
+        id: String,
+        /// The lease's fencing token.
+        token: u64,
+    },
+    /// A write without a lease to a run submitted to a fleet: only the worker holding its
+    /// lease writes it.
+    #[error(
+        "run `{0}` was submitted to the fleet; only the worker holding its lease writes it \
+         (claim it first)"
+    )]
+    FleetRun(String),
+    /// A tool call recorded under an idempotency key the log already holds for another call.
+    #[error(
+        "the intent log already holds another call under the idempotency key `{key}` \
+         ({recorded}); a retried turn must make the same calls in the same order"
+    )]
+    IntentMismatch {
+        /// The key.
+        key: String,
+        /// The call recorded under it, as `tool/NAME`.
+        recorded: String,
     },
     /// Reading or writing the store failed.
     #[error("{0}")]

@@ -1,0 +1,162 @@
+//! The intent log: each tool call recorded before it is made, and marked when it is done.
+
+use std::fmt;
+
+use async_trait::async_trait;
+use ptc_lisp::{ToolOutcome, Value};
+
+use super::{Lease, StoreError};
+
+/// A log of the tool calls a run has started. A call is [recorded](IntentLog::record_intent)
+/// before the tool is called and [completed](IntentLog::complete_intent) with its outcome
+/// after, so that after a crash the log tells exactly which calls may or may not have
+/// happened: those [in flight](IntentLog::in_flight).
+///
+/// Writes to a run submitted to a fleet take its live lease and are fenced like every other
+/// write ([`StoreError::LeaseLost`]): a worker that lost its lease cannot record a call, so it
+/// learns it must stop before the tool is reached. Writes to a local run take `None`.
+#[async_trait]
+pub trait IntentLog: Send + Sync {
+    /// Records that `intent` is about to be made. The first record of a key holds one
+    /// attempt; recording it again (the call is retried after a crash or a lost lease) counts
+    /// another attempt. When the call already completed, nothing changes and the record
+    /// returned carries its outcome: the caller uses it instead of calling the tool again.
+    /// A key already recorded for another tool or other arguments is refused
+    /// ([`StoreError::IntentMismatch`]).
+    async fn record_intent(
+        &self,
+        lease: Option<&Lease>,
+        intent: &ToolIntent,
+    ) -> Result<IntentRecord, StoreError>;
+
+    /// Records the outcome of the call recorded under `key`. Completing it again with the
+    /// same outcome changes nothing.
+    async fn complete_intent(
+        &self,
+        lease: Option<&Lease>,
+        key: &IdempotencyKey,
+        outcome: &ToolOutcome,
+    ) -> Result<(), StoreError>;
+
+    /// Every call recorded for run `run_id`, by turn and then call index.
+    async fn intents(&self, run_id: &str) -> Result<Vec<IntentRecord>, StoreError>;
+
+    /// The calls of run `run_id` recorded and not completed: each may or may not have
+    /// reached its tool.
+    async fn in_flight(&self, run_id: &str) -> Result<Vec<IntentRecord>, StoreError> {
+        let mut records = self.intents(run_id).await?;
+        records.retain(|r| r.outcome.is_none());
+        Ok(records)
+    }
+}
+
+/// The key a tool is given with each call, the same whenever the same call is retried: the
+/// run's id, the turn's number and the call's index in the turn (from 0, in the order the
+/// program made its calls), written `RUN:TURN:CALL` (its `Display`). Turn and index are the last two fields, so
+/// a run id holding `:` still gives each call its own key.
+///
+/// ```
+/// use ptc_agent::store::IdempotencyKey;
+///
+/// let key = IdempotencyKey::new("ticket-42", 3, 0);
+/// assert_eq!(key.to_string(), "ticket-42:3:0");
+/// assert_eq!(IdempotencyKey::parse("ticket-42:3:0"), Some(key));
+/// assert_eq!(IdempotencyKey::parse("a:b:3:0").map(|k| k.run_id().to_string()), Some("a:b".into()));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct IdempotencyKey {
+    run_id: String,
+    turn: u32,
+    call: u32,
+}
+
+impl IdempotencyKey {
+    /// The key of call `call` (from 0) of turn `turn` of run `run_id`.
+    pub fn new(run_id: impl Into<String>, turn: u32, call: u32) -> IdempotencyKey {
+        IdempotencyKey {
+            run_id: run_id.into(),
+            turn,
+            call,
+        }
+    }
+
+    /// The key written as `RUN:TURN:CALL`, or `None` if `text` is not one.
+    pub fn parse(text: &str) -> Option<IdempotencyKey> {
+        let (rest, call) = text.rsplit_once(':')?;
+        let (run_id, turn) = rest.rsplit_once(':')?;
+        let number = |s: &str| {
+            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse().ok())
+                .flatten()
+        };
+        Some(IdempotencyKey::new(run_id, number(turn)?, number(call)?))
+    }
+
+    /// The run.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The turn's number.
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+
+    /// The call's index in its turn, from 0.
+    pub fn call(&self) -> u32 {
+        self.call
+    }
+}
+
+impl fmt::Display for IdempotencyKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.run_id, self.turn, self.call)
+    }
+}
+
+/// A tool call about to be made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolIntent {
+    /// Which call it is.
+    pub key: IdempotencyKey,
+    /// The tool's name.
+    pub tool: String,
+    /// The arguments, as the program passed them.
+    pub args: Vec<Value>,
+}
+
+/// A call as the intent log has it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntentRecord {
+    /// The call.
+    pub intent: ToolIntent,
+    /// How many times it was recorded: 1, and one more for each retry.
+    pub attempts: u32,
+    /// Its outcome once completed; `None` while it is in flight.
+    pub outcome: Option<ToolOutcome>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_key_reads_back_as_written_and_nothing_else_is_a_key() {
+        for key in [
+            IdempotencyKey::new("ticket-42", 1, 0),
+            IdempotencyKey::new("tenant:7:job:3", 12, 4),
+            IdempotencyKey::new("", 3, 9),
+        ] {
+            assert_eq!(IdempotencyKey::parse(&key.to_string()), Some(key));
+        }
+        assert_eq!(
+            IdempotencyKey::new("tenant:7", 2, 1).to_string(),
+            "tenant:7:2:1"
+        );
+        for text in ["run", "run:1", "run:1:", "run::1", "run:x:1", "run:1:-1", "run:+1:2"] {
+            assert_eq!(IdempotencyKey::parse(text), None, "{text}");
+        }
+        assert_eq!(IdempotencyKey::parse("run:1:99999999999"), None);
+    }
+}

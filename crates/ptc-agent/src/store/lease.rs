@@ -1,0 +1,133 @@
+//! Runs handed out to a fleet of workers under leases.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use ptc_turn::{StepOutcome, Task, Turn, Usage};
+
+use super::{Checkpoint, RunStore, StoreError};
+
+/// A store whose runs a fleet of workers shares: runs are [submitted](FleetStore::submit) to a
+/// queue, a worker [claims](FleetStore::claim) runnable ones, each under a [`Lease`] it
+/// [renews](FleetStore::renew) while it works, and writes the run only under that lease.
+///
+/// The rules every implementation keeps:
+///
+/// - **One holder.** A run is leased to at most one worker at a time: two claims never return
+///   the same run while its lease is live.
+/// - **Fencing.** Every claim gets a new token, larger than every token the store gave
+///   before. A write under a lease ([`commit_turn`](FleetStore::commit_turn),
+///   [`finish_run`](FleetStore::finish_run), [`renew`](FleetStore::renew) and the intent log)
+///   is accepted only while the run's current token is the lease's and the lease has not
+///   expired by the store's clock, and is checked in the same transaction as the write; a
+///   worker that lost its lease gets [`StoreError::LeaseLost`] and nothing it sent is kept.
+/// - **Expiry.** A lease not renewed in time expires, and the run becomes claimable again;
+///   the next claim gets the run's checkpoint (its committed turns), so the new worker
+///   resumes after the last committed turn.
+/// - **Exactly once per turn.** A turn is committed once: the turn numbers of a run have no
+///   gaps and no repeats, whichever workers wrote them.
+///
+/// Runs [started](RunStore::start) through [`RunStore`] are a single process's, as in any
+/// store: workers never claim them, and they are written without a lease. Runs
+/// [submitted](FleetStore::submit) to the fleet refuse writes without one
+/// ([`StoreError::FleetRun`]).
+#[async_trait]
+pub trait FleetStore: RunStore {
+    /// Queues run `id` with its task for the fleet. Fails with [`StoreError::Exists`] if the
+    /// store already has a run with this id.
+    async fn submit(&self, id: &str, task: &Task) -> Result<(), StoreError>;
+
+    /// Claims up to `limit` runnable runs for `worker`, oldest submission first, each under a
+    /// new lease of `duration`. A run is runnable when it was submitted, has not ended, and
+    /// no live lease holds it. Runs other claimers hold or are claiming are skipped, not
+    /// waited for; an empty list means nothing is runnable now.
+    async fn claim(
+        &self,
+        worker: &str,
+        duration: Duration,
+        limit: usize,
+    ) -> Result<Vec<Claimed>, StoreError>;
+
+    /// Extends `lease` by its duration, counted from now by the store's clock. Fails with
+    /// [`StoreError::LeaseLost`] when the lease expired or the run was claimed by another
+    /// worker, and with [`StoreError::Ended`] when the run has ended.
+    async fn renew(&self, lease: &Lease) -> Result<(), StoreError>;
+
+    /// Appends a completed turn to the leased run and extends the lease, in one transaction
+    /// that checks the lease. Committing the same turn again under the same lease (a retry
+    /// after an answer was lost) is accepted and changes nothing.
+    async fn commit_turn(&self, lease: &Lease, turn: &Turn) -> Result<(), StoreError>;
+
+    /// Records how the leased run ended, and ends the lease.
+    async fn finish_run(
+        &self,
+        lease: &Lease,
+        outcome: &StepOutcome,
+        usage: &Usage,
+    ) -> Result<(), StoreError>;
+
+    /// Hands the lease back, so the run is claimable at once (a worker shutting down). Fails
+    /// with [`StoreError::LeaseLost`] when another worker holds the run now.
+    async fn release(&self, lease: &Lease) -> Result<(), StoreError>;
+
+    /// Where run `id` stands, or `None` if the store has no such run.
+    async fn status(&self, id: &str) -> Result<Option<RunStatus>, StoreError>;
+}
+
+/// One worker's claim on one run.
+///
+/// A worker counts the lease's time from before it asked for it, so its own idea of when the
+/// lease ends is never later than the store's; it stops working the run (or renews) before
+/// then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    /// The run.
+    pub run_id: String,
+    /// The worker holding it, as it named itself when claiming.
+    pub worker: String,
+    /// The fencing token: every claim in the store gets a larger one.
+    pub token: u64,
+    /// How long the lease lasts after each claim, renewal or commit.
+    pub duration: Duration,
+}
+
+/// A run a worker has claimed: its lease and what the store has of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claimed {
+    /// The lease the worker writes the run under.
+    pub lease: Lease,
+    /// The task and the turns committed so far; the worker resumes after the last one.
+    pub checkpoint: Checkpoint,
+    /// How many times the run has been claimed, this claim included: more than one means an
+    /// earlier worker stopped (or handed it back) before it ended.
+    pub claims: u32,
+}
+
+/// Where a run stands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunStatus {
+    /// Queued, leased, local or ended.
+    pub state: RunState,
+    /// The turns committed so far.
+    pub turns: u32,
+    /// How many times workers have claimed it.
+    pub claims: u32,
+}
+
+/// The state of a run in a [`FleetStore`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunState {
+    /// Submitted and not ended, and no live lease holds it: the next claim may take it.
+    Queued,
+    /// A worker holds it under a live lease.
+    Leased {
+        /// The worker.
+        worker: String,
+        /// The lease's fencing token.
+        token: u64,
+    },
+    /// Started by one process through [`RunStore::start`], not ended: not the fleet's.
+    Local,
+    /// It ended this way.
+    Ended(StepOutcome),
+}

@@ -1,0 +1,272 @@
+//! Leases: claims by many workers at once, fencing of a worker that lost its lease, expiry,
+//! renewal, hand-back and the state of a run.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use ptc_agent::store::{Claimed, FleetStore, RunState, RunStatus, RunStore, StoreError};
+use ptc_store::PgStore;
+use ptc_lisp::Value;
+use ptc_turn::{Task, Turn};
+
+use super::TestDb;
+use crate::contract::{returned, turn};
+
+const LONG: Duration = Duration::from_secs(60);
+const SHORT: Duration = Duration::from_millis(300);
+
+async fn submit_runs(store: &PgStore, count: usize) -> Vec<String> {
+    let mut ids = Vec::new();
+    for i in 0..count {
+        let id = format!("run-{i:04}");
+        store.submit(&id, &Task::new(format!("mission {i}"))).await.unwrap();
+        ids.push(id);
+    }
+    ids
+}
+
+async fn claim_one(store: &PgStore, worker: &str, duration: Duration) -> Claimed {
+    let mut claimed = store.claim(worker, duration, 1).await.unwrap();
+    assert_eq!(claimed.len(), 1, "{worker} claimed nothing");
+    claimed.remove(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_claimers_never_take_the_same_run() {
+    let db = TestDb::new("claimers").await;
+    let store = db.store().await;
+    let ids = submit_runs(&store, 300).await;
+    // Eight workers, each with connections of its own, claim in small batches until nothing
+    // is left.
+    let mut workers = Vec::new();
+    for w in 0..8 {
+        let url = db.url.clone();
+        workers.push(tokio::spawn(async move {
+            let store = PgStore::connect_with_pool_size(&url, 2).await.unwrap();
+            let mut mine = Vec::new();
+            loop {
+                let claimed = store.claim(&format!("w{w}"), LONG, 1 + w % 3).await.unwrap();
+                if claimed.is_empty() {
+                    return mine;
+                }
+                mine.extend(claimed.into_iter().map(|c| (c.lease.run_id, c.lease.token, c.claims)));
+            }
+        }));
+    }
+    let mut by_run: BTreeMap<String, Vec<(u64, u32)>> = BTreeMap::new();
+    for worker in workers {
+        for (id, token, claims) in worker.await.unwrap() {
+            by_run.entry(id).or_default().push((token, claims));
+        }
+    }
+    assert_eq!(by_run.keys().cloned().collect::<Vec<_>>(), ids);
+    let claimed_twice: Vec<_> = by_run.iter().filter(|(_, c)| c.len() != 1).collect();
+    assert_eq!(claimed_twice, Vec::<(&String, &Vec<(u64, u32)>)>::new());
+    let mut tokens: Vec<u64> = by_run.values().map(|c| c[0].0).collect();
+    tokens.sort_unstable();
+    tokens.dedup();
+    assert_eq!(tokens.len(), 300, "every claim has its own token");
+    assert!(by_run.values().all(|c| c[0].1 == 1));
+    assert_eq!(store.claim("late", LONG, 10).await.unwrap(), vec![]);
+}
+
+#[tokio::test]
+async fn runs_are_claimed_oldest_first_with_their_checkpoint() {
+    let db = TestDb::new("claim_order").await;
+    let store = db.store().await;
+    submit_runs(&store, 3).await;
+    store.start("local", &Task::new("not the fleet's")).await.unwrap();
+    let first = claim_one(&store, "a", LONG).await;
+    assert_eq!(first.lease.run_id, "run-0000");
+    assert_eq!(first.lease.worker, "a");
+    assert_eq!(first.lease.duration, LONG);
+    assert_eq!(first.claims, 1);
+    assert_eq!(first.checkpoint.task, Task::new("mission 0"));
+    assert_eq!(first.checkpoint.turns.len(), 0);
+    let rest = store.claim("b", LONG, 10).await.unwrap();
+    let ids: Vec<_> = rest.iter().map(|c| c.lease.run_id.as_str()).collect();
+    assert_eq!(ids, vec!["run-0001", "run-0002"]);
+    assert!(rest.iter().all(|c| c.lease.token > first.lease.token));
+    // The local run is never the fleet's.
+    assert_eq!(store.claim("c", LONG, 10).await.unwrap(), vec![]);
+}
+
+#[tokio::test]
+async fn a_worker_that_lost_its_lease_can_never_write() {
+    let db = TestDb::new("fencing").await;
+    let store = db.store().await;
+    submit_runs(&store, 1).await;
+    let stale = claim_one(&store, "a", SHORT).await;
+    store.commit_turn(&stale.lease, &turn(1)).await.unwrap();
+    tokio::time::sleep(SHORT + Duration::from_millis(200)).await;
+    // Expired: the run is claimable again, and its next holder resumes after turn 1.
+    let fresh = claim_one(&store, "b", LONG).await;
+    assert_eq!(fresh.lease.run_id, "run-0000");
+    assert!(fresh.lease.token > stale.lease.token);
+    assert_eq!(fresh.claims, 2);
+    assert_eq!(fresh.checkpoint.turns.len(), 1);
+    let lost = Err(StoreError::LeaseLost {
+        id: "run-0000".into(),
+        token: stale.lease.token,
+    });
+    assert_eq!(store.commit_turn(&stale.lease, &turn(2)).await, lost);
+    assert_eq!(store.renew(&stale.lease).await, lost);
+    assert_eq!(store.release(&stale.lease).await, lost);
+    assert_eq!(
+        store
+            .finish_run(&stale.lease, &returned(0), &Default::default())
+            .await,
+        lost
+    );
+    // Without a lease, nobody writes a fleet's run.
+    assert_eq!(
+        store.append("run-0000", &turn(2)).await,
+        Err(StoreError::FleetRun("run-0000".into()))
+    );
+    assert_eq!(
+        store.finish("run-0000", &returned(0), &Default::default()).await,
+        Err(StoreError::FleetRun("run-0000".into()))
+    );
+    store.commit_turn(&fresh.lease, &turn(2)).await.unwrap();
+    store
+        .finish_run(&fresh.lease, &returned(7), &Default::default())
+        .await
+        .unwrap();
+    let stored = store.load("run-0000").await.unwrap().unwrap();
+    assert_eq!(stored.turns.len(), 2);
+    assert_eq!(stored.end.map(|(outcome, _)| outcome), Some(returned(7)));
+    assert_eq!(store.claim("c", LONG, 1).await.unwrap(), vec![]);
+    assert_eq!(
+        store.commit_turn(&fresh.lease, &turn(3)).await,
+        Err(StoreError::Ended("run-0000".into()))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stale_and_live_holders_racing_leave_only_the_live_holders_turns() {
+    let db = TestDb::new("racing").await;
+    let store = db.store().await;
+    let ids = submit_runs(&store, 40).await;
+    let stale = store.claim("stale", SHORT, 40).await.unwrap();
+    for claimed in &stale {
+        store.commit_turn(&claimed.lease, &turn(1)).await.unwrap();
+    }
+    tokio::time::sleep(SHORT + Duration::from_millis(200)).await;
+    let live = store.claim("live", LONG, 40).await.unwrap();
+    assert_eq!(live.len(), 40);
+    // Both commit turn 2 of every run at the same time, from connections of their own.
+    let race = |claims: Vec<Claimed>, url: String| {
+        tokio::spawn(async move {
+            let store = PgStore::connect_with_pool_size(&url, 4).await.unwrap();
+            let mut accepted = 0;
+            for claimed in claims {
+                // The program names its writer, so the stored turns tell who wrote them.
+                let second = Turn::success(2, claimed.lease.worker.clone(), Value::Int(2));
+                if store.commit_turn(&claimed.lease, &second).await.is_ok() {
+                    accepted += 1;
+                }
+            }
+            accepted
+        })
+    };
+    let stale_writes = race(stale, db.url.clone());
+    let live_writes = race(live, db.url.clone());
+    assert_eq!(
+        (stale_writes.await.unwrap(), live_writes.await.unwrap()),
+        (0, 40)
+    );
+    for id in ids {
+        let stored = store.load(&id).await.unwrap().unwrap();
+        let programs: Vec<_> = stored.turns.iter().map(|t| t.program().to_string()).collect();
+        assert_eq!(programs, vec!["(def x 1)".to_string(), "live".to_string()], "{id}");
+    }
+}
+
+#[tokio::test]
+async fn a_renewed_lease_holds_and_a_handed_back_one_is_claimable_at_once() {
+    let db = TestDb::new("renew").await;
+    let store = db.store().await;
+    submit_runs(&store, 1).await;
+    let held = claim_one(&store, "a", SHORT).await;
+    for _ in 0..6 {
+        tokio::time::sleep(SHORT / 3).await;
+        store.renew(&held.lease).await.unwrap();
+        assert_eq!(store.claim("b", LONG, 1).await.unwrap(), vec![]);
+    }
+    // A commit extends the lease too.
+    for n in 1..=3 {
+        tokio::time::sleep(SHORT / 2).await;
+        store.commit_turn(&held.lease, &turn(n)).await.unwrap();
+    }
+    assert_eq!(store.claim("b", LONG, 1).await.unwrap(), vec![]);
+    store.release(&held.lease).await.unwrap();
+    let next = claim_one(&store, "b", LONG).await;
+    assert_eq!((next.claims, next.checkpoint.turns.len()), (2, 3));
+}
+
+#[tokio::test]
+async fn a_commit_retried_under_the_same_lease_is_kept_once() {
+    let db = TestDb::new("retried_commit").await;
+    let store = db.store().await;
+    submit_runs(&store, 1).await;
+    let held = claim_one(&store, "a", LONG).await;
+    store.commit_turn(&held.lease, &turn(1)).await.unwrap();
+    store.commit_turn(&held.lease, &turn(1)).await.unwrap();
+    assert_eq!(
+        store
+            .commit_turn(
+                &held.lease,
+                &Turn::success(1, "(other)", Value::Nil)
+            )
+            .await,
+        Err(StoreError::OutOfOrder {
+            id: "run-0000".into(),
+            expected: 2,
+            found: 1
+        })
+    );
+    assert_eq!(
+        store.commit_turn(&held.lease, &turn(3)).await,
+        Err(StoreError::OutOfOrder {
+            id: "run-0000".into(),
+            expected: 2,
+            found: 3
+        })
+    );
+    assert_eq!(store.load("run-0000").await.unwrap().unwrap().turns.len(), 1);
+}
+
+#[tokio::test]
+async fn the_status_of_a_run_follows_its_leases() {
+    let db = TestDb::new("status").await;
+    let store = db.store().await;
+    submit_runs(&store, 1).await;
+    store.start("local", &Task::new("m")).await.unwrap();
+    let status = |state, turns, claims| Some(RunStatus { state, turns, claims });
+    assert_eq!(store.status("nope").await, Ok(None));
+    assert_eq!(store.status("local").await, Ok(status(RunState::Local, 0, 0)));
+    assert_eq!(store.status("run-0000").await, Ok(status(RunState::Queued, 0, 0)));
+    let held = claim_one(&store, "a", LONG).await;
+    store.commit_turn(&held.lease, &turn(1)).await.unwrap();
+    let leased = RunState::Leased {
+        worker: "a".into(),
+        token: held.lease.token,
+    };
+    assert_eq!(store.status("run-0000").await, Ok(status(leased, 1, 1)));
+    store.release(&held.lease).await.unwrap();
+    assert_eq!(store.status("run-0000").await, Ok(status(RunState::Queued, 1, 1)));
+    let held = claim_one(&store, "b", LONG).await;
+    store
+        .finish_run(&held.lease, &returned(3), &Default::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.status("run-0000").await,
+        Ok(status(RunState::Ended(returned(3)), 1, 2))
+    );
+    assert_eq!(
+        store.submit("run-0000", &Task::new("again")).await,
+        Err(StoreError::Exists("run-0000".into()))
+    );
+}
