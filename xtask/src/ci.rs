@@ -105,7 +105,8 @@ pub fn ci(args: &[String]) -> Result<(), String> {
             // A cluster of the step's own, stopped (and removed) when the step ends, passed or
             // failed: the cluster's guard stops it when dropped.
             eprintln!("==> PostgreSQL cluster for {}", step.name);
-            let cluster = crate::postgres::Cluster::start(&crate::postgres::target_dir().join("ci"))?;
+            let cluster =
+                crate::postgres::Cluster::start(&crate::postgres::target_dir().join("ci"))?;
             eprintln!("    {}", cluster.url);
             let mut env = step.env.to_vec();
             env.push((crate::postgres::URL_VARIABLE, &cluster.url));

@@ -45,7 +45,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     match args.first().map(String::as_str) {
         None | Some("start") => {
             if let Some(extra) = args.get(1) {
-                return Err(format!("start takes no arguments, got `{extra}`\n\n{USAGE}"));
+                return Err(format!(
+                    "start takes no arguments, got `{extra}`\n\n{USAGE}"
+                ));
             }
             let dir = target_dir().join("cluster");
             if let Some(url) = running_url(&dir)? {
@@ -68,7 +70,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
             match postmaster_pid(&dir.join("data"))? {
                 Some(pid) => {
                     stop_pid(pid)?;
-                    eprintln!("==> stopped the cluster in {} (postmaster {pid})", dir.display());
+                    eprintln!(
+                        "==> stopped the cluster in {} (postmaster {pid})",
+                        dir.display()
+                    );
                 }
                 None => eprintln!("==> no cluster is running in {}", dir.display()),
             }
@@ -93,10 +98,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
             let Some((program, program_args)) = rest.split_first() else {
                 return Err(format!("run needs a command after --\n\n{USAGE}"));
             };
-            let cluster = Cluster::start(&target_dir().join(format!("run-{}", std::process::id())))?;
+            let cluster =
+                Cluster::start(&target_dir().join(format!("run-{}", std::process::id())))?;
             eprintln!("==> {} (postmaster {})", cluster.url, cluster.pid);
             let status = Command::new(program)
-                .args(program_args.iter().map(|a| a.replace("{url}", &cluster.url)))
+                .args(
+                    program_args
+                        .iter()
+                        .map(|a| a.replace("{url}", &cluster.url)),
+                )
                 .env(URL_VARIABLE, &cluster.url)
                 .status();
             cluster.remove()?;
@@ -121,10 +131,11 @@ fn exit_ok(program: &str, status: std::io::Result<ExitStatus>) -> Result<(), Str
 
 /// `target/postgres` of the workspace (or of `CARGO_TARGET_DIR`).
 pub fn target_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"),
-        PathBuf::from,
-    );
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap_or(Path::new("."));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| workspace.join("target"), PathBuf::from);
     target.join("postgres")
 }
 
@@ -149,7 +160,8 @@ impl Cluster {
             std::fs::remove_dir_all(dir)
                 .map_err(|e| format!("cannot remove {}: {e}", dir.display()))?;
         }
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         if let Some(user) = &user {
             std::os::unix::fs::chown(dir, Some(user.uid), Some(user.gid))
                 .map_err(|e| format!("cannot give {} to {SYSTEM_USER}: {e}", dir.display()))?;
@@ -198,7 +210,10 @@ impl Cluster {
             ));
         }
         let pid = postmaster_pid(&data)?.ok_or_else(|| {
-            format!("the server started but {} has no process id", data.display())
+            format!(
+                "the server started but {} has no process id",
+                data.display()
+            )
         })?;
         let url = format!("postgres://{SUPERUSER}@127.0.0.1:{port}/postgres");
         std::fs::write(dir.join("url"), &url)
@@ -312,7 +327,9 @@ fn server_user() -> Result<Option<ServerUser>, String> {
     if let Some(user) = lookup_user(SYSTEM_USER) {
         return Ok(Some(user));
     }
-    eprintln!("==> creating the system user `{SYSTEM_USER}` to run the server (initdb refuses root)");
+    eprintln!(
+        "==> creating the system user `{SYSTEM_USER}` to run the server (initdb refuses root)"
+    );
     let status = Command::new("useradd")
         .args(["--system", "--user-group", "--no-create-home"])
         .args(["--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin"])
@@ -320,7 +337,9 @@ fn server_user() -> Result<Option<ServerUser>, String> {
         .status()
         .map_err(|e| format!("cannot run useradd: {e}"))?;
     if !status.success() {
-        return Err(format!("useradd could not create `{SYSTEM_USER}` ({status})"));
+        return Err(format!(
+            "useradd could not create `{SYSTEM_USER}` ({status})"
+        ));
     }
     lookup_user(SYSTEM_USER)
         .map(Some)
@@ -364,7 +383,10 @@ fn server_programs() -> Result<PathBuf, String> {
         return if dir.join("initdb").is_file() && dir.join("pg_ctl").is_file() {
             Ok(dir)
         } else {
-            Err(format!("PTC_POSTGRES_BIN={} holds no initdb and pg_ctl", dir.display()))
+            Err(format!(
+                "PTC_POSTGRES_BIN={} holds no initdb and pg_ctl",
+                dir.display()
+            ))
         };
     }
     if let Some(dir) = installed_server() {
@@ -393,7 +415,8 @@ fn installed_server() -> Option<PathBuf> {
 
 /// The server package of each Debian release the project runs on: one major version per
 /// release, as the release ships it (its security updates included).
-const SERVER_PACKAGES: &[(&str, &str)] = &[("bookworm", "postgresql-15"), ("trixie", "postgresql-17")];
+const SERVER_PACKAGES: &[(&str, &str)] =
+    &[("bookworm", "postgresql-15"), ("trixie", "postgresql-17")];
 
 fn install_server() -> Result<(), String> {
     let release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
@@ -407,7 +430,11 @@ fn install_server() -> Result<(), String> {
             "PostgreSQL's server is not installed, and this is not a Debian release the project \
              knows ({}); install the server and set PTC_POSTGRES_BIN to the directory of its \
              initdb and pg_ctl",
-            if codename.is_empty() { "no VERSION_CODENAME in /etc/os-release" } else { &codename }
+            if codename.is_empty() {
+                "no VERSION_CODENAME in /etc/os-release"
+            } else {
+                &codename
+            }
         ));
     };
     if unsafe { libc::geteuid() } != 0 {

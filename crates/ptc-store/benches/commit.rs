@@ -3,17 +3,17 @@
 //! with its durable defaults) both through `RunStore::append` (a run of one process) and
 //! through `FleetStore::commit_turn` (a fleet's run, under its lease).
 //!
-//! Each sample appends its iterations' turns to a fresh run. The turn is a typical one: a
-//! program of a few lines, two tool calls with their results, a print, and the map it
-//! returned (about 1 KB of JSON).
+//! A measured loop, not a criterion benchmark: each store commits the turns of ten runs of
+//! `PTC_COMMIT_TURNS` turns (200 unless set), one commit at a time, and the median, 95th
+//! percentile and mean time of one commit are printed. The turn is a typical one: a program of
+//! a few lines, two tool calls with their results, a print, and the map it returned (about
+//! 1 KB of JSON).
 //!
 //! `cargo xtask postgres run -- cargo bench -p ptc-store --features postgres --bench commit`
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use ptc_agent::store::{FleetStore, RunStore};
+use ptc_agent::store::{FleetStore, Lease, RunStore};
 use ptc_lisp::{ToolCallRecord, ToolOutcome, Value};
 use ptc_store::{PgStore, SqliteStore};
 use ptc_turn::{Task, Turn};
@@ -57,12 +57,6 @@ fn a_turn(number: u32) -> Turn {
     ])
 }
 
-static RUNS: AtomicUsize = AtomicUsize::new(0);
-
-fn next_id() -> String {
-    format!("bench-{}", RUNS.fetch_add(1, Ordering::Relaxed))
-}
-
 /// A fresh database on the cluster of `PTC_POSTGRES_URL`.
 async fn bench_database() -> String {
     let cluster = std::env::var("PTC_POSTGRES_URL").expect(
@@ -83,78 +77,99 @@ async fn bench_database() -> String {
     format!("{base}/ptc_bench_commit")
 }
 
-fn commit(c: &mut Criterion) {
+/// How a store commits: the run is made (started, or submitted and claimed) by `open`, then
+/// each turn goes through `commit`.
+#[async_trait::async_trait]
+trait Committer {
+    async fn open(&self, id: &str, task: &Task) -> Option<Lease>;
+    async fn commit(&self, id: &str, lease: Option<&Lease>, turn: &Turn);
+}
+
+#[async_trait::async_trait]
+impl<S: RunStore> Committer for Local<S> {
+    async fn open(&self, id: &str, task: &Task) -> Option<Lease> {
+        self.0.start(id, task).await.unwrap();
+        None
+    }
+
+    async fn commit(&self, id: &str, _: Option<&Lease>, turn: &Turn) {
+        self.0.append(id, turn).await.unwrap();
+    }
+}
+
+#[async_trait::async_trait]
+impl Committer for Leased {
+    async fn open(&self, id: &str, task: &Task) -> Option<Lease> {
+        self.0.submit(id, task).await.unwrap();
+        let claimed = self.0.claim("bench", Duration::from_secs(600), 1).await.unwrap();
+        Some(claimed[0].lease.clone())
+    }
+
+    async fn commit(&self, _: &str, lease: Option<&Lease>, turn: &Turn) {
+        self.0.commit_turn(lease.unwrap(), turn).await.unwrap();
+    }
+}
+
+/// Runs of one process, written without a lease.
+struct Local<S>(S);
+/// A fleet's runs, written under their leases.
+struct Leased(PgStore);
+
+async fn measure(name: &str, store: &dyn Committer, turns: &[Turn], task: &Task) {
+    let mut times = Vec::new();
+    for run in 0..10 {
+        let id = format!("{name}-{run}");
+        let lease = store.open(&id, task).await;
+        for turn in turns {
+            let started = Instant::now();
+            store.commit(&id, lease.as_ref(), turn).await;
+            times.push(started.elapsed());
+        }
+    }
+    times.sort_unstable();
+    let mean = times.iter().sum::<Duration>() / times.len() as u32;
+    let micros = |d: Duration| d.as_secs_f64() * 1e6;
+    println!(
+        "{name:<30} {:>5} commits  median {:>8.0} µs  p95 {:>8.0} µs  mean {:>8.0} µs",
+        times.len(),
+        micros(times[times.len() / 2]),
+        micros(times[times.len() * 95 / 100]),
+        micros(mean)
+    );
+}
+
+fn main() {
+    // Cargo passes `--bench`; a bare word is a name filter, and this file has one group.
+    if std::env::args().skip(1).any(|a| !a.starts_with('-') && !"commit_turn".contains(&a)) {
+        return;
+    }
+    let count: u32 = std::env::var("PTC_COMMIT_TURNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(200);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .expect("runtime");
-    let turns: Vec<Turn> = (1..=100_000).map(a_turn).collect();
+    let turns: Vec<Turn> = (1..=count).map(a_turn).collect();
     let task = Task::new("Sum the open orders of data/customer");
-    let mut group = c.benchmark_group("commit_turn");
-    group
-        .sample_size(20)
-        .measurement_time(Duration::from_secs(10));
-
+    println!(
+        "commit_turn: one turn of {} bytes of JSON, committed one at a time",
+        serde_json::to_string(&turns[0]).map_or(0, |t| t.len())
+    );
     let file = std::env::temp_dir().join(format!("ptc-bench-commit-{}.db", std::process::id()));
-    let sqlite = SqliteStore::open(&file).expect("open SQLite");
-    group.bench_function("sqlite_append", |b| {
-        b.iter_custom(|iters| {
-            runtime.block_on(async {
-                let id = next_id();
-                sqlite.start(&id, &task).await.unwrap();
-                let started = Instant::now();
-                for turn in &turns[..iters as usize] {
-                    sqlite.append(&id, turn).await.unwrap();
-                }
-                started.elapsed()
-            })
-        })
+    runtime.block_on(async {
+        let sqlite = Local(SqliteStore::open(&file).expect("open SQLite"));
+        measure("sqlite append", &sqlite, &turns, &task).await;
+        let url = bench_database().await;
+        let postgres = PgStore::connect(&url).await.expect("open PostgreSQL");
+        measure("postgres append", &Local(postgres.clone()), &turns, &task).await;
+        measure("postgres commit_turn (lease)", &Leased(postgres), &turns, &task).await;
     });
-
-    let postgres = runtime.block_on(async {
-        PgStore::connect(&bench_database().await)
-            .await
-            .expect("open PostgreSQL")
-    });
-    group.bench_function("postgres_append", |b| {
-        b.iter_custom(|iters| {
-            runtime.block_on(async {
-                let id = next_id();
-                postgres.start(&id, &task).await.unwrap();
-                let started = Instant::now();
-                for turn in &turns[..iters as usize] {
-                    postgres.append(&id, turn).await.unwrap();
-                }
-                started.elapsed()
-            })
-        })
-    });
-    group.bench_function("postgres_commit_under_lease", |b| {
-        b.iter_custom(|iters| {
-            runtime.block_on(async {
-                let id = next_id();
-                postgres.submit(&id, &task).await.unwrap();
-                let claimed = postgres
-                    .claim("bench", Duration::from_secs(600), 1)
-                    .await
-                    .unwrap();
-                let lease = &claimed[0].lease;
-                let started = Instant::now();
-                for turn in &turns[..iters as usize] {
-                    postgres.commit_turn(lease, turn).await.unwrap();
-                }
-                started.elapsed()
-            })
-        })
-    });
-    group.finish();
     for suffix in ["", "-wal", "-shm"] {
         let mut path = file.clone().into_os_string();
         path.push(suffix);
         let _ = std::fs::remove_file(path);
     }
 }
-
-criterion_group!(benches, commit);
-criterion_main!(benches);

@@ -34,9 +34,9 @@
 #![deny(missing_docs)]
 
 mod codec;
-mod sqlite;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod sqlite;
 
 #[cfg(feature = "postgres")]
 pub use postgres::PgStore;

@@ -154,7 +154,9 @@ mod tests {
             IdempotencyKey::new("tenant:7", 2, 1).to_string(),
             "tenant:7:2:1"
         );
-        for text in ["run", "run:1", "run:1:", "run::1", "run:x:1", "run:1:-1", "run:+1:2"] {
+        for text in [
+            "run", "run:1", "run:1:", "run::1", "run:x:1", "run:1:-1", "run:+1:2",
+        ] {
             assert_eq!(IdempotencyKey::parse(text), None, "{text}");
         }
         assert_eq!(IdempotencyKey::parse("run:1:99999999999"), None);

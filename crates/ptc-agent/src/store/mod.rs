@@ -12,18 +12,18 @@
 //! that lost its claim) and keep a log of the tool calls a run has started ([`IntentLog`]);
 //! `ptc_store::PgStore` (PostgreSQL) implements both.
 
-mod jsonl;
-mod memory;
-mod lease;
 mod intent;
+mod jsonl;
+mod lease;
+mod memory;
 
 use async_trait::async_trait;
 use ptc_turn::{Step, StepOutcome, Task, Turn, Turns, Usage};
 
-pub use jsonl::{JsonlStore, TornRecord};
-pub use memory::MemoryStore;
-pub use lease::{Claimed, FleetStore, Lease, RunState, RunStatus};
 pub use intent::{IdempotencyKey, IntentLog, IntentRecord, ToolIntent};
+pub use jsonl::{JsonlStore, TornRecord};
+pub use lease::{Claimed, FleetStore, Lease, RunState, RunStatus};
+pub use memory::MemoryStore;
 
 /// Where runs are checkpointed. A run started with
 /// [`RunOptions::with_store`](crate::RunOptions::with_store) calls [`start`](RunStore::start) before its

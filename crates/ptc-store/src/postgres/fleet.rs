@@ -146,7 +146,10 @@ impl FleetStore for PgStore {
             (None, false, _) => RunState::Local,
             (None, true, true) => RunState::Leased {
                 worker: run.lease_worker.unwrap_or_default(),
-                token: run.lease_token.and_then(|t| u64::try_from(t).ok()).unwrap_or(0),
+                token: run
+                    .lease_token
+                    .and_then(|t| u64::try_from(t).ok())
+                    .unwrap_or(0),
             },
             (None, true, false) => RunState::Queued,
         };

@@ -1,9 +1,7 @@
 //! The intent log: tool calls recorded before they are made.
 
 use async_trait::async_trait;
-use ptc_agent::store::{
-    IdempotencyKey, IntentLog, IntentRecord, Lease, StoreError, ToolIntent,
-};
+use ptc_agent::store::{IdempotencyKey, IntentLog, IntentRecord, Lease, StoreError, ToolIntent};
 use ptc_lisp::{ToolOutcome, Value};
 use tokio_postgres::Transaction;
 

@@ -1,8 +1,8 @@
 //! The PostgreSQL run store: runs a fleet of workers shares, under leases.
 
-mod migrations;
 mod fleet;
 mod intents;
+mod migrations;
 
 use async_trait::async_trait;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};

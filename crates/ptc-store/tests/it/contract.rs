@@ -111,5 +111,8 @@ pub async fn misuse_is_refused_and_leaves_the_store_as_it_was(store: &impl RunSt
     let checkpoint = store.load("a").await.unwrap().expect("stored");
     assert_eq!(checkpoint.task, Task::new("m"));
     assert_eq!(checkpoint.turns.len(), 1);
-    assert_eq!(checkpoint.end.map(|(outcome, _)| outcome), Some(returned(1)));
+    assert_eq!(
+        checkpoint.end.map(|(outcome, _)| outcome),
+        Some(returned(1))
+    );
 }

@@ -6,21 +6,27 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use ptc_agent::store::{Claimed, FleetStore, RunState, RunStatus, RunStore, StoreError};
-use ptc_store::PgStore;
 use ptc_lisp::Value;
+use ptc_store::PgStore;
 use ptc_turn::{Task, Turn};
 
 use super::TestDb;
 use crate::contract::{returned, turn};
 
 const LONG: Duration = Duration::from_secs(60);
-const SHORT: Duration = Duration::from_millis(300);
+/// Long enough that a busy machine does not lose a lease between two steps of a test.
+const SHORT: Duration = Duration::from_secs(1);
+/// Waited for a short lease to have expired.
+const PAST_SHORT: Duration = Duration::from_millis(1500);
 
 async fn submit_runs(store: &PgStore, count: usize) -> Vec<String> {
     let mut ids = Vec::new();
     for i in 0..count {
         let id = format!("run-{i:04}");
-        store.submit(&id, &Task::new(format!("mission {i}"))).await.unwrap();
+        store
+            .submit(&id, &Task::new(format!("mission {i}")))
+            .await
+            .unwrap();
         ids.push(id);
     }
     ids
@@ -46,11 +52,18 @@ async fn concurrent_claimers_never_take_the_same_run() {
             let store = PgStore::connect_with_pool_size(&url, 2).await.unwrap();
             let mut mine = Vec::new();
             loop {
-                let claimed = store.claim(&format!("w{w}"), LONG, 1 + w % 3).await.unwrap();
+                let claimed = store
+                    .claim(&format!("w{w}"), LONG, 1 + w % 3)
+                    .await
+                    .unwrap();
                 if claimed.is_empty() {
                     return mine;
                 }
-                mine.extend(claimed.into_iter().map(|c| (c.lease.run_id, c.lease.token, c.claims)));
+                mine.extend(
+                    claimed
+                        .into_iter()
+                        .map(|c| (c.lease.run_id, c.lease.token, c.claims)),
+                );
             }
         }));
     }
@@ -76,7 +89,10 @@ async fn runs_are_claimed_oldest_first_with_their_checkpoint() {
     let db = TestDb::new("claim_order").await;
     let store = db.store().await;
     submit_runs(&store, 3).await;
-    store.start("local", &Task::new("not the fleet's")).await.unwrap();
+    store
+        .start("local", &Task::new("not the fleet's"))
+        .await
+        .unwrap();
     let first = claim_one(&store, "a", LONG).await;
     assert_eq!(first.lease.run_id, "run-0000");
     assert_eq!(first.lease.worker, "a");
@@ -99,7 +115,7 @@ async fn a_worker_that_lost_its_lease_can_never_write() {
     submit_runs(&store, 1).await;
     let stale = claim_one(&store, "a", SHORT).await;
     store.commit_turn(&stale.lease, &turn(1)).await.unwrap();
-    tokio::time::sleep(SHORT + Duration::from_millis(200)).await;
+    tokio::time::sleep(PAST_SHORT).await;
     // Expired: the run is claimable again, and its next holder resumes after turn 1.
     let fresh = claim_one(&store, "b", LONG).await;
     assert_eq!(fresh.lease.run_id, "run-0000");
@@ -125,7 +141,9 @@ async fn a_worker_that_lost_its_lease_can_never_write() {
         Err(StoreError::FleetRun("run-0000".into()))
     );
     assert_eq!(
-        store.finish("run-0000", &returned(0), &Default::default()).await,
+        store
+            .finish("run-0000", &returned(0), &Default::default())
+            .await,
         Err(StoreError::FleetRun("run-0000".into()))
     );
     store.commit_turn(&fresh.lease, &turn(2)).await.unwrap();
@@ -147,14 +165,14 @@ async fn a_worker_that_lost_its_lease_can_never_write() {
 async fn stale_and_live_holders_racing_leave_only_the_live_holders_turns() {
     let db = TestDb::new("racing").await;
     let store = db.store().await;
-    let ids = submit_runs(&store, 40).await;
-    let stale = store.claim("stale", SHORT, 40).await.unwrap();
+    let ids = submit_runs(&store, 20).await;
+    let stale = store.claim("stale", SHORT, 20).await.unwrap();
     for claimed in &stale {
         store.commit_turn(&claimed.lease, &turn(1)).await.unwrap();
     }
-    tokio::time::sleep(SHORT + Duration::from_millis(200)).await;
-    let live = store.claim("live", LONG, 40).await.unwrap();
-    assert_eq!(live.len(), 40);
+    tokio::time::sleep(PAST_SHORT).await;
+    let live = store.claim("live", LONG, 20).await.unwrap();
+    assert_eq!(live.len(), 20);
     // Both commit turn 2 of every run at the same time, from connections of their own.
     let race = |claims: Vec<Claimed>, url: String| {
         tokio::spawn(async move {
@@ -174,12 +192,20 @@ async fn stale_and_live_holders_racing_leave_only_the_live_holders_turns() {
     let live_writes = race(live, db.url.clone());
     assert_eq!(
         (stale_writes.await.unwrap(), live_writes.await.unwrap()),
-        (0, 40)
+        (0, 20)
     );
     for id in ids {
         let stored = store.load(&id).await.unwrap().unwrap();
-        let programs: Vec<_> = stored.turns.iter().map(|t| t.program().to_string()).collect();
-        assert_eq!(programs, vec!["(def x 1)".to_string(), "live".to_string()], "{id}");
+        let programs: Vec<_> = stored
+            .turns
+            .iter()
+            .map(|t| t.program().to_string())
+            .collect();
+        assert_eq!(
+            programs,
+            vec!["(def x 1)".to_string(), "live".to_string()],
+            "{id}"
+        );
     }
 }
 
@@ -188,15 +214,17 @@ async fn a_renewed_lease_holds_and_a_handed_back_one_is_claimable_at_once() {
     let db = TestDb::new("renew").await;
     let store = db.store().await;
     submit_runs(&store, 1).await;
-    let held = claim_one(&store, "a", SHORT).await;
-    for _ in 0..6 {
-        tokio::time::sleep(SHORT / 3).await;
+    // Renewed (or committed under) every 0.8 s, a lease of 2 s lasts 4 s and more.
+    let lease = Duration::from_secs(2);
+    let held = claim_one(&store, "a", lease).await;
+    for _ in 0..3 {
+        tokio::time::sleep(lease * 2 / 5).await;
         store.renew(&held.lease).await.unwrap();
         assert_eq!(store.claim("b", LONG, 1).await.unwrap(), vec![]);
     }
     // A commit extends the lease too.
     for n in 1..=3 {
-        tokio::time::sleep(SHORT / 2).await;
+        tokio::time::sleep(lease * 2 / 5).await;
         store.commit_turn(&held.lease, &turn(n)).await.unwrap();
     }
     assert_eq!(store.claim("b", LONG, 1).await.unwrap(), vec![]);
@@ -215,10 +243,7 @@ async fn a_commit_retried_under_the_same_lease_is_kept_once() {
     store.commit_turn(&held.lease, &turn(1)).await.unwrap();
     assert_eq!(
         store
-            .commit_turn(
-                &held.lease,
-                &Turn::success(1, "(other)", Value::Nil)
-            )
+            .commit_turn(&held.lease, &Turn::success(1, "(other)", Value::Nil))
             .await,
         Err(StoreError::OutOfOrder {
             id: "run-0000".into(),
@@ -234,7 +259,10 @@ async fn a_commit_retried_under_the_same_lease_is_kept_once() {
             found: 3
         })
     );
-    assert_eq!(store.load("run-0000").await.unwrap().unwrap().turns.len(), 1);
+    assert_eq!(
+        store.load("run-0000").await.unwrap().unwrap().turns.len(),
+        1
+    );
 }
 
 #[tokio::test]
@@ -243,10 +271,22 @@ async fn the_status_of_a_run_follows_its_leases() {
     let store = db.store().await;
     submit_runs(&store, 1).await;
     store.start("local", &Task::new("m")).await.unwrap();
-    let status = |state, turns, claims| Some(RunStatus { state, turns, claims });
+    let status = |state, turns, claims| {
+        Some(RunStatus {
+            state,
+            turns,
+            claims,
+        })
+    };
     assert_eq!(store.status("nope").await, Ok(None));
-    assert_eq!(store.status("local").await, Ok(status(RunState::Local, 0, 0)));
-    assert_eq!(store.status("run-0000").await, Ok(status(RunState::Queued, 0, 0)));
+    assert_eq!(
+        store.status("local").await,
+        Ok(status(RunState::Local, 0, 0))
+    );
+    assert_eq!(
+        store.status("run-0000").await,
+        Ok(status(RunState::Queued, 0, 0))
+    );
     let held = claim_one(&store, "a", LONG).await;
     store.commit_turn(&held.lease, &turn(1)).await.unwrap();
     let leased = RunState::Leased {
@@ -255,7 +295,10 @@ async fn the_status_of_a_run_follows_its_leases() {
     };
     assert_eq!(store.status("run-0000").await, Ok(status(leased, 1, 1)));
     store.release(&held.lease).await.unwrap();
-    assert_eq!(store.status("run-0000").await, Ok(status(RunState::Queued, 1, 1)));
+    assert_eq!(
+        store.status("run-0000").await,
+        Ok(status(RunState::Queued, 1, 1))
+    );
     let held = claim_one(&store, "b", LONG).await;
     store
         .finish_run(&held.lease, &returned(3), &Default::default())

@@ -68,10 +68,7 @@ async fn calls_are_recorded_retried_and_completed() {
             "the call `r:1:0` was completed already, with another outcome".into()
         ))
     );
-    assert_eq!(
-        store.in_flight("r").await,
-        Ok(vec![record(&mail, 1, None)])
-    );
+    assert_eq!(store.in_flight("r").await, Ok(vec![record(&mail, 1, None)]));
     // Recording a completed call again hands back its outcome instead of a new attempt.
     assert_eq!(
         store.record_intent(Some(&lease), &charge).await,
@@ -88,7 +85,7 @@ async fn a_key_names_one_call_and_a_stale_lease_records_nothing() {
     let db = TestDb::new("intents_refused").await;
     let store = db.store().await;
     store.submit("r", &Task::new("m")).await.unwrap();
-    let short = Duration::from_millis(300);
+    let short = Duration::from_secs(1);
     let stale = store.claim("a", short, 1).await.unwrap()[0].lease.clone();
     store
         .record_intent(Some(&stale), &intent("r", 1, 0, "charge", 30))
@@ -114,14 +111,18 @@ async fn a_key_names_one_call_and_a_stale_lease_records_nothing() {
     );
     assert_eq!(
         store
-            .complete_intent(Some(&stale), &IdempotencyKey::new("r", 1, 5), &ToolOutcome::Ok(Value::Nil))
+            .complete_intent(
+                Some(&stale),
+                &IdempotencyKey::new("r", 1, 5),
+                &ToolOutcome::Ok(Value::Nil)
+            )
             .await,
         Err(StoreError::Io(
             "the intent log has no call under the key `r:1:5`; record a call before making it"
                 .into()
         ))
     );
-    tokio::time::sleep(short + Duration::from_millis(200)).await;
+    tokio::time::sleep(short + Duration::from_millis(500)).await;
     let fresh = store.claim("b", Duration::from_secs(60), 1).await.unwrap()[0]
         .lease
         .clone();
@@ -138,7 +139,11 @@ async fn a_key_names_one_call_and_a_stale_lease_records_nothing() {
     );
     assert_eq!(
         store
-            .complete_intent(Some(&stale), &IdempotencyKey::new("r", 1, 0), &ToolOutcome::Ok(Value::Nil))
+            .complete_intent(
+                Some(&stale),
+                &IdempotencyKey::new("r", 1, 0),
+                &ToolOutcome::Ok(Value::Nil)
+            )
             .await,
         lost
     );
@@ -151,7 +156,10 @@ async fn a_key_names_one_call_and_a_stale_lease_records_nothing() {
     );
     // The new holder sees the call the old one left in flight, and retries it.
     let in_flight = store.in_flight("r").await.unwrap();
-    assert_eq!(in_flight, vec![record(&intent("r", 1, 0, "charge", 30), 1, None)]);
+    assert_eq!(
+        in_flight,
+        vec![record(&intent("r", 1, 0, "charge", 30), 1, None)]
+    );
     assert_eq!(
         store
             .record_intent(Some(&fresh), &intent("r", 1, 0, "charge", 30))
@@ -176,10 +184,17 @@ async fn a_local_run_logs_its_calls_without_a_lease() {
         .unwrap();
     assert_eq!(
         store.intents("local").await,
-        Ok(vec![record(&call, 1, Some(ToolOutcome::Error("timed out".into())))])
+        Ok(vec![record(
+            &call,
+            1,
+            Some(ToolOutcome::Error("timed out".into()))
+        )])
     );
     assert_eq!(
-        store.record_intent(None, &intent("missing", 1, 0, "x", 1)).await.map(|_| ()),
+        store
+            .record_intent(None, &intent("missing", 1, 0, "x", 1))
+            .await
+            .map(|_| ()),
         Err(StoreError::Missing("missing".into()))
     );
 }

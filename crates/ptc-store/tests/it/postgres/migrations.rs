@@ -27,7 +27,10 @@ async fn stores_opened_at_once_apply_each_migration_once() {
         .await
         .unwrap();
     let applied: Vec<(i32, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-    assert_eq!(applied, vec![(1, "runs, turns, leases and the intent log".to_string())]);
+    assert_eq!(
+        applied,
+        vec![(1, "runs, turns, leases and the intent log".to_string())]
+    );
     // Opening again applies nothing.
     db.store().await;
     let count: i64 = admin(&db.url)
