@@ -39,12 +39,17 @@ impl TestDb {
         let cluster = cluster_url();
         let name = format!("ptc_test_{test}");
         let client = admin(&cluster).await;
-        client
-            .batch_execute(&format!(
-                "DROP DATABASE IF EXISTS {name} WITH (FORCE); CREATE DATABASE {name}"
-            ))
-            .await
-            .unwrap_or_else(|e| panic!("cannot make the database {name}: {e}"));
+        // One statement a query: several in one are a transaction block, which neither
+        // statement may run in.
+        for statement in [
+            format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+            format!("CREATE DATABASE {name}"),
+        ] {
+            client
+                .batch_execute(&statement)
+                .await
+                .unwrap_or_else(|e| panic!("cannot make the database {name}: {e:?}"));
+        }
         let (base, _) = cluster
             .split('?')
             .next()
