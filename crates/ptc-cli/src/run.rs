@@ -382,6 +382,14 @@ fn execute(
 
 fn resume_line(path: &Path, id: &str, checkpoint: &ptc_agent::store::Checkpoint) -> String {
     match (&checkpoint.end, checkpoint.turns.len()) {
+        (Some((ptc_turn::StepOutcome::Failed { kind, .. }, _)), n) if checkpoint.goes_on() => {
+            format!(
+                "resuming run `{id}` from {} after turn {n} of {}: it had ended on {}\n",
+                path.display(),
+                checkpoint.task.max_turns,
+                kind.as_str()
+            )
+        }
         (Some(_), n) => format!(
             "run `{id}` in {} had already ended after {n} turn{}; its result:",
             path.display(),

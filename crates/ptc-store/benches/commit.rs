@@ -101,7 +101,11 @@ impl<S: RunStore> Committer for Local<S> {
 impl Committer for Leased {
     async fn open(&self, id: &str, task: &Task) -> Option<Lease> {
         self.0.submit(id, task).await.unwrap();
-        let claimed = self.0.claim("bench", Duration::from_secs(600), 1).await.unwrap();
+        let claimed = self
+            .0
+            .claim("bench", Duration::from_secs(600), 1)
+            .await
+            .unwrap();
         Some(claimed[0].lease.clone())
     }
 
@@ -140,7 +144,10 @@ async fn measure(name: &str, store: &dyn Committer, turns: &[Turn], task: &Task)
 
 fn main() {
     // Cargo passes `--bench`; a bare word is a name filter, and this file has one group.
-    if std::env::args().skip(1).any(|a| !a.starts_with('-') && !"commit_turn".contains(&a)) {
+    if std::env::args()
+        .skip(1)
+        .any(|a| !a.starts_with('-') && !"commit_turn".contains(&a))
+    {
         return;
     }
     let count: u32 = std::env::var("PTC_COMMIT_TURNS")
@@ -165,7 +172,13 @@ fn main() {
         let url = bench_database().await;
         let postgres = PgStore::connect(&url).await.expect("open PostgreSQL");
         measure("postgres append", &Local(postgres.clone()), &turns, &task).await;
-        measure("postgres commit_turn (lease)", &Leased(postgres), &turns, &task).await;
+        measure(
+            "postgres commit_turn (lease)",
+            &Leased(postgres),
+            &turns,
+            &task,
+        )
+        .await;
     });
     for suffix in ["", "-wal", "-shm"] {
         let mut path = file.clone().into_os_string();

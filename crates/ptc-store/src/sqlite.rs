@@ -246,4 +246,21 @@ impl RunStore for SqliteStore {
         })
         .await
     }
+
+    async fn reopen(&self, id: &str) -> Result<(), StoreError> {
+        let id = id.to_string();
+        self.with(move |connection| {
+            let tx = write_transaction(connection)?;
+            if run_state(&tx, &id)?.is_none() {
+                return Err(StoreError::Missing(id));
+            }
+            tx.execute(
+                "UPDATE ptc_runs SET outcome = NULL, usage = NULL, ended_at = NULL WHERE id = ?1",
+                params![id],
+            )
+            .map_err(io)?;
+            tx.commit().map_err(io)
+        })
+        .await
+    }
 }

@@ -95,8 +95,13 @@ impl Agent {
 
     /// Continues run `id` of `store` from its last completed turn: the turns recorded there
     /// are kept, the definitions they made are restored, and the model is asked for the next
-    /// turn. New turns are checkpointed in the same store. A run that had already ended is
-    /// returned as it was, without a request.
+    /// turn. New turns are checkpointed in the same store.
+    ///
+    /// A run that ended on an outage, a model error (`llm_error`), its deadline (`timeout`) or
+    /// a stop (`interrupted`), goes on the same way: the store takes its end back
+    /// ([`RunStore::reopen`]) and the run continues after its last turn. A run that ended any
+    /// other way (it returned, failed, or used up its turns) is returned as it was, without a
+    /// request.
     ///
     /// The agent and `options` must give the run what it was started with: the same mission,
     /// tools, data, signature and turn budget (anything else is a [`RunError::Resume`]).
@@ -113,17 +118,11 @@ impl Agent {
     /// let agent = |replies: &[&str]| {
     ///     Agent::builder("Add up").llm(ScriptedLlm::new(replies.to_vec())).build().unwrap()
     /// };
-    /// // The first process made one turn, then its model failed.
+    /// // The first process made one turn, then its model failed (`llm_error`).
     /// let first = agent(&["(def x 40)"]);
     /// let step = first.run_with(RunOptions::new().with_store(&store, "r1")).await.unwrap();
     /// assert!(!step.is_success());
-    /// # // An interrupted run has no end record; forget this one's to resume it.
-    /// # let mut checkpoint = ptc_agent::store::RunStore::load(&store, "r1").await.unwrap().unwrap();
-    /// # checkpoint.end = None;
-    /// # let store = MemoryStore::new();
-    /// # ptc_agent::store::RunStore::start(&store, "r1", &checkpoint.task).await.unwrap();
-    /// # ptc_agent::store::RunStore::append(&store, "r1", &checkpoint.turns[0]).await.unwrap();
-    /// // Another process picks it up after turn 1; `x` is defined again.
+    /// // Another process (or the same one, later) goes on after turn 1; `x` is defined again.
     /// let step = agent(&["(return (+ x 2))"]).resume(&store, "r1", RunOptions::new()).await.unwrap();
     /// assert_eq!(step.value(), Some(&ptc_lisp::Value::Int(42)));
     /// assert_eq!(step.turns.len(), 2);
@@ -139,7 +138,9 @@ impl Agent {
             id: id.to_string(),
             reason: "the store has no such run".into(),
         })?;
-        if let Some(step) = checkpoint.step() {
+        if !checkpoint.goes_on()
+            && let Some(step) = checkpoint.step()
+        {
             return Ok(step);
         }
         let options = options.with_store(store, id);
@@ -164,6 +165,10 @@ impl Agent {
                 "resuming run {id} after turn {}",
                 last.number()
             );
+        }
+        if checkpoint.end.is_some() {
+            store.reopen(id).await?;
+            tracing::info!(run = id, "run {id} ended on an outage; it goes on");
         }
         let start = Start {
             turns: checkpoint.turns,

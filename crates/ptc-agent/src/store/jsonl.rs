@@ -79,6 +79,9 @@ struct Line {
     turn: Option<Turn>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     end: Option<End>,
+    /// The run's end is taken back: it takes turns again (see [`RunStore::reopen`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    reopened: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -122,6 +125,21 @@ impl JsonlStore {
             let line_no = index + 1;
             let known = runs.get(&line.run).copied();
             match (&line.start, &line.turn, &line.end, known) {
+                (None, None, None, Some(run)) if line.reopened && run.ended => {
+                    runs.insert(
+                        line.run,
+                        RunIndex {
+                            ended: false,
+                            ..run
+                        },
+                    );
+                }
+                _ if line.reopened => {
+                    return Err(StoreError::Corrupt(format!(
+                        "{} line {line_no}: a run reopened that had not ended",
+                        path.display()
+                    )));
+                }
                 (Some(_), None, None, None) => {
                     runs.insert(
                         line.run,
@@ -172,12 +190,12 @@ impl JsonlStore {
     }
 
     /// Writes `line` after checking it against the run's index with `check`, which returns the
-    /// index after the line.
+    /// index after the line, or `None` when the line changes nothing and is not written.
     async fn write(
         &self,
         id: &str,
         line: &Line,
-        check: impl FnOnce(Option<RunIndex>) -> Result<RunIndex, StoreError> + Send + 'static,
+        check: impl FnOnce(Option<RunIndex>) -> Result<Option<RunIndex>, StoreError> + Send + 'static,
     ) -> Result<(), StoreError> {
         let mut text = serde_json::to_string(line)
             .map_err(|e| StoreError::Io(format!("cannot encode the record: {e}")))?;
@@ -187,7 +205,9 @@ impl JsonlStore {
         let id = id.to_string();
         let write = move || {
             let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
-            let next = check(state.runs.get(&id).copied())?;
+            let Some(next) = check(state.runs.get(&id).copied())? else {
+                return Ok(());
+            };
             state
                 .file
                 .write_all(text.as_bytes())
@@ -227,14 +247,15 @@ impl RunStore for JsonlStore {
             start: Some(task.clone()),
             turn: None,
             end: None,
+            reopened: false,
         };
         let owned = id.to_string();
         self.write(id, &line, move |known| match known {
             Some(_) => Err(StoreError::Exists(owned)),
-            None => Ok(RunIndex {
+            None => Ok(Some(RunIndex {
                 next_turn: 1,
                 ended: false,
-            }),
+            })),
         })
         .await
     }
@@ -246,6 +267,7 @@ impl RunStore for JsonlStore {
             start: None,
             turn: Some(turn.clone()),
             end: None,
+            reopened: false,
         };
         let owned = id.to_string();
         self.write(id, &line, move |known| {
@@ -260,10 +282,10 @@ impl RunStore for JsonlStore {
                     found: number,
                 });
             }
-            Ok(RunIndex {
+            Ok(Some(RunIndex {
                 next_turn: number + 1,
                 ..run
-            })
+            }))
         })
         .await
     }
@@ -282,6 +304,7 @@ impl RunStore for JsonlStore {
                 outcome: outcome.clone(),
                 usage: usage.clone(),
             }),
+            reopened: false,
         };
         let owned = id.to_string();
         self.write(id, &line, move |known| {
@@ -289,7 +312,7 @@ impl RunStore for JsonlStore {
             if run.ended {
                 return Err(StoreError::Ended(owned));
             }
-            Ok(RunIndex { ended: true, ..run })
+            Ok(Some(RunIndex { ended: true, ..run }))
         })
         .await
     }
@@ -309,6 +332,7 @@ impl RunStore for JsonlStore {
                     continue;
                 }
                 match (line.start, line.turn, line.end, found.as_mut()) {
+                    (None, None, None, Some(run)) if line.reopened => run.end = None,
                     (Some(task), _, _, None) => {
                         found = Some(Checkpoint {
                             task,
@@ -329,6 +353,26 @@ impl RunStore for JsonlStore {
             Ok(found)
         };
         run_blocking(read).await
+    }
+
+    async fn reopen(&self, id: &str) -> Result<(), StoreError> {
+        let line = Line {
+            run: id.to_string(),
+            start: None,
+            turn: None,
+            end: None,
+            reopened: true,
+        };
+        let owned = id.to_string();
+        self.write(id, &line, move |known| {
+            let run = known.ok_or(StoreError::Missing(owned))?;
+            // A run that has not ended has nothing to take back: no line is written.
+            Ok(run.ended.then_some(RunIndex {
+                ended: false,
+                ..run
+            }))
+        })
+        .await
     }
 }
 

@@ -87,4 +87,13 @@ impl RunStore for MemoryStore {
         let runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
         Ok(runs.get(id).cloned())
     }
+
+    async fn reopen(&self, id: &str) -> Result<(), StoreError> {
+        let mut runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
+        let run = runs
+            .get_mut(id)
+            .ok_or_else(|| StoreError::Missing(id.to_string()))?;
+        run.end = None;
+        Ok(())
+    }
 }

@@ -18,7 +18,7 @@ mod lease;
 mod memory;
 
 use async_trait::async_trait;
-use ptc_turn::{Step, StepOutcome, Task, Turn, Turns, Usage};
+use ptc_turn::{FailureKind, Step, StepOutcome, Task, Turn, Turns, Usage};
 
 pub use intent::{IdempotencyKey, IntentLog, IntentRecord, ToolIntent};
 pub use jsonl::{JsonlStore, TornRecord};
@@ -51,6 +51,12 @@ pub trait RunStore: Send + Sync {
 
     /// What the store has for run `id`, or `None` if it has no such run.
     async fn load(&self, id: &str) -> Result<Option<Checkpoint>, StoreError>;
+
+    /// Takes back how run `id` ended, keeping its turns, so that it takes turns again after
+    /// them: [`Agent::resume`](crate::Agent::resume) does it for a run that ended on an outage
+    /// (a model error, a deadline or a stop). A run that has not ended is left as it is. Fails
+    /// with [`StoreError::Missing`] if the store has no run `id`.
+    async fn reopen(&self, id: &str) -> Result<(), StoreError>;
 }
 
 /// A run as a store has it: what it was given, the turns completed so far and, once it ended,
@@ -75,6 +81,22 @@ impl Checkpoint {
             turns: self.turns.clone(),
             usage,
         })
+    }
+
+    /// Whether [`Agent::resume`](crate::Agent::resume) goes on with this run: it has not
+    /// ended, or it ended on an outage (a model error, its deadline or a stop), not on
+    /// anything its turns decided.
+    pub fn goes_on(&self) -> bool {
+        match &self.end {
+            None => true,
+            Some((outcome, _)) => matches!(
+                outcome,
+                StepOutcome::Failed {
+                    kind: FailureKind::LlmError | FailureKind::Timeout | FailureKind::Interrupted,
+                    ..
+                }
+            ),
+        }
     }
 }
 

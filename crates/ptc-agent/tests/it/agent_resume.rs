@@ -362,3 +362,116 @@ async fn a_stopped_run_keeps_its_turns_stays_open_in_its_store_and_resumes() {
         .expect("resumes");
     assert_eq!(without_timings(&resumed), without_timings(&whole));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_ended_on_a_model_error_goes_on_with_its_turns_when_resumed() {
+    let whole = agent(&REPLIES, Arc::default()).run().await.expect("runs");
+    let path = std::env::temp_dir().join(format!("ptc-outage-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    for (name, store) in [
+        ("memory", Box::new(MemoryStore::new()) as Box<dyn RunStore>),
+        ("jsonl", Box::new(JsonlStore::open(&path).expect("open"))),
+    ] {
+        // The model answers twice, then fails: the run ends on `llm_error` after turn 2.
+        let calls = Arc::new(AtomicUsize::new(0));
+        let failed = agent(&REPLIES[..2], calls.clone())
+            .run_with(RunOptions::new().with_store(store.as_ref(), "r"))
+            .await
+            .expect("runs");
+        let StepOutcome::Failed { kind, reason, .. } = &failed.outcome else {
+            panic!("{name}: the run returned");
+        };
+        assert_eq!(*kind, FailureKind::LlmError, "{name}");
+        assert_eq!(
+            reason,
+            "the scripted model has no reply left after serving 2; add more replies, or make the \
+             run need fewer model calls",
+            "{name}"
+        );
+        assert_eq!(failed.turns.len(), 2, "{name}");
+        assert_eq!(calls.load(Ordering::SeqCst), 2, "{name}");
+        let stored = store.load("r").await.unwrap().expect("stored");
+        assert_eq!(stored.step(), Some(failed.clone()), "{name}");
+
+        // Resumed, the model answers: the run goes on after turn 2 and ends as the run the
+        // model never failed, without calling the tool again.
+        let calls = Arc::new(AtomicUsize::new(0));
+        let resumed = agent(&REPLIES[2..], calls.clone())
+            .resume(store.as_ref(), "r", RunOptions::new())
+            .await
+            .expect("resumes");
+        assert_eq!(without_timings(&resumed), without_timings(&whole), "{name}");
+        assert_eq!(
+            resumed.value().map(ptc_lisp::pr_str),
+            Some("{:total 11, :doubled 22}".to_string()),
+            "{name}"
+        );
+        assert_eq!(resumed.turns.len(), 4, "{name}");
+        assert_eq!(resumed.turns[..2], failed.turns[..], "{name}");
+        assert_eq!(calls.load(Ordering::SeqCst), 0, "{name}");
+        let stored = store.load("r").await.unwrap().expect("stored");
+        assert_eq!(stored.step(), Some(resumed), "{name}");
+    }
+    // The file read anew has the run reopened and ended again.
+    let reread = JsonlStore::open(&path).expect("reopen the file");
+    let stored = reread.load("r").await.unwrap().expect("stored");
+    assert_eq!(stored.turns.len(), 4);
+    assert_eq!(
+        stored.step().and_then(|s| s.value().map(ptc_lisp::pr_str)),
+        Some("{:total 11, :doubled 22}".to_string())
+    );
+    let _ = std::fs::remove_file(&path);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_ended_on_its_deadline_goes_on_but_a_failed_run_stays_ended() {
+    let store = MemoryStore::new();
+    let timed_out = Agent::builder("Add up")
+        .llm(OnceThenSilent(ScriptedLlm::new(["(def x 40)"])))
+        .deadline(Duration::from_millis(300))
+        .build()
+        .unwrap()
+        .run_with(RunOptions::new().with_store(&store, "late"))
+        .await
+        .expect("runs");
+    assert!(matches!(
+        timed_out.outcome,
+        StepOutcome::Failed {
+            kind: FailureKind::Timeout,
+            ..
+        }
+    ));
+    assert_eq!(timed_out.turns.len(), 1);
+    let again = |replies: &[&str]| {
+        Agent::builder("Add up")
+            .llm(ScriptedLlm::new(replies.to_vec()))
+            .deadline(Duration::from_millis(300))
+            .build()
+            .unwrap()
+    };
+    let resumed = again(&["(return (+ x 2))"])
+        .resume(&store, "late", RunOptions::new())
+        .await
+        .expect("resumes");
+    assert_eq!(resumed.value(), Some(&ptc_lisp::Value::Int(42)));
+    assert_eq!(resumed.turns.len(), 2);
+    assert_eq!(resumed.turns[0], timed_out.turns[0]);
+
+    // A run whose program failed ended on its own decision: resuming returns it as it was.
+    let failed = again(&["(fail \"no\")"])
+        .run_with(RunOptions::new().with_store(&store, "failed"))
+        .await
+        .expect("runs");
+    let llm = ScriptedLlm::new(["(return 1)"]);
+    let replayed = Agent::builder("Add up")
+        .llm(llm.clone())
+        .deadline(Duration::from_millis(300))
+        .build()
+        .unwrap()
+        .resume(&store, "failed", RunOptions::new())
+        .await
+        .expect("an ended run");
+    assert_eq!(replayed, failed);
+    assert!(llm.requests().is_empty());
+    assert!(!store.load("failed").await.unwrap().unwrap().goes_on());
+}

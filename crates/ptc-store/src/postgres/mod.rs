@@ -381,4 +381,21 @@ impl RunStore for PgStore {
         let client = self.client().await?;
         load_checkpoint(&**client, id).await
     }
+
+    /// For a run submitted to the fleet, the run is queued again: the next claim takes it,
+    /// with its turns.
+    async fn reopen(&self, id: &str) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        let found = client
+            .execute(
+                "UPDATE ptc_runs SET outcome = NULL, usage = NULL, ended_at = NULL WHERE id = $1",
+                &[&id],
+            )
+            .await
+            .map_err(db_error)?;
+        if found == 0 {
+            return Err(StoreError::Missing(id.to_string()));
+        }
+        Ok(())
+    }
 }

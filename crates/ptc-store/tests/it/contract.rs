@@ -116,3 +116,50 @@ pub async fn misuse_is_refused_and_leaves_the_store_as_it_was(store: &impl RunSt
         Some(returned(1))
     );
 }
+
+/// A run whose model failed after turn 2, through `store`, resumed through `other` (another
+/// connection, as another process would): it goes on after turn 2 to the step of a run whose
+/// model never failed, and the store keeps all three turns and the new end.
+pub async fn a_run_ended_on_a_model_error_goes_on_elsewhere(
+    store: &impl RunStore,
+    other: &impl RunStore,
+) {
+    let whole = agent(&REPLIES).run().await.expect("runs");
+    let failed = agent(&REPLIES[..2])
+        .run_with(RunOptions::new().with_store(store, "outage"))
+        .await
+        .expect("runs");
+    let StepOutcome::Failed { kind, reason, .. } = &failed.outcome else {
+        panic!("the run returned");
+    };
+    assert_eq!(*kind, ptc_turn::FailureKind::LlmError);
+    assert_eq!(
+        reason,
+        "the scripted model has no reply left after serving 2; add more replies, or make the \
+         run need fewer model calls"
+    );
+    assert_eq!(failed.turns.len(), 2);
+    assert_eq!(
+        other.load("outage").await.unwrap().unwrap().step(),
+        Some(failed.clone())
+    );
+    let resumed = agent(&REPLIES[2..])
+        .resume(other, "outage", RunOptions::new())
+        .await
+        .expect("resumes");
+    assert_eq!(resumed.value(), Some(&ptc_lisp::Value::Int(625)));
+    assert_eq!(resumed.turns.len(), 3);
+    assert_eq!(resumed.turns[..2], failed.turns[..]);
+    assert_eq!(resumed.value(), whole.value());
+    let stored = store.load("outage").await.unwrap().expect("stored");
+    assert_eq!(stored.step(), Some(resumed));
+    // Reopening a run that has not ended changes nothing; an unknown run is missing.
+    let task = stored.task.clone();
+    store.start("open", &task).await.unwrap();
+    store.reopen("open").await.unwrap();
+    assert_eq!(other.load("open").await.unwrap().unwrap().end, None);
+    assert_eq!(
+        store.reopen("nope").await,
+        Err(StoreError::Missing("nope".into()))
+    );
+}

@@ -52,3 +52,11 @@ async fn misuse_is_refused_and_leaves_the_store_as_it_was() {
     let store = SqliteStore::open_in_memory().expect("open");
     contract::misuse_is_refused_and_leaves_the_store_as_it_was(&store).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_ended_on_a_model_error_goes_on_from_another_connection() {
+    let db = TempDb::new("outage");
+    let store = SqliteStore::open(&db.0).expect("open");
+    let other = SqliteStore::open(&db.0).expect("reopen");
+    contract::a_run_ended_on_a_model_error_goes_on_elsewhere(&store, &other).await;
+}

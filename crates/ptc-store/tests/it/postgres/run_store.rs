@@ -23,3 +23,10 @@ async fn misuse_is_refused_and_leaves_the_store_as_it_was() {
     let db = TestDb::new("misuse").await;
     contract::misuse_is_refused_and_leaves_the_store_as_it_was(&db.store().await).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_ended_on_a_model_error_goes_on_from_another_connection() {
+    let db = TestDb::new("outage").await;
+    let (store, other) = (db.store().await, db.store().await);
+    contract::a_run_ended_on_a_model_error_goes_on_elsewhere(&store, &other).await;
+}
