@@ -89,6 +89,8 @@ mod llm_tool;
 mod preview;
 // Agents as tools of other agents.
 mod subagent;
+// Workers of a fleet: runs claimed under leases and worked to their end.
+mod worker;
 
 pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
 pub use caller::LlmToolCall;
@@ -115,6 +117,7 @@ pub use telemetry::{HumanDuration, tokens_text};
 pub use tool::{
     AsyncTool, FnTool, SyncToolAdapter, ToolError, async_tool, sandbox_tools, tool_fn, value_tool,
 };
+pub use worker::{AgentFor, Worked, Worker, WorkerReport};
 
 /// The README's examples (the language alone, and an agent), compiled and run as doc tests so
 /// the README stays true.

@@ -5,6 +5,7 @@ mod fleet;
 mod intents;
 mod migrations;
 mod run_store;
+mod worker;
 
 use ptc_store::PgStore;
 use tokio_postgres::NoTls;

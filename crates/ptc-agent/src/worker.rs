@@ -1,0 +1,385 @@
+//! Workers of a fleet: a [`Worker`] claims runs of a [`FleetStore`] under leases, resumes each
+//! from its last committed turn, commits every turn under its lease, renews the lease while the
+//! run goes on, and records the end. When it is told to shut down, it stops its runs and hands
+//! their leases back, so another worker takes them at once.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use ptc_turn::{StepOutcome, Task, Turn, Usage};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::agent::Agent;
+use crate::run::{RunError, RunOptions};
+use crate::store::{Checkpoint, Claimed, FleetStore, Lease, RunStore, StoreError};
+
+/// Makes the agent that works a claimed run, from the run's task: the service's agent for that
+/// kind of run, with the same mission, tools, data, signature and turn budget the run was
+/// submitted with (anything else is refused as a [`RunError::Resume`]).
+pub type AgentFor = dyn Fn(&Task) -> Result<Agent, String> + Send + Sync;
+
+impl Agent {
+    /// Submits a run of this agent with `options` (its input data) to the fleet of `store`
+    /// under `id`: a [`Worker`] claims it and works it with the agent its [`AgentFor`] makes
+    /// for the run's task. Fails as [`Agent::run_with`] would before its first request, or
+    /// with [`StoreError::Exists`] when the store already has run `id`.
+    pub async fn submit(
+        &self,
+        store: &dyn FleetStore,
+        id: &str,
+        options: RunOptions<'_>,
+    ) -> Result<(), RunError> {
+        let task = self.task_for(&options)?;
+        store.submit(id, &task).await?;
+        Ok(())
+    }
+}
+
+/// A worker of a fleet sharing one [`FleetStore`].
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use ptc_agent::store::FleetStore;
+/// # use ptc_agent::{Agent, ScriptedLlm, Worker};
+/// # async fn example(store: Arc<dyn FleetStore>, shutdown: tokio::sync::oneshot::Receiver<()>) {
+/// let worker = Worker::new("worker-1", store.clone(), |task: &ptc_turn::Task| {
+///     Agent::builder(task.mission.as_str())
+///         .llm(ScriptedLlm::new(["(return 1)"]))
+///         .build()
+///         .map_err(|e| e.to_string())
+/// })
+/// .concurrency(4);
+/// // Works runs until it is told to shut down, then hands the leases it holds back.
+/// let report = worker.run(async { let _ = shutdown.await; }).await;
+/// # }
+/// ```
+pub struct Worker {
+    name: String,
+    store: Arc<dyn FleetStore>,
+    agents: Arc<AgentFor>,
+    concurrency: usize,
+    lease: Duration,
+    poll: Duration,
+}
+
+/// What a worker did with the runs it claimed, by run id (the last claim of a run it claimed
+/// more than once).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WorkerReport {
+    /// What became of each run.
+    pub runs: BTreeMap<String, Worked>,
+    /// How many claims the worker made that returned a run.
+    pub claims: usize,
+}
+
+/// What became of a run a worker claimed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Worked {
+    /// The run ended, and its end was recorded under the lease.
+    Ended(StepOutcome),
+    /// The worker shut down, or a commit failed, before the run ended: the lease was handed
+    /// back and the run is claimable again after its last committed turn.
+    HandedBack,
+    /// The lease was lost (it expired, or another worker claimed the run): the worker stopped
+    /// working the run and wrote nothing more.
+    LeaseLost,
+    /// The run could not be worked: no agent for its task, or its agent refused it. The lease
+    /// was handed back.
+    Refused(String),
+}
+
+impl Worker {
+    /// A worker named `name` (it names the leases it holds) on `store`, making each run's
+    /// agent with `agents`. It works one run at a time, under leases of 30 seconds, and looks
+    /// for runs every second when it has room.
+    pub fn new(
+        name: impl Into<String>,
+        store: Arc<dyn FleetStore>,
+        agents: impl Fn(&Task) -> Result<Agent, String> + Send + Sync + 'static,
+    ) -> Worker {
+        Worker {
+            name: name.into(),
+            store,
+            agents: Arc::new(agents),
+            concurrency: 1,
+            lease: Duration::from_secs(30),
+            poll: Duration::from_secs(1),
+        }
+    }
+
+    /// How many runs the worker works at once (at least one).
+    pub fn concurrency(mut self, runs: usize) -> Worker {
+        self.concurrency = runs.max(1);
+        self
+    }
+
+    /// How long each lease lasts after a claim, a renewal or a commit. The worker renews it
+    /// every third of that while a run waits on its model or its tools.
+    pub fn lease(mut self, duration: Duration) -> Worker {
+        self.lease = duration;
+        self
+    }
+
+    /// How long the worker waits before looking for runs again when none was runnable.
+    pub fn poll(mut self, every: Duration) -> Worker {
+        self.poll = every;
+        self
+    }
+
+    /// Works runs until `shutdown` resolves; then stops the runs in flight (each at once,
+    /// its turn in progress cut off and not committed), hands their leases back, and returns
+    /// what it did. Fails only when the store cannot be reached to claim runs.
+    pub async fn run(
+        &self,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<WorkerReport, StoreError> {
+        self.work(shutdown, false).await
+    }
+
+    /// Works runs until none is runnable and its own have ended (or been handed back), and
+    /// returns what it did: for a batch, and for tests.
+    pub async fn run_until_idle(&self) -> Result<WorkerReport, StoreError> {
+        self.work(std::future::pending(), true).await
+    }
+
+    async fn work(
+        &self,
+        shutdown: impl Future<Output = ()> + Send,
+        until_idle: bool,
+    ) -> Result<WorkerReport, StoreError> {
+        let mut report = WorkerReport::default();
+        let (stop, stopping) = watch::channel(false);
+        let mut runs: JoinSet<(String, Worked)> = JoinSet::new();
+        tokio::pin!(shutdown);
+        loop {
+            let room = self.concurrency - runs.len();
+            let mut claimed = Vec::new();
+            if room > 0 {
+                claimed = match self.store.claim(&self.name, self.lease, room).await {
+                    Ok(claimed) => claimed,
+                    Err(error) => {
+                        stop.send_replace(true);
+                        collect(&mut runs, &mut report).await;
+                        return Err(error);
+                    }
+                };
+                report.claims += claimed.len();
+                if claimed.is_empty() && runs.is_empty() && until_idle {
+                    break;
+                }
+            }
+            let claimed_any = !claimed.is_empty();
+            for claimed in claimed {
+                runs.spawn(work_run(
+                    self.store.clone(),
+                    self.agents.clone(),
+                    claimed,
+                    stopping.clone(),
+                ));
+            }
+            if claimed_any && runs.len() < self.concurrency {
+                // There may be more: look again at once.
+                continue;
+            }
+            tokio::select! {
+                () = &mut shutdown => break,
+                Some(done) = runs.join_next(), if !runs.is_empty() => record(done, &mut report),
+                () = tokio::time::sleep(self.poll), if runs.len() < self.concurrency => {}
+            }
+        }
+        stop.send_replace(true);
+        collect(&mut runs, &mut report).await;
+        Ok(report)
+    }
+}
+
+/// Waits for every run in `runs`, recording what became of each.
+async fn collect(runs: &mut JoinSet<(String, Worked)>, report: &mut WorkerReport) {
+    while let Some(done) = runs.join_next().await {
+        record(done, report);
+    }
+}
+
+fn record(done: Result<(String, Worked), tokio::task::JoinError>, report: &mut WorkerReport) {
+    match done {
+        Ok((id, worked)) => {
+            report.runs.insert(id, worked);
+        }
+        Err(error) => tracing::error!(%error, "a run's task failed"),
+    }
+}
+
+/// Works one claimed run to its end, or until the worker stops or the lease is lost.
+async fn work_run(
+    store: Arc<dyn FleetStore>,
+    agents: Arc<AgentFor>,
+    claimed: Claimed,
+    mut stopping: watch::Receiver<bool>,
+) -> (String, Worked) {
+    let Claimed {
+        lease, checkpoint, ..
+    } = claimed;
+    let id = lease.run_id.clone();
+    let agent = match agents(&checkpoint.task) {
+        Ok(agent) => agent,
+        Err(reason) => {
+            hand_back(store.as_ref(), &lease).await;
+            return (id, Worked::Refused(reason));
+        }
+    };
+    let (lost, mut losing) = watch::channel(None::<StoreError>);
+    let lost = Arc::new(lost);
+    let leased = LeasedRun {
+        store: store.clone(),
+        lease: lease.clone(),
+        lost: lost.clone(),
+        finished: Mutex::new(None),
+    };
+    // Ended with the run's task, however it ends (a worker dropped mid-run renews nothing).
+    let renewing = AbortOnDrop(tokio::spawn(renew(
+        store.clone(),
+        lease.clone(),
+        lost.clone(),
+    )));
+    let stop = async move {
+        tokio::select! {
+            _ = stopping.wait_for(|stop| *stop) => {}
+            _ = losing.wait_for(Option::is_some) => {}
+        }
+    };
+    let step = agent
+        .resume(&leased, &id, RunOptions::new().with_stop_signal(stop))
+        .await;
+    drop(renewing);
+    let lost = lost.borrow().clone();
+    let worked = match (step, lost) {
+        (_, Some(StoreError::LeaseLost { .. })) => Worked::LeaseLost,
+        (Err(RunError::Store(StoreError::LeaseLost { .. })), _) => Worked::LeaseLost,
+        (Err(error), _) => {
+            hand_back(store.as_ref(), &lease).await;
+            Worked::Refused(error.to_string())
+        }
+        (Ok(step), _) => {
+            let finished = leased
+                .finished
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            match finished {
+                Some(Ok(())) => Worked::Ended(step.outcome),
+                Some(Err(StoreError::LeaseLost { .. })) => Worked::LeaseLost,
+                _ => {
+                    // Stopped, or the end could not be written: the run goes on elsewhere.
+                    hand_back(store.as_ref(), &lease).await;
+                    Worked::HandedBack
+                }
+            }
+        }
+    };
+    (id, worked)
+}
+
+/// A task aborted when this is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Hands `lease` back; a lease already lost needs no handing back.
+async fn hand_back(store: &dyn FleetStore, lease: &Lease) {
+    match store.release(lease).await {
+        Ok(()) | Err(StoreError::LeaseLost { .. }) => {}
+        Err(error) => {
+            tracing::warn!(run = %lease.run_id, %error, "the lease could not be handed back; it expires")
+        }
+    }
+}
+
+/// Renews `lease` every third of its duration until the task is ended, or reports it lost.
+async fn renew(
+    store: Arc<dyn FleetStore>,
+    lease: Lease,
+    lost: Arc<watch::Sender<Option<StoreError>>>,
+) {
+    loop {
+        tokio::time::sleep(lease.duration / 3).await;
+        match store.renew(&lease).await {
+            Ok(()) => {}
+            Err(error @ (StoreError::LeaseLost { .. } | StoreError::Ended(_))) => {
+                lost.send_replace(Some(error));
+                return;
+            }
+            // The store could not be reached: try again; the commit of the next turn checks
+            // the lease anyway.
+            Err(error) => tracing::warn!(run = %lease.run_id, %error, "renewing the lease failed"),
+        }
+    }
+}
+
+/// The run store a leased run is written through: every turn and the end are written under
+/// the lease. A write that fails stops the run, whose lease is then handed back (or was lost).
+struct LeasedRun {
+    store: Arc<dyn FleetStore>,
+    lease: Lease,
+    lost: Arc<watch::Sender<Option<StoreError>>>,
+    finished: Mutex<Option<Result<(), StoreError>>>,
+}
+
+impl LeasedRun {
+    fn check(&self, id: &str) -> Result<(), StoreError> {
+        if id == self.lease.run_id {
+            Ok(())
+        } else {
+            Err(StoreError::Io(format!(
+                "the lease is on run `{}`, not `{id}`",
+                self.lease.run_id
+            )))
+        }
+    }
+}
+
+#[async_trait]
+impl RunStore for LeasedRun {
+    async fn start(&self, id: &str, _: &Task) -> Result<(), StoreError> {
+        Err(StoreError::Exists(id.to_string()))
+    }
+
+    async fn append(&self, id: &str, turn: &Turn) -> Result<(), StoreError> {
+        self.check(id)?;
+        let committed = self.store.commit_turn(&self.lease, turn).await;
+        if let Err(error) = &committed {
+            // The turn is not committed: stop before the run goes on past it.
+            self.lost.send_replace(Some(error.clone()));
+        }
+        committed
+    }
+
+    async fn finish(
+        &self,
+        id: &str,
+        outcome: &StepOutcome,
+        usage: &Usage,
+    ) -> Result<(), StoreError> {
+        self.check(id)?;
+        let finished = self.store.finish_run(&self.lease, outcome, usage).await;
+        *self.finished.lock().unwrap_or_else(PoisonError::into_inner) = Some(finished.clone());
+        finished
+    }
+
+    async fn load(&self, id: &str) -> Result<Option<Checkpoint>, StoreError> {
+        self.store.load(id).await
+    }
+
+    async fn reopen(&self, id: &str) -> Result<(), StoreError> {
+        self.check(id)?;
+        // A claimed run has not ended: nothing to take back.
+        Ok(())
+    }
+}
