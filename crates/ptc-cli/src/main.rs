@@ -41,6 +41,8 @@ mod render;
 mod run;
 // `ptc preview`.
 mod preview;
+// `ptc submit`, `ptc worker` and `ptc status`: runs shared by a fleet of workers.
+mod fleet;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -95,6 +97,17 @@ enum Command {
     /// history the model sees, and its size against the full history.
     #[command(after_help = exit::HELP)]
     Demo(demo::DemoArgs),
+    /// Queue a run (the agent's mission and data) on a PostgreSQL database, for a fleet of
+    /// `ptc worker`s.
+    #[command(after_help = exit::HELP)]
+    Submit(Box<fleet::SubmitArgs>),
+    /// Work the runs queued on a PostgreSQL database: claim them under leases, resume each
+    /// after its committed turns, commit every turn; Ctrl-C or SIGTERM hands the leases back.
+    #[command(after_help = exit::HELP)]
+    Worker(Box<fleet::WorkerArgs>),
+    /// Where runs on a PostgreSQL database stand: queued, leased, ended; turns and claims.
+    #[command(after_help = exit::HELP)]
+    Status(fleet::StatusArgs),
 }
 
 fn main() -> ExitCode {
@@ -107,6 +120,8 @@ fn main() -> ExitCode {
         | Command::Run(_)
         | Command::Preview(_)
         | Command::Exec(_)
+        | Command::Submit(_)
+        | Command::Worker(_)
         | Command::Mcp(_) => match config() {
             Ok(config) => config,
             Err(message) => {
@@ -114,7 +129,7 @@ fn main() -> ExitCode {
                 return exit::code(exit::USAGE);
             }
         },
-        Command::Render(_) | Command::Demo(_) => config::Config::default(),
+        Command::Render(_) | Command::Demo(_) | Command::Status(_) => config::Config::default(),
     };
     match cli.command {
         Command::Eval(args) => eval::run(args, &config),
@@ -131,6 +146,9 @@ fn main() -> ExitCode {
         Command::Exec(args) => exec::run(&args, &config, cli.log.quiet),
         Command::Demo(args) => demo::run(&args),
         Command::Mcp(command) => mcp::run(&command, &config),
+        Command::Submit(args) => fleet::submit(&args, &config),
+        Command::Worker(args) => fleet::worker(*args, &config),
+        Command::Status(args) => fleet::status(&args),
     }
 }
 

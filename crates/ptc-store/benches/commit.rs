@@ -66,13 +66,16 @@ async fn bench_database() -> String {
         .await
         .expect("connect to the cluster");
     tokio::spawn(connection);
-    client
-        .batch_execute(
-            "DROP DATABASE IF EXISTS ptc_bench_commit WITH (FORCE); \
-             CREATE DATABASE ptc_bench_commit",
-        )
-        .await
-        .expect("make the benchmark's database");
+    // One statement a query: neither may run in the transaction block several make.
+    for statement in [
+        "DROP DATABASE IF EXISTS ptc_bench_commit WITH (FORCE)",
+        "CREATE DATABASE ptc_bench_commit",
+    ] {
+        client
+            .batch_execute(statement)
+            .await
+            .expect("make the benchmark's database");
+    }
     let (base, _) = cluster.rsplit_once('/').expect("the URL names a database");
     format!("{base}/ptc_bench_commit")
 }

@@ -7,6 +7,7 @@ mod support;
 mod demo_cli;
 mod eval_cli;
 mod exec_cli;
+mod fleet_cli;
 mod local_model;
 mod mcp_cli;
 mod peak_memory;

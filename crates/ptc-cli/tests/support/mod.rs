@@ -23,6 +23,7 @@ pub fn ptc_command(args: &[&str]) -> Command {
         "PTC_REQUEST_TIMEOUT",
         "PTC_DEADLINE",
         "PTC_MCP_CONFIG",
+        "PTC_STORE",
     ] {
         command.env_remove(name);
     }

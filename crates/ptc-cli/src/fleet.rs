@@ -1,0 +1,261 @@
+//! `ptc submit`, `ptc worker` and `ptc status`: runs on a PostgreSQL database shared by a fleet
+//! of workers (see `docs/fleet.md`).
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use ptc_agent::store::{FleetStore, RunState};
+use ptc_agent::{Agent, RunOptions, Worked, Worker, WorkerReport};
+use ptc_store::PgStore;
+use ptc_turn::{StepOutcome, Task};
+
+use crate::config::Config;
+use crate::exit;
+use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
+use crate::run::{AgentArgs, Resolved, build_agent};
+
+/// `ptc submit`: queues a run for the fleet.
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    /// The fleet's PostgreSQL database, as a URL (postgres://USER@HOST:PORT/DATABASE).
+    #[arg(long, value_name = "URL", env = "PTC_STORE")]
+    pub store: String,
+    /// The run's id: unique in the database.
+    #[arg(long, value_name = "ID")]
+    pub id: String,
+    #[command(flatten)]
+    pub spec: AgentArgs,
+}
+
+/// `ptc worker`: works the fleet's runs.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The fleet's PostgreSQL database, as a URL (postgres://USER@HOST:PORT/DATABASE).
+    #[arg(long, value_name = "URL", env = "PTC_STORE")]
+    pub store: String,
+    /// How many runs to work at once.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub concurrency: usize,
+    /// The worker's name in the leases it holds (default: worker-PROCESS_ID).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// How long a lease lasts after each claim, renewal or commit, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub lease: u64,
+    /// Stop when nothing is runnable and the worker's own runs are done, instead of waiting
+    /// for more until Ctrl-C or SIGTERM.
+    #[arg(long)]
+    pub until_idle: bool,
+    /// The model and settings of the agent that works each run; each run brings its mission
+    /// and data.
+    #[command(flatten)]
+    pub agent: AgentOptions,
+    /// The tools (`--tools`); a `--data` file is not read, as each run brings its data.
+    #[command(flatten)]
+    pub input: InputOptions,
+    #[command(flatten)]
+    pub limits: LimitOptions,
+    #[command(flatten)]
+    pub history: HistoryOptions,
+}
+
+/// `ptc status`: where runs stand.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The fleet's PostgreSQL database, as a URL (postgres://USER@HOST:PORT/DATABASE).
+    #[arg(long, value_name = "URL", env = "PTC_STORE")]
+    pub store: String,
+    /// The runs' ids.
+    #[arg(value_name = "ID", required = true)]
+    pub ids: Vec<String>,
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+fn done(result: Result<u8, String>) -> ExitCode {
+    match result {
+        Ok(status) => exit::code(status),
+        Err(message) => {
+            eprintln!("error: {message}");
+            exit::code(exit::USAGE)
+        }
+    }
+}
+
+async fn connect(url: &str) -> Result<PgStore, String> {
+    PgStore::connect(url)
+        .await
+        .map_err(|e| format!("cannot open the store: {e}"))
+}
+
+pub fn submit(args: &SubmitArgs, config: &Config) -> ExitCode {
+    let settings = Resolved::new(&args.spec, config);
+    done(runtime().and_then(|runtime| {
+        runtime.block_on(async {
+            // The model is not part of the run: a worker's works it. Without one, the agent
+            // is given a model that is never asked, as submitting sends no request.
+            let llm: Arc<dyn ptc_agent::Llm> = match settings.agent.llm {
+                Some(_) => settings.agent.llm()?,
+                None => Arc::new(ptc_agent::ScriptedLlm::new(Vec::<String>::new())),
+            };
+            let builder = settings
+                .agent
+                .apply(Agent::builder(crate::run::mission(&args.spec)?), llm)?;
+            let agent = build_agent(builder, &settings, None)?;
+            let store = connect(&args.store).await?;
+            agent
+                .submit(&store, &args.id, RunOptions::new())
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("submitted run `{}`", args.id);
+            Ok(exit::OK)
+        })
+    }))
+}
+
+pub fn worker(args: WorkerArgs, config: &Config) -> ExitCode {
+    let spec = AgentArgs {
+        mission: None,
+        mission_file: None,
+        agent: args.agent.clone(),
+        // Each run brings its data.
+        input: InputOptions {
+            data: None,
+            ..args.input.clone()
+        },
+        limits: args.limits.clone(),
+        history: args.history.clone(),
+        mcp: McpOptions::default(),
+    };
+    let settings = Arc::new(Resolved::new(&spec, config));
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("worker-{}", std::process::id()));
+    done(runtime().and_then(|runtime| {
+        runtime.block_on(async {
+            // The model is checked before the first claim.
+            settings.agent.llm()?;
+            let store: Arc<dyn FleetStore> = Arc::new(connect(&args.store).await?);
+            let agents = {
+                let settings = settings.clone();
+                move |task: &Task| agent_for(task, &settings)
+            };
+            let worker = Worker::new(name.clone(), store, agents)
+                .concurrency(args.concurrency)
+                .lease(Duration::from_secs(args.lease.max(1)));
+            eprintln!(
+                "{name}: working up to {} run{} at once",
+                args.concurrency.max(1),
+                if args.concurrency > 1 { "s" } else { "" }
+            );
+            let report = if args.until_idle {
+                worker.run_until_idle().await
+            } else {
+                worker.run(shutdown()).await
+            }
+            .map_err(|e| format!("the store failed: {e}"))?;
+            print!("{}", report_text(&report));
+            Ok(exit::OK)
+        })
+    }))
+}
+
+/// The agent of a claimed run: the worker's model and settings, the run's mission and data.
+fn agent_for(task: &Task, settings: &Resolved) -> Result<Agent, String> {
+    let llm = settings.agent.llm()?;
+    let mut builder = settings
+        .agent
+        .apply(Agent::builder(task.mission.as_str()), llm)?;
+    for (name, value) in &task.data {
+        builder = builder.data_value(name.clone(), value.clone());
+    }
+    build_agent(builder, settings, None)
+}
+
+/// Completes at Ctrl-C or SIGTERM.
+async fn shutdown() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(signal) => signal,
+                Err(_) => {
+                    let _ = interrupt.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+    eprintln!("shutting down: handing the leases held back");
+}
+
+/// One line a run: what became of it.
+fn report_text(report: &WorkerReport) -> String {
+    let mut text = String::new();
+    for (id, worked) in &report.runs {
+        let what = match worked {
+            Worked::Ended(outcome) => format!("ended: {}", outcome_text(outcome)),
+            Worked::HandedBack => "handed back".to_string(),
+            Worked::LeaseLost => "lease lost".to_string(),
+            Worked::Refused(reason) => format!("refused: {reason}"),
+        };
+        text.push_str(&format!("{id}: {what}\n"));
+    }
+    text
+}
+
+fn outcome_text(outcome: &StepOutcome) -> String {
+    match outcome {
+        StepOutcome::Returned { value, .. } => format!("returned {}", ptc_lisp::pr_str(value)),
+        StepOutcome::Failed { kind, reason, .. } => format!("{} ({reason})", kind.as_str()),
+    }
+}
+
+pub fn status(args: &StatusArgs) -> ExitCode {
+    done(runtime().and_then(|runtime| {
+        runtime.block_on(async {
+            let store = connect(&args.store).await?;
+            let mut missing = false;
+            for id in &args.ids {
+                let Some(status) = store.status(id).await.map_err(|e| e.to_string())? else {
+                    println!("{id}: no such run");
+                    missing = true;
+                    continue;
+                };
+                let state = match &status.state {
+                    RunState::Queued => "queued".to_string(),
+                    RunState::Leased { worker, token } => {
+                        format!("leased by {worker} (lease {token})")
+                    }
+                    RunState::Local => "run by one process".to_string(),
+                    RunState::Ended(outcome) => format!("ended: {}", outcome_text(outcome)),
+                };
+                let plural = |n: u32| if n == 1 { "" } else { "s" };
+                println!(
+                    "{id}: {state}; {} turn{}, {} claim{}",
+                    status.turns,
+                    plural(status.turns),
+                    status.claims,
+                    plural(status.claims)
+                );
+            }
+            Ok(if missing { exit::USAGE } else { exit::OK })
+        })
+    }))
+}

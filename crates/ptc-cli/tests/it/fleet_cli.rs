@@ -1,0 +1,113 @@
+//! `ptc submit`, `ptc worker` and `ptc status` against a real PostgreSQL server (the cluster
+//! `PTC_POSTGRES_URL` names; `cargo xtask postgres run -- ...` and `cargo xtask ci` set it).
+
+use crate::support;
+
+use pretty_assertions::assert_eq;
+use support::{ModelServer, Scratch, ptc, utf8};
+
+/// A fresh database named `name` on the test cluster, and its URL.
+fn fresh_database(name: &str) -> String {
+    let cluster = std::env::var("PTC_POSTGRES_URL").unwrap_or_else(|_| {
+        panic!(
+            "PTC_POSTGRES_URL is not set: these tests need a PostgreSQL server; run them with \
+             `cargo xtask postgres run -- cargo test -p ptc-cli`"
+        )
+    });
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(&cluster, tokio_postgres::NoTls)
+            .await
+            .expect("connect to the cluster");
+        tokio::spawn(connection);
+        for statement in [
+            format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+            format!("CREATE DATABASE {name}"),
+        ] {
+            client
+                .batch_execute(&statement)
+                .await
+                .unwrap_or_else(|e| panic!("cannot make the database {name}: {e:?}"));
+        }
+    });
+    let (base, _) = cluster.rsplit_once('/').expect("the URL names a database");
+    format!("{base}/{name}")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_submitted_run_is_worked_by_a_worker_and_its_status_follows() {
+    let url = fresh_database("ptc_cli_fleet");
+    let dir = Scratch::new("fleet");
+    let data = dir.file("data.json", r#"{"n": 6}"#);
+    let mission = "Square n and add one";
+
+    let submitted = ptc(&[
+        "submit",
+        "--store",
+        &url,
+        "--id",
+        "r1",
+        "--mission",
+        mission,
+        "--data",
+        utf8(&data),
+    ]);
+    assert_eq!(text(&submitted.stderr), "");
+    assert_eq!(text(&submitted.stdout), "submitted run `r1`\n");
+    assert_eq!(submitted.status.code(), Some(0));
+    let again = ptc(&[
+        "submit",
+        "--store",
+        &url,
+        "--id",
+        "r1",
+        "--mission",
+        mission,
+        "--data",
+        utf8(&data),
+    ]);
+    assert_eq!(
+        text(&again.stderr),
+        "error: the run store: the store already has a run `r1`; resume it, or start the new \
+         run under another id\n"
+    );
+    assert_eq!(again.status.code(), Some(2));
+
+    let status = ptc(&["status", "--store", &url, "r1"]);
+    assert_eq!(text(&status.stdout), "r1: queued; 0 turns, 0 claims\n");
+
+    let server = ModelServer::start(
+        vec![
+            "```clojure\n(def a (* data/n data/n))\n```".into(),
+            "```clojure\n(return (+ a 1))\n```".into(),
+        ],
+        usize::MAX,
+    );
+    let worked = ptc(&[
+        "worker",
+        "--store",
+        &url,
+        "--until-idle",
+        "--name",
+        "w1",
+        "--llm",
+        &server.spec(),
+    ]);
+    assert_eq!(text(&worked.stdout), "r1: ended: returned 37\n");
+    assert_eq!(text(&worked.stderr), "w1: working up to 1 run at once\n");
+    assert_eq!(worked.status.code(), Some(0));
+
+    let status = ptc(&["status", "--store", &url, "r1", "nope"]);
+    assert_eq!(
+        text(&status.stdout),
+        "r1: ended: returned 37; 2 turns, 1 claim\nnope: no such run\n"
+    );
+    assert_eq!(status.status.code(), Some(2));
+}
