@@ -276,7 +276,7 @@ fn alive(pid: i32) -> bool {
     unsafe { libc::kill(pid, 0) == 0 }
 }
 
-/// Asks the postmaster `pid` for a fast shutdown (SIGINT: sessions are ended, the data is
+/// Asks the postmaster `pid` for a fast shutdown (SIGINT: connections are closed, the data is
 /// flushed) and waits until it is gone; one that is still there after [`WAIT`] is killed.
 fn stop_pid(pid: i32) -> Result<(), String> {
     if pid <= 0 || !alive(pid) {
