@@ -29,7 +29,6 @@ mod llm_anthropic;
 mod llm_openai;
 mod llm_sampling;
 mod llm_scripted_replay;
-mod llm_tracing;
 mod provider_caching;
 mod signature;
 mod wire_anthropic;

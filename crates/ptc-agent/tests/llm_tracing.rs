@@ -1,6 +1,10 @@
 //! The tracing events a provider call emits: one span per call, one event per attempt.
+//!
+//! A binary of its own: a thread's subscriber must see every event of a call, and other tests
+//! registering the same call sites at the same time could hide some of them.
 
-use crate::support;
+#[path = "support/mod.rs"]
+mod support;
 
 use std::collections::BTreeMap;
 use std::fmt;
