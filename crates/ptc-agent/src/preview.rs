@@ -11,7 +11,7 @@ use crate::agent::Agent;
 use crate::llm::LlmRequest;
 use crate::prompt::SystemPrompt;
 use crate::run::{RunError, RunOptions};
-use crate::run_core::{Action, Event, RunCore, Source, Start, runtime_for};
+use crate::run_core::{Action, Event, RunCore, Start};
 use crate::tree::Tree;
 
 /// The system prompt and the first request of a run, as they would be sent. Its `Display`
@@ -46,17 +46,9 @@ impl Agent {
     pub fn preview_prompt(&self, options: &RunOptions<'_>) -> Result<PromptPreview, RunError> {
         let task = self.task_for(options)?;
         let inner = &self.inner;
-        let settings = &inner.settings;
         // A tree of its own: the preview takes no turn from the budget of a running tree.
-        let tree = Tree::for_run(settings, Instant::now(), None);
-        let source = Source::Model {
-            settings,
-            strategy: RunCore::strategy_for(&task, settings, inner.llm.pricing()),
-            tree,
-        };
-        let runtime = runtime_for(&settings.limits, &task);
-        let rules = inner.rules(&task);
-        let mut core = RunCore::new(task, Start::new(), runtime, rules, source);
+        let tree = Tree::for_run(&inner.settings, Instant::now(), None);
+        let mut core = RunCore::for_agent(inner, task, Start::new(), inner.llm.pricing(), tree);
         let mut event = Event::Next;
         let request = loop {
             event = match core.advance(event) {

@@ -15,7 +15,7 @@ use crate::error::RunError;
 use crate::history::History;
 use crate::llm::Llm;
 use crate::program::LiveTools;
-use crate::run_core::{Action, Cut, Event, RunCore, Source, Start, runtime_for};
+use crate::run_core::{Action, Cut, Event, RunCore, Start};
 use crate::store::RunStore;
 use crate::summarizer::LlmSummarizer;
 use crate::tree::Tree;
@@ -84,14 +84,7 @@ impl<'a> Driver<'a> {
             tree.clone(),
         );
         let deadline = tree.deadline;
-        let source = Source::Model {
-            settings,
-            strategy: RunCore::strategy_for(&task, settings, llm.pricing()),
-            tree,
-        };
-        let runtime = runtime_for(&settings.limits, &task);
-        let rules = agent.rules(&task);
-        let core = RunCore::new(task, start, runtime, rules, source);
+        let core = RunCore::for_agent(agent, task, start, llm.pricing(), tree);
         Ok(Driver {
             core,
             agent,

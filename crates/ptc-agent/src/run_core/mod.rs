@@ -21,7 +21,9 @@ mod restore;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use ptc_compression::{CachePoint, Compression, CompressionStats, RenderOptions, Uncompressed};
+use ptc_compression::{
+    CachePoint, Compression, CompressionStats, PricingKind, RenderOptions, Uncompressed,
+};
 use ptc_lisp::{
     ErrorKind, Outcome, Progress, RunOutcome, Runtime, SuspendedRun, ToolAnswer, ToolRequest,
     UserNamespace, Value,
@@ -29,7 +31,7 @@ use ptc_lisp::{
 use ptc_turn::{FailureKind, Message, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage};
 use tracing::field::Empty;
 
-use crate::agent::Settings;
+use crate::agent::{Inner, Settings};
 use crate::error::{NO_PROGRAM, cut_off_error};
 use crate::extract::extract_program;
 use crate::llm::{LlmError, LlmRequest, LlmResponse};
@@ -223,18 +225,30 @@ impl<'a> RunCore<'a> {
         }
     }
 
-    /// The strategy a run with `settings` renders its history with: none for a single-shot
-    /// run (SS-001), else the agent's, for a model priced as `pricing`.
-    pub(crate) fn strategy_for(
-        task: &Task,
-        settings: &Settings,
-        pricing: Option<ptc_compression::PricingKind>,
-    ) -> Box<dyn Compression> {
-        if task.max_turns <= 1 {
+    /// The core of a run of `agent` on `task` from `start`, asking a model priced as
+    /// `pricing`, its turns taken from the budget of `tree`.
+    pub(crate) fn for_agent(
+        agent: &'a Inner,
+        task: Task,
+        start: Start,
+        pricing: Option<PricingKind>,
+        tree: Tree,
+    ) -> RunCore<'a> {
+        let settings = &agent.settings;
+        // SS-001: a single-shot run is never compressed.
+        let strategy: Box<dyn Compression> = if task.max_turns <= 1 {
             Box::new(Uncompressed)
         } else {
             settings.strategy(pricing)
-        }
+        };
+        let runtime = runtime_for(&settings.limits, &task);
+        let rules = agent.rules(&task);
+        let source = Source::Model {
+            settings,
+            strategy,
+            tree,
+        };
+        RunCore::new(task, start, runtime, rules, source)
     }
 
     /// The next action after `event`.
@@ -306,10 +320,7 @@ impl<'a> RunCore<'a> {
         }
         spent.duration_us = 0;
         self.unattached += spent;
-        let number = self
-            .turn
-            .as_ref()
-            .map_or_else(|| self.turns.next_number(), |t| t.number);
+        let number = self.turn_number();
         self.phase = Phase::Finished;
         self.outcome = Some(match cut {
             Cut::Stopped => {
@@ -373,12 +384,7 @@ impl<'a> RunCore<'a> {
         usage += self.unattached;
         usage.duration_us = earlier.saturating_add(micros(elapsed));
         Step {
-            outcome: self.outcome.unwrap_or_else(|| {
-                failed(
-                    FailureKind::ProgramError,
-                    "the program ended without (return ...)".into(),
-                )
-            }),
+            outcome: self.outcome.unwrap_or_else(ended_without_return),
             task: self.task,
             turns: self.turns,
             usage,
@@ -399,10 +405,7 @@ impl<'a> RunCore<'a> {
         match &mut self.source {
             Source::Stages { programs, .. } => {
                 let Some(program) = programs.get(self.turns.len()).cloned() else {
-                    return self.finish(failed(
-                        FailureKind::ProgramError,
-                        "the program ended without (return ...)".into(),
-                    ));
+                    return self.finish(ended_without_return());
                 };
                 self.turn = Some(TurnInProgress::new(number, tracing::Span::current()));
                 self.evaluate(program)
@@ -633,14 +636,8 @@ impl<'a> RunCore<'a> {
             }
         };
         let turn = turn.with_usage(usage);
-        self.outcome = run_outcome(&turn, ending, self.second_chance).or_else(|| {
-            last_stage.then(|| {
-                failed(
-                    FailureKind::ProgramError,
-                    "the program ended without (return ...)".into(),
-                )
-            })
-        });
+        self.outcome = run_outcome(&turn, ending, self.second_chance)
+            .or_else(|| last_stage.then(ended_without_return));
         if let Err(error) = self.turns.push(turn) {
             // Numbers come from `next_number`, so a push cannot be out of order.
             unreachable!("{error}");
@@ -733,6 +730,14 @@ fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
         HumanDuration(Duration::from_micros(usage.llm_duration_us)),
         HumanDuration(Duration::from_micros(usage.eval_duration_us)),
     );
+}
+
+/// The end of a compiled run whose last stage did not return.
+fn ended_without_return() -> StepOutcome {
+    failed(
+        FailureKind::ProgramError,
+        "the program ended without (return ...)".into(),
+    )
 }
 
 fn failed(kind: FailureKind, reason: String) -> StepOutcome {

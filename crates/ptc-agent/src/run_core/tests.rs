@@ -12,7 +12,7 @@ use ptc_compression::history::HistoryPolicy;
 use ptc_lisp::{ToolAnswer, ToolError, Value, pr_str};
 use ptc_turn::{Step, StepOutcome, Usage};
 
-use super::{Action, Cut, Event, RunCore, Source, Start, runtime_for};
+use super::{Action, Cut, Event, RunCore, Start};
 use crate::llm::{LlmError, LlmResponse};
 use crate::tree::Tree;
 use crate::{Agent, RunOptions, ScriptedLlm, value_tool};
@@ -122,19 +122,12 @@ fn is_answer(line: &str) -> bool {
 /// Drives the case's core with its answers; every action as a line.
 fn drive(case: Case) -> String {
     let inner = &case.agent.inner;
-    let settings = &inner.settings;
     let task = case
         .agent
         .task_for(&RunOptions::new())
         .expect("a valid task");
-    let source = Source::Model {
-        settings,
-        strategy: RunCore::strategy_for(&task, settings, None),
-        tree: Tree::for_run(settings, std::time::Instant::now(), None),
-    };
-    let runtime = runtime_for(&settings.limits, &task);
-    let rules = inner.rules(&task);
-    let mut core = RunCore::new(task, Start::new(), runtime, rules, source);
+    let tree = Tree::for_run(&inner.settings, std::time::Instant::now(), None);
+    let mut core = RunCore::for_agent(inner, task, Start::new(), None, tree);
     let mut answers = case.answers.into_iter();
     let mut out = Vec::new();
     let mut event = Event::Next;
