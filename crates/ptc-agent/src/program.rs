@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use ptc_lisp::{Progress, ToolAnswer, ToolError, ToolRequest, ToolSpec, Tools, Value};
 
+use crate::store::IdempotencyKey;
 use crate::telemetry::micros;
 use crate::tool::AsyncTool;
 
@@ -56,14 +57,24 @@ pub(crate) struct LiveTools<'a> {
 impl LiveTools<'_> {
     /// Make `requests` concurrently; the answers are in the order of the requests.
     pub(crate) async fn answer(&self, requests: Vec<ToolRequest>) -> Vec<ToolAnswer> {
-        let calls: Vec<_> = requests
+        self.answer_keyed(requests.into_iter().map(|r| (r, None)).collect())
+            .await
+    }
+
+    /// Make `calls` concurrently, each tool seeing its call's idempotency key (if it has one)
+    /// as [`IdempotencyKey::current`]; the answers are in the order of the calls.
+    pub(crate) async fn answer_keyed(
+        &self,
+        calls: Vec<(ToolRequest, Option<IdempotencyKey>)>,
+    ) -> Vec<ToolAnswer> {
+        let calls: Vec<_> = calls
             .into_iter()
-            .map(|request| Box::pin(self.call(request)))
+            .map(|(request, key)| Box::pin(self.call(request, key)))
             .collect();
         join_all(calls).await
     }
 
-    async fn call(&self, request: ToolRequest) -> ToolAnswer {
+    async fn call(&self, request: ToolRequest, key: Option<IdempotencyKey>) -> ToolAnswer {
         let ToolRequest { name, args } = request;
         let span = tracing::info_span!(
             parent: &self.parent,
@@ -83,7 +94,12 @@ impl LiveTools<'_> {
                 "tool/{name} is not one of this agent's tools"
             ))),
             Some(tool) => {
-                let call = CatchPanic(tool.call(args));
+                let call: Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send + '_>> =
+                    match key {
+                        Some(key) => Box::pin(key.scope(tool.call(args))),
+                        None => tool.call(args),
+                    };
+                let call = CatchPanic(call);
                 let call = tracing::Instrument::instrument(call, span.clone());
                 match self.timeout {
                     None => call.await,

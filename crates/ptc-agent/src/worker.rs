@@ -9,13 +9,17 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use ptc_lisp::ToolOutcome;
 use ptc_turn::{StepOutcome, Task, Turn, Usage};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::agent::Agent;
 use crate::run::{RunError, RunOptions};
-use crate::store::{Checkpoint, Claimed, FleetStore, Lease, RunStore, StoreError};
+use crate::store::{
+    Checkpoint, Claimed, FleetStore, IdempotencyKey, IntentLog, IntentRecord, Lease, RunStore,
+    StoreError, ToolIntent,
+};
 
 /// Makes the agent that works a claimed run, from the run's task: the service's agent for that
 /// kind of run, with the same mission, tools, data, signature and turn budget the run was
@@ -333,6 +337,15 @@ struct LeasedRun {
 }
 
 impl LeasedRun {
+    /// Stops the run when `written` failed because the lease was lost: nothing more is
+    /// written under it, and no tool is called.
+    fn stop_if_lost<T>(&self, written: Result<T, StoreError>) -> Result<T, StoreError> {
+        if let Err(error @ StoreError::LeaseLost { .. }) = &written {
+            self.lost.send_replace(Some(error.clone()));
+        }
+        written
+    }
+
     fn check(&self, id: &str) -> Result<(), StoreError> {
         if id == self.lease.run_id {
             Ok(())
@@ -381,5 +394,33 @@ impl RunStore for LeasedRun {
         self.check(id)?;
         // A claimed run has not ended: nothing to take back.
         Ok(())
+    }
+
+    fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
+        Some((self, Some(&self.lease)))
+    }
+}
+
+#[async_trait]
+impl IntentLog for LeasedRun {
+    async fn record_intent(
+        &self,
+        lease: Option<&Lease>,
+        intent: &ToolIntent,
+    ) -> Result<IntentRecord, StoreError> {
+        self.stop_if_lost(self.store.record_intent(lease, intent).await)
+    }
+
+    async fn complete_intent(
+        &self,
+        lease: Option<&Lease>,
+        key: &IdempotencyKey,
+        outcome: &ToolOutcome,
+    ) -> Result<(), StoreError> {
+        self.stop_if_lost(self.store.complete_intent(lease, key, outcome).await)
+    }
+
+    async fn intents(&self, run_id: &str) -> Result<Vec<IntentRecord>, StoreError> {
+        self.store.intents(run_id).await
     }
 }

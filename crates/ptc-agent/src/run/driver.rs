@@ -20,6 +20,7 @@ use crate::store::RunStore;
 use crate::summarizer::LlmSummarizer;
 use crate::tree::Tree;
 
+use super::intents::{RecordedCalls, resumed_calls_notice};
 use super::model_call::call_llm;
 use super::options::{RunObserver, StopSignal};
 
@@ -46,6 +47,10 @@ pub(super) struct Driver<'a> {
     deadline: Option<(Instant, Duration)>,
     /// What the LLM tools its programs call ask, and where they report their requests.
     caller: Caller,
+    /// The store's intent log, when it keeps one: each tool call is recorded there first.
+    recorded: Option<RecordedCalls<'a>>,
+    /// Whether the run was resumed from a checkpoint.
+    resumed: bool,
 }
 
 impl<'a> Driver<'a> {
@@ -84,6 +89,11 @@ impl<'a> Driver<'a> {
             tree.clone(),
         );
         let deadline = tree.deadline;
+        let resumed = start.resumed;
+        let recorded = store.and_then(|(store, id)| {
+            let (log, lease) = store.intent_log()?;
+            Some(RecordedCalls::new(log, lease, id))
+        });
         let core = RunCore::for_agent(agent, task, start, llm.pricing(), tree);
         Ok(Driver {
             core,
@@ -94,11 +104,16 @@ impl<'a> Driver<'a> {
             history,
             deadline,
             caller,
+            recorded,
+            resumed,
         })
     }
 
     pub(super) async fn run(mut self, mut stop: Option<StopSignal<'_>>) -> Step {
         let started = Instant::now();
+        if self.resumed {
+            self.tell_of_unfinished_calls().await;
+        }
         let deadline = self.deadline;
         loop {
             let passes = async {
@@ -178,7 +193,13 @@ impl<'a> Driver<'a> {
                         timeout: self.agent.settings.limits.tool_timeout,
                         parent: self.core.turn_span(),
                     };
-                    let answers = self.caller.calling(turn, live.answer(requests)).await;
+                    let answers = match &mut self.recorded {
+                        Some(recorded) => {
+                            let answering = recorded.answer(turn, requests, &live);
+                            self.caller.calling(turn, answering).await
+                        }
+                        None => self.caller.calling(turn, live.answer(requests)).await,
+                    };
                     let calls = self.caller.take_unseen();
                     if let Some(observer) = self.observer {
                         for call in &calls {
@@ -193,6 +214,27 @@ impl<'a> Driver<'a> {
                 Action::Recorded => return TurnEnd::Recorded,
                 Action::Finished => return TurnEnd::Finished,
             };
+        }
+    }
+
+    /// Tells the model, in the first request of a resumed run, which tool calls its unfinished
+    /// turn had made before the run stopped, as the store's intent log has them.
+    async fn tell_of_unfinished_calls(&mut self) {
+        let Some((store, id)) = self.store else {
+            return;
+        };
+        let Some((log, _)) = store.intent_log() else {
+            return;
+        };
+        match log.intents(id).await {
+            Ok(recorded) => {
+                if let Some(notice) = resumed_calls_notice(self.core.turn_number(), &recorded) {
+                    self.core.tell_model(notice);
+                }
+            }
+            Err(error) => {
+                tracing::warn!(run = id, %error, "the intent log could not be read");
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 //! checkpoints).
 
 mod driver;
+mod intents;
 mod model_call;
 mod options;
 
@@ -153,7 +154,7 @@ impl Agent {
         }
         // The task's tools are the agent's (checked above).
         let runtime = runtime_for(&self.inner.settings.limits, &task);
-        let memory =
+        let restored =
             restore_namespace(&runtime, &checkpoint.turns).map_err(|reason| RunError::Resume {
                 id: id.to_string(),
                 reason,
@@ -172,7 +173,9 @@ impl Agent {
         }
         let start = Start {
             turns: checkpoint.turns,
-            memory,
+            memory: restored.memory,
+            resumed: true,
+            last_ending: restored.last_ending,
         };
         self.drive(checkpoint.task, start, options).await
     }

@@ -28,7 +28,9 @@ use ptc_lisp::{
     ErrorKind, Outcome, Progress, RunOutcome, Runtime, SuspendedRun, ToolAnswer, ToolRequest,
     UserNamespace, Value,
 };
-use ptc_turn::{FailureKind, Message, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage};
+use ptc_turn::{
+    FailureKind, Message, Role, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage,
+};
 use tracing::field::Empty;
 
 use crate::agent::{Inner, Settings};
@@ -123,6 +125,10 @@ pub(crate) enum Source<'a> {
 pub(crate) struct Start {
     pub turns: Turns,
     pub memory: UserNamespace,
+    /// Whether the run is resumed from a checkpoint.
+    pub resumed: bool,
+    /// How the last of `turns` ended.
+    pub last_ending: Ending,
 }
 
 impl Start {
@@ -131,6 +137,8 @@ impl Start {
         Start {
             turns: Turns::new(),
             memory: UserNamespace::new(),
+            resumed: false,
+            last_ending: Ending::Continue,
         }
     }
 }
@@ -191,6 +199,8 @@ pub(crate) struct RunCore<'a> {
     /// Requests that produced no turn: a model failure, or a turn cut off.
     unattached: Usage,
     outcome: Option<StepOutcome>,
+    /// What the next request tells the model besides its history, once.
+    notice: Option<String>,
 }
 
 impl<'a> RunCore<'a> {
@@ -207,6 +217,16 @@ impl<'a> RunCore<'a> {
             Source::Model { settings, .. } => (task.max_turns > 1, settings.history.is_some()),
             Source::Stages { .. } => (false, false),
         };
+        // A run whose last turn returned or failed has ended, though its end may not have been
+        // recorded: it asks nothing more.
+        let outcome = start.turns.last().and_then(|last| {
+            let ending = if rules.last_value_is_answer && last.is_success() {
+                Ending::Returned
+            } else {
+                start.last_ending
+            };
+            run_outcome(last, ending, second_chance)
+        });
         RunCore {
             task,
             restored: start.turns.len(),
@@ -221,7 +241,8 @@ impl<'a> RunCore<'a> {
             turn: None,
             pending: Usage::default(),
             unattached: Usage::default(),
-            outcome: None,
+            outcome,
+            notice: None,
         }
     }
 
@@ -349,6 +370,11 @@ impl<'a> RunCore<'a> {
         });
     }
 
+    /// Has the next request tell the model `notice` (after its last user message), once.
+    pub(crate) fn tell_model(&mut self, notice: String) {
+        self.notice = Some(notice);
+    }
+
     /// The number of the turn in progress (or of the next one).
     pub(crate) fn turn_number(&self) -> u32 {
         self.turn
@@ -433,6 +459,9 @@ impl<'a> RunCore<'a> {
                 let rendered = strategy.to_messages(&self.turns, &self.memory.definitions(), &opts);
                 let mut turn = TurnInProgress::new(number, turn_span(number, max_turns));
                 turn.rendered = rendered.messages;
+                if let Some(notice) = self.notice.take() {
+                    with_notice(&mut turn.rendered, notice);
+                }
                 turn.points = rendered.cache_points;
                 self.turn = Some(turn);
                 self.phase = Phase::Rendered;
@@ -733,6 +762,17 @@ fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
 }
 
 /// The end of a compiled run whose last stage did not return.
+/// `messages` with `notice` added to the last user message (or as one, after an assistant's).
+fn with_notice(messages: &mut Vec<Message>, notice: String) {
+    match messages.last_mut() {
+        Some(last) if last.role == Role::User => {
+            last.content.push_str("\n\n");
+            last.content.push_str(&notice);
+        }
+        _ => messages.push(Message::user(notice)),
+    }
+}
+
 fn ended_without_return() -> StepOutcome {
     failed(
         FailureKind::ProgramError,

@@ -14,6 +14,7 @@ use ptc_lisp::{
 };
 use ptc_turn::{Task, Turn};
 
+use crate::outcome::Ending;
 use crate::program::{awaited_tools, evaluating};
 use crate::turn_history::history_of;
 
@@ -29,21 +30,42 @@ pub(crate) fn runtime_for(limits: &Limits, task: &Task) -> Runtime {
     runtime.with_tools(awaited_tools(&task.tools))
 }
 
+/// What a resumed run starts from, besides its turns.
+pub(crate) struct Restored {
+    /// The namespace after the turns.
+    pub memory: UserNamespace,
+    /// How the last turn's program ended: a run whose last committed turn returned or failed
+    /// had ended, even if its end was never recorded (its process died in between).
+    pub last_ending: Ending,
+}
+
 /// The namespace after `turns`, made by running each successful turn's program again in
-/// `runtime` with its recorded tool answers.
-pub(crate) fn restore_namespace(
-    runtime: &Runtime,
-    turns: &[Turn],
-) -> Result<UserNamespace, String> {
+/// `runtime` with its recorded tool answers, and how the last turn's program ended.
+pub(crate) fn restore_namespace(runtime: &Runtime, turns: &[Turn]) -> Result<Restored, String> {
     let mut memory = UserNamespace::new();
-    for (index, turn) in turns.iter().enumerate().filter(|(_, t)| t.is_success()) {
+    let mut last_ending = Ending::Continue;
+    for (index, turn) in turns.iter().enumerate() {
+        let last = index + 1 == turns.len();
+        let called_fail = turn.error().is_some_and(|e| e.kind == "failed");
+        // A failed turn left no definitions; only the last one, if it called (fail ...),
+        // runs again, for the reason the run failed with.
+        let runs_again = turn.is_success() || (last && called_fail);
+        if !runs_again {
+            continue;
+        }
         // Each program reads `*1 *2 *3 *e` as they were when it first ran.
         let runtime = runtime.clone().with_history(history_of(&turns[..index]));
         let out = run_recorded(&runtime, turn, &memory)
             .map_err(|panic| format!("running turn {} again failed: {panic}", turn.number()))?;
         let number = turn.number();
         match out.outcome {
-            Outcome::Value(_) | Outcome::Returned(_) => {}
+            Outcome::Value(_) => last_ending = Ending::Continue,
+            Outcome::Returned(_) => last_ending = Ending::Returned,
+            // The last turn called (fail ...): the run had failed with this reason.
+            Outcome::Failed(reason) if called_fail => {
+                last_ending = Ending::Failed(reason);
+                continue;
+            }
             Outcome::Failed(_) => {
                 return Err(format!(
                     "turn {number} succeeded when it ran, but failed when run again to \
@@ -57,6 +79,11 @@ pub(crate) fn restore_namespace(
                 ));
             }
         }
+        if called_fail {
+            return Err(format!(
+                "turn {number} called (fail ...) when it ran, but not when run again"
+            ));
+        }
         let names =
             |defs: &[ptc_lisp::Definition]| defs.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
         if names(&out.memory.definitions()) != names(turn.memory()) {
@@ -66,7 +93,10 @@ pub(crate) fn restore_namespace(
         }
         memory = out.memory;
     }
-    Ok(memory)
+    Ok(Restored {
+        memory,
+        last_ending,
+    })
 }
 
 /// Runs `turn`'s program with `memory`, each tool call answered from the turn's record.

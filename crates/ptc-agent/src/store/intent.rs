@@ -114,6 +114,29 @@ impl fmt::Display for IdempotencyKey {
     }
 }
 
+tokio::task_local! {
+    /// The key of the tool call being awaited, set around each call the loop makes.
+    static CALL_KEY: IdempotencyKey;
+}
+
+impl IdempotencyKey {
+    /// The key of the tool call in progress, when read from within a tool called by a run
+    /// whose store keeps an intent log ([`RunStore::intent_log`](super::RunStore::intent_log)):
+    /// a tool that acts on the world passes it on (as an `Idempotency-Key` header, a unique
+    /// column, ...) so that a call retried after a crash acts once. `None` outside such a call.
+    pub fn current() -> Option<IdempotencyKey> {
+        CALL_KEY.try_with(Clone::clone).ok()
+    }
+
+    /// Runs `call` with this key as the [current](IdempotencyKey::current) one.
+    pub(crate) fn scope<F: std::future::Future>(
+        self,
+        call: F,
+    ) -> tokio::task::futures::TaskLocalFuture<IdempotencyKey, F> {
+        CALL_KEY.scope(self, call)
+    }
+}
+
 /// A tool call about to be made.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolIntent {

@@ -5,7 +5,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use ptc_turn::{StepOutcome, Task, Turn, Usage};
 
-use super::{Checkpoint, RunStore, StoreError};
+use super::{Checkpoint, IntentLog, RunStore, StoreError};
 
 /// A store whose runs a fleet of workers shares: runs are [submitted](FleetStore::submit) to a
 /// queue, a worker [claims](FleetStore::claim) runnable ones, each under a [`Lease`] it
@@ -26,13 +26,16 @@ use super::{Checkpoint, RunStore, StoreError};
 ///   resumes after the last committed turn.
 /// - **Exactly once per turn.** A turn is committed once: the turn numbers of a run have no
 ///   gaps and no repeats, whichever workers wrote them.
+/// - **Calls recorded first.** The worker records each tool call in the store's
+///   [`IntentLog`] under its lease before making it, so a run claimed after a crash knows
+///   which calls of its unfinished turn completed and which were in flight.
 ///
 /// Runs [started](RunStore::start) through [`RunStore`] are a single process's, as in any
 /// store: workers never claim them, and they are written without a lease. Runs
 /// [submitted](FleetStore::submit) to the fleet refuse writes without one
 /// ([`StoreError::FleetRun`]).
 #[async_trait]
-pub trait FleetStore: RunStore {
+pub trait FleetStore: RunStore + IntentLog {
     /// Queues run `id` with its task for the fleet. Fails with [`StoreError::Exists`] if the
     /// store already has a run with this id.
     async fn submit(&self, id: &str, task: &Task) -> Result<(), StoreError>;

@@ -1,18 +1,22 @@
 //! Runs kept in memory.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, PoisonError};
 
 use async_trait::async_trait;
+use ptc_lisp::ToolOutcome;
 use ptc_turn::{StepOutcome, Task, Turn, Turns, Usage};
 
-use super::{Checkpoint, RunStore, StoreError};
+use super::{
+    Checkpoint, IdempotencyKey, IntentLog, IntentRecord, Lease, RunStore, StoreError, ToolIntent,
+};
 
-/// A [`RunStore`] in memory: for tests, and for hosts that only need to resume within one
-/// process.
+/// A [`RunStore`] in memory, with an [`IntentLog`]: for tests, and for hosts that only need to
+/// resume within one process.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     runs: Mutex<HashMap<String, Checkpoint>>,
+    intents: Mutex<BTreeMap<IdempotencyKey, IntentRecord>>,
 }
 
 impl MemoryStore {
@@ -95,5 +99,82 @@ impl RunStore for MemoryStore {
             .ok_or_else(|| StoreError::Missing(id.to_string()))?;
         run.end = None;
         Ok(())
+    }
+
+    fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
+        Some((self, None))
+    }
+}
+
+/// Refuses a lease: runs in memory are one process's, never a fleet's.
+fn no_lease(lease: Option<&Lease>) -> Result<(), StoreError> {
+    match lease {
+        None => Ok(()),
+        Some(lease) => Err(StoreError::Io(format!(
+            "a memory store holds no leases (lease {} on run `{}`)",
+            lease.token, lease.run_id
+        ))),
+    }
+}
+
+#[async_trait]
+impl IntentLog for MemoryStore {
+    async fn record_intent(
+        &self,
+        lease: Option<&Lease>,
+        intent: &ToolIntent,
+    ) -> Result<IntentRecord, StoreError> {
+        no_lease(lease)?;
+        let mut intents = self.intents.lock().unwrap_or_else(PoisonError::into_inner);
+        let record = intents
+            .entry(intent.key.clone())
+            .or_insert_with(|| IntentRecord {
+                intent: intent.clone(),
+                attempts: 0,
+                outcome: None,
+            });
+        if record.intent != *intent {
+            return Err(StoreError::IntentMismatch {
+                key: intent.key.to_string(),
+                recorded: format!("tool/{}", record.intent.tool),
+            });
+        }
+        if record.outcome.is_none() {
+            record.attempts += 1;
+        }
+        Ok(record.clone())
+    }
+
+    async fn complete_intent(
+        &self,
+        lease: Option<&Lease>,
+        key: &IdempotencyKey,
+        outcome: &ToolOutcome,
+    ) -> Result<(), StoreError> {
+        no_lease(lease)?;
+        let mut intents = self.intents.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(record) = intents.get_mut(key) else {
+            return Err(StoreError::Io(format!(
+                "the intent log has no call under the key `{key}`; record a call before making it"
+            )));
+        };
+        match &record.outcome {
+            Some(done) if done != outcome => Err(StoreError::Io(format!(
+                "the call `{key}` was completed already, with another outcome"
+            ))),
+            _ => {
+                record.outcome = Some(outcome.clone());
+                Ok(())
+            }
+        }
+    }
+
+    async fn intents(&self, run_id: &str) -> Result<Vec<IntentRecord>, StoreError> {
+        let intents = self.intents.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(intents
+            .values()
+            .filter(|r| r.intent.key.run_id() == run_id)
+            .cloned()
+            .collect())
     }
 }

@@ -57,6 +57,17 @@ pub trait RunStore: Send + Sync {
     /// (a model error, a deadline or a stop). A run that has not ended is left as it is. Fails
     /// with [`StoreError::Missing`] if the store has no run `id`.
     async fn reopen(&self, id: &str) -> Result<(), StoreError>;
+
+    /// Where the tool calls of this store's runs are recorded before they are made, and the
+    /// lease those records are written under; `None` (the default) when the store keeps no
+    /// intent log. With one, each call of a run is recorded before its tool is called and
+    /// completed after, its tool reads its [`IdempotencyKey::current`], a call that completed
+    /// before a crash is answered from the log instead of being made again, and a resumed run
+    /// is told which calls of its unfinished turn may or may not have happened.
+    /// [`MemoryStore`] and `ptc_store::PgStore` keep one.
+    fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
+        None
+    }
 }
 
 /// A run as a store has it: what it was given, the turns completed so far and, once it ended,

@@ -143,7 +143,9 @@ async fn a_resumed_run_ends_as_the_uninterrupted_one_without_calling_tools_twice
             ),
         ),
     ] {
-        for done in 0..=3 {
+        // After 4 turns the run had returned, but its end was not recorded: resumed, it ends
+        // with its value without asking the model.
+        for done in 0..=4 {
             let id = format!("after-{done}");
             // The two `price` calls are made once in all: by the turns run after the resume.
             check_resume(store.as_ref(), &id, &whole, &REPLIES, done, name).await;
@@ -155,6 +157,26 @@ async fn a_resumed_run_ends_as_the_uninterrupted_one_without_calling_tools_twice
     let _ = std::fs::remove_file(
         std::env::temp_dir().join(format!("ptc-resume-{}.jsonl", std::process::id())),
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_whose_last_turn_failed_before_its_end_was_recorded_ends_failed_when_resumed() {
+    let replies = [
+        "(def pens (tool/price {:item \"pen\"}))",
+        "(fail {:out-of \"pens\"})",
+    ];
+    let whole = agent(&replies, Arc::default()).run().await.expect("runs");
+    assert_eq!(
+        whole.outcome,
+        StepOutcome::Failed {
+            kind: FailureKind::Failed,
+            reason: "{:out-of pens}".into(),
+            value: Some(ptc_lisp::read_value("{:out-of \"pens\"}").expect("a map")),
+            llm_errors: Vec::new(),
+        }
+    );
+    let store = MemoryStore::new();
+    check_resume(&store, "r", &whole, &replies, 2, "failed").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,6 +10,7 @@ mod agent_custom_compression;
 mod agent_faults;
 mod agent_firewall;
 mod agent_input_safety;
+mod agent_intents;
 mod agent_kept_memory;
 mod agent_llm_tool;
 mod agent_loop;

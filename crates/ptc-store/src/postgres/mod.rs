@@ -6,7 +6,7 @@ mod migrations;
 
 use async_trait::async_trait;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use ptc_agent::store::{Checkpoint, Lease, RunStore, StoreError};
+use ptc_agent::store::{Checkpoint, IntentLog, Lease, RunStore, StoreError};
 use ptc_turn::{StepOutcome, Task, Turn, Usage};
 use tokio_postgres::{GenericClient, NoTls, Row};
 
@@ -17,7 +17,7 @@ const DEFAULT_POOL_SIZE: usize = 16;
 
 /// A [`RunStore`] in a PostgreSQL database that many processes, on many machines, share; also
 /// a [`FleetStore`](ptc_agent::store::FleetStore), whose runs workers claim under leases, and
-/// an [`IntentLog`](ptc_agent::store::IntentLog).
+/// an [`IntentLog`].
 ///
 /// Opening the store applies the schema's migrations the database lacks (tables `ptc_runs`,
 /// `ptc_turns`, `ptc_tool_intents`, and `ptc_schema_migrations`, which records the versions
@@ -397,5 +397,9 @@ impl RunStore for PgStore {
             return Err(StoreError::Missing(id.to_string()));
         }
         Ok(())
+    }
+
+    fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
+        Some((self, None))
     }
 }

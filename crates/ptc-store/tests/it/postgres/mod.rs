@@ -1,6 +1,7 @@
 //! The PostgreSQL store against a real server: every test in a database of its own, made on
 //! the cluster `PTC_POSTGRES_URL` names.
 
+mod chaos;
 mod fleet;
 mod intents;
 mod migrations;
