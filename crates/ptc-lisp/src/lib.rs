@@ -64,6 +64,7 @@ pub use num_bigint::BigInt;
 /// The big integer and ratio types inside a [`BigNumber`].
 pub use num_rational::BigRational;
 pub use reader::{Form, FormKind, ReadLimits, read_value};
+pub use runtime::interrupt::Interrupt;
 pub use runtime::limits::Limits;
 pub use runtime::tools::{
     SyncTool, ToolAnswer, ToolCallRecord, ToolError, ToolOutcome, ToolRequest, ToolSpec, Tools,

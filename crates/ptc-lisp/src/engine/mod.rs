@@ -13,6 +13,7 @@ use crate::ir::FnRepr;
 use crate::namespace::Definition;
 use crate::reader::{Form, ReadLimits, read};
 use crate::runtime::fiber::Suspender;
+use crate::runtime::interrupt::Interrupt;
 use crate::runtime::limits::Limits;
 use crate::runtime::tools::{ToolCallRecord, Tools};
 use crate::runtime::{Binding, Ctx, Flow};
@@ -303,6 +304,7 @@ pub struct Runtime {
     limits: Arc<Limits>,
     history: Option<Arc<History>>,
     firewall: bool,
+    interrupt: Option<Interrupt>,
 }
 
 impl Runtime {
@@ -345,6 +347,12 @@ impl Runtime {
     /// must not appear. Off by default; the values themselves are unchanged.
     pub fn with_firewalled_output(mut self, on: bool) -> Runtime {
         self.firewall = on;
+        self
+    }
+
+    /// Let the host end runs from outside while they evaluate (see [`Interrupt`]).
+    pub fn with_interrupt(mut self, interrupt: Interrupt) -> Runtime {
+        self.interrupt = Some(interrupt);
         self
     }
 
@@ -438,6 +446,7 @@ impl Runtime {
             started,
         );
         ctx.firewall = self.firewall;
+        ctx.interrupt = self.interrupt.clone();
         ctx.suspender = suspender;
         let meter = ctx.meter_guard();
         let mut result = ctx.run_top(&analyzed.body, analyzed.frame_size);
@@ -577,5 +586,39 @@ mod tests {
             failed("(return 1)"),
             (Outcome::Returned(Value::Int(1)), None)
         );
+    }
+
+    #[test]
+    fn an_interrupt_ends_runs_and_their_workers_and_try_cannot_catch_it() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let checks = Arc::new(AtomicUsize::new(0));
+        let counted = checks.clone();
+        let runtime = Runtime::new().with_interrupt(Interrupt::new(move || {
+            // The third look at the clock asks the run to end.
+            (counted.fetch_add(1, Ordering::SeqCst) >= 2)
+                .then(|| Error::new(ErrorKind::Timeout, "interrupted"))
+        }));
+        let endless = "(try (loop [i 0] (recur (inc i))) (catch Exception e :caught))";
+        let parallel = "(pmap (fn [_] (loop [i 0] (recur (inc i)))) [1 2 3])";
+        for source in [endless, parallel] {
+            checks.store(0, Ordering::SeqCst);
+            let out = runtime.run_str(source, &UserNamespace::new());
+            let error = out.outcome.error().cloned().map(|e| (e.kind, e.message));
+            assert_eq!(
+                error,
+                Some((ErrorKind::Timeout, "interrupted".to_string())),
+                "{source}"
+            );
+            checks.store(0, Ordering::SeqCst);
+            let Progress::Finished(out) = runtime.start(source, &UserNamespace::new()) else {
+                panic!("no tool is called");
+            };
+            let error = out.outcome.error().cloned().map(|e| (e.kind, e.message));
+            assert_eq!(
+                error,
+                Some((ErrorKind::Timeout, "interrupted".to_string())),
+                "{source}"
+            );
+        }
     }
 }

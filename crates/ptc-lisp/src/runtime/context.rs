@@ -4,6 +4,7 @@
 //! Every limit is a counter here, checked where the work happens (see [`crate::runtime::limits`]).
 
 use super::fiber::Suspender;
+use super::interrupt::Interrupt;
 use super::limits::Limits;
 use super::tools::ToolCallRecord;
 use crate::error::{Error, ErrorKind};
@@ -90,6 +91,8 @@ pub struct Ctx {
     pub(crate) firewall: bool,
     /// Set when evaluation runs on a fiber: host-answered tool calls stop it here.
     pub(crate) suspender: Option<Suspender>,
+    /// The host's check, made with each look at the clock, that may end the run.
+    pub(crate) interrupt: Option<Interrupt>,
 }
 
 const CLOCK_INTERVAL: u64 = 4096;
@@ -130,6 +133,7 @@ impl Ctx {
             tool_budget: None,
             firewall: false,
             suspender: None,
+            interrupt: None,
         }
     }
 
@@ -197,6 +201,9 @@ impl Ctx {
         }
         if self.run_time() > self.limits.timeout {
             return Err(self.timeout_error());
+        }
+        if let Some(error) = self.interrupt.as_ref().and_then(Interrupt::check) {
+            return Err(error);
         }
         // Memory allocated behind the scenes is settled here too, not only when a builtin
         // returns: a builtin calling a function for each of a million items must not build

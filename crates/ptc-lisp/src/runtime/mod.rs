@@ -2,7 +2,8 @@
 //!
 //! - [`context`]: [`Ctx`], the state of a run (value stack, user definitions, limit counters,
 //!   prints, tool calls) and the budget checks every layer above calls;
-//! - [`limits`]: the limits a host sets ([`limits::Limits`]);
+//! - [`limits`]: the limits a host sets ([`limits::Limits`]), and [`interrupt`], its way to stop a run
+//!   from outside;
 //! - [`tools`]: host tools and the record of their calls;
 //! - [`tool_call`], [`output`], [`parallel`]: calling tools, recording prints, and the contexts
 //!   of `pmap`/`pcalls` workers;
@@ -12,6 +13,7 @@
 pub(crate) mod builtin;
 pub(crate) mod context;
 pub(crate) mod fiber;
+pub(crate) mod interrupt;
 pub(crate) mod limits;
 pub(crate) mod output;
 pub(crate) mod parallel;

@@ -42,6 +42,7 @@ impl Ctx {
         child.depth = self.depth;
         child.tool_budget = self.tool_budget.clone();
         child.firewall = self.firewall;
+        child.interrupt = self.interrupt.clone();
         child
     }
 
