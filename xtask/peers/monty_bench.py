@@ -1,6 +1,7 @@
 """The peer workloads in pydantic-monty, net of its worker round trip.
 
-Run by `cargo xtask bench peers` with the venv it installs: `python monty_bench.py PRODUCTS_JSON`.
+Run by `cargo xtask bench peers` with the venv it installs: `python monty_bench.py PRODUCTS_JSON`
+(`python_bench.py` takes its programs).
 Every program is fed to one warm session; batches of the real program alternate with batches of
 a trivial one (`1`), and the difference of their times is the program's own cost (parse, compile
 and run), free of the round trip to the worker process. Prints `name microseconds` lines: the
@@ -75,4 +76,5 @@ def main():
             print(f"round-trip {trip / 200 * 1e6:.2f}")
 
 
-main()
+if __name__ == "__main__":
+    main()

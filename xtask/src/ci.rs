@@ -1,4 +1,5 @@
-//! `cargo xtask ci` and `cargo xtask bench`: every check CI runs, and the benchmarks.
+//! `cargo xtask ci` and `cargo xtask bench`: every check CI runs (the Python package's tests
+//! included), and the benchmarks.
 
 use std::process::Command;
 use std::time::Instant;
@@ -67,7 +68,10 @@ fn cargo() -> String {
 fn run_step(name: &str, args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
     eprintln!("==> {name}: cargo {}", args.join(" "));
     let started = Instant::now();
-    let status = Command::new(cargo())
+    let mut command = Command::new(cargo());
+    // As from the shell, so that these builds and the Python wheel's reuse each other's crates.
+    crate::python::as_from_the_shell(&mut command);
+    let status = command
         .args(args)
         .envs(env.iter().copied())
         .status()
@@ -119,6 +123,9 @@ pub fn ci(args: &[String]) -> Result<(), String> {
     }
     eprintln!("==> conformance corpus and generated docs are up to date");
     crate::conformance::run(&[])?;
+    // After the workspace's tests: the wheel is built in their profile and reuses their crates.
+    eprintln!("==> the Python package: wheel, install, tests");
+    crate::python::run(&[])?;
     eprintln!(
         "==> all checks passed in {:.1} s",
         started.elapsed().as_secs_f64()

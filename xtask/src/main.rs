@@ -20,6 +20,8 @@ mod mcp_servers;
 mod eval;
 // `cargo xtask bench peers`.
 mod peers;
+// `cargo xtask python` and `cargo xtask bench python`.
+mod python;
 // Whether PTC-Lisp gives a conformance case's result.
 mod verdict;
 // The conformance cases not passed yet.
@@ -36,11 +38,14 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: cargo xtask <subcommand>
 
 subcommands:
-  ci                                    every check CI runs: layers, fmt, clippy, tests, doc tests, benches compile, docs
+  ci                                    every check CI runs: layers, fmt, clippy, tests, doc tests, benches compile, docs,
+                                        the Python package's tests
   bench [FILTER]                        run the benchmarks: criterion (medians in target/criterion),
                                         agents_at_scale (10,000 concurrent agent runs)
   bench peers                           ptc-rs side by side with pydantic-monty and Clojure 1.11
                                         (installs monty into target/peers; needs python3, clojure)
+  bench python                          the Python package side by side with pydantic-monty, in one
+                                        process (both pinned, installed under target/python)
   conformance [--regenerate | --docs | --pending]
                                         check (or regenerate) the Clojure conformance corpus,
                                         its table of Clojure vars and its pending list
@@ -51,6 +56,9 @@ subcommands:
   fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each
   local-model <setup | serve | run -- COMMAND>
                                         a real small model (SmolLM2-135M) behind a local OpenAI-compatible server
+  python [--release | wheel]            build the Python package's wheel (maturin, pinned) into
+                                        target/python, install it in a virtual environment there and
+                                        run its tests; `wheel`: only build it, in release mode
   mcp-servers                           install the pinned MCP servers the tests and missions use (npm ci)
   postgres [start | stop | url | run -- COMMAND]
                                         a throwaway PostgreSQL cluster on 127.0.0.1 (target/postgres),
@@ -61,6 +69,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci::ci(&args[1..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("peers") => peers::run(),
+        Some("bench") if args.get(1).map(String::as_str) == Some("python") => python::bench(),
         Some("bench") => ci::bench(&args[1..]),
         Some("conformance") => conformance::run(&args[1..]),
         Some("docs") => docs::run(&args[1..]),
@@ -70,6 +79,7 @@ fn main() -> ExitCode {
         Some("local-model") => local_model::run(&args[1..]),
         Some("mcp-servers") => mcp_servers::run(),
         Some("postgres") => postgres::run(&args[1..]),
+        Some("python") => python::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

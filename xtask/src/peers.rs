@@ -177,7 +177,7 @@ fn monty_python(dir: &Path) -> Result<PathBuf, String> {
 }
 
 /// The 10,000 product records of the benchmarks, as JSON (for monty) and EDN (for Clojure).
-fn write_products(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
+pub(crate) fn write_products(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
     let json = products::products_json(10_000);
     let value = ptc_lisp::from_json_str(&json).map_err(|e| e.message)?;
     let records = match &value {

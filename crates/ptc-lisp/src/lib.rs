@@ -71,6 +71,6 @@ pub use runtime::tools::{
 };
 pub use span::{Pos, Span};
 pub use value::{
-    BigKind, BigNumber, Date, Decimal, Function, Keyword, LazySeq, Map, MapIter, Regex, Seq,
-    SeqIter, Set, SetIter, Symbol, Value, ValueShape,
+    BigKind, BigNumber, Date, DateKind, Decimal, Function, Keyword, LazySeq, Map, MapIter, Regex,
+    Seq, SeqIter, Set, SetIter, Symbol, Uuid, Value, ValueShape,
 };

@@ -1,0 +1,439 @@
+//! `ptc.Agent`: the agent loop of `ptc-agent`, with a model named by its spec or answered by a
+//! Python function, Python functions and MCP servers' tools, and checkpoints as `ptc run` keeps
+//! them. Runs go on a tokio runtime shared by the process; the model and tool calls they make
+//! come back to the Python thread (or event loop) driving the run (see `dispatch`), which
+//! calls the functions: no Python code runs on the runtime's threads.
+//!
+//! Each run builds its own `ptc_agent::Agent`, whose model and tools talk to that run's driver,
+//! so one `ptc.Agent` can run any number of times at once.
+
+mod dispatch;
+mod llm;
+mod step;
+mod tool;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyString;
+use tokio::sync::oneshot;
+
+use ptc_agent::store::{JsonlStore, RunStore};
+use ptc_agent::{Agent, AsyncTool, Llm, RunOptions, parse_llm_spec};
+use ptc_compression::CompressionConfig;
+use ptc_lisp::Value;
+use ptc_mcp::{McpConfig, McpServers, ServerConfig};
+use ptc_store::SqliteStore;
+use ptc_turn::Step;
+
+use crate::errors::agent_error;
+use crate::limits::limits_from;
+use crate::session::data_entries;
+use crate::tools::ToolTable;
+
+use dispatch::{Dispatch, Responder};
+use llm::PyLlm;
+pub(crate) use step::{PyStep, PyTurn};
+use tool::PyAgentTool;
+
+/// The runtime every agent run of the process goes on.
+fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
+    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("ptc-agent")
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| agent_error_now(&format!("cannot start the agents' runtime: {e}")))
+}
+
+fn agent_error_now(message: &str) -> PyErr {
+    Python::attach(|py| agent_error(py, message))
+}
+
+/// Where replies come from.
+enum Model {
+    /// A provider from its spec (`openai:MODEL`, `anthropic:MODEL`, ...).
+    Spec(Arc<dyn Llm>),
+    /// A Python function of the messages.
+    Function(Py<PyAny>),
+}
+
+/// An agent: a mission, a model, tools, input data, an output signature and the loop's
+/// settings. `run()` and `await run_async()` return its `ptc.Step`.
+#[pyclass(module = "ptc", name = "Agent", frozen)]
+pub(crate) struct PyAgent {
+    mission: String,
+    model: Model,
+    tools: ToolTable,
+    data: Vec<(String, Value)>,
+    signature: Option<String>,
+    compression: CompressionConfig,
+    max_turns: Option<u32>,
+    limits: ptc_lisp::Limits,
+    mcp: Mutex<Option<Arc<McpServers>>>,
+}
+
+/// The MCP servers `mcp=` (command lines, or URLs of streamable HTTP servers) and
+/// `mcp_config=` (an `mcpServers` JSON file) name.
+fn server_configs(
+    mcp: Option<Vec<String>>,
+    mcp_config: Option<PathBuf>,
+) -> Result<Vec<ServerConfig>, String> {
+    let mut configs = Vec::new();
+    for line in mcp.unwrap_or_default() {
+        let line = line.trim();
+        if line.starts_with("http://") || line.starts_with("https://") {
+            let host = line
+                .split("://")
+                .nth(1)
+                .and_then(|rest| rest.split(['/', ':']).next())
+                .unwrap_or("remote");
+            configs.push(ServerConfig::http(host, line));
+        } else {
+            configs.push(ServerConfig::from_command_line(line).map_err(|e| e.message)?);
+        }
+    }
+    if let Some(path) = mcp_config {
+        configs.extend(McpConfig::from_file(&path).map_err(|e| e.message)?.servers);
+    }
+    Ok(configs)
+}
+
+/// The store of `checkpoint=`: SQLite for a database name, JSON lines otherwise.
+fn open_store(path: &Path) -> Result<Box<dyn RunStore>, String> {
+    let sqlite = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "db" | "sqlite" | "sqlite3"));
+    if sqlite {
+        SqliteStore::open(path)
+            .map(|store| Box::new(store) as Box<dyn RunStore>)
+            .map_err(|e| e.to_string())
+    } else {
+        JsonlStore::open(path)
+            .map(|store| Box::new(store) as Box<dyn RunStore>)
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl PyAgent {
+    /// The agent of one run, whose Python model and tools answer through `dispatch`.
+    fn build(&self, dispatch: &Arc<Dispatch>) -> Result<Agent, String> {
+        let mut builder = Agent::builder(self.mission.clone())
+            .compression_config(self.compression)
+            .limits(self.limits.clone());
+        builder = match &self.model {
+            Model::Spec(llm) => builder.llm_arc(llm.clone()),
+            Model::Function(function) => builder.llm(PyLlm {
+                function: Python::attach(|py| function.clone_ref(py)),
+                dispatch: dispatch.clone(),
+            }),
+        };
+        for tool in self.tools.iter() {
+            builder = builder.tool(PyAgentTool {
+                name: tool.name.clone(),
+                description: tool.description.clone(),
+                signature: tool.signature.clone(),
+                params: tool.params.clone(),
+                function: tool
+                    .function
+                    .as_ref()
+                    .map(|f| Python::attach(|py| f.clone_ref(py))),
+                dispatch: dispatch.clone(),
+            });
+        }
+        if let Some(servers) = self.mcp.lock().ok().and_then(|m| m.clone()) {
+            for tool in servers.tools() {
+                builder = builder.tool_arc(tool);
+            }
+        }
+        for (name, value) in &self.data {
+            builder = builder.data_value(name.clone(), value.clone());
+        }
+        if let Some(signature) = &self.signature {
+            builder = builder.signature(signature.clone());
+        }
+        if let Some(turns) = self.max_turns {
+            builder = builder.max_turns(turns);
+        }
+        builder.build().map_err(|e| e.to_string())
+    }
+}
+
+/// Runs `agent` with `options` (in `store` under `id` when given), as `ptc run` does with a
+/// checkpoint: a new run refuses an id the store already holds, and resuming needs one.
+async fn run_in_store<'a>(
+    agent: &Agent,
+    options: RunOptions<'a>,
+    store: Option<&'a dyn RunStore>,
+    checkpoint: Option<&Path>,
+    id: &str,
+    resume: bool,
+) -> Result<Step, String> {
+    let Some(store) = store else {
+        if resume {
+            return Err("resume=True needs the checkpoint= the run was recorded in".into());
+        }
+        return agent.run_with(options).await.map_err(|e| e.to_string());
+    };
+    let path = checkpoint.unwrap_or(Path::new("")).display().to_string();
+    let recorded = store.load(id).await.map_err(|e| e.to_string())?;
+    match (resume, recorded) {
+        (false, None) => agent
+            .run_with(options.with_store(store, id))
+            .await
+            .map_err(|e| e.to_string()),
+        (false, Some(_)) => Err(format!(
+            "{path} already holds run `{id}`; pass resume=True to continue it, or another \
+             checkpoint or run_id"
+        )),
+        (true, None) => Err(format!("{path} holds no run `{id}` to resume")),
+        (true, Some(_)) => agent
+            .resume(store, id, options)
+            .await
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// A run in progress: `stop()` (or dropping it) ends it as `interrupted`.
+#[pyclass(module = "ptc", name = "_RunHandle", frozen)]
+pub(crate) struct RunHandle {
+    stop: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+#[pymethods]
+impl RunHandle {
+    /// Stops the run: the turn in progress is cut off and the run ends `interrupted` (with a
+    /// checkpoint, it can be resumed).
+    fn stop(&self) {
+        if let Some(stop) = self.stop.lock().ok().and_then(|mut s| s.take()) {
+            let _ = stop.send(());
+        }
+    }
+}
+
+#[pymethods]
+impl PyAgent {
+    #[new]
+    #[pyo3(signature = (mission, *, llm, tools=None, data=None, signature=None, compression=None, max_turns=None, limits=None, mcp=None, mcp_config=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        mission: String,
+        llm: Bound<'_, PyAny>,
+        tools: Option<&Bound<'_, PyAny>>,
+        data: Option<&Bound<'_, PyAny>>,
+        signature: Option<String>,
+        compression: Option<Bound<'_, PyAny>>,
+        max_turns: Option<u32>,
+        limits: Option<&Bound<'_, PyAny>>,
+        mcp: Option<Vec<String>>,
+        mcp_config: Option<PathBuf>,
+    ) -> PyResult<PyAgent> {
+        let model = if let Ok(spec) = llm.cast::<PyString>() {
+            Model::Spec(
+                parse_llm_spec(&spec.to_cow()?).map_err(|e| agent_error(py, &e.to_string()))?,
+            )
+        } else if llm.is_callable() {
+            Model::Function(llm.unbind())
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "llm must be a model spec (openai:MODEL, anthropic:MODEL, \
+                 openai-compatible:URL:MODEL) or a function of the messages, got {}",
+                llm.get_type().name()?
+            )));
+        };
+        let compression = match compression {
+            None => CompressionConfig::default(),
+            Some(c) if c.is_none() => CompressionConfig::default(),
+            Some(c) => {
+                let spec = if let Ok(on) = c.extract::<bool>() {
+                    if on {
+                        "on".to_string()
+                    } else {
+                        "off".to_string()
+                    }
+                } else if let Ok(text) = c.extract::<String>() {
+                    text
+                } else {
+                    return Err(PyTypeError::new_err(
+                        "compression must be True, False or a strategy spec such as \
+                         'append-compact' or 'rolling-window?window=3'",
+                    ));
+                };
+                CompressionConfig::parse(&spec).map_err(|e| agent_error(py, &e.to_string()))?
+            }
+        };
+        let configs = server_configs(mcp, mcp_config).map_err(|e| agent_error(py, &e))?;
+        let agent = PyAgent {
+            mission,
+            model,
+            tools: ToolTable::from_python(tools)?,
+            data: data_entries(py, data)?,
+            signature,
+            compression,
+            max_turns,
+            limits: limits_from(limits)?,
+            mcp: Mutex::new(None),
+        };
+        if !configs.is_empty() {
+            let runtime = runtime()?;
+            let servers = py
+                .detach(|| runtime.block_on(McpServers::connect(configs)))
+                .map_err(|e| agent_error(py, &e.to_string()))?;
+            if let Ok(mut mcp) = agent.mcp.lock() {
+                *mcp = Some(Arc::new(servers));
+            }
+        }
+        // Built once now, so that a tool signature or an input that cannot work is reported
+        // here rather than by the first run.
+        let unused = Arc::new(Dispatch::new(py.None()));
+        if let Err(message) = agent.build(&unused) {
+            agent.close(py);
+            return Err(agent_error(py, &message));
+        }
+        Ok(agent)
+    }
+
+    /// Runs the agent until a program returns or fails, or the turns run out, and returns
+    /// the `ptc.Step`. `data` adds input for this run; with `checkpoint` (a `.jsonl` file, or
+    /// `.db` for SQLite) every turn is kept as it completes under `run_id`, and
+    /// `resume=True` continues that run from its last completed turn. The model's and tools'
+    /// functions are called on this thread (`async def` ones on an event loop of their own).
+    #[pyo3(signature = (*, data=None, checkpoint=None, run_id="run", resume=false))]
+    fn run<'py>(
+        slf: &Bound<'py, Self>,
+        data: Option<&Bound<'py, PyAny>>,
+        checkpoint: Option<PathBuf>,
+        run_id: &str,
+        resume: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        static RUN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        RUN.import(slf.py(), "ptc._drive", "run_agent")?
+            .call1((slf, data, checkpoint, run_id, resume))
+    }
+
+    /// `await agent.run_async(...)`: as `run`, on the running event loop: the model's and the
+    /// tools' functions are awaited there, tool calls made at once concurrently.
+    #[pyo3(signature = (*, data=None, checkpoint=None, run_id="run", resume=false))]
+    fn run_async<'py>(
+        slf: &Bound<'py, Self>,
+        data: Option<&Bound<'py, PyAny>>,
+        checkpoint: Option<PathBuf>,
+        run_id: &str,
+        resume: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        static RUN_ASYNC: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        RUN_ASYNC
+            .import(slf.py(), "ptc._drive", "run_agent_async")?
+            .call1((slf, data, checkpoint, run_id, resume))
+    }
+
+    /// Starts a run whose requests go to `deliver` (for the drivers of `ptc/_drive.py`).
+    #[pyo3(signature = (deliver, data, checkpoint, run_id, resume))]
+    fn _start(
+        &self,
+        py: Python<'_>,
+        deliver: Py<PyAny>,
+        data: Option<&Bound<'_, PyAny>>,
+        checkpoint: Option<PathBuf>,
+        run_id: String,
+        resume: bool,
+    ) -> PyResult<RunHandle> {
+        let data = data_entries(py, data)?;
+        let dispatch = Arc::new(Dispatch::new(deliver));
+        let agent = self.build(&dispatch).map_err(|e| agent_error(py, &e))?;
+        let store = checkpoint
+            .as_deref()
+            .map(open_store)
+            .transpose()
+            .map_err(|e| agent_error(py, &e))?;
+        let (stop, stopped) = oneshot::channel::<()>();
+        runtime()?.spawn(async move {
+            let mut options = RunOptions::new().with_stop_signal(async move {
+                // Sent, or the handle dropped: either way the run stops.
+                let _ = stopped.await;
+            });
+            for (name, value) in data {
+                options = options.with_data_value(name, value);
+            }
+            let result = run_in_store(
+                &agent,
+                options,
+                store.as_deref(),
+                checkpoint.as_deref(),
+                &run_id,
+                resume,
+            )
+            .await;
+            // The run's model and tools hold the dispatch too; the driver hears of the end
+            // only once they are gone.
+            drop(agent);
+            dispatch.done(|py| match result {
+                Ok(step) => Ok(Py::new(py, PyStep::new(step))?.into_bound(py).into_any()),
+                Err(message) => Ok(agent_error(py, &message)
+                    .into_value(py)
+                    .into_bound(py)
+                    .into_any()),
+            });
+        });
+        Ok(RunHandle {
+            stop: Mutex::new(Some(stop)),
+        })
+    }
+
+    /// The tools programs may call, by name: the Python functions', then the MCP servers'.
+    #[getter]
+    fn tool_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.tools.iter().map(|t| t.name.clone()).collect();
+        if let Some(servers) = self.mcp.lock().ok().and_then(|m| m.clone()) {
+            names.extend(servers.tools().iter().map(|t| t.name().to_string()));
+        }
+        names
+    }
+
+    /// Stops the agent's MCP servers (they stop when the agent is dropped, too).
+    fn close(&self, py: Python<'_>) {
+        let servers = self.mcp.lock().ok().and_then(|mut m| m.take());
+        if let (Some(servers), Ok(runtime)) = (servers, runtime()) {
+            py.detach(|| runtime.block_on(servers.close()));
+        }
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) {
+        self.close(py);
+    }
+}
+
+impl Drop for PyAgent {
+    fn drop(&mut self) {
+        let servers = self.mcp.get_mut().ok().and_then(|m| m.take());
+        if let (Some(servers), Ok(runtime)) = (servers, runtime()) {
+            runtime.spawn(async move { servers.close().await });
+        }
+    }
+}
+
+/// Adds the agent's classes to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyAgent>()?;
+    m.add_class::<PyStep>()?;
+    m.add_class::<PyTurn>()?;
+    m.add_class::<RunHandle>()?;
+    m.add_class::<Responder>()?;
+    Ok(())
+}
