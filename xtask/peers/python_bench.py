@@ -107,7 +107,7 @@ def main() -> None:
             rows.append(("pipeline", *side_by_side(
                 lambda: session.run(PIPELINE).value, lambda: monty.feed_run(MONTY_PIPELINE), 10)))
             inputs = {"products": products}
-            monty.feed_run("del products")
+            monty.feed_run("products = None")
             rows.append(("pipeline, data passed", *side_by_side(
                 lambda: ptc.run(PIPELINE, data=inputs).value,
                 lambda: monty.feed_run(MONTY_PIPELINE, inputs=inputs),
