@@ -1,6 +1,7 @@
 """start()/resume(): the host answers each tool call; run_async awaits coroutine tools."""
 
 import asyncio
+import signal
 import threading
 import time
 import _thread
@@ -162,13 +163,22 @@ def test_cancelling_run_async_ends_the_run():
     asyncio.run(main())
 
 
+@pytest.fixture
+def sigint_raises():
+    """Ctrl-C raising KeyboardInterrupt, as in an interactive Python: a process started in the
+    background by a shell inherits SIGINT ignored, and then `interrupt_main` does nothing."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def interrupt_soon():
     timer = threading.Timer(0.2, _thread.interrupt_main)
     timer.start()
     return timer
 
 
-def test_keyboard_interrupt_stops_a_running_program():
+def test_keyboard_interrupt_stops_a_running_program(sigint_raises):
     timer = interrupt_soon()
     with pytest.raises(KeyboardInterrupt):
         ptc.run("(loop [i 0] (recur (inc i)))", limits={"timeout": 60, "max_steps": 10**15})
@@ -186,7 +196,7 @@ def test_keyboard_interrupt_in_a_tool_stops_the_run():
     assert session.run("(+ 1 1)").value == 2
 
 
-def test_keyboard_interrupt_in_a_tool_session_stops_the_computation():
+def test_keyboard_interrupt_in_a_tool_session_stops_the_computation(sigint_raises):
     timer = interrupt_soon()
     with pytest.raises(KeyboardInterrupt):
         ptc.run("(tool/t) (loop [i 0] (recur (inc i)))", tools={"t": lambda: 1},
