@@ -20,7 +20,7 @@ use crate::store::RunStore;
 use crate::summarizer::LlmSummarizer;
 use crate::tree::Tree;
 
-use super::intents::{RecordedCalls, resumed_calls_notice};
+use super::intents::RecordedCalls;
 use super::model_call::call_llm;
 use super::options::{RunObserver, StopSignal};
 
@@ -220,21 +220,11 @@ impl<'a> Driver<'a> {
     /// Tells the model, in the first request of a resumed run, which tool calls its unfinished
     /// turn had made before the run stopped, as the store's intent log has them.
     async fn tell_of_unfinished_calls(&mut self) {
-        let Some((store, id)) = self.store else {
+        let Some(recorded) = &self.recorded else {
             return;
         };
-        let Some((log, _)) = store.intent_log() else {
-            return;
-        };
-        match log.intents(id).await {
-            Ok(recorded) => {
-                if let Some(notice) = resumed_calls_notice(self.core.turn_number(), &recorded) {
-                    self.core.tell_model(notice);
-                }
-            }
-            Err(error) => {
-                tracing::warn!(run = id, %error, "the intent log could not be read");
-            }
+        if let Some(notice) = recorded.unfinished_notice(self.core.turn_number()).await {
+            self.core.tell_model(notice);
         }
     }
 

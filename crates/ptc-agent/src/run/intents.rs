@@ -126,6 +126,18 @@ impl<'a> RecordedCalls<'a> {
         }
     }
 
+    /// What a run resumed at turn `turn` is told about the calls its unfinished turn made
+    /// before the run stopped, or `None` when it made none (or the log cannot be read).
+    pub(super) async fn unfinished_notice(&self, turn: u32) -> Option<String> {
+        match self.log.intents(self.run_id).await {
+            Ok(recorded) => resumed_calls_notice(turn, &recorded),
+            Err(error) => {
+                tracing::warn!(run = self.run_id, %error, "the intent log could not be read");
+                None
+            }
+        }
+    }
+
     /// The first index after every call recorded for the turn.
     async fn first_unrecorded(&self) -> Result<u32, StoreError> {
         let recorded = self.log.intents(self.run_id).await?;
@@ -163,7 +175,7 @@ fn not_recorded(error: &StoreError) -> Planned {
 
 /// What a run resumed at turn `turn` is told about the calls the unfinished turn had made
 /// before the run stopped, or `None` when it had made none.
-pub(super) fn resumed_calls_notice(turn: u32, recorded: &[IntentRecord]) -> Option<String> {
+fn resumed_calls_notice(turn: u32, recorded: &[IntentRecord]) -> Option<String> {
     let lines: Vec<String> = recorded
         .iter()
         .filter(|r| r.intent.key.turn() >= turn)
