@@ -13,6 +13,8 @@
 //! ```
 
 use crate::analyze::{FORMS, FORMS_LEFT_OUT_OF_PROMPT, FormEntry, FormRole, REFUSED};
+
+pub use crate::analyze::differences::{DIFFERENCES, Difference, REFUSAL_DEVIATIONS};
 use crate::builtins::{self, Builtin};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -304,6 +306,80 @@ fn compact_names(list: &[&'static Builtin]) -> String {
         parts.push(format!("{ns}/{{{}}}", locals.join(" ")));
     }
     parts.join(" ")
+}
+
+/// The PTC-Lisp additions to Clojure, each as it is called: the line of a
+/// system prompt that lists what a model cannot know from Clojure. `(where field op value)
+/// (all-of pred ...) ... (pmap f coll) ...`.
+///
+/// ```
+/// let line = ptc_lisp::reference::extensions();
+/// assert!(line.contains("(sum-by field coll)"));
+/// assert!(line.contains("(pmap f coll & colls)"));
+/// ```
+pub fn extensions() -> String {
+    let shapes: Vec<&str> = families()
+        .into_iter()
+        .filter(|(family, _)| family.starts_with("PTC extensions"))
+        .flat_map(|(_, list)| list)
+        .map(|b| b.signature)
+        .collect();
+    shapes.join(" ")
+}
+
+/// The PTC-Lisp additions to Clojure, one line each: how it is called and what it does. The
+/// system prompt's list of what a model cannot know from Clojure, for models that should not
+/// spend a turn on `(doc name)` to learn what `where` takes or what `avg-by` gives for none.
+///
+/// ```
+/// let lines = ptc_lisp::reference::extensions_described();
+/// assert!(lines.contains(
+///     "- (avg-by field coll): The average of the field over the items that have it, as a \
+///      float; nil for none.\n"
+/// ));
+/// ```
+pub fn extensions_described() -> String {
+    let mut out = String::new();
+    for b in families()
+        .into_iter()
+        .filter(|(family, _)| family.starts_with("PTC extensions"))
+        .flat_map(|(_, list)| list)
+    {
+        out.push_str("- ");
+        out.push_str(b.signature);
+        out.push_str(": ");
+        out.push_str(b.doc);
+        out.push('\n');
+    }
+    out
+}
+
+/// Every deliberate difference from Clojure whose result a program can see, for a system
+/// prompt: each entry of [`DIFFERENCES`] as its names and its note, `; ` between entries.
+/// Naming a function without saying how it differs makes a model distrust it, so the note
+/// goes with the names; `(doc name)` says the same.
+///
+/// ```
+/// let line = ptc_lisp::reference::differences_line();
+/// assert!(line.starts_with("type gives keywords (:integer :string :map ...); get, get-in and"));
+/// ```
+pub fn differences_line() -> String {
+    DIFFERENCES
+        .iter()
+        .map(|d| format!("{} {}", d.names.join(", "), d.note))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The refused names a system prompt names in one line: the first name of each refused group
+/// that models reach for (as the compact reference names them).
+pub fn refused_line() -> String {
+    REFUSED
+        .iter()
+        .filter(|r| r.in_prompt)
+        .map(|r| r.names[0])
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The compact reference for a system prompt: the rules, how each form is written, the builtin

@@ -42,6 +42,7 @@ pub(crate) enum Special {
     Var,
     Unquote,
     WithPrecision,
+    Doc,
 }
 
 /// A macro-like form: rewritten into special forms before analysis.
@@ -139,6 +140,7 @@ pub(crate) const FORMS: &[FormEntry] = &[
     form!(FormRole::Special(Special::Doseq), "doseq", &[], "(doseq [x xs ...] body)", "Like for, for side effects; returns nil.", "(doseq [x [1 2]] (println x))" => "nil"),
     form!(FormRole::Special(Special::Return), "return", &[], "(return value)", "Ends the program successfully with value.", "(do (return {:done true}) :not-reached)" => "{:done true}"),
     form!(FormRole::Special(Special::Fail), "fail", &[], "(fail reason)", "Ends the program as failed, with reason.", "(fail \"no matching order\")" => "failed: \"no matching order\""),
+    form!(FormRole::Special(Special::Doc), "doc", &[], "(doc name)", "Prints the reference of a function, form, tool/ or user definition: how it is called, what it does, an example, and how it differs from Clojure; nil.", "(with-out-str (doc inc))" => "\"(inc x)\\n  x plus one.\\n  Example: (inc 41) ;=> 42\\n\""),
     form!(FormRole::Special(Special::Comment), "comment", &[], "(comment ...)", "Ignores its contents; nil.", "(comment (this is not run))" => "nil"),
     form!(FormRole::Special(Special::Ns), "ns", &[], "(ns name ...) (ns name (:require [clojure.string :as s]))", "Its :require clauses give aliases as require does; the rest is ignored: a program has one namespace, user.", "(ns app.core) (+ 1 2)" => "3"),
     form!(FormRole::Special(Special::WithOutStr), "with-out-str", &[], "(with-out-str body ...)", "Evaluates the body and returns what it printed as a string, instead of printing it.", "(with-out-str (print \"a\" 1) (println \"!\"))" => "\"a 1!\\n\""),

@@ -16,6 +16,8 @@
 mod aliases;
 mod catalogue;
 mod destructure;
+pub(crate) mod differences;
+mod doc;
 mod library;
 mod macros;
 mod names;
@@ -472,6 +474,23 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                         map.assoc_mut(pair[0].clone(), pair.get(1).cloned().unwrap_or_default());
                     }
                     return Ok(Expr::Const(Value::Map(map)));
+                }
+                // Literal keys repeat visibly, so they are refused here, with their place, as
+                // Clojure's reader refuses them; computed keys are checked when the map is built.
+                let mut literal_keys = crate::value::Set::new();
+                for key in items.iter().step_by(2) {
+                    if let Some(value) = Value::from_literal(key) {
+                        if literal_keys.contains(&value) {
+                            return Err(Error::syntax(
+                                key.span,
+                                format!(
+                                    "duplicate key {} in map literal",
+                                    crate::format::pr_str(&value)
+                                ),
+                            ));
+                        }
+                        literal_keys.insert_mut(value);
+                    }
                 }
                 let mut pairs = Vec::with_capacity(exprs.len() / 2);
                 let mut it = exprs.into_iter();

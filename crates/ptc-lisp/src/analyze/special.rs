@@ -136,6 +136,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             Special::For => self.analyze_for(form, args, true)?,
             Special::Doseq => self.analyze_for(form, args, false)?,
             Special::Comment => Expr::Const(Value::Nil),
+            Special::Doc => self.analyze_doc(form, args)?,
             Special::Ns => self.analyze_ns(args)?,
             Special::Require => self.analyze_require(form, args)?,
             Special::WithPrecision => self.analyze_with_precision(form, args)?,

@@ -471,6 +471,9 @@ impl Ctx {
                 for (k, v) in pairs.iter() {
                     let k = self.eval(k, env)?;
                     let v = self.eval(v, env)?;
+                    if out.contains_key(&k) {
+                        return Err(duplicate_in_literal("key", "map", &k).into());
+                    }
                     out.assoc_mut(k, v);
                 }
                 let v = Value::Map(out);
@@ -481,7 +484,11 @@ impl Ctx {
                 self.charge_items(items.len())?;
                 let mut out = Set::new();
                 for e in items.iter() {
-                    out.insert_mut(self.eval(e, env)?);
+                    let item = self.eval(e, env)?;
+                    if out.contains(&item) {
+                        return Err(duplicate_in_literal("element", "set", &item).into());
+                    }
+                    out.insert_mut(item);
                 }
                 let v = Value::Set(out);
                 self.check_depth(&v)?;
@@ -636,4 +643,16 @@ pub(crate) fn got(v: &Value) -> String {
 /// A value shown in an error message, cut to a readable length.
 pub(crate) fn pr_str_short(v: &Value) -> String {
     crate::format::message_text(v, 5, 40, 400)
+}
+
+/// A map or set literal whose computed keys or elements came out equal, which Clojure refuses
+/// rather than keeping one of them.
+fn duplicate_in_literal(what: &str, literal: &str, value: &Value) -> Error {
+    Error::new(
+        ErrorKind::Argument,
+        format!(
+            "duplicate {what} {} in {literal} literal",
+            crate::format::pr_str(value)
+        ),
+    )
 }

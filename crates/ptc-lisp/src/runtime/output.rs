@@ -3,6 +3,7 @@
 
 use super::Ctx;
 use crate::error::{Error, ErrorKind};
+use std::fmt::Write as _;
 
 impl Ctx {
     /// Print `text`, followed by a line end if `line`: as one output entry, or into the text
@@ -23,13 +24,18 @@ impl Ctx {
         self.captured.is_some()
     }
 
-    /// Record one `println` entry (cut at [`Limits::max_print_chars`](super::limits::Limits::max_print_chars)).
+    /// Record one `println` entry, cut at [`Limits::max_print_chars`](super::limits::Limits::max_print_chars)
+    /// with a note saying so: a cut that looks like the end of the value would be taken for it.
     pub fn emit_print(&mut self, mut text: String) -> Result<(), Error> {
         self.settle_meter()?;
         let max = self.limits.max_print_chars;
         if let Some((cut, _)) = text.char_indices().nth(max) {
             text.truncate(cut);
-            text.push_str("...");
+            let _ = write!(
+                text,
+                "... [cut: one println shows at most {max} characters; print parts of it \
+                 separately]"
+            );
         }
         self.keep_print(text)
     }

@@ -103,3 +103,37 @@ fn conformance_with_clojure() {
         assert!(passed >= 500, "only {passed} conformance cases ran");
     }
 }
+
+// The deliberate differences a system prompt lists (`ptc_lisp::reference::DIFFERENCES`, and the
+// refusals) are exactly those the corpus marks: every `;; deviation:` line belongs to one entry,
+// and every entry has a case. A difference added to the corpus without an entry, or an entry
+// whose case was removed, fails here.
+#[test]
+fn the_listed_differences_are_the_corpus_deviations() {
+    use ptc_lisp::reference::{DIFFERENCES, REFUSAL_DEVIATIONS};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
+    let deviations: Vec<(String, String)> = corpus(&dir)
+        .into_iter()
+        .filter_map(|(file, case)| {
+            case.deviation
+                .map(|d| (format!("{file}: {}", case.name), d))
+        })
+        .collect();
+    let prefixes: Vec<&str> = DIFFERENCES
+        .iter()
+        .map(|d| d.deviation)
+        .chain(REFUSAL_DEVIATIONS.iter().copied())
+        .collect();
+    let unlisted: Vec<String> = deviations
+        .iter()
+        .filter(|(_, text)| !prefixes.iter().any(|p| text.starts_with(p)))
+        .map(|(case, text)| format!("{case}: {text}"))
+        .collect();
+    assert_eq!(unlisted, Vec::<String>::new(), "deviations no entry lists");
+    let unused: Vec<&str> = prefixes
+        .iter()
+        .copied()
+        .filter(|p| !deviations.iter().any(|(_, text)| text.starts_with(p)))
+        .collect();
+    assert_eq!(unused, Vec::<&str>::new(), "entries no case has");
+}

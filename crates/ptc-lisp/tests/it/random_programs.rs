@@ -753,7 +753,10 @@ fn check_run(source: &str, out: &RunOutcome, elapsed: Duration) {
     );
     for line in &out.prints {
         assert!(
-            line.chars().count() <= limits.max_print_chars + "...".len(),
+            line.chars().count()
+                <= limits.max_print_chars
+                    + "... [cut: one println shows at most 200 characters; print parts of it separately]"
+                        .len(),
             "a print entry of {} characters: {source:?}",
             line.chars().count()
         );
