@@ -17,9 +17,12 @@ pub(crate) fn write_advice(out: &mut String, turns: &[Turn]) {
         return;
     };
     let mut lines: Vec<String> = Vec::new();
+    // A program sent again is a repeat only if it did the same thing: after a failure, a
+    // retry may succeed (the tool's error may have asked for one), and a program that reads
+    // the run's state (the next ticket of a queue) does something new each time.
     let repeated = earlier
         .iter()
-        .find(|turn| same_program(turn.program(), last.program()));
+        .find(|turn| same_program(turn.program(), last.program()) && same_effect(turn, last));
     match (repeated, last.is_success()) {
         (Some(first), false) => lines.push(format!(
             "Your program is the same as the one of turn {}, and it failed the same way. Do not \
@@ -42,12 +45,13 @@ pub(crate) fn write_advice(out: &mut String, turns: &[Turn]) {
     for (name, turn) in repeated_calls(earlier, last) {
         lines.push(match turn {
             Some(number) => format!(
-                "`tool/{name}` was called again with the same arguments as in turn {number}: \
-                 each call acts again (sends, books, writes). Do not repeat it."
+                "`tool/{name}` was called again with the same arguments as in turn {number}, \
+                 where it succeeded: a tool with side effects (sends, books, writes) acts again \
+                 on each call; keep a result you need in a def rather than calling again."
             ),
             None => format!(
-                "`tool/{name}` was called twice with the same arguments in this program: each \
-                 call acts again (sends, books, writes). Call it once."
+                "`tool/{name}` was called twice with the same arguments in this program: a tool \
+                 with side effects (sends, books, writes) acts again on each call; call it once."
             ),
         });
     }
@@ -65,13 +69,30 @@ fn computed_silently(turn: &Turn) -> bool {
     turn.prints().is_empty() && !matches!(turn.value(), None | Some(Value::Nil | Value::Var(_)))
 }
 
+/// Two turns that ended the same way (the same value or the same error), printed the same and
+/// made the same tool calls.
+fn same_effect(a: &Turn, b: &Turn) -> bool {
+    let calls = |t: &Turn| {
+        t.tool_calls()
+            .iter()
+            .map(|c| (c.name.clone(), c.args.clone()))
+            .collect::<Vec<_>>()
+    };
+    let error = |t: &Turn| t.error().map(|e| (e.kind.clone(), e.message.clone()));
+    a.value() == b.value()
+        && error(a) == error(b)
+        && a.prints() == b.prints()
+        && calls(a) == calls(b)
+}
+
 /// Two programs that differ at most in whitespace.
 fn same_program(a: &str, b: &str) -> bool {
     !a.trim().is_empty() && a.split_whitespace().eq(b.split_whitespace())
 }
 
-/// The tools the last turn called with arguments it or an earlier turn had already used, each
-/// once, with the earlier turn's number (`None`: repeated within the last turn).
+/// The tools the last turn called with arguments it or an earlier turn had already used in a
+/// call that succeeded, each once, with the earlier turn's number (`None`: repeated within the
+/// last turn). Calling again after a failure is a retry, which the error may have asked for.
 fn repeated_calls<'t>(earlier: &'t [Turn], last: &'t Turn) -> Vec<(&'t str, Option<u32>)> {
     let mut found: Vec<(&str, Option<u32>)> = Vec::new();
     let calls = last.tool_calls();
@@ -79,8 +100,11 @@ fn repeated_calls<'t>(earlier: &'t [Turn], last: &'t Turn) -> Vec<(&'t str, Opti
         if found.iter().any(|(name, _)| *name == call.name) {
             continue;
         }
-        let same =
-            |other: &ptc_lisp::ToolCallRecord| other.name == call.name && other.args == call.args;
+        let same = |other: &ptc_lisp::ToolCallRecord| {
+            other.name == call.name
+                && other.args == call.args
+                && matches!(other.result, ptc_lisp::ToolOutcome::Ok(_))
+        };
         if let Some(turn) = earlier
             .iter()
             .find(|turn| turn.tool_calls().iter().any(same))
@@ -192,10 +216,47 @@ mod tests {
         ];
         assert_eq!(
             advice(&turns),
-            "`tool/notify` was called again with the same arguments as in turn 1: each call acts \
-             again (sends, books, writes). Do not repeat it.\n\
-             `tool/send` was called twice with the same arguments in this program: each call \
-             acts again (sends, books, writes). Call it once."
+            "`tool/notify` was called again with the same arguments as in turn 1, where it \
+             succeeded: a tool with side effects (sends, books, writes) acts again on each call; \
+             keep a result you need in a def rather than calling again.\n\
+             `tool/send` was called twice with the same arguments in this program: a tool with \
+             side effects (sends, books, writes) acts again on each call; call it once."
+        );
+    }
+
+    #[test]
+    fn the_same_program_doing_something_new_is_not_a_repeat() {
+        let program = "(tool/handle (nth data/queue (count handled)))";
+        let turns = [
+            turn(1, program, true, vec![call("handle", "T-01")]),
+            turn(2, program, true, vec![call("handle", "T-02")]),
+        ];
+        assert_eq!(
+            advice(&turns),
+            "The program did not call `return`, so the run goes on. If its result answers the \
+             task, send `(return ...)` around the expression that computes it."
+        );
+    }
+
+    #[test]
+    fn calling_again_after_a_failure_is_a_retry_not_a_repeat() {
+        let failed = ToolCallRecord {
+            result: ToolOutcome::Error("503: try again".into()),
+            ..call("rate", "usd")
+        };
+        let turns = [
+            turn(1, "(tool/rate \"usd\")", false, vec![failed.clone()]),
+            turn(
+                2,
+                "(tool/rate \"usd\")",
+                true,
+                vec![failed, call("rate", "usd")],
+            ),
+        ];
+        assert_eq!(
+            advice(&turns),
+            "The program did not call `return`, so the run goes on. If its result answers the \
+             task, send `(return ...)` around the expression that computes it."
         );
     }
 }

@@ -5,8 +5,8 @@ use crate::cost::{Bill, PricingKind, PricingProfile, PromptRequest, price};
 use crate::options::RenderOptions;
 use crate::printed::{OutputSizes, Printed};
 use crate::render::{
-    self, Counts, Detail, FailedSplit, Feedback, Folded, NO_TOOL_CALLS, Parts, ReturnShapes,
-    TOOL_CALLS_HEADER, USER_HEADER, ValueShown,
+    self, Counts, DefinitionStyle, Detail, FailedSplit, Feedback, Folded, NO_TOOL_CALLS, Parts,
+    ReturnShapes, Rules, TOOL_CALLS_HEADER, ValueShown,
 };
 use crate::strategy::{
     Compression, Rendered, Repeats, count_shown_turn, finish_request, render_single_shot,
@@ -180,12 +180,10 @@ impl AppendCompact {
         let mut messages = Vec::with_capacity(2 + 2 * (turns.len() - folded));
         messages.push(Message::system(opts.system_prompt));
         messages.push(Message::user(summary(turns, folded, opts, &mut counts)));
-        let limits = &opts.limits;
         for turn in &turns[folded..] {
             messages.push(Message::assistant(render::shorter_text(turn)));
-            let prints = newest_prints(turn, limits.println_limit);
-            messages.push(raw_feedback(turn, prints, opts));
-            count_shown_turn(&mut counts, turn, prints.len());
+            messages.push(raw_feedback(turn, opts));
+            count_shown_turn(&mut counts, turn, turn.prints().len());
         }
         counts.failed_total = turns.iter().filter(|t| !t.is_success()).count();
         finish_request(
@@ -264,7 +262,7 @@ fn summary(turns: &[Turn], folded: usize, opts: &RenderOptions<'_>, counts: &mut
     render::write_prefix(&mut parts, opts, Detail::Full);
     render::write_history(
         &mut parts,
-        Folded::every_call(opts, &turns[..folded]),
+        Folded::every_call(opts, &turns[..folded]).with_turns_after(folded < turns.len()),
         &FailedSplit::default(),
         counts,
     );
@@ -346,13 +344,17 @@ impl<'t> SummarySizes<'t> {
         let mut parts: Vec<usize> = Vec::with_capacity(3);
         let mut user = String::new();
         let returns = ReturnShapes::find(memory, &self.turns[..folded]);
+        let header = render::prelude_header(&self.turns[..folded], folded < self.turns.len());
         render::write_user(
             &mut user,
-            USER_HEADER,
+            &header,
             memory,
             &returns,
-            !printed,
-            Detail::Full,
+            DefinitionStyle {
+                samples: !printed,
+                detail: Detail::Full,
+                rules: Rules::Default,
+            },
             limits,
         );
         parts.push(char_count(&user));
@@ -382,19 +384,15 @@ fn char_count(text: &str) -> usize {
     text.chars().count()
 }
 
-fn newest_prints(turn: &Turn, limit: usize) -> &[String] {
-    let prints = turn.prints();
-    &prints[prints.len().saturating_sub(limit)..]
-}
-
 /// The feedback on a turn that is not folded: its tool calls with their results, and its output
-/// or (when it printed nothing) its value; for a failed turn, the error first.
-fn raw_feedback(turn: &Turn, prints: &[String], opts: &RenderOptions<'_>) -> Message {
+/// (its beginning and end when it is long) or, when it printed nothing, its value; for a failed
+/// turn, the error first.
+fn raw_feedback(turn: &Turn, opts: &RenderOptions<'_>) -> Message {
     Feedback {
         opts,
         defined: None,
         calls: turn.tool_calls(),
-        prints,
+        prints: turn.prints(),
         value: ValueShown::WhenSilent,
     }
     .message(turn)
@@ -402,9 +400,8 @@ fn raw_feedback(turn: &Turn, prints: &[String], opts: &RenderOptions<'_>) -> Mes
 
 /// Estimated tokens a turn adds while it is not folded: its program and its feedback.
 fn raw_tokens(turn: &Turn, opts: &RenderOptions<'_>) -> usize {
-    let prints = newest_prints(turn, opts.limits.println_limit);
     HeuristicTokenizer.count_text(&render::shorter_text(turn))
-        + HeuristicTokenizer.count_text(&raw_feedback(turn, prints, opts).content)
+        + HeuristicTokenizer.count_text(&raw_feedback(turn, opts).content)
 }
 
 #[cfg(test)]
@@ -562,11 +559,12 @@ mod tests {
                 if !turns[folded - 1].is_success() {
                     continue;
                 }
+                let all = turns.len();
                 let turns = &turns[..folded];
                 let mut text = String::new();
                 render::write_history(
                     &mut Parts::new(&mut text),
-                    Folded::every_call(&opts, turns),
+                    Folded::every_call(&opts, turns).with_turns_after(folded < all),
                     &FailedSplit::default(),
                     &mut Counts::default(),
                 );

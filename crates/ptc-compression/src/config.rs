@@ -276,7 +276,8 @@ impl CompressionConfig {
     /// - a strategy name with options: `rolling-window?window=3&println_limit=10`.
     ///
     /// Options: `println_limit`, `tool_call_limit`, `sample_limit`, `sample_printable_limit`,
-    /// `arg_limit`, `arg_printable_limit`, `output_char_limit` (whole numbers); `failed_turns`
+    /// `arg_limit`, `arg_printable_limit`, `output_char_limit`, `data_inline_chars`,
+    /// `tool_result_chars` (whole numbers); `failed_turns`
     /// (`all`, `unrecovered`, `last`; not for `uncompressed` and `append-compact`); `window`
     /// (rolling-window only); `pricing` (`anthropic`, `openai`, `ideal`; by default the
     /// provider's) and `compact_above_tokens` (a whole number) for append-compact only;
@@ -405,6 +406,8 @@ enum LimitOpt {
     Arg,
     ArgPrintable,
     OutputChars,
+    DataInlineChars,
+    ToolResultChars,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -419,7 +422,7 @@ enum Opt {
 }
 
 impl Opt {
-    const ALL: [Opt; 13] = [
+    const ALL: [Opt; 15] = [
         Opt::Limit(LimitOpt::Println),
         Opt::Limit(LimitOpt::ToolCall),
         Opt::Limit(LimitOpt::Sample),
@@ -427,6 +430,8 @@ impl Opt {
         Opt::Limit(LimitOpt::Arg),
         Opt::Limit(LimitOpt::ArgPrintable),
         Opt::Limit(LimitOpt::OutputChars),
+        Opt::Limit(LimitOpt::DataInlineChars),
+        Opt::Limit(LimitOpt::ToolResultChars),
         Opt::FailedTurns,
         Opt::Window,
         Opt::Pricing,
@@ -444,6 +449,8 @@ impl Opt {
             Opt::Limit(LimitOpt::Arg) => "arg_limit",
             Opt::Limit(LimitOpt::ArgPrintable) => "arg_printable_limit",
             Opt::Limit(LimitOpt::OutputChars) => "output_char_limit",
+            Opt::Limit(LimitOpt::DataInlineChars) => "data_inline_chars",
+            Opt::Limit(LimitOpt::ToolResultChars) => "tool_result_chars",
             Opt::FailedTurns => "failed_turns",
             Opt::Window => "window",
             Opt::Pricing => "pricing",
@@ -466,6 +473,8 @@ impl Opt {
             LimitOpt::Arg => &mut limits.arg_limit,
             LimitOpt::ArgPrintable => &mut limits.arg_printable_limit,
             LimitOpt::OutputChars => &mut limits.output_char_limit,
+            LimitOpt::DataInlineChars => &mut limits.data_inline_chars,
+            LimitOpt::ToolResultChars => &mut limits.tool_result_chars,
         }
     }
 

@@ -28,6 +28,8 @@ pub mod cost;
 mod output;
 // What a summary keeps of earlier output.
 mod printed;
+// The shape of a large input over all of its items.
+mod schema;
 // The text of every part of a rendering.
 mod render;
 // The `Compression` trait and the seed strategies.
@@ -45,7 +47,7 @@ pub use config::{
 };
 pub use cost::{
     Bill, CachePoint, PricingError, PricingKind, PricingProfile, PromptRequest, RequestCost,
-    anthropic_breakpoints, price,
+    anthropic_breakpoints, price, price_after,
 };
 pub use history::{
     HistoryError, HistoryManager, HistoryPolicy, Summarizer, SummarizerError, SummaryRequest,

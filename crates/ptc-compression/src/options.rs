@@ -24,9 +24,18 @@ pub struct RenderLimits {
     pub arg_limit: usize,
     /// Characters shown of a string in a tool-call argument.
     pub arg_printable_limit: usize,
-    /// Characters of printed output shown in one message: the output section ends there,
-    /// with a line saying how much was left out.
+    /// Characters of printed output shown in one message: the output section keeps its first
+    /// and its last half, with a line saying how much was left out between them.
     pub output_char_limit: usize,
+    /// Characters of a `data/` input shown whole in the first message: an input that prints in
+    /// fewer is shown as the program sees it, a larger one by its shape over all of its items
+    /// and a sample. 0 shows every input by its shape and sample.
+    pub data_inline_chars: usize,
+    /// Characters of tool results shown as samples in the feedback on a turn that printed:
+    /// the first call of each tool is always shown, the others while this budget lasts; the
+    /// rest show their type, with a line saying so. (A turn that printed nothing shows every
+    /// result as a sample.)
+    pub tool_result_chars: usize,
 }
 
 impl Default for RenderLimits {
@@ -39,6 +48,8 @@ impl Default for RenderLimits {
             arg_limit: 3,
             arg_printable_limit: 60,
             output_char_limit: 8_000,
+            data_inline_chars: 2_000,
+            tool_result_chars: 1_500,
         }
     }
 }

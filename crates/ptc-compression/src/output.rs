@@ -22,6 +22,65 @@ pub(crate) fn write_output<'p>(
     section.finish()
 }
 
+/// What one turn printed, as the feedback on it shows it: `header` and the entries exactly as
+/// printed when they fit in `output_char_limit` characters; otherwise the first and the last
+/// half of the limit, with a line in between saying how much was left out (cutting inside an
+/// entry if need be). The beginning of long output is often its headings, the end its totals,
+/// so both stay. Nothing when there are no entries; returns how many entries it shows, whole
+/// or in part.
+pub(crate) fn write_turn_output(
+    out: &mut String,
+    header: &str,
+    prints: &[String],
+    limits: &RenderLimits,
+) -> usize {
+    if prints.is_empty() {
+        return 0;
+    }
+    out.push_str(header);
+    let room = limits.output_char_limit;
+    let length: usize = prints.iter().map(|p| p.chars().count()).sum::<usize>() + prints.len() - 1;
+    if length <= room {
+        for print in prints {
+            out.push('\n');
+            out.push_str(print);
+        }
+        return prints.len();
+    }
+    let text = prints.join("\n");
+    let keep = room / 2;
+    let byte_at = |chars: usize| {
+        text.char_indices()
+            .nth(chars)
+            .map_or(text.len(), |(b, _)| b)
+    };
+    let front_end = byte_at(keep);
+    let back_start = byte_at(length - (room - keep)).max(front_end);
+    // Entries shown: those that start before the front's end, and those that end after the
+    // back's start.
+    let mut shown = 0;
+    let mut at = 0;
+    for print in prints {
+        let end = at + print.len();
+        if at < front_end || end > back_start {
+            shown += 1;
+        }
+        at = end + 1;
+    }
+    out.push('\n');
+    out.push_str(&text[..front_end]);
+    out.push('\n');
+    let _ = write!(
+        out,
+        ";; ... {} characters of output left out here (at most {room} are shown: the first and \
+         the last {keep}); print less: counts, a few items, the fields you need",
+        TypeVocabulary::grouped(text[front_end..back_start].chars().count() as u64),
+    );
+    out.push('\n');
+    out.push_str(&text[back_start..]);
+    shown
+}
+
 /// An output section being written: `header`, then printed entries exactly as printed, no more
 /// than `output_char_limit` characters of them in all (the entry that reaches the limit is cut
 /// there, and a last line says how much was left out), and notes on lines of their own.
@@ -268,5 +327,30 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    // A turn's long output keeps its beginning and its end, and says what it left out.
+    #[test]
+    fn a_long_output_keeps_its_first_and_last_lines() {
+        let limits = RenderLimits {
+            output_char_limit: 40,
+            ..RenderLimits::default()
+        };
+        let prints: Vec<String> = (1..=12).map(|i| format!("line {i:02}")).collect();
+        let mut out = String::new();
+        let shown = write_turn_output(&mut out, OUTPUT_HEADER, &prints, &limits);
+        assert_eq!(
+            out,
+            ";; Output:\nline 01\nline 02\nline\n;; ... 55 characters of output left out here (at \
+             most 40 are shown: the first and the last 20); print less: counts, a few items, the \
+             fields you need\ne 10\nline 11\nline 12"
+        );
+        assert_eq!(shown, 6);
+        let mut whole = String::new();
+        let all = write_turn_output(&mut whole, OUTPUT_HEADER, &prints[..4], &limits);
+        assert_eq!(
+            (whole.as_str(), all),
+            (";; Output:\nline 01\nline 02\nline 03\nline 04", 4)
+        );
     }
 }

@@ -3,8 +3,9 @@
 
 use crate::options::{RenderLimits, RenderOptions};
 pub(crate) use crate::output::OUTPUT_HEADER;
-use crate::output::{push_one_line, write_output};
+use crate::output::{push_one_line, write_output, write_turn_output};
 use crate::printed::Printed;
+use crate::schema;
 use crate::vocabulary::TypeVocabulary;
 use ptc_lisp::{CollectionCut, Compact, HIDDEN, is_firewalled_key, is_firewalled_name};
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome, Value, ValueShape};
@@ -17,6 +18,19 @@ const NAME_WIDTH: usize = 30;
 pub(crate) const TOOL_HEADER: &str = ";; === tool/ ===";
 pub(crate) const DATA_HEADER: &str = ";; === data/ ===";
 pub(crate) const USER_HEADER: &str = ";; === user/ (your prelude) ===";
+
+/// The header of the prelude of `folded` turns: when turns shown as they happened follow, it
+/// says that their definitions are in their programs, so that none looks lost.
+pub(crate) fn prelude_header(folded: &[Turn], turns_after: bool) -> Cow<'static, str> {
+    match folded.last() {
+        Some(last) if turns_after => Cow::Owned(format!(
+            ";; === user/ (your prelude: definitions up to turn {}; the turns below define more \
+             in their programs) ===",
+            last.number()
+        )),
+        _ => Cow::Borrowed(USER_HEADER),
+    }
+}
 pub(crate) const USER_TURN_HEADER: &str = ";; === user/ (defined this turn) ===";
 pub(crate) const TOOL_CALLS_HEADER: &str = ";; Tool calls made:";
 pub(crate) const NO_TOOL_CALLS: &str = ";; No tool calls made";
@@ -33,6 +47,26 @@ pub(crate) enum Detail {
     Full,
     /// Names and type labels only (the `aggressive` strategy).
     Minimal,
+}
+
+/// Which rules a summary follows where the seed design and the default strategy differ: the
+/// seed removes every `;` from a docstring (DEF-007) and shows a definition's sample only when
+/// nothing was printed (SAM-002); the default shows docstrings verbatim and a small value
+/// whatever was printed (`rate ; = float 0.2`), since a model read the cleaned docstrings as
+/// lost definitions and printed small values again to see them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rules {
+    Seed,
+    Default,
+}
+
+/// How a `user/` section shows definitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DefinitionStyle {
+    /// Samples of values (when nothing was printed: SAM-001).
+    pub samples: bool,
+    pub detail: Detail,
+    pub rules: Rules,
 }
 
 /// What a strategy showed and left out, for its stats.
@@ -102,21 +136,17 @@ fn open_comment(out: &mut String, line_start: usize) {
 }
 
 /// Whether a docstring shows anything on a summary line (see [`push_doc`]).
-fn shows_text(doc: &str) -> bool {
-    doc.chars().any(|c| c != ';' && !c.is_whitespace())
+fn shows_text(doc: &str, rules: Rules) -> bool {
+    doc.chars()
+        .any(|c| !c.is_whitespace() && (c != ';' || rules == Rules::Default))
 }
 
-/// A docstring as a summary line shows it: on one line, trimmed, and without `;`, which would
-/// start a comment inside the comment the line is.
-fn push_doc(out: &mut String, doc: &str) {
-    let trimmed = doc.trim();
-    // Most docstrings are one plain line: one scan, and no copy.
-    if !trimmed.bytes().any(|b| matches!(b, b';' | b'\n' | b'\r')) {
-        out.push_str(trimmed);
-    } else if doc.contains(';') {
-        push_one_line(out, doc.replace(';', "").trim());
-    } else {
-        push_one_line(out, trimmed);
+/// A docstring as a summary line shows it: on one line, trimmed; under the seed's rules
+/// without `;` (DEF-007).
+fn push_doc(out: &mut String, doc: &str, rules: Rules) {
+    match rules {
+        Rules::Default => push_one_line(out, doc.trim()),
+        Rules::Seed => push_one_line(out, doc.replace(';', "").trim()),
     }
 }
 
@@ -260,8 +290,13 @@ pub(crate) fn write_tools(out: &mut String, opts: &RenderOptions<'_>, detail: De
     }
 }
 
-/// `;; === data/ ===` and one line per input. Data samples are shown
-/// whether or not the program printed, so this section never changes between turns.
+/// The most characters of the schema line of a large input.
+const SCHEMA_CHARS: usize = 1_500;
+
+/// `;; === data/ ===` and one line per input: a small input whole, as the program sees it; a
+/// large list of records by its shape over all of its items and its first record; anything
+/// else by its type and a sample. Data is shown whether or not the program printed, so this
+/// section never changes between turns.
 pub(crate) fn write_data(out: &mut String, opts: &RenderOptions<'_>, detail: Detail) {
     if opts.data.is_empty() {
         return;
@@ -273,13 +308,28 @@ pub(crate) fn write_data(out: &mut String, opts: &RenderOptions<'_>, detail: Det
         out.push_str("data/");
         out.push_str(name);
         open_comment(out, line);
-        TypeVocabulary::write_label(out, ValueShape::of(value));
         if is_firewalled_name(name) {
             // A firewalled input is for programs only: its name and type, never its content.
+            TypeVocabulary::write_label(out, ValueShape::of(value));
             out.push_str(", hidden");
-        } else if detail == Detail::Full && sample_adds_information(value) {
-            out.push_str(", sample: ");
-            push_sample(out, value, &opts.limits);
+        } else if detail == Detail::Minimal {
+            TypeVocabulary::write_label(out, ValueShape::of(value));
+        } else if !push_whole(out, value, opts.limits.data_inline_chars) {
+            if schema::describable(value) {
+                schema::write_schema(out, value, SCHEMA_CHARS);
+                if let Value::List(items) | Value::Vector(items) = value
+                    && let Some(Value::Map(first)) = items.iter().next()
+                {
+                    out.push_str("; first: ");
+                    push_record(out, first, &opts.limits);
+                }
+            } else {
+                TypeVocabulary::write_label(out, ValueShape::of(value));
+                if sample_adds_information(value) {
+                    out.push_str(", sample: ");
+                    push_sample(out, value, &opts.limits);
+                }
+            }
         }
         let description = opts
             .data_descriptions
@@ -291,6 +341,33 @@ pub(crate) fn write_data(out: &mut String, opts: &RenderOptions<'_>, detail: Det
             out.push_str(&description);
         }
     }
+}
+
+/// `list[3], whole: [...]` or `string = "R-13"`: the value whole, as a program sees it
+/// (firewalled entries hidden), when
+/// that takes at most `chars` characters; otherwise nothing, and `false`.
+fn push_whole(out: &mut String, value: &Value, chars: usize) -> bool {
+    if chars == 0 {
+        return false;
+    }
+    let start = out.len();
+    let shape = ValueShape::of(value);
+    TypeVocabulary::write_label(out, shape);
+    // A collection says it is all there, so that it is not taken for a sample.
+    out.push_str(match shape {
+        ValueShape::List(_) | ValueShape::Map(_) | ValueShape::Set(_) => ", whole: ",
+        _ => " = ",
+    });
+    let before = out.len();
+    // One more item and character than the budget could show, so that a cut means "too big".
+    Compact::new(chars + 1, chars + 1)
+        .with_firewall_hidden()
+        .write(value, out);
+    let fits = out[before..].chars().count() <= chars && !out[before..].contains('\n');
+    if !fits {
+        out.truncate(start);
+    }
+    fits
 }
 
 /// Return shapes of functions the final namespace does not know a return for, found in earlier
@@ -350,13 +427,17 @@ fn write_definition(
     out: &mut String,
     def: &Definition,
     returns: &ReturnShapes<'_>,
-    show_samples: bool,
-    detail: Detail,
+    style: DefinitionStyle,
     limits: &RenderLimits,
 ) {
+    let DefinitionStyle {
+        samples: show_samples,
+        detail,
+        rules,
+    } = style;
     let line = out.len();
     let doc = match detail {
-        Detail::Full => def.doc.as_deref().filter(|d| shows_text(d)),
+        Detail::Full => def.doc.as_deref().filter(|d| shows_text(d, rules)),
         Detail::Minimal => None,
     };
     if def.is_function() && !def.params.is_empty() {
@@ -374,7 +455,7 @@ fn write_definition(
         open_comment(out, line);
         if let Some(doc) = doc {
             out.push('"');
-            push_doc(out, doc);
+            push_doc(out, doc, rules);
             out.push('"');
             if returns.is_some() {
                 out.push(' ');
@@ -390,7 +471,7 @@ fn write_definition(
         open_comment(out, line);
         if let Some(doc) = doc {
             out.push('"');
-            push_doc(out, doc);
+            push_doc(out, doc, rules);
             out.push_str("\" ");
         }
         out.push_str("= ");
@@ -398,9 +479,22 @@ fn write_definition(
         if is_firewalled_name(&def.name) {
             // A firewalled definition, like a firewalled input: its name and type only.
             out.push_str(", hidden");
-        } else if show_samples && detail == Detail::Full && sample_adds_information(&def.value) {
-            out.push_str(", sample: ");
-            push_sample(out, &def.value, limits);
+        } else if detail == Detail::Full && sample_adds_information(&def.value) {
+            // Under the default rules a small value is shown whatever the turn printed:
+            // `rate ; = float 0.2`.
+            let start = out.len();
+            if rules == Rules::Default {
+                out.push(' ');
+                push_sample(out, &def.value, limits);
+                if out[start..].chars().count() <= SHORT_RESULT {
+                    return;
+                }
+                out.truncate(start);
+            }
+            if show_samples {
+                out.push_str(", sample: ");
+                push_sample(out, &def.value, limits);
+            }
         }
     }
 }
@@ -411,8 +505,7 @@ pub(crate) fn write_user<'d>(
     header: &str,
     defs: impl IntoIterator<Item = &'d Definition>,
     returns: &ReturnShapes<'_>,
-    show_samples: bool,
-    detail: Detail,
+    style: DefinitionStyle,
     limits: &RenderLimits,
 ) {
     let mut defs = defs.into_iter().peekable();
@@ -422,7 +515,7 @@ pub(crate) fn write_user<'d>(
     out.push_str(header);
     for def in defs {
         out.push('\n');
-        write_definition(out, def, returns, show_samples, detail, limits);
+        write_definition(out, def, returns, style, limits);
     }
 }
 
@@ -690,9 +783,20 @@ pub(crate) struct Folded<'a> {
     pub memory: &'a [Definition],
     pub detail: Detail,
     pub listing: CallListing,
+    /// Whether turns after the folded ones follow the summary as they happened, with
+    /// definitions of their own that the prelude does not list.
+    pub turns_after: bool,
 }
 
 impl<'a> Folded<'a> {
+    /// The same, with turns after the folded ones shown as they happened (or not).
+    pub(crate) fn with_turns_after(self, turns_after: bool) -> Folded<'a> {
+        Folded {
+            turns_after,
+            ..self
+        }
+    }
+
     /// `turns` with the namespace after the last of them, shown in full with every call listed
     /// (the default strategy's summaries).
     pub(crate) fn every_call(opts: &'a RenderOptions<'a>, turns: &'a [Turn]) -> Folded<'a> {
@@ -702,6 +806,7 @@ impl<'a> Folded<'a> {
             memory: turns.last().map_or(&[][..], Turn::memory),
             detail: Detail::Full,
             listing: CallListing::Every,
+            turns_after: false,
         }
     }
 }
@@ -722,6 +827,7 @@ pub(crate) fn write_history(
         memory,
         detail,
         listing,
+        turns_after,
     } = folded;
     let limits = &opts.limits;
     let calls = Newest::new(
@@ -743,7 +849,17 @@ pub(crate) fn write_history(
     // SAM-001, SAM-002: samples when nothing listed was printed, the output otherwise.
     let printed = prints.total > 0;
     let returns = ReturnShapes::find(memory, turns);
-    parts.part(|out| write_user(out, USER_HEADER, memory, &returns, !printed, detail, limits));
+    let header = prelude_header(turns, turns_after);
+    let rules = match listing {
+        CallListing::Newest => Rules::Seed,
+        CallListing::Every => Rules::Default,
+    };
+    let style = DefinitionStyle {
+        samples: !printed,
+        detail,
+        rules,
+    };
+    parts.part(|out| write_user(out, &header, memory, &returns, style, limits));
     let failed_turn = |i: usize| (!turns[i].is_success()).then(|| turns[i].number());
     parts.part(|out| {
         if calls.total == 0 {
@@ -833,9 +949,13 @@ pub(crate) fn program_text(turn: &Turn) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The assistant message as the model wrote it.
 /// The assistant message of a turn the default strategy shows as it happened: its program, or
 /// the reply as written when that is no longer (a reply that is only the program, fenced its
-/// own way), so that carrying a turn never costs more than the full history does.
+/// own way), so that carrying a turn never costs more than the full history does. The text
+/// around the program is the model's own thinking aloud: carried on every later request it
+/// cost a fifth of the bill of a 24-turn run whose replies explain each step, and the system
+/// prompt says it may be left out.
 pub(crate) fn shorter_text(turn: &Turn) -> Cow<'_, str> {
     let program = program_text(turn);
     let verbatim = verbatim_text(turn);
@@ -896,16 +1016,23 @@ impl Feedback<'_, '_> {
     pub(crate) fn write(&self, out: &mut String, turn: &Turn) {
         let mut parts = Parts::new(out);
         let limits = &self.opts.limits;
-        let result = if self.prints.is_empty() {
-            ResultShown::Sample
-        } else {
-            ResultShown::Short
-        };
-        let listed = self.calls.iter().map(|call| ListedCall {
-            call,
-            result,
-            failed_turn: None,
-        });
+        let printed = !self.prints.is_empty();
+        let shown = results_shown(self.calls, printed, limits);
+        let labelled = self
+            .calls
+            .iter()
+            .zip(&shown)
+            .filter(|(call, shown)| **shown == ResultShown::Short && !result_is_short(call, limits))
+            .count();
+        let listed = self
+            .calls
+            .iter()
+            .zip(shown.iter().copied())
+            .map(|(call, result)| ListedCall {
+                call,
+                result,
+                failed_turn: None,
+            });
         match turn.result() {
             ptc_turn::TurnResult::Error(error) => {
                 parts.part(|out| {
@@ -915,9 +1042,10 @@ impl Feedback<'_, '_> {
                 });
                 parts.part(|out| {
                     write_tool_calls(out, FAILED_CALLS_HEADER, listed, Detail::Full, limits);
+                    write_labelled_note(out, labelled);
                 });
                 parts.part(|out| {
-                    write_output(out, FAILED_OUTPUT_HEADER, self.prints, limits);
+                    write_turn_output(out, FAILED_OUTPUT_HEADER, self.prints, limits);
                 });
             }
             ptc_turn::TurnResult::Value(value) => {
@@ -929,17 +1057,21 @@ impl Feedback<'_, '_> {
                             USER_TURN_HEADER,
                             defined.iter().copied(),
                             &ReturnShapes::none(),
-                            !printed,
-                            Detail::Full,
+                            DefinitionStyle {
+                                samples: !printed,
+                                detail: Detail::Full,
+                                rules: Rules::Seed,
+                            },
                             limits,
                         )
                     });
                 }
                 parts.part(|out| {
                     write_tool_calls(out, TOOL_CALLS_HEADER, listed, Detail::Full, limits);
+                    write_labelled_note(out, labelled);
                 });
                 parts.part(|out| {
-                    write_output(out, OUTPUT_HEADER, self.prints, limits);
+                    write_turn_output(out, OUTPUT_HEADER, self.prints, limits);
                 });
                 let show_value = match self.value {
                     ValueShown::Always => true,
@@ -955,6 +1087,66 @@ impl Feedback<'_, '_> {
             }
         }
     }
+}
+
+/// How the feedback on a turn shows each of its calls' results. A turn that printed nothing
+/// shows every result as a sample. When it printed, its output is what the model asked to see,
+/// but the results it has not seen may be what it needs next (a page's fields, the shape of a
+/// lookup): the first call of each tool shows a sample, bounded like every sample, and the
+/// others too while `tool_result_chars` lasts; the rest are short (a status) or their type.
+fn results_shown(
+    calls: &[ToolCallRecord],
+    printed: bool,
+    limits: &RenderLimits,
+) -> Vec<ResultShown> {
+    if !printed {
+        return vec![ResultShown::Sample; calls.len()];
+    }
+    let mut budget = limits.tool_result_chars;
+    let mut sample = String::new();
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| {
+            let ToolOutcome::Ok(value) = &call.result else {
+                return ResultShown::Sample;
+            };
+            sample.clear();
+            push_sample(&mut sample, value, limits);
+            let size = sample.chars().count();
+            let first_of_its_tool = calls[..i].iter().all(|c| c.name != call.name);
+            if first_of_its_tool || size <= budget {
+                budget = budget.saturating_sub(size);
+                ResultShown::Sample
+            } else {
+                ResultShown::Short
+            }
+        })
+        .collect()
+}
+
+/// Whether a call's result shown [`ResultShown::Short`] is its sample, not its type.
+fn result_is_short(call: &ToolCallRecord, limits: &RenderLimits) -> bool {
+    let ToolOutcome::Ok(value) = &call.result else {
+        return true;
+    };
+    let mut sample = String::new();
+    push_sample(&mut sample, value, limits);
+    sample.chars().count() <= SHORT_RESULT
+}
+
+/// The line after a call list some of whose results show only their type.
+fn write_labelled_note(out: &mut String, labelled: usize) {
+    if labelled == 0 {
+        return;
+    }
+    out.push_str("\n;   (");
+    push_usize(out, labelled);
+    out.push_str(if labelled == 1 {
+        " result is shown by its type only, for space: print what you need of it)"
+    } else {
+        " results are shown by their type only, for space: print what you need of them)"
+    });
 }
 
 /// The line of the program an error points at, with a caret under its column, so that the

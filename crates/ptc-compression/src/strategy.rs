@@ -603,6 +603,7 @@ fn coalesced(
         memory,
         detail,
         listing: CallListing::Newest,
+        turns_after: false,
     };
     push_summary_and_failures(&mut messages, folded, failed_turns, &mut counts);
     finish_request(name, messages, counts, turns, opts, Repeats::Prefix)
@@ -918,7 +919,7 @@ mod tests {
             let len = cacheable_prefix_len(first_user, &opts)
                 .unwrap_or_else(|| panic!("no prefix for {}", strategy.name()));
             assert!(
-                first_user[..len].ends_with("data/xs                       ; list[1], sample: [1]")
+                first_user[..len].ends_with("data/xs                       ; list[1], whole: [1]")
                     || first_user[..len].ends_with("data/xs                       ; list[1]"),
                 "{}: {first_user}",
                 strategy.name()

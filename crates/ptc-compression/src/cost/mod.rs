@@ -107,5 +107,46 @@ pub fn price(
     }
 }
 
+/// Prices `requests` as [`price`] does, but with the prompt cache as `earlier` requests left
+/// it: the steady state of a service whose previous run's prompts are still cached. Only the
+/// costs of `requests` are returned; what `earlier` cost was paid before.
+///
+/// ```
+/// use ptc_compression::{HeuristicTokenizer, PricingProfile, PromptRequest, price, price_after};
+/// use ptc_turn::Message;
+///
+/// let request = |task: &str| PromptRequest {
+///     system: "x".repeat(8_000), // 2,000 tokens, the same for every task
+///     messages: vec![Message::user(task)],
+///     cache_points: vec![],
+/// };
+/// let profile = PricingProfile::anthropic();
+/// let cold = price(&[request("Count the users")], &profile, &HeuristicTokenizer);
+/// let warm = price_after(&[request("Sum the orders")], &[request("Count the users")], &profile,
+///                        &HeuristicTokenizer);
+/// assert_eq!(cold.requests[0].cache_write_tokens, 2_004);
+/// assert_eq!(warm.requests[0].cache_read_tokens, 2_004);
+/// assert!(warm.billed() < cold.billed() / 5.0);
+/// ```
+pub fn price_after(
+    requests: &[PromptRequest],
+    earlier: &[PromptRequest],
+    profile: &PricingProfile,
+    tokenizer: &dyn Tokenizer,
+) -> Bill {
+    let all: Vec<PromptRequest> = earlier.iter().chain(requests).cloned().collect();
+    let costs = model::price_requests(&all, profile, tokenizer);
+    let mut total = RequestCost::default();
+    let costs: Vec<RequestCost> = costs.into_iter().skip(earlier.len()).collect();
+    for cost in &costs {
+        total += *cost;
+    }
+    Bill {
+        profile: *profile,
+        requests: costs,
+        total,
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -110,6 +110,9 @@ pub struct PricingProfile {
     pub write_multiplier: f64,
     /// Prefixes shorter than this many tokens are never cached.
     pub min_cached_tokens: usize,
+    /// What an output token costs, as a multiple of an input token: a run's whole bill is its
+    /// billed input plus its output tokens times this.
+    pub output_multiplier: f64,
 }
 
 /// OpenAI caches prompt prefixes in steps of this many tokens (past the minimum).
@@ -120,35 +123,39 @@ pub const ANTHROPIC_LOOKBACK_BLOCKS: usize = 20;
 
 impl PricingProfile {
     /// Anthropic's rules: explicit breakpoints, reads at 0.1×, writes at 1.25×, prefixes of at
-    /// least 1,024 tokens.
+    /// least 1,024 tokens; output at 5× (Claude Sonnet's $3 and $15 per million tokens).
     pub fn anthropic() -> PricingProfile {
         PricingProfile {
             kind: PricingKind::Anthropic,
             read_multiplier: 0.1,
             write_multiplier: 1.25,
             min_cached_tokens: 1024,
+            output_multiplier: 5.0,
         }
     }
 
     /// OpenAI's rules: automatic prefix caching, reads at 0.5×, writes at no extra cost,
-    /// prefixes of at least 1,024 tokens.
+    /// prefixes of at least 1,024 tokens; output at 4× (GPT-4.1's $2 and $8 per million
+    /// tokens).
     pub fn openai() -> PricingProfile {
         PricingProfile {
             kind: PricingKind::OpenAi,
             read_multiplier: 0.5,
             write_multiplier: 1.0,
             min_cached_tokens: 1024,
+            output_multiplier: 4.0,
         }
     }
 
     /// A best case for comparisons: every repeated prefix is read from the cache at 0.1×,
-    /// whatever its length, and writes cost nothing extra.
+    /// whatever its length, and writes cost nothing extra; output at 5×, as Anthropic's.
     pub fn ideal() -> PricingProfile {
         PricingProfile {
             kind: PricingKind::Ideal,
             read_multiplier: 0.1,
             write_multiplier: 1.0,
             min_cached_tokens: 0,
+            output_multiplier: 5.0,
         }
     }
 
@@ -165,7 +172,7 @@ impl PricingProfile {
 
     /// Reads a profile: a name (`anthropic`, `openai`, `ideal`), optionally with prices that
     /// differ from its defaults: `openai?read=0.25`, `anthropic?min_tokens=2048`,
-    /// `ideal?read=0.5&write=1.25`.
+    /// `ideal?read=0.5&write=1.25`, `openai?output=8`.
     pub fn parse(spec: &str) -> Result<PricingProfile, PricingError> {
         let (name, query) = match spec.trim().split_once('?') {
             Some((name, query)) => (name, Some(query)),
@@ -197,6 +204,7 @@ impl PricingProfile {
             match key {
                 "read" => profile.read_multiplier = multiplier()?,
                 "write" => profile.write_multiplier = multiplier()?,
+                "output" => profile.output_multiplier = multiplier()?,
                 "min_tokens" => {
                     profile.min_cached_tokens = value.parse().map_err(|_| {
                         PricingError(format!(
@@ -206,7 +214,8 @@ impl PricingProfile {
                 }
                 _ => {
                     return Err(PricingError(format!(
-                        "unknown pricing option `{key}`: expected read, write or min_tokens"
+                        "unknown pricing option `{key}`: expected read, write, output or \
+                         min_tokens"
                     )));
                 }
             }
@@ -228,6 +237,10 @@ impl fmt::Display for PricingProfile {
         }
         if self.write_multiplier != defaults.write_multiplier {
             write!(f, "{separator}write={}", self.write_multiplier)?;
+            separator = '&';
+        }
+        if self.output_multiplier != defaults.output_multiplier {
+            write!(f, "{separator}output={}", self.output_multiplier)?;
             separator = '&';
         }
         if self.min_cached_tokens != defaults.min_cached_tokens {
@@ -298,7 +311,7 @@ mod tests {
         );
         assert_eq!(
             err("openai?cheap=1"),
-            "unknown pricing option `cheap`: expected read, write or min_tokens"
+            "unknown pricing option `cheap`: expected read, write, output or min_tokens"
         );
         assert_eq!(
             err("openai?read"),

@@ -509,3 +509,40 @@ fn the_output_of_a_summary_stays_bounded() {
         outputs[0]
     );
 }
+
+// A turn that printed shows the results it has not seen as samples while `tool_result_chars`
+// lasts (the first call of each tool always), then by type, and says so.
+#[test]
+fn unseen_results_are_shown_while_the_budget_lasts() {
+    let page = |n: i64, names: &[&str]| {
+        let users: Vec<Value> = names
+            .iter()
+            .map(|name| map(&[("email", s(&format!("{name}@corp.example")))]))
+            .collect();
+        map(&[("page", Value::Int(n)), ("users", Value::vector(users))])
+    };
+    let turns = vec![
+        ok(
+            1,
+            "(def pages (mapv tool/list-users [1 2 3])) (println (count pages))",
+            Value::Nil,
+        )
+        .with_tool_calls(vec![
+            call("list-users", vec![Value::Int(1)], page(1, &["ann", "bo"])),
+            call("list-users", vec![Value::Int(2)], page(2, &["cy", "di"])),
+            call("list-users", vec![Value::Int(3)], page(3, &["gus", "hal"])),
+        ])
+        .with_prints(vec!["3".into()]),
+    ];
+    let case = Case {
+        limits: RenderLimits {
+            tool_result_chars: 80,
+            ..RenderLimits::default()
+        },
+        ..Case::new()
+    };
+    check_golden(
+        "unseen_results_budget",
+        &case.render(&AppendCompact::default(), &turns),
+    );
+}

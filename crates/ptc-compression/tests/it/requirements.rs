@@ -116,6 +116,8 @@ fn system_prompt_and_mission_always_lead() {
         arg_limit: 0,
         arg_printable_limit: 0,
         output_char_limit: 0,
+        data_inline_chars: 0,
+        tool_result_chars: 0,
     };
     for strategy in strategies() {
         for n in 0..=history.len() {
@@ -653,7 +655,8 @@ fn bad_compression_specs_say_what_is_accepted() {
             "aggressive?colour=red",
             "unknown option `colour` for aggressive: expected one of println_limit, \
              tool_call_limit, sample_limit, sample_printable_limit, arg_limit, \
-             arg_printable_limit, output_char_limit, failed_turns, activate_after_turns, \
+             arg_printable_limit, output_char_limit, data_inline_chars, tool_result_chars, failed_turns, \
+             activate_after_turns, \
              activate_above_tokens",
         ),
         (
