@@ -115,6 +115,8 @@ pub(crate) struct Settings {
     pub max_kept_bytes: usize,
     /// Decimals the floats of a returned value are rounded to.
     pub float_precision: Option<u32>,
+    /// How the model hands over its program.
+    pub reply_form: crate::reply_form::ReplyForm,
 }
 
 impl Default for Settings {
@@ -137,6 +139,7 @@ impl Default for Settings {
             turn_budget: None,
             max_kept_bytes: DEFAULT_MAX_KEPT_BYTES,
             float_precision: None,
+            reply_form: crate::reply_form::ReplyForm::default(),
         }
     }
 }
@@ -610,6 +613,14 @@ impl AgentBuilder {
         self
     }
 
+    /// How the model hands over its program: in a fenced block (the default) or as a call of
+    /// the native tool `run_program` ([`ReplyForm::ToolCall`](crate::reply_form::ReplyForm::ToolCall)),
+    /// which every request then offers; the system prompt says which.
+    pub fn reply_form(mut self, form: crate::reply_form::ReplyForm) -> AgentBuilder {
+        self.settings.reply_form = form;
+        self
+    }
+
     /// The "Your reply" section (the reply format: one program in a ```` ```clojure ````
     /// block) replaced by `text`; an empty text leaves the section out. Start from
     /// [`default_reply_format`](crate::default_reply_format).
@@ -797,6 +808,8 @@ impl AgentBuilder {
             signature: signature.as_ref(),
             field_descriptions: &self.field_descriptions,
             custom: &self.settings.prompt,
+            program_by_tool_call: self.settings.reply_form
+                == crate::reply_form::ReplyForm::ToolCall,
             compacted_history: self.settings.custom_compression.is_none()
                 && matches!(
                     self.settings.compression.strategy,

@@ -59,6 +59,8 @@ mod turn_history;
 pub mod wire;
 // Models: the trait, the providers, retries, recording and replaying.
 pub mod llm;
+// How the model hands over its program: a fenced block or a native tool call.
+mod reply_form;
 // Models by name.
 mod registry;
 // `Agent` and its builder.
@@ -100,17 +102,19 @@ pub use compile::{
 };
 pub use extract::extract_program;
 pub use llm::{
-    Anthropic, CacheBreakpoint, FnLlm, Llm, LlmError, LlmRequest, LlmResponse, OpenAiCompatible,
-    ProviderOptions, RecordingLlm, ReplayLlm, ResponseFormat, RetryPolicy, Sampling, ScriptedLlm,
-    TokenUsage, llm_fn, parse_llm_spec, parse_llm_spec_with,
+    Anthropic, CacheBreakpoint, FileLlm, FnLlm, FunctionTool, HumanLlm, Llm, LlmError, LlmRequest,
+    LlmResponse, OpenAiCompatible, ProviderOptions, RecordingLlm, ReplayLlm, ResponseFormat,
+    RetryPolicy, Sampling, ScriptedLlm, TokenUsage, ToolChoice, llm_fn, parse_llm_spec,
+    parse_llm_spec_with,
 };
 pub use llm_tool::{LlmTool, LlmToolError};
 pub use normalize::normalize_program;
 pub use preview::PromptPreview;
 pub use prompt::{SystemPrompt, default_language_reference, default_reply_format};
 pub use registry::LlmRegistry;
+pub use reply_form::{RUN_PROGRAM, ReplyForm};
 pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions};
-pub use signature::{Mismatch, Signature, SignatureError};
+pub use signature::{Field, Mismatch, Signature, SignatureError, Type};
 pub use subagent::AgentTool;
 pub use summarizer::LlmSummarizer;
 pub use telemetry::{HumanDuration, tokens_text};

@@ -38,94 +38,67 @@ pub(crate) struct PromptInput<'a> {
     pub signature: Option<&'a Signature>,
     pub field_descriptions: &'a BTreeMap<String, String>,
     pub custom: &'a PromptCustomization,
+    /// Whether the program comes as a call of the native tool `run_program` rather than in a
+    /// fenced block.
+    pub program_by_tool_call: bool,
     /// Whether every request shows earlier turns compacted, without their programs, rather
     /// than as they were until compaction pays.
     pub compacted_history: bool,
 }
 
 const INTRO: &str = "\
-You solve tasks by writing programs in PTC-Lisp, a small and safe subset of Clojure. The host \
-runs each program in a sandbox and tells you what it did; then you write the next program, \
-until you can give the answer.";
+You solve tasks by writing PTC-Lisp programs (Clojure, run in a sandbox). The host runs each \
+one and shows what it printed, its value or error, and its tool calls; you write the next until \
+one returns the answer.";
 
 const INTRO_SINGLE: &str = "\
-You solve a task by writing one program in PTC-Lisp, a small and safe subset of Clojure. The \
-host runs it in a sandbox once: you get a single turn.";
+You solve a task by writing one PTC-Lisp program (Clojure, run in a sandbox once): you get a \
+single turn.";
+
+const REPLY_BY_TOOL_CALL: &str = "\
+Reply by calling the tool `run_program` with the program as `program`, a sentence of thought \
+before the call if you like; its result is what the program did.";
 
 const REPLY_FORMAT: &str = "\
-## Your reply
+Reply with the program in a ```clojure block, a sentence of thought before it if you like \
+(several blocks run as one program).";
 
-Think briefly if you need to, then give exactly one program in a ```clojure block:
-
-```clojure
-(your-program)
-```
-
-A reply without a ```clojure block is wasted: nothing runs. Several blocks run in order, as \
-one program.";
-
-const NAMESPACES: &str = "\
-## What a program can use
-
-- `tool/NAME`: the host's tools, listed in the message, e.g. `(tool/search \"rust\")`. Tools \
-may have side effects (they send, book, write): call each only as often as the task needs.
-- `data/NAME`: the input data, listed in the message with its type and a sample. It is \
-read-only.
-- The functions and special forms of the reference below. There are no atoms, no Java \
-interop, no files and no network except through tools.";
-
+/// What a program can use and how a run goes, for runs of several turns.
 const MULTI_TURN_RULES: &str = "\
-## How turns work
-
-- A program that does not call `return` only shows you its value (or what it printed), and \
-the run goes on. When a program computes the answer, wrap the answer in `(return ...)` in that \
-same program, e.g.
-
-```clojure
-(return (->> data/users (filter :active) (mapv :email)))
-```
-
-- `(def name \"docstring\" value)` and `(defn name \"docstring\" [args] body)` keep values and \
-functions for your later programs (your `user/` namespace).
-- `(println ...)` output is shown to you in the next message; print what you need to see. A \
-definition made without printing is shown as a short sample.
-- The tool calls you made are listed in later messages; do not repeat ones that already did \
-their job.
-- When a program fails with an error, its definitions are discarded, but the tool calls it \
-made before the error happened and are not undone (the next message lists them with what it \
-printed). Read the error and fix the program without repeating calls that already did their \
-job; earlier definitions are still there.
-- If the task cannot be done, call `(fail \"reason\")`.
-- Each message says how many turns are left. On the final turn you must call `return` or \
-`fail`.";
+- `(tool/NAME arg ...)` calls a listed tool (arguments in order, or one map by parameter name). \
+Tools may have side effects: call each only as often as needed. A failed call throws; `(try ... \
+(catch Exception e (ex-message e)))` catches it, else the program ends (also inside `pmap`), and \
+earlier calls stand.
+- `data/NAME` is a listed input, shown whole when small, else as its shape and a sample.
+- `(return value)` ends the run with the answer, `(fail \"reason\")` when it cannot be done; \
+otherwise you see the result and go on.
+- `(def name \"docstring\" value)` and `defn` keep values for later programs; nothing else \
+carries over, and a failed program keeps none of its definitions.
+- `(println ...)` shows values (`pr-str` keeps quotes); long output keeps its first and last \
+lines.
+- Each message ends with the turns left; on the last, return or fail.";
 
 /// What later messages show of earlier turns without compression, or under a strategy that
 /// compacts only once that pays. Both say the same, so that compression costs nothing in the
 /// prompt and a server's prompt cache serves both.
 const HISTORY_GROWING: &str = "\
-## Earlier turns
-
-Later messages repeat your earlier programs and what each did; once a long history is \
-compacted, they show the names, docstrings and types of your definitions instead of your code, \
-so give each a docstring saying what it holds. Output printed long ago may be replaced by a line \
-such as `;; turn 2 printed policy in full (...)`: print that name again to see it.";
+- Later messages repeat your programs (the text around them may be left out) and their results; \
+a long history is compacted to your definitions, all tool calls and the output (`;; turn 2 \
+printed x in full`: `(println x)` shows it again).";
 
 /// What later messages show of earlier turns under a strategy that shows no program of an
 /// earlier turn (`single-user-coalesced`, `aggressive`).
 const HISTORY_COMPACTED: &str = "\
-## Earlier turns
-
-Later messages show earlier turns compacted: the names, docstrings and types of your \
-definitions instead of your code, so give each a docstring saying what it holds.";
+- Later messages show earlier turns compacted to your definitions, all tool calls and the \
+output, without your code.";
 
 const SINGLE_SHOT_RULES: &str = "\
-## Rules
-
-- Call `(return value)` with the answer; without it, the value of the program's last \
-expression is the answer.
-- If the task cannot be done, call `(fail \"reason\")`.
-- An error ends the run: there is no second try, so keep the program simple and check your \
-work within it.";
+- `(tool/NAME arg ...)` calls a listed tool (arguments in order, or one map by parameter name); \
+call each only as often as needed. A failed call throws; `(try ... (catch Exception e \
+(ex-message e)))` catches it.
+- `data/NAME` is a listed input: whole when small, else its shape and a sample.
+- `(return value)` gives the answer (else the last value is), `(fail \"reason\")` when it cannot \
+be done. An error ends the run: keep the program simple.";
 
 /// The system prompt for an agent with these settings.
 pub(crate) fn build(input: &PromptInput<'_>) -> SystemPrompt {
@@ -133,36 +106,35 @@ pub(crate) fn build(input: &PromptInput<'_>) -> SystemPrompt {
     let custom = input.custom;
     let mut parts: Vec<String> = vec![
         if single { INTRO_SINGLE } else { INTRO }.to_string(),
-        PromptCustomization::section(&custom.reply_format, default_reply_format),
-        NAMESPACES.to_string(),
+        PromptCustomization::section(&custom.reply_format, || {
+            if input.program_by_tool_call {
+                REPLY_BY_TOOL_CALL.to_string()
+            } else {
+                default_reply_format()
+            }
+        }),
         if single {
-            SINGLE_SHOT_RULES
+            SINGLE_SHOT_RULES.to_string()
         } else {
-            MULTI_TURN_RULES
-        }
-        .to_string(),
+            format!(
+                "{MULTI_TURN_RULES}\n{}",
+                if input.compacted_history {
+                    HISTORY_COMPACTED
+                } else {
+                    HISTORY_GROWING
+                }
+            )
+        },
         PromptCustomization::section(&custom.language_reference, default_language_reference),
     ];
-    // What differs between settings and tasks comes last, so that a server's prompt cache can
-    // reuse the text before it from one task, or one compression setting, to the next.
-    if !single {
-        parts.push(
-            if input.compacted_history {
-                HISTORY_COMPACTED
-            } else {
-                HISTORY_GROWING
-            }
-            .to_string(),
-        );
-    }
     if let Some(signature) = input.signature {
         parts.push(expected_output(signature, input.field_descriptions));
     }
     SystemPrompt::new(custom.apply(parts))
 }
 
-/// The generated "Your reply" section: the reply format the model is asked for (one program in
-/// a ```` ```clojure ```` block). Replace it with `AgentBuilder::reply_format_section`.
+/// The generated reply-format paragraph: the reply format the model is asked for (one program
+/// in a ```` ```clojure ```` block). Replace it with `AgentBuilder::reply_format_section`.
 pub fn default_reply_format() -> String {
     REPLY_FORMAT.to_string()
 }
@@ -207,6 +179,9 @@ fn expected_output(signature: &Signature, descriptions: &BTreeMap<String, String
     if text.contains('[') {
         notes.push("`[T]` is a list or vector whose items are all `T`.");
     }
+    if text.contains(":map") {
+        notes.push("`:map` is any map; keywords and strings as keys both do.");
+    }
     if text.contains(":float") {
         notes.push("`:float` accepts any number, integers included.");
     }
@@ -226,12 +201,21 @@ fn expected_output(signature: &Signature, descriptions: &BTreeMap<String, String
     out.trim_end().to_string()
 }
 
-/// The generated "Language reference" section: the compact reference `ptc-lisp` generates
-/// from its language catalogue and builtin registry, so it names exactly what the engine
-/// supports. Replace it with `AgentBuilder::language_reference_section`.
+/// The generated language paragraph: what differs from Clojure and what PTC-Lisp adds, each
+/// line generated by `ptc-lisp` from its catalogue, its registry and its list of deliberate
+/// differences (which a test keeps equal to the conformance corpus), and how to read the
+/// reference of anything else with `(doc name)`. A capable model knows Clojure; this is what
+/// it cannot know. Replace it with `AgentBuilder::language_reference_section`, e.g. with the
+/// whole compact reference ([`ptc_lisp::reference::compact`]) for a model that knows little
+/// Clojure.
 pub fn default_language_reference() -> String {
+    use ptc_lisp::reference::{differences_line, extensions_described, refused_line};
     format!(
-        "## Language reference\n\n{}",
-        ptc_lisp::reference::compact().trim_end()
+        "Everything is as in Clojure, except: {}.\nNot available (errors say what to use): {}, \
+         Java beyond common String, Math and LocalDate methods.\n`(doc name)` shows the \
+         reference of any function, form, tool/ or definition.\nAdded:\n{}",
+        differences_line(),
+        refused_line(),
+        extensions_described().trim_end()
     )
 }

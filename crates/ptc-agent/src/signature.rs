@@ -246,6 +246,38 @@ impl Signature {
     pub fn has_firewalled_fields(&self) -> bool {
         has_firewalled(&self.output)
     }
+
+    /// The parameters as the JSON Schema of one object, a property per parameter, the ones
+    /// that are not optional required: how a native function tool takes them.
+    ///
+    /// ```
+    /// use ptc_agent::Signature;
+    /// use serde_json::json;
+    ///
+    /// let sig = Signature::parse("(id :string, limit :int?) -> :any").unwrap();
+    /// assert_eq!(sig.params_json_schema(), json!({
+    ///     "type": "object",
+    ///     "properties": {"id": {"type": "string"}, "limit": {"type": ["integer", "null"]}},
+    ///     "required": ["id"],
+    /// }));
+    /// ```
+    pub fn params_json_schema(&self) -> serde_json::Value {
+        object_schema(self.params.iter().map(|p| (p.name.as_str(), &p.ty)))
+    }
+}
+
+/// The JSON Schema of an object with these fields; the ones not optional (nor `:any`) are
+/// required.
+fn object_schema<'t>(fields: impl Iterator<Item = (&'t str, &'t Type)>) -> serde_json::Value {
+    let mut properties = serde_json::Map::new();
+    let mut required = Vec::new();
+    for (name, ty) in fields {
+        if !matches!(ty, Type::Optional(_) | Type::Any) {
+            required.push(serde_json::Value::from(name));
+        }
+        properties.insert(name.to_string(), ty.json_schema());
+    }
+    serde_json::json!({"type": "object", "properties": properties, "required": required})
 }
 
 impl fmt::Display for Signature {
@@ -292,6 +324,49 @@ impl fmt::Display for Type {
 }
 
 impl Type {
+    /// The type as JSON Schema, for tools that take or give values of it as JSON: keywords are
+    /// strings, `:float` any number, `:any` any value, `T?` the type or `null`.
+    ///
+    /// ```
+    /// use ptc_agent::Signature;
+    /// use serde_json::json;
+    ///
+    /// let sig = Signature::parse("[{sku :string, qty :int}]").unwrap();
+    /// assert_eq!(sig.output().json_schema(), json!({
+    ///     "type": "array",
+    ///     "items": {
+    ///         "type": "object",
+    ///         "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}},
+    ///         "required": ["sku", "qty"],
+    ///     },
+    /// }));
+    /// ```
+    pub fn json_schema(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            Type::String | Type::Keyword => json!({"type": "string"}),
+            Type::Int => json!({"type": "integer"}),
+            Type::Float => json!({"type": "number"}),
+            Type::Bool => json!({"type": "boolean"}),
+            Type::Any => json!({}),
+            Type::Map => json!({"type": "object"}),
+            Type::List(item) => json!({"type": "array", "items": item.json_schema()}),
+            Type::Record(fields) => object_schema(fields.iter().map(|f| (f.name.as_str(), &f.ty))),
+            Type::Optional(inner) => {
+                let mut schema = inner.json_schema();
+                match schema.get("type").cloned() {
+                    Some(serde_json::Value::String(name)) => {
+                        schema["type"] = json!([name, "null"]);
+                        schema
+                    }
+                    // `:any?` is any value already.
+                    _ if schema == json!({}) => schema,
+                    _ => json!({"anyOf": [schema, {"type": "null"}]}),
+                }
+            }
+        }
+    }
+
     /// The type inside an optional one, or the type itself.
     pub fn without_optional(&self) -> &Type {
         match self {

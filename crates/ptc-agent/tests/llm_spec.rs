@@ -106,7 +106,16 @@ fn specs() {
     assert_eq!(
         error("gpt-4o"),
         "unknown model spec `gpt-4o`; use openai:MODEL, anthropic:MODEL, \
-         openai-compatible:URL:MODEL or replay:FILE"
+         openai-compatible:URL:MODEL, replay:FILE, file:DIR or human"
+    );
+    assert_eq!(
+        error("file:"),
+        "the model spec `file:` has no dir; write file:DIR"
+    );
+    assert_eq!(
+        error("human:bob"),
+        "unknown model spec `human:bob`; use openai:MODEL, anthropic:MODEL, \
+         openai-compatible:URL:MODEL, replay:FILE, file:DIR or human"
     );
     assert!(matches!(
         parse_llm_spec("replay:/nonexistent/transcript.jsonl"),

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use clap::Args;
 use ptc_agent::llm::{Llm, ProviderOptions, RetryPolicy, parse_llm_spec_with};
-use ptc_agent::{AgentBuilder, HumanDuration, Sampling};
+use ptc_agent::{AgentBuilder, HumanDuration, ReplyForm, Sampling};
 use ptc_compression::history::{HistoryPolicy, SummaryStrategy};
 use ptc_compression::{CompressionConfig, PricingProfile};
 use ptc_lisp::Limits;
@@ -144,6 +144,14 @@ impl std::fmt::Display for Span {
     }
 }
 
+/// A reply form read from its text form in a configuration file.
+fn reply_form<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<ReplyForm>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    text.parse().map(Some).map_err(serde::de::Error::custom)
+}
+
 /// A compression setting read from its text form in a configuration file.
 fn compression<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
@@ -226,6 +234,11 @@ option_group! {
             value_parser = clap::value_parser!(u32).range(1..)
         )]
         pub max_tokens: Option<u32>,
+        /// How the model sends its program: `fenced` (a ```clojure block in its reply) or
+        /// `tool-call` (a call of the native tool `run_program`) [default: fenced].
+        #[arg(long, value_name = "FORM")]
+        #[serde(default, deserialize_with = "reply_form")]
+        pub reply: Option<ReplyForm>,
         /// Text added to the end of the generated system prompt.
         #[arg(long, value_name = "TEXT")]
         pub system_prompt_extra: Option<String>,
@@ -302,6 +315,9 @@ impl AgentOptions {
         }
         if let Some(n) = self.max_tokens {
             builder = builder.max_tokens(n);
+        }
+        if let Some(form) = self.reply {
+            builder = builder.reply_form(form);
         }
         if let Some(text) = &self.system_prompt_extra {
             builder = builder.system_prompt_extra(text);

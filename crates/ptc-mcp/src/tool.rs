@@ -18,6 +18,7 @@ pub struct McpTool {
     title: Option<String>,
     description: String,
     shape: Shape,
+    input_schema: serde_json::Value,
     server: Arc<McpServer>,
 }
 
@@ -57,6 +58,7 @@ impl McpTool {
             ));
         }
         McpTool {
+            input_schema: serde_json::Value::Object((*tool.input_schema).clone()),
             title: tool.title.clone(),
             description: description.trim().to_string(),
             name,
@@ -83,6 +85,12 @@ impl McpTool {
     /// The parameter names, in the order positional arguments take.
     pub fn params(&self) -> Vec<String> {
         self.shape.param_names()
+    }
+
+    /// The JSON Schema of its arguments, as the server gave it: what a model calling the tool
+    /// natively is shown.
+    pub fn input_schema(&self) -> &serde_json::Value {
+        &self.input_schema
     }
 
     /// The server it belongs to.

@@ -13,7 +13,10 @@ use tracing::Instrument;
 
 use super::http::{self, CallContext, DEFAULT_TIMEOUT};
 use super::openai::{json_f32, normalize_base_url};
-use super::{DEFAULT_MAX_TOKENS, Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy, TokenUsage};
+use super::{
+    DEFAULT_MAX_TOKENS, FunctionTool, Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy,
+    TokenUsage, ToolChoice,
+};
 
 /// Anthropic's API root.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
@@ -200,6 +203,19 @@ impl Anthropic {
             body.insert("temperature".into(), json_f32(temperature));
         }
         request.sampling.write_anthropic(&mut body)?;
+        if !request.tools.is_empty() {
+            body.insert(
+                "tools".into(),
+                request
+                    .tools
+                    .iter()
+                    .map(FunctionTool::anthropic_json)
+                    .collect(),
+            );
+            if request.tool_choice == ToolChoice::Required {
+                body.insert("tool_choice".into(), json!({"type": "any"}));
+            }
+        }
         Ok(Value::Object(body))
     }
 
@@ -214,10 +230,12 @@ impl Anthropic {
         let messages =
             wire::anthropic::message_from_json(&json!({"role": "assistant", "content": content}))
                 .map_err(|e| invalid(format!("the response content is malformed: {e}")))?;
-        let text = messages
-            .into_iter()
-            .map(|message| message.content)
-            .collect::<String>();
+        let mut text = String::new();
+        let mut tool_calls = Vec::new();
+        for message in messages {
+            text.push_str(&message.content);
+            tool_calls.extend(message.tool_calls);
+        }
         let count = |pointer: &str| value.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
         Ok(LlmResponse {
             content: text,
@@ -234,6 +252,8 @@ impl Anthropic {
                 .map(String::from),
             // Set by the HTTP exchange, which counts the retries.
             attempts: 1,
+            tool_calls,
+            usage_estimated: false,
         })
     }
 }
@@ -248,6 +268,25 @@ fn mark_cacheable(block: &mut Value) {
 /// each marked for the cache, and a last unmarked block with the rest. Empty blocks are left
 /// out, as the API rejects them; a breakpoint at 0 marks nothing.
 fn split_at_breakpoints(message: &mut Value, offsets: &[usize]) {
+    // A tool result (a program's feedback when programs come as tool calls): the last block of
+    // the user message holds it, and its own content is split the same way.
+    if let Some(block) = message
+        .get_mut("content")
+        .and_then(Value::as_array_mut)
+        .and_then(|blocks| blocks.last_mut())
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+    {
+        let whole = block
+            .get("content")
+            .and_then(Value::as_str)
+            .map_or(0, str::len);
+        if offsets.iter().all(|&o| o >= whole) {
+            mark_cacheable(block);
+        } else {
+            split_at_breakpoints(block, offsets);
+        }
+        return;
+    }
     let Some(text) = message.get("content").and_then(Value::as_str) else {
         return;
     };

@@ -7,6 +7,9 @@
 //! * [`ScriptedLlm`]: canned replies for tests, recording every request.
 //! * [`ReplayLlm`]: replies read from a JSONL transcript.
 //! * [`RecordingLlm`]: another model's replies, kept to be saved as such a transcript.
+//! * [`FileLlm`]: requests written to a directory, replies read from files written there by
+//!   whoever answers (a person, or a model given only the request files).
+//! * [`HumanLlm`]: a person at a terminal.
 //!
 //! [`parse_llm_spec`] builds one of them from a command-line string such as
 //! `anthropic:claude-sonnet-4-5` or `openai-compatible:http://localhost:11434/v1:llama3`.
@@ -19,8 +22,12 @@
 mod anthropic;
 mod closure;
 mod error;
+mod file;
+mod function;
 mod http;
+mod human;
 mod openai;
+mod readable;
 mod recording;
 mod replay;
 mod retry;
@@ -32,12 +39,15 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use ptc_compression::{PricingKind, PromptRequest};
-use ptc_turn::{Message, Role};
+use ptc_turn::{Message, MessageToolCall, Role};
 use serde::{Deserialize, Serialize};
 
 pub use anthropic::Anthropic;
 pub use closure::{FnLlm, llm_fn};
 pub use error::LlmError;
+pub use file::{FILE_REPLY_TIMEOUT, FileLlm};
+pub use function::{FunctionTool, ToolChoice, tools_prompt_text};
+pub use human::{END_OF_REPLY, HumanLlm};
 pub use openai::OpenAiCompatible;
 /// Token counts of a call: the same type the turn record keeps.
 pub use ptc_turn::TokenUsage;
@@ -169,13 +179,20 @@ pub struct LlmRequest {
     /// sent as provider tools: programs call them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_names: Vec<String>,
+    /// Tools the model may call natively, in the provider's own format: the reply then carries
+    /// [`LlmResponse::tool_calls`]. Empty for a PTC run whose programs call the tools.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<FunctionTool>,
+    /// Whether the model must call one of [`tools`](LlmRequest::tools).
+    #[serde(default, skip_serializing_if = "ToolChoice::is_auto")]
+    pub tool_choice: ToolChoice,
 }
 
 /// The end of a stable part of a prompt: the system prompt, every message before
 /// `message_index`, and the first `byte_offset` bytes of that message. Everything before it can
 /// be served from a provider's prompt cache on the next request. `message_index` counts
-/// [`LlmRequest::messages`] and must point at a user message; `byte_offset` must fall on a
-/// character boundary.
+/// [`LlmRequest::messages`] and must point at a user message or a tool result; `byte_offset`
+/// must fall on a character boundary.
 pub type CacheBreakpoint = ptc_compression::CachePoint;
 
 impl LlmRequest {
@@ -199,13 +216,27 @@ impl LlmRequest {
         }
     }
 
-    /// The prompt of this request as the cost model prices it.
+    /// The prompt of this request as the cost model prices it. Native tools count too: their
+    /// definitions ([`tools_prompt_text`]) come before the system prompt, where the providers
+    /// put them.
     pub fn prompt(&self) -> PromptRequest {
+        let system = if self.tools.is_empty() {
+            self.system.clone()
+        } else {
+            tools_prompt_text(&self.tools) + &self.system
+        };
         PromptRequest {
-            system: self.system.clone(),
+            system,
             messages: self.messages.clone(),
             cache_points: self.cache_breakpoints.clone(),
         }
+    }
+
+    /// Offers these native tools, with this choice.
+    pub fn with_tools(mut self, tools: Vec<FunctionTool>, choice: ToolChoice) -> Self {
+        self.tools = tools;
+        self.tool_choice = choice;
+        self
     }
 
     /// Adds a cache breakpoint (see [`CacheBreakpoint`]).
@@ -245,6 +276,14 @@ impl LlmRequest {
     /// user message at a character boundary, and the temperature is a finite number.
     pub fn validate(&self) -> Result<(), LlmError> {
         self.sampling.validate()?;
+        for tool in &self.tools {
+            tool.validate()?;
+        }
+        if self.tool_choice == ToolChoice::Required && self.tools.is_empty() {
+            return Err(LlmError::InvalidRequest(
+                "the request requires a tool call but offers no tools".into(),
+            ));
+        }
         if let Some(temperature) = self.temperature
             && !temperature.is_finite()
         {
@@ -265,10 +304,10 @@ impl LlmRequest {
                 self.messages.len()
             )));
         };
-        if message.role != Role::User {
+        if !matches!(message.role, Role::User | Role::Tool) {
             return Err(LlmError::InvalidRequest(format!(
                 "the cache breakpoint points at message {}, whose role is {}; it must point into \
-                 a user message",
+                 a user message or a tool result",
                 breakpoint.message_index,
                 message.role.as_str()
             )));
@@ -316,6 +355,16 @@ pub struct LlmResponse {
     /// [`Usage::llm_requests`](ptc_turn::Usage::llm_requests).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub attempts: u32,
+    /// The native tool calls of the reply, when the request offered
+    /// [`tools`](LlmRequest::tools); each has the provider's id, which the answering
+    /// [`Role::Tool`] message repeats.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<MessageToolCall>,
+    /// Whether [`usage`](LlmResponse::usage) is an estimate made by the client (a provider
+    /// answered by hand through files or a terminal reports none) rather than the provider's
+    /// count.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub usage_estimated: bool,
 }
 
 fn one() -> u32 {
@@ -334,6 +383,8 @@ impl Default for LlmResponse {
             model: None,
             stop_reason: None,
             attempts: 1,
+            tool_calls: Vec::new(),
+            usage_estimated: false,
         }
     }
 }
@@ -357,6 +408,19 @@ impl LlmResponse {
     pub fn with_stop_reason(mut self, stop_reason: impl Into<String>) -> Self {
         self.stop_reason = Some(stop_reason.into());
         self
+    }
+
+    /// Adds native tool calls.
+    pub fn with_tool_calls(mut self, tool_calls: Vec<MessageToolCall>) -> Self {
+        self.tool_calls = tool_calls;
+        self
+    }
+
+    /// The reply as the assistant message a history keeps: its text and its tool calls.
+    pub fn to_message(&self) -> Message {
+        let mut message = Message::assistant(self.content.clone());
+        message.tool_calls = self.tool_calls.clone();
+        message
     }
 
     /// Whether the reply stopped at the reply token limit instead of ending on its own

@@ -10,7 +10,10 @@ use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
 use super::http::{self, CallContext, DEFAULT_TIMEOUT};
-use super::{DEFAULT_MAX_TOKENS, Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy, TokenUsage};
+use super::{
+    DEFAULT_MAX_TOKENS, FunctionTool, Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy,
+    TokenUsage, ToolChoice,
+};
 
 /// OpenAI's API root.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -203,6 +206,19 @@ impl OpenAiCompatible {
             body.insert("temperature".into(), json_f32(temperature));
         }
         request.sampling.write_openai(&mut body);
+        if !request.tools.is_empty() {
+            body.insert(
+                "tools".into(),
+                request
+                    .tools
+                    .iter()
+                    .map(FunctionTool::openai_json)
+                    .collect(),
+            );
+            if request.tool_choice == ToolChoice::Required {
+                body.insert("tool_choice".into(), Value::from("required"));
+            }
+        }
         if let Some(key) = &self.prompt_cache_key {
             body.insert("prompt_cache_key".into(), Value::from(key.as_str()));
         }
@@ -244,6 +260,8 @@ impl OpenAiCompatible {
                 .map(String::from),
             // Set by the HTTP exchange, which counts the retries.
             attempts: 1,
+            tool_calls: message.tool_calls,
+            usage_estimated: false,
         })
     }
 }
@@ -329,6 +347,9 @@ impl OpenAiCompatible {
 /// before any chunk gave a finish reason or `[DONE]` came are errors.
 fn decode_event_stream(text: &str) -> Result<Value, String> {
     let mut content = String::new();
+    // Tool calls arrive in pieces: the first delta of a call (by `index`) has its id and name,
+    // later ones add to its arguments' text.
+    let mut calls: Vec<(String, String, String)> = Vec::new();
     let mut finish_reason = Value::Null;
     let mut usage = None;
     let mut model = None;
@@ -364,6 +385,14 @@ fn decode_event_stream(text: &str) -> Result<Value, String> {
             if let Some(piece) = choice.pointer("/delta/content").and_then(Value::as_str) {
                 content.push_str(piece);
             }
+            if let Some(deltas) = choice
+                .pointer("/delta/tool_calls")
+                .and_then(Value::as_array)
+            {
+                for delta in deltas {
+                    add_tool_call_delta(&mut calls, delta)?;
+                }
+            }
             if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
                 finish_reason = reason.clone();
             }
@@ -382,10 +411,20 @@ fn decode_event_stream(text: &str) -> Result<Value, String> {
             http::quote(text)
         ));
     }
+    let mut message = json!({"role": "assistant", "content": content});
+    if !calls.is_empty() {
+        message["tool_calls"] = calls
+            .into_iter()
+            .map(|(id, name, arguments)| {
+                json!({"id": id, "type": "function",
+                       "function": {"name": name, "arguments": arguments}})
+            })
+            .collect();
+    }
     let mut completion = json!({
         "choices": [{
             "index": 0,
-            "message": {"role": "assistant", "content": content},
+            "message": message,
             "finish_reason": finish_reason
         }]
     });
@@ -396,6 +435,39 @@ fn decode_event_stream(text: &str) -> Result<Value, String> {
         completion["model"] = Value::from(model);
     }
     Ok(completion)
+}
+
+/// Adds one streamed piece of a tool call to the calls so far: a piece with a new `index`
+/// starts a call (with its id and name), the others extend its arguments' text.
+fn add_tool_call_delta(
+    calls: &mut Vec<(String, String, String)>,
+    delta: &Value,
+) -> Result<(), String> {
+    let index = delta
+        .get("index")
+        .and_then(Value::as_u64)
+        .and_then(|i| usize::try_from(i).ok())
+        .unwrap_or(calls.len().saturating_sub(1));
+    if index > calls.len() {
+        return Err(format!(
+            "a streamed tool call skips from call {} to call {index}",
+            calls.len()
+        ));
+    }
+    if index == calls.len() {
+        calls.push(Default::default());
+    }
+    let call = &mut calls[index];
+    if let Some(id) = delta.get("id").and_then(Value::as_str) {
+        call.0 = id.to_string();
+    }
+    if let Some(name) = delta.pointer("/function/name").and_then(Value::as_str) {
+        call.1.push_str(name);
+    }
+    if let Some(piece) = delta.pointer("/function/arguments").and_then(Value::as_str) {
+        call.2.push_str(piece);
+    }
+    Ok(())
 }
 
 /// Checks that `url` is an http(s) URL and drops trailing slashes, so paths can be appended.

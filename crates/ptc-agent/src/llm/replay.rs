@@ -9,8 +9,9 @@ use super::{Llm, LlmError, LlmRequest, LlmResponse, ScriptedLlm, TokenUsage};
 
 /// Replies read from a JSONL transcript, returned in order: one JSON object per line,
 /// `{"content": "..."}` plus optional `usage` (the fields of [`TokenUsage`]), `model`,
-/// `stop_reason` and `attempts` (the requests the recorded reply took, 1 when absent), which is
-/// the line [`LlmResponse`] serializes to. Blank lines are skipped; other fields are ignored.
+/// `stop_reason`, `attempts` (the requests the recorded reply took, 1 when absent) and
+/// `tool_calls` (native tool calls: `id`, `name`, `arguments`), which is the line
+/// [`LlmResponse`] serializes to. Blank lines are skipped; other fields are ignored.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -42,6 +43,10 @@ struct Entry {
     stop_reason: Option<String>,
     #[serde(default)]
     attempts: Option<u32>,
+    #[serde(default)]
+    tool_calls: Vec<ptc_turn::MessageToolCall>,
+    #[serde(default)]
+    usage_estimated: bool,
 }
 
 impl ReplayLlm {
@@ -74,6 +79,8 @@ impl ReplayLlm {
                 model: entry.model,
                 stop_reason: entry.stop_reason,
                 attempts: entry.attempts.unwrap_or(1).max(1),
+                tool_calls: entry.tool_calls,
+                usage_estimated: entry.usage_estimated,
             }));
         }
         Ok(ReplayLlm {

@@ -3,7 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Anthropic, Llm, LlmError, OpenAiCompatible, ReplayLlm, RetryPolicy};
+use super::{
+    Anthropic, FileLlm, HumanLlm, Llm, LlmError, OpenAiCompatible, ReplayLlm, RetryPolicy,
+};
 
 /// Settings [`parse_llm_spec_with`] gives the HTTP providers; `None` keeps a provider's
 /// default (a 120 s request timeout and [`RetryPolicy::default`]). Replayed models ignore them.
@@ -27,6 +29,8 @@ pub struct ProviderOptions {
 /// | `anthropic:MODEL` | [`Anthropic::from_env`] (key from `ANTHROPIC_API_KEY`, base URL from `ANTHROPIC_BASE_URL` when set) |
 /// | `openai-compatible:URL:MODEL` | [`OpenAiCompatible::new`], with the key from `OPENAI_COMPATIBLE_API_KEY` when that is set |
 /// | `replay:FILE` | [`ReplayLlm::from_file`] |
+/// | `file:DIR` | [`FileLlm::new`]: requests written to DIR, replies read from files there; the request timeout is how long it waits for each (default 30 minutes) |
+/// | `human` | [`HumanLlm::stdio`]: requests on standard error, replies typed on standard input |
 ///
 /// The OpenAI key is deliberately not sent to other servers, hence the separate variable.
 ///
@@ -130,9 +134,20 @@ pub fn parse_llm_spec_with(
             }
             Ok(Arc::new(ReplayLlm::from_file(rest)?))
         }
+        "file" => {
+            if rest.is_empty() {
+                return Err(missing("dir"));
+            }
+            let mut llm = FileLlm::new(rest)?;
+            if let Some(timeout) = options.request_timeout {
+                llm = llm.with_timeout(timeout);
+            }
+            Ok(Arc::new(llm))
+        }
+        "human" if rest.is_empty() => Ok(Arc::new(HumanLlm::stdio())),
         _ => Err(LlmError::Configuration(format!(
             "unknown model spec `{spec}`; use openai:MODEL, anthropic:MODEL, \
-             openai-compatible:URL:MODEL or replay:FILE"
+             openai-compatible:URL:MODEL, replay:FILE, file:DIR or human"
         ))),
     }
 }

@@ -495,6 +495,8 @@ impl<'a> RunCore<'a> {
 
     /// A reply: its program runs, or the turn fails for want of one.
     fn replied(&mut self, response: LlmResponse) -> Action {
+        // A program handed over as a tool call is recorded as a fenced one.
+        let response = crate::reply_form::as_recorded(response);
         self.pending.tokens += response.usage;
         let cut_off = response.is_cut_off();
         let program = extract_program(&response.content);

@@ -4,7 +4,8 @@ use ptc_compression::{CachePoint, PromptRequest, RenderOptions, cacheable_prefix
 use ptc_turn::{Message, Role};
 
 use crate::agent::Settings;
-use crate::llm::LlmRequest;
+use crate::llm::{LlmRequest, ToolChoice};
+use crate::reply_form::{ReplyForm, as_tool_calls};
 
 /// The model request for rendered `messages` (system message first) and their cache `points`:
 /// leading system messages become the system prompt, and the points mark the stable parts for
@@ -16,8 +17,15 @@ pub(crate) fn request_for(
     turn: u32,
     tools: &[ptc_lisp::ToolSpec],
 ) -> LlmRequest {
-    let mut request = LlmRequest::from_prompt(PromptRequest::from_rendered(messages, points))
-        .with_max_tokens(settings.max_tokens);
+    let mut prompt = PromptRequest::from_rendered(messages, points);
+    if settings.reply_form == ReplyForm::ToolCall {
+        let (messages, points) = as_tool_calls(&prompt.messages, &prompt.cache_points);
+        prompt.messages = messages;
+        prompt.cache_points = points;
+    }
+    let mut request = LlmRequest::from_prompt(prompt)
+        .with_max_tokens(settings.max_tokens)
+        .with_tools(settings.reply_form.tools(), ToolChoice::Auto);
     if let Some(temperature) = settings.temperature {
         request = request.with_temperature(temperature);
     }

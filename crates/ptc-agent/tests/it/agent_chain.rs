@@ -50,8 +50,8 @@ async fn the_returned_map_becomes_data_with_its_field_descriptions() {
         first_message(&counted),
         "Count the tickets\n\n\
          ;; === data/ ===\n\
-         data/ids                      ; list[3], sample: [3 5 8] -- Ids of the open tickets, oldest first\n\
-         data/oldest                   ; string, sample: \"2024-01-02\" -- Opening date of the oldest, ISO 8601\n\n\
+         data/ids                      ; list[3], whole: [3 5 8] -- Ids of the open tickets, oldest first\n\
+         data/oldest                   ; string = \"2024-01-02\" -- Opening date of the oldest, ISO 8601\n\n\
          Turns left: 5"
     );
 }

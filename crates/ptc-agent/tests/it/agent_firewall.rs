@@ -23,7 +23,7 @@ async fn a_firewalled_input_is_shown_by_name_and_type_and_programs_read_it() {
     assert_eq!(
         first,
         "Check the key\n\n;; === data/ ===\ndata/_api_key                 ; string, hidden\n\
-         data/region                   ; string, sample: \"north\"\n\nTurns left: 5"
+         data/region                   ; string = \"north\"\n\nTurns left: 5"
     );
     assert!(!first.contains("sk-123456"), "{first}");
 }

@@ -404,8 +404,9 @@ async fn with_compression_the_history_grows_by_programs_and_short_feedback() {
             Message::user(
                 "Sum the numbers\n\n\
                  ;; === data/ ===\n\
-                 data/numbers                  ; list[3], sample: [1 2 3]"
+                 data/numbers                  ; list[3], whole: [1 2 3]"
             ),
+            // The reply's sentence before the program is left out: the program is shorter.
             Message::assistant(format!("```clojure\n{}\n```", TWO_TURNS[0])),
             Message::user(";; Output:\ntotal: 6\n\nTurns left: 4"),
         ]
@@ -433,7 +434,7 @@ async fn without_compression_the_full_history_is_sent() {
             Message::user(
                 "Sum the numbers\n\n\
                  ;; === data/ ===\n\
-                 data/numbers                  ; list[3], sample: [1 2 3]"
+                 data/numbers                  ; list[3], whole: [1 2 3]"
             ),
             Message::assistant(clojure(TWO_TURNS[0])),
             Message::user(";; Output:\ntotal: 6\n\n;; Result: nil\n\nTurns left: 4"),
@@ -475,7 +476,7 @@ async fn cache_breakpoints_mark_the_prefix_and_the_newest_stable_message() {
         })
         .collect();
     let prefix = "Sum the numbers\n\n;; === data/ ===\n\
-                  data/numbers                  ; list[3], sample: [1 2 3]";
+                  data/numbers                  ; list[3], whole: [1 2 3]";
     assert_eq!(
         marked,
         vec![

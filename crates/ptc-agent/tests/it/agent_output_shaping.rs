@@ -50,8 +50,8 @@ async fn printed_output_past_the_cap_is_left_out_with_a_note() {
     let feedback = &requests[1].messages.last().expect("feedback").content;
     assert_eq!(
         feedback,
-        ";; Output:\naaaaaaaaaaaaaaaaaaaa\n;; ... 16 more characters of output left out (at \
-         most 20 are shown); print less: counts, a few items, the fields you need\n\n;; \
-         Result: nil\n\nTurns left: 4"
+        ";; Output:\naaaaaaaaaa\n;; ... 17 characters of output left out here (at most 20 are \
+         shown: the first and the last 10); print less: counts, a few items, the fields you \
+         need\naaa\nsecond\n\n;; Result: nil\n\nTurns left: 4"
     );
 }

@@ -48,15 +48,15 @@ fn the_preview_shows_each_message_with_its_size() {
     let user_part = &text[text.find("=== user (").expect("user header")..];
     assert_eq!(
         user_part,
-        "=== user (238 chars) ===\n\
+        "=== user (230 chars) ===\n\
          Count the active users\n\n\
          ;; === tool/ ===\n\
          (tool/notify)                 ; Tell the team\n\n\
          ;; === data/ ===\n\
-         data/kind                     ; string, sample: \"active\"\n\
-         data/users                    ; list[2], sample: [\"ann\" \"bo\"]\n\n\
+         data/kind                     ; string = \"active\"\n\
+         data/users                    ; list[2], whole: [\"ann\" \"bo\"]\n\n\
          Turns left: 5\n\
-         === cacheable prefix: the system prompt and the first 223 bytes of message 1 ===\n"
+         === cacheable prefix: the system prompt and the first 215 bytes of message 1 ===\n"
     );
 }
 

@@ -61,22 +61,57 @@ async fn the_observer_sees_each_request_and_turn_as_it_happens() {
     );
 }
 
+/// Providers cache a prompt prefix only from 1,024 tokens on (Anthropic's and OpenAI's
+/// minimum); below it every token of the system prompt is paid in full on every request, above
+/// it a run that follows another pays a tenth (Anthropic) for it. The default prompt is kept
+/// past the threshold in real tokens, not only in the four-characters-a-token estimate.
+#[test]
+fn the_default_system_prompt_is_long_enough_to_be_cached() {
+    use ptc_compression::tokenizer::{OpenAiEncoding, TiktokenTokenizer, Tokenizer};
+    let agent = Agent::builder("x")
+        .llm(ScriptedLlm::new(Vec::<String>::new()))
+        .build()
+        .expect("agent");
+    let text = &agent.system_prompt().text;
+    for encoding in [OpenAiEncoding::Cl100kBase, OpenAiEncoding::O200kBase] {
+        let tokens = TiktokenTokenizer::new(encoding).count_text(text);
+        assert!(tokens >= 1024, "{encoding:?}: {tokens} tokens");
+    }
+}
+
 #[test]
 fn the_system_prompt_size_is_known() {
     let llm = ScriptedLlm::new(Vec::<String>::new());
     let plain = Agent::builder("x").llm(llm.clone()).build().expect("agent");
     let prompt = plain.system_prompt();
     // A deliberate number: changing the prompt or the builtin registry changes it.
-    assert_eq!((prompt.chars, prompt.estimated_tokens), (8692, 2173));
+    assert_eq!((prompt.chars, prompt.estimated_tokens), (4549, 1138));
     assert!(
         prompt
             .text
-            .starts_with("You solve tasks by writing programs in PTC-Lisp")
+            .starts_with("You solve tasks by writing PTC-Lisp programs")
     );
-    assert!(prompt.text.contains("## How turns work"));
-    // The builtin list comes from the registry, family by family.
-    assert!(prompt.text.contains("\nSequences: "), "{}", prompt.text);
-    assert!(prompt.text.contains(" mapcat "), "{}", prompt.text);
+    // The language paragraph comes from ptc-lisp's list of differences and its registry.
+    assert!(
+        prompt.text.contains(
+            "\nEverything is as in Clojure, except: type gives keywords (:integer :string :map \
+             ...); get, get-in and keyword lookup match string keys too; "
+        ),
+        "{}",
+        prompt.text
+    );
+    assert!(
+        prompt.text.contains(
+            "\nAdded:\n- (all-of & preds): A predicate that is true when every pred is truthy.\n"
+        ),
+        "{}",
+        prompt.text
+    );
+    assert!(
+        prompt
+            .text
+            .contains("Each message ends with the turns left")
+    );
 
     let single = Agent::builder("x")
         .llm(llm.clone())
@@ -89,7 +124,12 @@ fn the_system_prompt_size_is_known() {
             .text
             .contains("you get a single turn")
     );
-    assert!(!single.system_prompt().text.contains("## How turns work"));
+    assert!(
+        !single
+            .system_prompt()
+            .text
+            .contains("Each message ends with the turns left")
+    );
 
     let typed = Agent::builder("x")
         .llm(llm)
@@ -164,20 +204,20 @@ async fn a_history_budget_must_hold_the_system_prompt_and_the_mission() {
     assert_eq!(
         error.to_string(),
         "the history policy cannot be applied: max_tokens is 100, but the system messages alone \
-         take about 2177 tokens; raise max_tokens to at least 2177 or shorten the system messages"
+         take about 1142 tokens; raise max_tokens to at least 1142 or shorten the system messages"
     );
     // The system prompt fits, but not together with a long mission.
     let agent = Agent::builder("y ".repeat(400))
         .llm(llm)
-        .history_policy(HistoryPolicy::default().with_max_tokens(2200))
+        .history_policy(HistoryPolicy::default().with_max_tokens(1300))
         .build()
         .expect("the system prompt fits");
     let error = agent.run().await.expect_err("no room for the mission");
     assert_eq!(
         error.to_string(),
-        "the history policy's max_tokens (2200) cannot hold the system prompt (about 2177 \
+        "the history policy's max_tokens (1300) cannot hold the system prompt (about 1142 \
          tokens) and the mission message (about 208 tokens), which are always sent; raise \
-         max_tokens to at least 2385"
+         max_tokens to at least 1350"
     );
 }
 

@@ -40,23 +40,16 @@ fn the_two_sections_can_be_replaced_or_left_out() {
             .reply_format_section("## Your reply\n\nOnly code, no prose.")
             .language_reference_section(""),
     );
-    assert_eq!(
-        headings(&text),
-        vec![
-            "## Your reply",
-            "## What a program can use",
-            "## How turns work",
-            "## Earlier turns"
-        ]
-    );
-    assert!(text.contains("## Your reply\n\nOnly code, no prose.\n\n## What a program can use"));
-    assert!(!text.contains("(def name doc? value)"));
+    assert_eq!(headings(&text), vec!["## Your reply"]);
+    assert!(text.contains("## Your reply\n\nOnly code, no prose.\n\n- `(tool/NAME arg ...)`"));
+    assert!(!text.contains("Everything is as in Clojure"));
+    assert!(!text.contains("Reply with the program in a ```clojure block"));
 
     let default = prompt(builder());
     assert!(default.contains(&default_reply_format()));
-    // The reference comes before the parts that differ between settings and tasks.
-    assert!(default.contains(&format!(
-        "{}\n\n## Earlier turns\n\nLater messages repeat your earlier programs",
+    // The reference comes last, after the rules of turns and before anything task-specific.
+    assert!(default.ends_with(&format!(
+        "(`;; turn 2 printed x in full`: `(println x)` shows it again).\n\n{}",
         default_language_reference()
     )));
 }

@@ -76,6 +76,8 @@ async fn sends_the_exact_request_with_cache_breakpoints() {
             model: Some("claude-sonnet-4-5-20250929".into()),
             stop_reason: Some("end_turn".into()),
             attempts: 1,
+            tool_calls: Vec::new(),
+            usage_estimated: false,
         }
     );
     let requests = server.requests();
@@ -357,7 +359,7 @@ async fn unsendable_requests_fail_before_sending() {
         llm.complete(&on_assistant).await.unwrap_err(),
         LlmError::InvalidRequest(
             "the cache breakpoint points at message 1, whose role is assistant; it must point \
-             into a user message"
+             into a user message or a tool result"
                 .into()
         )
     );

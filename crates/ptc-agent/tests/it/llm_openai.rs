@@ -95,6 +95,8 @@ async fn sends_the_exact_request_and_reads_usage() {
             model: Some("gpt-4o-2024-08-06".into()),
             stop_reason: Some("stop".into()),
             attempts: 1,
+            tool_calls: Vec::new(),
+            usage_estimated: false,
         }
     );
     let requests = server.requests();
@@ -690,6 +692,8 @@ async fn a_streamed_reply_is_put_together_with_its_usage() {
             model: Some("qwen2.5-coder".into()),
             stop_reason: Some("length".into()),
             attempts: 1,
+            tool_calls: Vec::new(),
+            usage_estimated: false,
         }
     );
     assert_eq!(

@@ -94,6 +94,8 @@ async fn replay_returns_the_transcript_in_order() {
             model: None,
             stop_reason: None,
             attempts: 1,
+            tool_calls: Vec::new(),
+            usage_estimated: false,
         }
     );
     assert_eq!(
@@ -104,6 +106,8 @@ async fn replay_returns_the_transcript_in_order() {
             model: Some("claude-sonnet-4-5".into()),
             stop_reason: Some("end_turn".into()),
             attempts: 1,
+            tool_calls: Vec::new(),
+            usage_estimated: false,
         }
     );
     assert_eq!(

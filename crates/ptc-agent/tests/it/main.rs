@@ -27,6 +27,7 @@ mod compiled_agent;
 mod compiled_like_the_run;
 mod extract_corpus;
 mod llm_anthropic;
+mod llm_by_hand;
 mod llm_openai;
 mod llm_sampling;
 mod llm_scripted_replay;

@@ -30,12 +30,12 @@ fn preview_prints_the_whole_system_prompt_and_the_first_message_without_a_model(
         stdout(&output),
         "=== system (32 chars, about 8 tokens) ===\n\
          Write PTC-Lisp. Call (return v).\n\
-         === user (110 chars) ===\n\
+         === user (109 chars) ===\n\
          Count the users\n\n\
          ;; === data/ ===\n\
-         data/users                    ; list[2], sample: [\"ann\" \"bo\"]\n\n\
+         data/users                    ; list[2], whole: [\"ann\" \"bo\"]\n\n\
          Turns left: 5\n\
-         === cacheable prefix: the system prompt and the first 95 bytes of message 1 ===\n"
+         === cacheable prefix: the system prompt and the first 94 bytes of message 1 ===\n"
     );
 }
 
@@ -58,7 +58,10 @@ fn preview_json_is_the_request_and_the_prefix_wraps_the_generated_prompt() {
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let request: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     let system = request["system"].as_str().expect("system");
-    assert!(system.starts_with("You work for ACME.\n\nYou solve a task by writing one program"));
+    assert!(
+        system
+            .starts_with("You work for ACME.\n\nYou solve a task by writing one PTC-Lisp program")
+    );
     assert!(system.ends_with("\n\nBe brief."));
     assert_eq!(
         request["messages"],

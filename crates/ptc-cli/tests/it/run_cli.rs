@@ -255,7 +255,7 @@ fn bad_arguments_are_errors_that_say_what_to_do() {
     assert_eq!(
         refusal(&output),
         "error: unknown model spec `gemini:pro`; use openai:MODEL, anthropic:MODEL, \
-         openai-compatible:URL:MODEL or replay:FILE\n"
+         openai-compatible:URL:MODEL, replay:FILE, file:DIR or human\n"
     );
     let output = ptc(&[
         "run",
@@ -337,8 +337,8 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
             "cost": cost_report(
                 "anthropic",
                 2,
-                bill(2976.3, 8, 2183, 2200),
-                bill(2976.3, 8, 2183, 2200),
+                bill(1579.05, 8, 1148, 1165),
+                bill(1579.05, 8, 1148, 1165),
                 1.0,
                 None
             ),
@@ -445,9 +445,9 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
         cost_report(
             "anthropic",
             3,
-            bill(3339.55, 11, 4498, 2303),
-            bill(3349.95, 11, 4502, 2311),
-            0.9969,
+            bill(1838.8, 11, 2428, 1268),
+            bill(1849.2, 11, 2432, 1276),
+            0.9944,
             Some(bill(3184.0, 95, 4140, 2140))
         )
     );
@@ -464,8 +464,8 @@ fn json_carries_the_modelled_bill_beside_the_full_history_and_the_reported_cache
         ),
         (
             &serde_json::json!("openai?read=0.25"),
-            &serde_json::json!(3548.0),
-            &serde_json::json!(3560.0),
+            &serde_json::json!(1979.0),
+            &serde_json::json!(1991.0),
             &serde_json::json!(3270.0)
         )
     );
