@@ -22,7 +22,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use crate::json_compare::{json_equal, json_equal_unordered, lookup};
+use crate::json_compare::{json_equal, json_equal_unordered, json_has_keys_of, lookup};
 use crate::tools::CallRecord;
 
 /// How the run must end.
@@ -58,6 +58,10 @@ pub struct Check {
     /// Checks over the recorded tool calls.
     #[serde(default)]
     pub calls: Vec<CallCheck>,
+    /// Whether a returned map may have keys `expect` does not name: set when the mission's
+    /// output signature is a record, since the agent tells the model that extra keys are fine.
+    #[serde(skip)]
+    pub extra_keys: bool,
 }
 
 fn default_tolerance() -> f64 {
@@ -149,6 +153,10 @@ pub struct CallCheck {
     /// Every call's arguments satisfy these.
     #[serde(default)]
     pub every: Option<Vec<Predicate>>,
+    /// Exactly these calls, each once, in any order: each a map of parameter name to value
+    /// (numbers within the tolerance).
+    #[serde(default)]
+    pub exactly: Option<Vec<Json>>,
 }
 
 /// See [`CallCheck::once_each`].
@@ -227,13 +235,31 @@ impl Check {
                 c.distinct.is_some(),
                 c.once_each.is_some(),
                 c.every.is_some(),
+                c.exactly.is_some(),
             ];
             if !tests.contains(&true) {
                 return Err(format!(
                     "the calls check of `{}` tests nothing: give count, min, max, distinct, \
-                     once_each or every",
+                     once_each, every or exactly",
                     c.tool
                 ));
+            }
+            for call in c.exactly.iter().flatten() {
+                let Json::Object(args) = call else {
+                    return Err(format!(
+                        "the calls check of `{}`: each call of `exactly` is a map of parameter \
+                         name to value, not {}",
+                        c.tool,
+                        compact(call)
+                    ));
+                };
+                if let Some(name) = args.keys().find(|n| arg_position(params, n).is_none()) {
+                    return Err(format!(
+                        "the calls check of `{}` names argument `{name}`; its params are [{}]",
+                        c.tool,
+                        params.join(", ")
+                    ));
+                }
             }
             for name in c.distinct.iter().chain(c.once_each.iter().map(|o| &o.arg)) {
                 if arg_position(params, name).is_none() {
@@ -263,7 +289,9 @@ impl Check {
         match (self.outcome, end) {
             (ExpectedOutcome::Returned, RunEnd::Returned(value)) => {
                 if let Some(expected) = &self.expect {
-                    let equal = if self.unordered {
+                    let equal = if self.extra_keys {
+                        json_has_keys_of(expected, value, self.tolerance, self.unordered)
+                    } else if self.unordered {
                         json_equal_unordered(expected, value, self.tolerance)
                     } else {
                         json_equal(expected, value, self.tolerance)
@@ -677,6 +705,38 @@ impl CallCheck {
                 ));
             }
         }
+        if let Some(expected) = &self.exactly {
+            let made: Vec<Json> = calls.iter().map(|c| args_map(params, &c.args)).collect();
+            let mut unmatched: Vec<&Json> = made.iter().collect();
+            let mut missing: Vec<String> = Vec::new();
+            for wanted in expected {
+                match unmatched
+                    .iter()
+                    .position(|m| json_equal(wanted, m, tolerance))
+                {
+                    Some(i) => {
+                        unmatched.remove(i);
+                    }
+                    None => missing.push(compact(wanted)),
+                }
+            }
+            if !missing.is_empty() || !unmatched.is_empty() {
+                let mut problems = Vec::new();
+                if !missing.is_empty() {
+                    problems.push(format!(
+                        "{} of the {} expected calls missing: {}",
+                        missing.len(),
+                        expected.len(),
+                        missing.join(", ")
+                    ));
+                }
+                if !unmatched.is_empty() {
+                    let extra: Vec<String> = unmatched.iter().map(|c| compact(c)).collect();
+                    problems.push(format!("{} unexpected: {}", extra.len(), extra.join(", ")));
+                }
+                reasons.push(format!("{who}: {}", problems.join("; ")));
+            }
+        }
         if let Some(all_of) = &self.every {
             for (i, call) in calls.iter().enumerate() {
                 let args = args_map(params, &call.args);
@@ -887,7 +947,7 @@ mod tests {
             validate(json!({"calls": [{"tool": "credit"}]})),
             Err(
                 "the calls check of `credit` tests nothing: give count, min, max, distinct, \
-                 once_each or every"
+                 once_each, every or exactly"
                     .into()
             )
         );
@@ -915,6 +975,34 @@ mod tests {
         assert_eq!(
             validate(json!({"calls": [{"tool": "send-email", "distinct": "1"}]})),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn exactly_these_calls_in_any_order_each_once() {
+        let c = check(
+            json!({"tolerance": 0.01, "calls": [{"tool": "credit", "exactly": [
+            {"to": "a", "subject": 5.0}, {"to": "b", "subject": 7}]}]}),
+        );
+        let call = |to: &str, amount: f64| CallRecord {
+            tool: "credit".into(),
+            args: vec![json!(to), json!(amount)],
+            ok: true,
+        };
+        let params = |_: &str| vec!["to".to_string(), "subject".to_string()];
+        let end = RunEnd::Returned(json!(null));
+        let verdict = |calls: &[CallRecord]| c.verdict(&end, calls, params).reasons;
+        assert_eq!(
+            verdict(&[call("b", 7.004), call("a", 5.0)]),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            verdict(&[call("a", 5.0), call("a", 5.0), call("c", 1.0)]),
+            vec![
+                "tool/credit: 1 of the 2 expected calls missing: {\"subject\":7,\"to\":\"b\"}; \
+                 2 unexpected: {\"subject\":5.0,\"to\":\"a\"}, {\"subject\":1.0,\"to\":\"c\"}"
+                    .to_string()
+            ]
         );
     }
 }

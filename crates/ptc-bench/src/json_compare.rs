@@ -14,6 +14,18 @@ pub fn json_equal_unordered(a: &Json, b: &Json, tolerance: f64) -> bool {
     compare(a, b, tolerance, true)
 }
 
+/// Whether `actual` has every key of the map `expected` with an equal value (as
+/// [`json_equal`], or [`json_equal_unordered`] when `unordered`), whatever other keys it has:
+/// how a record is compared, since the agent tells the model that extra keys are fine.
+pub fn json_has_keys_of(expected: &Json, actual: &Json, tolerance: f64, unordered: bool) -> bool {
+    match (expected, actual) {
+        (Json::Object(xs), Json::Object(ys)) => xs
+            .iter()
+            .all(|(k, x)| lookup(ys, k).is_some_and(|y| compare(x, y, tolerance, unordered))),
+        _ => compare(expected, actual, tolerance, unordered),
+    }
+}
+
 fn compare(a: &Json, b: &Json, tolerance: f64, unordered: bool) -> bool {
     match (a, b) {
         (Json::Number(x), Json::Number(y)) => match (x.as_i64(), y.as_i64()) {

@@ -22,10 +22,16 @@ pub mod json_compare;
 pub mod stats;
 // A mission's canned tools and the log of their calls.
 pub mod tools;
+// Generated mission data: a PTC-Lisp program that makes inputs and tool answers.
+pub mod generated;
 // Whether a run succeeded, as the mission says.
 pub mod check;
 // Missions as data, loaded from their directories.
 pub mod mission;
+// Turns of a run that did not move its mission forward, by cause.
+pub mod lost;
+// Plain tool calling, the baseline PTC is measured against.
+pub mod tool_calling;
 // Running missions under each configuration.
 pub mod harness;
 // The report of a benchmark run.
@@ -49,7 +55,10 @@ pub fn evaluate(options: &EvalOptions) -> Result<Report, String> {
         .build()
         .map_err(|e| format!("could not start the async runtime: {e}"))?;
     let records = runtime.block_on(harness::execute(&plan, &source, options));
-    let report = Report::new(&source.describe(), &plan.missions, &plan.configs, records);
+    let mut report = Report::new(&source.describe(), &plan.missions, &plan.configs, records);
+    if let LlmSource::ReplayDir(dir) = &source {
+        report.annotations = lost::read_annotations(&dir.join(lost::ANNOTATIONS_FILE))?;
+    }
     write(&options.out_dir.join("REPORT.md"), &report.markdown())?;
     let json = serde_json::to_string_pretty(&report)
         .map_err(|e| format!("cannot write the report as JSON: {e}"))?;

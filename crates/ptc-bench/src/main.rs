@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use ptc_agent::{ProviderOptions, RetryPolicy};
+use ptc_agent::{ProviderOptions, ReplyForm, RetryPolicy};
+use ptc_bench::harness::{AgentKind, DEFAULT_CONTEXT_TOKENS};
 use ptc_bench::{EvalOptions, evaluate};
 
 /// Run every mission N times per compression configuration against a model, and write
@@ -14,8 +15,12 @@ use ptc_bench::{EvalOptions, evaluate};
 #[command(name = "ptc-bench", version)]
 struct Cli {
     /// The model: `openai:MODEL`, `anthropic:MODEL`, `openai-compatible:URL:MODEL`,
-    /// `replay:FILE.jsonl` (one transcript for every run) or `replay-dir:DIR` (each run's own
-    /// transcript, DIR/<config>/<mission>/<run>.jsonl, as an earlier evaluation wrote them).
+    /// `replay:FILE.jsonl` (one transcript for every run), `replay-dir:DIR` (each run's own
+    /// transcript, DIR/<config>/<mission>/<run>.jsonl, as an earlier evaluation wrote them) or
+    /// `file:DIR` (each run answered through the files of DIR/<config>/<mission>/<run>/: the
+    /// request written there as req-N.md and req-N.json, the reply read from reply-N.txt or
+    /// reply-N.json; the request timeout is how long each reply may take, 30 minutes by
+    /// default).
     #[arg(long, value_name = "SPEC")]
     llm: String,
     /// Runs per mission and configuration [default: 1; replaying a directory: every run it
@@ -27,6 +32,21 @@ struct Cli {
     /// and on; replaying a directory: the configurations it holds].
     #[arg(long, value_name = "SPEC")]
     compression: Vec<String>,
+    /// The agent: `ptc` (one configuration per compression spec) or `tool-calls` (plain tool
+    /// calling: the tools as native function tools, the data in the first message, the answer
+    /// through `final_answer`); repeatable, in the order given. The first configuration is the
+    /// baseline [default: ptc].
+    #[arg(long, value_name = "AGENT", value_parser = agent)]
+    agent: Vec<AgentKind>,
+    /// How a PTC agent's model hands over its programs: `fenced` (a ```clojure block) or
+    /// `tool-call` (a call of the native tool `run_program`; configurations are labelled
+    /// `LABEL.tool-call`).
+    #[arg(long, value_name = "FORM", value_parser = reply, default_value = "fenced")]
+    reply: ReplyForm,
+    /// The context window, in tokens (estimated at 4 characters a token): a larger request
+    /// fails as a provider refuses it.
+    #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_CONTEXT_TOKENS)]
+    context_tokens: usize,
     /// Only the missions whose names match this glob (`*` and `?`); repeatable.
     #[arg(long, value_name = "GLOB")]
     missions: Vec<String>,
@@ -49,7 +69,8 @@ struct Cli {
     /// The most tokens each reply may have [default: 4096].
     #[arg(long, value_name = "N")]
     max_tokens: Option<u32>,
-    /// The longest one model request may take, in seconds (fractions allowed) [default: 120].
+    /// The longest one model request may take, in seconds (fractions allowed) [default: 120;
+    /// answered through files: 1800].
     #[arg(long, value_name = "SECONDS", value_parser = seconds)]
     request_timeout: Option<Duration>,
     /// Retries of a model request after a transient failure [default: 3].
@@ -63,6 +84,20 @@ struct Cli {
     /// request sent) under steps/<config>/<mission>/<run>.json in the output directory.
     #[arg(long)]
     steps: bool,
+}
+
+/// An agent's name.
+fn agent(text: &str) -> Result<AgentKind, String> {
+    match text.trim() {
+        "ptc" => Ok(AgentKind::Ptc),
+        "tool-calls" => Ok(AgentKind::ToolCalls),
+        other => Err(format!("`{other}` is not an agent: use ptc or tool-calls")),
+    }
+}
+
+/// A reply form's name.
+fn reply(text: &str) -> Result<ReplyForm, String> {
+    text.parse()
 }
 
 /// A positive number of seconds, fractions allowed.
@@ -82,6 +117,9 @@ fn main() -> ExitCode {
     let options = EvalOptions {
         llm: cli.llm,
         compression: cli.compression,
+        agents: cli.agent,
+        reply: cli.reply,
+        context_tokens: cli.context_tokens,
         runs: cli.runs,
         missions_dir: cli.missions_dir,
         missions: cli.missions,

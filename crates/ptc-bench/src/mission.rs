@@ -6,6 +6,7 @@
 //! | `mission.json` | `category`, `max_turns`, `signature` and the `check` ([`crate::check`]) |
 //! | `data.json` | optional input data: each top-level key becomes `data/<key>` |
 //! | `tools.json` | optional tools ([`crate::tools`]) |
+//! | `generate.clj` | optional: a PTC-Lisp program whose value, `{:data {...} :tools {...}}`, adds generated inputs and the answers of tools declared in `tools.json` ([`generated`]) |
 //! | `mcp.json` | optional MCP servers whose tools the mission uses, in the `mcpServers` format |
 //!
 //! A mission's MCP servers are started afresh for every run (so a run never sees another's
@@ -24,6 +25,7 @@ use ptc_mcp::{Endpoint, McpConfig, McpServers, ServerConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::check::Check;
+use crate::generated;
 use crate::tools::{CallLog, LoggedTool, ToolSet};
 
 /// What a mission exercises.
@@ -95,6 +97,40 @@ impl Half {
     }
 }
 
+/// How large a mission is: the report keeps the groups apart, so that a win on one never hides
+/// a loss on the other.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Size {
+    /// Inputs and tool results a model could read whole: tens of records.
+    #[default]
+    Small,
+    /// Where a model cannot read everything: thousands of records, tool results of tens of
+    /// kilobytes, tens of dependent calls.
+    Large,
+}
+
+impl Size {
+    /// Both groups, in the order reports list them.
+    pub const ALL: [Size; 2] = [Size::Small, Size::Large];
+
+    /// The name `mission.json` gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Size::Small => "small",
+            Size::Large => "large",
+        }
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl fmt::Display for Half {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -107,6 +143,8 @@ impl fmt::Display for Half {
 struct MissionFile {
     category: Category,
     half: Half,
+    #[serde(default)]
+    size: Size,
     #[serde(default = "default_max_turns")]
     max_turns: u32,
     #[serde(default)]
@@ -128,6 +166,8 @@ pub struct Mission {
     pub category: Category,
     /// The half of the benchmark it is in.
     pub half: Half,
+    /// Its size group.
+    pub size: Size,
     /// The task text.
     pub text: String,
     /// The input data, by `data/` name.
@@ -173,18 +213,28 @@ impl Mission {
         let meta_path = dir.join("mission.json");
         let meta: MissionFile = serde_json::from_str(&read(&meta_path)?)
             .map_err(|e| format!("{}: {e}", meta_path.display()))?;
-        let data = match read_optional(&dir.join("data.json"))? {
+        let mut data = match read_optional(&dir.join("data.json"))? {
             None => BTreeMap::new(),
             Some(text) => data_entries(&text)
                 .map_err(|e| format!("{}: {e}", dir.join("data.json").display()))?,
         };
-        let tools = match read_optional(&dir.join("tools.json"))? {
+        let mut tools = match read_optional(&dir.join("tools.json"))? {
             None => ToolSet::default(),
             Some(text) => ToolSet::from_json(&dir.join("tools.json").display().to_string(), &text)?,
         };
+        let generator = dir.join("generate.clj");
+        if let Some(program) = read_optional(&generator)? {
+            let source = generator.display().to_string();
+            generated::apply(&source, &program, &mut data, &mut tools)?;
+        }
+        let mut check = meta.check;
         if let Some(signature) = &meta.signature {
-            Signature::parse(signature)
+            let signature = Signature::parse(signature)
                 .map_err(|e| format!("{}: the signature: {e}", meta_path.display()))?;
+            check.extra_keys = matches!(
+                signature.output().without_optional(),
+                ptc_agent::Type::Record(_)
+            );
         }
         let mcp_path = dir.join("mcp.json");
         let (mcp, mcp_tools) = if mcp_path.exists() {
@@ -211,7 +261,7 @@ impl Mission {
             (Vec::new(), BTreeMap::new())
         };
         let names = tools.names();
-        meta.check
+        check
             .validate(|tool| {
                 if names.contains(&tool) {
                     Some(tools.params(tool))
@@ -224,6 +274,7 @@ impl Mission {
             name,
             category: meta.category,
             half: meta.half,
+            size: meta.size,
             text,
             data,
             tools,
@@ -231,7 +282,7 @@ impl Mission {
             mcp_tools,
             max_turns: meta.max_turns,
             signature: meta.signature,
-            check: meta.check,
+            check,
         };
         mission
             .builder(
@@ -254,13 +305,18 @@ impl Mission {
 
     /// Starts the mission's MCP servers for one run: the servers (to close when the run ends)
     /// and their tools, logging to `log`. `None` when the mission has none.
-    pub async fn start_mcp(&self, log: &CallLog) -> Result<Option<McpRun>, String> {
+    ///
+    /// `run` names the run (e.g. `on/1`): the copies of the servers' directories are made at a
+    /// path of its own that is the same for every run of that name, so that a model that wrote
+    /// a path it was shown into a program replays exactly; two runs of the same name at once
+    /// take turns.
+    pub async fn start_mcp(&self, log: &CallLog, run: &str) -> Result<Option<McpRun>, String> {
         if self.mcp.is_empty() {
             return Ok(None);
         }
         // Each run works in a copy of every server's working directory: a model that writes,
         // moves or makes files there changes neither the committed mission nor the next run.
-        let scratch = Scratch::new()?;
+        let scratch = Scratch::for_run(&self.name, run).await?;
         let mut configs = Vec::with_capacity(self.mcp.len());
         for (i, config) in self.mcp.iter().enumerate() {
             let mut config = config.clone();
@@ -296,7 +352,8 @@ impl Mission {
     ) -> ptc_agent::AgentBuilder {
         let mut builder = Agent::builder(&self.text)
             .llm_arc(llm)
-            .max_turns(self.max_turns);
+            .max_turns(self.max_turns)
+            .limits(program_limits());
         for tool in self.tools.instantiate(log) {
             builder = builder.tool_arc(tool);
         }
@@ -325,25 +382,57 @@ pub struct McpRun {
     _scratch: Scratch,
 }
 
-/// A directory of its own under the system's temporary directory, removed when dropped.
+impl McpRun {
+    /// The JSON Schema of the arguments of the tool named `name` (its `tool/` name), as its
+    /// server gave it.
+    pub fn input_schema(&self, name: &str) -> Option<&serde_json::Value> {
+        self.servers.tool(name).map(|tool| tool.input_schema())
+    }
+}
+
+/// A directory of one run's own under the system's temporary directory
+/// (`ptc-bench-mcp/MISSION/RUN`), held under a lock file beside it while the run lasts and
+/// removed when dropped.
 struct Scratch {
     path: PathBuf,
+    _lock: std::fs::File,
 }
 
 impl Scratch {
-    fn new() -> Result<Scratch, String> {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("ptc-bench-run-{}-{n}", std::process::id()));
+    async fn for_run(mission: &str, run: &str) -> Result<Scratch, String> {
+        let path = std::env::temp_dir()
+            .join("ptc-bench-mcp")
+            .join(mission)
+            .join(run);
+        let lock_path = path.with_extension("lock");
+        if let Some(parent) = lock_path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        let lock = std::fs::File::create(&lock_path)
+            .map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
+        // Another run of the same name, in this process or another, has it: wait for it.
+        loop {
+            match lock.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(format!("cannot lock {}: {e}", lock_path.display()));
+                }
+            }
+        }
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path)
             .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        Ok(Scratch { path })
+        Ok(Scratch { path, _lock: lock })
     }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        // Before the lock goes with the file: the next run of the name finds no copy.
         let _ = std::fs::remove_dir_all(&self.path);
     }
 }
@@ -473,6 +562,19 @@ pub fn load_missions(root: &Path, patterns: &[String]) -> Result<Vec<Mission>, S
     dirs.iter().map(|d| Mission::load(d)).collect()
 }
 
+/// The sandbox limits of a benchmark program: the defaults, but 30 seconds of run time instead
+/// of one. A mission's program over tens of thousands of records takes a fraction of a second
+/// in a release build and several seconds in an unoptimized one on a busy machine; the time
+/// limit is the one limit that depends on the machine, so a replay of a recorded run must not
+/// meet it where the recording did not. The step and memory limits, which do not depend on
+/// the machine, still stop a runaway program.
+pub fn program_limits() -> ptc_lisp::Limits {
+    ptc_lisp::Limits {
+        timeout: std::time::Duration::from_secs(30),
+        ..ptc_lisp::Limits::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -516,7 +618,7 @@ mod tests {
         let before = listing(&files);
         let written = tokio::runtime::Runtime::new().unwrap().block_on(async {
             let mcp = missions[0]
-                .start_mcp(&CallLog::new())
+                .start_mcp(&CallLog::new(), "test/1")
                 .await
                 .unwrap()
                 .unwrap();

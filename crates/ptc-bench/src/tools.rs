@@ -162,6 +162,36 @@ impl ToolSet {
         Ok(set)
     }
 
+    /// Gives the declared tool `name` the answers in `answers` (the answer fields of a
+    /// declaration: `sequence`, `cases`, `returns`, `error`), as a generator made them. The tool
+    /// must be declared, with no answers of its own.
+    pub fn set_answers(&mut self, source: &str, name: &str, answers: Json) -> Result<(), String> {
+        let Some(decl) = self.decls.get(name) else {
+            return Err(format!(
+                "{source}: answers for tool {name}, which tools.json does not declare (declare it \
+                 there with its description, params and signature)"
+            ));
+        };
+        if decl.has_answers() {
+            return Err(format!(
+                "{source}: tool {name} has answers in tools.json too; give them in one place"
+            ));
+        }
+        let answers: Answers = serde_json::from_value(answers).map_err(|e| {
+            format!("{source}: the answers of tool {name}: {e} (expected sequence, cases, returns or error)")
+        })?;
+        let decl = ToolDecl {
+            sequence: answers.sequence,
+            cases: answers.cases,
+            returns: answers.returns,
+            error: answers.error,
+            ..(**decl).clone()
+        };
+        decl.validate(name).map_err(|e| format!("{source}: {e}"))?;
+        self.decls.insert(name.to_string(), Arc::new(decl));
+        Ok(())
+    }
+
     /// The tool names, sorted.
     pub fn names(&self) -> Vec<&str> {
         self.decls.keys().map(String::as_str).collect()
@@ -187,7 +217,28 @@ impl ToolSet {
     }
 }
 
+/// The answer fields of a declaration, as a generator gives them.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Answers {
+    #[serde(default)]
+    sequence: Vec<Answer>,
+    #[serde(default)]
+    cases: Vec<Case>,
+    #[serde(default)]
+    returns: Option<Json>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
 impl ToolDecl {
+    fn has_answers(&self) -> bool {
+        !self.sequence.is_empty()
+            || !self.cases.is_empty()
+            || self.returns.is_some()
+            || self.error.is_some()
+    }
+
     fn validate(&self, name: &str) -> Result<(), String> {
         if let Some(signature) = &self.signature {
             Signature::parse(signature)

@@ -48,20 +48,20 @@ fn replaying_the_committed_transcripts_prints_the_summary() {
             "on-openai: 1/1 runs passed (100.0 %), 24.0 turns per run".to_string(),
             "single-user-coalesced: 6/7 runs passed (85.7 %), 3.4 turns per run".to_string(),
             "`on` against `off` on 4 paired missions: -24.3 % prompt tokens (95 % interval -26.7 \
-             % to -16.2 %) (-36.7 % without the system prompt, estimated); billed input \
-             (modelled) -20.0 % anthropic, -20.4 % openai, -20.0 % ideal; pass rate 100.0 % -> \
+             % to -16.2 %) (-47.4 % without the system prompt, estimated); billed input \
+             (modelled) -24.1 % anthropic, -32.4 % openai, -25.3 % ideal; pass rate 100.0 % -> \
              100.0 %, 0.0 points (95 % interval 0.0 to 0.0; sign test 0 better, 0 worse, p = \
              1.00); turns 0.00 per run."
                 .to_string(),
             "`on-openai` against `off` on 1 paired mission: -43.3 % prompt tokens (95 % interval \
-             -43.3 % to -43.3 %) (-63.0 % without the system prompt, estimated); billed input \
-             (modelled) -13.6 % anthropic, -37.8 % openai, -18.6 % ideal; pass rate 100.0 % -> \
+             -43.3 % to -43.3 %) (-64.7 % without the system prompt, estimated); billed input \
+             (modelled) -15.7 % anthropic, -46.5 % openai, -20.7 % ideal; pass rate 100.0 % -> \
              100.0 %, 0.0 points (95 % interval 0.0 to 0.0; sign test 0 better, 0 worse, p = \
              1.00); turns 0.00 per run."
                 .to_string(),
             "`single-user-coalesced` against `off` on 6 paired missions: -6.0 % prompt tokens (95 \
-             % interval -8.9 % to -1.3 %) (-37.7 % without the system prompt, estimated); billed \
-             input (modelled) -3.8 % anthropic, -6.5 % openai, -3.6 % ideal; pass rate 83.3 % -> \
+             % interval -8.9 % to -1.3 %) (-46.7 % without the system prompt, estimated); billed \
+             input (modelled) -10.9 % anthropic, -15.0 % openai, -10.4 % ideal; pass rate 83.3 % -> \
              83.3 %, 0.0 points (95 % interval -50.0 to +50.0; sign test 1 better, 1 worse, p = \
              1.00); turns 0.00 per run."
                 .to_string(),
@@ -91,6 +91,6 @@ fn an_unknown_model_spec_exits_with_status_2() {
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
         "error: --llm gemini:pro: unknown model spec `gemini:pro`; use openai:MODEL, \
-         anthropic:MODEL, openai-compatible:URL:MODEL or replay:FILE\n"
+         anthropic:MODEL, openai-compatible:URL:MODEL, replay:FILE, file:DIR or human\n"
     );
 }

@@ -5,3 +5,4 @@ mod billing;
 mod cli;
 mod compiled;
 mod replay;
+mod solutions;

@@ -2,15 +2,20 @@
 //! paired comparison of each configuration with the first one (the baseline).
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
 use ptc_compression::cost::token_count_text as count;
 use ptc_compression::{PricingKind, RequestCost};
 use serde::{Deserialize, Serialize};
 
-use crate::harness::{Config, RunRecord};
-use crate::mission::{Category, Half, Mission};
+use crate::harness::{AgentKind, Config, RunRecord};
+use crate::lost::Annotation;
+use crate::mission::{Category, Half, Mission, Size};
 use crate::stats::{self, Interval, SignTest};
+
+mod markdown;
+mod versus;
+
+pub use versus::{Versus, VersusBill};
 
 /// Totals and means of a group of runs.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -36,9 +41,19 @@ pub struct Summary {
     pub est_prompt_tokens: u64,
     /// The system prompt's part of `est_prompt_tokens`.
     pub est_system_tokens: u64,
+    /// Requests made to the model, summed.
+    #[serde(default)]
+    pub llm_requests: u64,
     /// The runs' requests priced under each pricing profile, summed.
     #[serde(default)]
     pub modelled: BTreeMap<String, RequestCost>,
+    /// The same in the steady state (the agent's system prompt and tools already cached),
+    /// summed.
+    #[serde(default)]
+    pub modelled_steady: BTreeMap<String, RequestCost>,
+    /// Turns that did not move the mission forward, summed.
+    #[serde(default)]
+    pub lost_turns: u64,
     /// Wall time of the runs, in milliseconds, summed (runs made at once overlap).
     pub wall_ms: u64,
 }
@@ -58,14 +73,50 @@ impl Summary {
             s.cache_write_tokens += r.cache_write_tokens;
             s.est_prompt_tokens += r.est_prompt_tokens;
             s.est_system_tokens += r.est_system_tokens;
+            s.llm_requests += u64::from(r.llm_requests);
+            s.lost_turns += r.lost_turns.len() as u64;
             for (profile, cost) in &r.modelled {
                 *s.modelled.entry(profile.clone()).or_default() += *cost;
+            }
+            for (profile, cost) in &r.modelled_steady {
+                *s.modelled_steady.entry(profile.clone()).or_default() += *cost;
             }
             s.wall_ms += r.wall_ms;
         }
         if s.runs > 0 {
             s.pass_rate = s.passed as f64 / s.runs as f64;
             s.mean_turns = turns as f64 / s.runs as f64;
+        }
+        s
+    }
+
+    /// The summary of the runs of several summaries together.
+    pub fn of_summaries<'a>(parts: impl IntoIterator<Item = &'a Summary>) -> Summary {
+        let mut s = Summary::default();
+        let mut turns = 0.0;
+        for p in parts {
+            s.runs += p.runs;
+            s.passed += p.passed;
+            turns += p.mean_turns * p.runs as f64;
+            s.input_tokens += p.input_tokens;
+            s.output_tokens += p.output_tokens;
+            s.cache_read_tokens += p.cache_read_tokens;
+            s.cache_write_tokens += p.cache_write_tokens;
+            s.est_prompt_tokens += p.est_prompt_tokens;
+            s.est_system_tokens += p.est_system_tokens;
+            s.llm_requests += p.llm_requests;
+            s.lost_turns += p.lost_turns;
+            for (profile, cost) in &p.modelled {
+                *s.modelled.entry(profile.clone()).or_default() += *cost;
+            }
+            for (profile, cost) in &p.modelled_steady {
+                *s.modelled_steady.entry(profile.clone()).or_default() += *cost;
+            }
+            s.wall_ms += p.wall_ms;
+        }
+        if s.runs > 0 {
+            s.pass_rate = s.passed as f64 / s.runs as f64;
+            s.mean_turns = turns / s.runs as f64;
         }
         s
     }
@@ -96,6 +147,19 @@ impl Summary {
             .copied()
             .unwrap_or_default()
     }
+
+    /// The runs' whole bill under the named profile, in input tokens at the full price: the
+    /// billed input (cold, or in the steady state) plus the output tokens at the profile's
+    /// output price.
+    pub fn bill(&self, profile: PricingKind, steady: bool) -> f64 {
+        let input = if steady {
+            &self.modelled_steady
+        } else {
+            &self.modelled
+        };
+        input.get(profile.as_str()).map_or(0.0, |cost| cost.billed)
+            + self.output_tokens as f64 * profile.profile().output_multiplier
+    }
 }
 
 /// One category's runs under one configuration.
@@ -118,6 +182,16 @@ pub struct HalfSummary {
     pub summary: Summary,
 }
 
+/// The runs of one size group under one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SizeSummary {
+    /// The size group.
+    pub size: Size,
+    /// Its runs.
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
 /// One mission's runs under one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MissionSummary {
@@ -135,8 +209,12 @@ pub struct MissionSummary {
 pub struct ConfigReport {
     /// The configuration's label: its spec as written, made safe for a file name.
     pub label: String,
-    /// The compression spec, normalized.
+    /// The compression spec, normalized (`off` for plain tool calling, which keeps the whole
+    /// conversation).
     pub compression: String,
+    /// The agent that ran the missions.
+    #[serde(default = "crate::harness::AgentKind::default_ptc")]
+    pub agent: AgentKind,
     /// All its runs.
     pub total: Summary,
     /// Its runs by category, in the order of [`Category::ALL`], categories without runs left
@@ -144,6 +222,9 @@ pub struct ConfigReport {
     pub categories: Vec<CategorySummary>,
     /// Its runs by half of the missions, tuning then held out, halves without runs left out.
     pub halves: Vec<HalfSummary>,
+    /// Its runs by size group, small then large, groups without runs left out.
+    #[serde(default)]
+    pub sizes: Vec<SizeSummary>,
     /// Its runs by mission, in the order the missions were given.
     pub missions: Vec<MissionSummary>,
 }
@@ -226,6 +307,13 @@ pub struct Report {
     pub configs: Vec<ConfigReport>,
     /// Each configuration after the first against the first.
     pub comparisons: Vec<Comparison>,
+    /// Each PTC configuration against plain tool calling, when both ran: overall and per size
+    /// group.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub versus_tool_calls: Vec<Versus>,
+    /// Lost turns found by reading the transcripts, beside those found mechanically.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub annotations: Vec<Annotation>,
     /// Every run, configuration by configuration, mission by mission.
     pub runs: Vec<RunRecord>,
 }
@@ -245,7 +333,12 @@ impl Report {
                     runs.iter().filter(|r| r.config == config.label).collect();
                 ConfigReport {
                     label: config.label.clone(),
-                    compression: config.compression.to_string(),
+                    compression: match config.agent {
+                        AgentKind::Ptc => config.compression.to_string(),
+                        // Plain tool calling sends the whole conversation every time.
+                        AgentKind::ToolCalls => "none".to_string(),
+                    },
+                    agent: config.agent,
                     total: Summary::of(mine.iter().copied()),
                     categories: Category::ALL
                         .into_iter()
@@ -263,6 +356,14 @@ impl Report {
                         .map(|half| HalfSummary {
                             half,
                             summary: Summary::of(mine.iter().copied().filter(|r| r.half == half)),
+                        })
+                        .collect(),
+                    sizes: Size::ALL
+                        .into_iter()
+                        .filter(|z| mine.iter().any(|r| r.size == *z))
+                        .map(|size| SizeSummary {
+                            size,
+                            summary: Summary::of(mine.iter().copied().filter(|r| r.size == size)),
                         })
                         .collect(),
                     missions: missions
@@ -283,6 +384,7 @@ impl Report {
             Some((baseline, others)) => others.iter().map(|o| compare(baseline, o)).collect(),
             None => Vec::new(),
         };
+        let versus_tool_calls = versus::all(&config_reports, missions);
         Report {
             llm: llm.to_string(),
             missions: missions
@@ -291,319 +393,9 @@ impl Report {
                 .count(),
             configs: config_reports,
             comparisons,
+            versus_tool_calls,
+            annotations: Vec::new(),
             runs,
-        }
-    }
-
-    /// The report as Markdown (`REPORT.md`).
-    pub fn markdown(&self) -> String {
-        let mut out = String::new();
-        let runs = self.runs.len();
-        let per: Vec<usize> = self
-            .configs
-            .iter()
-            .flat_map(|c| c.missions.iter().map(|m| m.summary.runs))
-            .collect();
-        let (lo, hi) = (
-            per.iter().copied().min().unwrap_or(0),
-            per.iter().copied().max().unwrap_or(0),
-        );
-        let _ = writeln!(out, "# Benchmark report\n");
-        let _ = writeln!(
-            out,
-            "Model `{}`; {} configuration{}; {} mission{}; {} run{} per mission and configuration; {} run{} in all.\n",
-            self.llm,
-            self.configs.len(),
-            plural(self.configs.len()),
-            self.missions,
-            plural(self.missions),
-            if lo == hi {
-                lo.to_string()
-            } else {
-                format!("{lo} to {hi}")
-            },
-            plural(hi),
-            runs,
-            plural(runs),
-        );
-        for c in &self.comparisons {
-            let _ = writeln!(out, "- {}", c.summary);
-        }
-        if !self.comparisons.is_empty() {
-            out.push('\n');
-        }
-        let _ = writeln!(out, "## Configurations\n");
-        let _ = writeln!(
-            out,
-            "| configuration | compression | runs | pass rate | mean turns | input tokens / run | output tokens / run | cache-read tokens / run | est. prompt tokens / run | billed / run, anthropic | billed / run, openai | billed / run, ideal | wall time / run |"
-        );
-        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
-        for c in &self.configs {
-            let s = &c.total;
-            let _ = writeln!(
-                out,
-                "| {} | `{}` | {} | {} | {:.1} | {} | {} | {} | {} | {} | {} |",
-                c.label,
-                c.compression,
-                s.runs,
-                pass_rate(s),
-                s.mean_turns,
-                count(s.per_run(s.input_tokens)),
-                count(s.per_run(s.output_tokens)),
-                count(s.per_run(s.cache_read_tokens)),
-                count(s.per_run(s.est_prompt_tokens)),
-                billed_cells(s),
-                seconds(s.per_run(s.wall_ms)),
-            );
-        }
-        for c in &self.comparisons {
-            let _ = writeln!(out, "\n## `{}` against `{}`\n", c.config, c.baseline);
-            let _ = writeln!(
-                out,
-                "Paired over the {} mission{} both ran; 95 % bootstrap intervals over missions.\n",
-                c.missions,
-                plural(c.missions)
-            );
-            let _ = writeln!(
-                out,
-                "| metric (mean per mission) | {} | {} | change | 95 % interval |",
-                c.baseline, c.config
-            );
-            let _ = writeln!(out, "|---|--:|--:|--:|--:|");
-            let d = &c.pass_rate;
-            let _ = writeln!(
-                out,
-                "| pass rate | {:.1} % | {:.1} % | {} points | {} |",
-                d.baseline,
-                d.config,
-                signed(d.difference, 1),
-                interval(d.ci95, |v| signed(v, 1))
-            );
-            let t = &c.turns;
-            let _ = writeln!(
-                out,
-                "| turns | {:.2} | {:.2} | {} | {} |",
-                t.baseline,
-                t.config,
-                signed(t.difference, 2),
-                interval(t.ci95, |v| signed(v, 2))
-            );
-            for (name, r) in [
-                ("prompt tokens (input + cache, reported)", &c.prompt_tokens),
-                ("output tokens (reported)", &c.output_tokens),
-                ("prompt tokens (estimated)", &c.est_prompt_tokens),
-                (
-                    "prompt tokens less the system prompt (estimated)",
-                    &c.est_history_tokens,
-                ),
-            ] {
-                let _ = writeln!(
-                    out,
-                    "| {name} | {} | {} | {} | {} |",
-                    count(r.baseline / c.missions.max(1) as f64),
-                    count(r.config / c.missions.max(1) as f64),
-                    r.change.map_or("n/a".to_string(), percent),
-                    interval(r.ci95, percent)
-                );
-            }
-            for b in &c.billed {
-                let r = &b.change;
-                let _ = writeln!(
-                    out,
-                    "| billed input, {} (modelled) | {} | {} | {} | {} |",
-                    b.profile,
-                    count(r.baseline / c.missions.max(1) as f64),
-                    count(r.config / c.missions.max(1) as f64),
-                    r.change.map_or("n/a".to_string(), percent),
-                    interval(r.ci95, percent)
-                );
-            }
-            let s = &c.sign_test;
-            let _ = writeln!(
-                out,
-                "\nSign test on the pass rate: {} mission{} better, {} worse, {} tied; p = {:.3}.",
-                s.better,
-                plural(s.better),
-                s.worse,
-                s.ties,
-                s.p_value
-            );
-        }
-        let _ = writeln!(out, "\n## By category\n");
-        let _ = writeln!(
-            out,
-            "| category | configuration | runs | pass rate | mean turns | prompt tokens / run | est. prompt tokens / run |"
-        );
-        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|");
-        for category in Category::ALL {
-            for c in &self.configs {
-                if let Some(cs) = c.categories.iter().find(|s| s.category == category) {
-                    let s = &cs.summary;
-                    let _ = writeln!(
-                        out,
-                        "| {category} | {} | {} | {} | {:.1} | {} | {} |",
-                        c.label,
-                        s.runs,
-                        pass_rate(s),
-                        s.mean_turns,
-                        count(s.per_run(s.prompt_tokens())),
-                        count(s.per_run(s.est_prompt_tokens)),
-                    );
-                }
-            }
-        }
-        let _ = writeln!(out, "\n## By half\n");
-        let _ = writeln!(
-            out,
-            "Changes to the prompt and the feedback are tuned on the `tuning` missions and judged on the `held-out` ones (each mission's `half`).\n"
-        );
-        let _ = writeln!(
-            out,
-            "| half | configuration | runs | pass rate | mean turns | billed, anthropic | billed, openai |"
-        );
-        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|");
-        for half in Half::ALL {
-            for c in &self.configs {
-                if let Some(hs) = c.halves.iter().find(|s| s.half == half) {
-                    let s = &hs.summary;
-                    let _ = writeln!(
-                        out,
-                        "| {half} | {} | {} | {} | {:.1} | {} | {} |",
-                        c.label,
-                        s.runs,
-                        pass_rate(s),
-                        s.mean_turns,
-                        count(s.per_run_f64(s.modelled(PricingKind::Anthropic).billed)),
-                        count(s.per_run_f64(s.modelled(PricingKind::OpenAi).billed)),
-                    );
-                }
-            }
-        }
-        let _ = writeln!(out, "\n## By mission\n");
-        let _ = writeln!(
-            out,
-            "| mission | category | configuration | runs | pass rate | mean turns | input / run | output / run | cache read / run | est. prompt / run | billed, anthropic | billed, openai | billed, ideal | wall / run |"
-        );
-        let _ = writeln!(
-            out,
-            "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
-        );
-        let mut names: Vec<(&str, Category)> = Vec::new();
-        for c in &self.configs {
-            for m in &c.missions {
-                if !names.iter().any(|(n, _)| *n == m.mission) {
-                    names.push((&m.mission, m.category));
-                }
-            }
-        }
-        names.sort();
-        for (name, category) in names {
-            for c in &self.configs {
-                if let Some(m) = c.missions.iter().find(|m| m.mission == name) {
-                    let s = &m.summary;
-                    let _ = writeln!(
-                        out,
-                        "| {name} | {category} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {} |",
-                        c.label,
-                        s.runs,
-                        pass_rate(s),
-                        s.mean_turns,
-                        count(s.per_run(s.input_tokens)),
-                        count(s.per_run(s.output_tokens)),
-                        count(s.per_run(s.cache_read_tokens)),
-                        count(s.per_run(s.est_prompt_tokens)),
-                        billed_cells(s),
-                        seconds(s.per_run(s.wall_ms)),
-                    );
-                }
-            }
-        }
-        self.write_cache_section(&mut out);
-        let failed: Vec<&RunRecord> = self.runs.iter().filter(|r| !r.passed).collect();
-        let _ = writeln!(out, "\n## Failed runs\n");
-        if failed.is_empty() {
-            let _ = writeln!(out, "None.");
-        }
-        for r in failed {
-            let _ = writeln!(
-                out,
-                "- `{}` {} run {} ({}, {} turn{}): {} (transcript `{}`)",
-                r.config,
-                r.mission,
-                r.run,
-                r.outcome,
-                r.turns,
-                plural(r.turns as usize),
-                if r.reasons.is_empty() {
-                    "no reason recorded".to_string()
-                } else {
-                    r.reasons.join("; ").replace('|', "\\|")
-                },
-                r.transcript
-            );
-        }
-        let _ = writeln!(
-            out,
-            "\n## Reading this report\n\n\
-             - Token counts are what the provider reported (when replaying, what the transcript \
-             says it reported). Prompt tokens are input + cache-read + cache-write tokens: the \
-             whole prompt, however the provider split it. Estimated prompt tokens are the \
-             harness's own count of every request it sent (4 characters a token, system prompt \
-             included), the same for every provider.\n\
-             - Billed input is modelled: every request a run sent, priced with the prompt-cache \
-             rules and prices of a profile (anthropic: the breakpoints the client marks, writes \
-             1.25, reads 0.1; openai: automatic prefixes from 1,024 tokens in steps of 128, \
-             reads 0.5; ideal: the previous request's longest common prefix read at 0.1), in \
-             input tokens at the full price, with tokens estimated at 4 characters. See \
-             docs/compression.md.\n\
-             - Comparisons pair missions: each mission's runs are averaged per configuration. \
-             Pass rate and turns changes are means over missions of the difference; token \
-             changes are the change of the total over the paired missions. Intervals are 95 % \
-             percentile bootstraps over missions (10,000 resamples, fixed seed); the sign test \
-             counts missions whose pass rate went up or down. See docs/benchmark.md."
-        );
-        out
-    }
-}
-
-impl Report {
-    /// What the provider reported about its prompt cache beside what the profiles model, per
-    /// configuration and run.
-    fn write_cache_section(&self, out: &mut String) {
-        let _ = writeln!(out, "\n## Prompt cache, reported and modelled\n");
-        let _ = writeln!(
-            out,
-            "Per run: input, cache-read and cache-write tokens as the provider reported them, \
-             and as each pricing profile models the requests sent (then the billed-equivalent \
-             input tokens).\n"
-        );
-        let _ = writeln!(
-            out,
-            "| configuration | source | input / run | cache read / run | cache write / run | billed / run |"
-        );
-        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|");
-        for c in &self.configs {
-            let s = &c.total;
-            let _ = writeln!(
-                out,
-                "| {} | reported | {} | {} | {} | |",
-                c.label,
-                count(s.per_run(s.input_tokens)),
-                count(s.per_run(s.cache_read_tokens)),
-                count(s.per_run(s.cache_write_tokens)),
-            );
-            for profile in PricingKind::ALL {
-                let m = s.modelled(profile);
-                let _ = writeln!(
-                    out,
-                    "| {} | {profile} (modelled) | {} | {} | {} | {} |",
-                    c.label,
-                    count(s.per_run(m.input_tokens)),
-                    count(s.per_run(m.cache_read_tokens)),
-                    count(s.per_run(m.cache_write_tokens)),
-                    count(s.per_run_f64(m.billed)),
-                );
-            }
         }
     }
 }

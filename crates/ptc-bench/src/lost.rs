@@ -1,0 +1,163 @@
+//! Turns that did not move a mission forward, found in a PTC run's Step: what a turn cost
+//! without bringing the answer nearer, by cause, so that a report can count where the turns
+//! went.
+//!
+//! Found mechanically (each turn at most once, the first cause that applies):
+//!
+//! | cause | the turn |
+//! |---|---|
+//! | `no program` | had no program in its reply |
+//! | `reply cut off` | stopped at the reply limit |
+//! | `error: KIND` | failed with an error of that kind (`undefined_symbol`, `type_error`, ...) |
+//! | `signature mismatch` | returned a value of the wrong shape |
+//! | `program repeated` | ran the same program as an earlier turn |
+//! | `call repeated` | made only tool calls an earlier turn had made with the same arguments |
+//! | `printed again` | printed only what an earlier turn had printed already |
+//!
+//! Turns lost for reasons a program does not show (the model printed what the prompt did not
+//! show it, or asked again what the feedback left out) are found by reading the transcripts;
+//! a report adds them from a file of annotations ([`Annotation`]).
+
+use std::collections::HashSet;
+
+use ptc_turn::{Step, TurnResult};
+use serde::{Deserialize, Serialize};
+
+/// One turn that did not move the mission forward.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LostTurn {
+    /// The turn's number, from 1.
+    pub turn: u32,
+    /// Why, as a short phrase that groups alike turns (the table above).
+    pub cause: String,
+}
+
+/// A lost turn found by reading a transcript, for a run of a configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Annotation {
+    /// The configuration's label.
+    pub config: String,
+    /// The mission.
+    pub mission: String,
+    /// The run, from 1.
+    pub run: u32,
+    /// The turn, from 1.
+    pub turn: u32,
+    /// The cause, as a short phrase that groups alike turns.
+    pub cause: String,
+    /// What happened, in a sentence.
+    pub note: String,
+}
+
+/// The file of a transcript directory that holds its [`Annotation`]s, a JSON array.
+pub const ANNOTATIONS_FILE: &str = "lost-turns.json";
+
+/// The annotations in `path`; none when the file does not exist.
+pub fn read_annotations(path: &std::path::Path) -> Result<Vec<Annotation>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// The lost turns of a run, found mechanically (see the module's table).
+pub fn lost_turns(step: &Step) -> Vec<LostTurn> {
+    let mut lost = Vec::new();
+    let mut programs: HashSet<&str> = HashSet::new();
+    let mut calls: HashSet<String> = HashSet::new();
+    let mut printed: HashSet<&str> = HashSet::new();
+    for turn in &step.turns {
+        let program = turn.program().trim();
+        let turn_calls: Vec<String> = turn
+            .tool_calls()
+            .iter()
+            .map(|c| format!("{}{:?}", c.name, c.args))
+            .collect();
+        let cause = if turn.reply_cut_off() {
+            Some("reply cut off".to_string())
+        } else {
+            match turn.result() {
+                TurnResult::Error(error) if error.kind == "no_program" => {
+                    Some("no program".to_string())
+                }
+                TurnResult::Error(error) if error.kind == "signature_mismatch" => {
+                    Some("signature mismatch".to_string())
+                }
+                TurnResult::Error(error) => Some(format!("error: {}", error.kind)),
+                _ if programs.contains(program) => Some("program repeated".to_string()),
+                _ if !turn_calls.is_empty() && turn_calls.iter().all(|c| calls.contains(c)) => {
+                    Some("call repeated".to_string())
+                }
+                _ if turn_calls.is_empty()
+                    && turn.memory().is_empty()
+                    && !turn.prints().is_empty()
+                    && turn.prints().iter().all(|p| printed.contains(p.as_str())) =>
+                {
+                    Some("printed again".to_string())
+                }
+                _ => None,
+            }
+        };
+        if let Some(cause) = cause {
+            lost.push(LostTurn {
+                turn: turn.number(),
+                cause,
+            });
+        }
+        programs.insert(program);
+        calls.extend(turn_calls);
+        printed.extend(turn.prints().iter().map(String::as_str));
+    }
+    lost
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use ptc_lisp::Value;
+    use ptc_turn::{StepOutcome, Task, Turn, TurnError, Turns, Usage};
+
+    #[test]
+    fn turns_are_lost_to_the_first_cause_that_applies() {
+        let turns = vec![
+            Turn::success(1, "(println (count data/xs))", Value::Nil).with_prints(vec!["3".into()]),
+            Turn::failure(2, "", TurnError::new("no_program", "no program")),
+            Turn::failure(3, "(foo)", TurnError::new("undefined_symbol", "foo")),
+            Turn::success(4, "(println (count data/xs))", Value::Nil).with_prints(vec!["3".into()]),
+            Turn::success(5, "(println 3)", Value::Nil).with_prints(vec!["3".into()]),
+            Turn::success(6, "(return 3)", Value::Int(3)),
+        ];
+        let step = Step {
+            outcome: StepOutcome::Returned {
+                value: Value::Int(3),
+            },
+            task: Task::default(),
+            turns: Turns::try_from(turns).unwrap(),
+            usage: Usage::default(),
+        };
+        assert_eq!(
+            lost_turns(&step),
+            vec![
+                LostTurn {
+                    turn: 2,
+                    cause: "no program".into()
+                },
+                LostTurn {
+                    turn: 3,
+                    cause: "error: undefined_symbol".into()
+                },
+                LostTurn {
+                    turn: 4,
+                    cause: "program repeated".into()
+                },
+                LostTurn {
+                    turn: 5,
+                    cause: "printed again".into()
+                },
+            ]
+        );
+    }
+}
