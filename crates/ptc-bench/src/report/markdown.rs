@@ -517,8 +517,10 @@ impl Report {
         let _ = writeln!(
             out,
             "By cause: the first found in each turn's program and result (an error, no program, \
-             a program or call repeated, output printed again), and those found by reading the \
-             transcripts.\n"
+             a program repeated with the same outcome, calls that had succeeded made again, \
+             output printed again), and those found by reading the transcripts. A retry after a \
+             failed call, a program run again that moved on, and a last turn that gives up with \
+             `fail` are not counted.\n"
         );
         let _ = writeln!(out, "| configuration | cause | turns | where |");
         let _ = writeln!(out, "|---|---|--:|---|");
