@@ -4,7 +4,7 @@
 //! given a keyword and a keyword key when given a string, because data that arrives as JSON has
 //! string keys while programs naturally write `(:price p)`.
 
-use super::args::{Call, Callable};
+use super::args::{Call, Callable, Truncated};
 use super::{Builtin, builtin, got};
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{Ctx, EvalResult, get_key, lookup};
@@ -588,9 +588,10 @@ fn subvec(
             .into());
     };
     let len = s.len() as i64;
-    let start = call.arg::<i64>(start)?;
+    // Clojure casts both bounds to a Java int: a fraction is truncated.
+    let start = call.arg::<Truncated>(start)?.0;
     let end = match end {
-        Some(e) => call.arg::<i64>(e)?,
+        Some(e) => call.arg::<Truncated>(e)?.0,
         None => len,
     };
     if start < 0 || end < start || end > len {

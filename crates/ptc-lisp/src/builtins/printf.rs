@@ -362,7 +362,28 @@ fn convert(spec: &Spec, arg: &Value) -> Result<String> {
                 };
                 signed(spec, digits, negative)
             }
-            Value::Nil => "null".to_string(),
+            // Java formats a BigDecimal with %f exactly, rounding half up: (format "%.1f"
+            // 0.25M) is "0.3".
+            Value::Big(b) if spec.conversion == 'f' => match b.kind() {
+                crate::value::BigKind::Decimal(d) => {
+                    let text = d.unscaled().magnitude().to_string();
+                    let digits: Vec<u8> = text.bytes().map(|c| c - b'0').collect();
+                    let point = digits.len() as i64 - d.scale();
+                    let precision = spec.precision.unwrap_or(6);
+                    let negative = d.unscaled().sign() == num_bigint::Sign::Minus;
+                    signed(spec, fixed_digits(digits, point, precision), negative)
+                }
+                _ => {
+                    return Err(mismatch(
+                        spec,
+                        arg,
+                        "%f, %e and %g take a float or a big decimal; convert with (double x) \
+                         or use %d for integers",
+                    ));
+                }
+            },
+            // Java prints null, cut to the precision as for %s: (format "%.3f" nil) is "nul".
+            Value::Nil => "null".chars().take(spec.precision.unwrap_or(4)).collect(),
             other => {
                 return Err(mismatch(
                     spec,
@@ -476,6 +497,11 @@ fn round_half_up(mut digits: Vec<u8>, mut point: i64, keep: i64) -> (Vec<u8>, i6
 /// `%.Nf` of a finite, non-negative float.
 fn fixed(f: f64, precision: usize) -> String {
     let (digits, point) = shortest_digits(f);
+    fixed_digits(digits, point, precision)
+}
+
+/// `%.Nf` of the number `0.d1d2d3... × 10^point`, rounded half up.
+fn fixed_digits(digits: Vec<u8>, point: i64, precision: usize) -> String {
     let (digits, point) = round_half_up(digits, point, point + precision as i64);
     let digit = |i: i64| -> char {
         if i >= 0 && (i as usize) < digits.len() {

@@ -68,14 +68,31 @@ fn keyword_get_unhinted(target: &Value, key: &Value, hint: &AtomicU8) -> Option<
 
 /// `(get coll key)` for any collection (nil for everything else, as in Clojure).
 #[inline]
+/// Java's `intValue` of an integer (a long or a big integer), as Clojure indexes a vector by
+/// one: the low 32 bits. `None` for anything else (a float or ratio key finds nothing).
+fn int_value(key: &Value) -> Option<i32> {
+    match key {
+        Value::Int(i) => Some(*i as i32),
+        Value::Big(b) => match b.kind() {
+            crate::value::BigKind::Int(n) => {
+                let low = n & num_bigint::BigInt::from(u32::MAX);
+                num_traits::ToPrimitive::to_u32(&low).map(|u| u as i32)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 pub fn get_key(coll: &Value, key: &Value) -> Option<Value> {
     match coll {
         Value::Map(m) => lookup(m, key).cloned(),
         Value::Set(s) => s.get(key).cloned(),
-        Value::Vector(v) => match key {
-            Value::Int(i) => usize::try_from(*i).ok().and_then(|i| v.get(i)).cloned(),
-            _ => None,
-        },
+        // Clojure takes an integer key's Java `intValue`: its low 32 bits.
+        Value::Vector(v) => int_value(key)
+            .and_then(|i| usize::try_from(i).ok())
+            .and_then(|i| v.get(i))
+            .cloned(),
         Value::Str(s) => match key {
             Value::Int(i) => usize::try_from(*i)
                 .ok()
