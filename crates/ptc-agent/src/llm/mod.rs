@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 pub use anthropic::Anthropic;
 pub use closure::{FnLlm, llm_fn};
 pub use error::LlmError;
+pub use http::WAIT_TARGET;
 pub use openai::OpenAiCompatible;
 /// Token counts of a call: the same type the turn record keeps.
 pub use ptc_turn::TokenUsage;
