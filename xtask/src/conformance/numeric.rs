@@ -182,6 +182,59 @@ const SMALL_RANGES: &[(&str, &str)] = &[
     ("vec-range3", "(into [] (range S T P))"),
 ];
 
+/// Floats and big numbers at the edges of printing and conversion, crossed with every
+/// [`EDGE_UNARY`] program (after the programs above, so their names stay as they were).
+const EDGES: &[&str] = &[
+    "1e7",
+    "9999999.0",
+    "1.0E-3",
+    "9.99E-4",
+    "123456789.125",
+    "1e16",
+    "1e21",
+    "1e22",
+    "4.9E-324",
+    "1.7976931348623157E308",
+    "0.30000000000000004",
+    "2.5E-5",
+    "-1e-10",
+    "12345678901234567890N",
+    "1.23456789012345678901M",
+    "-0.000001M",
+    "1E+3M",
+    "22/7",
+    "-1/1024",
+    "1/3",
+];
+
+/// Programs of one argument `A` for [`EDGES`] (and every other value).
+const EDGE_UNARY: &[(&str, &str)] = &[
+    ("edge-str", "(str A)"),
+    ("edge-pr-str", "(pr-str A)"),
+    ("edge-format-2f", "(format \"%.2f\" A)"),
+    ("edge-format-e", "(format \"%e\" A)"),
+    ("edge-format-g", "(format \"%g\" A)"),
+    ("edge-format-s", "(format \"%s\" A)"),
+    ("edge-double", "(double A)"),
+    ("edge-long", "(long A)"),
+    ("edge-int", "(int A)"),
+    ("edge-bigint", "(bigint A)"),
+    ("edge-bigdec", "(bigdec A)"),
+    ("edge-rationalize", "(rationalize A)"),
+    ("edge-inc-promoting", "(inc' A)"),
+    ("edge-dec-promoting", "(dec' A)"),
+    ("edge-times-promoting", "(*' A 3)"),
+    ("edge-minus-promoting", "(-' A 1)"),
+    ("edge-abs", "(Math/abs A)"),
+    ("edge-floor", "(Math/floor A)"),
+    ("edge-max3", "(max A 1 2.0)"),
+    ("edge-compare0", "(compare A 0)"),
+    ("edge-hash-eq", "(= (hash A) (hash A))"),
+    ("edge-div3", "(/ A 3)"),
+    ("edge-nth-str", "(nth \"abcdef\" A :none)"),
+    ("edge-subs2", "(subs \"abcdef\" 1 A)"),
+];
+
 /// SplitMix64: small, fast and the same everywhere.
 struct Rng(u64);
 
@@ -241,6 +294,16 @@ pub fn programs(seed: u64) -> Vec<(String, String)> {
         } else {
             let (tag, template) = TERNARY[k - BINARY.len()];
             push(tag, fill(template, &[("A", a), ("B", b), ("C", c)]));
+        }
+    }
+    let edges: Vec<&str> = EDGES
+        .iter()
+        .copied()
+        .chain(values.iter().copied())
+        .collect();
+    for (tag, template) in EDGE_UNARY {
+        for a in &edges {
+            push(tag, fill(template, &[("A", a)]));
         }
     }
     out
