@@ -30,6 +30,16 @@ class Tool:
     ``schema`` is the parameters as a JSON Schema object (types, defaults, descriptions,
     ``required``). A tool without a name (a lambda) takes the name of its key in a dict of
     tools.
+
+    Args:
+        function: What answers the tool's calls (plain or ``async def``), or None when the
+            host answers them with ``Session.start`` and ``resume``.
+        name: The name programs call it by, ``(tool/NAME ...)``; the function's by default.
+        description: What the model reads about it; by default the docstring's first
+            paragraph and what its ``Args:`` section says of each parameter.
+        params: The parameter names shown to the model; the function's by default.
+        signature: The signature shown to the model, e.g. ``"(city :string) -> {temp
+            :float}"``; by default one made from the function's type hints.
     """
 
     def __init__(

@@ -70,6 +70,36 @@ enum Model {
 
 /// An agent: a mission, a model, tools, input data, an output signature and the loop's
 /// settings. `run()` and `await run_async()` return its `ptc.Step`.
+///
+/// Args:
+///     mission: What the model is asked to do; `{{name}}` is replaced by the input `name`.
+///     llm: The model: a spec (`openai:MODEL`, `anthropic:MODEL`,
+///         `openai-compatible:URL:MODEL`, `replay:FILE.jsonl`), or a function (or `async def`)
+///         of the messages, a list of dicts with `role` and `content`, that returns the reply.
+///     tools: Python functions the programs call as `(tool/NAME ...)`: a dict of names to
+///         functions or `ptc.Tool`s, or a list of them; described to the model from their type
+///         hints and docstrings (see `ptc.Tool`).
+///     data: Input the programs read as `data/NAME`: a dict of names to Python data.
+///     signature: The shape the returned value must have, e.g. `"{owners [:string]}"`.
+///     compression: History compression: True (the default strategy), False, or a strategy
+///         spec such as `"rolling-window?window=3"`.
+///     max_turns: The most turns a run may take (5 by default).
+///     limits: The sandbox limits of each program: a `ptc.Limits` or a dict of its arguments.
+///     mcp: MCP servers whose tools the programs may call: command lines, or URLs of
+///         streamable HTTP servers.
+///     mcp_config: An `mcpServers` JSON file naming MCP servers.
+///     request_timeout: Seconds one model request may take before it is abandoned and sent
+///         again (120 by default, or `PTC_REQUEST_TIMEOUT`).
+///     retries: How many times a failed model request is sent again (3 by default, or
+///         `PTC_RETRIES`); a request that timed out is sent again once at most.
+///     deadline: Seconds a whole run may take before it ends with `timeout` (none by default,
+///         or `PTC_DEADLINE`).
+///     temperature: The sampling temperature of each reply (the provider's by default).
+///     max_tokens: The most tokens of each reply (4096 by default).
+///
+/// Raises:
+///     ptc.AgentError: The model spec, a tool signature, an MCP server or the input data
+///         cannot work.
 #[pyclass(module = "ptc", name = "Agent", frozen)]
 pub(crate) struct PyAgent {
     mission: String,
