@@ -235,6 +235,39 @@ const EDGE_UNARY: &[(&str, &str)] = &[
     ("edge-subs2", "(subs \"abcdef\" 1 A)"),
 ];
 
+/// Programs of one argument `A` that use a number as an index, a key, a bit count, a
+/// precision or an element compared with others, run with every value (after the programs
+/// above, so their names stay as they were).
+const INDEX_UNARY: &[(&str, &str)] = &[
+    ("nth-list", "(nth '(10 20 30) A :none)"),
+    ("nth-range", "(nth (range 10 40 10) A :none)"),
+    ("assoc-vec", "(assoc [1 2 3] A :x)"),
+    ("contains-vec", "(contains? [1 2 3] A)"),
+    ("vec-as-fn", "([10 20 30] A)"),
+    ("get-str", "(get \"abc\" A)"),
+    ("bit-and", "(bit-and A 6)"),
+    ("bit-shift", "(bit-shift-left 1 A)"),
+    ("pow", "(Math/pow A 2)"),
+    ("sqrt", "(Math/sqrt A)"),
+    ("format-x", "(format \"%x\" A)"),
+    ("format-8-1f", "(format \"%8.1f\" A)"),
+    ("with-precision", "(with-precision 3 (/ A 7))"),
+    ("numerator", "(numerator A)"),
+    ("char", "(char A)"),
+    ("take-while", "(take-while #(< % A) [1 2 3 4 5])"),
+    ("filter-gt", "(filter #(> % A) [1 2.5 7/2 4N 5.0M])"),
+    ("sort-by-desc", "(sort-by identity > [3 A 1])"),
+    ("count-range-step", "(count (range 0 10 A))"),
+    ("compare-vec", "(compare [1 A] [1 2])"),
+    ("set-count", "(count (hash-set A 1 1N 1.0 1M 1.0M))"),
+    (
+        "map-key",
+        "(get {1 :long 1.0 :double 1/2 :ratio 1.0M :decimal} A :none)",
+    ),
+    ("distinct", "(distinct [A 1 1N 1.0 1M])"),
+    ("eq-vec", "(= [A] [1])"),
+];
+
 /// SplitMix64: small, fast and the same everywhere.
 struct Rng(u64);
 
@@ -303,6 +336,11 @@ pub fn programs(seed: u64) -> Vec<(String, String)> {
         .collect();
     for (tag, template) in EDGE_UNARY {
         for a in &edges {
+            push(tag, fill(template, &[("A", a)]));
+        }
+    }
+    for (tag, template) in INDEX_UNARY {
+        for a in &values {
             push(tag, fill(template, &[("A", a)]));
         }
     }
