@@ -167,8 +167,8 @@ fn closing(step: &Step, agent: &Agent) -> String {
          ========== the history after {} turns, as the next request would send it ==========\n\
          {}{}\
          compressed / uncompressed size: {:.2} ({:.2} without the system prompt)\n\n\
-         Run it yourself, from the repository's root (`cargo install --path crates/ptc-cli` puts \
-         ptc on the PATH):\n  ptc run --mission-file examples/demo/mission.txt \
+         Run it yourself, from the repository's root (`cargo install --locked --path \
+         crates/ptc-cli` puts ptc on the PATH):\n  ptc run --mission-file examples/demo/mission.txt \
          --data examples/demo/data.json --tools examples/demo/tools.json \
          --signature \"$(cat examples/demo/signature.txt)\" --max-turns {MAX_TURNS} \
          --compression on --llm replay:examples/demo/transcript.jsonl\n",

@@ -38,16 +38,19 @@ pub struct LogOptions {
 }
 
 impl LogOptions {
-    /// What to log: the flags, else `RUST_LOG`, else warnings (retries, failed checkpoints).
+    /// What to log: the flags, else `RUST_LOG`, else warnings (retries, failed checkpoints)
+    /// and the notices of a model request still waiting for its answer.
     fn filter(&self) -> EnvFilter {
         let ours = |level: &str| {
             format!("warn,ptc_agent={level},ptc_store={level},ptc_cli={level},ptc_lisp={level}")
         };
         let directives = match (self.quiet, self.verbose) {
             (true, _) => "error".to_string(),
+            // Warnings, and the notices that a model request is still waiting for its answer.
             (false, 0) => {
-                return EnvFilter::try_from_default_env()
-                    .unwrap_or_else(|_| EnvFilter::new("warn"));
+                return EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                    EnvFilter::new(format!("warn,{}=info", ptc_agent::llm::WAIT_TARGET))
+                });
             }
             (false, 1) => ours("info"),
             (false, 2) => ours("debug"),

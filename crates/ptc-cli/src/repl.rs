@@ -5,6 +5,10 @@
 //! An input may span several lines; the REPL keeps reading until its brackets and strings are
 //! closed. [`Session`] and [`InputBuffer`] are the whole behaviour; the terminal loop around
 //! them only reads lines and prints what they return.
+//!
+//! Ctrl-C while an input evaluates ends that evaluation (through [`Runtime::with_interrupt`]),
+//! as a failed input: the definitions and the history stay. Ctrl-C at the prompt drops a
+//! partial input; Ctrl-D (or `:quit`) saves the history and leaves.
 
 use crate::config::Config;
 use crate::diagnostic;
@@ -17,6 +21,40 @@ use ptc_lisp::pr_str;
 use ptc_lisp::{ErrorKind, Outcome, Program, Runtime, UserNamespace, Value, reference};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by SIGINT (Ctrl-C) while an input evaluates; the runtime's interrupt reads it.
+static CTRL_C: AtomicBool = AtomicBool::new(false);
+
+/// The message of an evaluation that Ctrl-C ended.
+const INTERRUPTED: &str = "interrupted by Ctrl-C; the definitions made before this input are kept";
+
+/// An interrupt that ends the evaluation once `flag` is set (by Ctrl-C), with a limit error
+/// that `try` cannot catch.
+fn ctrl_c_interrupt(flag: &'static AtomicBool) -> ptc_lisp::Interrupt {
+    ptc_lisp::Interrupt::new(move || {
+        flag.load(Ordering::Relaxed)
+            .then(|| ptc_lisp::Error::new(ErrorKind::Timeout, INTERRUPTED))
+    })
+}
+
+/// Make SIGINT set [`CTRL_C`] instead of ending the process. The line editor reads Ctrl-C at
+/// the prompt as a key (the terminal is in raw mode then), so this only decides what Ctrl-C
+/// does while an input evaluates.
+#[cfg(unix)]
+fn catch_ctrl_c() {
+    extern "C" fn on_sigint(_: libc::c_int) {
+        CTRL_C.store(true, Ordering::Relaxed);
+    }
+    let handler: extern "C" fn(libc::c_int) = on_sigint;
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+    }
+}
+
+#[cfg(not(unix))]
+fn catch_ctrl_c() {}
 
 #[derive(Debug, Args)]
 pub struct ReplArgs {
@@ -45,12 +83,16 @@ Commands:
   :tools       the tools (tool/...)
   :defs        the definitions made so far
   :reset       forget every definition
-  :quit        leave (or Ctrl-D)";
+  :quit        leave (or Ctrl-D), saving the history
+
+Ctrl-C stops an evaluation (the definitions stay) or drops a partial input.";
 
 /// The state of a REPL: the runtime (tools, data, limits), the definitions made so far, and
 /// the recent values (`*1`, `*2`, `*3`) and error (`*e`).
 pub struct Session {
     runtime: Runtime,
+    /// Set when Ctrl-C should end the evaluation under way.
+    interrupted: &'static AtomicBool,
     memory: UserNamespace,
     values: [Value; 3],
     error: Value,
@@ -66,9 +108,16 @@ pub enum Reply {
 }
 
 impl Session {
+    /// A session whose evaluations Ctrl-C ends.
     pub fn new(runtime: Runtime) -> Session {
+        Session::interrupted_by(runtime, &CTRL_C)
+    }
+
+    /// A session whose evaluations end when `flag` is set.
+    fn interrupted_by(runtime: Runtime, flag: &'static AtomicBool) -> Session {
         Session {
-            runtime,
+            runtime: runtime.with_interrupt(ctrl_c_interrupt(flag)),
+            interrupted: flag,
             memory: UserNamespace::new(),
             values: [Value::Nil, Value::Nil, Value::Nil],
             error: Value::Nil,
@@ -106,6 +155,8 @@ impl Session {
         for (name, value) in RECENT.iter().zip(self.values.iter().chain([&self.error])) {
             runtime = runtime.with_data(*name, value.clone());
         }
+        // A Ctrl-C pressed before this input (at a prompt that is not a terminal) is not for it.
+        self.interrupted.store(false, Ordering::Relaxed);
         let out = runtime.run_str(source, &self.memory);
         let mut lines = out.prints.clone();
         match &out.outcome {
@@ -343,7 +394,8 @@ fn repl(args: &ReplArgs, config: &Config, mcp: Option<&McpSession>) -> ExitCode 
         // A first run has no history yet; that is not worth a message.
         let _ = editor.load_history(path);
     }
-    println!("PTC-Lisp REPL. :help for commands, Ctrl-D to leave.");
+    catch_ctrl_c();
+    println!("PTC-Lisp REPL. :help for commands, Ctrl-C to stop an evaluation, Ctrl-D to leave.");
     let mut session = Session::new(runtime);
     let mut buffer = InputBuffer::default();
     loop {
@@ -507,6 +559,39 @@ mod tests {
         assert_eq!(doc_form("(doc)"), None);
         assert_eq!(doc_form("(doc a b)"), None);
         assert_eq!(doc_form("(docs a)"), None);
+    }
+
+    #[test]
+    fn ctrl_c_ends_an_evaluation_and_keeps_the_definitions() {
+        let flag: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+        let limits = ptc_lisp::Limits {
+            timeout: std::time::Duration::from_secs(600),
+            max_steps: u64::MAX,
+            ..ptc_lisp::Limits::default()
+        };
+        let mut s = Session::interrupted_by(Runtime::new().with_limits(limits), flag);
+        assert_eq!(show(&mut s, "(def x 41)"), "#'user/x");
+        // A Ctrl-C at the prompt is not for the next input.
+        flag.store(true, Ordering::Relaxed);
+        assert_eq!(show(&mut s, "(inc x)"), "42");
+        let presser = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            flag.store(true, Ordering::Relaxed);
+        });
+        assert_eq!(
+            show(
+                &mut s,
+                "(def y 1) (try (loop [] (recur)) (catch Exception e :caught))"
+            ),
+            format!(
+                "error[timeout]: {INTERRUPTED}\n --> <repl>:1:16\n  |\n1 | (def y 1) (try (loop [] \
+                 (recur)) (catch Exception e :caught))\n  |                ^^^^^^^^^^^^^^^^^"
+            )
+        );
+        presser.join().unwrap();
+        assert_eq!(show(&mut s, "(inc x)"), "42");
+        assert_eq!(show(&mut s, ":defs"), "user/x = 41");
+        assert_eq!(show(&mut s, "(:message *e)"), format!("\"{INTERRUPTED}\""));
     }
 
     #[test]

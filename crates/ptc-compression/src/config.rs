@@ -505,9 +505,11 @@ impl Opt {
                     "all" => FailedTurns::All,
                     "unrecovered" => FailedTurns::Unrecovered,
                     "last" => FailedTurns::Last,
+                    "kept" => FailedTurns::Kept,
                     _ => {
                         return Err(ConfigError(format!(
-                            "option `failed_turns` must be all, unrecovered or last, got `{value}`"
+                            "option `failed_turns` must be all, unrecovered, last or kept, got \
+                             `{value}`"
                         )));
                     }
                 })

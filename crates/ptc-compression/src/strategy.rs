@@ -235,6 +235,10 @@ pub enum FailedTurns {
     Unrecovered,
     /// Only the newest unrecovered failed turn as a pair.
     Last,
+    /// Every failed turn as a pair after the summary, recovered ones too: the seed design's
+    /// rule (failed turns are never compressed: CMP-002, CMP-003, ERR-001, ERR-002), at the
+    /// price of a request that may end with an error the model has already fixed.
+    Kept,
 }
 
 impl FailedTurns {
@@ -244,6 +248,7 @@ impl FailedTurns {
             FailedTurns::All => "all",
             FailedTurns::Unrecovered => "unrecovered",
             FailedTurns::Last => "last",
+            FailedTurns::Kept => "kept",
         }
     }
 
@@ -256,7 +261,7 @@ impl FailedTurns {
             .filter(|(_, t)| !t.is_success())
             .map(|(i, _)| i);
         match self {
-            FailedTurns::All => failed.collect(),
+            FailedTurns::All | FailedTurns::Kept => failed.collect(),
             FailedTurns::Unrecovered => {
                 let after = unrecovered_from(turns);
                 (after..turns.len()).collect()
@@ -286,6 +291,10 @@ impl FailedTurns {
             },
             FailedTurns::Last => FailedSplit {
                 pairs: unrecovered.last().copied().into_iter().collect(),
+                fixed: Vec::new(),
+            },
+            FailedTurns::Kept => FailedSplit {
+                pairs: recovered().into_iter().chain(unrecovered).collect(),
                 fixed: Vec::new(),
             },
         }

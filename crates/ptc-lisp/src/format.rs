@@ -242,6 +242,11 @@ pub fn format_float(f: f64) -> String {
             "0.0".into()
         };
     }
+    // Java writes the smallest float (Double/MIN_VALUE) with two digits, not the one digit
+    // that reads back as it.
+    if f.abs() == f64::from_bits(1) {
+        return if f < 0.0 { "-4.9E-324" } else { "4.9E-324" }.into();
+    }
     let abs = f.abs();
     if (1e-3..1e7).contains(&abs) {
         let s = format!("{f}");

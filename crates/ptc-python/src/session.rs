@@ -203,7 +203,25 @@ impl PySession {
     }
 }
 
-/// `ptc.run(program, data=None, tools=None, limits=None)`: runs one program in a new session.
+/// Runs one PTC-Lisp program in a new session and returns its `ptc.Result`.
+///
+/// Args:
+///     program: The program's text, one or more forms; the value of the last one is the
+///         result (or the value given to `(return x)`).
+///     data: Input the program reads as `data/NAME`: a dict of names to Python data (dicts,
+///         lists, strings, numbers, booleans, None), or None for no input.
+///     tools: The functions the program calls as `(tool/NAME arg ...)`: a dict of names to
+///         functions or `ptc.Tool`s, or a list of functions and `ptc.Tool`s (see `ptc.Tool`).
+///     limits: A `ptc.Limits`, or a dict of its arguments (`timeout`, `max_steps`, ...);
+///         the defaults when None.
+///
+/// Returns:
+///     A `ptc.Result`: `value` (as Python objects), `text` (as PTC-Lisp prints it),
+///     `prints`, `tool_calls`, `returned` and `steps`.
+///
+/// Raises:
+///     ptc.ProgramError: The program ended with an error (`ptc.LimitError` for a limit).
+///     ptc.ProgramFailed: The program called `(fail reason)`.
 #[pyfunction]
 #[pyo3(signature = (program, *, data=None, tools=None, limits=None))]
 pub(crate) fn run(

@@ -37,7 +37,8 @@ impl ToolTable {
         let mut by_name = BTreeMap::new();
         for tool in normalize.call1((tools,))?.try_iter()? {
             let tool = tool?;
-            let function = tool.getattr("function")?;
+            // The function as a program calls it: a map of its parameter names binds them by name.
+            let function = tool.getattr("_call")?;
             let tool = PyTool {
                 name: tool.getattr("name")?.extract()?,
                 description: tool.getattr("description")?.extract()?,

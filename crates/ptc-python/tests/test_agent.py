@@ -6,6 +6,7 @@ import json
 import pathlib
 import sys
 import threading
+from typing import List, Optional
 
 import pytest
 
@@ -194,3 +195,125 @@ def test_mcp_servers_tools_are_the_agents_tools():
     assert step.value == 3, step.reason
     with pytest.raises(ptc.AgentError):
         ptc.Agent("x", llm=scripted(), mcp=["/no/such/server"])
+
+
+def get_orders(customer_id: str, limit: int = 10, status: Optional[str] = None) -> List[dict]:
+    """Orders of one customer, newest first.
+
+    Args:
+        customer_id: The customer's id, e.g. "c-17".
+        limit (int): At most this many orders.
+            Counted after filtering.
+        status: Only orders in this status.
+
+    Returns:
+        The orders.
+    """
+    return [{"customer": customer_id, "limit": limit, "status": status}]
+
+
+def test_a_tool_is_described_from_its_type_hints_and_docstring():
+    tool = ptc.Tool(get_orders)
+    assert tool.signature == "(customer_id :string, limit :int?, status :string?) -> [:map]"
+    assert tool.description == (
+        'Orders of one customer, newest first. Parameters: customer_id: The customer\'s id, e.g. '
+        '"c-17"; limit: At most this many orders. Counted after filtering (default 10); status: '
+        "Only orders in this status (default nil)."
+    )
+    assert tool.schema == {
+        "type": "object",
+        "properties": {
+            "customer_id": {"type": "string", "description": 'The customer\'s id, e.g. "c-17".'},
+            "limit": {"type": "integer", "default": 10,
+                      "description": "At most this many orders. Counted after filtering."},
+            "status": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None,
+                       "description": "Only orders in this status."},
+        },
+        "required": ["customer_id"],
+    }
+    llm = scripted(clojure("(return [(tool/get_orders {:customer_id \"c1\" :limit 5})"
+                           " (tool/get_orders \"c2\")])"))
+    step = ptc.Agent("Orders", llm=llm, tools=[get_orders]).run()
+    # What the model read, and a map bound by parameter name like a positional call.
+    assert ("(tool/get_orders customer_id limit status) ; "
+            "(customer_id :string, limit :int?, status :string?) -> [:map]") in llm.sent[0][1]["content"]
+    assert "Counted after filtering (default 10)" in llm.sent[0][1]["content"]
+    assert step.value == [[{"customer": "c1", "limit": 5, "status": None}],
+                          [{"customer": "c2", "limit": 10, "status": None}]]
+
+
+def test_numpy_docstrings_and_maps_that_are_not_arguments():
+    def total(prices: "list[float]", rate: float = 0.0) -> float:
+        """The sum of prices with a rate added.
+
+        Parameters
+        ----------
+        prices : list of float
+            The prices.
+        rate : float
+            Added to each,
+            as a fraction.
+        """
+        return sum(p * (1 + rate) for p in prices)
+
+    def count_keys(record: dict) -> int:
+        """How many keys a record has."""
+        return len(record)
+
+    def echo(x):
+        return x
+
+    tool = ptc.Tool(total)
+    assert tool.signature == "(prices [:float], rate :float?) -> :float"
+    assert tool.description == ("The sum of prices with a rate added. Parameters: prices: The "
+                                "prices; rate: Added to each, as a fraction (default 0.0).")
+    assert ptc.Tool(echo).signature is None and ptc.Tool(echo).description == ""
+    result = ptc.run(
+        "[(tool/total {:prices [1.0 2.0] :rate 0.5}) (tool/count_keys {:record 1 :other 2})"
+        " (tool/echo {:y 1}) (tool/echo {:x 1})]",
+        tools=[total, count_keys, echo])
+    # A map whose keys are not all parameter names, or for a function of one dict, is the
+    # argument itself.
+    assert result.value == [4.5, 2, {"y": 1}, 1]
+
+
+def test_run_options_reach_the_model_and_ptc_request_timeout_is_honoured(monkeypatch):
+    import socket
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
+    try:
+        step = ptc.Agent("Say hello", llm=f"openai-compatible:{url}:tiny", request_timeout=0.5,
+                         retries=0).run()
+        assert (step.failure_kind, step.usage["llm_requests"]) == ("llm_error", 1)
+        assert step.reason.endswith(
+            f"did not answer within 0.5 s; raise the request timeout if the model is slow")
+        monkeypatch.setenv("PTC_REQUEST_TIMEOUT", "700ms")
+        monkeypatch.setenv("PTC_RETRIES", "1")
+        step = ptc.Agent("Say hello", llm=f"openai-compatible:{url}:tiny").run()
+        assert (step.failure_kind, step.usage["llm_requests"]) == ("llm_error", 2)
+        assert "did not answer within 0.7 s" in step.reason
+        monkeypatch.setenv("PTC_REQUEST_TIMEOUT", "soon")
+        with pytest.raises(ptc.AgentError, match="PTC_REQUEST_TIMEOUT=soon is not a duration"):
+            ptc.Agent("Say hello", llm=f"openai-compatible:{url}:tiny")
+    finally:
+        silent.close()
+        monkeypatch.delenv("PTC_REQUEST_TIMEOUT")
+        monkeypatch.delenv("PTC_RETRIES")
+    OpenAiServer.requests.clear()
+    server = http.server.HTTPServer(("127.0.0.1", 0), OpenAiServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/v1"
+        step = ptc.Agent("Multiply", llm=f"openai-compatible:{url}:tiny", temperature=0.25,
+                         max_tokens=321, deadline=60).run()
+    finally:
+        server.shutdown()
+    assert step.value == 42
+    sent = OpenAiServer.requests[0]
+    assert (sent["temperature"], sent.get("max_tokens", sent.get("max_completion_tokens"))) == (0.25, 321)
+    with pytest.raises(ValueError, match="deadline must be a number of seconds"):
+        ptc.Agent("x", llm=scripted(), deadline=-1)

@@ -1,9 +1,14 @@
 """The type stubs are right: mypy --strict accepts the package and the examples, and stubtest
-finds the stubs of the extension module true to it."""
+finds the stubs of the extension module true to it; and help() on the public callables
+describes every parameter."""
 
 import pathlib
 import subprocess
 import sys
+
+import pytest
+
+import ptc
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1]
 
@@ -22,3 +27,15 @@ def test_mypy_strict_accepts_the_package_and_the_examples():
 def test_stubtest_finds_the_stubs_true_to_the_module():
     done = mypy("mypy.stubtest", "ptc._ptc", "--ignore-missing-stub")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("public", [ptc.run, ptc.Agent, ptc.Tool])
+def test_help_describes_every_parameter(public):
+    import inspect
+
+    doc = inspect.getdoc(public) or ""
+    names = [n for n in inspect.signature(public).parameters if n not in ("self", "cls")]
+    assert names, public
+    documented = doc.split("Args:", 1)[1] if "Args:" in doc else ""
+    missing = [n for n in names if f"\n    {n}:" not in "\n" + documented]
+    assert not missing, f"{public.__name__} does not describe {missing}:\n{doc}"

@@ -23,8 +23,11 @@
 //! - `cargo xtask conformance --docs` rewrites only the differences document (no Clojure needed).
 //! - `cargo xtask conformance --pending` runs every case in PTC-Lisp and rewrites the pending
 //!   list (no Clojure needed).
+//! - `cargo xtask conformance --numeric` rewrites the generated numeric-tower cases (see
+//!   [`numeric`]) with their results from Clojure.
 
 mod differences;
+mod numeric;
 mod oracle;
 mod vars;
 
@@ -46,9 +49,11 @@ enum Mode {
     Regenerate,
     Docs,
     Pending,
+    Numeric,
 }
 
-const USAGE: &str = "usage: cargo xtask conformance [--regenerate | --docs | --pending]";
+const USAGE: &str =
+    "usage: cargo xtask conformance [--regenerate | --docs | --pending | --numeric]";
 
 fn parse_mode(args: &[String]) -> Result<Option<Mode>, String> {
     let mut mode = Mode::Check;
@@ -57,6 +62,7 @@ fn parse_mode(args: &[String]) -> Result<Option<Mode>, String> {
             "--regenerate" => Mode::Regenerate,
             "--docs" => Mode::Docs,
             "--pending" => Mode::Pending,
+            "--numeric" => Mode::Numeric,
             "-h" | "--help" => {
                 println!(
                     "{USAGE}\n\n\
@@ -65,8 +71,12 @@ fn parse_mode(args: &[String]) -> Result<Option<Mode>, String> {
                      --regenerate: rerun every program in Clojure {}, rewrite the result lines, \
                      {VARS_PATH} and {DOC_PATH}\n\
                      --docs: rewrite {DOC_PATH} only\n\
-                     --pending: run every case in PTC-Lisp and rewrite {PENDING_PATH}",
-                    oracle::EXPECTED_CLOJURE
+                     --pending: run every case in PTC-Lisp and rewrite {PENDING_PATH}\n\
+                     --numeric: generate the numeric-tower programs from seed {} and rewrite \
+                     {} with their results from Clojure",
+                    oracle::EXPECTED_CLOJURE,
+                    numeric::SEED,
+                    numeric::NUMERIC_PATH
                 );
                 return Ok(None);
             }
@@ -89,10 +99,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let Some(mode) = parse_mode(args)? else {
         return Ok(());
     };
-    if mode == Mode::Regenerate {
+    if matches!(mode, Mode::Regenerate | Mode::Numeric) {
         oracle::find_clojure()?;
     }
     let root = workspace_root();
+    if mode == Mode::Numeric {
+        return numeric::regenerate(&root);
+    }
     let mut files = load_case_files(&root.join(CASES_DIR))?;
     check_unique_names(&files)?;
     if mode == Mode::Regenerate {

@@ -11,8 +11,58 @@ use super::error::{LlmError, is_transient_status};
 use super::retry::{RetryPolicy, parse_retry_after};
 use crate::telemetry::HumanDuration;
 
-/// The default per-request timeout.
+/// The default per-request timeout: long enough for a slow model writing a long reply (a
+/// large model, or a local one on a CPU, can take a minute or more), short enough that a server
+/// that accepted the request and went silent is given up on within minutes, not hours.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The tracing target of the notices that a model request is still waiting for its answer,
+/// so that a front end can show them without the rest of the library's information events
+/// (`ptc` shows them by default).
+pub const WAIT_TARGET: &str = "ptc_agent::wait";
+
+/// When a request still waiting for its answer is reported: after 10 s, then every 30 s (30 s,
+/// 60 s, 90 s, ...), so that a silent provider is noticed at once and a slow one does not fill
+/// the log.
+fn wait_notice(n: u32) -> Duration {
+    match n {
+        0 => Duration::from_secs(10),
+        n => Duration::from_secs(30 * u64::from(n)),
+    }
+}
+
+/// A duration of whole seconds as a notice shows it: `10 s`, `2 min 30 s`.
+fn whole(d: Duration) -> String {
+    let secs = d.as_secs();
+    match (secs / 60, secs % 60) {
+        (0, s) => format!("{s} s"),
+        (m, 0) => format!("{m} min"),
+        (m, s) => format!("{m} min {s} s"),
+    }
+}
+
+/// How many attempts a call that failed with `error` on attempt `attempt` makes at most: the
+/// retry policy's, except that a request that timed out is retried once at most (the second
+/// timeout ends the call), so a silent provider gets 2 attempts whatever the retries.
+fn planned_attempts(
+    retry: &RetryPolicy,
+    attempt: u32,
+    error: &LlmError,
+    earlier: &[LlmError],
+) -> u32 {
+    let most = retry.max_retries.saturating_add(1);
+    if !matches!(error, LlmError::Timeout { .. }) {
+        return most;
+    }
+    if earlier
+        .iter()
+        .any(|e| matches!(e, LlmError::Timeout { .. }))
+    {
+        attempt
+    } else {
+        most.min(attempt.saturating_add(1))
+    }
+}
 
 /// The longest piece of a non-JSON error body quoted in an error.
 const MAX_QUOTED_BODY: usize = 500;
@@ -120,7 +170,33 @@ pub(crate) async fn post_json(
     loop {
         attempt = attempt.saturating_add(1);
         let started = Instant::now();
-        let outcome = attempt_once(ctx, url, &headers, bytes.clone()).await;
+        let outcome = {
+            // Report a long wait while it lasts: a silent provider otherwise shows nothing until
+            // the request timeout runs out.
+            let request = attempt_once(ctx, url, &headers, bytes.clone());
+            tokio::pin!(request);
+            let mut notice = 0;
+            loop {
+                let at = wait_notice(notice);
+                if at >= ctx.timeout {
+                    break request.await;
+                }
+                match tokio::time::timeout_at((started + at).into(), &mut request).await {
+                    Ok(outcome) => break outcome,
+                    Err(_) => {
+                        tracing::info!(
+                            target: WAIT_TARGET,
+                            attempt,
+                            waited_ms = millis(at),
+                            "waiting for the model: {} (attempt {attempt}; abandoned at {})",
+                            whole(at),
+                            whole(ctx.timeout)
+                        );
+                        notice += 1;
+                    }
+                }
+            }
+        };
         let duration_ms = millis(started.elapsed());
         let failure = match outcome {
             Ok((status, value)) => {
@@ -137,7 +213,7 @@ pub(crate) async fn post_json(
             Err(failure) => failure,
         };
         let status = failure.error.status();
-        let attempts = ctx.retry.max_retries.saturating_add(1);
+        let attempts = planned_attempts(ctx.retry, attempt, &failure.error, &failed);
         // A server does not stop writing a reply when the client gives up waiting for it, so
         // after a second timeout more retries would only queue behind the abandoned replies:
         // a call that times out lasts at most the timeout, one retry, and the wait between.
@@ -351,6 +427,40 @@ pub(crate) fn insert(headers: &mut HeaderMap, name: &'static str, value: HeaderV
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_waiting_request_is_reported_at_10_s_then_every_30_s() {
+        let marks: Vec<String> = (0..5).map(|n| whole(wait_notice(n))).collect();
+        assert_eq!(marks, ["10 s", "30 s", "1 min", "1 min 30 s", "2 min"]);
+    }
+
+    #[test]
+    fn attempts_are_counted_against_what_the_call_will_make() {
+        let retry = RetryPolicy::default();
+        let timeout = || LlmError::Timeout {
+            provider: "p".into(),
+            timeout: Duration::from_secs(1),
+        };
+        let refused = || LlmError::Transport {
+            provider: "p".into(),
+            message: "refused".into(),
+        };
+        // A first timeout leaves one more attempt, a second ends the call.
+        assert_eq!(planned_attempts(&retry, 1, &timeout(), &[]), 2);
+        assert_eq!(planned_attempts(&retry, 2, &timeout(), &[timeout()]), 2);
+        // A later first timeout still gets its one retry, within the policy's attempts.
+        assert_eq!(planned_attempts(&retry, 2, &timeout(), &[refused()]), 3);
+        assert_eq!(
+            planned_attempts(&retry, 4, &timeout(), &[refused(), refused(), refused()]),
+            4
+        );
+        // Other failures are retried as the policy says.
+        assert_eq!(planned_attempts(&retry, 1, &refused(), &[]), 4);
+        assert_eq!(
+            planned_attempts(&RetryPolicy::none(), 1, &timeout(), &[]),
+            1
+        );
+    }
 
     #[test]
     fn provider_messages_from_common_error_bodies() {

@@ -47,6 +47,7 @@ pub use closure::{FnLlm, llm_fn};
 pub use error::LlmError;
 pub use file::{FILE_REPLY_TIMEOUT, FileLlm};
 pub use function::{FunctionTool, ToolChoice, tools_prompt_text};
+pub use http::WAIT_TARGET;
 pub use human::{END_OF_REPLY, HumanLlm};
 pub use openai::OpenAiCompatible;
 /// Token counts of a call: the same type the turn record keeps.

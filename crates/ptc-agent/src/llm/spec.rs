@@ -86,10 +86,19 @@ pub fn parse_llm_spec_with(
                 return Err(missing("model"));
             }
             if rest.contains("://") {
+                // The spec to write instead: the URL and its model, or the URL and a place
+                // for the model's name when the spec had none.
+                let example = match split_url_and_model(rest) {
+                    Some((_, model)) if !model.is_empty() => format!("openai-compatible:{rest}"),
+                    _ => format!(
+                        "openai-compatible:{}:MODEL with the model's name for MODEL",
+                        rest.trim_end_matches(':')
+                    ),
+                };
                 return Err(LlmError::Configuration(format!(
                     "`{spec}` names a URL, but openai: takes a model name (the server is \
                      OpenAI's, or OPENAI_BASE_URL); for another server write \
-                     openai-compatible:URL:MODEL, e.g. openai-compatible:{rest}"
+                     openai-compatible:URL:MODEL, e.g. {example}"
                 )));
             }
             Ok(Arc::new(openai_options(

@@ -13,5 +13,6 @@ mod mcp_cli;
 mod peak_memory;
 mod preview_cli;
 mod render_cli;
+mod repl_cli;
 mod run_cli;
 mod run_durable;

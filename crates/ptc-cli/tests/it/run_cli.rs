@@ -529,6 +529,21 @@ fn a_url_after_openai_is_refused_with_the_spec_to_use() {
          name (the server is OpenAI's, or OPENAI_BASE_URL); for another server write \
          openai-compatible:URL:MODEL, e.g. openai-compatible:http://localhost:8000/v1:qwen\n"
     );
+    // Without a model, the spec suggested is not one that fails in turn.
+    let output = ptc(&[
+        "run",
+        "--mission",
+        "x",
+        "--llm",
+        "openai:http://localhost:8000/v1",
+    ]);
+    assert_eq!(
+        refusal(&output),
+        "error: `openai:http://localhost:8000/v1` names a URL, but openai: takes a model name \
+         (the server is OpenAI's, or OPENAI_BASE_URL); for another server write \
+         openai-compatible:URL:MODEL, e.g. openai-compatible:http://localhost:8000/v1:MODEL with \
+         the model's name for MODEL\n"
+    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! `ptc run` against a local model server: a server that never answers is reported after the
-//! request timeout and the retries, each retry shown as it happens; a run killed after a turn
+//! `ptc run` against a local model server: a server that never answers is reported within 10 s
+//! and given up on after the request timeout and one retry, each shown as it happens; a run killed after a turn
 //! resumes from its checkpoint to the same end as a run that was never interrupted; a
 //! checkpoint whose last record was cut short resumes from the last whole turn.
 
@@ -149,9 +149,13 @@ fn kill(mut child: Child) {
     child.wait().expect("reap ptc");
 }
 
+/// A server that accepts the request and never answers: with the default retries (3), the
+/// run says it is waiting within 10 s, counts its attempts as it makes them (2: a request
+/// that timed out is retried once), and gives up after the timeout and one retry.
 #[test]
-fn a_server_that_never_answers_fails_after_the_timeout_and_one_retry_shown_as_it_happens() {
+fn a_server_that_never_answers_is_reported_within_10_s_and_fails_after_the_timeout_and_one_retry() {
     let server = ModelServer::silent();
+    let started = std::time::Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_ptc"))
         .args([
             "run",
@@ -160,18 +164,30 @@ fn a_server_that_never_answers_fails_after_the_timeout_and_one_retry_shown_as_it
             "--llm",
             &server.spec(),
             "--request-timeout",
-            "2s",
-            "--retries",
-            "1",
+            "11s",
         ])
         .env_remove("RUST_LOG")
+        .env_remove("PTC_RETRIES")
+        .env_remove("PTC_REQUEST_TIMEOUT")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start ptc");
     let mut stderr = BufReader::new(child.stderr.take().expect("piped"));
-    let mut first = String::new();
-    stderr.read_line(&mut first).expect("a log line");
+    let mut line = || {
+        let mut line = String::new();
+        stderr.read_line(&mut line).expect("a log line");
+        line
+    };
+    let waiting = " INFO waiting for the model: 10 s (attempt 1; abandoned at 11 s)\n";
+    assert_eq!(line(), waiting);
+    // Reported while the request is still waiting, before its timeout.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(11),
+        "the first notice came after {:?}",
+        started.elapsed()
+    );
+    let retry = line();
     // The retry is reported while the second attempt is still waiting.
     assert_eq!(
         child.try_wait().expect("status"),
@@ -179,14 +195,14 @@ fn a_server_that_never_answers_fails_after_the_timeout_and_one_retry_shown_as_it
         "ptc has not ended yet"
     );
     let spec = server.spec();
-    let silent =
-        format!("{spec} did not answer within 2 s; raise the request timeout if the model is slow");
+    let silent = format!(
+        "{spec} did not answer within 11 s; raise the request timeout if the model is slow"
+    );
     // The wait is jittered; the rest of the line is exact.
-    let (first, wait) = first.rsplit_once("retrying in ").expect("a retry line");
+    let (retry, wait) = retry.rsplit_once("retrying in ").expect("a retry line");
     assert!(wait.ends_with(" ms\n"), "{wait}");
-    let first = format!("{first}retrying in <t>\n");
     assert_eq!(
-        first,
+        format!("{retry}retrying in <t>\n"),
         format!(" WARN model call attempt 1 of 2 failed: {silent}; retrying in <t>\n")
     );
     let mut rest = String::new();
@@ -194,7 +210,10 @@ fn a_server_that_never_answers_fails_after_the_timeout_and_one_retry_shown_as_it
     let output = child.wait_with_output().expect("ptc ends");
     assert_eq!(
         rest,
-        format!(" WARN model call attempt 2 of 2 failed: {silent}\n")
+        format!(
+            " INFO waiting for the model: 10 s (attempt 2; abandoned at 11 s)\n WARN model call \
+             attempt 2 of 2 failed: {silent}\n"
+        )
     );
     assert_eq!(output.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -267,6 +267,26 @@ fn failed_turn_options() {
     let (summary, unrecovered, _) = render(&turns, FailedTurns::Unrecovered);
     assert_eq!(unrecovered, all);
     assert!(!summary.contains(";; Failed turns"), "{summary}");
+    // CMP-002, CMP-003, ERR-001, ERR-002 as the seed has them: every failed turn keeps its
+    // pair, recovered or not, in order after the summary.
+    let (summary, kept, stats) = render(&turns, FailedTurns::Kept);
+    assert_eq!(
+        kept,
+        vec![
+            (Role::Assistant, fence("(a)")),
+            (Role::User, "Error: bad 2".into()),
+            (Role::Assistant, fence("(b)")),
+            (Role::User, "Error: bad 3".into()),
+            (Role::Assistant, fence("(c)")),
+            (Role::User, "Error: bad 5\n\nTurns left: 4".into()),
+        ]
+    );
+    assert!(!summary.contains(";; Failed turns"), "{summary}");
+    assert!(!summary.contains("[failed turn"), "{summary}");
+    assert_eq!(
+        (stats.failed_turns_shown, stats.failed_turns_collapsed),
+        (3, 0)
+    );
     // Two failures in a row, none recovered: both keep their pairs unless only the last is
     // asked for.
     let trailing = &turns[..3];
@@ -673,7 +693,7 @@ fn bad_compression_specs_say_what_is_accepted() {
         ),
         (
             "aggressive?failed_turns=some",
-            "option `failed_turns` must be all, unrecovered or last, got `some`",
+            "option `failed_turns` must be all, unrecovered, last or kept, got `some`",
         ),
         (
             "aggressive?println_limit=1&println_limit=2",

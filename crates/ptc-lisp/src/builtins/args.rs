@@ -27,6 +27,9 @@ use crate::eval::{Ctx, EvalResult, Items, unbounded_error};
 use crate::value::Value;
 use std::fmt;
 
+/// 2^63: Java's long range is [-2^63, 2^63).
+const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+
 /// The builtin being called, for the messages of the errors it raises.
 #[derive(Clone, Copy)]
 pub(crate) struct Call(&'static Builtin);
@@ -135,8 +138,9 @@ impl Arg<'_> for i64 {
     }
 }
 
-/// A count or an index as Clojure casts one to a Java `int` or `long`: an integer, or a float
-/// truncated toward zero (`(take 2.5 xs)` takes 2).
+/// A count or an index as Clojure casts one to a Java `long` (`RT.longCast`): an integer, or
+/// any other number truncated toward zero (`(nth v 3/2)` is `(nth v 1)`; NaN is 0). A number
+/// outside the 64-bit range is an error, as in Clojure.
 #[derive(Clone, Copy)]
 pub(crate) struct Truncated(pub i64);
 
@@ -145,10 +149,67 @@ impl Arg<'_> for Truncated {
     fn from_arg(call: Call, value: &Value) -> Result<Self> {
         match value {
             Value::Int(i) => Ok(Truncated(*i)),
-            // Saturating, NaN as 0: what Java's cast does.
-            Value::Float(f) => Ok(Truncated(*f as i64)),
-            other => Err(call.expected("an integer", other)),
+            other => truncated(call, other).map(Truncated),
         }
+    }
+}
+
+#[cold]
+fn truncated(call: Call, value: &Value) -> Result<i64> {
+    use crate::value::BigKind;
+    use num_traits::ToPrimitive;
+    let out_of_range = || {
+        Error::argument(format!(
+            "{call} needs a count or index within 64 bits, got {}; use a smaller number",
+            got(value)
+        ))
+    };
+    match value {
+        Value::Float(f) if f.is_nan() => Ok(0),
+        // Java's long range is [-2^63, 2^63): 2^63 itself is out.
+        Value::Float(f) if *f >= -TWO_POW_63 && *f < TWO_POW_63 => Ok(*f as i64),
+        Value::Float(_) => Err(out_of_range()),
+        Value::Big(b) => match b.kind() {
+            BigKind::Int(i) => i.to_i64().ok_or_else(out_of_range),
+            BigKind::Ratio(r) => r.to_integer().to_i64().ok_or_else(out_of_range),
+            BigKind::Decimal(_) => truncated(call, &Value::Float(b.to_f64())),
+        },
+        other => Err(call.expected("an integer", other)),
+    }
+}
+
+/// A count as Clojure's `take`, `drop`, `nthrest` and their kin use one: they count down by one
+/// while the count is positive, so any number works and a fractional one counts as the next
+/// integer (`(take 2.5 xs)` takes 3, `(take 1/2 xs)` takes 1); zero, a negative count and NaN
+/// take nothing, and a count beyond 64 bits (or infinite) takes everything.
+#[derive(Clone, Copy)]
+pub(crate) struct CountDown(pub i64);
+
+impl Arg<'_> for CountDown {
+    #[inline(always)]
+    fn from_arg(call: Call, value: &Value) -> Result<Self> {
+        match value {
+            Value::Int(i) => Ok(CountDown(*i)),
+            other => count_down(call, other).map(CountDown),
+        }
+    }
+}
+
+#[cold]
+fn count_down(call: Call, value: &Value) -> Result<i64> {
+    use num_traits::{Signed, ToPrimitive};
+    match value {
+        Value::Float(f) if f.is_nan() || *f <= 0.0 => Ok(0),
+        // Saturating: a count of 2^63 or more is as good as endless.
+        Value::Float(f) => Ok(f.ceil() as i64),
+        Value::Big(b) => {
+            let exact = b.to_rational();
+            if !exact.is_positive() {
+                return Ok(0);
+            }
+            Ok(exact.ceil().to_integer().to_i64().unwrap_or(i64::MAX))
+        }
+        other => Err(call.expected("a number (a count)", other)),
     }
 }
 

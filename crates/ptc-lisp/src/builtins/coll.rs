@@ -4,7 +4,7 @@
 //! given a keyword and a keyword key when given a string, because data that arrives as JSON has
 //! string keys while programs naturally write `(:price p)`.
 
-use super::args::{Call, Callable};
+use super::args::{Call, Callable, Truncated};
 use super::{Builtin, builtin, got};
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{Ctx, EvalResult, get_key, lookup};
@@ -90,7 +90,15 @@ fn assoc_one(call: Call, coll: &Value, k: Value, v: Value) -> Result<Value> {
         Value::Map(m) => Ok(Value::Map(m.assoc(k, v))),
         Value::Nil => Ok(Value::map([(k, v)])),
         Value::Vector(s) => {
-            let i = call.arg::<i64>(&k)?;
+            // An integer index by its Java `intValue`, as Clojure's vectors take one; a float
+            // is refused ("Key must be integer").
+            let i = crate::eval::int_value(&k).ok_or_else(|| {
+                call.expected_with(
+                    "an integer index for a vector",
+                    &k,
+                    "; convert with (long x), or use a map for other keys",
+                )
+            })?;
             let len = s.len();
             match usize::try_from(i) {
                 Ok(i) if i < len => {
@@ -316,12 +324,14 @@ fn contains(_: &mut Ctx, call: Call, (coll, k): (&Value, &Value)) -> EvalResult 
     Ok(Value::Bool(match coll {
         Value::Map(m) => m.contains_key(k),
         Value::Set(s) => s.contains(k),
+        // Integers by their Java `intValue` for a vector, any number for a string, as Clojure.
         Value::Vector(v) => {
-            matches!(k, Value::Int(i) if usize::try_from(*i).is_ok_and(|i| i < v.len()))
+            crate::eval::int_value(k).is_some_and(|i| usize::try_from(i).is_ok_and(|i| i < v.len()))
         }
-        Value::Str(s) => match k {
-            Value::Int(i) => usize::try_from(*i).is_ok_and(|i| i < s.chars().count()),
-            other => {
+        Value::Str(s) => match crate::eval::java_int_value(k) {
+            Some(i) => usize::try_from(i).is_ok_and(|i| i < s.chars().count()),
+            None => {
+                let other = k;
                 return Err(Error::argument(format!(
                     "{call} checks indices of a string, not {}; to look for a character or \
                      text in a string use clojure.string/includes?",
@@ -588,9 +598,10 @@ fn subvec(
             .into());
     };
     let len = s.len() as i64;
-    let start = call.arg::<i64>(start)?;
+    // Clojure casts both bounds to a Java int: a fraction is truncated.
+    let start = call.arg::<Truncated>(start)?.0;
     let end = match end {
-        Some(e) => call.arg::<i64>(e)?,
+        Some(e) => call.arg::<Truncated>(e)?.0,
         None => len,
     };
     if start < 0 || end < start || end > len {

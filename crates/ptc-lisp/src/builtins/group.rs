@@ -1,10 +1,10 @@
 //! Grouping and splitting: `group-by`, `frequencies`, `partition` and friends, `split-at`,
 //! `split-with`.
 
-use super::args::{Call, Callable, Seqable};
+use super::args::{Call, Callable, CountDown, Seqable};
 use super::build::list_of;
 use super::seq::{drop_items_of, drop_while_of, take_of, take_while_of};
-use super::{Builtin, builtin};
+use super::{Builtin, builtin, got};
 use crate::error::{Error, Result};
 use crate::eval::{Ctx, EvalResult};
 use crate::value::{LazyKind, LazySeq, MapBuilder, Seq, Value};
@@ -26,6 +26,24 @@ fn positive(call: Call, what: &str, n: i64) -> Result<usize> {
             "{call} needs a positive {what}, got {n}; e.g. ({call} 2 coll) makes parts of 2 items"
         ))
     })
+}
+
+/// The size of `partition`'s parts: an integer (a big one counts as the integer it is). Clojure
+/// compares each part's length with the size by `=`, so a float, ratio or decimal size gives
+/// no part at all; PTC-Lisp says so instead of returning ().
+fn partition_size(call: Call, n: &Value) -> Result<i64> {
+    match n {
+        Value::Int(i) => Ok(*i),
+        Value::Big(b) if matches!(b.kind(), crate::value::BigKind::Int(_)) => Ok(b
+            .to_i64()
+            .unwrap_or(if b.to_f64() > 0.0 { i64::MAX } else { i64::MIN })),
+        Value::Float(_) | Value::Big(_) => Err(Error::type_error(format!(
+            "{call} needs an integer size, got {}: no part can have that many items (Clojure \
+             returns ()); use an integer, e.g. ({call} (long n) coll)",
+            got(n)
+        ))),
+        other => Err(call.expected("an integer size", other)),
+    }
 }
 
 /// How many items a long range has (0 for anything else).
@@ -153,11 +171,11 @@ fn frequencies(ctx: &mut Ctx, call: Call, coll: Seqable) -> EvalResult {
 fn partition(
     ctx: &mut Ctx,
     call: Call,
-    (n, step, pad, coll): (i64, Option<&Value>, Option<&Value>, &Value),
+    (n, step, pad, coll): (&Value, Option<&Value>, Option<&Value>, &Value),
 ) -> EvalResult {
-    let n = positive(call, "size", n)?;
+    let n = positive(call, "size", partition_size(call, n)?)?;
     let step = match step {
-        Some(step) => positive(call, "step", call.arg(step)?)?,
+        Some(step) => positive(call, "step", call.arg::<CountDown>(step)?.0)?,
         None => n,
     };
     // With a pad, a bounded sequence's short last part is padded: realized below.
@@ -204,13 +222,16 @@ fn partition(
 fn partition_all(
     ctx: &mut Ctx,
     call: Call,
-    (n, second, third): (i64, Option<&Value>, Option<&Value>),
+    (CountDown(n), second, third): (CountDown, Option<&Value>, Option<&Value>),
 ) -> EvalResult {
     let n = positive(call, "size", n)?;
     let (step, coll) = match (second, third) {
         (None, _) => return Ok(super::transduce::partition_all_xf(call, n)),
         (Some(coll), None) => (n, coll),
-        (Some(step), Some(coll)) => (positive(call, "step", call.arg(step)?)?, coll),
+        (Some(step), Some(coll)) => (
+            positive(call, "step", call.arg::<CountDown>(step)?.0)?,
+            coll,
+        ),
     };
     if let Value::Lazy(l) = coll {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Partition {
@@ -260,7 +281,7 @@ fn partition_by(ctx: &mut Ctx, call: Call, (f, coll): (Callable, Option<Seqable>
     list_of(ctx, out)
 }
 
-fn split_at(ctx: &mut Ctx, call: Call, (n, coll): (i64, &Value)) -> EvalResult {
+fn split_at(ctx: &mut Ctx, call: Call, (CountDown(n), coll): (CountDown, &Value)) -> EvalResult {
     let front = take_of(ctx, call, n, coll)?;
     let back = drop_items_of(ctx, call, coll, n.max(0) as usize)?;
     Ok(Value::vector([front, back]))

@@ -10,6 +10,9 @@
 use super::args::{Arg, Call};
 pub(crate) use crate::eval::numbers::{add, div, mul, sub};
 
+/// 2^63: Java's long range is [-2^63, 2^63).
+const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+
 use super::{Builtin, builtin, got};
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::numbers::{Op, not_a_number, tower};
@@ -224,6 +227,8 @@ fn minus(ctx: &mut Ctx, call: Call, (x, more): (&Value, &[Value])) -> EvalResult
                 .checked_neg()
                 .map(Value::Int)
                 .ok_or_else(|| unary_overflow(call, *i).into()),
+            // Negated, not subtracted from 0: (- 0.0) is -0.0, as in Clojure.
+            Value::Float(f) => Ok(Value::Float(-f)),
             _ => step(ctx, Op::Sub, &Value::Int(0), x),
         },
         [y] => step(ctx, Op::Sub, x, y),
@@ -240,17 +245,25 @@ fn times(ctx: &mut Ctx, _: Call, xs: &[Value]) -> EvalResult {
 
 fn divide(ctx: &mut Ctx, call: Call, (x, more): (&Value, &[Value])) -> EvalResult {
     match more {
+        // Clojure's (/ x) divides 1 by a boxed x, which refuses any zero (the float one too).
+        [] if matches!(x, Value::Float(f) if *f == 0.0) => {
+            Err(call.error(ErrorKind::Arithmetic, "divide by zero").into())
+        }
         [] => step(ctx, Op::Div, &Value::Int(1), x),
         _ => fold(ctx, more, number(call, x)?.clone(), Op::Div),
     }
 }
 
-/// The quotient of `n / d` rounded toward zero, for any two numbers; with floats, as Java
-/// computes it (an infinite or NaN quotient has no integer part: an error, as in Clojure).
+/// The quotient of `n / d` rounded toward zero, for any two numbers, as Clojure computes it in
+/// the greater kind of the two: with floats, a float integer (never -0.0; an infinite or NaN
+/// quotient has no integer part: an error); with a big decimal, Java's `divideToIntegralValue`
+/// (its scale is the dividend's minus the divisor's when that is enough: (quot 2.5M 2) is
+/// 1.0M); otherwise a whole number.
 fn truncated_quotient(call: Call, n: Num, d: Num) -> Result<Value> {
     if is_zero_num(d) {
         return Err(call.error(ErrorKind::Arithmetic, "divide by zero"));
     }
+    let (nv, dv): (Value, Value) = (n.into(), d.into());
     match (n, d) {
         // Clojure's answer, which wraps: there is no positive 2^63 in 64 bits.
         (Num::Int(x), Num::Int(y)) => Ok(Value::Int(x.wrapping_div(y))),
@@ -262,25 +275,38 @@ fn truncated_quotient(call: Call, n: Num, d: Num) -> Result<Value> {
                     format_args!(
                         "{} has no integer quotient: the quotient of {} by {} is {}",
                         call,
-                        crate::format::pr_str(&n.into()),
-                        crate::format::pr_str(&d.into()),
+                        crate::format::pr_str(&nv),
+                        crate::format::pr_str(&dv),
                         crate::format::format_float(q)
                     ),
                 ));
             }
-            Ok(Value::Float(q.trunc()))
+            Ok(Value::Float(java_long_part(q)))
+        }
+        _ if is_decimal(n) || is_decimal(d) => {
+            let x = crate::eval::numbers::to_decimal(Op::Div, &nv)?;
+            let y = crate::eval::numbers::to_decimal(Op::Div, &dv)?;
+            Ok(BigNumber::from_decimal(x.divide_to_integral(&y)))
         }
         _ => {
             let (x, y) = (exact(n), exact(d));
-            let q = (x / y).trunc().to_integer();
-            Ok(match (n, d) {
-                (Num::Big(b), _) | (_, Num::Big(b)) if matches!(b.kind(), BigKind::Decimal(_)) => {
-                    BigNumber::decimal(q, 0)
-                }
-                _ => BigNumber::int(q),
-            })
+            Ok(BigNumber::int((x / y).trunc().to_integer()))
         }
     }
+}
+
+/// A finite float quotient's integer part as Clojure takes it: through a Java `long` when it
+/// fits (so -0.5 gives 0.0, not -0.0), else the float itself (already whole).
+fn java_long_part(q: f64) -> f64 {
+    if (-TWO_POW_63..TWO_POW_63).contains(&q) {
+        q.trunc() as i64 as f64
+    } else {
+        q
+    }
+}
+
+fn is_decimal(n: Num) -> bool {
+    matches!(n, Num::Big(b) if matches!(b.kind(), BigKind::Decimal(_)))
 }
 
 fn is_zero_num(n: Num) -> bool {
@@ -305,6 +331,15 @@ fn remainder(call: Call, n: Num, d: Num) -> Result<Value> {
     match (n, d, &q) {
         (Num::Int(x), Num::Int(y), _) => Ok(Value::Int(x.wrapping_rem(y))),
         (_, _, Value::Float(q)) => Ok(Value::Float(n.as_f64() - q * d.as_f64())),
+        // Java's BigDecimal remainder: n - q * d, with the scales that arithmetic gives.
+        (_, _, Value::Big(b)) if matches!(b.kind(), BigKind::Decimal(_)) => {
+            let x = crate::eval::numbers::to_decimal(Op::Sub, &n.into())?;
+            let y = crate::eval::numbers::to_decimal(Op::Sub, &d.into())?;
+            let BigKind::Decimal(q) = b.kind() else {
+                unreachable!("matched a decimal")
+            };
+            Ok(BigNumber::from_decimal(x.add(&q.mul(&y).neg())))
+        }
         _ => tower(Op::Sub, &n.into(), &tower(Op::Mul, &d.into(), &q)?),
     }
 }
@@ -393,7 +428,9 @@ fn extreme(call: Call, (first, more): (&Value, &[Value]), keep: Ordering) -> Eva
             return Ok(x.clone());
         }
         // Clojure keeps the later argument on a tie: (max 2 2.0) is 2.0.
-        if compare_numbers(x, best).is_some_and(|o| o == keep || o == Ordering::Equal) {
+        if crate::eval::numbers::compare(x, best)?
+            .is_some_and(|o| o == keep || o == Ordering::Equal)
+        {
             best = x;
         }
     }
@@ -434,9 +471,16 @@ fn chain(call: Call, xs: (&Value, &[Value]), ok: fn(Ordering) -> bool) -> EvalRe
     for x in xs.1 {
         number(call, x)?;
     }
-    Ok(Value::Bool(each_pair(xs, |a, b| {
-        compare_numbers(a, b).is_some_and(ok)
-    })))
+    // Pair by pair, stopping at the first that fails, as Clojure does; a ratio and a big
+    // decimal compare as decimals, which fails for a ratio without one (as in Clojure).
+    let mut previous = xs.0;
+    for x in xs.1 {
+        if !crate::eval::numbers::compare(previous, x)?.is_some_and(ok) {
+            return Ok(Value::Bool(false));
+        }
+        previous = x;
+    }
+    Ok(Value::Bool(true))
 }
 
 fn numeric_equal(_: &mut Ctx, call: Call, xs: (&Value, &[Value])) -> EvalResult {
@@ -468,7 +512,7 @@ pub(crate) fn clojure_compare(a: &Value, b: &Value) -> Result<Ordering> {
         (Nil, _) => Ordering::Less,
         (_, Nil) => Ordering::Greater,
         (Int(_) | Float(_) | Big(_), Int(_) | Float(_) | Big(_)) => {
-            compare_numbers(a, b).unwrap_or(Ordering::Equal)
+            crate::eval::numbers::compare(a, b)?.unwrap_or(Ordering::Equal)
         }
         (Str(x), Str(y)) => x.cmp(y),
         (Keyword(x), Keyword(y)) => x.cmp(y),

@@ -362,7 +362,28 @@ fn convert(spec: &Spec, arg: &Value) -> Result<String> {
                 };
                 signed(spec, digits, negative)
             }
-            Value::Nil => "null".to_string(),
+            // Java formats a BigDecimal exactly, rounding half up: (format "%.1f" 0.25M) is
+            // "0.3".
+            Value::Big(b) if matches!(b.kind(), crate::value::BigKind::Decimal(_)) => {
+                let crate::value::BigKind::Decimal(d) = b.kind() else {
+                    unreachable!("matched a decimal")
+                };
+                let text = d.unscaled().magnitude().to_string();
+                let digits: Vec<u8> = text.bytes().map(|c| c - b'0').collect();
+                let point = digits.len() as i64 - d.scale();
+                let precision = spec.precision.unwrap_or(6);
+                let negative = d.unscaled().sign() == num_bigint::Sign::Minus;
+                let text = match spec.conversion {
+                    'f' => fixed_digits(digits, point, precision),
+                    'e' => scientific_digits(digits, point, precision),
+                    'E' => scientific_digits(digits, point, precision).to_uppercase(),
+                    'g' => general_decimal(d, digits, point, precision),
+                    _ => general_decimal(d, digits, point, precision).to_uppercase(),
+                };
+                signed(spec, text, negative)
+            }
+            // Java prints null, cut to the precision as for %s: (format "%.3f" nil) is "nul".
+            Value::Nil => "null".chars().take(spec.precision.unwrap_or(4)).collect(),
             other => {
                 return Err(mismatch(
                     spec,
@@ -432,6 +453,10 @@ fn shortest_digits(f: f64) -> (Vec<u8>, i64) {
     if f == 0.0 {
         return (vec![0], 1);
     }
+    // Java writes the smallest float with two digits, as Double.MIN_VALUE reads: 4.9E-324.
+    if f.abs() == f64::from_bits(1) {
+        return (vec![4, 9], -323);
+    }
     let text = format!("{f:e}");
     let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
     let digits: Vec<u8> = mantissa
@@ -476,6 +501,11 @@ fn round_half_up(mut digits: Vec<u8>, mut point: i64, keep: i64) -> (Vec<u8>, i6
 /// `%.Nf` of a finite, non-negative float.
 fn fixed(f: f64, precision: usize) -> String {
     let (digits, point) = shortest_digits(f);
+    fixed_digits(digits, point, precision)
+}
+
+/// `%.Nf` of the number `0.d1d2d3... × 10^point`, rounded half up.
+fn fixed_digits(digits: Vec<u8>, point: i64, precision: usize) -> String {
     let (digits, point) = round_half_up(digits, point, point + precision as i64);
     let digit = |i: i64| -> char {
         if i >= 0 && (i as usize) < digits.len() {
@@ -504,8 +534,14 @@ fn fixed(f: f64, precision: usize) -> String {
 /// `%.Ne` of a finite, non-negative float: `1.234560e+01`.
 fn scientific(f: f64, precision: usize) -> String {
     let (digits, point) = shortest_digits(f);
+    scientific_digits(digits, point, precision)
+}
+
+/// `%.Ne` of the number `0.d1d2d3... × 10^point`, rounded half up; the exponent is the point's
+/// (a zero float has point 1, so e+00; Java gives the zero decimal 0.0M e-01).
+fn scientific_digits(digits: Vec<u8>, point: i64, precision: usize) -> String {
     let (digits, point) = round_half_up(digits, point, precision as i64 + 1);
-    let exponent = if f == 0.0 { 0 } else { point - 1 };
+    let exponent = point - 1;
     let digit = |i: usize| digits.get(i).map_or('0', |d| (b'0' + d) as char);
     let mut out = String::new();
     out.push(digit(0));
@@ -535,6 +571,28 @@ fn general(f: f64, precision: usize) -> String {
         fixed(f, (significant as i64 - point) as usize)
     } else {
         scientific(f, significant - 1)
+    }
+}
+
+/// `%.Ng` of a big decimal's magnitude as Java writes it: fixed notation when the value is
+/// exactly zero (of scale 0) or at least 10^-4 and below 10^N, with the digits after the point
+/// that N significant digits leave; scientific otherwise (so 0.0M is `0.00000e-01`).
+fn general_decimal(
+    d: &crate::value::Decimal,
+    digits: Vec<u8>,
+    point: i64,
+    precision: usize,
+) -> String {
+    use num_traits::Zero;
+    let significant = precision.max(1) as i64;
+    let zero = d.unscaled().is_zero();
+    // The exponent of the leading digit, from the unscaled digits as written.
+    let exponent = point - 1;
+    let fixed_range = !zero && exponent >= -4 && exponent < significant;
+    if (zero && d.scale() == 0) || fixed_range {
+        fixed_digits(digits, point, (significant - exponent - 1).max(0) as usize)
+    } else {
+        scientific_digits(digits, point, significant as usize - 1)
     }
 }
 

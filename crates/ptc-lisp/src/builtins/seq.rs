@@ -5,7 +5,7 @@
 //! and ranges too long to realize) give lazy results where Clojure's would be lazy (`map`,
 //! `filter`, `drop`, ...), and are consumed item by item by `take`, `first`, `nth`, `some`, ...
 
-use super::args::{AtLeastOne, Call, Callable, Seqable, Truncated};
+use super::args::{AtLeastOne, Call, Callable, CountDown, Seqable, Truncated};
 use super::build::{conj_one, list_of, vector_of};
 use super::number::{Num, clojure_compare};
 use super::transduce::{self, as_reduced};
@@ -13,7 +13,7 @@ use super::{Builtin, builtin, got};
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{Ctx, EvalResult, Items};
 use crate::ir::FnRepr;
-use crate::value::{LazyKind, LazySeq, RangeEnd, Seq, Value};
+use crate::value::{LazyKind, LazySeq, RangeEnd, Seq, Value, to_f64};
 use std::cmp::Ordering;
 
 pub(crate) const BUILTINS: &[Builtin] = &[
@@ -200,6 +200,13 @@ fn nth(
         ))
         .into());
     }
+    // Clojure casts the index to a Java int: beyond 32 bits is an error, not "not found".
+    if i32::try_from(i).is_err() {
+        return Err(Error::argument(format!(
+            "{call} needs an index within 32 bits, got {i}; no collection is that long"
+        ))
+        .into());
+    }
     let found = match usize::try_from(i) {
         Ok(i) => nth_item(ctx, call, coll, i)?,
         Err(_) => None,
@@ -221,7 +228,7 @@ fn nth(
     }
 }
 
-fn nthnext(ctx: &mut Ctx, call: Call, (coll, n): (&Value, i64)) -> EvalResult {
+fn nthnext(ctx: &mut Ctx, call: Call, (coll, CountDown(n)): (&Value, CountDown)) -> EvalResult {
     let r = drop_items_of(ctx, call, coll, n.max(0) as usize)?;
     Ok(if r.count() == Some(0) { Value::Nil } else { r })
 }
@@ -630,22 +637,34 @@ fn range(
         }
         return Ok(Value::List(Seq::from(out)));
     }
-    // With a float, items are accumulated by adding the step while they are below (above, for
-    // a negative step) the end, as Clojure does: (range 0 1 0.1) has 11 items.
-    let as_f = |v: &Value| match v {
-        Value::Int(i) => *i as f64,
-        Value::Float(f) => *f,
-        _ => f64::NAN,
+    // Any other numbers go up Clojure's tower as its `Range` does: start, start + step, ...
+    // (a sum of 64-bit integers that overflows becomes a big integer) while below the end
+    // (above it, for a negative step), each compared exactly in the greater kind of the two:
+    // (range 0 1 1/4) is (0 1/4 1/2 3/4), (range 1.0M 4.0M) is (1.0M 2.0M 3.0M), and
+    // (range 0 1 0.1) has 11 items, as in Clojure.
+    let compare = |a: &Value, b: &Value| crate::eval::numbers::compare(a, b);
+    if second.is_none() {
+        // (range end): Clojure's Range.create(end) is empty unless end is positive (NaN is not).
+        if compare(&end, &Value::Int(0))? != Some(Ordering::Greater) {
+            return Ok(Value::empty_list());
+        }
+    }
+    let step_sign = compare(&step, &Value::Int(0))?;
+    let empty = match step_sign {
+        Some(Ordering::Greater) => compare(&start, &end)? == Some(Ordering::Greater),
+        Some(Ordering::Less) => compare(&end, &start)? == Some(Ordering::Greater),
+        _ => false,
     };
-    let (s, e, st) = (as_f(&start), as_f(&end), as_f(&step));
-    if (st > 0.0 && s > e) || (st < 0.0 && e > s) || s == e {
+    if empty || compare(&start, &end)? == Some(Ordering::Equal) {
         return Ok(Value::empty_list());
     }
-    if st == 0.0 {
+    if step_sign == Some(Ordering::Equal) {
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Repeat(start))));
     }
-    // An end that is never reached (infinite, NaN) leaves the range without end.
-    if e.is_nan() || e.is_infinite() {
+    let (s, e, st) = (to_f64(&start), to_f64(&end), to_f64(&step));
+    // An end that is never reached (an infinite or NaN end; a NaN or infinite start or step
+    // NaN, which stay so) leaves the range without end, as in Clojure.
+    if e.is_nan() || e.is_infinite() || s.is_nan() || s.is_infinite() || st.is_nan() {
         return Ok(unbounded(start, step));
     }
     let estimate = ((e - s) / st).ceil();
@@ -653,28 +672,27 @@ fn range(
         return Ok(Value::Lazy(LazySeq::new(LazyKind::Range {
             start,
             step,
-            end: Some(RangeEnd::Below(e)),
+            end: Some(RangeEnd::Below(end)),
         })));
     }
-    let within = |x: f64| if st > 0.0 { x < e } else { x > e };
     ctx.charge_items(estimate as usize + 1)?;
     let mut out = Vec::with_capacity(estimate as usize + 1);
     let mut x = start;
-    while within(as_f(&x)) {
+    while crate::eval::numbers::range_continues(&x, &step, &end)? {
         ctx.tick()?;
-        let next = super::number::add(&x, &step)?;
+        let next = crate::eval::numbers::promoting(crate::eval::numbers::Op::Add, &x, &step)?;
         out.push(x);
         x = next;
     }
     Ok(Value::List(Seq::from(out)))
 }
 
-fn take(ctx: &mut Ctx, call: Call, (n, coll): (&Value, Option<&Value>)) -> EvalResult {
-    // Clojure counts a float down by one while it is positive: (take 2.5 xs) takes 3.
-    let n = match n {
-        Value::Float(f) => f.ceil() as i64,
-        other => call.arg::<i64>(other)?,
-    };
+fn take(
+    ctx: &mut Ctx,
+    call: Call,
+    (CountDown(n), coll): (CountDown, Option<&Value>),
+) -> EvalResult {
+    // Clojure counts down by one while the count is positive: (take 2.5 xs) takes 3.
     match coll {
         Some(coll) => take_of(ctx, call, n, coll),
         None => Ok(transduce::take_xf(call, n)),
@@ -720,7 +738,11 @@ pub(crate) fn take_of(ctx: &mut Ctx, call: Call, n: i64, coll: &Value) -> EvalRe
     Ok(Value::List(Seq::from(out)))
 }
 
-fn drop(ctx: &mut Ctx, call: Call, (n, coll): (i64, Option<&Value>)) -> EvalResult {
+fn drop(
+    ctx: &mut Ctx,
+    call: Call,
+    (CountDown(n), coll): (CountDown, Option<&Value>),
+) -> EvalResult {
     match coll {
         Some(coll) => drop_items_of(ctx, call, coll, n.max(0) as usize),
         None => Ok(transduce::drop_xf(call, n)),
@@ -845,6 +867,14 @@ fn repeat(ctx: &mut Ctx, call: Call, (first, second): (&Value, Option<&Value>)) 
         (x, None) => Ok(Value::Lazy(LazySeq::new(LazyKind::Repeat(x.clone())))),
         (n, Some(x)) => {
             let Truncated(n) = call.arg(n)?;
+            // More copies than the memory budget could hold are made as they are taken, as
+            // Clojure's Repeat does: (take 4 (repeat Long/MAX_VALUE :x)) works.
+            if n > 0 && n as u64 > most_range_items(ctx) {
+                return Ok(Value::Lazy(LazySeq::new(LazyKind::RepeatCount(
+                    x.clone(),
+                    n as u64,
+                ))));
+            }
             let n = n.max(0) as usize;
             ctx.charge_items(n)?;
             ctx.tick_n(n)?;
@@ -1105,7 +1135,7 @@ fn finite_seq(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult<Seq> {
     }
 }
 
-fn take_last(ctx: &mut Ctx, call: Call, (n, coll): (i64, &Value)) -> EvalResult {
+fn take_last(ctx: &mut Ctx, call: Call, (CountDown(n), coll): (CountDown, &Value)) -> EvalResult {
     let items = finite_seq(ctx, call, coll)?;
     let n = usize::try_from(n).unwrap_or(0).min(items.len());
     if n == 0 {
@@ -1114,8 +1144,8 @@ fn take_last(ctx: &mut Ctx, call: Call, (n, coll): (i64, &Value)) -> EvalResult 
     Ok(Value::List(items.slice(items.len() - n, items.len())))
 }
 
-fn drop_last(ctx: &mut Ctx, call: Call, (n, coll): (Option<i64>, &Value)) -> EvalResult {
-    let n = n.unwrap_or(1);
+fn drop_last(ctx: &mut Ctx, call: Call, (n, coll): (Option<CountDown>, &Value)) -> EvalResult {
+    let n = n.map_or(1, |CountDown(n)| n);
     let items = finite_seq(ctx, call, coll)?;
     let n = usize::try_from(n).unwrap_or(0).min(items.len());
     Ok(Value::List(items.slice(0, items.len() - n)))
@@ -1129,7 +1159,7 @@ fn butlast(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
     Ok(Value::List(items.slice(0, items.len() - 1)))
 }
 
-fn nthrest(ctx: &mut Ctx, call: Call, (coll, n): (&Value, i64)) -> EvalResult {
+fn nthrest(ctx: &mut Ctx, call: Call, (coll, CountDown(n)): (&Value, CountDown)) -> EvalResult {
     // Clojure returns the collection itself when there is nothing to drop from it.
     if n <= 0 || coll.count() == Some(0) {
         return Ok(coll.clone());
@@ -1142,7 +1172,11 @@ fn ffirst(ctx: &mut Ctx, call: Call, coll: &Value) -> EvalResult {
     Ok(nth_item(ctx, call, &first, 0)?.unwrap_or_default())
 }
 
-fn take_nth(ctx: &mut Ctx, call: Call, (n, coll): (i64, Option<&Value>)) -> EvalResult {
+fn take_nth(
+    ctx: &mut Ctx,
+    call: Call,
+    (CountDown(n), coll): (CountDown, Option<&Value>),
+) -> EvalResult {
     if let (true, Some(coll)) = (n <= 0, coll) {
         // Clojure steps by dropping n items, which for n <= 0 stays on the first one forever.
         let mut items = call.items(coll)?;
@@ -1336,17 +1370,21 @@ fn tree_seq(
     }
 }
 
-/// `min-key`/`max-key`: Clojure keeps the last of equal keys in both.
+/// `min-key`/`max-key` as Clojure 1.11 defines them: of two, `y` unless `(k x)` is strictly
+/// better; of more, the later of equal keys. Keys are compared as `<` compares numbers (any
+/// kind; NaN is never better).
 fn extreme_key(
     ctx: &mut Ctx,
     call: Call,
     (k, first, more): (Callable, &Value, &[Value]),
     want: Ordering,
 ) -> EvalResult {
-    let mut best: Option<(Value, Value)> = None;
-    for x in std::iter::once(first).chain(more) {
+    let Some((second, rest)) = more.split_first() else {
+        return Ok(first.clone());
+    };
+    let key = |ctx: &mut Ctx, x: &Value| -> EvalResult {
         let key = ctx.apply1(&k, x)?;
-        if !matches!(key, Value::Int(_) | Value::Float(_)) {
+        if crate::value::NumberKind::of(&key).is_none() {
             return Err(Error::type_error(format!(
                 "{call} needs (k x) to be a number, got {} for {}",
                 got(&key),
@@ -1354,17 +1392,28 @@ fn extreme_key(
             ))
             .into());
         }
-        let replace = match &best {
-            None => true,
-            Some((_, best_key)) => {
-                crate::value::compare_numbers(&key, best_key).is_some_and(|o| o != want.reverse())
-            }
-        };
-        if replace {
-            best = Some((x.clone(), key));
+        Ok(key)
+    };
+    let better = |a: &Value, b: &Value, or_equal: bool| -> Result<bool> {
+        Ok(match crate::eval::numbers::compare(a, b)? {
+            Some(o) => o == want || (or_equal && o == Ordering::Equal),
+            None => false,
+        })
+    };
+    let (kx, ky) = (key(ctx, first)?, key(ctx, second)?);
+    let (mut best, mut best_key) = if better(&kx, &ky, false)? {
+        (first, kx)
+    } else {
+        (second, ky)
+    };
+    for w in rest {
+        let kw = key(ctx, w)?;
+        if better(&kw, &best_key, true)? {
+            best = w;
+            best_key = kw;
         }
     }
-    Ok(best.map(|(x, _)| x).unwrap_or_default())
+    Ok(best.clone())
 }
 
 fn min_key(ctx: &mut Ctx, call: Call, xs: (Callable, &Value, &[Value])) -> EvalResult {

@@ -84,9 +84,11 @@ fn dec_promoting(ctx: &mut Ctx, _: Call, x: &Value) -> EvalResult {
 fn whole(call: Call, x: &Value) -> Result<BigInt> {
     match x {
         Value::Int(i) => Ok((*i).into()),
-        Value::Float(f) if f.is_finite() => {
-            Ok(num_traits::FromPrimitive::from_f64(f.trunc()).unwrap_or_default())
-        }
+        // Through the float's shortest text, as Clojure goes through BigDecimal.valueOf:
+        // (bigint 1e300) is 1 followed by 300 zeros, not the float's binary value.
+        Value::Float(f) if f.is_finite() => Ok(Decimal::parse(&crate::format::format_float(*f))
+            .map(|d| d.to_rational().trunc().to_integer())
+            .unwrap_or_else(|| num_traits::FromPrimitive::from_f64(f.trunc()).unwrap_or_default())),
         Value::Float(f) => Err(call.error(
             ErrorKind::Arithmetic,
             format_args!("{} has no integer part", crate::format::format_float(*f)),
@@ -159,8 +161,12 @@ fn bigdec(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
     }
 }
 
-fn num(_: &mut Ctx, _: Call, x: Num) -> EvalResult {
-    Ok(x.into())
+/// `(num x)`: x, a number, or nil (Clojure's cast to `Number` lets nil through).
+fn num(_: &mut Ctx, call: Call, x: &Value) -> EvalResult {
+    match x {
+        Value::Nil => Ok(Value::Nil),
+        other => Ok(call.arg::<Num>(other)?.into()),
+    }
 }
 
 fn ratio_parts(call: Call, x: &Value) -> Result<(&BigInt, &BigInt)> {

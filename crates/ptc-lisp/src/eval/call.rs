@@ -33,8 +33,9 @@ impl Ctx {
                 [x] => Ok(s.get(x).cloned().unwrap_or_default()),
                 _ => Err(arity_error("a set", args.len(), "1").into()),
             },
+            // An integer index by its Java `intValue`, as Clojure's vectors take one.
             Value::Vector(v) => match args {
-                [Value::Int(i)] => usize::try_from(*i)
+                [k] if let Some(i) = super::collections::int_value(k) => usize::try_from(i)
                     .ok()
                     .and_then(|i| v.get(i))
                     .cloned()

@@ -68,21 +68,54 @@ fn keyword_get_unhinted(target: &Value, key: &Value, hint: &AtomicU8) -> Option<
 
 /// `(get coll key)` for any collection (nil for everything else, as in Clojure).
 #[inline]
+/// Java's `intValue` of an integer (a long or a big integer), as Clojure indexes a vector by
+/// one: the low 32 bits. `None` for anything else (a float or ratio key finds nothing).
+pub(crate) fn int_value(key: &Value) -> Option<i32> {
+    match key {
+        Value::Int(i) => Some(*i as i32),
+        Value::Big(b) => match b.kind() {
+            crate::value::BigKind::Int(n) => {
+                let low = n & num_bigint::BigInt::from(u32::MAX);
+                num_traits::ToPrimitive::to_u32(&low).map(|u| u as i32)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Java's `intValue` of any number, as Clojure indexes a string by one: an integer's low 32
+/// bits, a float or ratio truncated toward zero and held within 32 bits (NaN is 0), a big
+/// decimal's integer part's low 32 bits. `None` for what is not a number.
+pub(crate) fn java_int_value(key: &Value) -> Option<i32> {
+    match key {
+        Value::Float(f) => Some(*f as i32),
+        Value::Big(b) => match b.kind() {
+            crate::value::BigKind::Int(_) => int_value(key),
+            crate::value::BigKind::Ratio(_) => Some(b.to_f64() as i32),
+            crate::value::BigKind::Decimal(d) => {
+                let whole = d.to_rational().trunc().to_integer();
+                int_value(&crate::value::BigNumber::int(whole))
+            }
+        },
+        other => int_value(other),
+    }
+}
+
 pub fn get_key(coll: &Value, key: &Value) -> Option<Value> {
     match coll {
         Value::Map(m) => lookup(m, key).cloned(),
         Value::Set(s) => s.get(key).cloned(),
-        Value::Vector(v) => match key {
-            Value::Int(i) => usize::try_from(*i).ok().and_then(|i| v.get(i)).cloned(),
-            _ => None,
-        },
-        Value::Str(s) => match key {
-            Value::Int(i) => usize::try_from(*i)
-                .ok()
-                .and_then(|i| s.chars().nth(i))
-                .map(Value::Char),
-            _ => None,
-        },
+        // Clojure takes an integer key's Java `intValue`: its low 32 bits.
+        Value::Vector(v) => int_value(key)
+            .and_then(|i| usize::try_from(i).ok())
+            .and_then(|i| v.get(i))
+            .cloned(),
+        // Any number, by its Java `intValue`, as Clojure's get on a string takes one.
+        Value::Str(s) => java_int_value(key)
+            .and_then(|i| usize::try_from(i).ok())
+            .and_then(|i| s.chars().nth(i))
+            .map(Value::Char),
         // A tagged literal is a record of two fields.
         Value::Tagged(t) => match key {
             Value::Keyword(k) if k.as_str() == "tag" => Some(Value::Symbol(t.tag().clone())),

@@ -120,14 +120,6 @@ pub fn unbounded_error(what: &str, value: &Value) -> Error {
     )
 }
 
-fn number_f64(v: &Value) -> f64 {
-    match v {
-        Value::Int(i) => *i as f64,
-        Value::Float(f) => *f,
-        _ => f64::NAN,
-    }
-}
-
 /// Position in a lazy sequence.
 pub enum Cursor {
     Range {
@@ -136,6 +128,7 @@ pub enum Cursor {
         end: Option<RangeEnd>,
     },
     Repeat(Value),
+    RepeatCount(Value, u64),
     Cycle {
         items: Seq,
         index: usize,
@@ -256,6 +249,7 @@ impl Cursor {
                 end: end.clone(),
             },
             LazyKind::Repeat(x) => Cursor::Repeat(x.clone()),
+            LazyKind::RepeatCount(x, n) => Cursor::RepeatCount(x.clone(), *n),
             LazyKind::Cycle(items) => Cursor::Cycle {
                 items: items.clone(),
                 index: 0,
@@ -389,19 +383,23 @@ impl Cursor {
                             return Ok(Some(next.clone()));
                         }
                     }
-                    Some(RangeEnd::Below(bound)) => {
-                        let (x, step) = (number_f64(next), number_f64(step));
-                        let within = if step > 0.0 { x < *bound } else { x > *bound };
-                        if !within {
-                            return Ok(None);
-                        }
+                    Some(RangeEnd::Below(bound))
+                        if !super::numbers::range_continues(next, step, bound)? =>
+                    {
+                        return Ok(None);
                     }
+                    Some(RangeEnd::Below(_)) => {}
                 }
                 let current = next.clone();
-                *next = super::numbers::add(&current, step)?;
+                *next = super::numbers::promoting(super::numbers::Op::Add, &current, step)?;
                 Ok(Some(current))
             }
             Cursor::Repeat(x) => Ok(Some(x.clone())),
+            Cursor::RepeatCount(_, 0) => Ok(None),
+            Cursor::RepeatCount(x, left) => {
+                *left -= 1;
+                Ok(Some(x.clone()))
+            }
             Cursor::Cycle { items, index } => {
                 let item = items[*index % items.len()].clone();
                 *index = (*index + 1) % items.len();

@@ -24,7 +24,7 @@ pub(crate) mod reduced;
 
 pub(crate) use crate::error::EXCEPTION_MARKER;
 pub(crate) use call::arity_error;
-pub(crate) use collections::{get_key, lookup};
+pub(crate) use collections::{get_key, int_value, java_int_value, lookup};
 pub(crate) use comprehension::ForState;
 pub(crate) use exceptions::throw_value;
 pub(crate) use items::{Items, unbounded_error};

@@ -212,3 +212,31 @@ fn non_terminating(a: &Value, b: &Value) -> Error {
         crate::format::pr_str(b)
     ))
 }
+
+/// Clojure's numeric comparison (`<`, `==` and the bounds of a `range`): in the greater kind of
+/// the two, so that a ratio compared with a big decimal is first made a decimal, which fails
+/// for a ratio whose expansion does not end, as in Clojure. `None` when either is NaN.
+pub(crate) fn compare(a: &Value, b: &Value) -> Result<Option<std::cmp::Ordering>> {
+    let kinds = (NumberKind::of(a), NumberKind::of(b));
+    if let (Some(x), Some(y)) = kinds
+        && x.max(y) == NumberKind::Decimal
+        && (x == NumberKind::Ratio || y == NumberKind::Ratio)
+    {
+        to_decimal(Op::Sub, a)?;
+        to_decimal(Op::Sub, b)?;
+    }
+    Ok(crate::value::compare_numbers(a, b))
+}
+
+/// Whether `x` is still an item of a range towards `end` by `step`: below the end for a
+/// positive step, above it otherwise (NaN compares neither way, and never ends a range, as in
+/// Clojure).
+pub(crate) fn range_continues(x: &Value, step: &Value, end: &Value) -> Result<bool> {
+    let positive = compare(step, &Value::Int(0))? == Some(std::cmp::Ordering::Greater);
+    Ok(match compare(x, end)? {
+        Some(std::cmp::Ordering::Less) => positive,
+        Some(std::cmp::Ordering::Greater) => !positive,
+        Some(std::cmp::Ordering::Equal) => false,
+        None => true,
+    })
+}

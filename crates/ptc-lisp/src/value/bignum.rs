@@ -146,7 +146,7 @@ impl BigNumber {
     pub fn to_f64(&self) -> f64 {
         match self.kind() {
             BigKind::Int(i) => i.to_f64().unwrap_or(f64::NAN),
-            BigKind::Ratio(r) => r.to_f64().unwrap_or(f64::NAN),
+            BigKind::Ratio(r) => ratio_to_f64(r),
             BigKind::Decimal(d) => d.to_f64(),
         }
     }
@@ -286,6 +286,44 @@ fn compare_int(i: i64, q: &BigNumber) -> Ordering {
         BigKind::Int(n) => BigInt::from(i).cmp(n),
         _ => BigRational::from_integer(i.into()).cmp(&q.to_rational()),
     }
+}
+
+/// A ratio as a float the way Clojure's `Ratio.doubleValue` makes one: the quotient rounded to
+/// 16 significant digits (half to even, Java's `MathContext.DECIMAL64`), then the float nearest
+/// that decimal. So (double 2/3) is 0.6666666666666667 and (double 10/3) is 3.333333333333333.
+fn ratio_to_f64(r: &BigRational) -> f64 {
+    let negative = r.is_negative();
+    let (n, d) = (r.numer().abs(), r.denom().abs());
+    if n.is_zero() {
+        return 0.0;
+    }
+    let digits = |x: &BigInt| x.to_string().len() as i64;
+    // n/d * 10^k should have exactly 16 digits before the point.
+    let mut k = 16 - (digits(&n) - digits(&d));
+    let (low, high) = (ten_pow(15), ten_pow(16));
+    let (q, r, divisor) = loop {
+        let (num, den) = if k >= 0 {
+            (&n * ten_pow(k as u64), d.clone())
+        } else {
+            (n.clone(), &d * ten_pow((-k) as u64))
+        };
+        let (q, r) = num.div_rem(&den);
+        if q >= high {
+            k -= 1;
+        } else if q < low {
+            k += 1;
+        } else {
+            break (q, r, den);
+        }
+    };
+    let twice = &r * BigInt::from(2);
+    let q = match twice.cmp(&divisor) {
+        Ordering::Greater => q + 1,
+        Ordering::Equal if q.is_odd() => q + 1,
+        _ => q,
+    };
+    let text = format!("{}{q}e{}", if negative { "-" } else { "" }, -k);
+    text.parse().unwrap_or(f64::NAN)
 }
 
 /// The nearest float of any number (NaN for a value that is not one).
@@ -432,6 +470,30 @@ impl Decimal {
             unscaled: &self.unscaled * &other.unscaled,
             scale: self.scale + other.scale,
         }
+    }
+
+    /// Java's `divideToIntegralValue`: the quotient rounded toward zero, at the preferred scale
+    /// `self.scale - other.scale` when that scale can hold it (trailing zeros are dropped down
+    /// to it, or added up to it). `other` must not be zero.
+    pub(crate) fn divide_to_integral(&self, other: &Decimal) -> Decimal {
+        use num_integer::Integer;
+        let preferred = self.scale - other.scale;
+        // self / other = (a * 10^-s) / (b * 10^-t); truncated as a rational.
+        let exact = self.to_rational() / other.to_rational();
+        let mut q = Decimal::new(exact.trunc().to_integer(), 0);
+        // Drop trailing zeros while the scale is above the preferred one (a zero drops all
+        // the way), then pad up to it.
+        while q.scale > preferred {
+            let (div, rem) = q.unscaled.div_rem(&BigInt::from(10));
+            if !rem.is_zero() {
+                break;
+            }
+            q = Decimal::new(div, q.scale - 1);
+        }
+        if q.scale < preferred {
+            q = q.rescaled(preferred);
+        }
+        q
     }
 
     pub(crate) fn is_zero(&self) -> bool {

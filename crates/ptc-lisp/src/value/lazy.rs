@@ -37,6 +37,8 @@ pub enum LazyKind {
     },
     /// `(repeat x)`.
     Repeat(Value),
+    /// `(repeat n x)` with more items than memory could hold: `n` copies of x, made as taken.
+    RepeatCount(Value, u64),
     /// `(cycle coll)` over a non-empty finite collection.
     Cycle(Seq),
     /// `(iterate f x)`: x, (f x), (f (f x)), ...
@@ -131,16 +133,17 @@ impl ForSeq {
 pub enum RangeEnd {
     /// Integer ranges: exactly this many items, counted without overflow.
     Count(u64),
-    /// Ranges of floats: up to, not including, this bound (items are accumulated by adding the
-    /// step, as Clojure does).
-    Below(f64),
+    /// Ranges of other numbers (floats, ratios, big numbers): up to, not including, this bound
+    /// (below it for a positive step, above it for a negative one); items are accumulated by
+    /// adding the step, as Clojure does.
+    Below(Value),
 }
 
 impl LazyKind {
     fn depth(&self) -> u32 {
         let values: Vec<&Value> = match self {
             LazyKind::Range { start, step, .. } => vec![start, step],
-            LazyKind::Repeat(x) => vec![x],
+            LazyKind::Repeat(x) | LazyKind::RepeatCount(x, _) => vec![x],
             LazyKind::Cycle(_) => Vec::new(),
             LazyKind::Iterate { f, seed } => vec![f, seed],
             LazyKind::Map { f, .. }
@@ -181,6 +184,7 @@ impl LazyKind {
             LazyKind::For(lazy) => vec![&lazy.source],
             LazyKind::Range { .. }
             | LazyKind::Repeat(_)
+            | LazyKind::RepeatCount(..)
             | LazyKind::Cycle(_)
             | LazyKind::Iterate { .. }
             | LazyKind::Unrealized(_) => Vec::new(),
@@ -204,6 +208,7 @@ impl LazyKind {
     fn bounded(&self) -> bool {
         match self {
             LazyKind::Range { end, .. } => end.is_some(),
+            LazyKind::RepeatCount(..) => true,
             LazyKind::Repeat(_)
             | LazyKind::Cycle(_)
             | LazyKind::Iterate { .. }
@@ -272,7 +277,8 @@ impl LazySeq {
             LazyKind::Range {
                 end: Some(RangeEnd::Count(n)),
                 ..
-            } => Some(*n),
+            }
+            | LazyKind::RepeatCount(_, n) => Some(*n),
             _ => None,
         }
     }
@@ -336,7 +342,7 @@ impl LazySeq {
         match &self.0.kind {
             LazyKind::Unrealized(text) => text,
             LazyKind::Range { .. } => "range",
-            LazyKind::Repeat(_) => "repeat",
+            LazyKind::Repeat(_) | LazyKind::RepeatCount(..) => "repeat",
             LazyKind::Cycle(_) => "cycle",
             LazyKind::Iterate { .. } => "iterate",
             LazyKind::Map { .. } => "map",

@@ -191,6 +191,11 @@ class Agent:
         limits: _LimitsArg = None,
         mcp: Optional[List[str]] = None,
         mcp_config: _PathArg = None,
+        request_timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        deadline: Optional[float] = None,
+        temperature: Optional[float] = None,
+        max_tokens: Optional[int] = None,
     ) -> Agent: ...
     def run(
         self,

@@ -21,8 +21,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::PyString;
 use tokio::sync::oneshot;
 
+use ptc_agent::llm::{ProviderOptions, RetryPolicy, parse_llm_spec_with};
 use ptc_agent::store::{JsonlStore, RunStore};
-use ptc_agent::{Agent, AsyncTool, Llm, RunOptions, parse_llm_spec};
+use ptc_agent::{Agent, AsyncTool, Llm, RunOptions};
 use ptc_compression::CompressionConfig;
 use ptc_lisp::Value;
 use ptc_mcp::{McpConfig, McpServers, ServerConfig};
@@ -69,6 +70,36 @@ enum Model {
 
 /// An agent: a mission, a model, tools, input data, an output signature and the loop's
 /// settings. `run()` and `await run_async()` return its `ptc.Step`.
+///
+/// Args:
+///     mission: What the model is asked to do; `{{name}}` is replaced by the input `name`.
+///     llm: The model: a spec (`openai:MODEL`, `anthropic:MODEL`,
+///         `openai-compatible:URL:MODEL`, `replay:FILE.jsonl`), or a function (or `async def`)
+///         of the messages, a list of dicts with `role` and `content`, that returns the reply.
+///     tools: Python functions the programs call as `(tool/NAME ...)`: a dict of names to
+///         functions or `ptc.Tool`s, or a list of them; described to the model from their type
+///         hints and docstrings (see `ptc.Tool`).
+///     data: Input the programs read as `data/NAME`: a dict of names to Python data.
+///     signature: The shape the returned value must have, e.g. `"{owners [:string]}"`.
+///     compression: History compression: True (the default strategy), False, or a strategy
+///         spec such as `"rolling-window?window=3"`.
+///     max_turns: The most turns a run may take (5 by default).
+///     limits: The sandbox limits of each program: a `ptc.Limits` or a dict of its arguments.
+///     mcp: MCP servers whose tools the programs may call: command lines, or URLs of
+///         streamable HTTP servers.
+///     mcp_config: An `mcpServers` JSON file naming MCP servers.
+///     request_timeout: Seconds one model request may take before it is abandoned and sent
+///         again (120 by default, or `PTC_REQUEST_TIMEOUT`).
+///     retries: How many times a failed model request is sent again (3 by default, or
+///         `PTC_RETRIES`); a request that timed out is sent again once at most.
+///     deadline: Seconds a whole run may take before it ends with `timeout` (none by default,
+///         or `PTC_DEADLINE`).
+///     temperature: The sampling temperature of each reply (the provider's by default).
+///     max_tokens: The most tokens of each reply (4096 by default).
+///
+/// Raises:
+///     ptc.AgentError: The model spec, a tool signature, an MCP server or the input data
+///         cannot work.
 #[pyclass(module = "ptc", name = "Agent", frozen)]
 pub(crate) struct PyAgent {
     mission: String,
@@ -80,6 +111,56 @@ pub(crate) struct PyAgent {
     max_turns: Option<u32>,
     limits: ptc_lisp::Limits,
     mcp: Mutex<Option<Arc<McpServers>>>,
+    /// The longest a whole run may take.
+    deadline: Option<std::time::Duration>,
+    temperature: Option<f32>,
+    max_tokens: Option<u32>,
+}
+
+/// A duration given as seconds (`30`, `1.5`) or as `ptc` takes one (`30s`, `1500ms`, `2m`,
+/// `2min`, `1h`).
+fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let seconds = match unit.trim() {
+        "" | "s" | "sec" | "secs" => number,
+        "ms" => number / 1000.0,
+        "m" | "min" | "mins" => number * 60.0,
+        "h" | "hr" | "hrs" => number * 3600.0,
+        _ => return None,
+    };
+    std::time::Duration::try_from_secs_f64(seconds).ok()
+}
+
+/// A duration argument in seconds, else the environment variable `name` (as `ptc` reads it).
+fn seconds_or_env(
+    py: Python<'_>,
+    argument: &str,
+    seconds: Option<f64>,
+    name: &str,
+) -> PyResult<Option<std::time::Duration>> {
+    if let Some(seconds) = seconds {
+        return std::time::Duration::try_from_secs_f64(seconds)
+            .map(Some)
+            .map_err(|_| {
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "{argument} must be a number of seconds of at least 0, got {seconds}"
+                ))
+            });
+    }
+    match std::env::var(name) {
+        Ok(text) if !text.trim().is_empty() => parse_duration(&text).map(Some).ok_or_else(|| {
+            agent_error(
+                py,
+                &format!("{name}={text} is not a duration; write it as 30s, 1500ms or 2m"),
+            )
+        }),
+        _ => Ok(None),
+    }
 }
 
 /// The MCP servers `mcp=` (command lines, or URLs of streamable HTTP servers) and
@@ -165,6 +246,15 @@ impl PyAgent {
         if let Some(turns) = self.max_turns {
             builder = builder.max_turns(turns);
         }
+        if let Some(deadline) = self.deadline {
+            builder = builder.deadline(deadline);
+        }
+        if let Some(t) = self.temperature {
+            builder = builder.temperature(t);
+        }
+        if let Some(n) = self.max_tokens {
+            builder = builder.max_tokens(n);
+        }
         builder.build().map_err(|e| e.to_string())
     }
 }
@@ -224,7 +314,7 @@ impl RunHandle {
 #[pymethods]
 impl PyAgent {
     #[new]
-    #[pyo3(signature = (mission, *, llm, tools=None, data=None, signature=None, compression=None, max_turns=None, limits=None, mcp=None, mcp_config=None))]
+    #[pyo3(signature = (mission, *, llm, tools=None, data=None, signature=None, compression=None, max_turns=None, limits=None, mcp=None, mcp_config=None, request_timeout=None, retries=None, deadline=None, temperature=None, max_tokens=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -238,10 +328,48 @@ impl PyAgent {
         limits: Option<&Bound<'_, PyAny>>,
         mcp: Option<Vec<String>>,
         mcp_config: Option<PathBuf>,
+        request_timeout: Option<f64>,
+        retries: Option<u32>,
+        deadline: Option<f64>,
+        temperature: Option<f32>,
+        max_tokens: Option<u32>,
     ) -> PyResult<PyAgent> {
+        let request_timeout = seconds_or_env(
+            py,
+            "request_timeout",
+            request_timeout,
+            "PTC_REQUEST_TIMEOUT",
+        )?;
+        let deadline = seconds_or_env(py, "deadline", deadline, "PTC_DEADLINE")?;
+        let retries = match retries {
+            Some(n) => Some(n),
+            None => match std::env::var("PTC_RETRIES") {
+                Ok(text) if !text.trim().is_empty() => Some(text.trim().parse().map_err(|_| {
+                    agent_error(
+                        py,
+                        &format!("PTC_RETRIES={text} is not a number of retries"),
+                    )
+                })?),
+                _ => None,
+            },
+        };
+        if let Some(t) = temperature.filter(|t| !t.is_finite()) {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "temperature must be a number, got {t}"
+            )));
+        }
         let model = if let Ok(spec) = llm.cast::<PyString>() {
+            let provider = ProviderOptions {
+                request_timeout,
+                retry: retries.map(|max_retries| RetryPolicy {
+                    max_retries,
+                    ..RetryPolicy::default()
+                }),
+                stream: false,
+            };
             Model::Spec(
-                parse_llm_spec(&spec.to_cow()?).map_err(|e| agent_error(py, &e.to_string()))?,
+                parse_llm_spec_with(&spec.to_cow()?, &provider)
+                    .map_err(|e| agent_error(py, &e.to_string()))?,
             )
         } else if llm.is_callable() {
             Model::Function(llm.unbind())
@@ -284,6 +412,9 @@ impl PyAgent {
             max_turns,
             limits: limits_from(limits)?,
             mcp: Mutex::new(None),
+            deadline,
+            temperature,
+            max_tokens,
         };
         if !configs.is_empty() {
             let runtime = runtime()?;
