@@ -458,9 +458,9 @@ fn the_capable_model_runs_replay_to_their_verdicts_and_the_documented_report() {
     let _ = std::fs::remove_dir_all(out);
 }
 
-/// Every mission once by PTC (`on`) and by plain tool calling, and the tuning half by PTC with
-/// the program sent as a native tool call.
-const CAPABLE_RUNS: usize = 75;
+/// Every mission once by PTC without compression (`off`) and with the default (`on`) and by
+/// plain tool calling, and the tuning half by PTC with the program sent as a native tool call.
+const CAPABLE_RUNS: usize = 105;
 
 /// The runs that failed when they were recorded: plain tool calling on three of the six large
 /// missions (it gave up twice and ran out of context once).
