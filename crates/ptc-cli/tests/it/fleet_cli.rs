@@ -6,14 +6,26 @@ use crate::support;
 use pretty_assertions::assert_eq;
 use support::{ModelServer, Scratch, ptc, utf8};
 
-/// A fresh database named `name` on the test cluster, and its URL.
-fn fresh_database(name: &str) -> String {
-    let cluster = std::env::var("PTC_POSTGRES_URL").unwrap_or_else(|_| {
+/// The test cluster's URL.
+fn cluster_url() -> String {
+    std::env::var("PTC_POSTGRES_URL").unwrap_or_else(|_| {
         panic!(
             "PTC_POSTGRES_URL is not set: these tests need a PostgreSQL server; run them with \
              `cargo xtask postgres run -- cargo test -p ptc-cli`"
         )
-    });
+    })
+}
+
+/// The URL of database `name` on the test cluster, which need not exist.
+fn database_url(name: &str) -> String {
+    let cluster = cluster_url();
+    let (base, _) = cluster.rsplit_once('/').expect("the URL names a database");
+    format!("{base}/{name}")
+}
+
+/// A fresh database named `name` on the test cluster, and its URL.
+fn fresh_database(name: &str) -> String {
+    let cluster = cluster_url();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -33,8 +45,7 @@ fn fresh_database(name: &str) -> String {
                 .unwrap_or_else(|e| panic!("cannot make the database {name}: {e:?}"));
         }
     });
-    let (base, _) = cluster.rsplit_once('/').expect("the URL names a database");
-    format!("{base}/{name}")
+    database_url(name)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -109,5 +120,29 @@ fn a_submitted_run_is_worked_by_a_worker_and_its_status_follows() {
         text(&status.stdout),
         "r1: ended: returned 37; 2 turns, 1 claim\nnope: no such run\n"
     );
+    assert_eq!(status.status.code(), Some(2));
+}
+
+#[test]
+fn a_store_that_cannot_be_opened_is_reported_in_the_servers_own_words() {
+    let url = database_url("ptc_cli_no_such_database");
+    let expected = "error: cannot open the store: cannot get a connection to PostgreSQL: \
+                    database \"ptc_cli_no_such_database\" does not exist (3D000)\n";
+    let submitted = ptc(&["submit", "--store", &url, "--id", "r1", "--mission", "m"]);
+    assert_eq!(text(&submitted.stderr), expected);
+    assert_eq!(submitted.status.code(), Some(2));
+    let server = ModelServer::silent();
+    let worked = ptc(&[
+        "worker",
+        "--store",
+        &url,
+        "--until-idle",
+        "--llm",
+        &server.spec(),
+    ]);
+    assert_eq!(text(&worked.stderr), expected);
+    assert_eq!(worked.status.code(), Some(2));
+    let status = ptc(&["status", "--store", &url, "r1"]);
+    assert_eq!(text(&status.stderr), expected);
     assert_eq!(status.status.code(), Some(2));
 }

@@ -73,10 +73,36 @@ impl std::fmt::Debug for PgStore {
 
 /// A driver error as the store reports it: the server's own message when it sent one.
 pub(super) fn db_error(e: tokio_postgres::Error) -> StoreError {
-    match e.as_db_error() {
-        Some(db) => StoreError::Io(format!("PostgreSQL: {db}")),
-        None => StoreError::Io(format!("PostgreSQL: {e}")),
+    StoreError::Io(format!("PostgreSQL: {}", describe(&e)))
+}
+
+/// What went wrong, in PostgreSQL's own words: the server's message and its SQLSTATE
+/// (`database "x" does not exist (3D000)`) when the server answered, else the driver's
+/// account with every cause it carries (`error connecting to server: Connection refused`).
+pub(super) fn describe(e: &tokio_postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{} ({})", db.message(), db.code().code());
     }
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// Why no connection could be had from the pool, with the server's own message.
+fn pool_error(e: deadpool_postgres::PoolError) -> StoreError {
+    let reason = match &e {
+        deadpool_postgres::PoolError::Backend(e) => describe(e),
+        other => other.to_string(),
+    };
+    StoreError::Io(format!("cannot get a connection to PostgreSQL: {reason}"))
 }
 
 impl PgStore {
@@ -133,10 +159,7 @@ impl PgStore {
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
-        self.pool
-            .get()
-            .await
-            .map_err(|e| StoreError::Io(format!("cannot get a connection to PostgreSQL: {e}")))
+        self.pool.get().await.map_err(pool_error)
     }
 
     /// Adds run `id`: submitted to the fleet, or started by one process.

@@ -1,5 +1,6 @@
 //! The schema's migrations: applied once however many stores open at the same moment, and a
-//! database newer than the build refused.
+//! database newer than the build refused; a database that does not exist named as the server
+//! names it.
 
 use pretty_assertions::assert_eq;
 use ptc_agent::store::StoreError;
@@ -59,6 +60,22 @@ async fn a_database_newer_than_the_build_is_refused() {
         Err(StoreError::Io(
             "the database's schema is at version 99, newer than this build of ptc-store knows \
              (version 1); use a newer ptc-store"
+                .into()
+        ))
+    );
+}
+
+#[tokio::test]
+async fn a_database_that_does_not_exist_is_reported_in_the_servers_own_words() {
+    let db = TestDb::new("missing_database").await;
+    let url = db
+        .url
+        .replace("ptc_test_missing_database", "ptc_test_no_such_database");
+    assert_eq!(
+        PgStore::connect(&url).await.map(|_| ()),
+        Err(StoreError::Io(
+            "cannot get a connection to PostgreSQL: database \"ptc_test_no_such_database\" \
+             does not exist (3D000)"
                 .into()
         ))
     );
