@@ -65,6 +65,7 @@ pub struct Worker {
     name: String,
     store: Arc<dyn FleetStore>,
     agents: Arc<AgentFor>,
+    settings: String,
     concurrency: usize,
     lease: Duration,
     poll: Duration,
@@ -91,8 +92,9 @@ pub enum Worked {
     /// The lease was lost (it expired, or another worker claimed the run): the worker stopped
     /// working the run and wrote nothing more.
     LeaseLost,
-    /// The run could not be worked: no agent for its task, or its agent refused it. The lease
-    /// was handed back.
+    /// The run could not be worked: no agent for its task, or its agent refused it. The run
+    /// was parked as refused, with the reason: no worker with the same settings claims it
+    /// again until it is requeued.
     Refused(String),
 }
 
@@ -109,10 +111,19 @@ impl Worker {
             name: name.into(),
             store,
             agents: Arc::new(agents),
+            settings: String::new(),
             concurrency: 1,
             lease: Duration::from_secs(30),
             poll: Duration::from_secs(1),
         }
+    }
+
+    /// A key that names the worker's settings (its model, tools, turn budget, ...) and
+    /// changes whenever they do; empty unless set. A run the worker refuses is parked under
+    /// this key: no worker with the same key claims it again, one with another key may.
+    pub fn settings(mut self, key: impl Into<String>) -> Worker {
+        self.settings = key.into();
+        self
     }
 
     /// How many runs the worker works at once (at least one).
@@ -150,6 +161,7 @@ impl Worker {
         self.work(std::future::pending(), true).await
     }
 
+
     async fn work(
         &self,
         shutdown: impl Future<Output = ()> + Send,
@@ -163,7 +175,11 @@ impl Worker {
             let room = self.concurrency - runs.len();
             let mut claimed = Vec::new();
             if room > 0 {
-                claimed = match self.store.claim(&self.name, self.lease, room).await {
+                claimed = match self
+                    .store
+                    .claim(&self.name, &self.settings, self.lease, room)
+                    .await
+                {
                     Ok(claimed) => claimed,
                     Err(error) => {
                         stop.send_replace(true);
@@ -181,6 +197,7 @@ impl Worker {
                 runs.spawn(work_run(
                     self.store.clone(),
                     self.agents.clone(),
+                    self.settings.clone(),
                     claimed,
                     stopping.clone(),
                 ));
@@ -221,6 +238,7 @@ fn record(done: Result<(String, Worked), tokio::task::JoinError>, report: &mut W
 async fn work_run(
     store: Arc<dyn FleetStore>,
     agents: Arc<AgentFor>,
+    settings: String,
     claimed: Claimed,
     mut stopping: watch::Receiver<bool>,
 ) -> (String, Worked) {
@@ -230,10 +248,7 @@ async fn work_run(
     let id = lease.run_id.clone();
     let agent = match agents(&checkpoint.task) {
         Ok(agent) => agent,
-        Err(reason) => {
-            hand_back(store.as_ref(), &lease).await;
-            return (id, Worked::Refused(reason));
-        }
+        Err(reason) => return (id, refuse(store.as_ref(), &lease, &settings, reason).await),
     };
     let (lost, mut losing) = watch::channel(None::<StoreError>);
     let lost = Arc::new(lost);
@@ -263,10 +278,12 @@ async fn work_run(
     let worked = match (step, lost) {
         (_, Some(StoreError::LeaseLost { .. })) => Worked::LeaseLost,
         (Err(RunError::Store(StoreError::LeaseLost { .. })), _) => Worked::LeaseLost,
-        (Err(error), _) => {
+        (Err(RunError::Store(error)), _) => {
+            tracing::warn!(run = %id, %error, "run `{id}` stopped: {error}; it is handed back");
             hand_back(store.as_ref(), &lease).await;
-            Worked::Refused(error.to_string())
+            Worked::HandedBack
         }
+        (Err(error), _) => refuse(store.as_ref(), &lease, &settings, error.to_string()).await,
         (Ok(step), _) => {
             let finished = leased
                 .finished
@@ -294,6 +311,30 @@ impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
     }
+}
+
+/// Parks the run of `lease` as refused by this worker for `reason`, and says so.
+async fn refuse(store: &dyn FleetStore, lease: &Lease, settings: &str, reason: String) -> Worked {
+    let id = &lease.run_id;
+    match store.refuse(lease, settings, &reason).await {
+        Ok(()) => tracing::warn!(
+            run = %id,
+            %reason,
+            "run `{id}` refused: {reason}; it waits for a worker whose settings fit, or to be \
+             requeued"
+        ),
+        Err(StoreError::LeaseLost { .. }) => return Worked::LeaseLost,
+        Err(error) => {
+            tracing::warn!(
+                run = %id,
+                %reason,
+                %error,
+                "run `{id}` refused: {reason}; the refusal could not be recorded ({error}), so \
+                 its lease expires"
+            )
+        }
+    }
+    Worked::Refused(reason)
 }
 
 /// Hands `lease` back; a lease already lost needs no handing back.

@@ -1,12 +1,12 @@
-//! `ptc submit`, `ptc worker` and `ptc status`: runs on a PostgreSQL database shared by a fleet
-//! of workers (see `docs/fleet.md`).
+//! `ptc submit`, `ptc worker`, `ptc status` and `ptc requeue`: runs on a PostgreSQL database
+//! shared by a fleet of workers (see `docs/fleet.md`).
 
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use ptc_agent::store::{FleetStore, RunState};
+use ptc_agent::store::{FleetStore, RunState, RunStatus};
 use ptc_agent::{Agent, RunOptions, Worked, Worker, WorkerReport};
 use ptc_store::PgStore;
 use ptc_turn::{StepOutcome, Task};
@@ -64,6 +64,20 @@ pub struct WorkerArgs {
 /// `ptc status`: where runs stand.
 #[derive(Debug, Args)]
 pub struct StatusArgs {
+    /// The fleet's PostgreSQL database, as a URL (postgres://USER@HOST:PORT/DATABASE).
+    #[arg(long, value_name = "URL", env = "PTC_STORE")]
+    pub store: String,
+    /// Print one JSON object a run, on a line of its own, instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The runs' ids.
+    #[arg(value_name = "ID", required = true)]
+    pub ids: Vec<String>,
+}
+
+/// `ptc requeue`: refused runs made claimable by every worker again.
+#[derive(Debug, Args)]
+pub struct RequeueArgs {
     /// The fleet's PostgreSQL database, as a URL (postgres://USER@HOST:PORT/DATABASE).
     #[arg(long, value_name = "URL", env = "PTC_STORE")]
     pub store: String,
@@ -143,12 +157,14 @@ pub fn worker(args: WorkerArgs, config: &Config) -> ExitCode {
         runtime.block_on(async {
             // The model is checked before the first claim.
             settings.agent.llm()?;
+            let key = settings_key(&settings)?;
             let store: Arc<dyn FleetStore> = Arc::new(connect(&args.store).await?);
             let agents = {
                 let settings = settings.clone();
                 move |task: &Task| agent_for(task, &settings)
             };
             let worker = Worker::new(name.clone(), store, agents)
+                .settings(key)
                 .concurrency(args.concurrency)
                 .lease(Duration::from_secs(args.lease.max(1)));
             eprintln!(
@@ -178,6 +194,24 @@ fn agent_for(task: &Task, settings: &Resolved) -> Result<Agent, String> {
         builder = builder.data_value(name.clone(), value.clone());
     }
     build_agent(builder, settings, None)
+}
+
+/// A key naming what the worker's settings make of a run (the model, tools, signature, turn
+/// budget, system prompt and history options): a run it refuses is not claimed again by a
+/// worker with the same key. FNV-1a, so that it is the same in every build.
+fn settings_key(settings: &Resolved) -> Result<String, String> {
+    let probe = agent_for(&Task::new(""), settings)?;
+    let tools = serde_json::to_string(probe.tool_specs()).map_err(|e| e.to_string())?;
+    let text = format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{tools}",
+        settings.agent, settings.input, settings.limits, settings.history
+    );
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    Ok(format!("{hash:016x}"))
 }
 
 /// Completes at Ctrl-C or SIGTERM.
@@ -233,7 +267,13 @@ pub fn status(args: &StatusArgs) -> ExitCode {
             let store = connect(&args.store).await?;
             let mut missing = false;
             for id in &args.ids {
-                let Some(status) = store.status(id).await.map_err(|e| e.to_string())? else {
+                let status = store.status(id).await.map_err(|e| e.to_string())?;
+                if args.json {
+                    missing |= status.is_none();
+                    println!("{}", status_json(id, status.as_ref()));
+                    continue;
+                }
+                let Some(status) = status else {
                     println!("{id}: no such run");
                     missing = true;
                     continue;
@@ -242,6 +282,9 @@ pub fn status(args: &StatusArgs) -> ExitCode {
                     RunState::Queued => "queued".to_string(),
                     RunState::Leased { worker, token } => {
                         format!("leased by {worker} (lease {token})")
+                    }
+                    RunState::Refused { worker, reason } => {
+                        format!("refused by {worker}: {reason}")
                     }
                     RunState::Local => "run by one process".to_string(),
                     RunState::Ended(outcome) => format!("ended: {}", outcome_text(outcome)),
@@ -256,6 +299,44 @@ pub fn status(args: &StatusArgs) -> ExitCode {
                 );
             }
             Ok(if missing { exit::USAGE } else { exit::OK })
+        })
+    }))
+}
+
+/// Where run `id` stands, as JSON: `state` (`queued`, `leased`, `refused`, `local`, `ended`, or
+/// `missing`), with the lease's worker and token, the refusal's worker and reason, or the
+/// outcome; and the turns and claims.
+fn status_json(id: &str, status: Option<&RunStatus>) -> serde_json::Value {
+    let Some(status) = status else {
+        return serde_json::json!({ "id": id, "state": "missing" });
+    };
+    let mut json = match &status.state {
+        RunState::Queued => serde_json::json!({ "id": id, "state": "queued" }),
+        RunState::Leased { worker, token } => {
+            serde_json::json!({ "id": id, "state": "leased", "worker": worker, "token": token })
+        }
+        RunState::Refused { worker, reason } => {
+            serde_json::json!({ "id": id, "state": "refused", "worker": worker, "reason": reason })
+        }
+        RunState::Local => serde_json::json!({ "id": id, "state": "local" }),
+        RunState::Ended(outcome) => {
+            serde_json::json!({ "id": id, "state": "ended", "outcome": outcome })
+        }
+    };
+    json["turns"] = status.turns.into();
+    json["claims"] = status.claims.into();
+    json
+}
+
+pub fn requeue(args: &RequeueArgs) -> ExitCode {
+    done(runtime().and_then(|runtime| {
+        runtime.block_on(async {
+            let store = connect(&args.store).await?;
+            for id in &args.ids {
+                store.requeue(id).await.map_err(|e| e.to_string())?;
+                println!("requeued run `{id}`");
+            }
+            Ok(exit::OK)
         })
     }))
 }

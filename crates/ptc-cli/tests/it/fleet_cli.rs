@@ -146,3 +146,92 @@ fn a_store_that_cannot_be_opened_is_reported_in_the_servers_own_words() {
     assert_eq!(text(&status.stderr), expected);
     assert_eq!(status.status.code(), Some(2));
 }
+
+#[test]
+fn a_run_a_worker_refuses_is_parked_with_its_reason_until_it_is_requeued() {
+    let url = fresh_database("ptc_cli_refused");
+    let submitted = ptc(&[
+        "submit",
+        "--store",
+        &url,
+        "--id",
+        "misfit",
+        "--mission",
+        "Return 3",
+        "--max-turns",
+        "7",
+    ]);
+    assert_eq!(text(&submitted.stderr), "");
+    let server = ModelServer::start(vec!["```clojure\n(return 3)\n```".into()], usize::MAX);
+    let reason = "cannot resume run `misfit`: it was started with a budget of 7 turns, this \
+                  agent has 5";
+    // A worker of five turns refuses it once; the next one of the same settings passes it over.
+    for (name, stdout, log) in [
+        (
+            "w1",
+            format!("misfit: refused: {reason}\n"),
+            format!(
+                " WARN run `misfit` refused: {reason}; it waits for a worker whose settings \
+                 fit, or to be requeued\n"
+            ),
+        ),
+        ("w2", String::new(), String::new()),
+    ] {
+        let worked = ptc(&[
+            "worker",
+            "--store",
+            &url,
+            "--until-idle",
+            "--name",
+            name,
+            "--llm",
+            &server.spec(),
+        ]);
+        assert_eq!(text(&worked.stdout), stdout, "{name}");
+        assert_eq!(
+            text(&worked.stderr),
+            format!("{name}: working up to 1 run at once\n{log}"),
+            "{name}"
+        );
+        assert_eq!(worked.status.code(), Some(0), "{name}");
+    }
+    let status = ptc(&["status", "--store", &url, "misfit"]);
+    assert_eq!(
+        text(&status.stdout),
+        format!("misfit: refused by w1: {reason}; 0 turns, 1 claim\n")
+    );
+    let status = ptc(&["status", "--store", &url, "--json", "misfit", "nope"]);
+    assert_eq!(
+        text(&status.stdout),
+        format!(
+            "{{\"claims\":1,\"id\":\"misfit\",\"reason\":\"{reason}\",\"state\":\"refused\",\
+             \"turns\":0,\"worker\":\"w1\"}}\n{{\"id\":\"nope\",\"state\":\"missing\"}}\n"
+        )
+    );
+    assert_eq!(status.status.code(), Some(2));
+
+    let requeued = ptc(&["requeue", "--store", &url, "misfit"]);
+    assert_eq!(text(&requeued.stdout), "requeued run `misfit`\n");
+    assert_eq!(requeued.status.code(), Some(0));
+    let status = ptc(&["status", "--store", &url, "misfit"]);
+    assert_eq!(text(&status.stdout), "misfit: queued; 0 turns, 1 claim\n");
+    let worked = ptc(&[
+        "worker",
+        "--store",
+        &url,
+        "--until-idle",
+        "--name",
+        "w3",
+        "--max-turns",
+        "7",
+        "--llm",
+        &server.spec(),
+    ]);
+    assert_eq!(text(&worked.stdout), "misfit: ended: returned 3\n");
+    let requeued = ptc(&["requeue", "--store", &url, "nope"]);
+    assert_eq!(
+        text(&requeued.stderr),
+        "error: the store has no run `nope`; it must be started first\n"
+    );
+    assert_eq!(requeued.status.code(), Some(2));
+}

@@ -45,7 +45,7 @@ const DEFAULT_POOL_SIZE: usize = 16;
 /// let id = format!("ticket-{}", std::process::id());
 /// store.submit(&id, &Task::new("Count the users")).await.unwrap();
 ///
-/// let claimed = store.claim("worker-7", Duration::from_secs(30), 1).await.unwrap().remove(0);
+/// let claimed = store.claim("worker-7", "", Duration::from_secs(30), 1).await.unwrap().remove(0);
 /// let lease = claimed.lease;
 /// assert_eq!(claimed.checkpoint.turns.len(), 0);
 /// store.commit_turn(&lease, &Turn::success(1, "(count data/users)", 2.into())).await.unwrap();
@@ -296,14 +296,17 @@ struct RunRow {
     lease_token: Option<i64>,
     /// Whether the lease has not expired by the database's clock.
     lease_live: bool,
+    /// Why a worker last refused it, and which, unless it was requeued since.
+    refused_reason: Option<String>,
+    refused_worker: Option<String>,
 }
 
 async fn run_row(client: &impl GenericClient, id: &str) -> Result<Option<RunRow>, StoreError> {
     let row = client
         .query_opt(
             "SELECT fleet, outcome, turns, claims, lease_worker, lease_token, \
-             coalesce(lease_expires_at > clock_timestamp(), false) \
-             FROM ptc_runs WHERE id = $1",
+             coalesce(lease_expires_at > clock_timestamp(), false), refused_reason, \
+             refused_worker FROM ptc_runs WHERE id = $1",
             &[&id],
         )
         .await
@@ -317,6 +320,8 @@ async fn run_row(client: &impl GenericClient, id: &str) -> Result<Option<RunRow>
         lease_worker: row.get(4),
         lease_token: row.get(5),
         lease_live: row.get(6),
+        refused_reason: row.get(7),
+        refused_worker: row.get(8),
     }))
 }
 

@@ -32,7 +32,10 @@ async fn calls_are_recorded_retried_and_completed() {
     let db = TestDb::new("intents").await;
     let store = db.store().await;
     store.submit("r", &Task::new("m")).await.unwrap();
-    let lease = store.claim("a", Duration::from_secs(60), 1).await.unwrap()[0]
+    let lease = store
+        .claim("a", "", Duration::from_secs(60), 1)
+        .await
+        .unwrap()[0]
         .lease
         .clone();
     let charge = intent("r", 1, 0, "charge", 30);
@@ -86,7 +89,9 @@ async fn a_key_names_one_call_and_a_stale_lease_records_nothing() {
     let store = db.store().await;
     store.submit("r", &Task::new("m")).await.unwrap();
     let short = Duration::from_secs(1);
-    let stale = store.claim("a", short, 1).await.unwrap()[0].lease.clone();
+    let stale = store.claim("a", "", short, 1).await.unwrap()[0]
+        .lease
+        .clone();
     store
         .record_intent(Some(&stale), &intent("r", 1, 0, "charge", 30))
         .await
@@ -123,7 +128,10 @@ async fn a_key_names_one_call_and_a_stale_lease_records_nothing() {
         ))
     );
     tokio::time::sleep(short + Duration::from_millis(500)).await;
-    let fresh = store.claim("b", Duration::from_secs(60), 1).await.unwrap()[0]
+    let fresh = store
+        .claim("b", "", Duration::from_secs(60), 1)
+        .await
+        .unwrap()[0]
         .lease
         .clone();
     let lost = Err(StoreError::LeaseLost {

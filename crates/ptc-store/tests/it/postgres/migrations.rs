@@ -21,7 +21,7 @@ async fn stores_opened_at_once_apply_each_migration_once() {
         stores.push(store.unwrap_or_else(|e| panic!("a store failed to open: {e}")));
     }
     let store = &stores[0];
-    assert_eq!(store.schema_version().await, Ok(1));
+    assert_eq!(store.schema_version().await, Ok(2));
     let rows = admin(&db.url)
         .await
         .query("SELECT version, name FROM ptc_schema_migrations", &[])
@@ -30,7 +30,13 @@ async fn stores_opened_at_once_apply_each_migration_once() {
     let applied: Vec<(i32, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
     assert_eq!(
         applied,
-        vec![(1, "runs, turns, leases and the intent log".to_string())]
+        vec![
+            (1, "runs, turns, leases and the intent log".to_string()),
+            (
+                2,
+                "runs refused by workers whose settings do not fit".to_string()
+            )
+        ]
     );
     // Opening again applies nothing.
     db.store().await;
@@ -40,7 +46,7 @@ async fn stores_opened_at_once_apply_each_migration_once() {
         .await
         .unwrap()
         .get(0);
-    assert_eq!(count, 1);
+    assert_eq!(count, 2);
 }
 
 #[tokio::test]
@@ -59,7 +65,7 @@ async fn a_database_newer_than_the_build_is_refused() {
         PgStore::connect(&db.url).await.map(|_| ()),
         Err(StoreError::Io(
             "the database's schema is at version 99, newer than this build of ptc-store knows \
-             (version 1); use a newer ptc-store"
+             (version 2); use a newer ptc-store"
                 .into()
         ))
     );
