@@ -161,6 +161,15 @@ impl Worker {
         self.work(std::future::pending(), true).await
     }
 
+    /// Like [`run_until_idle`](Worker::run_until_idle), and stops earlier when `shutdown`
+    /// resolves, as [`run`](Worker::run) does: the runs in flight are stopped and their
+    /// leases handed back.
+    pub async fn run_until_idle_or(
+        &self,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<WorkerReport, StoreError> {
+        self.work(shutdown, true).await
+    }
 
     async fn work(
         &self,

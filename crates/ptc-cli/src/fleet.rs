@@ -173,7 +173,7 @@ pub fn worker(args: WorkerArgs, config: &Config) -> ExitCode {
                 if args.concurrency > 1 { "s" } else { "" }
             );
             let report = if args.until_idle {
-                worker.run_until_idle().await
+                worker.run_until_idle_or(shutdown()).await
             } else {
                 worker.run(shutdown()).await
             }

@@ -235,3 +235,68 @@ fn a_run_a_worker_refuses_is_parked_with_its_reason_until_it_is_requeued() {
     );
     assert_eq!(requeued.status.code(), Some(2));
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_until_idle_worker_hands_its_leases_back_on_sigterm_and_sigint() {
+    let url = fresh_database("ptc_cli_until_idle_signal");
+    let submitted = ptc(&[
+        "submit",
+        "--store",
+        &url,
+        "--id",
+        "r1",
+        "--mission",
+        "Square 6 and add one",
+    ]);
+    assert_eq!(text(&submitted.stderr), "");
+    // The first reply, then every request waits for ever.
+    let server = ModelServer::start(vec!["```clojure\n(def a (* 6 6))\n```".into()], 1);
+    for (claims, signal, name) in [(1, libc::SIGTERM, "w1"), (2, libc::SIGINT, "w2")] {
+        let child = support::ptc_command(&[
+            "worker",
+            "--store",
+            &url,
+            "--until-idle",
+            "--name",
+            name,
+            "--lease",
+            "600",
+            "--llm",
+            &server.spec(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start ptc worker");
+        // The worker waits on the model for turn 2.
+        server
+            .hanging
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("a request for turn 2");
+        let pid = libc::pid_t::try_from(child.id()).expect("a pid fits pid_t");
+        // SAFETY: `pid` is our own child, not reaped yet.
+        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+        let worked = child.wait_with_output().expect("ptc worker ends");
+        assert_eq!(text(&worked.stdout), "r1: handed back\n", "{name}");
+        assert_eq!(
+            text(&worked.stderr),
+            format!(
+                "{name}: working up to 1 run at once\nshutting down: handing the leases held \
+                 back\n"
+            ),
+            "{name}"
+        );
+        assert_eq!(worked.status.code(), Some(0), "{name}");
+        // Handed back: queued at once, though the lease had ten minutes to go.
+        let status = ptc(&["status", "--store", &url, "r1"]);
+        assert_eq!(
+            text(&status.stdout),
+            format!(
+                "r1: queued; 1 turn, {claims} claim{}\n",
+                if claims == 1 { "" } else { "s" }
+            ),
+            "{name}"
+        );
+    }
+}
