@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use ptc_agent::store::{FleetStore, RunState, RunStatus};
+use ptc_agent::store::{FleetStore, RunState, RunStatus, StoreError};
 use ptc_agent::{Agent, RunOptions, Worked, Worker, WorkerReport};
 use ptc_store::PgStore;
 use ptc_turn::{StepOutcome, Task};
@@ -48,6 +48,10 @@ pub struct WorkerArgs {
     /// for more until Ctrl-C or SIGTERM.
     #[arg(long)]
     pub until_idle: bool,
+    /// How long the store may stay unreachable, in seconds, before the worker gives up (exit
+    /// status 4); until then it tries again, and its runs go on once the store is back.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub outage_limit: u64,
     /// The model and settings of the agent that works each run; each run brings its mission
     /// and data.
     #[command(flatten)]
@@ -166,7 +170,8 @@ pub fn worker(args: WorkerArgs, config: &Config) -> ExitCode {
             let worker = Worker::new(name.clone(), store, agents)
                 .settings(key)
                 .concurrency(args.concurrency)
-                .lease(Duration::from_secs(args.lease.max(1)));
+                .lease(Duration::from_secs(args.lease.max(1)))
+                .outage_limit(Duration::from_secs(args.outage_limit));
             eprintln!(
                 "{name}: working up to {} run{} at once",
                 args.concurrency.max(1),
@@ -176,10 +181,18 @@ pub fn worker(args: WorkerArgs, config: &Config) -> ExitCode {
                 worker.run_until_idle_or(shutdown()).await
             } else {
                 worker.run(shutdown()).await
+            };
+            match report {
+                Ok(report) => {
+                    print!("{}", report_text(&report));
+                    Ok(exit::OK)
+                }
+                Err(StoreError::Unavailable(reason)) => {
+                    eprintln!("error: {name} gives up: {reason}");
+                    Ok(exit::STORE_UNREACHABLE)
+                }
+                Err(error) => Err(format!("the store failed: {error}")),
             }
-            .map_err(|e| format!("the store failed: {e}"))?;
-            print!("{}", report_text(&report));
-            Ok(exit::OK)
         })
     }))
 }

@@ -242,13 +242,23 @@ impl<'a> Driver<'a> {
         };
         if let Err(error) = store.append(id, turn).await {
             let number = turn.number();
-            tracing::error!(
-                run = id,
-                turn = number,
-                %error,
-                "turn {number} could not be checkpointed; the run goes on, but cannot resume \
-                 after it"
-            );
+            if store.stops_when_a_write_fails() {
+                tracing::warn!(
+                    run = id,
+                    turn = number,
+                    %error,
+                    "turn {number} of run `{id}` was not committed ({error}); the run stops, and \
+                     goes on from its last committed turn once a worker claims it again"
+                );
+            } else {
+                tracing::error!(
+                    run = id,
+                    turn = number,
+                    %error,
+                    "turn {number} could not be checkpointed; the run goes on, but cannot \
+                     resume after it"
+                );
+            }
         }
     }
 }

@@ -73,7 +73,35 @@ impl std::fmt::Debug for PgStore {
 
 /// A driver error as the store reports it: the server's own message when it sent one.
 pub(super) fn db_error(e: tokio_postgres::Error) -> StoreError {
-    StoreError::Io(format!("PostgreSQL: {}", describe(&e)))
+    let text = format!("PostgreSQL: {}", describe(&e));
+    if unreachable(&e) {
+        StoreError::Unavailable(text)
+    } else {
+        StoreError::Io(text)
+    }
+}
+
+/// Whether `e` says the server could not be reached or the connection was cut (it is down,
+/// restarting, shutting down or out of connections), rather than that it refused what was
+/// asked.
+fn unreachable(e: &tokio_postgres::Error) -> bool {
+    if let Some(code) = e.code() {
+        let code = code.code();
+        // Class 08: connection exceptions; 57P01-57P03: the server shutting down, crashed or
+        // starting; 53300: too many connections.
+        return code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300");
+    }
+    if e.is_closed() {
+        return true;
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        if cause.is::<std::io::Error>() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// What went wrong, in PostgreSQL's own words: the server's message and its SQLSTATE
@@ -98,11 +126,17 @@ pub(super) fn describe(e: &tokio_postgres::Error) -> String {
 
 /// Why no connection could be had from the pool, with the server's own message.
 fn pool_error(e: deadpool_postgres::PoolError) -> StoreError {
-    let reason = match &e {
-        deadpool_postgres::PoolError::Backend(e) => describe(e),
-        other => other.to_string(),
+    let (reason, unavailable) = match &e {
+        deadpool_postgres::PoolError::Backend(e) => (describe(e), unreachable(e)),
+        deadpool_postgres::PoolError::Timeout(_) => (e.to_string(), true),
+        other => (other.to_string(), false),
     };
-    StoreError::Io(format!("cannot get a connection to PostgreSQL: {reason}"))
+    let text = format!("cannot get a connection to PostgreSQL: {reason}");
+    if unavailable {
+        StoreError::Unavailable(text)
+    } else {
+        StoreError::Io(text)
+    }
 }
 
 impl PgStore {
