@@ -18,6 +18,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::agent::Agent;
+use crate::llm::LlmResponse;
 use crate::run::{RunError, RunOptions};
 use crate::store::{
     Checkpoint, Claimed, FleetStore, IdempotencyKey, IntentLog, IntentRecord, Lease, RunStore,
@@ -688,6 +689,30 @@ impl IntentLog for LeasedRun {
 
     async fn intents(&self, run_id: &str) -> Result<Vec<IntentRecord>, StoreError> {
         self.under_lease(false, || self.store.intents(run_id)).await
+    }
+
+    async fn record_reply(
+        &self,
+        lease: Option<&Lease>,
+        run_id: &str,
+        turn: u32,
+        reply: &LlmResponse,
+    ) -> Result<(), StoreError> {
+        self.stop_if_lost(
+            self.under_lease(false, || {
+                self.store.record_reply(lease, run_id, turn, reply)
+            })
+            .await,
+        )
+    }
+
+    async fn recorded_reply(
+        &self,
+        run_id: &str,
+        turn: u32,
+    ) -> Result<Option<LlmResponse>, StoreError> {
+        self.under_lease(false, || self.store.recorded_reply(run_id, turn))
+            .await
     }
 }
 

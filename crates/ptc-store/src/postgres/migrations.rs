@@ -17,6 +17,11 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         "runs refused by workers whose settings do not fit",
         include_str!("../../migrations/0002_refused_runs.sql"),
     ),
+    (
+        3,
+        "the model's reply to each turn, before its program runs",
+        include_str!("../../migrations/0003_turn_replies.sql"),
+    ),
 ];
 
 /// The advisory lock that makes stores opened at once (workers starting together) migrate

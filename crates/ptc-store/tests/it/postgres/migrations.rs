@@ -21,7 +21,7 @@ async fn stores_opened_at_once_apply_each_migration_once() {
         stores.push(store.unwrap_or_else(|e| panic!("a store failed to open: {e}")));
     }
     let store = &stores[0];
-    assert_eq!(store.schema_version().await, Ok(2));
+    assert_eq!(store.schema_version().await, Ok(3));
     let rows = admin(&db.url)
         .await
         .query("SELECT version, name FROM ptc_schema_migrations", &[])
@@ -35,6 +35,10 @@ async fn stores_opened_at_once_apply_each_migration_once() {
             (
                 2,
                 "runs refused by workers whose settings do not fit".to_string()
+            ),
+            (
+                3,
+                "the model's reply to each turn, before its program runs".to_string()
             )
         ]
     );
@@ -46,7 +50,7 @@ async fn stores_opened_at_once_apply_each_migration_once() {
         .await
         .unwrap()
         .get(0);
-    assert_eq!(count, 2);
+    assert_eq!(count, 3);
 }
 
 #[tokio::test]
@@ -65,7 +69,7 @@ async fn a_database_newer_than_the_build_is_refused() {
         PgStore::connect(&db.url).await.map(|_| ()),
         Err(StoreError::Io(
             "the database's schema is at version 99, newer than this build of ptc-store knows \
-             (version 2); use a newer ptc-store"
+             (version 3); use a newer ptc-store"
                 .into()
         ))
     );
