@@ -105,8 +105,8 @@ pub enum Worked {
 
 impl Worker {
     /// A worker named `name` (it names the leases it holds) on `store`, making each run's
-    /// agent with `agents`. It works one run at a time, under leases of 30 seconds, and looks
-    /// for runs every second when it has room.
+    /// agent with `agents`. It works one run at a time, under leases of 30 seconds, and when it
+    /// has room claims the runs its store announces, and looks for runs every second.
     pub fn new(
         name: impl Into<String>,
         store: Arc<dyn FleetStore>,
@@ -154,7 +154,9 @@ impl Worker {
         self
     }
 
-    /// How long the worker waits before looking for runs again when none was runnable.
+    /// How long the worker waits before looking for runs again when none was runnable and its
+    /// store announced none ([`FleetStore::wait_for_runs`]: a run announced is claimed at
+    /// once; a lease that expired is found by this look). A second unless set.
     pub fn poll(mut self, every: Duration) -> Worker {
         self.poll = every;
         self
@@ -269,10 +271,20 @@ impl Worker {
                     continue;
                 }
             }
+            // With room, the worker waits for the store to announce runs, and looks again
+            // after `poll` anyway; while the store is away, it only waits.
+            let in_outage = outage.is_some();
+            let waiting = async {
+                if in_outage {
+                    tokio::time::sleep(wait).await;
+                } else {
+                    self.store.wait_for_runs(wait).await;
+                }
+            };
             tokio::select! {
                 () = &mut shutdown => break,
                 Some(done) = runs.join_next(), if !runs.is_empty() => record(done, &mut report),
-                () = tokio::time::sleep(wait), if runs.len() < self.concurrency => {}
+                () = waiting, if runs.len() < self.concurrency => {}
             }
         }
         stop.send_replace(true);

@@ -48,6 +48,10 @@ pub struct WorkerArgs {
     /// for more until Ctrl-C or SIGTERM.
     #[arg(long)]
     pub until_idle: bool,
+    /// How often to look for runnable runs, in seconds, besides claiming at once the runs the
+    /// database announces (a lease that expired is not announced).
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = positive_seconds)]
+    pub poll: f64,
     /// How long the store may stay unreachable, in seconds, before the worker gives up (exit
     /// status 4); until then it tries again, and its runs go on once the store is back.
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
@@ -171,7 +175,8 @@ pub fn worker(args: WorkerArgs, config: &Config) -> ExitCode {
                 .settings(key)
                 .concurrency(args.concurrency)
                 .lease(Duration::from_secs(args.lease.max(1)))
-                .outage_limit(Duration::from_secs(args.outage_limit));
+                .outage_limit(Duration::from_secs(args.outage_limit))
+                .poll(Duration::from_secs_f64(args.poll));
             eprintln!(
                 "{name}: working up to {} run{} at once",
                 args.concurrency.max(1),
@@ -195,6 +200,16 @@ pub fn worker(args: WorkerArgs, config: &Config) -> ExitCode {
             }
         })
     }))
+}
+
+/// A number of seconds above zero, as `--poll` takes it.
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds.is_finite() && seconds <= 86_400.0 => Ok(seconds),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds above 0 (at most a day)"
+        )),
+    }
 }
 
 /// The agent of a claimed run: the worker's model and settings, the run's mission and data.

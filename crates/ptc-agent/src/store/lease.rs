@@ -88,6 +88,15 @@ pub trait FleetStore: RunStore + IntentLog {
 
     /// Where run `id` stands, or `None` if the store has no such run.
     async fn status(&self, id: &str) -> Result<Option<RunStatus>, StoreError>;
+
+    /// Waits until runs may have become claimable, as the store announces them (a run
+    /// submitted, handed back or requeued), or until `timeout` passes: a worker with room waits
+    /// here between claims, so it claims a new run at once and still looks every `timeout` for
+    /// what is not announced (leases that expired). A store that announces nothing waits
+    /// `timeout` (the default).
+    async fn wait_for_runs(&self, timeout: Duration) {
+        tokio::time::sleep(timeout).await;
+    }
 }
 
 /// One worker's claim on one run.

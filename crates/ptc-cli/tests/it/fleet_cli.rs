@@ -108,6 +108,8 @@ fn a_submitted_run_is_worked_by_a_worker_and_its_status_follows() {
         "--until-idle",
         "--name",
         "w1",
+        "--poll",
+        "0.25",
         "--llm",
         &server.spec(),
     ]);
@@ -298,5 +300,20 @@ fn an_until_idle_worker_hands_its_leases_back_on_sigterm_and_sigint() {
             ),
             "{name}"
         );
+    }
+}
+
+#[test]
+fn a_worker_looks_for_runs_every_positive_number_of_seconds() {
+    for poll in ["0", "inf", "soon"] {
+        let worked = ptc(&["worker", "--store", "x", "--poll", poll, "--llm", "y"]);
+        assert_eq!(
+            text(&worked.stderr),
+            format!(
+                "error: invalid value '{poll}' for '--poll <SECONDS>': `{poll}` is not a number \
+                 of seconds above 0 (at most a day)\n\nFor more information, try '--help'.\n"
+            )
+        );
+        assert_eq!(worked.status.code(), Some(2));
     }
 }

@@ -173,6 +173,10 @@ impl FleetStore for PgStore {
         Ok(())
     }
 
+    async fn wait_for_runs(&self, timeout: Duration) {
+        self.announcements.wait(timeout).await;
+    }
+
     async fn status(&self, id: &str) -> Result<Option<RunStatus>, StoreError> {
         let client = self.client().await?;
         let Some(run) = run_row(&**client, id).await? else {

@@ -22,6 +22,11 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         "the model's reply to each turn, before its program runs",
         include_str!("../../migrations/0003_turn_replies.sql"),
     ),
+    (
+        4,
+        "claimable runs announced on ptc_runs_claimable",
+        include_str!("../../migrations/0004_claimable_runs_announced.sql"),
+    ),
 ];
 
 /// The advisory lock that makes stores opened at once (workers starting together) migrate

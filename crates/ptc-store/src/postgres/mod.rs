@@ -1,5 +1,6 @@
 //! The PostgreSQL run store: runs a fleet of workers shares, under leases.
 
+mod announce;
 mod fleet;
 mod intents;
 mod migrations;
@@ -59,6 +60,8 @@ const DEFAULT_POOL_SIZE: usize = 16;
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool,
+    /// The claimable runs the database announces, heard on a connection of their own.
+    announcements: std::sync::Arc<announce::Announcements>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -152,6 +155,7 @@ impl PgStore {
         let config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| StoreError::Io(format!("`{url}` is not a PostgreSQL URL: {e}")))?;
+        let announcements = std::sync::Arc::new(announce::Announcements::new(config.clone()));
         let manager = Manager::from_config(
             config,
             NoTls,
@@ -163,7 +167,10 @@ impl PgStore {
             .max_size(size.max(1))
             .build()
             .map_err(|e| StoreError::Io(format!("cannot make the connection pool: {e}")))?;
-        let store = PgStore { pool };
+        let store = PgStore {
+            pool,
+            announcements,
+        };
         let mut client = store.client().await?;
         migrations::migrate(&mut client).await?;
         Ok(store)

@@ -21,7 +21,7 @@ async fn stores_opened_at_once_apply_each_migration_once() {
         stores.push(store.unwrap_or_else(|e| panic!("a store failed to open: {e}")));
     }
     let store = &stores[0];
-    assert_eq!(store.schema_version().await, Ok(3));
+    assert_eq!(store.schema_version().await, Ok(4));
     let rows = admin(&db.url)
         .await
         .query("SELECT version, name FROM ptc_schema_migrations", &[])
@@ -39,6 +39,10 @@ async fn stores_opened_at_once_apply_each_migration_once() {
             (
                 3,
                 "the model's reply to each turn, before its program runs".to_string()
+            ),
+            (
+                4,
+                "claimable runs announced on ptc_runs_claimable".to_string()
             )
         ]
     );
@@ -50,7 +54,7 @@ async fn stores_opened_at_once_apply_each_migration_once() {
         .await
         .unwrap()
         .get(0);
-    assert_eq!(count, 3);
+    assert_eq!(count, 4);
 }
 
 #[tokio::test]
@@ -69,7 +73,7 @@ async fn a_database_newer_than_the_build_is_refused() {
         PgStore::connect(&db.url).await.map(|_| ()),
         Err(StoreError::Io(
             "the database's schema is at version 99, newer than this build of ptc-store knows \
-             (version 3); use a newer ptc-store"
+             (version 4); use a newer ptc-store"
                 .into()
         ))
     );
