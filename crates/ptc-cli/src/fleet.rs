@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
+use ptc_agent::llm::ReplayLlm;
 use ptc_agent::store::{FleetStore, RunState, RunStatus, StoreError};
 use ptc_agent::{Agent, RunOptions, Worked, Worker, WorkerReport};
 use ptc_store::PgStore;
@@ -214,7 +215,20 @@ fn positive_seconds(text: &str) -> Result<f64, String> {
 
 /// The agent of a claimed run: the worker's model and settings, the run's mission and data.
 fn agent_for(task: &Task, settings: &Resolved) -> Result<Agent, String> {
-    let llm = settings.agent.llm()?;
+    // A transcript is a whole run's: a resumed run plays it from its next turn's reply.
+    let replayed = settings
+        .agent
+        .llm
+        .as_deref()
+        .and_then(|spec| spec.trim().strip_prefix("replay:"));
+    let llm: Arc<dyn ptc_agent::Llm> = match replayed {
+        Some(path) => Arc::new(
+            ReplayLlm::from_file(path.trim())
+                .map_err(|e| e.to_string())?
+                .by_turn(),
+        ),
+        None => settings.agent.llm()?,
+    };
     let mut builder = settings
         .agent
         .apply(Agent::builder(task.mission.as_str()), llm)?;

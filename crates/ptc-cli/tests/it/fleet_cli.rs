@@ -240,7 +240,8 @@ fn a_run_a_worker_refuses_is_parked_with_its_reason_until_it_is_requeued() {
 
 #[cfg(target_os = "linux")]
 #[test]
-fn an_until_idle_worker_hands_its_leases_back_on_sigterm_and_sigint() {
+fn an_until_idle_worker_hands_its_leases_back_on_signals_and_a_transcript_resumes_at_its_turn() {
+    let dir = Scratch::new("fleet-signals");
     let url = fresh_database("ptc_cli_until_idle_signal");
     let submitted = ptc(&[
         "submit",
@@ -301,6 +302,30 @@ fn an_until_idle_worker_hands_its_leases_back_on_sigterm_and_sigint() {
             "{name}"
         );
     }
+    // The transcript of the whole run, replayed offline: the run resumes at its turn 2, so the
+    // worker plays the transcript from its second reply.
+    let transcript = dir.file(
+        "run.jsonl",
+        "{\"content\": \"```clojure\\n(def a (* 6 6))\\n```\"}\n\
+         {\"content\": \"```clojure\\n(return (+ a 1))\\n```\"}\n",
+    );
+    let worked = ptc(&[
+        "worker",
+        "--store",
+        &url,
+        "--until-idle",
+        "--name",
+        "w3",
+        "--llm",
+        &format!("replay:{}", utf8(&transcript)),
+    ]);
+    assert_eq!(text(&worked.stdout), "r1: ended: returned 37\n");
+    assert_eq!(worked.status.code(), Some(0));
+    let status = ptc(&["status", "--store", &url, "r1"]);
+    assert_eq!(
+        text(&status.stdout),
+        "r1: ended: returned 37; 2 turns, 3 claims\n"
+    );
 }
 
 #[test]
