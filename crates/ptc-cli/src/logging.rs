@@ -46,8 +46,10 @@ impl LogOptions {
         let directives = match (self.quiet, self.verbose) {
             (true, _) => "error".to_string(),
             (false, 0) => {
+                // The connection pool's own warnings (a connection closed, one not recycled)
+                // repeat, less clearly, what the fleet's commands say of an outage.
                 return EnvFilter::try_from_default_env()
-                    .unwrap_or_else(|_| EnvFilter::new("warn"));
+                    .unwrap_or_else(|_| EnvFilter::new("warn,deadpool=error"));
             }
             (false, 1) => ours("info"),
             (false, 2) => ours("debug"),

@@ -342,3 +342,110 @@ fn a_worker_looks_for_runs_every_positive_number_of_seconds() {
         assert_eq!(worked.status.code(), Some(2));
     }
 }
+
+/// A TCP proxy to the test cluster, on a port of its own: cut, it closes every connection and
+/// refuses new ones, as a database gone from the network does, while the cluster itself (which
+/// the other tests share) stays up.
+struct Proxy {
+    port: u16,
+    cut: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Proxy {
+    fn to(url: &str) -> Proxy {
+        use std::net::{TcpListener, TcpStream};
+        use std::sync::atomic::Ordering;
+        let target = url
+            .rsplit_once('@')
+            .and_then(|(_, rest)| rest.split_once('/'))
+            .map(|(address, _)| address.to_string())
+            .expect("host:port in the URL");
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a port for the proxy");
+        listener.set_nonblocking(true).expect("non-blocking");
+        let port = listener.local_addr().expect("its address").port();
+        let cut = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let cutting = cut.clone();
+        std::thread::spawn(move || {
+            let mut open: Vec<TcpStream> = Vec::new();
+            while !cutting.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((client, _)) => {
+                        client.set_nonblocking(false).expect("blocking");
+                        let server = TcpStream::connect(&target).expect("the cluster");
+                        for (mut from, mut to) in [
+                            (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                            (server.try_clone().unwrap(), client.try_clone().unwrap()),
+                        ] {
+                            std::thread::spawn(move || {
+                                let _ = std::io::copy(&mut from, &mut to);
+                                let _ = to.shutdown(std::net::Shutdown::Both);
+                            });
+                        }
+                        open.push(client);
+                        open.push(server);
+                    }
+                    Err(_) => std::thread::sleep(std::time::Duration::from_millis(5)),
+                }
+            }
+            // The listener is dropped here: new connections are refused.
+            for stream in open {
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+            }
+        });
+        Proxy { port, cut }
+    }
+
+    fn url(&self, url: &str) -> String {
+        let (user, rest) = url.rsplit_once('@').expect("user@host");
+        let (_, database) = rest.split_once('/').expect("/database");
+        format!("{user}@127.0.0.1:{}/{database}", self.port)
+    }
+
+    fn cut(&self) {
+        self.cut.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_worker_whose_store_stays_away_longer_than_its_limit_gives_up_with_its_own_status() {
+    let url = fresh_database("ptc_cli_outage");
+    let proxy = Proxy::to(&url);
+    let server = ModelServer::silent();
+    let child = support::ptc_command(&[
+        "worker",
+        "--store",
+        &proxy.url(&url),
+        "--name",
+        "w1",
+        "--poll",
+        "3",
+        "--outage-limit",
+        "1",
+        "--llm",
+        &server.spec(),
+    ])
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .expect("start ptc worker");
+    // The worker found nothing and waits for its next look; the database goes away meanwhile.
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    proxy.cut();
+    let started = std::time::Instant::now();
+    let worked = child.wait_with_output().expect("ptc worker ends");
+    let refused = "cannot get a connection to PostgreSQL: error connecting to server: Connection \
+                   refused (os error 111)";
+    assert_eq!(text(&worked.stdout), "");
+    assert_eq!(
+        text(&worked.stderr),
+        format!(
+            "w1: working up to 1 run at once\n WARN the store cannot be reached ({refused}); \
+             trying again for up to 1 s\nerror: w1 gives up: the store could not be reached for \
+             longer than the outage limit of 1 s; the last error: {refused}\n"
+        )
+    );
+    assert_eq!(worked.status.code(), Some(4));
+    // It gave up at its next look after the cut (within 3 s), plus the limit.
+    let waited = started.elapsed();
+    assert!(waited < std::time::Duration::from_secs(8), "{waited:?}");
+}
