@@ -32,7 +32,7 @@ const PROGRAMS: [&str; 3] = [
 /// A PostgreSQL cluster of this test's own, made with the server's `initdb` and `pg_ctl` (found
 /// as `cargo xtask postgres` finds them), run by the `postgres` system user when the test runs
 /// as root, on a free port of 127.0.0.1. Stopped and removed when dropped.
-struct OwnCluster {
+pub(super) struct OwnCluster {
     bin: PathBuf,
     dir: PathBuf,
     port: u16,
@@ -40,7 +40,7 @@ struct OwnCluster {
 }
 
 impl OwnCluster {
-    fn start(name: &str) -> OwnCluster {
+    pub(super) fn start(name: &str) -> OwnCluster {
         let bin = server_programs();
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
         if dir.join("data/postmaster.pid").exists() {
@@ -81,7 +81,7 @@ impl OwnCluster {
         self.dir.join("data")
     }
 
-    fn url(&self) -> String {
+    pub(super) fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
     }
 
@@ -98,7 +98,7 @@ impl OwnCluster {
         command
     }
 
-    fn start_server(&self) {
+    pub(super) fn start_server(&self) {
         run_ok(
             self.program("pg_ctl")
                 .arg("start")
@@ -115,7 +115,7 @@ impl OwnCluster {
     }
 
     /// Stops the server at once, as a crash would: connections are cut, nothing is flushed.
-    fn stop_immediately(&self) {
+    pub(super) fn stop_immediately(&self) {
         run_ok(
             self.program("pg_ctl")
                 .arg("stop")
