@@ -8,14 +8,15 @@ use std::time::Duration;
 use clap::Args;
 use ptc_agent::llm::ReplayLlm;
 use ptc_agent::store::{FleetStore, RunState, RunStatus, StoreError};
-use ptc_agent::{Agent, RunOptions, Worked, Worker, WorkerReport};
+use ptc_agent::{Agent, AsyncTool, RunOptions, Worked, Worker, WorkerReport};
 use ptc_store::PgStore;
 use ptc_turn::{StepOutcome, Task};
 
 use crate::config::Config;
 use crate::exit;
+use crate::mcp::{block_on, with_servers};
 use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
-use crate::run::{AgentArgs, Resolved, build_agent};
+use crate::run::{AgentArgs, Resolved, build_agent, build_agent_with};
 
 /// `ptc submit`: queues a run for the fleet.
 #[derive(Debug, Args)]
@@ -68,6 +69,9 @@ pub struct WorkerArgs {
     pub limits: LimitOptions,
     #[command(flatten)]
     pub history: HistoryOptions,
+    /// MCP servers, started once when the worker starts: their tools serve every run it works.
+    #[command(flatten)]
+    pub mcp: McpOptions,
 }
 
 /// `ptc status`: where runs stand.
@@ -120,27 +124,32 @@ async fn connect(url: &str) -> Result<PgStore, String> {
 
 pub fn submit(args: &SubmitArgs, config: &Config) -> ExitCode {
     let settings = Resolved::new(&args.spec, config);
-    done(runtime().and_then(|runtime| {
-        runtime.block_on(async {
-            // The model is not part of the run: a worker's works it. Without one, the agent
-            // is given a model that is never asked, as submitting sends no request.
-            let llm: Arc<dyn ptc_agent::Llm> = match settings.agent.llm {
-                Some(_) => settings.agent.llm()?,
-                None => Arc::new(ptc_agent::ScriptedLlm::new(Vec::<String>::new())),
-            };
-            let builder = settings
-                .agent
-                .apply(Agent::builder(crate::run::mission(&args.spec)?), llm)?;
-            let agent = build_agent(builder, &settings, None)?;
-            let store = connect(&args.store).await?;
-            agent
-                .submit(&store, &args.id, RunOptions::new())
-                .await
-                .map_err(|e| e.to_string())?;
-            println!("submitted run `{}`", args.id);
-            Ok(exit::OK)
-        })
-    }))
+    // The servers' tools are part of the run's task: a worker works it with the same tools.
+    let servers = settings.mcp.clone();
+    with_servers(&servers, |mcp| {
+        done(
+            block_on(mcp, async {
+                // The model is not part of the run: a worker's works it. Without one, the agent
+                // is given a model that is never asked, as submitting sends no request.
+                let llm: Arc<dyn ptc_agent::Llm> = match settings.agent.llm {
+                    Some(_) => settings.agent.llm()?,
+                    None => Arc::new(ptc_agent::ScriptedLlm::new(Vec::<String>::new())),
+                };
+                let builder = settings
+                    .agent
+                    .apply(Agent::builder(crate::run::mission(&args.spec)?), llm)?;
+                let agent = build_agent(builder, &settings, mcp)?;
+                let store = connect(&args.store).await?;
+                agent
+                    .submit(&store, &args.id, RunOptions::new())
+                    .await
+                    .map_err(|e| e.to_string())?;
+                println!("submitted run `{}`", args.id);
+                Ok(exit::OK)
+            })
+            .and_then(|result| result),
+        )
+    })
 }
 
 pub fn worker(args: WorkerArgs, config: &Config) -> ExitCode {
@@ -155,52 +164,59 @@ pub fn worker(args: WorkerArgs, config: &Config) -> ExitCode {
         },
         limits: args.limits.clone(),
         history: args.history.clone(),
-        mcp: McpOptions::default(),
+        mcp: args.mcp.clone(),
     };
     let settings = Arc::new(Resolved::new(&spec, config));
     let name = args
         .name
         .clone()
         .unwrap_or_else(|| format!("worker-{}", std::process::id()));
-    done(runtime().and_then(|runtime| {
-        runtime.block_on(async {
-            // The model is checked before the first claim.
-            settings.agent.llm()?;
-            let key = settings_key(&settings)?;
-            let store: Arc<dyn FleetStore> = Arc::new(connect(&args.store).await?);
-            let agents = {
-                let settings = settings.clone();
-                move |task: &Task| agent_for(task, &settings)
-            };
-            let worker = Worker::new(name.clone(), store, agents)
-                .settings(key)
-                .concurrency(args.concurrency)
-                .lease(Duration::from_secs(args.lease.max(1)))
-                .outage_limit(Duration::from_secs(args.outage_limit))
-                .poll(Duration::from_secs_f64(args.poll));
-            eprintln!(
-                "{name}: working up to {} run{} at once",
-                args.concurrency.max(1),
-                if args.concurrency > 1 { "s" } else { "" }
-            );
-            let report = if args.until_idle {
-                worker.run_until_idle_or(shutdown()).await
-            } else {
-                worker.run(shutdown()).await
-            };
-            match report {
-                Ok(report) => {
-                    print!("{}", report_text(&report));
-                    Ok(exit::OK)
+    let servers = settings.mcp.clone();
+    with_servers(&servers, |mcp| {
+        // Started once, the servers' tools serve every run.
+        let tools: Vec<Arc<dyn AsyncTool>> = mcp.map(|m| m.servers.tools()).unwrap_or_default();
+        done(
+            block_on(mcp, async {
+                // The model is checked before the first claim.
+                settings.agent.llm()?;
+                let key = settings_key(&settings, &tools)?;
+                let store: Arc<dyn FleetStore> = Arc::new(connect(&args.store).await?);
+                let agents = {
+                    let settings = settings.clone();
+                    let tools = tools.clone();
+                    move |task: &Task| agent_for(task, &settings, &tools)
+                };
+                let worker = Worker::new(name.clone(), store, agents)
+                    .settings(key)
+                    .concurrency(args.concurrency)
+                    .lease(Duration::from_secs(args.lease.max(1)))
+                    .outage_limit(Duration::from_secs(args.outage_limit))
+                    .poll(Duration::from_secs_f64(args.poll));
+                eprintln!(
+                    "{name}: working up to {} run{} at once",
+                    args.concurrency.max(1),
+                    if args.concurrency > 1 { "s" } else { "" }
+                );
+                let report = if args.until_idle {
+                    worker.run_until_idle_or(shutdown()).await
+                } else {
+                    worker.run(shutdown()).await
+                };
+                match report {
+                    Ok(report) => {
+                        print!("{}", report_text(&report));
+                        Ok(exit::OK)
+                    }
+                    Err(StoreError::Unavailable(reason)) => {
+                        eprintln!("error: {name} gives up: {reason}");
+                        Ok(exit::STORE_UNREACHABLE)
+                    }
+                    Err(error) => Err(format!("the store failed: {error}")),
                 }
-                Err(StoreError::Unavailable(reason)) => {
-                    eprintln!("error: {name} gives up: {reason}");
-                    Ok(exit::STORE_UNREACHABLE)
-                }
-                Err(error) => Err(format!("the store failed: {error}")),
-            }
-        })
-    }))
+            })
+            .and_then(|result| result),
+        )
+    })
 }
 
 /// A number of seconds above zero, as `--poll` takes it.
@@ -214,7 +230,11 @@ fn positive_seconds(text: &str) -> Result<f64, String> {
 }
 
 /// The agent of a claimed run: the worker's model and settings, the run's mission and data.
-fn agent_for(task: &Task, settings: &Resolved) -> Result<Agent, String> {
+fn agent_for(
+    task: &Task,
+    settings: &Resolved,
+    tools: &[Arc<dyn AsyncTool>],
+) -> Result<Agent, String> {
     // A transcript is a whole run's: a resumed run plays it from its next turn's reply.
     let replayed = settings
         .agent
@@ -235,14 +255,14 @@ fn agent_for(task: &Task, settings: &Resolved) -> Result<Agent, String> {
     for (name, value) in &task.data {
         builder = builder.data_value(name.clone(), value.clone());
     }
-    build_agent(builder, settings, None)
+    build_agent_with(builder, settings, tools)
 }
 
 /// A key naming what the worker's settings make of a run (the model, tools, signature, turn
 /// budget, system prompt and history options): a run it refuses is not claimed again by a
 /// worker with the same key. FNV-1a, so that it is the same in every build.
-fn settings_key(settings: &Resolved) -> Result<String, String> {
-    let probe = agent_for(&Task::new(""), settings)?;
+fn settings_key(settings: &Resolved, tools: &[Arc<dyn AsyncTool>]) -> Result<String, String> {
+    let probe = agent_for(&Task::new(""), settings, tools)?;
     let tools = serde_json::to_string(probe.tool_specs()).map_err(|e| e.to_string())?;
     let text = format!(
         "{:?}\n{:?}\n{:?}\n{:?}\n{tools}",

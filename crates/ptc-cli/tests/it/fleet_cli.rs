@@ -449,3 +449,88 @@ fn a_worker_whose_store_stays_away_longer_than_its_limit_gives_up_with_its_own_s
     let waited = started.elapsed();
     assert!(waited < std::time::Duration::from_secs(8), "{waited:?}");
 }
+
+#[test]
+fn a_worker_serves_every_run_with_the_tools_of_the_mcp_servers_it_started() {
+    let url = fresh_database("ptc_cli_mcp");
+    let everything = format!(
+        "{} stdio",
+        ptc_mcp_testkit::server_command(ptc_mcp_testkit::EVERYTHING)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .display()
+    );
+    for id in ["hi", "ho"] {
+        let submitted = ptc(&[
+            "submit",
+            "--store",
+            &url,
+            "--id",
+            id,
+            "--mission",
+            &format!("Echo {id}"),
+            "--mcp",
+            &everything,
+        ]);
+        assert_eq!(text(&submitted.stderr), "", "{id}");
+        assert_eq!(submitted.status.code(), Some(0), "{id}");
+    }
+    let server = ModelServer::start(
+        vec![
+            "```clojure\n(return (tool/echo \"hi\"))\n```".into(),
+            "```clojure\n(return (tool/echo \"ho\"))\n```".into(),
+        ],
+        usize::MAX,
+    );
+    let worked = ptc(&[
+        "worker",
+        "--store",
+        &url,
+        "--until-idle",
+        "--name",
+        "w1",
+        "--mcp",
+        &everything,
+        "--llm",
+        &server.spec(),
+    ]);
+    assert_eq!(
+        text(&worked.stdout),
+        "hi: ended: returned \"Echo: hi\"\nho: ended: returned \"Echo: ho\"\n"
+    );
+    assert_eq!(text(&worked.stderr), "w1: working up to 1 run at once\n");
+    assert_eq!(worked.status.code(), Some(0));
+    // Without the server, the worker's tools are not the runs': it refuses them.
+    let url = fresh_database("ptc_cli_mcp_missing");
+    let submitted = ptc(&[
+        "submit",
+        "--store",
+        &url,
+        "--id",
+        "hi",
+        "--mission",
+        "Echo hi",
+        "--mcp",
+        &everything,
+    ]);
+    assert_eq!(submitted.status.code(), Some(0));
+    let worked = ptc(&[
+        "worker",
+        "--store",
+        &url,
+        "--until-idle",
+        "--name",
+        "w2",
+        "--llm",
+        &server.spec(),
+    ]);
+    assert_eq!(
+        text(&worked.stdout),
+        "hi: refused: cannot resume run `hi`: it was started with the tools [tool/echo, \
+         tool/get-annotated-message, tool/get-env, tool/get-resource-links, \
+         tool/get-resource-reference, tool/get-structured-content, tool/get-sum, \
+         tool/get-tiny-image, tool/gzip-file-as-resource, tool/toggle-simulated-logging, \
+         tool/toggle-subscriber-updates, tool/trigger-long-running-operation, \
+         tool/simulate-research-query], this agent has []; resume it with the tools it was \
+         started with\n"
+    );
+}
