@@ -1,12 +1,15 @@
 //! Workers of a fleet: a [`Worker`] claims runs of a [`FleetStore`] under leases, resumes each
 //! from its last committed turn, commits every turn under its lease, renews the lease while the
 //! run goes on, and records the end. When it is told to shut down, it stops its runs and hands
-//! their leases back, so another worker takes them at once.
+//! their leases back, so another worker takes them at once. While the store cannot be reached
+//! it tries again, with capped and jittered waits; a lease it could not renew in time is
+//! taken as lost, and the run's turn in progress is not committed.
 
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use ptc_lisp::ToolOutcome;
@@ -15,6 +18,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::agent::Agent;
+use crate::llm::LlmResponse;
 use crate::run::{RunError, RunOptions};
 use crate::store::{
     Checkpoint, Claimed, FleetStore, IdempotencyKey, IntentLog, IntentRecord, Lease, RunStore,
@@ -65,9 +69,11 @@ pub struct Worker {
     name: String,
     store: Arc<dyn FleetStore>,
     agents: Arc<AgentFor>,
+    settings: String,
     concurrency: usize,
     lease: Duration,
     poll: Duration,
+    outage_limit: Duration,
 }
 
 /// What a worker did with the runs it claimed, by run id (the last claim of a run it claimed
@@ -91,15 +97,16 @@ pub enum Worked {
     /// The lease was lost (it expired, or another worker claimed the run): the worker stopped
     /// working the run and wrote nothing more.
     LeaseLost,
-    /// The run could not be worked: no agent for its task, or its agent refused it. The lease
-    /// was handed back.
+    /// The run could not be worked: no agent for its task, or its agent refused it. The run
+    /// was parked as refused, with the reason: no worker with the same settings claims it
+    /// again until it is requeued.
     Refused(String),
 }
 
 impl Worker {
     /// A worker named `name` (it names the leases it holds) on `store`, making each run's
-    /// agent with `agents`. It works one run at a time, under leases of 30 seconds, and looks
-    /// for runs every second when it has room.
+    /// agent with `agents`. It works one run at a time, under leases of 30 seconds, and when it
+    /// has room claims the runs its store announces, and looks for runs every second.
     pub fn new(
         name: impl Into<String>,
         store: Arc<dyn FleetStore>,
@@ -109,10 +116,20 @@ impl Worker {
             name: name.into(),
             store,
             agents: Arc::new(agents),
+            settings: String::new(),
             concurrency: 1,
             lease: Duration::from_secs(30),
             poll: Duration::from_secs(1),
+            outage_limit: Duration::from_secs(300),
         }
+    }
+
+    /// A key that names the worker's settings (its model, tools, turn budget, ...) and
+    /// changes whenever they do; empty unless set. A run the worker refuses is parked under
+    /// this key: no worker with the same key claims it again, one with another key may.
+    pub fn settings(mut self, key: impl Into<String>) -> Worker {
+        self.settings = key.into();
+        self
     }
 
     /// How many runs the worker works at once (at least one).
@@ -128,7 +145,18 @@ impl Worker {
         self
     }
 
-    /// How long the worker waits before looking for runs again when none was runnable.
+    /// How long the store may stay unreachable before the worker gives up and
+    /// [`run`](Worker::run) fails with [`StoreError::Unavailable`] (five minutes unless set).
+    /// Until then the worker tries again, waiting a little longer each time (up to two
+    /// seconds, jittered).
+    pub fn outage_limit(mut self, limit: Duration) -> Worker {
+        self.outage_limit = limit;
+        self
+    }
+
+    /// How long the worker waits before looking for runs again when none was runnable and its
+    /// store announced none ([`FleetStore::wait_for_runs`]: a run announced is claimed at
+    /// once; a lease that expired is found by this look). A second unless set.
     pub fn poll(mut self, every: Duration) -> Worker {
         self.poll = every;
         self
@@ -136,7 +164,10 @@ impl Worker {
 
     /// Works runs until `shutdown` resolves; then stops the runs in flight (each at once,
     /// its turn in progress cut off and not committed), hands their leases back, and returns
-    /// what it did. Fails only when the store cannot be reached to claim runs.
+    /// what it did. While the store cannot be reached, the worker tries again; it fails with
+    /// [`StoreError::Unavailable`] when the outage lasts longer than its
+    /// [`outage_limit`](Worker::outage_limit), and with the store's error when a claim fails
+    /// otherwise.
     pub async fn run(
         &self,
         shutdown: impl Future<Output = ()> + Send,
@@ -150,6 +181,16 @@ impl Worker {
         self.work(std::future::pending(), true).await
     }
 
+    /// Like [`run_until_idle`](Worker::run_until_idle), and stops earlier when `shutdown`
+    /// resolves, as [`run`](Worker::run) does: the runs in flight are stopped and their
+    /// leases handed back.
+    pub async fn run_until_idle_or(
+        &self,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<WorkerReport, StoreError> {
+        self.work(shutdown, true).await
+    }
+
     async fn work(
         &self,
         shutdown: impl Future<Output = ()> + Send,
@@ -159,45 +200,123 @@ impl Worker {
         let (stop, stopping) = watch::channel(false);
         let mut runs: JoinSet<(String, Worked)> = JoinSet::new();
         tokio::pin!(shutdown);
+        // Since when the store could not be reached, and how long to wait before trying again.
+        let mut outage: Option<(Instant, Backoff)> = None;
         loop {
             let room = self.concurrency - runs.len();
             let mut claimed = Vec::new();
+            let mut wait = self.poll;
             if room > 0 {
-                claimed = match self.store.claim(&self.name, self.lease, room).await {
-                    Ok(claimed) => claimed,
+                let asked = Instant::now();
+                match self
+                    .store
+                    .claim(&self.name, &self.settings, self.lease, room)
+                    .await
+                {
+                    Ok(runs) => {
+                        if let Some((since, _)) = outage.take() {
+                            tracing::warn!(
+                                worker = %self.name,
+                                "the store answers again after {:.1} s; claiming runs",
+                                since.elapsed().as_secs_f64()
+                            );
+                        }
+                        claimed = runs;
+                    }
+                    Err(StoreError::Unavailable(reason)) => {
+                        let (since, backoff) = outage.get_or_insert_with(|| {
+                            tracing::warn!(
+                                worker = %self.name,
+                                %reason,
+                                "the store cannot be reached ({reason}); trying again for up \
+                                 to {} s",
+                                self.outage_limit.as_secs_f64()
+                            );
+                            (Instant::now(), Backoff::new())
+                        });
+                        if since.elapsed() > self.outage_limit {
+                            stop.send_replace(true);
+                            collect(&mut runs, &mut report).await;
+                            return Err(StoreError::Unavailable(format!(
+                                "the store could not be reached for longer than the outage \
+                                 limit of {} s; the last error: {reason}",
+                                self.outage_limit.as_secs_f64()
+                            )));
+                        }
+                        wait = backoff.next_wait();
+                    }
                     Err(error) => {
                         stop.send_replace(true);
                         collect(&mut runs, &mut report).await;
                         return Err(error);
                     }
-                };
+                }
                 report.claims += claimed.len();
-                if claimed.is_empty() && runs.is_empty() && until_idle {
+                if claimed.is_empty() && runs.is_empty() && until_idle && outage.is_none() {
                     break;
                 }
+                let claimed_any = !claimed.is_empty();
+                for claimed in claimed {
+                    runs.spawn(work_run(
+                        self.store.clone(),
+                        self.agents.clone(),
+                        self.settings.clone(),
+                        claimed,
+                        asked,
+                        stopping.clone(),
+                    ));
+                }
+                if claimed_any && runs.len() < self.concurrency {
+                    // There may be more: look again at once.
+                    continue;
+                }
             }
-            let claimed_any = !claimed.is_empty();
-            for claimed in claimed {
-                runs.spawn(work_run(
-                    self.store.clone(),
-                    self.agents.clone(),
-                    claimed,
-                    stopping.clone(),
-                ));
-            }
-            if claimed_any && runs.len() < self.concurrency {
-                // There may be more: look again at once.
-                continue;
-            }
+            // With room, the worker waits for the store to announce runs, and looks again
+            // after `poll` anyway; while the store is away, it only waits.
+            let in_outage = outage.is_some();
+            let waiting = async {
+                if in_outage {
+                    tokio::time::sleep(wait).await;
+                } else {
+                    self.store.wait_for_runs(wait).await;
+                }
+            };
             tokio::select! {
                 () = &mut shutdown => break,
                 Some(done) = runs.join_next(), if !runs.is_empty() => record(done, &mut report),
-                () = tokio::time::sleep(self.poll), if runs.len() < self.concurrency => {}
+                () = waiting, if runs.len() < self.concurrency => {}
             }
         }
         stop.send_replace(true);
         collect(&mut runs, &mut report).await;
         Ok(report)
+    }
+}
+
+/// The waits between attempts to reach a store that does not answer: from 100 ms, doubling up
+/// to 2 s, each a random part between half and all of it, so that workers that lost the store
+/// together do not come back in step.
+struct Backoff {
+    next: Duration,
+}
+
+impl Backoff {
+    const FIRST: Duration = Duration::from_millis(100);
+    const CAP: Duration = Duration::from_secs(2);
+
+    fn new() -> Backoff {
+        Backoff {
+            next: Backoff::FIRST,
+        }
+    }
+
+    fn next_wait(&mut self) -> Duration {
+        let wait = self.next;
+        self.next = (self.next * 2).min(Backoff::CAP);
+        // A fresh `RandomState` is seeded anew each time: a random number, without a crate.
+        let random = std::collections::hash_map::RandomState::new().hash_one(Instant::now());
+        let part = (random % 1_000) as u32;
+        wait / 2 + wait / 2 * part / 1_000
     }
 }
 
@@ -221,19 +340,23 @@ fn record(done: Result<(String, Worked), tokio::task::JoinError>, report: &mut W
 async fn work_run(
     store: Arc<dyn FleetStore>,
     agents: Arc<AgentFor>,
+    settings: String,
     claimed: Claimed,
+    asked: Instant,
     mut stopping: watch::Receiver<bool>,
 ) -> (String, Worked) {
     let Claimed {
         lease, checkpoint, ..
     } = claimed;
+    // The worker's idea of when the lease ends: counted from before it asked, so never later
+    // than the store's.
+    let held = Arc::new(Held {
+        until: Mutex::new(asked + lease.duration),
+    });
     let id = lease.run_id.clone();
     let agent = match agents(&checkpoint.task) {
         Ok(agent) => agent,
-        Err(reason) => {
-            hand_back(store.as_ref(), &lease).await;
-            return (id, Worked::Refused(reason));
-        }
+        Err(reason) => return (id, refuse(store.as_ref(), &lease, &settings, reason).await),
     };
     let (lost, mut losing) = watch::channel(None::<StoreError>);
     let lost = Arc::new(lost);
@@ -241,6 +364,7 @@ async fn work_run(
         store: store.clone(),
         lease: lease.clone(),
         lost: lost.clone(),
+        held: held.clone(),
         finished: Mutex::new(None),
     };
     // Ended with the run's task, however it ends (a worker dropped mid-run renews nothing).
@@ -248,6 +372,7 @@ async fn work_run(
         store.clone(),
         lease.clone(),
         lost.clone(),
+        held,
     )));
     let stop = async move {
         tokio::select! {
@@ -263,10 +388,12 @@ async fn work_run(
     let worked = match (step, lost) {
         (_, Some(StoreError::LeaseLost { .. })) => Worked::LeaseLost,
         (Err(RunError::Store(StoreError::LeaseLost { .. })), _) => Worked::LeaseLost,
-        (Err(error), _) => {
+        (Err(RunError::Store(error)), _) => {
+            tracing::warn!(run = %id, %error, "run `{id}` stopped: {error}; it is handed back");
             hand_back(store.as_ref(), &lease).await;
-            Worked::Refused(error.to_string())
+            Worked::HandedBack
         }
+        (Err(error), _) => refuse(store.as_ref(), &lease, &settings, error.to_string()).await,
         (Ok(step), _) => {
             let finished = leased
                 .finished
@@ -296,6 +423,30 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// Parks the run of `lease` as refused by this worker for `reason`, and says so.
+async fn refuse(store: &dyn FleetStore, lease: &Lease, settings: &str, reason: String) -> Worked {
+    let id = &lease.run_id;
+    match store.refuse(lease, settings, &reason).await {
+        Ok(()) => tracing::warn!(
+            run = %id,
+            %reason,
+            "run `{id}` refused: {reason}; it waits for a worker whose settings fit, or to be \
+             requeued"
+        ),
+        Err(StoreError::LeaseLost { .. }) => return Worked::LeaseLost,
+        Err(error) => {
+            tracing::warn!(
+                run = %id,
+                %reason,
+                %error,
+                "run `{id}` refused: {reason}; the refusal could not be recorded ({error}), so \
+                 its lease expires"
+            )
+        }
+    }
+    Worked::Refused(reason)
+}
+
 /// Hands `lease` back; a lease already lost needs no handing back.
 async fn hand_back(store: &dyn FleetStore, lease: &Lease) {
     match store.release(lease).await {
@@ -306,23 +457,86 @@ async fn hand_back(store: &dyn FleetStore, lease: &Lease) {
     }
 }
 
+/// Until when the worker holds a lease, by its own clock: extended by each renewal and commit,
+/// counted from before it was asked for.
+struct Held {
+    until: Mutex<Instant>,
+}
+
+impl Held {
+    fn until(&self) -> Instant {
+        *self.until.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn extend(&self, asked: Instant, duration: Duration) {
+        let mut until = self.until.lock().unwrap_or_else(PoisonError::into_inner);
+        *until = (*until).max(asked + duration);
+    }
+}
+
+/// The lease of `lease` ran out while the store could not be reached: the run is stopped, as if
+/// the lease were lost, and nothing more is written under it.
+fn ran_out(lease: &Lease, lost: &watch::Sender<Option<StoreError>>, reason: &str) -> StoreError {
+    let error = StoreError::LeaseLost {
+        id: lease.run_id.clone(),
+        token: lease.token,
+    };
+    let first = lost.borrow().is_none();
+    lost.send_replace(Some(error.clone()));
+    if first {
+        let id = &lease.run_id;
+        tracing::warn!(
+            run = %id,
+            %reason,
+            "the lease on run `{id}` ran out while the store could not be reached ({reason}); \
+             the run stops without committing its turn in progress, and goes on from its last \
+             committed turn once a worker claims it again"
+        );
+    }
+    error
+}
+
 /// Renews `lease` every third of its duration until the task is ended, or reports it lost.
+/// While the store cannot be reached, it tries again with shorter waits; a lease not renewed
+/// before it runs out (by the worker's clock) is taken as lost.
 async fn renew(
     store: Arc<dyn FleetStore>,
     lease: Lease,
     lost: Arc<watch::Sender<Option<StoreError>>>,
+    held: Arc<Held>,
 ) {
+    let mut wait = lease.duration / 3;
+    let mut backoff = Backoff::new();
     loop {
-        tokio::time::sleep(lease.duration / 3).await;
-        match store.renew(&lease).await {
-            Ok(()) => {}
+        tokio::time::sleep(wait).await;
+        let asked = Instant::now();
+        let left = held.until().saturating_duration_since(asked);
+        // A renewal that has not come back when the lease runs out comes too late.
+        let renewed = match tokio::time::timeout(left, store.renew(&lease)).await {
+            Ok(renewed) => renewed,
+            Err(_) => Err(StoreError::Unavailable(
+                "the store did not answer before the lease ran out".into(),
+            )),
+        };
+        match renewed {
+            Ok(()) => {
+                held.extend(asked, lease.duration);
+                wait = lease.duration / 3;
+                backoff = Backoff::new();
+            }
             Err(error @ (StoreError::LeaseLost { .. } | StoreError::Ended(_))) => {
                 lost.send_replace(Some(error));
                 return;
             }
-            // The store could not be reached: try again; the commit of the next turn checks
-            // the lease anyway.
-            Err(error) => tracing::warn!(run = %lease.run_id, %error, "renewing the lease failed"),
+            Err(error) => {
+                let left = held.until().saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    ran_out(&lease, &lost, &error.to_string());
+                    return;
+                }
+                tracing::debug!(run = %lease.run_id, %error, "renewing the lease failed; trying again");
+                wait = backoff.next_wait().min(left);
+            }
         }
     }
 }
@@ -333,10 +547,61 @@ struct LeasedRun {
     store: Arc<dyn FleetStore>,
     lease: Lease,
     lost: Arc<watch::Sender<Option<StoreError>>>,
+    held: Arc<Held>,
     finished: Mutex<Option<Result<(), StoreError>>>,
 }
 
 impl LeasedRun {
+    /// Sends a write (or a read) under the lease with `attempt`, again while the store cannot
+    /// be reached and the lease lasts; `extends` when a write that succeeds extends the lease.
+    /// Nothing is sent once the run is stopping: a lease lost, or a turn not committed.
+    async fn under_lease<T, F>(
+        &self,
+        extends: bool,
+        mut attempt: impl FnMut() -> F,
+    ) -> Result<T, StoreError>
+    where
+        F: Future<Output = Result<T, StoreError>>,
+    {
+        let mut backoff = Backoff::new();
+        loop {
+            if let Some(error) = self.lost.borrow().clone() {
+                return Err(match error {
+                    StoreError::LeaseLost { .. } => error,
+                    other => StoreError::Io(format!(
+                        "run `{}` is stopping ({other}); nothing more is written",
+                        self.lease.run_id
+                    )),
+                });
+            }
+            let asked = Instant::now();
+            let left = self.held.until().saturating_duration_since(asked);
+            let sent = match tokio::time::timeout(left, attempt()).await {
+                Ok(sent) => sent,
+                Err(_) => Err(StoreError::Unavailable(
+                    "the store did not answer before the lease ran out".into(),
+                )),
+            };
+            match sent {
+                Ok(value) => {
+                    if extends {
+                        self.held.extend(asked, self.lease.duration);
+                    }
+                    return Ok(value);
+                }
+                Err(StoreError::Unavailable(reason)) => {
+                    let left = self.held.until().saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(ran_out(&self.lease, &self.lost, &reason));
+                    }
+                    tracing::debug!(run = %self.lease.run_id, %reason, "the store cannot be reached; trying again");
+                    tokio::time::sleep(backoff.next_wait().min(left)).await;
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
     /// Stops the run when `written` failed because the lease was lost: nothing more is
     /// written under it, and no tool is called.
     fn stop_if_lost<T>(&self, written: Result<T, StoreError>) -> Result<T, StoreError> {
@@ -366,7 +631,9 @@ impl RunStore for LeasedRun {
 
     async fn append(&self, id: &str, turn: &Turn) -> Result<(), StoreError> {
         self.check(id)?;
-        let committed = self.store.commit_turn(&self.lease, turn).await;
+        let committed = self
+            .under_lease(true, || self.store.commit_turn(&self.lease, turn))
+            .await;
         if let Err(error) = &committed {
             // The turn is not committed: stop before the run goes on past it.
             self.lost.send_replace(Some(error.clone()));
@@ -381,13 +648,15 @@ impl RunStore for LeasedRun {
         usage: &Usage,
     ) -> Result<(), StoreError> {
         self.check(id)?;
-        let finished = self.store.finish_run(&self.lease, outcome, usage).await;
+        let finished = self
+            .under_lease(false, || self.store.finish_run(&self.lease, outcome, usage))
+            .await;
         *self.finished.lock().unwrap_or_else(PoisonError::into_inner) = Some(finished.clone());
         finished
     }
 
     async fn load(&self, id: &str) -> Result<Option<Checkpoint>, StoreError> {
-        self.store.load(id).await
+        self.under_lease(false, || self.store.load(id)).await
     }
 
     async fn reopen(&self, id: &str) -> Result<(), StoreError> {
@@ -399,6 +668,10 @@ impl RunStore for LeasedRun {
     fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
         Some((self, Some(&self.lease)))
     }
+
+    fn stops_when_a_write_fails(&self) -> bool {
+        true
+    }
 }
 
 #[async_trait]
@@ -408,7 +681,10 @@ impl IntentLog for LeasedRun {
         lease: Option<&Lease>,
         intent: &ToolIntent,
     ) -> Result<IntentRecord, StoreError> {
-        self.stop_if_lost(self.store.record_intent(lease, intent).await)
+        self.stop_if_lost(
+            self.under_lease(false, || self.store.record_intent(lease, intent))
+                .await,
+        )
     }
 
     async fn complete_intent(
@@ -417,10 +693,61 @@ impl IntentLog for LeasedRun {
         key: &IdempotencyKey,
         outcome: &ToolOutcome,
     ) -> Result<(), StoreError> {
-        self.stop_if_lost(self.store.complete_intent(lease, key, outcome).await)
+        self.stop_if_lost(
+            self.under_lease(false, || self.store.complete_intent(lease, key, outcome))
+                .await,
+        )
     }
 
     async fn intents(&self, run_id: &str) -> Result<Vec<IntentRecord>, StoreError> {
-        self.store.intents(run_id).await
+        self.under_lease(false, || self.store.intents(run_id)).await
+    }
+
+    async fn record_reply(
+        &self,
+        lease: Option<&Lease>,
+        run_id: &str,
+        turn: u32,
+        reply: &LlmResponse,
+    ) -> Result<(), StoreError> {
+        self.stop_if_lost(
+            self.under_lease(false, || {
+                self.store.record_reply(lease, run_id, turn, reply)
+            })
+            .await,
+        )
+    }
+
+    async fn recorded_reply(
+        &self,
+        run_id: &str,
+        turn: u32,
+    ) -> Result<Option<LlmResponse>, StoreError> {
+        self.under_lease(false, || self.store.recorded_reply(run_id, turn))
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_waits_for_a_store_that_does_not_answer_double_up_to_two_seconds_with_jitter() {
+        let mut backoff = Backoff::new();
+        let nominal = [100, 200, 400, 800, 1_600, 2_000, 2_000, 2_000];
+        let mut waits = Vec::new();
+        for millis in nominal {
+            let wait = backoff.next_wait();
+            let full = Duration::from_millis(millis);
+            assert!(
+                wait >= full / 2 && wait <= full,
+                "{wait:?} is not between half and all of {full:?}"
+            );
+            waits.push(wait);
+        }
+        // Jittered: the waits at the cap are not all the same.
+        waits.dedup();
+        assert!(waits.len() > 5, "{waits:?}");
     }
 }

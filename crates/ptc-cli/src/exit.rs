@@ -14,6 +14,8 @@ pub const USAGE: u8 = 2;
 /// A limit stopped it: a sandbox limit of a program (time, steps, memory, ...), or the turn
 /// budget or the deadline of a run.
 pub const LIMIT: u8 = 3;
+/// `ptc worker` gave up: its store could not be reached for longer than `--outage-limit`.
+pub const STORE_UNREACHABLE: u8 = 4;
 /// Ctrl-C (SIGINT) stopped a run; 128 + the signal's number, as shells report it.
 pub const INTERRUPTED: u8 = 130;
 
@@ -25,6 +27,7 @@ Exit status (every subcommand):
   2  unusable arguments or input (an unknown option, a missing or invalid file, an MCP
      server that could not be started or reached)
   3  a limit stopped it (a sandbox limit of a program; the turn budget or deadline of a run)
+  4  ptc worker's store could not be reached for longer than its --outage-limit
 130  Ctrl-C stopped a run (the turns completed so far are kept: --dump-step, --checkpoint)";
 
 pub fn code(status: u8) -> ExitCode {

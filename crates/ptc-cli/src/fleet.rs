@@ -1,20 +1,22 @@
-//! `ptc submit`, `ptc worker` and `ptc status`: runs on a PostgreSQL database shared by a fleet
-//! of workers (see `docs/fleet.md`).
+//! `ptc submit`, `ptc worker`, `ptc status` and `ptc requeue`: runs on a PostgreSQL database
+//! shared by a fleet of workers (see `docs/fleet.md`).
 
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use ptc_agent::store::{FleetStore, RunState};
-use ptc_agent::{Agent, RunOptions, Worked, Worker, WorkerReport};
+use ptc_agent::llm::ReplayLlm;
+use ptc_agent::store::{FleetStore, RunState, RunStatus, StoreError};
+use ptc_agent::{Agent, AsyncTool, RunOptions, Worked, Worker, WorkerReport};
 use ptc_store::PgStore;
 use ptc_turn::{StepOutcome, Task};
 
 use crate::config::Config;
 use crate::exit;
+use crate::mcp::{block_on, with_servers};
 use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
-use crate::run::{AgentArgs, Resolved, build_agent};
+use crate::run::{AgentArgs, Resolved, build_agent, build_agent_with};
 
 /// `ptc submit`: queues a run for the fleet.
 #[derive(Debug, Args)]
@@ -48,6 +50,14 @@ pub struct WorkerArgs {
     /// for more until Ctrl-C or SIGTERM.
     #[arg(long)]
     pub until_idle: bool,
+    /// How often to look for runnable runs, in seconds, besides claiming at once the runs the
+    /// database announces (a lease that expired is not announced).
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = positive_seconds)]
+    pub poll: f64,
+    /// How long the store may stay unreachable, in seconds, before the worker gives up (exit
+    /// status 4); until then it tries again, and its runs go on once the store is back.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub outage_limit: u64,
     /// The model and settings of the agent that works each run; each run brings its mission
     /// and data.
     #[command(flatten)]
@@ -59,11 +69,28 @@ pub struct WorkerArgs {
     pub limits: LimitOptions,
     #[command(flatten)]
     pub history: HistoryOptions,
+    /// MCP servers, started once when the worker starts: their tools serve every run it works.
+    #[command(flatten)]
+    pub mcp: McpOptions,
 }
 
 /// `ptc status`: where runs stand.
 #[derive(Debug, Args)]
 pub struct StatusArgs {
+    /// The fleet's PostgreSQL database, as a URL (postgres://USER@HOST:PORT/DATABASE).
+    #[arg(long, value_name = "URL", env = "PTC_STORE")]
+    pub store: String,
+    /// Print one JSON object a run, on a line of its own, instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The runs' ids.
+    #[arg(value_name = "ID", required = true)]
+    pub ids: Vec<String>,
+}
+
+/// `ptc requeue`: refused runs made claimable by every worker again.
+#[derive(Debug, Args)]
+pub struct RequeueArgs {
     /// The fleet's PostgreSQL database, as a URL (postgres://USER@HOST:PORT/DATABASE).
     #[arg(long, value_name = "URL", env = "PTC_STORE")]
     pub store: String,
@@ -97,27 +124,32 @@ async fn connect(url: &str) -> Result<PgStore, String> {
 
 pub fn submit(args: &SubmitArgs, config: &Config) -> ExitCode {
     let settings = Resolved::new(&args.spec, config);
-    done(runtime().and_then(|runtime| {
-        runtime.block_on(async {
-            // The model is not part of the run: a worker's works it. Without one, the agent
-            // is given a model that is never asked, as submitting sends no request.
-            let llm: Arc<dyn ptc_agent::Llm> = match settings.agent.llm {
-                Some(_) => settings.agent.llm()?,
-                None => Arc::new(ptc_agent::ScriptedLlm::new(Vec::<String>::new())),
-            };
-            let builder = settings
-                .agent
-                .apply(Agent::builder(crate::run::mission(&args.spec)?), llm)?;
-            let agent = build_agent(builder, &settings, None)?;
-            let store = connect(&args.store).await?;
-            agent
-                .submit(&store, &args.id, RunOptions::new())
-                .await
-                .map_err(|e| e.to_string())?;
-            println!("submitted run `{}`", args.id);
-            Ok(exit::OK)
-        })
-    }))
+    // The servers' tools are part of the run's task: a worker works it with the same tools.
+    let servers = settings.mcp.clone();
+    with_servers(&servers, |mcp| {
+        done(
+            block_on(mcp, async {
+                // The model is not part of the run: a worker's works it. Without one, the agent
+                // is given a model that is never asked, as submitting sends no request.
+                let llm: Arc<dyn ptc_agent::Llm> = match settings.agent.llm {
+                    Some(_) => settings.agent.llm()?,
+                    None => Arc::new(ptc_agent::ScriptedLlm::new(Vec::<String>::new())),
+                };
+                let builder = settings
+                    .agent
+                    .apply(Agent::builder(crate::run::mission(&args.spec)?), llm)?;
+                let agent = build_agent(builder, &settings, mcp)?;
+                let store = connect(&args.store).await?;
+                agent
+                    .submit(&store, &args.id, RunOptions::new())
+                    .await
+                    .map_err(|e| e.to_string())?;
+                println!("submitted run `{}`", args.id);
+                Ok(exit::OK)
+            })
+            .and_then(|result| result),
+        )
+    })
 }
 
 pub fn worker(args: WorkerArgs, config: &Config) -> ExitCode {
@@ -132,52 +164,116 @@ pub fn worker(args: WorkerArgs, config: &Config) -> ExitCode {
         },
         limits: args.limits.clone(),
         history: args.history.clone(),
-        mcp: McpOptions::default(),
+        mcp: args.mcp.clone(),
     };
     let settings = Arc::new(Resolved::new(&spec, config));
     let name = args
         .name
         .clone()
         .unwrap_or_else(|| format!("worker-{}", std::process::id()));
-    done(runtime().and_then(|runtime| {
-        runtime.block_on(async {
-            // The model is checked before the first claim.
-            settings.agent.llm()?;
-            let store: Arc<dyn FleetStore> = Arc::new(connect(&args.store).await?);
-            let agents = {
-                let settings = settings.clone();
-                move |task: &Task| agent_for(task, &settings)
-            };
-            let worker = Worker::new(name.clone(), store, agents)
-                .concurrency(args.concurrency)
-                .lease(Duration::from_secs(args.lease.max(1)));
-            eprintln!(
-                "{name}: working up to {} run{} at once",
-                args.concurrency.max(1),
-                if args.concurrency > 1 { "s" } else { "" }
-            );
-            let report = if args.until_idle {
-                worker.run_until_idle().await
-            } else {
-                worker.run(shutdown()).await
-            }
-            .map_err(|e| format!("the store failed: {e}"))?;
-            print!("{}", report_text(&report));
-            Ok(exit::OK)
-        })
-    }))
+    let servers = settings.mcp.clone();
+    with_servers(&servers, |mcp| {
+        // Started once, the servers' tools serve every run.
+        let tools: Vec<Arc<dyn AsyncTool>> = mcp.map(|m| m.servers.tools()).unwrap_or_default();
+        done(
+            block_on(mcp, async {
+                // The model is checked before the first claim.
+                settings.agent.llm()?;
+                let key = settings_key(&settings, &tools)?;
+                let store: Arc<dyn FleetStore> = Arc::new(connect(&args.store).await?);
+                let agents = {
+                    let settings = settings.clone();
+                    let tools = tools.clone();
+                    move |task: &Task| agent_for(task, &settings, &tools)
+                };
+                let worker = Worker::new(name.clone(), store, agents)
+                    .settings(key)
+                    .concurrency(args.concurrency)
+                    .lease(Duration::from_secs(args.lease.max(1)))
+                    .outage_limit(Duration::from_secs(args.outage_limit))
+                    .poll(Duration::from_secs_f64(args.poll));
+                eprintln!(
+                    "{name}: working up to {} run{} at once",
+                    args.concurrency.max(1),
+                    if args.concurrency > 1 { "s" } else { "" }
+                );
+                let report = if args.until_idle {
+                    worker.run_until_idle_or(shutdown()).await
+                } else {
+                    worker.run(shutdown()).await
+                };
+                match report {
+                    Ok(report) => {
+                        print!("{}", report_text(&report));
+                        Ok(exit::OK)
+                    }
+                    Err(StoreError::Unavailable(reason)) => {
+                        eprintln!("error: {name} gives up: {reason}");
+                        Ok(exit::STORE_UNREACHABLE)
+                    }
+                    Err(error) => Err(format!("the store failed: {error}")),
+                }
+            })
+            .and_then(|result| result),
+        )
+    })
+}
+
+/// A number of seconds above zero, as `--poll` takes it.
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds.is_finite() && seconds <= 86_400.0 => Ok(seconds),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds above 0 (at most a day)"
+        )),
+    }
 }
 
 /// The agent of a claimed run: the worker's model and settings, the run's mission and data.
-fn agent_for(task: &Task, settings: &Resolved) -> Result<Agent, String> {
-    let llm = settings.agent.llm()?;
+fn agent_for(
+    task: &Task,
+    settings: &Resolved,
+    tools: &[Arc<dyn AsyncTool>],
+) -> Result<Agent, String> {
+    // A transcript is a whole run's: a resumed run plays it from its next turn's reply.
+    let replayed = settings
+        .agent
+        .llm
+        .as_deref()
+        .and_then(|spec| spec.trim().strip_prefix("replay:"));
+    let llm: Arc<dyn ptc_agent::Llm> = match replayed {
+        Some(path) => Arc::new(
+            ReplayLlm::from_file(path.trim())
+                .map_err(|e| e.to_string())?
+                .by_turn(),
+        ),
+        None => settings.agent.llm()?,
+    };
     let mut builder = settings
         .agent
         .apply(Agent::builder(task.mission.as_str()), llm)?;
     for (name, value) in &task.data {
         builder = builder.data_value(name.clone(), value.clone());
     }
-    build_agent(builder, settings, None)
+    build_agent_with(builder, settings, tools)
+}
+
+/// A key naming what the worker's settings make of a run (the model, tools, signature, turn
+/// budget, system prompt and history options): a run it refuses is not claimed again by a
+/// worker with the same key. FNV-1a, so that it is the same in every build.
+fn settings_key(settings: &Resolved, tools: &[Arc<dyn AsyncTool>]) -> Result<String, String> {
+    let probe = agent_for(&Task::new(""), settings, tools)?;
+    let tools = serde_json::to_string(probe.tool_specs()).map_err(|e| e.to_string())?;
+    let text = format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{tools}",
+        settings.agent, settings.input, settings.limits, settings.history
+    );
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    Ok(format!("{hash:016x}"))
 }
 
 /// Completes at Ctrl-C or SIGTERM.
@@ -233,7 +329,13 @@ pub fn status(args: &StatusArgs) -> ExitCode {
             let store = connect(&args.store).await?;
             let mut missing = false;
             for id in &args.ids {
-                let Some(status) = store.status(id).await.map_err(|e| e.to_string())? else {
+                let status = store.status(id).await.map_err(|e| e.to_string())?;
+                if args.json {
+                    missing |= status.is_none();
+                    println!("{}", status_json(id, status.as_ref()));
+                    continue;
+                }
+                let Some(status) = status else {
                     println!("{id}: no such run");
                     missing = true;
                     continue;
@@ -242,6 +344,9 @@ pub fn status(args: &StatusArgs) -> ExitCode {
                     RunState::Queued => "queued".to_string(),
                     RunState::Leased { worker, token } => {
                         format!("leased by {worker} (lease {token})")
+                    }
+                    RunState::Refused { worker, reason } => {
+                        format!("refused by {worker}: {reason}")
                     }
                     RunState::Local => "run by one process".to_string(),
                     RunState::Ended(outcome) => format!("ended: {}", outcome_text(outcome)),
@@ -256,6 +361,44 @@ pub fn status(args: &StatusArgs) -> ExitCode {
                 );
             }
             Ok(if missing { exit::USAGE } else { exit::OK })
+        })
+    }))
+}
+
+/// Where run `id` stands, as JSON: `state` (`queued`, `leased`, `refused`, `local`, `ended`, or
+/// `missing`), with the lease's worker and token, the refusal's worker and reason, or the
+/// outcome; and the turns and claims.
+fn status_json(id: &str, status: Option<&RunStatus>) -> serde_json::Value {
+    let Some(status) = status else {
+        return serde_json::json!({ "id": id, "state": "missing" });
+    };
+    let mut json = match &status.state {
+        RunState::Queued => serde_json::json!({ "id": id, "state": "queued" }),
+        RunState::Leased { worker, token } => {
+            serde_json::json!({ "id": id, "state": "leased", "worker": worker, "token": token })
+        }
+        RunState::Refused { worker, reason } => {
+            serde_json::json!({ "id": id, "state": "refused", "worker": worker, "reason": reason })
+        }
+        RunState::Local => serde_json::json!({ "id": id, "state": "local" }),
+        RunState::Ended(outcome) => {
+            serde_json::json!({ "id": id, "state": "ended", "outcome": outcome })
+        }
+    };
+    json["turns"] = status.turns.into();
+    json["claims"] = status.claims.into();
+    json
+}
+
+pub fn requeue(args: &RequeueArgs) -> ExitCode {
+    done(runtime().and_then(|runtime| {
+        runtime.block_on(async {
+            let store = connect(&args.store).await?;
+            for id in &args.ids {
+                store.requeue(id).await.map_err(|e| e.to_string())?;
+                println!("requeued run `{id}`");
+            }
+            Ok(exit::OK)
         })
     }))
 }

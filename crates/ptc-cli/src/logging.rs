@@ -48,8 +48,13 @@ impl LogOptions {
             (true, _) => "error".to_string(),
             // Warnings, and the notices that a model request is still waiting for its answer.
             (false, 0) => {
+                // The connection pool's own warnings (a connection closed, one not recycled)
+                // repeat, less clearly, what the fleet's commands say of an outage.
                 return EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-                    EnvFilter::new(format!("warn,{}=info", ptc_agent::llm::WAIT_TARGET))
+                    EnvFilter::new(format!(
+                        "warn,deadpool=error,{}=info",
+                        ptc_agent::llm::WAIT_TARGET
+                    ))
                 });
             }
             (false, 1) => ours("info"),

@@ -41,7 +41,7 @@ mod render;
 mod run;
 // `ptc preview`.
 mod preview;
-// `ptc submit`, `ptc worker` and `ptc status`: runs shared by a fleet of workers.
+// `ptc submit`, `ptc worker`, `ptc status` and `ptc requeue`: runs shared by a fleet of workers.
 mod fleet;
 
 use clap::{Parser, Subcommand};
@@ -108,6 +108,10 @@ enum Command {
     /// Where runs on a PostgreSQL database stand: queued, leased, ended; turns and claims.
     #[command(after_help = exit::HELP)]
     Status(fleet::StatusArgs),
+    /// Make refused runs on a PostgreSQL database claimable again by every worker (after
+    /// their settings, or the workers', were mended).
+    #[command(after_help = exit::HELP)]
+    Requeue(fleet::RequeueArgs),
 }
 
 fn main() -> ExitCode {
@@ -129,7 +133,9 @@ fn main() -> ExitCode {
                 return exit::code(exit::USAGE);
             }
         },
-        Command::Render(_) | Command::Demo(_) | Command::Status(_) => config::Config::default(),
+        Command::Render(_) | Command::Demo(_) | Command::Status(_) | Command::Requeue(_) => {
+            config::Config::default()
+        }
     };
     match cli.command {
         Command::Eval(args) => eval::run(args, &config),
@@ -149,6 +155,7 @@ fn main() -> ExitCode {
         Command::Submit(args) => fleet::submit(&args, &config),
         Command::Worker(args) => fleet::worker(*args, &config),
         Command::Status(args) => fleet::status(&args),
+        Command::Requeue(args) => fleet::requeue(&args),
     }
 }
 

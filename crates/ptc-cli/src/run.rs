@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use ptc_agent::store::{JsonlStore, RunStore};
-use ptc_agent::{Agent, AgentBuilder, RecordingLlm, RunObserver, RunOptions};
+use ptc_agent::{Agent, AgentBuilder, AsyncTool, RecordingLlm, RunObserver, RunOptions};
 use ptc_store::SqliteStore;
 use ptc_turn::{Message, Step, StepReport, Turn};
 
@@ -181,9 +181,21 @@ fn agent(
 /// Builds the agent `builder` starts, with the settings' limits, history policy, tools and
 /// data.
 pub fn build_agent(
-    mut builder: AgentBuilder,
+    builder: AgentBuilder,
     settings: &Resolved,
     mcp: Option<&McpSession>,
+) -> Result<Agent, String> {
+    let tools = mcp.map(|mcp| mcp.servers.tools()).unwrap_or_default();
+    build_agent_with(builder, settings, &tools)
+}
+
+/// [`build_agent`] with the tools of MCP servers already connected (`tools`), after the
+/// `--tools` of the settings, in this order whoever builds the agent: a run submitted to a
+/// fleet and the worker that works it have the same tools in the same order.
+pub fn build_agent_with(
+    mut builder: AgentBuilder,
+    settings: &Resolved,
+    tools: &[Arc<dyn AsyncTool>],
 ) -> Result<Agent, String> {
     builder = builder.limits(settings.limits.limits());
     if let Some(policy) = settings.history.policy() {
@@ -192,10 +204,8 @@ pub fn build_agent(
     if let Some(path) = &settings.input.tools {
         builder = builder.lisp_tools(&fixture_tools(path)?);
     }
-    if let Some(mcp) = mcp {
-        for tool in mcp.servers.tools() {
-            builder = builder.tool_arc(tool);
-        }
+    for tool in tools {
+        builder = builder.tool_arc(tool.clone());
     }
     if let Some(path) = &settings.input.data {
         for (name, value) in data_entries(path)? {

@@ -106,7 +106,7 @@ impl Committer for Leased {
         self.0.submit(id, task).await.unwrap();
         let claimed = self
             .0
-            .claim("bench", Duration::from_secs(600), 1)
+            .claim("bench", "", Duration::from_secs(600), 1)
             .await
             .unwrap();
         Some(claimed[0].lease.clone())

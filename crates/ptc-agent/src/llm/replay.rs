@@ -1,6 +1,8 @@
 //! A model that replays a recorded transcript.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -30,6 +32,10 @@ use super::{Llm, LlmError, LlmRequest, LlmResponse, ScriptedLlm, TokenUsage};
 #[derive(Debug, Clone)]
 pub struct ReplayLlm {
     script: ScriptedLlm,
+    /// Whether the first request, when it is for turn N, starts at the Nth reply.
+    by_turn: bool,
+    /// Whether a request came already (clones share it, as they share the script).
+    asked: Arc<AtomicBool>,
 }
 
 #[derive(Deserialize)]
@@ -89,7 +95,29 @@ impl ReplayLlm {
                 format!("replay:{source}"),
                 replies,
             ),
+            by_turn: false,
+            asked: Arc::default(),
         })
+    }
+
+    /// The replay of a whole run's transcript (one reply a turn) for a run that may be
+    /// resumed: when its first request is for turn N (the run resumed after N - 1 committed
+    /// turns), it starts at the transcript's Nth reply instead of its first. A worker plays a
+    /// transcript to each run it claims this way.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use ptc_agent::llm::{Llm, LlmRequest, ReplayLlm};
+    ///
+    /// let transcript = "{\"content\": \"(def x 1)\"}\n{\"content\": \"(return x)\"}\n";
+    /// let llm = ReplayLlm::from_jsonl("run.jsonl", transcript).unwrap().by_turn();
+    /// let request = LlmRequest { turn: Some(2), ..LlmRequest::default() };
+    /// assert_eq!(llm.complete(&request).await.unwrap().content, "(return x)");
+    /// # });
+    /// ```
+    pub fn by_turn(mut self) -> ReplayLlm {
+        self.by_turn = true;
+        self
     }
 
     /// Every request received so far, oldest first.
@@ -119,6 +147,13 @@ fn describe_json_error(e: &serde_json::Error) -> String {
 #[async_trait]
 impl Llm for ReplayLlm {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let first = !self.asked.swap(true, Ordering::SeqCst);
+        if self.by_turn
+            && first
+            && let Some(turn) = request.turn
+        {
+            self.script.skip(turn.saturating_sub(1) as usize);
+        }
         self.script.complete(request).await
     }
 

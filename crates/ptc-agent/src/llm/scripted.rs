@@ -98,6 +98,13 @@ impl ScriptedLlm {
         self.lock().replies.len()
     }
 
+    /// Drops the next `count` replies unserved.
+    pub(crate) fn skip(&self, count: usize) {
+        let mut state = self.lock();
+        let count = count.min(state.replies.len());
+        state.replies.drain(..count);
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic elsewhere while holding the lock leaves the state consistent: every update
         // is a single push or pop.

@@ -13,7 +13,7 @@ use crate::agent::Inner;
 use crate::caller::Caller;
 use crate::error::RunError;
 use crate::history::History;
-use crate::llm::Llm;
+use crate::llm::{Llm, LlmResponse};
 use crate::program::LiveTools;
 use crate::run_core::{Action, Cut, Event, RunCore, Start};
 use crate::store::RunStore;
@@ -51,6 +51,9 @@ pub(super) struct Driver<'a> {
     recorded: Option<RecordedCalls<'a>>,
     /// Whether the run was resumed from a checkpoint.
     resumed: bool,
+    /// The reply recorded for the unfinished turn of a resumed run, and the turn's number:
+    /// the turn takes it instead of asking the model again.
+    replay: Option<(u32, LlmResponse)>,
 }
 
 impl<'a> Driver<'a> {
@@ -106,13 +109,23 @@ impl<'a> Driver<'a> {
             caller,
             recorded,
             resumed,
+            replay: None,
         })
     }
 
     pub(super) async fn run(mut self, mut stop: Option<StopSignal<'_>>) -> Step {
         let started = Instant::now();
         if self.resumed {
-            self.tell_of_unfinished_calls().await;
+            let turn = self.core.turn_number();
+            self.replay = match &self.recorded {
+                Some(recorded) => recorded.reply(turn).await.map(|reply| (turn, reply)),
+                None => None,
+            };
+            // A turn that runs its recorded reply again makes the same calls, answered from
+            // the log: the model, not asked, needs no note of them.
+            if self.replay.is_none() {
+                self.tell_of_unfinished_calls().await;
+            }
         }
         let deadline = self.deadline;
         loop {
@@ -177,15 +190,34 @@ impl<'a> Driver<'a> {
                 }
                 Action::Ask(request) => {
                     let number = self.core.turn_number();
-                    if let Some(observer) = self.observer {
-                        observer.on_request(number, self.core.messages());
+                    if let Some((turn, reply)) = self.replay.take()
+                        && turn == number
+                    {
+                        // The reply recorded before the run stopped: the request was made
+                        // (and billed) then, not now.
+                        tracing::info!(
+                            turn = number,
+                            "turn {number} runs the reply recorded before the run stopped; \
+                             the model is not asked again"
+                        );
+                        Event::Replied {
+                            result: Ok(reply),
+                            spent: Usage::default(),
+                        }
+                    } else {
+                        if let Some(observer) = self.observer {
+                            observer.on_request(number, self.core.messages());
+                        }
+                        let mut spent = Usage::default();
+                        let retry = &self.agent.settings.retry;
+                        let result = call_llm(&*self.llm, retry, number, &request, &mut spent)
+                            .instrument(self.core.turn_span())
+                            .await;
+                        if let (Ok(reply), Some(recorded)) = (&result, &self.recorded) {
+                            recorded.keep_reply(number, reply).await;
+                        }
+                        Event::Replied { result, spent }
                     }
-                    let mut spent = Usage::default();
-                    let retry = &self.agent.settings.retry;
-                    let result = call_llm(&*self.llm, retry, number, &request, &mut spent)
-                        .instrument(self.core.turn_span())
-                        .await;
-                    Event::Replied { result, spent }
                 }
                 Action::CallTools { turn, requests } => {
                     let live = LiveTools {
@@ -242,13 +274,23 @@ impl<'a> Driver<'a> {
         };
         if let Err(error) = store.append(id, turn).await {
             let number = turn.number();
-            tracing::error!(
-                run = id,
-                turn = number,
-                %error,
-                "turn {number} could not be checkpointed; the run goes on, but cannot resume \
-                 after it"
-            );
+            if store.stops_when_a_write_fails() {
+                tracing::warn!(
+                    run = id,
+                    turn = number,
+                    %error,
+                    "turn {number} of run `{id}` was not committed ({error}); the run stops, and \
+                     goes on from its last committed turn once a worker claims it again"
+                );
+            } else {
+                tracing::error!(
+                    run = id,
+                    turn = number,
+                    %error,
+                    "turn {number} could not be checkpointed; the run goes on, but cannot \
+                     resume after it"
+                );
+            }
         }
     }
 }

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use ptc_lisp::{ToolAnswer, ToolError, ToolOutcome, ToolRequest, Value, pr_str};
 
+use crate::llm::LlmResponse;
 use crate::program::LiveTools;
 use crate::store::{IdempotencyKey, IntentLog, IntentRecord, Lease, StoreError, ToolIntent};
 
@@ -122,6 +123,35 @@ impl<'a> RecordedCalls<'a> {
                     }
                 }
                 Err(error) => return not_recorded(&error),
+            }
+        }
+    }
+
+    /// Records the model's reply to turn `turn` before its program runs. A reply that cannot
+    /// be recorded only costs a new request if the turn is run again: the run goes on.
+    pub(super) async fn keep_reply(&self, turn: u32, reply: &LlmResponse) {
+        if let Err(error) = self
+            .log
+            .record_reply(self.lease, self.run_id, turn, reply)
+            .await
+        {
+            tracing::warn!(
+                run = self.run_id,
+                turn,
+                %error,
+                "the reply to turn {turn} could not be recorded ({error}); run again after a \
+                 crash, the turn asks the model anew"
+            );
+        }
+    }
+
+    /// The reply recorded for turn `turn`, if the log has one.
+    pub(super) async fn reply(&self, turn: u32) -> Option<LlmResponse> {
+        match self.log.recorded_reply(self.run_id, turn).await {
+            Ok(reply) => reply,
+            Err(error) => {
+                tracing::warn!(run = self.run_id, %error, "the intent log could not be read");
+                None
             }
         }
     }

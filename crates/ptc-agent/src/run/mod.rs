@@ -313,7 +313,16 @@ impl Agent {
             && !interrupted
             && let Err(error) = store.finish(id, &step.outcome, &step.usage).await
         {
-            tracing::error!(run = %id, %error, "the end of the run could not be checkpointed");
+            if store.stops_when_a_write_fails() {
+                tracing::warn!(
+                    run = %id,
+                    %error,
+                    "the end of run `{id}` was not recorded ({error}); the worker that claims it \
+                     next ends it again from its committed turns"
+                );
+            } else {
+                tracing::error!(run = %id, %error, "the end of the run could not be checkpointed");
+            }
         }
         Ok(step)
     }

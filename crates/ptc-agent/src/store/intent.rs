@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use ptc_lisp::{ToolOutcome, Value};
 
 use super::{Lease, StoreError};
+use crate::llm::LlmResponse;
 
 /// A log of the tool calls a run has started. A call is [recorded](IntentLog::record_intent)
 /// before the tool is called and [completed](IntentLog::complete_intent) with its outcome
@@ -40,6 +41,25 @@ pub trait IntentLog: Send + Sync {
 
     /// Every call recorded for run `run_id`, by turn and then call index.
     async fn intents(&self, run_id: &str) -> Result<Vec<IntentRecord>, StoreError>;
+
+    /// Records `reply`, the model's answer for turn `turn` of run `run_id`, before the turn's
+    /// program runs: the turn run again after a crash takes its program from it instead of
+    /// asking the model anew (and its request is not billed twice). A reply already recorded
+    /// for the turn is kept, and `reply` dropped. Fenced like the calls.
+    async fn record_reply(
+        &self,
+        lease: Option<&Lease>,
+        run_id: &str,
+        turn: u32,
+        reply: &LlmResponse,
+    ) -> Result<(), StoreError>;
+
+    /// The reply recorded for turn `turn` of run `run_id`, if any.
+    async fn recorded_reply(
+        &self,
+        run_id: &str,
+        turn: u32,
+    ) -> Result<Option<LlmResponse>, StoreError>;
 
     /// The calls of run `run_id` recorded and not completed: each may or may not have
     /// reached its tool.

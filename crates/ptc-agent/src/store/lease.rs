@@ -40,16 +40,29 @@ pub trait FleetStore: RunStore + IntentLog {
     /// store already has a run with this id.
     async fn submit(&self, id: &str, task: &Task) -> Result<(), StoreError>;
 
-    /// Claims up to `limit` runnable runs for `worker`, oldest submission first, each under a
-    /// new lease of `duration`. A run is runnable when it was submitted, has not ended, and
-    /// no live lease holds it. Runs other claimers hold or are claiming are skipped, not
-    /// waited for; an empty list means nothing is runnable now.
+    /// Claims up to `limit` runnable runs for `worker`, whose settings are `settings` (a key
+    /// that changes whenever the worker's settings do), oldest submission first, each under a
+    /// new lease of `duration`. A run is runnable when it was submitted, has not ended, no
+    /// live lease holds it, and no worker with the same `settings` [refused](FleetStore::refuse)
+    /// it since it was last [requeued](FleetStore::requeue). Runs other claimers hold or are
+    /// claiming are skipped, not waited for; an empty list means nothing is runnable now.
     async fn claim(
         &self,
         worker: &str,
+        settings: &str,
         duration: Duration,
         limit: usize,
     ) -> Result<Vec<Claimed>, StoreError>;
+
+    /// Parks the leased run as refused by its worker, whose settings are `settings`, for
+    /// `reason` (the run's settings do not fit the worker's), and ends the lease: no worker
+    /// with these settings claims it again until it is [requeued](FleetStore::requeue); a
+    /// worker with other settings may. Fenced like every write under a lease.
+    async fn refuse(&self, lease: &Lease, settings: &str, reason: &str) -> Result<(), StoreError>;
+
+    /// Takes back every refusal of run `id`, so that any worker may claim it again. Fails with
+    /// [`StoreError::Missing`] if the store has no run `id`.
+    async fn requeue(&self, id: &str) -> Result<(), StoreError>;
 
     /// Extends `lease` by its duration, counted from now by the store's clock. Fails with
     /// [`StoreError::LeaseLost`] when the lease expired or the run was claimed by another
@@ -75,6 +88,15 @@ pub trait FleetStore: RunStore + IntentLog {
 
     /// Where run `id` stands, or `None` if the store has no such run.
     async fn status(&self, id: &str) -> Result<Option<RunStatus>, StoreError>;
+
+    /// Waits until runs may have become claimable, as the store announces them (a run
+    /// submitted, handed back or requeued), or until `timeout` passes: a worker with room waits
+    /// here between claims, so it claims a new run at once and still looks every `timeout` for
+    /// what is not announced (leases that expired). A store that announces nothing waits
+    /// `timeout` (the default).
+    async fn wait_for_runs(&self, timeout: Duration) {
+        tokio::time::sleep(timeout).await;
+    }
 }
 
 /// One worker's claim on one run.
@@ -128,6 +150,15 @@ pub enum RunState {
         worker: String,
         /// The lease's fencing token.
         token: u64,
+    },
+    /// Not ended and not leased, and refused by a worker whose settings do not fit it (the
+    /// last refusal): workers with those settings do not claim it until it is
+    /// [requeued](FleetStore::requeue); others may.
+    Refused {
+        /// The worker that refused it last.
+        worker: String,
+        /// Why.
+        reason: String,
     },
     /// Started by one process through [`RunStore::start`], not ended: not the fleet's.
     Local,

@@ -7,6 +7,8 @@ use async_trait::async_trait;
 use ptc_lisp::ToolOutcome;
 use ptc_turn::{StepOutcome, Task, Turn, Turns, Usage};
 
+use crate::llm::LlmResponse;
+
 use super::{
     Checkpoint, IdempotencyKey, IntentLog, IntentRecord, Lease, RunStore, StoreError, ToolIntent,
 };
@@ -17,6 +19,7 @@ use super::{
 pub struct MemoryStore {
     runs: Mutex<HashMap<String, Checkpoint>>,
     intents: Mutex<BTreeMap<IdempotencyKey, IntentRecord>>,
+    replies: Mutex<BTreeMap<(String, u32), LlmResponse>>,
 }
 
 impl MemoryStore {
@@ -176,5 +179,29 @@ impl IntentLog for MemoryStore {
             .filter(|r| r.intent.key.run_id() == run_id)
             .cloned()
             .collect())
+    }
+
+    async fn record_reply(
+        &self,
+        lease: Option<&Lease>,
+        run_id: &str,
+        turn: u32,
+        reply: &LlmResponse,
+    ) -> Result<(), StoreError> {
+        no_lease(lease)?;
+        let mut replies = self.replies.lock().unwrap_or_else(PoisonError::into_inner);
+        replies
+            .entry((run_id.to_string(), turn))
+            .or_insert_with(|| reply.clone());
+        Ok(())
+    }
+
+    async fn recorded_reply(
+        &self,
+        run_id: &str,
+        turn: u32,
+    ) -> Result<Option<LlmResponse>, StoreError> {
+        let replies = self.replies.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(replies.get(&(run_id.to_string(), turn)).cloned())
     }
 }

@@ -68,6 +68,13 @@ pub trait RunStore: Send + Sync {
     fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
         None
     }
+
+    /// Whether a run written through this store stops when a turn cannot be written, instead
+    /// of going on without it: `false` (the default) for a store a run owns, `true` for a
+    /// worker's leased run, which another worker goes on with from its last committed turn.
+    fn stops_when_a_write_fails(&self) -> bool {
+        false
+    }
 }
 
 /// A run as a store has it: what it was given, the turns completed so far and, once it ended,
@@ -181,6 +188,11 @@ pub enum StoreError {
     /// Reading or writing the store failed.
     #[error("{0}")]
     Io(String),
+    /// The store could not be reached: its server is down or unreachable, or the connection
+    /// was cut. Whether a write sent then took effect is unknown; a write under a lease may be
+    /// sent again under the same lease (a turn committed twice is kept once).
+    #[error("{0}")]
+    Unavailable(String),
     /// The store holds something that is not a run record (a damaged or foreign file).
     #[error("{0}")]
     Corrupt(String),

@@ -1,16 +1,22 @@
 //! Tool calls recorded before they are made (a store with an intent log): each tool sees its
-//! call's idempotency key; after a crash mid-turn, a call that completed is answered from the
-//! log, one in flight is made again under the same key, a program that differs gets new keys,
-//! and the resumed model is told which calls of its unfinished turn may have happened.
+//! call's idempotency key; after a crash mid-turn, the turn runs the model's reply recorded
+//! before it again, without asking the model, a call that completed is answered from the log
+//! and one in flight is made again under the same key; where no reply was recorded, a program
+//! that differs gets new keys, and the resumed model is told which calls of its unfinished turn
+//! may have happened.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use async_trait::async_trait;
 use pretty_assertions::assert_eq;
-use ptc_agent::store::{IdempotencyKey, IntentLog, MemoryStore};
-use ptc_agent::{Agent, RunObserver, RunOptions, ScriptedLlm, ToolError, async_tool};
+use ptc_agent::store::{
+    Checkpoint, IdempotencyKey, IntentLog, IntentRecord, Lease, MemoryStore, RunStore, StoreError,
+    ToolIntent,
+};
+use ptc_agent::{Agent, LlmResponse, RunObserver, RunOptions, ScriptedLlm, ToolError, async_tool};
 use ptc_lisp::ToolOutcome;
-use ptc_turn::{FailureKind, Message, StepOutcome};
+use ptc_turn::{FailureKind, Message, StepOutcome, Task, Turn, Usage};
 
 const SEND_TWO: &str = "(def a (tool/send \"hi\"))\n(def b (tool/send \"ho\"))";
 const SEND_BYE: &str = "(return [a b (tool/send \"bye\")])";
@@ -40,8 +46,83 @@ fn agent(replies: &[&str], made: Arc<Mutex<Vec<String>>>, hangs: Option<&'static
     .expect("agent")
 }
 
+/// A [`MemoryStore`] whose intent log keeps no model replies, as a log written before replies
+/// were kept: a turn run again after a crash asks the model anew.
+#[derive(Default)]
+struct WithoutReplies(MemoryStore);
+
+#[async_trait]
+impl RunStore for WithoutReplies {
+    async fn start(&self, id: &str, task: &Task) -> Result<(), StoreError> {
+        self.0.start(id, task).await
+    }
+
+    async fn append(&self, id: &str, turn: &Turn) -> Result<(), StoreError> {
+        self.0.append(id, turn).await
+    }
+
+    async fn finish(
+        &self,
+        id: &str,
+        outcome: &StepOutcome,
+        usage: &Usage,
+    ) -> Result<(), StoreError> {
+        self.0.finish(id, outcome, usage).await
+    }
+
+    async fn load(&self, id: &str) -> Result<Option<Checkpoint>, StoreError> {
+        self.0.load(id).await
+    }
+
+    async fn reopen(&self, id: &str) -> Result<(), StoreError> {
+        self.0.reopen(id).await
+    }
+
+    fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
+        Some((self, None))
+    }
+}
+
+#[async_trait]
+impl IntentLog for WithoutReplies {
+    async fn record_intent(
+        &self,
+        lease: Option<&Lease>,
+        intent: &ToolIntent,
+    ) -> Result<IntentRecord, StoreError> {
+        self.0.record_intent(lease, intent).await
+    }
+
+    async fn complete_intent(
+        &self,
+        lease: Option<&Lease>,
+        key: &IdempotencyKey,
+        outcome: &ToolOutcome,
+    ) -> Result<(), StoreError> {
+        self.0.complete_intent(lease, key, outcome).await
+    }
+
+    async fn intents(&self, run_id: &str) -> Result<Vec<IntentRecord>, StoreError> {
+        self.0.intents(run_id).await
+    }
+
+    async fn record_reply(
+        &self,
+        _: Option<&Lease>,
+        _: &str,
+        _: u32,
+        _: &LlmResponse,
+    ) -> Result<(), StoreError> {
+        Err(StoreError::Io("this log keeps no replies".into()))
+    }
+
+    async fn recorded_reply(&self, _: &str, _: u32) -> Result<Option<LlmResponse>, StoreError> {
+        Ok(None)
+    }
+}
+
 /// The intent log of run `id` as `KEY TOOL ARGS ATTEMPTS OUTCOME` lines.
-async fn log_of(store: &MemoryStore, id: &str) -> Vec<String> {
+async fn log_of(store: &dyn IntentLog, id: &str) -> Vec<String> {
     store
         .intents(id)
         .await
@@ -122,7 +203,7 @@ async fn each_call_is_recorded_with_its_key_before_it_is_made_and_completed_afte
 
 /// Run `r` of `store`, stopped by its deadline while the second call of turn 1 hangs: the
 /// first call completed, the second is in flight.
-async fn stopped_in_turn_one(store: &MemoryStore) {
+async fn stopped_in_turn_one(store: &(impl RunStore + IntentLog)) {
     let made = Arc::new(Mutex::new(Vec::new()));
     let step = agent(&[SEND_TWO, SEND_BYE], made.clone(), Some("ho"))
         .run_with(RunOptions::new().with_store(store, "r"))
@@ -143,13 +224,21 @@ async fn stopped_in_turn_one(store: &MemoryStore) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_resumed_turn_takes_a_completed_call_from_the_log_and_retries_the_one_in_flight() {
+async fn a_resumed_turn_runs_its_recorded_reply_taking_a_completed_call_from_the_log() {
     let store = MemoryStore::new();
     stopped_in_turn_one(&store).await;
+    assert_eq!(
+        store
+            .recorded_reply("r", 1)
+            .await
+            .map(|r| r.map(|r| r.content)),
+        Ok(Some(SEND_TWO.to_string()))
+    );
 
+    // The model has only turn 2's reply: turn 1 runs the reply recorded before the stop.
     let made = Arc::new(Mutex::new(Vec::new()));
     let asked = LastMessages::default();
-    let step = agent(&[SEND_TWO, SEND_BYE], made.clone(), None)
+    let step = agent(&[SEND_BYE], made.clone(), None)
         .resume(&store, "r", RunOptions::new().with_observer(&asked))
         .await
         .expect("resumes");
@@ -168,6 +257,31 @@ async fn a_resumed_turn_takes_a_completed_call_from_the_log_and_retries_the_one_
             "r:2:0 send \"bye\" x1 \"sent bye\"",
         ])
     );
+    let programs: Vec<_> = step.turns.iter().map(|t| t.program().to_string()).collect();
+    assert_eq!(programs, [SEND_TWO, SEND_BYE]);
+    // Asked once, for turn 2, and told nothing: the calls of turn 1 were made again as before.
+    let asked = asked.0.lock().unwrap();
+    let turns: Vec<u32> = asked.iter().map(|(turn, _)| *turn).collect();
+    assert_eq!(turns, [2]);
+    assert!(!asked[0].1.contains("Note:"), "{}", asked[0].1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_turn_without_a_recorded_reply_asks_the_model_and_tells_it_of_the_calls() {
+    let store = WithoutReplies::default();
+    stopped_in_turn_one(&store).await;
+
+    let made = Arc::new(Mutex::new(Vec::new()));
+    let asked = LastMessages::default();
+    let step = agent(&[SEND_TWO, SEND_BYE], made.clone(), None)
+        .resume(&store, "r", RunOptions::new().with_observer(&asked))
+        .await
+        .expect("resumes");
+    assert_eq!(
+        step.value().map(ptc_lisp::pr_str),
+        Some("[\"sent hi\" \"sent ho\" \"sent bye\"]".to_string())
+    );
+    assert_eq!(*made.lock().unwrap(), strings(&["r:1:1 ho", "r:2:0 bye"]));
     let asked = asked.0.lock().unwrap();
     let (turn, first) = &asked[0];
     assert_eq!(*turn, 1);
@@ -187,7 +301,7 @@ async fn a_resumed_turn_takes_a_completed_call_from_the_log_and_retries_the_one_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resumed_turn_that_makes_other_calls_gets_new_keys_after_the_recorded_ones() {
-    let store = MemoryStore::new();
+    let store = WithoutReplies::default();
     stopped_in_turn_one(&store).await;
 
     let made = Arc::new(Mutex::new(Vec::new()));

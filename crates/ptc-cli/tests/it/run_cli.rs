@@ -670,7 +670,9 @@ fn help_shows_the_exit_status_table() {
                  2  unusable arguments or input (an unknown option, a missing or invalid file, \
                  an MCP\n     server that could not be started or reached)\n  \
                  3  a limit stopped it (a sandbox limit of a program; the turn budget or deadline \
-                 of a run)\n\
+                 of a run)\n  \
+                 4  ptc worker's store could not be reached for longer than its \
+                 --outage-limit\n\
                  130  Ctrl-C stopped a run (the turns completed so far are kept: --dump-step, \
                  --checkpoint)\n"
             ),

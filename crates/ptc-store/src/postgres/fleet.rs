@@ -20,6 +20,7 @@ impl FleetStore for PgStore {
     async fn claim(
         &self,
         worker: &str,
+        settings: &str,
         duration: Duration,
         limit: usize,
     ) -> Result<Vec<Claimed>, StoreError> {
@@ -38,6 +39,7 @@ impl FleetStore for PgStore {
                      SELECT id FROM ptc_runs
                      WHERE fleet AND outcome IS NULL
                        AND (lease_expires_at IS NULL OR lease_expires_at <= clock_timestamp())
+                       AND NOT ($4 = ANY (refused_settings))
                      ORDER BY seq
                      LIMIT $1
                      FOR UPDATE SKIP LOCKED)
@@ -52,7 +54,7 @@ impl FleetStore for PgStore {
             .await
             .map_err(db_error)?;
         let mut rows = client
-            .query(&statement, &[&limit, &worker, &seconds])
+            .query(&statement, &[&limit, &worker, &seconds, &settings])
             .await
             .map_err(db_error)?;
         rows.sort_by_key(|row| row.get::<_, i64>(0));
@@ -133,6 +135,48 @@ impl FleetStore for PgStore {
         Err(changed_meanwhile(&lease.run_id))
     }
 
+    async fn refuse(&self, lease: &Lease, settings: &str, reason: &str) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        let refused = client
+            .execute(
+                "UPDATE ptc_runs
+                 SET refused_reason = $3, refused_worker = lease_worker,
+                     refused_settings = array_append(refused_settings, $4),
+                     lease_expires_at = NULL
+                 WHERE id = $1 AND fleet AND outcome IS NULL AND lease_token = $2
+                   AND lease_expires_at > clock_timestamp()",
+                &[&lease.run_id, &token_of(Some(lease)), &reason, &settings],
+            )
+            .await
+            .map_err(db_error)?;
+        if refused == 1 {
+            return Ok(());
+        }
+        writer_check(&**client, &lease.run_id, Some(lease)).await?;
+        Err(changed_meanwhile(&lease.run_id))
+    }
+
+    async fn requeue(&self, id: &str) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        let found = client
+            .execute(
+                "UPDATE ptc_runs
+                 SET refused_reason = NULL, refused_worker = NULL, refused_settings = '{}'
+                 WHERE id = $1",
+                &[&id],
+            )
+            .await
+            .map_err(db_error)?;
+        if found == 0 {
+            return Err(StoreError::Missing(id.to_string()));
+        }
+        Ok(())
+    }
+
+    async fn wait_for_runs(&self, timeout: Duration) {
+        self.announcements.wait(timeout).await;
+    }
+
     async fn status(&self, id: &str) -> Result<Option<RunStatus>, StoreError> {
         let client = self.client().await?;
         let Some(run) = run_row(&**client, id).await? else {
@@ -151,7 +195,13 @@ impl FleetStore for PgStore {
                     .and_then(|t| u64::try_from(t).ok())
                     .unwrap_or(0),
             },
-            (None, true, false) => RunState::Queued,
+            (None, true, false) => match run.refused_reason {
+                Some(reason) => RunState::Refused {
+                    worker: run.refused_worker.unwrap_or_default(),
+                    reason,
+                },
+                None => RunState::Queued,
+            },
         };
         Ok(Some(RunStatus {
             state,

@@ -1,6 +1,7 @@
 //! The intent log: tool calls recorded before they are made.
 
 use async_trait::async_trait;
+use ptc_agent::LlmResponse;
 use ptc_agent::store::{IdempotencyKey, IntentLog, IntentRecord, Lease, StoreError, ToolIntent};
 use ptc_lisp::{ToolOutcome, Value};
 use tokio_postgres::Transaction;
@@ -185,5 +186,52 @@ impl IntentLog for PgStore {
                 })
             })
             .collect()
+    }
+
+    async fn record_reply(
+        &self,
+        lease: Option<&Lease>,
+        run_id: &str,
+        turn: u32,
+        reply: &LlmResponse,
+    ) -> Result<(), StoreError> {
+        let number = i32::try_from(turn)
+            .map_err(|_| StoreError::Io(format!("turn number {turn} is too large")))?;
+        let reply = encode(reply)?;
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(db_error)?;
+        lock_for_writer(&tx, run_id, lease).await?;
+        tx.execute(
+            "INSERT INTO ptc_turn_replies (run_id, turn, reply, lease_token) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (run_id, turn) DO NOTHING",
+            &[&run_id, &number, &reply, &token_of(lease)],
+        )
+        .await
+        .map_err(db_error)?;
+        tx.commit().await.map_err(db_error)
+    }
+
+    async fn recorded_reply(
+        &self,
+        run_id: &str,
+        turn: u32,
+    ) -> Result<Option<LlmResponse>, StoreError> {
+        let number = i32::try_from(turn)
+            .map_err(|_| StoreError::Io(format!("turn number {turn} is too large")))?;
+        let client = self.client().await?;
+        let row = client
+            .query_opt(
+                "SELECT reply FROM ptc_turn_replies WHERE run_id = $1 AND turn = $2",
+                &[&run_id, &number],
+            )
+            .await
+            .map_err(db_error)?;
+        row.map(|row| {
+            decode(
+                &format!("the reply to turn {turn} of run `{run_id}`"),
+                row.get::<_, &str>(0),
+            )
+        })
+        .transpose()
     }
 }

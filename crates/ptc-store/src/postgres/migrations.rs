@@ -6,11 +6,28 @@ use super::db_error;
 
 /// Every migration, oldest first: its version, what it does, and its SQL. A migration is
 /// never changed once released; a change of the schema is a new one.
-const MIGRATIONS: &[(i32, &str, &str)] = &[(
-    1,
-    "runs, turns, leases and the intent log",
-    include_str!("../../migrations/0001_runs_turns_leases_intents.sql"),
-)];
+const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
+        1,
+        "runs, turns, leases and the intent log",
+        include_str!("../../migrations/0001_runs_turns_leases_intents.sql"),
+    ),
+    (
+        2,
+        "runs refused by workers whose settings do not fit",
+        include_str!("../../migrations/0002_refused_runs.sql"),
+    ),
+    (
+        3,
+        "the model's reply to each turn, before its program runs",
+        include_str!("../../migrations/0003_turn_replies.sql"),
+    ),
+    (
+        4,
+        "claimable runs announced on ptc_runs_claimable",
+        include_str!("../../migrations/0004_claimable_runs_announced.sql"),
+    ),
+];
 
 /// The advisory lock that makes stores opened at once (workers starting together) migrate
 /// one after the other: the first applies what is missing, the others find it applied.

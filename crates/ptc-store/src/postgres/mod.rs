@@ -1,5 +1,6 @@
 //! The PostgreSQL run store: runs a fleet of workers shares, under leases.
 
+mod announce;
 mod fleet;
 mod intents;
 mod migrations;
@@ -45,7 +46,7 @@ const DEFAULT_POOL_SIZE: usize = 16;
 /// let id = format!("ticket-{}", std::process::id());
 /// store.submit(&id, &Task::new("Count the users")).await.unwrap();
 ///
-/// let claimed = store.claim("worker-7", Duration::from_secs(30), 1).await.unwrap().remove(0);
+/// let claimed = store.claim("worker-7", "", Duration::from_secs(30), 1).await.unwrap().remove(0);
 /// let lease = claimed.lease;
 /// assert_eq!(claimed.checkpoint.turns.len(), 0);
 /// store.commit_turn(&lease, &Turn::success(1, "(count data/users)", 2.into())).await.unwrap();
@@ -59,6 +60,8 @@ const DEFAULT_POOL_SIZE: usize = 16;
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool,
+    /// The claimable runs the database announces, heard on a connection of their own.
+    announcements: std::sync::Arc<announce::Announcements>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -73,9 +76,69 @@ impl std::fmt::Debug for PgStore {
 
 /// A driver error as the store reports it: the server's own message when it sent one.
 pub(super) fn db_error(e: tokio_postgres::Error) -> StoreError {
-    match e.as_db_error() {
-        Some(db) => StoreError::Io(format!("PostgreSQL: {db}")),
-        None => StoreError::Io(format!("PostgreSQL: {e}")),
+    let text = format!("PostgreSQL: {}", describe(&e));
+    if unreachable(&e) {
+        StoreError::Unavailable(text)
+    } else {
+        StoreError::Io(text)
+    }
+}
+
+/// Whether `e` says the server could not be reached or the connection was cut (it is down,
+/// restarting, shutting down or out of connections), rather than that it refused what was
+/// asked.
+fn unreachable(e: &tokio_postgres::Error) -> bool {
+    if let Some(code) = e.code() {
+        let code = code.code();
+        // Class 08: connection exceptions; 57P01-57P03: the server shutting down, crashed or
+        // starting; 53300: too many connections.
+        return code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300");
+    }
+    if e.is_closed() {
+        return true;
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        if cause.is::<std::io::Error>() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// What went wrong, in PostgreSQL's own words: the server's message and its SQLSTATE
+/// (`database "x" does not exist (3D000)`) when the server answered, else the driver's
+/// account with every cause it carries (`error connecting to server: Connection refused`).
+pub(super) fn describe(e: &tokio_postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{} ({})", db.message(), db.code().code());
+    }
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// Why no connection could be had from the pool, with the server's own message.
+fn pool_error(e: deadpool_postgres::PoolError) -> StoreError {
+    let (reason, unavailable) = match &e {
+        deadpool_postgres::PoolError::Backend(e) => (describe(e), unreachable(e)),
+        deadpool_postgres::PoolError::Timeout(_) => (e.to_string(), true),
+        other => (other.to_string(), false),
+    };
+    let text = format!("cannot get a connection to PostgreSQL: {reason}");
+    if unavailable {
+        StoreError::Unavailable(text)
+    } else {
+        StoreError::Io(text)
     }
 }
 
@@ -92,6 +155,7 @@ impl PgStore {
         let config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| StoreError::Io(format!("`{url}` is not a PostgreSQL URL: {e}")))?;
+        let announcements = std::sync::Arc::new(announce::Announcements::new(config.clone()));
         let manager = Manager::from_config(
             config,
             NoTls,
@@ -103,7 +167,10 @@ impl PgStore {
             .max_size(size.max(1))
             .build()
             .map_err(|e| StoreError::Io(format!("cannot make the connection pool: {e}")))?;
-        let store = PgStore { pool };
+        let store = PgStore {
+            pool,
+            announcements,
+        };
         let mut client = store.client().await?;
         migrations::migrate(&mut client).await?;
         Ok(store)
@@ -133,10 +200,7 @@ impl PgStore {
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
-        self.pool
-            .get()
-            .await
-            .map_err(|e| StoreError::Io(format!("cannot get a connection to PostgreSQL: {e}")))
+        self.pool.get().await.map_err(pool_error)
     }
 
     /// Adds run `id`: submitted to the fleet, or started by one process.
@@ -273,14 +337,17 @@ struct RunRow {
     lease_token: Option<i64>,
     /// Whether the lease has not expired by the database's clock.
     lease_live: bool,
+    /// Why a worker last refused it, and which, unless it was requeued since.
+    refused_reason: Option<String>,
+    refused_worker: Option<String>,
 }
 
 async fn run_row(client: &impl GenericClient, id: &str) -> Result<Option<RunRow>, StoreError> {
     let row = client
         .query_opt(
             "SELECT fleet, outcome, turns, claims, lease_worker, lease_token, \
-             coalesce(lease_expires_at > clock_timestamp(), false) \
-             FROM ptc_runs WHERE id = $1",
+             coalesce(lease_expires_at > clock_timestamp(), false), refused_reason, \
+             refused_worker FROM ptc_runs WHERE id = $1",
             &[&id],
         )
         .await
@@ -294,6 +361,8 @@ async fn run_row(client: &impl GenericClient, id: &str) -> Result<Option<RunRow>
         lease_worker: row.get(4),
         lease_token: row.get(5),
         lease_live: row.get(6),
+        refused_reason: row.get(7),
+        refused_worker: row.get(8),
     }))
 }
 

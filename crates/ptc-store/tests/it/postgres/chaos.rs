@@ -1,8 +1,10 @@
-//! The chaos test: three worker processes share one database and work 1,000 runs (a scripted
+//! The chaos tests: three worker processes share one database and work 1,000 runs (a scripted
 //! model, a slow tool that acts on the database), while every second or two one of them,
-//! chosen at random, is killed with SIGKILL and started again. Every run ends as it would have
-//! undisturbed, no turn is committed twice, and a tool call is made more than once only when
-//! the intent log shows it was in flight at a kill.
+//! chosen at random, is killed with SIGKILL and started again; in the second test the database
+//! is also stopped at random (`pg_ctl stop -m immediate`) for one to three seconds, on a cluster
+//! of the test's own. Every run ends as it would have undisturbed, no turn is committed twice,
+//! no worker exits on its own, and a tool call is made more than once only when the intent log
+//! shows it was in flight at a kill or an outage.
 //!
 //! The worker processes are this test binary, started on `chaos_worker_process` with the
 //! database and the worker's name in the environment.
@@ -10,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use pretty_assertions::assert_eq;
@@ -20,6 +23,7 @@ use ptc_store::PgStore;
 use ptc_turn::{Step, Task};
 use tokio_postgres::NoTls;
 
+use super::outage::OwnCluster;
 use super::{TestDb, admin};
 
 const RUNS: usize = 1_000;
@@ -45,23 +49,65 @@ struct Work {
     step: i64,
 }
 
-/// The agent of run `n`. With `acts`, its tool acts on the world (it notes the call, under its
+/// The world the tool acts on: the table `chaos_calls`, through a connection of the worker's
+/// own, made again when the database went away.
+struct World {
+    url: String,
+    worker: String,
+    client: tokio::sync::Mutex<Option<tokio_postgres::Client>>,
+}
+
+/// Numbers each time a tool acts in this process.
+static ACTS: AtomicU64 = AtomicU64::new(0);
+
+impl World {
+    /// Notes that the call under `key` acted, once however often the note is sent again: while
+    /// the database is away, the tool waits for it.
+    async fn act(&self, key: &str) {
+        let act = format!(
+            "{}-{}",
+            std::process::id(),
+            ACTS.fetch_add(1, Ordering::SeqCst)
+        );
+        loop {
+            let mut client = self.client.lock().await;
+            if client.is_none()
+                && let Ok((fresh, connection)) = tokio_postgres::connect(&self.url, NoTls).await
+            {
+                tokio::spawn(connection);
+                *client = Some(fresh);
+            }
+            if let Some(connected) = client.as_ref() {
+                let noted = connected
+                    .execute(
+                        "INSERT INTO chaos_calls (act, key, worker) VALUES ($1, $2, $3) \
+                         ON CONFLICT (act) DO NOTHING",
+                        &[&act, &key, &self.worker],
+                    )
+                    .await;
+                if noted.is_ok() {
+                    return;
+                }
+                *client = None;
+            }
+            drop(client);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// The agent of run `n`. With a world, its tool acts on it (it notes the call, under its
 /// idempotency key, in the table `chaos_calls`) and then takes `TOOL_TIME`; without, it
 /// only answers.
-fn agent_for(n: i64, acts: Option<(Arc<tokio_postgres::Client>, String)>) -> Agent {
+fn agent_for(n: i64, world: Option<Arc<World>>) -> Agent {
     let work = async_tool("work", "Works on a step", move |args: Work| {
-        let acts = acts.clone();
+        let world = world.clone();
         let key = IdempotencyKey::current();
         async move {
-            if let Some((client, worker)) = acts {
-                let key = key.map(|k| k.to_string()).unwrap_or_default();
-                client
-                    .execute(
-                        "INSERT INTO chaos_calls (key, worker) VALUES ($1, $2)",
-                        &[&key, &worker],
-                    )
-                    .await
-                    .map_err(|e| ToolError::new(e.to_string()))?;
+            if let Some(world) = world {
+                world
+                    .act(&key.map(|k| k.to_string()).unwrap_or_default())
+                    .await;
                 tokio::time::sleep(TOOL_TIME).await;
             }
             Ok::<_, ToolError>(args.n * 10 + args.step)
@@ -101,18 +147,21 @@ fn chaos_worker_process() {
         .build()
         .expect("a runtime");
     runtime.block_on(async move {
-        let store = PgStore::connect(&url).await.expect("the store");
-        let (client, connection) = tokio_postgres::connect(&url, NoTls)
-            .await
-            .expect("a connection for the tool");
-        tokio::spawn(connection);
-        let client = Arc::new(client);
-        let worker_name = name.clone();
+        // Started while the database is away, the process waits for it, as a supervisor would
+        // start it again.
+        let store = loop {
+            match PgStore::connect(&url).await {
+                Ok(store) => break store,
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        };
+        let world = Arc::new(World {
+            url: url.clone(),
+            worker: name.clone(),
+            client: tokio::sync::Mutex::new(None),
+        });
         let worker = Worker::new(name, Arc::new(store) as Arc<dyn FleetStore>, move |task| {
-            Ok(agent_for(
-                n_of(task)?,
-                Some((client.clone(), worker_name.clone())),
-            ))
+            Ok(agent_for(n_of(task)?, Some(world.clone())))
         })
         .concurrency(24)
         .lease(LEASE)
@@ -180,12 +229,39 @@ fn comparable(step: &Step) -> serde_json::Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workers_killed_at_random_finish_every_run_as_it_would_have_ended_undisturbed() {
     let db = TestDb::new("chaos").await;
-    let store = db.store().await;
-    let client = admin(&db.url).await;
+    chaos(&db.url, None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_killed_and_the_database_stopped_at_random_finish_every_run_undisturbed() {
+    let cluster = OwnCluster::start("ptc-chaos-outages-cluster");
+    chaos(&cluster.url(), Some(&cluster)).await;
+}
+
+/// How many runs of the database ended, or `None` while it is away.
+async fn ended_runs(url: &str) -> Option<i64> {
+    let (client, connection) = tokio_postgres::connect(url, NoTls).await.ok()?;
+    tokio::spawn(connection);
+    let row = client
+        .query_one(
+            "SELECT count(*) FROM ptc_runs WHERE outcome IS NOT NULL",
+            &[],
+        )
+        .await
+        .ok()?;
+    Some(row.get(0))
+}
+
+/// Works `RUNS` runs with `WORKERS` worker processes on the database at `url`, killing one at
+/// random every second or two; with `cluster`, also stopping the database at random, about
+/// every third time, for one to three seconds.
+async fn chaos(url: &str, cluster: Option<&OwnCluster>) {
+    let store = PgStore::connect(url).await.expect("the store");
+    let client = admin(url).await;
     client
         .batch_execute(
-            "CREATE TABLE chaos_calls (key TEXT NOT NULL, worker TEXT NOT NULL, \
-             at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp())",
+            "CREATE TABLE chaos_calls (act TEXT PRIMARY KEY, key TEXT NOT NULL, \
+             worker TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp())",
         )
         .await
         .expect("the calls table");
@@ -205,21 +281,15 @@ async fn workers_killed_at_random_finish_every_run_as_it_would_have_ended_undist
     let mut dice = Dice(seed);
     let mut generations = [0; WORKERS];
     let mut workers: Vec<Child> = (0..WORKERS)
-        .map(|slot| start_worker(&db.url, slot, 0))
+        .map(|slot| start_worker(url, slot, 0))
         .collect();
     let started = Instant::now();
     let mut kills = 0;
+    let mut outages = Vec::new();
     let mut unexpected_exits = Vec::new();
     loop {
         tokio::time::sleep(Duration::from_millis(1_000 + dice.roll(1_500))).await;
-        let ended: i64 = client
-            .query_one(
-                "SELECT count(*) FROM ptc_runs WHERE outcome IS NOT NULL",
-                &[],
-            )
-            .await
-            .expect("count")
-            .get(0);
+        let ended = ended_runs(url).await.expect("the database answers");
         if ended as usize == RUNS {
             break;
         }
@@ -231,15 +301,24 @@ async fn workers_killed_at_random_finish_every_run_as_it_would_have_ended_undist
             if let Ok(Some(status)) = worker.try_wait() {
                 unexpected_exits.push(format!("w{slot}-{}: {status}", generations[slot]));
                 generations[slot] += 1;
-                *worker = start_worker(&db.url, slot, generations[slot]);
+                *worker = start_worker(url, slot, generations[slot]);
             }
+        }
+        if let Some(cluster) = cluster
+            && dice.roll(3) == 0
+        {
+            let outage = Duration::from_millis(1_000 + dice.roll(2_000));
+            cluster.stop_immediately();
+            tokio::time::sleep(outage).await;
+            cluster.start_server();
+            outages.push(outage);
         }
         let slot = dice.roll(WORKERS as u64) as usize;
         workers[slot].kill().expect("SIGKILL");
         workers[slot].wait().expect("the killed worker is reaped");
         kills += 1;
         generations[slot] += 1;
-        workers[slot] = start_worker(&db.url, slot, generations[slot]);
+        workers[slot] = start_worker(url, slot, generations[slot]);
     }
     let took = started.elapsed();
     for worker in &mut workers {
@@ -248,6 +327,14 @@ async fn workers_killed_at_random_finish_every_run_as_it_would_have_ended_undist
     }
     assert_eq!(unexpected_exits, Vec::<String>::new(), "seed {seed}");
     assert!(kills >= 3, "only {kills} kills before every run ended");
+    if cluster.is_some() {
+        assert!(
+            !outages.is_empty(),
+            "no outage before every run ended (seed {seed})"
+        );
+    }
+    // The test's connection did not outlive an outage.
+    let client = admin(url).await;
 
     // Every run ended as it would have undisturbed.
     let mut undisturbed = tokio::task::JoinSet::new();
@@ -343,9 +430,13 @@ async fn workers_killed_at_random_finish_every_run_as_it_would_have_ended_undist
         .filter(|(attempts, _)| *attempts > 1)
         .count();
     let repeated: i64 = made.values().map(|times| times - 1).sum();
+    let down: Duration = outages.iter().sum();
     eprintln!(
-        "chaos: {RUNS} runs by {WORKERS} workers in {:.1} s, {kills} kills; {in_flight_at_a_kill} \
-         calls in flight at a kill, {repeated} calls made again",
-        took.as_secs_f64()
+        "chaos: {RUNS} runs by {WORKERS} workers in {:.1} s, {kills} kills, {} outages of the \
+         database ({:.1} s in all); {in_flight_at_a_kill} calls in flight at a kill or an \
+         outage, {repeated} calls made again",
+        took.as_secs_f64(),
+        outages.len(),
+        down.as_secs_f64()
     );
 }

@@ -33,7 +33,7 @@ async fn submit_runs(store: &PgStore, count: usize) -> Vec<String> {
 }
 
 async fn claim_one(store: &PgStore, worker: &str, duration: Duration) -> Claimed {
-    let mut claimed = store.claim(worker, duration, 1).await.unwrap();
+    let mut claimed = store.claim(worker, "", duration, 1).await.unwrap();
     assert_eq!(claimed.len(), 1, "{worker} claimed nothing");
     claimed.remove(0)
 }
@@ -53,7 +53,7 @@ async fn concurrent_claimers_never_take_the_same_run() {
             let mut mine = Vec::new();
             loop {
                 let claimed = store
-                    .claim(&format!("w{w}"), LONG, 1 + w % 3)
+                    .claim(&format!("w{w}"), "", LONG, 1 + w % 3)
                     .await
                     .unwrap();
                 if claimed.is_empty() {
@@ -81,7 +81,7 @@ async fn concurrent_claimers_never_take_the_same_run() {
     tokens.dedup();
     assert_eq!(tokens.len(), 300, "every claim has its own token");
     assert!(by_run.values().all(|c| c[0].1 == 1));
-    assert_eq!(store.claim("late", LONG, 10).await.unwrap(), vec![]);
+    assert_eq!(store.claim("late", "", LONG, 10).await.unwrap(), vec![]);
 }
 
 #[tokio::test]
@@ -100,12 +100,12 @@ async fn runs_are_claimed_oldest_first_with_their_checkpoint() {
     assert_eq!(first.claims, 1);
     assert_eq!(first.checkpoint.task, Task::new("mission 0"));
     assert_eq!(first.checkpoint.turns.len(), 0);
-    let rest = store.claim("b", LONG, 10).await.unwrap();
+    let rest = store.claim("b", "", LONG, 10).await.unwrap();
     let ids: Vec<_> = rest.iter().map(|c| c.lease.run_id.as_str()).collect();
     assert_eq!(ids, vec!["run-0001", "run-0002"]);
     assert!(rest.iter().all(|c| c.lease.token > first.lease.token));
     // The local run is never the fleet's.
-    assert_eq!(store.claim("c", LONG, 10).await.unwrap(), vec![]);
+    assert_eq!(store.claim("c", "", LONG, 10).await.unwrap(), vec![]);
 }
 
 #[tokio::test]
@@ -154,7 +154,7 @@ async fn a_worker_that_lost_its_lease_can_never_write() {
     let stored = store.load("run-0000").await.unwrap().unwrap();
     assert_eq!(stored.turns.len(), 2);
     assert_eq!(stored.end.map(|(outcome, _)| outcome), Some(returned(7)));
-    assert_eq!(store.claim("c", LONG, 1).await.unwrap(), vec![]);
+    assert_eq!(store.claim("c", "", LONG, 1).await.unwrap(), vec![]);
     assert_eq!(
         store.commit_turn(&fresh.lease, &turn(3)).await,
         Err(StoreError::Ended("run-0000".into()))
@@ -166,12 +166,12 @@ async fn stale_and_live_holders_racing_leave_only_the_live_holders_turns() {
     let db = TestDb::new("racing").await;
     let store = db.store().await;
     let ids = submit_runs(&store, 20).await;
-    let stale = store.claim("stale", SHORT, 20).await.unwrap();
+    let stale = store.claim("stale", "", SHORT, 20).await.unwrap();
     for claimed in &stale {
         store.commit_turn(&claimed.lease, &turn(1)).await.unwrap();
     }
     tokio::time::sleep(PAST_SHORT).await;
-    let live = store.claim("live", LONG, 20).await.unwrap();
+    let live = store.claim("live", "", LONG, 20).await.unwrap();
     assert_eq!(live.len(), 20);
     // Both commit turn 2 of every run at the same time, from connections of their own.
     let race = |claims: Vec<Claimed>, url: String| {
@@ -220,14 +220,14 @@ async fn a_renewed_lease_holds_and_a_handed_back_one_is_claimable_at_once() {
     for _ in 0..3 {
         tokio::time::sleep(lease * 2 / 5).await;
         store.renew(&held.lease).await.unwrap();
-        assert_eq!(store.claim("b", LONG, 1).await.unwrap(), vec![]);
+        assert_eq!(store.claim("b", "", LONG, 1).await.unwrap(), vec![]);
     }
     // A commit extends the lease too.
     for n in 1..=3 {
         tokio::time::sleep(lease * 2 / 5).await;
         store.commit_turn(&held.lease, &turn(n)).await.unwrap();
     }
-    assert_eq!(store.claim("b", LONG, 1).await.unwrap(), vec![]);
+    assert_eq!(store.claim("b", "", LONG, 1).await.unwrap(), vec![]);
     store.release(&held.lease).await.unwrap();
     let next = claim_one(&store, "b", LONG).await;
     assert_eq!((next.claims, next.checkpoint.turns.len()), (2, 3));
@@ -311,5 +311,83 @@ async fn the_status_of_a_run_follows_its_leases() {
     assert_eq!(
         store.submit("run-0000", &Task::new("again")).await,
         Err(StoreError::Exists("run-0000".into()))
+    );
+}
+
+#[tokio::test]
+async fn a_refused_run_waits_for_other_settings_or_a_requeue() {
+    let db = TestDb::new("refused").await;
+    let store = db.store().await;
+    submit_runs(&store, 2).await;
+    let mut held = store.claim("a", "five-turns", LONG, 1).await.unwrap();
+    let held = held.remove(0);
+    assert_eq!(held.lease.run_id, "run-0000");
+    let reason = "it was started with a budget of 7 turns, this agent has 5";
+    store
+        .refuse(&held.lease, "five-turns", reason)
+        .await
+        .unwrap();
+    let refused = RunStatus {
+        state: RunState::Refused {
+            worker: "a".into(),
+            reason: reason.into(),
+        },
+        turns: 0,
+        claims: 1,
+    };
+    assert_eq!(
+        store.status("run-0000").await.unwrap(),
+        Some(refused.clone())
+    );
+    // A refusal ends the lease: nothing more is written under it.
+    assert_eq!(
+        store.commit_turn(&held.lease, &turn(1)).await,
+        Err(StoreError::LeaseLost {
+            id: "run-0000".into(),
+            token: held.lease.token
+        })
+    );
+    // Workers with the refuser's settings pass it over, whatever their names.
+    for worker in ["a", "b"] {
+        let claimed = store.claim(worker, "five-turns", LONG, 10).await.unwrap();
+        let ids: Vec<_> = claimed.iter().map(|c| c.lease.run_id.as_str()).collect();
+        assert_eq!(
+            ids,
+            if worker == "a" {
+                vec!["run-0001"]
+            } else {
+                vec![]
+            }
+        );
+    }
+    assert_eq!(store.status("run-0000").await.unwrap(), Some(refused));
+    // A worker with other settings takes it; refused there too, it waits for a third.
+    let other = claim_one(&store, "c", LONG).await;
+    assert_eq!((other.lease.run_id.as_str(), other.claims), ("run-0000", 2));
+    store.refuse(&other.lease, "", "no tool `x`").await.unwrap();
+    for settings in ["five-turns", ""] {
+        assert_eq!(store.claim("d", settings, LONG, 10).await.unwrap(), vec![]);
+    }
+    assert_eq!(
+        store.status("run-0000").await.unwrap().map(|s| s.state),
+        Some(RunState::Refused {
+            worker: "c".into(),
+            reason: "no tool `x`".into()
+        })
+    );
+    // Requeued, any worker claims it.
+    store.requeue("run-0000").await.unwrap();
+    assert_eq!(
+        store.status("run-0000").await.unwrap().map(|s| s.state),
+        Some(RunState::Queued)
+    );
+    let again = store.claim("a", "five-turns", LONG, 10).await.unwrap();
+    assert_eq!(
+        (again.len(), again[0].lease.run_id.as_str(), again[0].claims),
+        (1, "run-0000", 3)
+    );
+    assert_eq!(
+        store.requeue("nope").await,
+        Err(StoreError::Missing("nope".into()))
     );
 }

@@ -1,13 +1,16 @@
-//! The intent log: calls recorded before they are made, retried, completed, fenced.
+//! The intent log: calls recorded before they are made, retried, completed, fenced; the
+//! model's reply to a turn, recorded once before its program runs.
 
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
+
+use ptc_agent::LlmResponse;
 use ptc_agent::store::{
     FleetStore, IdempotencyKey, IntentLog, IntentRecord, RunStore, StoreError, ToolIntent,
 };
 use ptc_lisp::{ToolOutcome, Value};
-use ptc_turn::Task;
+use ptc_turn::{Task, TokenUsage};
 
 use super::TestDb;
 
@@ -32,7 +35,10 @@ async fn calls_are_recorded_retried_and_completed() {
     let db = TestDb::new("intents").await;
     let store = db.store().await;
     store.submit("r", &Task::new("m")).await.unwrap();
-    let lease = store.claim("a", Duration::from_secs(60), 1).await.unwrap()[0]
+    let lease = store
+        .claim("a", "", Duration::from_secs(60), 1)
+        .await
+        .unwrap()[0]
         .lease
         .clone();
     let charge = intent("r", 1, 0, "charge", 30);
@@ -86,7 +92,9 @@ async fn a_key_names_one_call_and_a_stale_lease_records_nothing() {
     let store = db.store().await;
     store.submit("r", &Task::new("m")).await.unwrap();
     let short = Duration::from_secs(1);
-    let stale = store.claim("a", short, 1).await.unwrap()[0].lease.clone();
+    let stale = store.claim("a", "", short, 1).await.unwrap()[0]
+        .lease
+        .clone();
     store
         .record_intent(Some(&stale), &intent("r", 1, 0, "charge", 30))
         .await
@@ -123,7 +131,10 @@ async fn a_key_names_one_call_and_a_stale_lease_records_nothing() {
         ))
     );
     tokio::time::sleep(short + Duration::from_millis(500)).await;
-    let fresh = store.claim("b", Duration::from_secs(60), 1).await.unwrap()[0]
+    let fresh = store
+        .claim("b", "", Duration::from_secs(60), 1)
+        .await
+        .unwrap()[0]
         .lease
         .clone();
     let lost = Err(StoreError::LeaseLost {
@@ -197,4 +208,52 @@ async fn a_local_run_logs_its_calls_without_a_lease() {
             .map(|_| ()),
         Err(StoreError::Missing("missing".into()))
     );
+}
+
+#[tokio::test]
+async fn a_turns_reply_is_recorded_once_under_the_lease_and_read_back() {
+    let db = TestDb::new("intents_replies").await;
+    let store = db.store().await;
+    store.submit("r", &Task::new("m")).await.unwrap();
+    let short = Duration::from_secs(1);
+    let stale = store.claim("a", "", short, 1).await.unwrap()[0]
+        .lease
+        .clone();
+    let reply = LlmResponse {
+        usage: TokenUsage {
+            input_tokens: 120,
+            output_tokens: 12,
+            ..TokenUsage::default()
+        },
+        model: Some("m-1".into()),
+        ..LlmResponse::text("(def a 1)")
+    };
+    assert_eq!(store.recorded_reply("r", 1).await, Ok(None));
+    store
+        .record_reply(Some(&stale), "r", 1, &reply)
+        .await
+        .unwrap();
+    // The first reply of a turn is kept.
+    store
+        .record_reply(Some(&stale), "r", 1, &LlmResponse::text("(def a 2)"))
+        .await
+        .unwrap();
+    assert_eq!(store.recorded_reply("r", 1).await, Ok(Some(reply.clone())));
+    assert_eq!(store.recorded_reply("r", 2).await, Ok(None));
+    // Fenced: a lease taken over records nothing.
+    tokio::time::sleep(short + Duration::from_millis(500)).await;
+    store
+        .claim("b", "", Duration::from_secs(60), 1)
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .record_reply(Some(&stale), "r", 2, &LlmResponse::text("(def b 2)"))
+            .await,
+        Err(StoreError::LeaseLost {
+            id: "r".into(),
+            token: stale.token
+        })
+    );
+    assert_eq!(store.recorded_reply("r", 2).await, Ok(None));
 }

@@ -1,5 +1,6 @@
 //! The schema's migrations: applied once however many stores open at the same moment, and a
-//! database newer than the build refused.
+//! database newer than the build refused; a database that does not exist named as the server
+//! names it.
 
 use pretty_assertions::assert_eq;
 use ptc_agent::store::StoreError;
@@ -20,7 +21,7 @@ async fn stores_opened_at_once_apply_each_migration_once() {
         stores.push(store.unwrap_or_else(|e| panic!("a store failed to open: {e}")));
     }
     let store = &stores[0];
-    assert_eq!(store.schema_version().await, Ok(1));
+    assert_eq!(store.schema_version().await, Ok(4));
     let rows = admin(&db.url)
         .await
         .query("SELECT version, name FROM ptc_schema_migrations", &[])
@@ -29,7 +30,21 @@ async fn stores_opened_at_once_apply_each_migration_once() {
     let applied: Vec<(i32, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
     assert_eq!(
         applied,
-        vec![(1, "runs, turns, leases and the intent log".to_string())]
+        vec![
+            (1, "runs, turns, leases and the intent log".to_string()),
+            (
+                2,
+                "runs refused by workers whose settings do not fit".to_string()
+            ),
+            (
+                3,
+                "the model's reply to each turn, before its program runs".to_string()
+            ),
+            (
+                4,
+                "claimable runs announced on ptc_runs_claimable".to_string()
+            )
+        ]
     );
     // Opening again applies nothing.
     db.store().await;
@@ -39,7 +54,7 @@ async fn stores_opened_at_once_apply_each_migration_once() {
         .await
         .unwrap()
         .get(0);
-    assert_eq!(count, 1);
+    assert_eq!(count, 4);
 }
 
 #[tokio::test]
@@ -58,7 +73,23 @@ async fn a_database_newer_than_the_build_is_refused() {
         PgStore::connect(&db.url).await.map(|_| ()),
         Err(StoreError::Io(
             "the database's schema is at version 99, newer than this build of ptc-store knows \
-             (version 1); use a newer ptc-store"
+             (version 4); use a newer ptc-store"
+                .into()
+        ))
+    );
+}
+
+#[tokio::test]
+async fn a_database_that_does_not_exist_is_reported_in_the_servers_own_words() {
+    let db = TestDb::new("missing_database").await;
+    let url = db
+        .url
+        .replace("ptc_test_missing_database", "ptc_test_no_such_database");
+    assert_eq!(
+        PgStore::connect(&url).await.map(|_| ()),
+        Err(StoreError::Io(
+            "cannot get a connection to PostgreSQL: database \"ptc_test_no_such_database\" \
+             does not exist (3D000)"
                 .into()
         ))
     );

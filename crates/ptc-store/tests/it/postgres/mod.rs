@@ -1,10 +1,12 @@
 //! The PostgreSQL store against a real server: every test in a database of its own, made on
-//! the cluster `PTC_POSTGRES_URL` names.
+//! the cluster `PTC_POSTGRES_URL` names (the outage test stops its server, so it makes a
+//! cluster of its own).
 
 mod chaos;
 mod fleet;
 mod intents;
 mod migrations;
+mod outage;
 mod run_store;
 mod worker;
 

@@ -283,3 +283,140 @@ async fn a_fleet_run_that_ended_on_a_model_error_goes_on_once_reopened() {
     assert_eq!(step.turns[0], failed.turns[0]);
     assert_eq!(report.runs[id], Worked::Ended(step.outcome.clone()));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_a_worker_refuses_is_parked_once_and_worked_by_a_worker_whose_settings_fit() {
+    let db = TestDb::new("worker_refuses").await;
+    let store = Arc::new(db.store().await);
+    Agent::builder(MISSION)
+        .data_value("n", Value::Int(3))
+        .max_turns(7)
+        .llm(ScriptedLlm::new(Vec::<String>::new()))
+        .build()
+        .expect("agent")
+        .submit(store.as_ref(), "misfit", RunOptions::new())
+        .await
+        .expect("submitted");
+    let reason = "cannot resume run `misfit`: it was started with a budget of 7 turns, this \
+                  agent has 5";
+    // Twice with the same settings, whatever the worker's name: one claim in all, and each
+    // finishes.
+    for (name, claims) in [("five-a", 1), ("five-b", 0)] {
+        let report = worker(name, &store, Model::Answers)
+            .settings("five turns")
+            .run_until_idle()
+            .await
+            .expect("worker");
+        assert_eq!(report.claims, claims, "{name}");
+        let expected: BTreeMap<String, Worked> = if claims == 1 {
+            [("misfit".to_string(), Worked::Refused(reason.into()))].into()
+        } else {
+            BTreeMap::new()
+        };
+        assert_eq!(report.runs, expected, "{name}");
+    }
+    assert_eq!(
+        status(&store, "misfit").await,
+        RunStatus {
+            state: RunState::Refused {
+                worker: "five-a".into(),
+                reason: reason.into()
+            },
+            turns: 0,
+            claims: 1,
+        }
+    );
+    // A worker whose agent has the run's budget works it.
+    let fits = Worker::new(
+        "seven",
+        store.clone() as Arc<dyn FleetStore>,
+        |task: &Task| {
+            Agent::builder(task.mission.as_str())
+                .data_value("n", task.data["n"].clone())
+                .max_turns(7)
+                .llm(ScriptedLlm::new([FIRST, SECOND]))
+                .build()
+                .map_err(|e| e.to_string())
+        },
+    )
+    .settings("seven turns")
+    .poll(Duration::from_millis(50));
+    let report = fits.run_until_idle().await.expect("worker");
+    let step = store
+        .load("misfit")
+        .await
+        .unwrap()
+        .and_then(|c| c.step())
+        .expect("ended");
+    assert_eq!(step.value(), Some(&Value::Int(10)));
+    assert_eq!(report.runs["misfit"], Worked::Ended(step.outcome.clone()));
+    assert_eq!(status(&store, "misfit").await.claims, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_submitted_to_an_idle_worker_is_announced_and_claimed_at_once() {
+    let db = TestDb::new("announced").await;
+    let store = Arc::new(db.store().await);
+    let first_request: Arc<std::sync::Mutex<Option<Instant>>> = Arc::default();
+    let noted = first_request.clone();
+    // Looking for runs only every minute: a run claimed sooner was announced.
+    let idle = Worker::new(
+        "idle",
+        store.clone() as Arc<dyn FleetStore>,
+        move |task: &Task| {
+            let noted = noted.clone();
+            let model = ptc_agent::llm_fn("announced", move |_| {
+                noted.lock().unwrap().get_or_insert_with(Instant::now);
+                async { Ok(ptc_agent::LlmResponse::text("(return 1)")) }
+            });
+            Agent::builder(task.mission.as_str())
+                .llm(model)
+                .build()
+                .map_err(|e| e.to_string())
+        },
+    )
+    .poll(Duration::from_secs(60));
+    let (stop, mut stopping) = tokio::sync::watch::channel(false);
+    let working = tokio::spawn(async move {
+        idle.run(async move {
+            let _ = stopping.wait_for(|stop| *stop).await;
+        })
+        .await
+    });
+    // The worker found nothing, and waits.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let submitter = db.store().await;
+    let mut latencies = Vec::new();
+    for n in 0..3 {
+        *first_request.lock().unwrap() = None;
+        let id = format!("announced-{n}");
+        let submitted = Instant::now();
+        Agent::builder("Return 1")
+            .llm(ScriptedLlm::new(Vec::<String>::new()))
+            .build()
+            .expect("agent")
+            .submit(&submitter, &id, RunOptions::new())
+            .await
+            .expect("submitted");
+        while !matches!(status(&submitter, &id).await.state, RunState::Ended(_)) {
+            assert!(
+                submitted.elapsed() < Duration::from_secs(20),
+                "{id} not worked"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let asked = first_request.lock().unwrap().expect("the model was asked");
+        latencies.push(asked - submitted);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    stop.send_replace(true);
+    let report = working
+        .await
+        .expect("the worker's task")
+        .expect("the worker");
+    assert_eq!(report.claims, 3);
+    eprintln!("from submission to the model's first request: {latencies:?}");
+    for latency in latencies {
+        assert!(latency < Duration::from_secs(2), "{latency:?}");
+    }
+}
