@@ -45,20 +45,20 @@ pub mod signature;
 mod outcome;
 // The system prompt.
 mod prompt;
-// Durable runs: where turns are kept.
-pub mod store;
 // What spans and events are made of.
 mod telemetry;
 // Host tools.
 mod tool;
-// Running a program without holding a thread while it waits for tools.
-mod program;
 // `*1 *2 *3 *e`.
 mod turn_history;
 // Messages as the providers' JSON.
 pub mod wire;
 // Models: the trait, the providers, retries, recording and replaying.
 pub mod llm;
+// Durable runs: where turns are kept.
+pub mod store;
+// Running a program without holding a thread while it waits for tools.
+mod program;
 // How the model hands over its program: a fenced block or a native tool call.
 mod reply_form;
 // Models by name.
