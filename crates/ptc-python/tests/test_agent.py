@@ -480,3 +480,14 @@ def test_a_model_that_does_not_answer_is_reported_within_ten_seconds(caplog):
         f"model call attempt 1 of 1 failed: {spec} did not answer within 10.5 s; raise the "
         "request timeout if the model is slow",
     )]
+
+
+def test_a_scripted_model_answers_in_turn_and_keeps_the_requests():
+    model = ptc.Scripted([clojure("(def x 1)")])
+    step = ptc.Agent("Count", llm=model).run()
+    assert (step.failure_kind, len(step.turns)) == ("llm_error", 1)
+    assert step.reason.endswith("LookupError: the script's 1 replies are used up; request 2 has none")
+    assert [[m["role"] for m in r] for r in model.requests] == [
+        ["system", "user"], ["system", "user", "assistant", "user"]]
+    assert model.requests[1][2]["content"] == clojure("(def x 1)")
+    assert repr(model) == "<Scripted: 1 replies, 2 requests>"

@@ -77,3 +77,10 @@ def test_the_python_docs_progress_example():
     assert len(lines) == 2, done.stderr
     assert re.fullmatch(turn.format(1), lines[0]), lines[0]
     assert re.fullmatch(turn.format(2), lines[1]), lines[1]
+
+
+def test_the_python_docs_agent_example_runs_offline():
+    text = PYTHON_DOC.read_text()
+    done = run_verbatim(block(text, "## Agents"))
+    assert done.stdout == block(text, "## Agents", "text")
+    assert done.stderr == ""
