@@ -104,8 +104,8 @@ enum Model {
 ///         the run; an exception it raises stops the run and is raised by `run()`.
 ///
 /// Each run logs through Python's `logging`, logger `ptc`: each turn's outcome, tokens and
-/// time at INFO, notices of a model request still waiting for its answer at INFO, retries at
-/// WARNING.
+/// time at INFO; for a model named by its spec, notices of a request still waiting for its
+/// answer at INFO and failed requests and retries at WARNING.
 ///
 /// Raises:
 ///     ptc.AgentError: The model spec, a tool signature, an MCP server or the input data
