@@ -41,6 +41,12 @@ pub struct RenderArgs {
     /// Print the messages and stats as JSON.
     #[arg(long, conflicts_with = "stats")]
     pub json: bool,
+
+    /// Print the requests the run sent, as the step recorded them, instead of rendering them
+    /// again: every turn's under a heading, or with `--turn N` turn N's alone (in the form a
+    /// rendering takes, to compare the two). With `--json`, a list of `turn` and `messages`.
+    #[arg(long, conflicts_with_all = ["compression", "stats", "pricing"])]
+    pub recorded: bool,
 }
 
 pub fn run(args: &RenderArgs) -> Result<(), String> {
@@ -73,6 +79,9 @@ fn read_input(path: &PathBuf) -> Result<String, String> {
 
 /// The text `ptc render` prints for `step`.
 pub fn render_step(step: &Step, args: &RenderArgs) -> Result<String, String> {
+    if args.recorded {
+        return recorded(step, args);
+    }
     let turns = select_turns(step, args.turn)?;
     let opts = RenderOptions::from_task(&step.task).with_limits(args.compression.limits());
     let memory = turns.last().map_or(&[][..], Turn::memory);
@@ -94,6 +103,58 @@ pub fn render_step(step: &Step, args: &RenderArgs) -> Result<String, String> {
         out.push_str(&stats_text(&rendered));
         out.push_str(&show::bill_lines(&bills));
         out.push_str(&show::schedule_lines(&schedules));
+    }
+    Ok(out)
+}
+
+/// The requests `step` recorded: turn `--turn`'s, or every turn's under a heading.
+fn recorded(step: &Step, args: &RenderArgs) -> Result<String, String> {
+    let all = step.turns.as_slice();
+    let turns = match args.turn {
+        None => all,
+        Some(n) if (1..=all.len()).contains(&n) => &all[n - 1..n],
+        Some(n) => {
+            return Err(format!(
+                "--turn {n} is out of range: the step recorded {} request(s), so N must be \
+                 between 1 and {}",
+                all.len(),
+                all.len()
+            ));
+        }
+    };
+    if args.json {
+        let requests: Vec<_> = turns
+            .iter()
+            .map(|t| serde_json::json!({"turn": t.number(), "messages": t.messages()}))
+            .collect();
+        return serde_json::to_string_pretty(&requests)
+            .map(|json| json + "\n")
+            .map_err(|e| format!("cannot write JSON: {e}"));
+    }
+    if args.turn.is_some() {
+        return Ok(turns
+            .first()
+            .map_or(String::new(), |t| transcript(t.messages())));
+    }
+    let mut out = String::new();
+    for (i, turn) in turns.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let count = turn.messages().len();
+        if count == 0 {
+            out.push_str(&format!(
+                "##### turn {}: no request recorded #####\n",
+                turn.number()
+            ));
+            continue;
+        }
+        out.push_str(&format!(
+            "##### turn {}: the request as sent, {count} message{} #####\n",
+            turn.number(),
+            if count == 1 { "" } else { "s" }
+        ));
+        out.push_str(&transcript(turn.messages()));
     }
     Ok(out)
 }
@@ -203,6 +264,7 @@ mod tests {
             stats: false,
             pricing: Vec::new(),
             json: false,
+            recorded: false,
         }
     }
 

@@ -3,6 +3,7 @@
 import asyncio
 import http.server
 import json
+import logging
 import pathlib
 import sys
 import threading
@@ -317,3 +318,176 @@ def test_run_options_reach_the_model_and_ptc_request_timeout_is_honoured(monkeyp
     assert (sent["temperature"], sent.get("max_tokens", sent.get("max_completion_tokens"))) == (0.25, 321)
     with pytest.raises(ValueError, match="deadline must be a number of seconds"):
         ptc.Agent("x", llm=scripted(), deadline=-1)
+
+
+DURATION = r"[0-9.]+ (µs|ms|s)"
+
+
+def test_on_turn_is_called_with_each_turn_before_the_next_request():
+    happened = []
+    replies = [clojure('(println "hi")'), clojure("(+ 1 :a)"), clojure("(return 3)")]
+
+    def llm(messages):
+        happened.append("request")
+        return replies[sum(1 for h in happened if h == "request") - 1]
+
+    def on_turn(turn):
+        assert isinstance(turn, ptc.Turn)
+        happened.append((turn.number, turn.program, turn.prints, turn.error,
+                         turn.usage["llm_requests"], sorted(turn.usage)))
+
+    step = ptc.Agent("Add", llm=llm, on_turn=on_turn).run()
+    assert step.value == 3
+    usage_keys = ["duration_us", "eval_duration_us", "llm_duration_us", "llm_requests"]
+    assert happened == [
+        "request",
+        (1, '(println "hi")', ["hi"], None, 1, usage_keys),
+        "request",
+        (2, "(+ 1 :a)", [], {"kind": "type", "message": "+ expects numbers, got keyword :a",
+                             "line": 1, "column": 1}, 1, usage_keys),
+        "request",
+        (3, "(return 3)", [], None, 1, usage_keys),
+    ]
+    assert sum(t.usage["llm_requests"] for t in step.turns) == step.usage["llm_requests"] == 3
+    with pytest.raises(TypeError, match="on_turn must be a function of a ptc.Turn, got int"):
+        ptc.Agent("x", llm=llm, on_turn=3)  # type: ignore[arg-type]
+
+
+def test_an_exception_in_on_turn_stops_the_run_and_is_raised():
+    def on_turn(turn):
+        raise RuntimeError(f"stop after turn {turn.number}")
+
+    llm = scripted(clojure("(def x 1)"), clojure("(return x)"))
+    with pytest.raises(RuntimeError, match="^stop after turn 1$"):
+        ptc.Agent("x", llm=llm, on_turn=on_turn).run()
+    assert len(llm.sent) == 1
+
+
+def test_on_turn_may_be_async_under_run_async():
+    seen = []
+
+    async def on_turn(turn):
+        await asyncio.sleep(0)
+        seen.append((turn.number, turn.program))
+
+    async def main():
+        agent = ptc.Agent("x", llm=scripted(clojure("(def x 1)"), clojure("(return x)")), on_turn=on_turn)
+        return await agent.run_async()
+
+    assert asyncio.run(main()).value == 1
+    assert seen == [(1, "(def x 1)"), (2, "(return x)")]
+
+
+def ptc_records(caplog):
+    return [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "ptc"]
+
+
+def test_each_turn_is_logged_at_info_on_the_ptc_logger(caplog):
+    import re
+
+    caplog.set_level(logging.INFO, logger="ptc")
+    llm = scripted(clojure("(+ 1 :a)"), clojure("(return 3)"))
+    assert ptc.Agent("Add", llm=llm).run().value == 3
+    records = ptc_records(caplog)
+    assert [level for level, _ in records] == ["INFO", "INFO"]
+    assert re.fullmatch(rf"turn 1 of 5: error\[type\]; 0 tokens in, 0 out; {DURATION} "
+                        rf"\(model {DURATION}, program {DURATION}\)", records[0][1]), records[0][1]
+    assert re.fullmatch(rf"turn 2 of 5: ok; 0 tokens in, 0 out; {DURATION} "
+                        rf"\(model {DURATION}, program {DURATION}\)", records[1][1]), records[1][1]
+    caplog.clear()
+    caplog.set_level(logging.WARNING, logger="ptc")
+    assert ptc.Agent("Add", llm=scripted(clojure("(return 3)"))).run().value == 3
+    assert ptc_records(caplog) == []
+
+
+class RateLimitedOnce(http.server.BaseHTTPRequestHandler):
+    """Answers the first request with 429 (retry at once), the others with a program."""
+
+    requests = 0
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        RateLimitedOnce.requests += 1
+        if RateLimitedOnce.requests == 1:
+            answer = b'{"error": {"message": "slow down"}}'
+            self.send_response(429)
+            self.send_header("Retry-After", "0")
+        else:
+            answer = json.dumps({
+                "id": "1", "object": "chat.completion", "model": "tiny",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": clojure("(return 42)")}}],
+                "usage": {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16},
+            }).encode()
+            self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_retries_are_logged_at_warning(caplog):
+    import re
+
+    caplog.set_level(logging.WARNING, logger="ptc")
+    server = http.server.HTTPServer(("127.0.0.1", 0), RateLimitedOnce)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    spec = f"openai-compatible:http://127.0.0.1:{server.server_port}/v1:tiny"
+    try:
+        step = ptc.Agent("Multiply", llm=spec).run()
+    finally:
+        server.shutdown()
+    assert step.value == 42
+    assert ptc_records(caplog) == [(
+        "WARNING",
+        f"model call attempt 1 of 4 failed: {spec} is rate limiting requests (HTTP 429): slow "
+        "down; wait, or lower the request rate; retrying in 0 µs",
+    )]
+    caplog.clear()
+    caplog.set_level(logging.INFO, logger="ptc")
+    server = http.server.HTTPServer(("127.0.0.1", 0), RateLimitedOnce)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        assert ptc.Agent("Multiply", llm=f"openai-compatible:http://127.0.0.1:{server.server_port}/v1:tiny").run().value == 42
+    finally:
+        server.shutdown()
+    assert [level for level, _ in ptc_records(caplog)] == ["INFO", "INFO"]
+    assert re.fullmatch(rf"model call completed in {DURATION}", ptc_records(caplog)[0][1])
+    assert re.fullmatch(rf"turn 1 of 5: ok; 11 tokens in, 5 out; {DURATION} "
+                        rf"\(model {DURATION}, program {DURATION}\)", ptc_records(caplog)[1][1])
+
+
+def test_a_model_that_does_not_answer_is_reported_within_ten_seconds(caplog):
+    import socket
+
+    caplog.set_level(logging.INFO, logger="ptc")
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    spec = f"openai-compatible:http://127.0.0.1:{silent.getsockname()[1]}/v1:tiny"
+    try:
+        step = ptc.Agent("Say hello", llm=spec, request_timeout=10.5, retries=0).run()
+    finally:
+        silent.close()
+    assert step.failure_kind == "llm_error"
+    records = ptc_records(caplog)
+    assert records[0] == ("INFO", "waiting for the model: 10 s (attempt 1; abandoned at 10 s)")
+    assert records[1:] == [(
+        "WARNING",
+        f"model call attempt 1 of 1 failed: {spec} did not answer within 10.5 s; raise the "
+        "request timeout if the model is slow",
+    )]
+
+
+def test_a_scripted_model_answers_in_turn_and_keeps_the_requests():
+    model = ptc.Scripted([clojure("(def x 1)")])
+    step = ptc.Agent("Count", llm=model).run()
+    assert (step.failure_kind, len(step.turns)) == ("llm_error", 1)
+    assert step.reason.endswith("LookupError: the script's 1 replies are used up; request 2 has none")
+    assert [[m["role"] for m in r] for r in model.requests] == [
+        ["system", "user"], ["system", "user", "assistant", "user"]]
+    assert model.requests[1][2]["content"] == clojure("(def x 1)")
+    assert repr(model) == "<Scripted: 1 replies, 2 requests>"

@@ -29,7 +29,7 @@ def test_stubtest_finds_the_stubs_true_to_the_module():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("public", [ptc.run, ptc.Agent, ptc.Tool])
+@pytest.mark.parametrize("public", [ptc.run, ptc.Agent, ptc.Tool, ptc.Scripted])
 def test_help_describes_every_parameter(public):
     import inspect
 

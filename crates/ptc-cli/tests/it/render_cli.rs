@@ -181,3 +181,112 @@ fn renders_a_step_holding_values_as_the_library_does() {
     }
     let _ = std::fs::remove_file(path);
 }
+
+/// A run of three turns whose first two kept the requests they sent; the third has none
+/// recorded.
+fn recorded_step() -> Step {
+    use ptc_turn::Message;
+    let system = Message::system("Write PTC-Lisp.");
+    let mission = Message::user("Greet Ada");
+    let mut turns = Turns::new();
+    turns
+        .push(
+            Turn::failure(
+                1,
+                "(tool/greet)",
+                TurnError::new("arity", "greet expects 1 argument, got 0").at(1, 1),
+            )
+            .with_messages(vec![system.clone(), mission.clone()]),
+        )
+        .expect("turn 1");
+    turns
+        .push(
+            Turn::success(2, "(def n \"Ada\")", Value::string("Ada")).with_messages(vec![
+                system,
+                mission,
+                Message::assistant("```clojure\n(tool/greet)\n```"),
+                Message::user("Error: 1:1: greet expects 1 argument, got 0"),
+            ]),
+        )
+        .expect("turn 2");
+    turns
+        .push(Turn::success(3, "(return n)", Value::string("Ada")))
+        .expect("turn 3");
+    Step {
+        outcome: StepOutcome::Returned {
+            value: Value::string("Ada"),
+        },
+        turns,
+        ..failed_step()
+    }
+}
+
+#[test]
+fn prints_the_requests_a_run_recorded_as_sent() {
+    let path = write_step("recorded", &recorded_step());
+    let file = path.to_str().expect("utf-8 path");
+    let output = ptc(&["render", "--step", file, "--recorded"]);
+    assert_eq!(text(&output.stderr), "");
+    assert!(output.status.success());
+    assert_eq!(
+        text(&output.stdout),
+        "##### turn 1: the request as sent, 2 messages #####\n\
+         === system ===\nWrite PTC-Lisp.\n\n\
+         === user ===\nGreet Ada\n\n\
+         ##### turn 2: the request as sent, 4 messages #####\n\
+         === system ===\nWrite PTC-Lisp.\n\n\
+         === user ===\nGreet Ada\n\n\
+         === assistant ===\n```clojure\n(tool/greet)\n```\n\n\
+         === user ===\nError: 1:1: greet expects 1 argument, got 0\n\n\
+         ##### turn 3: no request recorded #####\n"
+    );
+
+    let output = ptc(&["render", "--step", file, "--recorded", "--turn", "1"]);
+    assert!(output.status.success());
+    assert_eq!(
+        text(&output.stdout),
+        "=== system ===\nWrite PTC-Lisp.\n\n=== user ===\nGreet Ada\n"
+    );
+
+    let output = ptc(&[
+        "render",
+        "--step",
+        file,
+        "--recorded",
+        "--turn",
+        "1",
+        "--json",
+    ]);
+    assert!(output.status.success());
+    assert_eq!(
+        text(&output.stdout),
+        "[\n  {\n    \"messages\": [\n      {\n        \"content\": \"Write PTC-Lisp.\",\n        \
+         \"role\": \"system\"\n      },\n      {\n        \"content\": \"Greet Ada\",\n        \
+         \"role\": \"user\"\n      }\n    ],\n    \"turn\": 1\n  }\n]\n"
+    );
+
+    let output = ptc(&["render", "--step", file, "--recorded", "--turn", "4"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        text(&output.stderr),
+        "error: --turn 4 is out of range: the step recorded 3 request(s), so N must be between 1 \
+         and 3\n"
+    );
+
+    let output = ptc(&[
+        "render",
+        "--step",
+        file,
+        "--recorded",
+        "--compression",
+        "on",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        text(&output.stderr),
+        "error: the argument '--recorded' cannot be used with '--compression <SPEC>'\n\n\
+         Usage: ptc render --step <FILE.json> --recorded\n\n\
+         For more information, try '--help'.\n"
+    );
+    let _ = std::fs::remove_file(path);
+}

@@ -3,8 +3,9 @@
 ``ptc.run(program, data=..., tools=..., limits=...)`` runs one program of PTC-Lisp (a
 sandboxed Clojure subset) and returns its value as Python objects; a ``ptc.Session`` keeps
 what programs define from one to the next; ``start()``/``resume()`` hand each tool call to
-the host; ``ptc.Agent`` runs the agent loop: a model writes programs, the sandbox runs them.
-See docs/python.md.
+the host; ``ptc.Agent`` runs the agent loop: a model writes programs, the sandbox runs them;
+``ptc.Scripted`` is a model that answers with given replies, for offline runs. See
+docs/python.md.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ._ptc import (
     __version__,
     run,
 )
+from ._models import Scripted
 from ._tools import Tool, ToolsArg
 from ._values import FrozenMap
 
@@ -58,6 +60,7 @@ __all__ = [
     "ProgramFailed",
     "PtcError",
     "Result",
+    "Scripted",
     "Session",
     "Step",
     "Suspended",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import math
 import queue
 import time
@@ -96,10 +97,25 @@ async def run_async(session: Session, program: str) -> Result:
     return step
 
 
+_LOGGER = logging.getLogger("ptc")
+
+# Events a run hands its driver that ask for no answer.
+_NOTICES = ("turn", "log")
+
+
 def _start_agent(
     agent: Any, deliver: Callable[[Any], None], data: Any, checkpoint: Any, run_id: str, resume: bool
 ) -> Any:
-    return agent._start(deliver, data, checkpoint, run_id, resume)
+    return agent._start(deliver, data, checkpoint, run_id, resume, _LOGGER.getEffectiveLevel())
+
+
+def _notice(event: Any) -> Any:
+    """Logs a ``log`` event; calls ``on_turn`` for a ``turn`` event and returns what it
+    returned (an awaitable, for an ``async def`` one)."""
+    if event[0] == "log":
+        _LOGGER.log(event[1], event[2])
+        return None
+    return event[1](event[2])
 
 
 def _outcome(result: Any) -> Any:
@@ -125,6 +141,13 @@ def run_agent(agent: Any, data: Any, checkpoint: Any, run_id: str, resume: bool)
                 return _outcome(event[1])
             if kind == "cancel":
                 continue
+            if kind in _NOTICES:
+                result = _notice(event)
+                if inspect.isawaitable(result):
+                    ok, error = await_all([result], math.inf)[0]
+                    if not ok:
+                        raise error
+                continue
             _, _, function, payload, responder = event
             ok, value = _call_now(function, _arguments(kind, payload))
             if ok:
@@ -148,7 +171,9 @@ def _wait_for_end(events: "queue.SimpleQueue[Any]") -> None:
             continue
         if event[0] == "done":
             return
-        if event[0] != "cancel":
+        if event[0] == "log":
+            _notice(event)
+        elif event[0] not in ("cancel", "turn"):
             event[-1].error("the run was stopped")
 
 
@@ -206,6 +231,11 @@ async def run_agent_async(agent: Any, data: Any, checkpoint: Any, run_id: str, r
                 if task is not None:
                     task.cancel()
                 continue
+            if kind in _NOTICES:
+                result = _notice(event)
+                if inspect.isawaitable(result):
+                    await result
+                continue
             _, request_id, function, payload, responder = event
             task = loop.create_task(answer(function, _arguments(kind, payload), responder))
             tasks[request_id] = task
@@ -231,5 +261,7 @@ async def _drain(events: "asyncio.Queue[Any]") -> None:
         event = await events.get()
         if event[0] == "done":
             return
-        if event[0] != "cancel":
+        if event[0] == "log":
+            _notice(event)
+        elif event[0] not in ("cancel", "turn"):
             event[-1].error("the run was stopped")

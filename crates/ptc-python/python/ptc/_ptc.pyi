@@ -138,6 +138,8 @@ class Turn:
     def tool_calls(self) -> List[ToolCall]: ...
     @property
     def reply(self) -> str: ...
+    @property
+    def usage(self) -> Dict[str, Any]: ...
 
 @final
 class Step:
@@ -196,6 +198,7 @@ class Agent:
         deadline: Optional[float] = None,
         temperature: Optional[float] = None,
         max_tokens: Optional[int] = None,
+        on_turn: Optional[Callable[[Turn], Any]] = None,
     ) -> Agent: ...
     def run(
         self,
@@ -220,6 +223,7 @@ class Agent:
         checkpoint: _PathArg,
         run_id: str,
         resume: bool,
+        log_level: int,
     ) -> _RunHandle: ...
     @property
     def tool_names(self) -> List[str]: ...

@@ -216,6 +216,17 @@ impl Dispatch {
         self.ask("llm", Asking::Llm, function, messages).await
     }
 
+    /// Hands the driver an event that asks for no answer (a turn for `on_turn`, a log record).
+    pub(crate) fn notify(
+        &self,
+        event: impl for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyTuple>>,
+    ) {
+        Python::attach(|py| {
+            // The driver is gone, or the event could not be made: nobody is told.
+            let _ = event(py).and_then(|event| self.deliver.bind(py).call1((event,)));
+        });
+    }
+
     /// Tells the driver the run ended with `result` (a `ptc.Step`, or the exception to raise).
     pub(crate) fn done(
         &self,

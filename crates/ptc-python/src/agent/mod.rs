@@ -9,6 +9,7 @@
 
 mod dispatch;
 mod llm;
+mod progress;
 mod step;
 mod tool;
 
@@ -20,6 +21,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyString;
 use tokio::sync::oneshot;
+use tracing::instrument::WithSubscriber;
 
 use ptc_agent::llm::{ProviderOptions, RetryPolicy, parse_llm_spec_with};
 use ptc_agent::store::{JsonlStore, RunStore};
@@ -37,6 +39,7 @@ use crate::tools::ToolTable;
 
 use dispatch::{Dispatch, Responder};
 use llm::PyLlm;
+use progress::{LogForwarder, TurnReporter};
 pub(crate) use step::{PyStep, PyTurn};
 use tool::PyAgentTool;
 
@@ -96,6 +99,13 @@ enum Model {
 ///         or `PTC_DEADLINE`).
 ///     temperature: The sampling temperature of each reply (the provider's by default).
 ///     max_tokens: The most tokens of each reply (4096 by default).
+///     on_turn: A function called with each `ptc.Turn` as it is recorded (its `number`,
+///         `program`, `prints`, `error` and `usage`), on the thread (or event loop) driving
+///         the run; an exception it raises stops the run and is raised by `run()`.
+///
+/// Each run logs through Python's `logging`, logger `ptc`: each turn's outcome, tokens and
+/// time at INFO; for a model named by its spec, notices of a request still waiting for its
+/// answer at INFO and failed requests and retries at WARNING.
 ///
 /// Raises:
 ///     ptc.AgentError: The model spec, a tool signature, an MCP server or the input data
@@ -115,6 +125,8 @@ pub(crate) struct PyAgent {
     deadline: Option<std::time::Duration>,
     temperature: Option<f32>,
     max_tokens: Option<u32>,
+    /// Called with each turn as it is recorded.
+    on_turn: Option<Py<PyAny>>,
 }
 
 /// A duration given as seconds (`30`, `1.5`) or as `ptc` takes one (`30s`, `1500ms`, `2m`,
@@ -314,7 +326,7 @@ impl RunHandle {
 #[pymethods]
 impl PyAgent {
     #[new]
-    #[pyo3(signature = (mission, *, llm, tools=None, data=None, signature=None, compression=None, max_turns=None, limits=None, mcp=None, mcp_config=None, request_timeout=None, retries=None, deadline=None, temperature=None, max_tokens=None))]
+    #[pyo3(signature = (mission, *, llm, tools=None, data=None, signature=None, compression=None, max_turns=None, limits=None, mcp=None, mcp_config=None, request_timeout=None, retries=None, deadline=None, temperature=None, max_tokens=None, on_turn=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -333,7 +345,14 @@ impl PyAgent {
         deadline: Option<f64>,
         temperature: Option<f32>,
         max_tokens: Option<u32>,
+        on_turn: Option<Py<PyAny>>,
     ) -> PyResult<PyAgent> {
+        if let Some(f) = on_turn.as_ref().filter(|f| !f.bind(py).is_callable()) {
+            return Err(PyTypeError::new_err(format!(
+                "on_turn must be a function of a ptc.Turn, got {}",
+                f.bind(py).get_type().name()?
+            )));
+        }
         let request_timeout = seconds_or_env(
             py,
             "request_timeout",
@@ -415,6 +434,7 @@ impl PyAgent {
             deadline,
             temperature,
             max_tokens,
+            on_turn,
         };
         if !configs.is_empty() {
             let runtime = runtime()?;
@@ -470,7 +490,9 @@ impl PyAgent {
     }
 
     /// Starts a run whose requests go to `deliver` (for the drivers of `ptc/_drive.py`).
-    #[pyo3(signature = (deliver, data, checkpoint, run_id, resume))]
+    /// `log_level` is the least `logging` level the `ptc` logger handles.
+    #[pyo3(signature = (deliver, data, checkpoint, run_id, resume, log_level))]
+    #[allow(clippy::too_many_arguments)]
     fn _start(
         &self,
         py: Python<'_>,
@@ -479,6 +501,7 @@ impl PyAgent {
         checkpoint: Option<PathBuf>,
         run_id: String,
         resume: bool,
+        log_level: u32,
     ) -> PyResult<RunHandle> {
         let data = data_entries(py, data)?;
         let dispatch = Arc::new(Dispatch::new(deliver));
@@ -489,11 +512,22 @@ impl PyAgent {
             .transpose()
             .map_err(|e| agent_error(py, &e))?;
         let (stop, stopped) = oneshot::channel::<()>();
-        runtime()?.spawn(async move {
+        let reporter = self.on_turn.as_ref().map(|f| TurnReporter {
+            on_turn: f.clone_ref(py),
+            dispatch: dispatch.clone(),
+        });
+        let logs = tracing::Dispatch::new(LogForwarder {
+            level: log_level,
+            dispatch: dispatch.clone(),
+        });
+        let run = async move {
             let mut options = RunOptions::new().with_stop_signal(async move {
                 // Sent, or the handle dropped: either way the run stops.
                 let _ = stopped.await;
             });
+            if let Some(reporter) = &reporter {
+                options = options.with_observer(reporter);
+            }
             for (name, value) in data {
                 options = options.with_data_value(name, value);
             }
@@ -506,9 +540,10 @@ impl PyAgent {
                 resume,
             )
             .await;
-            // The run's model and tools hold the dispatch too; the driver hears of the end
-            // only once they are gone.
+            // The run's model, tools and reporters hold the dispatch too; the driver hears of
+            // the end only once they are gone.
             drop(agent);
+            drop(reporter);
             dispatch.done(|py| match result {
                 Ok(step) => Ok(Py::new(py, PyStep::new(step))?.into_bound(py).into_any()),
                 Err(message) => Ok(agent_error(py, &message)
@@ -516,7 +551,8 @@ impl PyAgent {
                     .into_bound(py)
                     .into_any()),
             });
-        });
+        };
+        runtime()?.spawn(run.with_subscriber(logs));
         Ok(RunHandle {
             stop: Mutex::new(Some(stop)),
         })

@@ -135,6 +135,12 @@ pub(crate) struct PyTurn {
     turn: Turn,
 }
 
+impl PyTurn {
+    pub(crate) fn new(turn: Turn) -> PyTurn {
+        PyTurn { turn }
+    }
+}
+
 #[pymethods]
 impl PyTurn {
     /// The turn's number, from 1.
@@ -194,6 +200,13 @@ impl PyTurn {
     #[getter]
     fn reply(&self) -> &str {
         self.turn.raw_response()
+    }
+
+    /// What the turn spent: tokens, model requests and durations, as a dict (the form of
+    /// `Step.usage`).
+    #[getter]
+    fn usage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        json_loads(py, &to_json(self.turn.usage(), None)?)
     }
 
     fn __repr__(&self) -> String {
