@@ -24,7 +24,7 @@ fn database_url(name: &str) -> String {
 }
 
 /// A fresh database named `name` on the test cluster, and its URL.
-fn fresh_database(name: &str) -> String {
+pub(crate) fn fresh_database(name: &str) -> String {
     let cluster = cluster_url();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
