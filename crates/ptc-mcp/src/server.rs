@@ -95,14 +95,15 @@ impl McpServer {
         if !live.peer.is_transport_closed() && !running.is_closed() {
             return Ok(live);
         }
-        let how = live.health.exit().unwrap_or_else(|| "closed".to_string());
-        tracing::warn!(server = %self.config.name, how = %how, "the MCP server stopped; starting it again");
+        let how = live.health.exit().unwrap_or_else(|| "stopped".to_string());
+        let name = &self.config.name;
+        tracing::warn!(server = %name, "the MCP server {name} {how}; starting it again");
         let _ = running.close_with_timeout(Duration::from_secs(2)).await;
         let health = Arc::new(live.health.continued());
         let started = start(&self.config, health.clone()).await.map_err(|e| {
             format!(
-                "the MCP server {} stopped ({how}) and could not be started again: {}",
-                self.config.name, e.message
+                "the MCP server {name} {how} and could not be started again: {}",
+                e.message
             )
         })?;
         let live = Live {
