@@ -49,6 +49,7 @@ pub(crate) struct Health {
     malformed: AtomicU64,
     oversized: AtomicU64,
     orders: Mutex<HashMap<String, PropertyOrder>>,
+    pid: Mutex<Option<u32>>,
 }
 
 impl Health {
@@ -57,6 +58,40 @@ impl Health {
             server: server.to_string(),
             ..Health::default()
         }
+    }
+
+    /// A record for the same server started again: its counts and schema property orders go
+    /// on, its stderr, exit and process id start afresh.
+    pub fn continued(&self) -> Health {
+        let get = |c: &AtomicU64| AtomicU64::new(c.load(Ordering::Relaxed));
+        Health {
+            server: self.server.clone(),
+            progress: get(&self.progress),
+            log_messages: get(&self.log_messages),
+            tools_list_changed: get(&self.tools_list_changed),
+            other_notifications: get(&self.other_notifications),
+            malformed: get(&self.malformed),
+            oversized: get(&self.oversized),
+            orders: Mutex::new(
+                self.orders
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone(),
+            ),
+            ..Health::default()
+        }
+    }
+
+    pub fn set_process_id(&self, pid: Option<u32>) {
+        *self.pid.lock().unwrap_or_else(PoisonError::into_inner) = pid;
+    }
+
+    /// The process id of a spawned server, until it is known to have ended.
+    pub fn process_id(&self) -> Option<u32> {
+        if self.exit().is_some() {
+            return None;
+        }
+        *self.pid.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     pub fn push_stderr(&self, line: String) {

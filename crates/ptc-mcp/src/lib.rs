@@ -26,7 +26,8 @@
 //!   the server gets `notifications/cancelled`, as it does when the caller stops waiting (the
 //!   agent's run ends). A server that exits, hangs, floods notifications, writes malformed
 //!   JSON-RPC or a message over [`ServerConfig::max_message_bytes`] makes that call fail with
-//!   an error saying so; nothing panics and memory stays bounded.
+//!   an error saying so; nothing panics and memory stays bounded. A server that stopped is
+//!   started or reached again at the next call to one of its tools.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {

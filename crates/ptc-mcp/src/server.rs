@@ -2,6 +2,7 @@
 //! with a deadline, cancelled (`notifications/cancelled`) when its caller stops waiting.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -32,12 +33,23 @@ pub struct ConnectError {
 }
 
 /// A connected server.
+///
+/// A server that stops (its process dies, or its connection closes) is started or reached
+/// again at the next call to one of its tools: the calls in flight when it stopped fail with
+/// an error saying so, and later calls go to the new connection.
 pub struct McpServer {
     config: ServerConfig,
-    peer: Peer<RoleClient>,
+    current: Mutex<Live>,
     service: AsyncMutex<Option<RunningService<RoleClient, Notifications>>>,
-    health: Arc<Health>,
+    restarts: AtomicU64,
     in_flight: Arc<Mutex<HashSet<RequestId>>>,
+}
+
+/// The connection in use: its peer and what is known about the server behind it.
+#[derive(Clone)]
+struct Live {
+    peer: Peer<RoleClient>,
+    health: Arc<Health>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -51,72 +63,67 @@ impl std::fmt::Debug for McpServer {
 impl McpServer {
     /// Starts or reaches the server and runs the `initialize` handshake, within 30 seconds.
     pub async fn connect(config: ServerConfig) -> Result<McpServer, ConnectError> {
-        let fail = |message: String| ConnectError {
-            server: config.name.clone(),
-            message,
-        };
         let health = Arc::new(Health::new(&config.name));
-        let handler = Notifications {
-            health: health.clone(),
-        };
-        let started = match &config.endpoint {
-            Endpoint::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                let transport = StdioTransport::spawn(
-                    command,
-                    args,
-                    env,
-                    cwd.as_deref(),
-                    config.max_message_bytes,
-                    health.clone(),
-                )
-                .map_err(|e| {
-                    fail(format!(
-                        "cannot start `{}`: {e}{}",
-                        config.describe(),
-                        if e.kind() == std::io::ErrorKind::NotFound {
-                            " (is the program installed and on the PATH?)"
-                        } else {
-                            ""
-                        }
-                    ))
-                })?;
-                tokio::time::timeout(DEFAULT_CONNECT_TIMEOUT, handler.serve(transport)).await
-            }
-            Endpoint::Http { url, headers } => {
-                let transport =
-                    crate::http::transport(url, headers, config.max_message_bytes).map_err(fail)?;
-                tokio::time::timeout(DEFAULT_CONNECT_TIMEOUT, handler.serve(transport)).await
-            }
-        };
-        let service = match started {
-            Ok(Ok(service)) => service,
-            Ok(Err(e)) => {
-                return Err(fail(format!(
-                    "the initialize handshake with `{}` failed: {e}{}",
-                    config.describe(),
-                    gone_suffix(&health)
-                )));
-            }
-            Err(_) => {
-                return Err(fail(format!(
-                    "`{}` did not complete the initialize handshake within {} s",
-                    config.describe(),
-                    DEFAULT_CONNECT_TIMEOUT.as_secs()
-                )));
-            }
-        };
+        let service = start(&config, health.clone()).await?;
         Ok(McpServer {
-            peer: service.peer().clone(),
+            current: Mutex::new(Live {
+                peer: service.peer().clone(),
+                health,
+            }),
             service: AsyncMutex::new(Some(service)),
             config,
-            health,
+            restarts: AtomicU64::new(0),
             in_flight: Arc::default(),
         })
+    }
+
+    fn live(&self) -> Live {
+        self.current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The connection to use for a call: the current one, or, when the server has stopped, a
+    /// new one (the server is started or reached again, with a new handshake).
+    async fn connection(&self) -> Result<Live, String> {
+        let mut service = self.service.lock().await;
+        let live = self.live();
+        let Some(running) = service.as_mut() else {
+            return Err(format!("the MCP server {} was closed", self.config.name));
+        };
+        if !live.peer.is_transport_closed() && !running.is_closed() {
+            return Ok(live);
+        }
+        let how = live.health.exit().unwrap_or_else(|| "stopped".to_string());
+        let name = &self.config.name;
+        tracing::warn!(server = %name, "the MCP server {name} {how}; starting it again");
+        let _ = running.close_with_timeout(Duration::from_secs(2)).await;
+        let health = Arc::new(live.health.continued());
+        let started = start(&self.config, health.clone()).await.map_err(|e| {
+            format!(
+                "the MCP server {name} {how} and could not be started again: {}",
+                e.message
+            )
+        })?;
+        let live = Live {
+            peer: started.peer().clone(),
+            health,
+        };
+        *service = Some(started);
+        *self.current.lock().unwrap_or_else(PoisonError::into_inner) = live.clone();
+        self.restarts.fetch_add(1, Ordering::Relaxed);
+        Ok(live)
+    }
+
+    /// How many times the server was started or reached again after it stopped.
+    pub fn restarts(&self) -> u64 {
+        self.restarts.load(Ordering::Relaxed)
+    }
+
+    /// The process id of a server spawned over stdio, while the current one runs.
+    pub fn process_id(&self) -> Option<u32> {
+        self.live().health.process_id()
     }
 
     /// The configuration it was connected with.
@@ -126,25 +133,27 @@ impl McpServer {
 
     /// The server's name for itself and its version, from the handshake.
     pub fn server_info(&self) -> Option<(String, String)> {
-        let info = self.peer.peer_info()?;
+        let live = self.live();
+        let info = live.peer.peer_info()?;
         let implementation = info.server_info.as_ref()?;
         Some((implementation.name.clone(), implementation.version.clone()))
     }
 
     /// Counts of the notifications and faulty messages the server sent.
     pub fn stats(&self) -> ServerStats {
-        self.health.stats()
+        self.live().health.stats()
     }
 
     /// Every tool the server lists, following `nextCursor` through all pages.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ConnectError> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
+        let live = self.live();
         for _ in 0..MAX_PAGES {
             let params = cursor
                 .take()
                 .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
-            let page = tokio::time::timeout(self.config.timeout, self.peer.list_tools(params))
+            let page = tokio::time::timeout(self.config.timeout, live.peer.list_tools(params))
                 .await
                 .map_err(|_| {
                     self.connect_error(format!(
@@ -153,7 +162,10 @@ impl McpServer {
                     ))
                 })?
                 .map_err(|e| {
-                    self.connect_error(format!("tools/list failed: {}", self.describe_error(&e)))
+                    self.connect_error(format!(
+                        "tools/list failed: {}",
+                        self.describe_error(&e, &live.health)
+                    ))
                 })?;
             tools.extend(page.tools);
             match page.next_cursor {
@@ -175,7 +187,7 @@ impl McpServer {
 
     /// The order in which the server wrote a tool's schema properties, when known.
     pub(crate) fn property_order(&self, tool: &str) -> Option<PropertyOrder> {
-        self.health.property_order(tool)
+        self.live().health.property_order(tool)
     }
 
     /// Calls a tool. The error says, for a program to read, why there is no result.
@@ -187,16 +199,32 @@ impl McpServer {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(
             CallToolRequestParams::new(tool.to_string()).with_arguments(arguments),
         ));
-        let handle = self
+        let mut live = self.connection().await?;
+        let handle = match live
             .peer
             .send_request_with_option(
-                request,
+                request.clone(),
                 PeerRequestOptions::with_timeout(self.config.timeout),
             )
             .await
-            .map_err(|e| self.describe_error(&e))?;
+        {
+            Ok(handle) => handle,
+            // The server stopped before the request left: nothing was sent, so the request
+            // goes to the server started again.
+            Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
+                live = self.connection().await?;
+                live.peer
+                    .send_request_with_option(
+                        request,
+                        PeerRequestOptions::with_timeout(self.config.timeout),
+                    )
+                    .await
+                    .map_err(|e| self.describe_error(&e, &live.health))?
+            }
+            Err(e) => return Err(self.describe_error(&e, &live.health)),
+        };
         let mut guard = CancelOnDrop {
-            peer: self.peer.clone(),
+            peer: live.peer.clone(),
             id: Some(handle.id.clone()),
             in_flight: self.in_flight.clone(),
         };
@@ -213,12 +241,18 @@ impl McpServer {
                 "no answer within {}; the call was cancelled",
                 seconds(self.config.timeout)
             )),
-            Err(e) => Err(self.describe_error(&e)),
+            Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
+                Err(format!(
+                    "{}; it will be started again at the next call",
+                    self.describe_error(&e, &live.health)
+                ))
+            }
+            Err(e) => Err(self.describe_error(&e, &live.health)),
         }
     }
 
     /// A service error in words for a program, with what is known about a server that is gone.
-    fn describe_error(&self, error: &ServiceError) -> String {
+    fn describe_error(&self, error: &ServiceError, health: &Health) -> String {
         match error {
             ServiceError::McpError(data) if data.code == UNREADABLE_REPLY => {
                 data.message.to_string()
@@ -230,7 +264,7 @@ impl McpServer {
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => format!(
                 "the MCP server {} is not running{}",
                 self.config.name,
-                gone_suffix(&self.health)
+                gone_suffix(health)
             ),
             ServiceError::Cancelled { reason } => format!(
                 "the server cancelled the call{}",
@@ -256,8 +290,9 @@ impl McpServer {
             .unwrap_or_else(PoisonError::into_inner)
             .drain()
             .collect();
+        let live = self.live();
         for id in in_flight {
-            let _ = self
+            let _ = live
                 .peer
                 .notify_cancelled(CancelledNotificationParam::new(
                     Some(id),
@@ -268,6 +303,67 @@ impl McpServer {
         if let Some(mut service) = self.service.lock().await.take() {
             let _ = service.close_with_timeout(Duration::from_secs(10)).await;
         }
+    }
+}
+
+/// Starts or reaches the server and runs the `initialize` handshake, within 30 seconds.
+async fn start(
+    config: &ServerConfig,
+    health: Arc<Health>,
+) -> Result<RunningService<RoleClient, Notifications>, ConnectError> {
+    let fail = |message: String| ConnectError {
+        server: config.name.clone(),
+        message,
+    };
+    let handler = Notifications {
+        health: health.clone(),
+    };
+    let started = match &config.endpoint {
+        Endpoint::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let transport = StdioTransport::spawn(
+                command,
+                args,
+                env,
+                cwd.as_deref(),
+                config.max_message_bytes,
+                health.clone(),
+            )
+            .map_err(|e| {
+                fail(format!(
+                    "cannot start `{}`: {e}{}",
+                    config.describe(),
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        " (is the program installed and on the PATH?)"
+                    } else {
+                        ""
+                    }
+                ))
+            })?;
+            tokio::time::timeout(DEFAULT_CONNECT_TIMEOUT, handler.serve(transport)).await
+        }
+        Endpoint::Http { url, headers } => {
+            let transport =
+                crate::http::transport(url, headers, config.max_message_bytes).map_err(fail)?;
+            tokio::time::timeout(DEFAULT_CONNECT_TIMEOUT, handler.serve(transport)).await
+        }
+    };
+    match started {
+        Ok(Ok(service)) => Ok(service),
+        Ok(Err(e)) => Err(fail(format!(
+            "the initialize handshake with `{}` failed: {e}{}",
+            config.describe(),
+            gone_suffix(&health)
+        ))),
+        Err(_) => Err(fail(format!(
+            "`{}` did not complete the initialize handshake within {} s",
+            config.describe(),
+            DEFAULT_CONNECT_TIMEOUT.as_secs()
+        ))),
     }
 }
 

@@ -82,6 +82,7 @@ impl StdioTransport {
         #[cfg(unix)]
         cmd.process_group(0);
         let mut child = cmd.spawn()?;
+        health.set_process_id(child.id());
         let stdout = child
             .stdout
             .take()
@@ -384,6 +385,7 @@ impl Transport<RoleClient> for StdioTransport {
             }
         }
         signal_group(group, Signal::Kill);
+        self.health.set_process_id(None);
         Ok(())
     }
 }

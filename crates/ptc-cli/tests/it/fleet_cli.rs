@@ -24,7 +24,7 @@ fn database_url(name: &str) -> String {
 }
 
 /// A fresh database named `name` on the test cluster, and its URL.
-fn fresh_database(name: &str) -> String {
+pub(crate) fn fresh_database(name: &str) -> String {
     let cluster = cluster_url();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -532,5 +532,99 @@ fn a_worker_serves_every_run_with_the_tools_of_the_mcp_servers_it_started() {
          tool/toggle-subscriber-updates, tool/trigger-long-running-operation, \
          tool/simulate-research-query], this agent has []; resume it with the tools it was \
          started with\n"
+    );
+}
+
+#[test]
+fn a_workers_mcp_server_killed_mid_call_is_started_again_for_the_runs_next_call() {
+    let url = fresh_database("ptc_cli_mcp_restart");
+    let everything = format!(
+        "{} stdio",
+        ptc_mcp_testkit::server_command(ptc_mcp_testkit::EVERYTHING)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .display()
+    );
+    let submitted = ptc(&[
+        "submit",
+        "--store",
+        &url,
+        "--id",
+        "slow",
+        "--mission",
+        "Wait, then echo",
+        "--mcp",
+        &everything,
+    ]);
+    assert_eq!(submitted.status.code(), Some(0));
+    let server = ModelServer::start(
+        vec![
+            "```clojure\n(tool/trigger-long-running-operation {:duration 20 :steps 2})\n```".into(),
+            "```clojure\n(return (tool/echo \"after\"))\n```".into(),
+        ],
+        usize::MAX,
+    );
+    let worker = support::ptc_command(&[
+        "worker",
+        "--store",
+        &url,
+        "--until-idle",
+        "--name",
+        "w1",
+        "--mcp",
+        &everything,
+        "--llm",
+        &server.spec(),
+    ])
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .expect("start the worker");
+    // The worker's one child is the MCP server; it is killed once the long call is under way.
+    let children = |pid: u32| -> Vec<String> {
+        let out = std::process::Command::new("pgrep")
+            .args(["-P", &pid.to_string()])
+            .output()
+            .expect("pgrep");
+        text(&out.stdout).lines().map(str::to_string).collect()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let first = loop {
+        if let [child] = children(worker.id()).as_slice() {
+            break child.clone();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no MCP server started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &first])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let killed_at = std::time::Instant::now();
+    let worked = worker.wait_with_output().expect("the worker");
+    // The 20 s operation was cut short: the call was in flight when its server died.
+    assert!(
+        killed_at.elapsed() < std::time::Duration::from_secs(15),
+        "{:?}",
+        killed_at.elapsed()
+    );
+    assert_eq!(
+        text(&worked.stdout),
+        "slow: ended: returned \"Echo: after\"\n"
+    );
+    assert_eq!(
+        text(&worked.stderr),
+        "w1: working up to 1 run at once\n WARN the MCP server everything was killed by signal 9; \
+         starting it again\n"
+    );
+    assert_eq!(worked.status.code(), Some(0));
+    let status = ptc(&["status", "--store", &url, "slow"]);
+    assert_eq!(
+        text(&status.stdout),
+        "slow: ended: returned \"Echo: after\"; 2 turns, 1 claim\n"
     );
 }

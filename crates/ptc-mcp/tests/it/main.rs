@@ -8,4 +8,5 @@ mod everything;
 mod faults;
 mod http;
 mod reference_servers;
+mod restart;
 mod resume;

@@ -1,0 +1,255 @@
+//! Throughput of separate `ptc worker` processes on one machine: 1, 2 and 4 processes work the
+//! same 200 queued runs of two turns each, every model request answered after 100 ms by a
+//! local model server (so the work is I/O-bound, as with a real model). Measured, not
+//! asserted: it prints runs per second and the claim latency (from the reply that ended a
+//! worker's run to the first model request of its next run: the end's commit, the claim and
+//! the run's start) for each fleet size, side by side.
+//!
+//! `cargo xtask postgres run -- cargo test -p ptc-cli --test it fleet_throughput -- --ignored
+//! --nocapture`
+
+use crate::fleet_cli::fresh_database;
+use crate::support::{ptc, ptc_command};
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 200;
+const MODEL_TIME: Duration = Duration::from_millis(100);
+
+#[derive(Clone, Copy, PartialEq)]
+enum Event {
+    /// A run's first model request arrived.
+    Started,
+    /// The reply that ends a run was sent.
+    Ended,
+}
+
+/// A model server for one worker: each request is answered on a thread of its own after
+/// [`MODEL_TIME`]; a run's first request gets a definition, its second the return.
+struct SleepingModel {
+    spec: String,
+    events: Arc<Mutex<Vec<(Instant, Event)>>>,
+}
+
+impl SleepingModel {
+    fn start() -> SleepingModel {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a local port");
+        let spec = format!(
+            "openai-compatible:http://{}/v1:test-model",
+            listener.local_addr().expect("address")
+        );
+        let events: Arc<Mutex<Vec<(Instant, Event)>>> = Arc::default();
+        let log = events.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                let log = log.clone();
+                std::thread::spawn(move || serve(stream, &log));
+            }
+        });
+        SleepingModel { spec, events }
+    }
+}
+
+fn serve(mut stream: TcpStream, log: &Mutex<Vec<(Instant, Event)>>) {
+    let Some(body) = read_request(&mut stream) else {
+        return;
+    };
+    let request: serde_json::Value = serde_json::from_slice(&body).expect("a JSON request");
+    let answered = request["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .count();
+    if answered == 0 {
+        log.lock().unwrap().push((Instant::now(), Event::Started));
+    }
+    std::thread::sleep(MODEL_TIME);
+    let reply = if answered == 0 {
+        "```clojure\n(def a (* data/n data/n))\n```"
+    } else {
+        "```clojure\n(return (+ a 1))\n```"
+    };
+    let body = serde_json::json!({
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "model": "test-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+    })
+    .to_string();
+    let _ = write!(
+        stream,
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+         connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.flush();
+    if answered > 0 {
+        log.lock().unwrap().push((Instant::now(), Event::Ended));
+    }
+}
+
+fn read_request(stream: &mut TcpStream) -> Option<Vec<u8>> {
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        if line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().ok()?;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    Some(body)
+}
+
+/// Queues [`RUNS`] runs with `ptc submit`, four at a time.
+fn submit_all(url: &str, data: &str) {
+    let next = Arc::new(Mutex::new(0..RUNS));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let (next, url, data) = (next.clone(), url.to_string(), data.to_string());
+            std::thread::spawn(move || {
+                let take = || next.lock().unwrap().next();
+                while let Some(i) = take() {
+                    let id = format!("r{i}");
+                    let out = ptc(&[
+                        "submit",
+                        "--store",
+                        &url,
+                        "--id",
+                        &id,
+                        "--mission",
+                        "Square n and add one",
+                        "--data",
+                        &data,
+                    ]);
+                    assert_eq!(out.status.code(), Some(0), "{out:?}");
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().expect("submitter");
+    }
+}
+
+struct Measured {
+    workers: usize,
+    wall: Duration,
+    gaps: Vec<Duration>,
+}
+
+fn measure(workers: usize, data: &str) -> Measured {
+    let url = fresh_database(&format!("ptc_cli_throughput_{workers}"));
+    submit_all(&url, data);
+    let models: Vec<SleepingModel> = (0..workers).map(|_| SleepingModel::start()).collect();
+    let started = Instant::now();
+    let children: Vec<_> = models
+        .iter()
+        .enumerate()
+        .map(|(k, model)| {
+            ptc_command(&[
+                "worker",
+                "--store",
+                &url,
+                "--until-idle",
+                "--name",
+                &format!("w{k}"),
+                "--poll",
+                "0.25",
+                "--llm",
+                &model.spec,
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start a worker")
+        })
+        .collect();
+    let mut lines = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().expect("a worker");
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        lines.extend(
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string),
+        );
+    }
+    let wall = started.elapsed();
+    lines.sort();
+    let mut expected: Vec<String> = (0..RUNS)
+        .map(|i| format!("r{i}: ended: returned 37"))
+        .collect();
+    expected.sort();
+    assert_eq!(lines, expected);
+    let mut gaps = Vec::new();
+    for model in &models {
+        let mut events = model.events.lock().unwrap().clone();
+        events.sort_by_key(|(at, _)| *at);
+        let mut ended: Option<Instant> = None;
+        for (at, event) in events {
+            match event {
+                Event::Ended => ended = Some(at),
+                Event::Started => {
+                    if let Some(end) = ended.take() {
+                        gaps.push(at - end);
+                    }
+                }
+            }
+        }
+    }
+    gaps.sort();
+    Measured {
+        workers,
+        wall,
+        gaps,
+    }
+}
+
+fn millis(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+#[test]
+#[ignore = "a measurement (about 90 s): run it on its own with --ignored --nocapture"]
+fn fleet_throughput_of_worker_processes() {
+    let dir = crate::support::Scratch::new("fleet-throughput");
+    let data = dir.file("data.json", r#"{"n": 6}"#);
+    let data = crate::support::utf8(&data).to_string();
+    let measured: Vec<Measured> = [1, 2, 4].into_iter().map(|n| measure(n, &data)).collect();
+    let one = RUNS as f64 / measured[0].wall.as_secs_f64();
+    println!(
+        "| worker processes | runs | wall time | runs per second | vs 1 | claim latency p50 | p95 | max |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for m in &measured {
+        let rate = RUNS as f64 / m.wall.as_secs_f64();
+        let at = |q: f64| m.gaps[((m.gaps.len() - 1) as f64 * q).round() as usize];
+        println!(
+            "| {} | {RUNS} | {:.2} s | {rate:.1} | {:.2}× | {} | {} | {} |",
+            m.workers,
+            m.wall.as_secs_f64(),
+            rate / one,
+            millis(at(0.5)),
+            millis(at(0.95)),
+            millis(*m.gaps.last().expect("gaps")),
+        );
+    }
+}
