@@ -69,7 +69,7 @@ pub struct WorkerArgs {
     pub limits: LimitOptions,
     #[command(flatten)]
     pub history: HistoryOptions,
-    /// MCP servers, started once when the worker starts: their tools serve every run it works.
+    /// MCP servers, started when the worker starts and again if one dies: their tools serve every run it works.
     #[command(flatten)]
     pub mcp: McpOptions,
 }
