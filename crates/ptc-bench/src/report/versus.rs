@@ -191,8 +191,14 @@ fn loss(mission: &str, ptc: &Summary, tool_calls: &Summary) -> Option<String> {
         ));
     }
     if ptc_bill > tc_bill && tc_bill > 0.0 {
+        // A failed run of tool calling often stopped early: its bill is not the task's price.
+        let failed = if tool_calls.pass_rate < 1.0 {
+            ", tool calling's ending early as it failed"
+        } else {
+            ""
+        };
         parts.push(format!(
-            "cost {:.2}x (anthropic, steady)",
+            "cost {:.2}x (anthropic, steady){failed}",
             ptc_bill / tc_bill
         ));
     }
