@@ -9,9 +9,9 @@
 //! --nocapture`
 
 use crate::fleet_cli::fresh_database;
-use crate::support::{ptc, ptc_command};
+use crate::support::{ptc, ptc_command, read_request};
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -94,28 +94,6 @@ fn serve(mut stream: TcpStream, log: &Mutex<Vec<(Instant, Event)>>) {
     if answered > 0 {
         log.lock().unwrap().push((Instant::now(), Event::Ended));
     }
-}
-
-fn read_request(stream: &mut TcpStream) -> Option<Vec<u8>> {
-    let mut reader = BufReader::new(stream.try_clone().ok()?);
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        if line == "\r\n" {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().ok()?;
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some(body)
 }
 
 /// Queues [`RUNS`] runs with `ptc submit`, four at a time.

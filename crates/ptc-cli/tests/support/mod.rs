@@ -122,7 +122,7 @@ impl ModelServer {
 }
 
 /// Reads one HTTP request (headers, then a body of `Content-Length` bytes).
-fn read_request(stream: &mut TcpStream) -> Option<Vec<u8>> {
+pub fn read_request(stream: &mut TcpStream) -> Option<Vec<u8>> {
     let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut length = 0;
     loop {
