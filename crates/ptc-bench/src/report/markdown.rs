@@ -57,18 +57,10 @@ impl Report {
             let s = &c.total;
             let _ = writeln!(
                 out,
-                "| {} | `{}` | {} | {} | {:.1} | {} | {} | {} | {} | {} | {} |",
+                "| {} | `{}` | {} |",
                 c.label,
                 c.compression,
-                s.runs,
-                pass_rate(s),
-                s.mean_turns,
-                count(s.per_run(s.input_tokens)),
-                count(s.per_run(s.output_tokens)),
-                count(s.per_run(s.cache_read_tokens)),
-                count(s.per_run(s.est_prompt_tokens)),
-                billed_cells(s),
-                seconds(s.per_run(s.wall_ms)),
+                run_cells(s),
             );
         }
         for c in &self.comparisons {
@@ -221,17 +213,9 @@ impl Report {
                     let s = &m.summary;
                     let _ = writeln!(
                         out,
-                        "| {name} | {category} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {} |",
+                        "| {name} | {category} | {} | {} |",
                         c.label,
-                        s.runs,
-                        pass_rate(s),
-                        s.mean_turns,
-                        count(s.per_run(s.input_tokens)),
-                        count(s.per_run(s.output_tokens)),
-                        count(s.per_run(s.cache_read_tokens)),
-                        count(s.per_run(s.est_prompt_tokens)),
-                        billed_cells(s),
-                        seconds(s.per_run(s.wall_ms)),
+                        run_cells(s),
                     );
                 }
             }
@@ -548,4 +532,21 @@ fn bill_cells(s: &Summary) -> String {
     .map(|(profile, steady)| count(s.per_run_f64(s.bill(profile, steady))))
     .collect::<Vec<_>>()
     .join(" | ")
+}
+
+/// The cells a configuration's row and a mission's row share: runs, pass rate, mean turns,
+/// tokens per run (input, output, cache read, estimated prompt), the bills and the wall time.
+fn run_cells(s: &Summary) -> String {
+    format!(
+        "{} | {} | {:.1} | {} | {} | {} | {} | {} | {}",
+        s.runs,
+        pass_rate(s),
+        s.mean_turns,
+        count(s.per_run(s.input_tokens)),
+        count(s.per_run(s.output_tokens)),
+        count(s.per_run(s.cache_read_tokens)),
+        count(s.per_run(s.est_prompt_tokens)),
+        billed_cells(s),
+        seconds(s.per_run(s.wall_ms)),
+    )
 }
