@@ -30,6 +30,8 @@ mod pending;
 mod conformance;
 // `cargo xtask postgres`: a throwaway PostgreSQL cluster.
 mod postgres;
+// `cargo xtask fleet-netns`: network namespaces reaching one PostgreSQL cluster.
+mod netns;
 // `cargo xtask ci` and `cargo xtask bench`.
 mod ci;
 
@@ -62,7 +64,10 @@ subcommands:
   mcp-servers                           install the pinned MCP servers the tests and missions use (npm ci)
   postgres [start | stop | url | run -- COMMAND]
                                         a throwaway PostgreSQL cluster on 127.0.0.1 (target/postgres),
-                                        for the tests of the PostgreSQL run store";
+                                        for the tests of the PostgreSQL run store
+  fleet-netns [--count N] [-- COMMAND]  network namespaces joined by veth pairs to a throwaway PostgreSQL cluster
+                                        listening on their host sides; runs the throughput measurement of
+                                        worker processes in them beside plain ones (needs root)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -79,6 +84,7 @@ fn main() -> ExitCode {
         Some("local-model") => local_model::run(&args[1..]),
         Some("mcp-servers") => mcp_servers::run(),
         Some("postgres") => postgres::run(&args[1..]),
+        Some("fleet-netns") => netns::run(&args[1..]),
         Some("python") => python::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");

@@ -151,6 +151,16 @@ impl Cluster {
     /// Makes a fresh cluster in `dir/data` (removing whatever `dir` held) and starts it on a free
     /// port of 127.0.0.1. A server still running from an earlier cluster in `dir` is stopped first.
     pub fn start(dir: &Path) -> Result<Cluster, String> {
+        Cluster::start_listening(dir, &[], &[])
+    }
+
+    /// [`Cluster::start`], the server also listening on each of `addresses` (which must be this
+    /// machine's already) and trusting connections from each of `clients` besides 127.0.0.1.
+    pub fn start_listening(
+        dir: &Path,
+        addresses: &[Ipv4Addr],
+        clients: &[Ipv4Addr],
+    ) -> Result<Cluster, String> {
         let bin = server_programs()?;
         let user = server_user()?;
         if let Some(pid) = postmaster_pid(&dir.join("data"))? {
@@ -184,10 +194,25 @@ impl Cluster {
                 String::from_utf8_lossy(&initdb.stderr).trim()
             ));
         }
+        if !clients.is_empty() {
+            let hba = data.join("pg_hba.conf");
+            let mut rules = std::fs::read_to_string(&hba)
+                .map_err(|e| format!("cannot read {}: {e}", hba.display()))?;
+            for client in clients {
+                rules.push_str(&format!("host all all {client}/32 trust\n"));
+            }
+            std::fs::write(&hba, rules)
+                .map_err(|e| format!("cannot write {}: {e}", hba.display()))?;
+        }
         let port = free_port()?;
+        let listen: Vec<String> = std::iter::once(Ipv4Addr::LOCALHOST)
+            .chain(addresses.iter().copied())
+            .map(|a| a.to_string())
+            .collect();
         let options = format!(
-            "-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories='' \
-             -c max_connections=200"
+            "-c listen_addresses='{}' -c port={port} -c unix_socket_directories='' \
+             -c max_connections=200",
+            listen.join(",")
         );
         let started = as_server_user(Command::new(bin.join("pg_ctl")), &user, dir)
             .arg("start")

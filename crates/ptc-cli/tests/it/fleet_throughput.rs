@@ -9,7 +9,7 @@
 //! --nocapture`
 
 use crate::fleet_cli::fresh_database;
-use crate::support::{ptc, ptc_command, read_request};
+use crate::support::{ptc, ptc_command_through, read_request};
 
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
@@ -17,7 +17,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const RUNS: usize = 200;
+pub(crate) const RUNS: usize = 200;
 const MODEL_TIME: Duration = Duration::from_millis(100);
 
 #[derive(Clone, Copy, PartialEq)]
@@ -36,8 +36,10 @@ struct SleepingModel {
 }
 
 impl SleepingModel {
-    fn start() -> SleepingModel {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a local port");
+    /// Listens on a free port of `address`.
+    fn start(address: &str) -> SleepingModel {
+        let listener = TcpListener::bind((address, 0))
+            .unwrap_or_else(|e| panic!("cannot listen on {address}: {e}"));
         let spec = format!(
             "openai-compatible:http://{}/v1:test-model",
             listener.local_addr().expect("address")
@@ -127,33 +129,83 @@ fn submit_all(url: &str, data: &str) {
     }
 }
 
-struct Measured {
-    workers: usize,
-    wall: Duration,
-    gaps: Vec<Duration>,
+pub(crate) struct Measured {
+    pub(crate) workers: usize,
+    pub(crate) wall: Duration,
+    /// The claim latencies, shortest first.
+    pub(crate) gaps: Vec<Duration>,
 }
 
-fn measure(workers: usize, data: &str) -> Measured {
-    let url = fresh_database(&format!("ptc_cli_throughput_{workers}"));
+impl Measured {
+    pub(crate) fn runs_per_second(&self) -> f64 {
+        RUNS as f64 / self.wall.as_secs_f64()
+    }
+
+    /// The claim latency at quantile `q` (0.5 is the median).
+    pub(crate) fn latency(&self, q: f64) -> Duration {
+        self.gaps[((self.gaps.len() - 1) as f64 * q).round() as usize]
+    }
+}
+
+/// Where a measurement's worker processes run.
+pub(crate) enum Placement {
+    /// All in this machine's network namespace, reaching the database and their model servers
+    /// on 127.0.0.1.
+    Plain,
+    /// Worker `k` in the network namespace `namespaces[k].0`, reaching the database and its
+    /// model server at this machine's address `namespaces[k].1` on the pair joining them.
+    Namespaces(Vec<(String, String)>),
+}
+
+/// Works [`RUNS`] queued runs with `workers` worker processes placed as `placement` says, in
+/// the database `database` (made afresh), and times them.
+pub(crate) fn measure(
+    workers: usize,
+    placement: &Placement,
+    database: &str,
+    data: &str,
+) -> Measured {
+    let url = fresh_database(database);
     submit_all(&url, data);
-    let models: Vec<SleepingModel> = (0..workers).map(|_| SleepingModel::start()).collect();
+    let place = |k: usize| -> (Vec<&str>, &str) {
+        match placement {
+            Placement::Plain => (Vec::new(), "127.0.0.1"),
+            Placement::Namespaces(all) => {
+                let (name, host) = all.get(k).unwrap_or_else(|| {
+                    panic!(
+                        "{workers} workers need {workers} namespaces, there are {}",
+                        all.len()
+                    )
+                });
+                (vec!["ip", "netns", "exec", name], host)
+            }
+        }
+    };
+    let models: Vec<SleepingModel> = (0..workers)
+        .map(|k| SleepingModel::start(place(k).1))
+        .collect();
     let started = Instant::now();
     let children: Vec<_> = models
         .iter()
         .enumerate()
         .map(|(k, model)| {
-            ptc_command(&[
-                "worker",
-                "--store",
-                &url,
-                "--until-idle",
-                "--name",
-                &format!("w{k}"),
-                "--poll",
-                "0.25",
-                "--llm",
-                &model.spec,
-            ])
+            let (launcher, host) = place(k);
+            let store = url.replacen("@127.0.0.1:", &format!("@{host}:"), 1);
+            ptc_command_through(
+                &launcher,
+                &[
+                    "worker",
+                    "--store",
+                    &store,
+                    "--until-idle",
+                    "--name",
+                    &format!("w{k}"),
+                    "--poll",
+                    "0.25",
+                    "--llm",
+                    &model.spec,
+                ],
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -201,7 +253,7 @@ fn measure(workers: usize, data: &str) -> Measured {
     }
 }
 
-fn millis(d: Duration) -> String {
+pub(crate) fn millis(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
@@ -211,15 +263,21 @@ fn fleet_throughput_of_worker_processes() {
     let dir = crate::support::Scratch::new("fleet-throughput");
     let data = dir.file("data.json", r#"{"n": 6}"#);
     let data = crate::support::utf8(&data).to_string();
-    let measured: Vec<Measured> = [1, 2, 4].into_iter().map(|n| measure(n, &data)).collect();
-    let one = RUNS as f64 / measured[0].wall.as_secs_f64();
+    let measured: Vec<Measured> = [1, 2, 4]
+        .into_iter()
+        .map(|n| {
+            let database = format!("ptc_cli_throughput_{n}");
+            measure(n, &Placement::Plain, &database, &data)
+        })
+        .collect();
+    let one = measured[0].runs_per_second();
     println!(
         "| worker processes | runs | wall time | runs per second | vs 1 | claim latency p50 | p95 | max |"
     );
     println!("|---|---|---|---|---|---|---|---|");
     for m in &measured {
-        let rate = RUNS as f64 / m.wall.as_secs_f64();
-        let at = |q: f64| m.gaps[((m.gaps.len() - 1) as f64 * q).round() as usize];
+        let rate = m.runs_per_second();
+        let at = |q: f64| m.latency(q);
         println!(
             "| {} | {RUNS} | {:.2} s | {rate:.1} | {:.2}× | {} | {} | {} |",
             m.workers,

@@ -8,6 +8,7 @@ mod demo_cli;
 mod eval_cli;
 mod exec_cli;
 mod fleet_cli;
+mod fleet_namespaces;
 mod fleet_throughput;
 mod local_model;
 mod mcp_cli;

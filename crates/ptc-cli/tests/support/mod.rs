@@ -12,7 +12,21 @@ use std::sync::mpsc;
 /// `ptc` with `args`, without the environment variables that would change what it does (API
 /// keys, a default model, retries, timeouts, an MCP configuration, log filters).
 pub fn ptc_command(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ptc"));
+    ptc_command_through(&[], args)
+}
+
+/// [`ptc_command`] started through `launcher` (a program and its arguments, `ptc` and `args`
+/// following them: `ip netns exec NAME`), or directly when `launcher` is empty.
+pub fn ptc_command_through(launcher: &[&str], args: &[&str]) -> Command {
+    let ptc = env!("CARGO_BIN_EXE_ptc");
+    let mut command = match launcher.split_first() {
+        Some((program, rest)) => {
+            let mut command = Command::new(program);
+            command.args(rest).arg(ptc);
+            command
+        }
+        None => Command::new(ptc),
+    };
     command.args(args);
     for name in [
         "OPENAI_API_KEY",
