@@ -17,6 +17,11 @@ pub const DEFAULT_MAX_RESULT_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// How long connecting (spawning, `initialize`, listing the tools) may take.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default longest wait after the first failed start of a server that died; each failure
+/// in a row doubles it, up to [`DEFAULT_RESTART_BACKOFF_CAP`].
+pub const DEFAULT_RESTART_BACKOFF: Duration = Duration::from_millis(500);
+/// The default cap of the wait between failed starts of a server that died.
+pub const DEFAULT_RESTART_BACKOFF_CAP: Duration = Duration::from_secs(30);
 
 /// Where a server is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +72,12 @@ pub struct ServerConfig {
     pub max_result_bytes: usize,
     /// The largest message accepted from the server; a reply over it fails its call.
     pub max_message_bytes: usize,
+    /// A server that died is started again at once; after a start that fails, the next one
+    /// waits up to this long (a random part of its upper half), doubled after each failure
+    /// in a row, up to [`ServerConfig::restart_backoff_cap`].
+    pub restart_backoff: Duration,
+    /// The longest wait between failed starts.
+    pub restart_backoff_cap: Duration,
 }
 
 impl ServerConfig {
@@ -105,6 +116,8 @@ impl ServerConfig {
             timeout: DEFAULT_TIMEOUT,
             max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            restart_backoff: DEFAULT_RESTART_BACKOFF,
+            restart_backoff_cap: DEFAULT_RESTART_BACKOFF_CAP,
         }
     }
 
@@ -174,6 +187,14 @@ impl ServerConfig {
     /// Sets the largest message accepted from the server.
     pub fn with_max_message_bytes(mut self, bytes: usize) -> ServerConfig {
         self.max_message_bytes = bytes;
+        self
+    }
+
+    /// Sets the waits between failed starts of a server that died: up to `first` after the
+    /// first failure, doubling after each failure in a row, never more than `cap`.
+    pub fn with_restart_backoff(mut self, first: Duration, cap: Duration) -> ServerConfig {
+        self.restart_backoff = first;
+        self.restart_backoff_cap = cap.max(first);
         self
     }
 

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::sync::PoisonError;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::Deserialize;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
@@ -50,6 +50,8 @@ pub(crate) struct Health {
     oversized: AtomicU64,
     orders: Mutex<HashMap<String, PropertyOrder>>,
     pid: Mutex<Option<u32>>,
+    ended: AtomicBool,
+    ended_signal: tokio::sync::Notify,
 }
 
 impl Health {
@@ -122,6 +124,25 @@ impl Health {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// Records that the connection ended: the server's output closed (it exited).
+    pub fn mark_ended(&self) {
+        self.ended.store(true, Ordering::Relaxed);
+        // One waiter (the server's watcher); a permit is kept if it is not waiting yet.
+        self.ended_signal.notify_one();
+    }
+
+    /// Whether the connection ended.
+    pub fn has_ended(&self) -> bool {
+        self.ended.load(Ordering::Relaxed)
+    }
+
+    /// Waits until [`Health::mark_ended`] is called (at once if it was already).
+    pub async fn ended(&self) {
+        if !self.has_ended() {
+            self.ended_signal.notified().await;
+        }
     }
 
     pub fn count_progress(&self) {

@@ -26,8 +26,11 @@
 //!   the server gets `notifications/cancelled`, as it does when the caller stops waiting (the
 //!   agent's run ends). A server that exits, hangs, floods notifications, writes malformed
 //!   JSON-RPC or a message over [`ServerConfig::max_message_bytes`] makes that call fail with
-//!   an error saying so; nothing panics and memory stays bounded. A server that stopped is
-//!   started or reached again at the next call to one of its tools.
+//!   an error saying so; nothing panics and memory stays bounded. A server that stops is
+//!   started or reached again as soon as that is noticed (its process exited, its connection
+//!   closed), or at the next call to one of its tools; after a start that fails the next one
+//!   waits, longer after each failure in a row ([`ServerConfig::restart_backoff`]), so a
+//!   server that keeps failing is not started over and over.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -46,6 +49,8 @@
 // layers`, part of `cargo xtask ci`, checks it). Each has a comment line of its own, so that
 // formatting keeps the order.
 
+// The waits between failed starts of a server.
+mod backoff;
 // What is known about a server beyond its replies.
 mod health;
 // A server's notifications and requests.
@@ -71,7 +76,8 @@ mod servers;
 
 pub use config::{
     ConfigError, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_RESULT_BYTES,
-    DEFAULT_TIMEOUT, Endpoint, McpConfig, ServerConfig,
+    DEFAULT_RESTART_BACKOFF, DEFAULT_RESTART_BACKOFF_CAP, DEFAULT_TIMEOUT, Endpoint, McpConfig,
+    ServerConfig,
 };
 pub use health::ServerStats;
 pub use naming::{Renamed, ToolName};

@@ -319,6 +319,7 @@ impl Transport<RoleClient> for StdioTransport {
             match read {
                 LineRead::Eof => {
                     self.note_exit().await;
+                    self.health.mark_ended();
                     return None;
                 }
                 LineRead::Oversized { len, tail } => {

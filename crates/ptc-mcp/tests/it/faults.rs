@@ -91,8 +91,7 @@ fn a_server_that_exits_in_the_middle_of_a_call() {
         "(tool/exit)",
         "exit",
         "the MCP server fault is not running: it exited with status 3; its last words on \
-         stderr: fault server: exiting in the middle of a call; it will be started again at the \
-         next call",
+         stderr: fault server: exiting in the middle of a call; it is being started again",
     );
 }
 

@@ -23,12 +23,17 @@ impl Drop for HttpServer {
 }
 
 fn start() -> HttpServer {
-    let command = ptc_mcp_testkit::server_command(ptc_mcp_testkit::EVERYTHING)
-        .unwrap_or_else(|e| panic!("{e}"));
     let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
+    start_on(port)
+}
+
+/// The server listening on `port` of 127.0.0.1.
+fn start_on(port: u16) -> HttpServer {
+    let command = ptc_mcp_testkit::server_command(ptc_mcp_testkit::EVERYTHING)
+        .unwrap_or_else(|e| panic!("{e}"));
     let child = Command::new(command)
         .arg("streamableHttp")
         .env("PORT", port.to_string())
@@ -81,6 +86,63 @@ fn tools_over_streamable_http() {
         server.stats()
     );
     session.close();
+}
+
+/// The server is stopped and started again on the same port: it has forgotten the client's
+/// session, and answers its next request with `400 Bad Request: No valid session ID provided`,
+/// naming no request. The call is sent again on a new session (the request was refused
+/// unrun) and succeeds; a call made while the server is away fails saying it cannot be reached.
+#[test]
+fn a_server_stopped_and_started_again_is_reached_again() {
+    support::logs::keep();
+    let server = start();
+    let port = server.port;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let session = Session::start(vec![
+        ServerConfig::http("restarted", &url)
+            .with_timeout(Duration::from_secs(4))
+            .with_restart_backoff(Duration::from_millis(200), Duration::from_millis(800)),
+    ]);
+    let handle = session.servers.servers()[0].clone();
+    session.check(&[(r#"(tool/echo "before")"#, Ok(r#""Echo: before""#))]);
+    drop(server);
+    assert_eq!(
+        session.run(r#"(tool/echo "while away")"#),
+        Err(format!(
+            "tool/echo failed: the MCP server restarted cannot be reached at {url}: Client \
+             error: error sending request for url ({url}); the next call tries again"
+        ))
+    );
+    let server = start_on(port);
+    let asked = Instant::now();
+    session.check(&[
+        (r#"(tool/echo "after")"#, Ok(r#""Echo: after""#)),
+        (
+            r#"(tool/echo "after, again")"#,
+            Ok(r#""Echo: after, again""#),
+        ),
+    ]);
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "the calls took {:?}",
+        asked.elapsed()
+    );
+    assert_eq!(handle.restarts(), 1);
+    assert_eq!(handle.failed_starts(), 0);
+    let warnings: Vec<String> = support::logs::warnings("restarted")
+        .into_iter()
+        .map(|w| w.message)
+        .collect();
+    assert_eq!(
+        warnings,
+        vec![
+            "the MCP server restarted no longer knows this session (Bad Request: No valid \
+             session ID provided); reaching it again"
+                .to_string()
+        ]
+    );
+    session.close();
+    drop(server);
 }
 
 #[test]

@@ -10,3 +10,4 @@ mod http;
 mod reference_servers;
 mod restart;
 mod resume;
+mod watch;

@@ -1,5 +1,5 @@
-//! A server killed in the middle of a call: that call fails saying so, and the server is
-//! started again for the next call, within the same run.
+//! A server killed in the middle of a call: that call fails saying so, and the server, started
+//! again at once, answers the next call, within the same run.
 
 use crate::support;
 
@@ -56,8 +56,8 @@ fn a_server_killed_mid_call_is_started_again_for_the_next_call() {
         })
         .collect();
     let killed = "the MCP server everything is not running: it was killed by signal 9; its \
-                  last words on stderr: Starting default (STDIO) server...; it will be started \
-                  again at the next call";
+                  last words on stderr: Starting default (STDIO) server...; it is being started \
+                  again";
     assert_eq!(
         calls,
         vec![

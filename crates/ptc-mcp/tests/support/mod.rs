@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod logs;
+
 use std::path::Path;
 use std::time::Duration;
 
@@ -71,6 +73,15 @@ pub fn eventually(done: impl Fn() -> bool) -> bool {
         std::thread::sleep(Duration::from_millis(20));
     }
     true
+}
+
+/// Kills the process `pid` with SIGKILL.
+pub fn kill(pid: u32) {
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success(), "kill -KILL {pid}: {status}");
 }
 
 /// Connects, or fails the test with the reason.
