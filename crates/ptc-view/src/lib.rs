@@ -1,0 +1,35 @@
+//! A run as one self-contained HTML page: each turn's program, tool calls, output, value or
+//! error and definitions, beside the request that produced it (what the model saw, its tokens
+//! and its modelled bill under each pricing profile), with the outcome and the signature check
+//! above. The page fetches nothing: its style and script are inline, and its content reads with
+//! the script off.
+//!
+//! ```
+//! use ptc_lisp::Value;
+//! use ptc_turn::{Step, StepOutcome, Task, Turn, Turns};
+//! use ptc_view::{PageOptions, run_page};
+//!
+//! let mut turns = Turns::new();
+//! turns.push(Turn::success(1, "(return 42)", Value::Int(42))).unwrap();
+//! let step = Step {
+//!     outcome: StepOutcome::Returned { value: Value::Int(42) },
+//!     task: Task::new("Answer."),
+//!     turns,
+//!     usage: Default::default(),
+//! };
+//! let page = run_page(&step, &PageOptions::default());
+//! assert!(page.starts_with("<!DOCTYPE html>"));
+//! assert!(page.contains("<section class=\"turn\" id=\"turn-1\""));
+//! ```
+
+// Layers, lowest first: a module uses only the modules above it.
+pub mod assets;
+pub mod escape;
+pub mod figures;
+pub mod highlight;
+pub mod page;
+pub mod request;
+pub mod turn;
+
+pub use figures::{RequestFigures, RunFigures, SignatureCheck};
+pub use page::{PageOptions, run_page};
