@@ -4,5 +4,6 @@
 mod billing;
 mod cli;
 mod compiled;
+mod pages;
 mod replay;
 mod solutions;
