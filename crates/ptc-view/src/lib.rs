@@ -32,4 +32,4 @@ pub mod request;
 pub mod turn;
 
 pub use figures::{RequestFigures, RunFigures, SignatureCheck};
-pub use page::{PageOptions, run_page};
+pub use page::{PageOptions, notebook_frame, program_page, run_page};

@@ -222,3 +222,39 @@ fn index(out: &mut String, turns: &[Turn]) {
     }
     out.push_str("</ol>\n</nav>\n");
 }
+
+/// The page of one program run outside an agent (`turn` holds its program, if known, its value
+/// or error, prints, tool calls and definitions): the turn's part of a run page alone.
+pub fn program_page(turn: &Turn) -> String {
+    let mut out = String::with_capacity(16 * 1024);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Program run</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<section class=\"turn\" data-turn=\"{}\">\n",
+        turn.number()
+    );
+    if !turn.program().is_empty() {
+        turn::program(&mut out, turn);
+    }
+    turn::effects(&mut out, turn, None);
+    out.push_str("</section>\n</body>\n</html>\n");
+    out
+}
+
+/// `page` inside an `iframe` of `height` pixels, for a notebook's output cell: the page keeps
+/// its own style and script, and the notebook's are left alone.
+///
+/// ```
+/// let frame = ptc_view::page::notebook_frame("<p class=\"x\">a & b</p>", 300);
+/// assert_eq!(
+///     frame,
+///     "<iframe srcdoc=\"&lt;p class=&quot;x&quot;&gt;a &amp; b&lt;/p&gt;\" \
+///      sandbox=\"allow-scripts\" style=\"width:100%;height:300px;border:1px solid #d0d4d9\" \
+///      title=\"ptc run\"></iframe>"
+/// );
+/// ```
+pub fn notebook_frame(page: &str, height: u32) -> String {
+    format!(
+        "<iframe srcdoc=\"{}\" sandbox=\"allow-scripts\" style=\"width:100%;height:{height}px;border:1px solid #d0d4d9\" title=\"ptc run\"></iframe>",
+        html(page)
+    )
+}
