@@ -22,14 +22,23 @@
 //! assert!(page.contains("<section class=\"turn\" id=\"turn-1\""));
 //! ```
 
-// Layers, lowest first: a module uses only the modules above it.
-pub mod assets;
+// Layers, lowest first: a module uses only the modules above it (`cargo xtask layers`). Each
+// has a comment line of its own, so that formatting keeps the order.
+
+// HTML escaping and bounded text.
 pub mod escape;
-pub mod figures;
+// PTC-Lisp marked up for the style sheet.
 pub mod highlight;
-pub mod page;
-pub mod request;
+// The inline style sheet and script.
+pub mod assets;
+// Every number a page shows, computed from the step.
+pub mod figures;
+// A turn's program and what it did.
 pub mod turn;
+// A request: tokens, bill, messages.
+pub mod request;
+// The documents.
+pub mod page;
 
 pub use figures::{RequestFigures, RunFigures, SignatureCheck};
 pub use page::{PageOptions, notebook_frame, program_page, run_page};

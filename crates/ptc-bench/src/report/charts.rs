@@ -195,7 +195,10 @@ mod tests {
             "tool-calls",
             "Requests per run",
         ] {
-            assert!(svg.contains(&format!(">\n{text}\n<")), "{text} missing: {svg}");
+            assert!(
+                svg.contains(&format!(">\n{text}\n<")),
+                "{text} missing: {svg}"
+            );
         }
         assert!(!svg.contains("href"), "links to nothing: {svg}");
     }

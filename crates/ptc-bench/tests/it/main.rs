@@ -2,6 +2,7 @@
 //! (one link instead of one per file).
 
 mod billing;
+mod browser;
 mod cli;
 mod compiled;
 mod pages;

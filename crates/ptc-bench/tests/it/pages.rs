@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
-use ptc_bench::{EvalOptions, evaluate};
+use ptc_bench::{EvalOptions, Report, evaluate};
 use ptc_turn::Step;
 
 fn repo() -> PathBuf {
@@ -26,7 +26,7 @@ fn chart_values(page: &str, name: &str) -> Vec<String> {
 }
 
 /// The `data-value` of the first element with `data-figure="NAME"` after `from` in `page`.
-fn figure_after(page: &str, from: &str, name: &str) -> String {
+pub(crate) fn figure_after(page: &str, from: &str, name: &str) -> String {
     let at = page.find(from).unwrap_or_else(|| panic!("no {from}"));
     let rest = &page[at..];
     let key = format!("data-figure=\"{name}\" data-value=\"");
@@ -34,9 +34,11 @@ fn figure_after(page: &str, from: &str, name: &str) -> String {
     rest[..rest.find('"').expect("closed")].to_string()
 }
 
-#[test]
-fn a_replayed_benchmark_writes_its_report_page_and_a_page_per_run() {
-    let out = std::env::temp_dir().join(format!("ptc-bench-pages-{}", std::process::id()));
+/// The 24-turn run of `refund-queue` under each committed configuration of
+/// `benchmarks/transcripts`, replayed into a fresh directory named after `name`, with its
+/// steps and pages.
+pub(crate) fn replay_refund_queue(name: &str) -> (Report, PathBuf) {
+    let out = std::env::temp_dir().join(format!("ptc-bench-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
     let options = EvalOptions {
         missions_dir: repo().join("benchmarks/missions"),
@@ -49,7 +51,12 @@ fn a_replayed_benchmark_writes_its_report_page_and_a_page_per_run() {
             repo().join("benchmarks/transcripts").display()
         ))
     };
-    let report = evaluate(&options).expect("the replay runs");
+    (evaluate(&options).expect("the replay runs"), out)
+}
+
+#[test]
+fn a_replayed_benchmark_writes_its_report_page_and_a_page_per_run() {
+    let (report, out) = replay_refund_queue("pages");
     let page = std::fs::read_to_string(out.join("REPORT.html")).expect("REPORT.html");
 
     // The pass rates, and the requests per run of the one mission, as the report has them.
