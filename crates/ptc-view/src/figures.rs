@@ -6,7 +6,7 @@
 use ptc_agent::Signature;
 use ptc_compression::{
     BillComparison, CompressionConfig, CompressionStats, HeuristicTokenizer, PricingProfile,
-    RenderOptions, compare_with_full_history,
+    PromptRequest, RenderOptions, Uncompressed, price, run_requests,
 };
 use ptc_turn::{Message, Step, TokenUsage, Turn};
 
@@ -60,6 +60,9 @@ impl RunFigures {
         let turns = step.turns.as_slice();
         let opts = RenderOptions::from_task(&step.task).with_limits(compression.limits());
         let strategy = compression.build();
+        // Each request is rendered once and priced under every profile: the rendering does not
+        // depend on the profile that prices it (as `compare_with_full_history` renders it).
+        let mut prompts = Vec::with_capacity(turns.len());
         let requests = turns
             .iter()
             .enumerate()
@@ -67,6 +70,10 @@ impl RunFigures {
                 let before = &turns[..i];
                 let memory = before.last().map_or(&[][..], Turn::memory);
                 let rendered = strategy.to_messages(before, memory, &opts);
+                prompts.push(PromptRequest::from_rendered(
+                    &rendered.messages,
+                    &rendered.cache_points,
+                ));
                 RequestFigures {
                     turn: turn.number(),
                     tokens: turn.usage().tokens,
@@ -75,17 +82,12 @@ impl RunFigures {
                 }
             })
             .collect();
+        let full_history = run_requests(&Uncompressed, turns, &opts, false);
         let bills = profiles
             .iter()
-            .map(|profile| {
-                compare_with_full_history(
-                    &*strategy,
-                    turns,
-                    &opts,
-                    false,
-                    profile,
-                    &HeuristicTokenizer,
-                )
+            .map(|profile| BillComparison {
+                strategy: price(&prompts, profile, &HeuristicTokenizer),
+                full_history: price(&full_history, profile, &HeuristicTokenizer),
             })
             .collect();
         RunFigures {

@@ -114,8 +114,21 @@ fn figures(page: &str) -> Vec<(String, String)> {
 
 #[test]
 fn every_figure_on_the_page_is_the_steps() {
+    for spec in ["off", "on", "single-user-coalesced"] {
+        figures_match(spec);
+    }
+}
+
+/// The figures of the page made with the strategy `spec` against the step and against
+/// `ptc render --stats`'s bill (`compare_with_full_history`).
+fn figures_match(spec: &str) {
     let step = step();
-    let page = run_page(&step, &PageOptions::default());
+    let compression = CompressionConfig::parse(spec).expect("a spec");
+    let options = PageOptions {
+        compression,
+        ..PageOptions::default()
+    };
+    let page = run_page(&step, &options);
     let mut expected = Vec::new();
     let pair = |name: &str, value: String| (name.to_string(), value);
     let t = &step.usage.tokens;
@@ -126,8 +139,8 @@ fn every_figure_on_the_page_is_the_steps() {
     expected.push(pair("cache-write-tokens", t.cache_write_tokens.to_string()));
     expected.push(pair("output-tokens", t.output_tokens.to_string()));
     let turns = step.turns.as_slice();
-    let opts = RenderOptions::from_task(&step.task);
-    let strategy = CompressionConfig::default().build();
+    let opts = RenderOptions::from_task(&step.task).with_limits(compression.limits());
+    let strategy = compression.build();
     let bills: Vec<_> = PricingKind::ALL
         .into_iter()
         .map(|kind| {
@@ -162,7 +175,7 @@ fn every_figure_on_the_page_is_the_steps() {
             ));
         }
     }
-    assert_eq!(figures(&page), expected);
+    assert_eq!(figures(&page), expected, "{spec}");
 }
 
 #[test]
