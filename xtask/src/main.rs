@@ -16,6 +16,8 @@ mod layers;
 mod local_model;
 // `cargo xtask mcp-servers`.
 mod mcp_servers;
+// `cargo xtask browser`.
+mod browser;
 // `cargo xtask eval`.
 mod eval;
 // `cargo xtask bench peers`.
@@ -48,6 +50,8 @@ subcommands:
                                         (installs monty into target/peers; needs python3, clojure)
   bench python                          the Python package side by side with pydantic-monty, in one
                                         process (both pinned, installed under target/python)
+  browser                               install headless Chromium (Debian's package, apt-get) for the
+                                        tests of the HTML pages, when it is missing
   conformance [--regenerate | --docs | --pending]
                                         check (or regenerate) the Clojure conformance corpus,
                                         its table of Clojure vars and its pending list
@@ -76,6 +80,7 @@ fn main() -> ExitCode {
         Some("bench") if args.get(1).map(String::as_str) == Some("peers") => peers::run(),
         Some("bench") if args.get(1).map(String::as_str) == Some("python") => python::bench(),
         Some("bench") => ci::bench(&args[1..]),
+        Some("browser") => browser::run(&args[1..]),
         Some("conformance") => conformance::run(&args[1..]),
         Some("docs") => docs::run(&args[1..]),
         Some("eval") => eval::run(&args[1..]),

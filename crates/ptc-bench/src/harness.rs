@@ -232,7 +232,8 @@ pub struct EvalOptions {
     /// Show a progress bar (only ever on a terminal).
     pub progress: bool,
     /// Also write each run's whole Step (every turn's program, result, error and the messages
-    /// its request sent) as `steps/<config>/<mission>/<run>.json`, to read what the model saw.
+    /// its request sent) as `steps/<config>/<mission>/<run>.json`, to read what the model saw,
+    /// and a PTC run's page beside it (`<run>.html`, `ptc-view`), which `REPORT.html` links to.
     pub write_steps: bool,
 }
 
@@ -878,6 +879,20 @@ async fn run_ptc(
     if options.write_steps {
         let path = step_path(options, config, mission, record.run);
         if let Err(e) = write_step(&path, &step) {
+            record.reasons.push(e);
+        }
+        let page = ptc_view::run_page(
+            &step,
+            &ptc_view::PageOptions {
+                compression: config.compression,
+                title: Some(format!(
+                    "{}: {}, run {}",
+                    mission.name, config.label, record.run
+                )),
+                ..ptc_view::PageOptions::default()
+            },
+        );
+        if let Err(e) = write_text(&path.with_extension("html"), &page) {
             record.reasons.push(e);
         }
     }

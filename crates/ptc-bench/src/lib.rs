@@ -42,8 +42,8 @@ use std::path::Path;
 pub use harness::{EvalOptions, LlmSource, RunRecord};
 pub use report::Report;
 
-/// Runs a whole evaluation: plans the runs, makes them, and writes `REPORT.md`, `report.json`
-/// and the transcripts into `options.out_dir`. Starts its own tokio runtime.
+/// Runs a whole evaluation: plans the runs, makes them, and writes `REPORT.md`, `REPORT.html`,
+/// `report.json` and the transcripts into `options.out_dir`. Starts its own tokio runtime.
 pub fn evaluate(options: &EvalOptions) -> Result<Report, String> {
     let source = LlmSource::parse(&options.llm, &options.provider)?;
     let plan = harness::plan(options, &source)?;
@@ -60,6 +60,10 @@ pub fn evaluate(options: &EvalOptions) -> Result<Report, String> {
         report.annotations = lost::read_annotations(&dir.join(lost::ANNOTATIONS_FILE))?;
     }
     write(&options.out_dir.join("REPORT.md"), &report.markdown())?;
+    write(
+        &options.out_dir.join("REPORT.html"),
+        &report.html(options.write_steps),
+    )?;
     let json = serde_json::to_string_pretty(&report)
         .map_err(|e| format!("cannot write the report as JSON: {e}"))?;
     write(&options.out_dir.join("report.json"), &(json + "\n"))?;

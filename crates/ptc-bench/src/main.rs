@@ -81,7 +81,8 @@ struct Cli {
     #[arg(long)]
     stream: bool,
     /// Also write each run's whole Step (programs, results, errors and the messages each
-    /// request sent) under steps/<config>/<mission>/<run>.json in the output directory.
+    /// request sent) under steps/<config>/<mission>/<run>.json in the output directory, and each
+    /// PTC run's page beside it (<run>.html), linked from REPORT.html.
     #[arg(long)]
     steps: bool,
 }

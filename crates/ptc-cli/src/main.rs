@@ -37,6 +37,8 @@ mod demo;
 mod exec;
 // `ptc render`.
 mod render;
+// `ptc view`.
+mod view;
 // `ptc run`.
 mod run;
 // `ptc preview`.
@@ -79,6 +81,10 @@ enum Command {
     /// to see exactly what the model would see.
     #[command(after_help = exit::HELP)]
     Render(render::RenderArgs),
+    /// Write a recorded run (a serialized step) as one self-contained HTML page: its turns,
+    /// what the model saw, its tokens and its modelled bill.
+    #[command(after_help = exit::HELP)]
+    View(view::ViewArgs),
     /// Run an agent on a mission against a model, showing each turn as it happens.
     #[command(after_help = exit::HELP)]
     Run(Box<run::RunArgs>),
@@ -133,14 +139,23 @@ fn main() -> ExitCode {
                 return exit::code(exit::USAGE);
             }
         },
-        Command::Render(_) | Command::Demo(_) | Command::Status(_) | Command::Requeue(_) => {
-            config::Config::default()
-        }
+        Command::Render(_)
+        | Command::View(_)
+        | Command::Demo(_)
+        | Command::Status(_)
+        | Command::Requeue(_) => config::Config::default(),
     };
     match cli.command {
         Command::Eval(args) => eval::run(args, &config),
         Command::Repl(args) => repl::run(&args, &config),
         Command::Render(args) => match render::run(&args) {
+            Ok(()) => exit::code(exit::OK),
+            Err(message) => {
+                eprintln!("error: {message}");
+                exit::code(exit::USAGE)
+            }
+        },
+        Command::View(args) => match view::run(&args) {
             Ok(()) => exit::code(exit::OK),
             Err(message) => {
                 eprintln!("error: {message}");

@@ -143,7 +143,18 @@ impl RunResult {
     fn __repr__(&self) -> String {
         format!("<Result {}>", ptc_lisp::pr_str(&self.value))
     }
+
+    /// The run as HTML for a notebook: its value, output and tool calls.
+    fn _repr_html_(&self) -> String {
+        let turn = ptc_turn::Turn::success(1, "", self.value.clone())
+            .with_prints(self.prints.clone())
+            .with_tool_calls(self.tool_calls.clone());
+        ptc_view::notebook_frame(&ptc_view::program_page(&turn), NOTEBOOK_HEIGHT / 2)
+    }
 }
+
+/// The height in pixels of a run's page in a notebook's output cell (it scrolls inside).
+pub(crate) const NOTEBOOK_HEIGHT: u32 = 640;
 
 /// What a run printed and the tool calls it made, for the exception that ends it.
 fn record<'py>(py: Python<'py>, out: &RunOutcome) -> PyResult<RunRecord<'py>> {

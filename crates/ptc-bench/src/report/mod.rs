@@ -12,6 +12,8 @@ use crate::lost::Annotation;
 use crate::mission::{Category, Half, Mission, Size};
 use crate::stats::{self, Interval, SignTest};
 
+mod charts;
+mod html;
 mod markdown;
 mod versus;
 

@@ -2,7 +2,9 @@
 //! (one link instead of one per file).
 
 mod billing;
+mod browser;
 mod cli;
 mod compiled;
+mod pages;
 mod replay;
 mod solutions;

@@ -31,6 +31,7 @@ from ._ptc import (
     Turn,
     __version__,
     run,
+    view,
 )
 from ._models import Scripted
 from ._tools import Tool, ToolsArg
@@ -70,4 +71,5 @@ __all__ = [
     "__version__",
     "run",
     "run_async",
+    "view",
 ]

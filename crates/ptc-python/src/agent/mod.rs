@@ -600,6 +600,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAgent>()?;
     m.add_class::<PyStep>()?;
     m.add_class::<PyTurn>()?;
+    m.add_function(wrap_pyfunction!(step::view, m)?)?;
     m.add_class::<RunHandle>()?;
     m.add_class::<Responder>()?;
     Ok(())

@@ -7,7 +7,7 @@ use pyo3::types::{PyDict, PyList};
 use ptc_turn::{Step, StepOutcome, Turn};
 
 use crate::convert::to_python;
-use crate::outcome::tool_calls;
+use crate::outcome::{NOTEBOOK_HEIGHT, tool_calls};
 
 fn json_loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -111,6 +111,14 @@ impl PyStep {
     /// The run's record as a dict (the JSON form, read back).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json_loads(py, &self.to_json(None)?)
+    }
+
+    /// The run's page for a notebook (what `ptc.view` writes), in a frame of its own.
+    fn _repr_html_(&self) -> String {
+        ptc_view::notebook_frame(
+            &ptc_view::run_page(&self.step, &ptc_view::PageOptions::default()),
+            NOTEBOOK_HEIGHT,
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -217,4 +225,26 @@ impl PyTurn {
         };
         format!("<Turn {} {outcome}>", self.turn.number())
     }
+}
+
+/// `ptc.view(step, path, compression=None)`: writes the run's page (one self-contained HTML
+/// file) to `path`, its bill modelled with `compression` (a spec such as `"on"`; the full
+/// history when not given), and returns the path.
+#[pyfunction]
+#[pyo3(signature = (step, path, compression=None))]
+pub(crate) fn view(
+    step: &Bound<'_, PyStep>,
+    path: std::path::PathBuf,
+    compression: Option<&str>,
+) -> PyResult<std::path::PathBuf> {
+    let mut options = ptc_view::PageOptions::default();
+    if let Some(spec) = compression {
+        options.compression = ptc_compression::CompressionConfig::parse(spec)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    }
+    let page = ptc_view::run_page(&step.get().step, &options);
+    std::fs::write(&path, page).map_err(|e| {
+        pyo3::exceptions::PyOSError::new_err(format!("cannot write {}: {e}", path.display()))
+    })?;
+    Ok(path)
 }
