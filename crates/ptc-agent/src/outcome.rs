@@ -84,7 +84,8 @@ impl Rules<'_> {
                         "failed",
                         format!("the program called (fail ...): {}", reason_text(&reason)),
                     ),
-                ),
+                )
+                .with_run_ended(),
                 kept: None,
                 ending: Ending::Failed(reason),
             },
@@ -112,7 +113,7 @@ impl Rules<'_> {
                     None => value,
                 };
                 Judged {
-                    turn: Turn::success(number, program, value),
+                    turn: Turn::success(number, program, value).with_run_ended(),
                     kept: Some(memory),
                     ending: Ending::Returned,
                 }

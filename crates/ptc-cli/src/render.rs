@@ -22,8 +22,8 @@ pub struct RenderArgs {
     #[arg(long, value_name = "SPEC", default_value = "off")]
     pub compression: CompressionConfig,
 
-    /// Render the request for turn N (made from turns 1 to N-1) instead of the request after the
-    /// last turn.
+    /// Render the request for turn N (made from turns 1 to N-1) instead of the last request:
+    /// the one after the last turn, or the last turn's own when that turn ended the run.
     #[arg(long, value_name = "N")]
     pub turn: Option<usize>,
 
@@ -159,15 +159,25 @@ fn recorded(step: &Step, args: &RenderArgs) -> Result<String, String> {
     Ok(out)
 }
 
+/// The turns the request for turn `turn` is made from; without `turn`, those of the last
+/// request: the one after the last turn, or the last turn's own when that turn ended the run
+/// (no request followed it).
 fn select_turns(step: &Step, turn: Option<usize>) -> Result<&[Turn], String> {
     let all = step.turns.as_slice();
+    let ended = all.last().is_some_and(Turn::ends_run);
+    let requests = all.len() + usize::from(!ended);
     match turn {
-        None => Ok(all),
-        Some(n) if (1..=all.len() + 1).contains(&n) => Ok(&all[..n - 1]),
-        Some(n) => Err(format!(
-            "--turn {n} is out of range: the step has {} turn(s), so N must be between 1 and {}",
+        None => Ok(&all[..requests - 1]),
+        Some(n) if (1..=requests).contains(&n) => Ok(&all[..n - 1]),
+        Some(n) if ended => Err(format!(
+            "--turn {n} is out of range: the step has {} turn(s) and the last one ended the run, \
+             so N must be between 1 and {requests}",
             all.len(),
-            all.len() + 1
+        )),
+        Some(n) => Err(format!(
+            "--turn {n} is out of range: the step has {} turn(s), so N must be between 1 and \
+             {requests}",
+            all.len(),
         )),
     }
 }
@@ -223,6 +233,8 @@ fn stats_text(rendered: &Rendered) -> String {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use ptc_compression::PricingKind;
+    use ptc_lisp::Value;
     use ptc_turn::{FailureKind, StepOutcome, Task, TurnError, Turns};
 
     fn step() -> Step {
@@ -291,6 +303,57 @@ mod tests {
         assert_eq!(
             text,
             "=== system ===\nWrite PTC-Lisp.\n\n=== user ===\nSay hello\n\nTurns left: 3\n"
+        );
+    }
+
+    /// A one-request run: its only turn returned.
+    fn returned_step() -> Step {
+        let mut turns = Turns::new();
+        turns
+            .push(Turn::success(1, "(return 3)", Value::Int(3)).with_run_ended())
+            .expect("in order");
+        Step {
+            outcome: StepOutcome::Returned {
+                value: Value::Int(3),
+            },
+            task: Task {
+                system_prompt: "Write PTC-Lisp.".into(),
+                max_turns: 3,
+                ..Task::new("Say hello")
+            },
+            turns,
+            usage: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_run_that_returned_renders_its_last_request_and_bills_only_the_requests_sent() {
+        let mut with_stats = args("off", None);
+        with_stats.stats = true;
+        with_stats.pricing = vec![PricingKind::Ideal.profile()];
+        assert_eq!(
+            render_step(&returned_step(), &with_stats).expect("renders"),
+            "=== system ===\nWrite PTC-Lisp.\n\n=== user ===\nSay hello\n\nTurns left: 3\n\n\
+             === stats ===\nstrategy: uncompressed (full history)\nturns: 0 (0 summarized)\n\
+             tool calls: 0 shown, 0 dropped\nprints: 0 shown, 0 dropped\n\
+             failed turns: 0 shown, 0 collapsed\n\
+             size: 2 messages, 39 chars, ~10 tokens\n\
+             full history: 39 chars, ~10 tokens\n\
+             modelled bill of 1 request (billed-equivalent input tokens; token counts \
+             estimated at about 4 characters a token):\n\
+             \x20 ideal:      18 (18 input, 0 cache read, 0 cache write); full history \
+             18: 1.00x\n\
+             the default (on) against the best compaction schedule in hindsight \
+             (billed-equivalent input tokens):\n\
+             \x20 ideal:      on 18, best 18: 1.00x; full history 18\n"
+        );
+        assert_eq!(
+            render_step(&returned_step(), &args("off", Some(2))),
+            Err(
+                "--turn 2 is out of range: the step has 1 turn(s) and the last one ended the \
+                 run, so N must be between 1 and 1"
+                    .to_string()
+            )
         );
     }
 

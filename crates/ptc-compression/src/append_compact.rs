@@ -1,17 +1,22 @@
 //! The default strategy: a history that only grows, compacted once in a while when that is
 //! cheaper than carrying it.
 
+use crate::compression::{
+    Compression, Rendered, Repeats, count_shown_turns, finish_request, render_single_shot,
+    unrecovered_from,
+};
 use crate::cost::{Bill, PricingKind, PricingProfile, PromptRequest, price};
 use crate::options::RenderOptions;
 use crate::printed::{OutputSizes, Printed};
-use crate::render::{
-    self, Counts, DefinitionStyle, Detail, FailedSplit, Feedback, Folded, NO_TOOL_CALLS, Parts,
-    ReturnShapes, Rules, TOOL_CALLS_HEADER, ValueShown,
+use crate::render::calls::tool_call_sizes;
+use crate::render::definitions::{ReturnShapes, write_user};
+use crate::render::feedback::{Feedback, ValueShown};
+use crate::render::folded::{FailedSplit, Folded, write_history};
+use crate::render::parts::{
+    Counts, DefinitionStyle, Detail, NO_TOOL_CALLS, Parts, Rules, TOOL_CALLS_HEADER,
+    prelude_header, shorter_text,
 };
-use crate::strategy::{
-    Compression, Rendered, Repeats, count_shown_turn, finish_request, render_single_shot,
-    unrecovered_from,
-};
+use crate::render::prefix::write_prefix;
 use crate::tokenizer::HeuristicTokenizer;
 use crate::tokenizer::Tokenizer;
 use ptc_lisp::Definition;
@@ -180,11 +185,12 @@ impl AppendCompact {
         let mut messages = Vec::with_capacity(2 + 2 * (turns.len() - folded));
         messages.push(Message::system(opts.system_prompt));
         messages.push(Message::user(summary(turns, folded, opts, &mut counts)));
-        for turn in &turns[folded..] {
-            messages.push(Message::assistant(render::shorter_text(turn)));
+        let shown = &turns[folded..];
+        for turn in shown {
+            messages.push(Message::assistant(shorter_text(turn)));
             messages.push(raw_feedback(turn, opts));
-            count_shown_turn(&mut counts, turn, turn.prints().len());
         }
+        count_shown_turns(&mut counts, shown);
         counts.failed_total = turns.iter().filter(|t| !t.is_success()).count();
         finish_request(
             self.name(),
@@ -209,7 +215,7 @@ impl AppendCompact {
             raw_sums.push(raw_sums.last().copied().unwrap_or(0.0) + tokens);
         }
         let mut first = String::new();
-        render::write_prefix(&mut Parts::new(&mut first), opts, Detail::Full);
+        write_prefix(&mut Parts::new(&mut first), opts, Detail::Full);
         let prefix = HeuristicTokenizer.count_text(opts.system_prompt)
             + HeuristicTokenizer.count_text(&first);
         let mut summaries = SummarySizes::new(turns, opts);
@@ -218,10 +224,15 @@ impl AppendCompact {
         let mut folded = 0;
         // The extra cache reads paid since the last compaction for carrying raw turns.
         let mut rent = 0.0;
+        // The turns up to the last successful one before the newest: what a compaction folds
+        // (`unrecovered_from` of the turns before the newest, kept up to date turn by turn).
+        let mut target = 0;
         for taken in 1..=turns.len() {
             // The newest turn is never folded: the model sees what its last program did in
             // full, its value included.
-            let target = unrecovered_from(&turns[..taken - 1]);
+            if taken >= 2 && turns[taken - 2].is_success() {
+                target = taken - 1;
+            }
             if target <= folded {
                 continue;
             }
@@ -259,8 +270,8 @@ impl AppendCompact {
 fn summary(turns: &[Turn], folded: usize, opts: &RenderOptions<'_>, counts: &mut Counts) -> String {
     let mut text = String::new();
     let mut parts = Parts::new(&mut text);
-    render::write_prefix(&mut parts, opts, Detail::Full);
-    render::write_history(
+    write_prefix(&mut parts, opts, Detail::Full);
+    write_history(
         &mut parts,
         Folded::every_call(opts, &turns[..folded]).with_turns_after(folded < turns.len()),
         &FailedSplit::default(),
@@ -300,7 +311,7 @@ impl<'t> SummarySizes<'t> {
             print_start.push(prints);
             let failed_turn = (!turn.is_success()).then(|| turn.number());
             for call in turn.tool_calls() {
-                let sizes = render::tool_call_sizes(call, failed_turn, &opts.limits, &mut line);
+                let sizes = tool_call_sizes(call, failed_turn, &opts.limits, &mut line);
                 calls.push(sizes.map(|chars| 1 + chars));
             }
             prints += turn.prints().len();
@@ -327,7 +338,7 @@ impl<'t> SummarySizes<'t> {
     }
 
     /// The estimated tokens of the summary of the first `folded` turns, as
-    /// [`render::write_history`] writes it.
+    /// [`write_history`] writes it.
     fn tokens(&mut self, folded: usize) -> f64 {
         HeuristicTokenizer::tokens_for_chars(self.chars(folded)) as f64
     }
@@ -344,8 +355,8 @@ impl<'t> SummarySizes<'t> {
         let mut parts: Vec<usize> = Vec::with_capacity(3);
         let mut user = String::new();
         let returns = ReturnShapes::find(memory, &self.turns[..folded]);
-        let header = render::prelude_header(&self.turns[..folded], folded < self.turns.len());
-        render::write_user(
+        let header = prelude_header(&self.turns[..folded], folded < self.turns.len());
+        write_user(
             &mut user,
             &header,
             memory,
@@ -400,7 +411,7 @@ fn raw_feedback(turn: &Turn, opts: &RenderOptions<'_>) -> Message {
 
 /// Estimated tokens a turn adds while it is not folded: its program and its feedback.
 fn raw_tokens(turn: &Turn, opts: &RenderOptions<'_>) -> usize {
-    HeuristicTokenizer.count_text(&render::shorter_text(turn))
+    HeuristicTokenizer.count_text(&shorter_text(turn))
         + HeuristicTokenizer.count_text(&raw_feedback(turn, opts).content)
 }
 
@@ -562,7 +573,7 @@ mod tests {
                 let all = turns.len();
                 let turns = &turns[..folded];
                 let mut text = String::new();
-                render::write_history(
+                write_history(
                     &mut Parts::new(&mut text),
                     Folded::every_call(&opts, turns).with_turns_after(folded < all),
                     &FailedSplit::default(),

@@ -2,11 +2,12 @@
 //! and the text form used on the command line and in config files.
 
 use crate::append_compact::AppendCompact;
+use crate::compression::Compression;
 use crate::cost::PricingKind;
 use crate::options::RenderLimits;
 use crate::strategy::{
-    Activated, Aggressive, Compression, FailedTurns, PerTurnSummary, RollingWindow,
-    SingleUserCoalesced, Uncompressed,
+    Activated, Aggressive, FailedTurns, PerTurnSummary, RollingWindow, SingleUserCoalesced,
+    Uncompressed,
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;

@@ -32,7 +32,9 @@ mod printed;
 mod schema;
 // The text of every part of a rendering.
 mod render;
-// The `Compression` trait and the seed strategies.
+// The `Compression` trait, and how every strategy ends and measures its request.
+mod compression;
+// The strategies of the seed design.
 mod strategy;
 // The default strategy.
 mod append_compact;
@@ -42,6 +44,7 @@ mod config;
 mod run_cost;
 
 pub use append_compact::AppendCompact;
+pub use compression::{Compression, Rendered, cacheable_prefix_len};
 pub use config::{
     CompressionConfig, CompressionOptions, CompressionSetting, ConfigError, StrategyKind,
 };
@@ -59,8 +62,8 @@ pub use run_cost::{
 };
 pub use stats::CompressionStats;
 pub use strategy::{
-    Activated, Aggressive, Compression, FailedTurns, PerTurnSummary, Rendered, RollingWindow,
-    SingleUserCoalesced, Uncompressed, cacheable_prefix_len,
+    Activated, Aggressive, FailedTurns, PerTurnSummary, RollingWindow, SingleUserCoalesced,
+    Uncompressed,
 };
 pub use tokenizer::{CachingTokenizer, HeuristicTokenizer, Tokenizer};
 pub use transcript::transcript;

@@ -4,9 +4,10 @@
 //! above the strategies and the cost model, which only prices the requests it is given.
 
 use crate::append_compact::AppendCompact;
+use crate::compression::Compression;
 use crate::cost::{Bill, PricingProfile, PromptRequest, price};
 use crate::options::RenderOptions;
-use crate::strategy::{Compression, Uncompressed};
+use crate::strategy::Uncompressed;
 use crate::tokenizer::Tokenizer;
 use ptc_turn::Turn;
 use serde::{Deserialize, Serialize};

@@ -123,6 +123,11 @@ pub struct Turn {
     messages: Vec<Message>,
     #[serde(default, skip_serializing_if = "Usage::is_zero")]
     usage: Usage,
+    /// Whether the run ended with this turn (its program returned an answer or called
+    /// `fail`), so no request followed it; absent (false) in steps written before it was
+    /// recorded.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    ends_run: bool,
 }
 
 impl Turn {
@@ -148,6 +153,7 @@ impl Turn {
             stop_reason: None,
             messages: Vec::new(),
             usage: Usage::default(),
+            ends_run: false,
         }
     }
 
@@ -192,6 +198,13 @@ impl Turn {
     /// What the turn cost.
     pub fn with_usage(mut self, usage: Usage) -> Turn {
         self.usage = usage;
+        self
+    }
+
+    /// The run ended with this turn: its program returned the answer or called `fail`, so
+    /// no request follows it.
+    pub fn with_run_ended(mut self) -> Turn {
+        self.ends_run = true;
         self
     }
 
@@ -270,6 +283,11 @@ impl Turn {
     /// What the turn cost.
     pub fn usage(&self) -> &Usage {
         &self.usage
+    }
+
+    /// Whether the run ended with this turn, so that no request followed it.
+    pub fn ends_run(&self) -> bool {
+        self.ends_run
     }
 }
 
@@ -448,6 +466,22 @@ mod tests {
             turns.iter().map(Turn::number).collect::<Vec<_>>(),
             vec![1, 2]
         );
+    }
+
+    #[test]
+    fn a_turn_that_ended_the_run_says_so_and_older_turns_read_as_not_ending_it() {
+        let ended = Turn::success(1, "(return 3)", Value::Int(3)).with_run_ended();
+        assert!(ended.ends_run());
+        let json = serde_json::to_string(&ended).expect("serializes");
+        assert_eq!(
+            json,
+            r#"{"number":1,"program":"(return 3)","result":{"value":"3"},"ends_run":true}"#
+        );
+        assert_eq!(serde_json::from_str::<Turn>(&json).expect("reads"), ended);
+        let older = r#"{"number":1,"program":"(+ 1 2)","result":{"value":"3"}}"#;
+        let read: Turn = serde_json::from_str(older).expect("reads");
+        assert!(!read.ends_run());
+        assert_eq!(serde_json::to_string(&read).expect("serializes"), older);
     }
 
     #[test]

@@ -143,8 +143,17 @@ fn a_replayed_run_shows_each_turn_and_a_summary_and_dumps_the_step() {
         serde_json::from_str(&std::fs::read_to_string(&dump).expect("the dump")).expect("a step");
     assert_eq!(step.turns.len(), 2);
     assert_eq!(step.turns[1].tool_calls()[0].name, "notify");
+    assert_eq!(
+        step.turns.iter().map(|t| t.ends_run()).collect::<Vec<_>>(),
+        [false, true]
+    );
     assert_eq!(step.task.max_turns, 3);
     assert_eq!(step.usage.tokens.input_tokens, 1850);
+    // The second request was the last one sent: rendered again, it is the request as recorded.
+    let rendered = ptc(&["render", "--step", path(&dump), "--compression", "on"]);
+    let recorded = ptc(&["render", "--step", path(&dump), "--recorded", "--turn", "2"]);
+    assert_eq!(text(&rendered.stderr), "");
+    assert_eq!(text(&rendered.stdout), text(&recorded.stdout));
     for file in [transcript, data, tools, dump] {
         let _ = std::fs::remove_file(file);
     }
@@ -584,6 +593,7 @@ fn an_unwritable_step_file_is_refused_before_the_first_request() {
     let step: Step = serde_json::from_str(&std::fs::read_to_string(&step_file).expect("written"))
         .expect("a step");
     assert_eq!(step.turns.len(), 1);
+    assert!(step.turns[0].ends_run(), "the program called fail");
 }
 
 #[test]

@@ -79,6 +79,7 @@ pub(crate) fn analyze_program(src: &str, forms: &[Form], scope: Scope<'_>) -> Re
         stack_floor: UNKNOWN_STACK_FLOOR,
         aliases: FxHashMap::default(),
         refers: FxHashMap::default(),
+        defining: Vec::new(),
     };
     // Every definition form names `def`, `defn`, `defn-` or `declare` in the text: a program
     // without them (most programs) needs no walk.
@@ -216,6 +217,9 @@ pub(crate) struct Analyzer<'s, 'a> {
     aliases: FxHashMap<ArcStr, &'static str>,
     /// Names referred by `require` and `ns` so far (`postwalk` → `clojure.walk/postwalk`).
     refers: FxHashMap<ArcStr, ArcStr>,
+    /// The names whose definition (`def`, `defn`, a `let` or `loop` binding) is being analyzed,
+    /// innermost last: never the suggestion for a misspelt name inside it.
+    defining: Vec<ArcStr>,
 }
 
 /// Deepest nesting of a program after macro expansion: `(-> x a b c)` nests as deeply as

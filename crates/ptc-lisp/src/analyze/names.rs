@@ -272,6 +272,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
             .collect();
         candidates.extend(tool_names.iter().map(String::as_str));
         candidates.extend(data_names.iter().map(String::as_str));
+        candidates.retain(|c| !self.defining.iter().any(|d| d == c));
         let suggestion = suggest::closest(name, &candidates)
             .map(suggest::did_you_mean)
             .unwrap_or_default();

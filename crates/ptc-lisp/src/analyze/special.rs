@@ -250,7 +250,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 {
                     params = self.params_texts(&items[1..]);
                 }
-                Some(self.analyze(v, false)?)
+                Some(self.analyze_defining(name_form, v)?)
             }
             None => None,
         };
@@ -310,7 +310,10 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         let doc = doc.or_else(|| meta_doc(name_form));
         let slot = self.global_slot(name);
         let params = self.params_texts(rest);
-        let lambda = self.analyze_fn(form, rest, Some(name))?;
+        self.defining.extend(symbol_name(name_form));
+        let lambda = self.analyze_fn(form, rest, Some(name));
+        self.defining.pop();
+        let lambda = lambda?;
         Ok(Expr::Def(Box::new(DefExpr {
             slot,
             name: intern(name),
@@ -538,12 +541,25 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         let mark = self.mark();
         let mut bindings = Vec::new();
         for (pattern, value) in pairs {
-            let value = self.analyze(value, false)?;
+            let value = self.analyze_defining(pattern, value)?;
             self.bind_value(pattern, value, &mut bindings)?;
         }
         let body = self.analyze_body(body, tail);
         self.restore(mark);
         Ok(Expr::Let(bindings.into_boxed_slice(), Box::new(body?)))
+    }
+
+    /// Analyze `value`, the value given to `name` (a plain symbol, or a destructuring pattern,
+    /// which names nothing here), with the name out of the spelling suggestions: in
+    /// `(def in-stock (filter in-stock? items))`, `in-stock` is no fix for `in-stock?`.
+    fn analyze_defining(&mut self, name: &Form, value: &Form) -> Result<Expr> {
+        let Some(name) = symbol_name(name) else {
+            return self.analyze(value, false);
+        };
+        self.defining.push(name);
+        let value = self.analyze(value, false);
+        self.defining.pop();
+        value
     }
 
     /// Bind `pattern` to the value of `value`: a plain symbol gets its own slot, a
@@ -572,7 +588,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
         let mut inits = Vec::new();
         let mut destructure = Vec::new();
         for (pattern, value) in pairs {
-            inits.push(self.analyze(value, false)?);
+            inits.push(self.analyze_defining(pattern, value)?);
             let slot = self.new_slot();
             slots.push(slot);
             self.bind_pattern(pattern, slot, &mut destructure)?;
@@ -941,6 +957,15 @@ fn catch_filter(class: &Form) -> Result<CatchFilter> {
             ));
         }
     })
+}
+
+/// The name a plain symbol form stands for (`None` for a destructuring pattern or any other
+/// form).
+fn symbol_name(form: &Form) -> Option<ArcStr> {
+    match &form.kind {
+        FormKind::Symbol(name) => Some(name.clone()),
+        _ => None,
+    }
 }
 
 /// The `:doc` string of the metadata written on a definition's name (`^{:doc "..."} name`).
