@@ -10,7 +10,7 @@ use clap::Args;
 use ptc_agent::store::{JsonlStore, RunStore};
 use ptc_agent::{Agent, AgentBuilder, AsyncTool, RecordingLlm, RunObserver, RunOptions};
 use ptc_store::SqliteStore;
-use ptc_turn::{Message, Step, StepReport, Turn};
+use ptc_turn::{Message, Step, Turn};
 
 use crate::bill::RunBill;
 use crate::config::Config;
@@ -18,6 +18,7 @@ use crate::exit;
 use crate::input::{check_writable, data_entries, fixture_tools, read_file};
 use crate::mcp::{McpSession, block_on, resolve, with_servers};
 use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
+use crate::report;
 use crate::show;
 
 /// What defines an agent on the command line: its mission, model, settings, input and tools.
@@ -425,7 +426,7 @@ fn write_step(step: &Step, path: &Path) -> Result<(), String> {
 
 /// The end of a run for a program to read.
 fn json_report(step: &Step, args: &RunArgs, bill: &RunBill) -> serde_json::Value {
-    let mut report = serde_json::to_value(StepReport::of(step)).unwrap_or_default();
+    let mut report = report::step_json("run", step);
     if let Some(fields) = report.as_object_mut() {
         fields.insert("cost".into(), bill.json());
         fields.insert("step_file".into(), serde_json::json!(args.dump_step));

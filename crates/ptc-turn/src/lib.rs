@@ -25,7 +25,7 @@ mod report;
 pub use message::{Message, MessageToolCall, Role};
 
 pub use preview::{preview, push_cut_note, push_preview};
-pub use report::{OutcomeReport, StepReport, UsageReport};
+pub use report::{ErrorReport, JSON_SCHEMA, OutcomeReport, StepReport, UsageReport};
 pub use step::{DEFAULT_MAX_TURNS, FailureKind, Step, StepOutcome, Task};
 pub use turn::{Turn, TurnError, TurnOrderError, TurnResult, Turns, is_cut_off};
 pub use usage::{TokenUsage, Usage};

@@ -9,6 +9,7 @@ mod eval_cli;
 mod exec_cli;
 mod fleet_cli;
 mod fleet_throughput;
+mod json_schema_cli;
 mod local_model;
 mod mcp_cli;
 mod peak_memory;

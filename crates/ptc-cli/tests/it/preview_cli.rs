@@ -56,7 +56,12 @@ fn preview_json_is_the_request_and_the_prefix_wraps_the_generated_prompt() {
         "--json",
     ]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let request: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        (&json["schema"], &json["command"]),
+        (&1.into(), &"preview".into())
+    );
+    let request = &json["request"];
     let system = request["system"].as_str().expect("system");
     assert!(
         system
@@ -107,7 +112,9 @@ fn sampling_flags_reach_the_request() {
         "--json",
     ]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let request: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let request =
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).expect("JSON")["request"]
+            .clone();
     assert_eq!(
         request["sampling"],
         serde_json::json!({"top_p": 0.9, "stop": ["END", "STOP"], "seed": 7})

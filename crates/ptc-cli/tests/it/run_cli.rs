@@ -321,8 +321,11 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
     assert_eq!(
         report,
         serde_json::json!({
-            "outcome": "returned",
+            "schema": 1,
+            "command": "run",
+            "ok": true,
             "value": {"sum": 3.5, "tags": ["a"], "none": null},
+            "error": null,
             "value_clojure": "{:sum 3.5, :tags #{:a}, :none nil}",
             "turns": 2,
             "max_turns": 5,
@@ -376,16 +379,10 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
     assert_eq!(output.status.code(), Some(1));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(
+        (&report["ok"], &report["error"], &report["value"]),
         (
-            &report["outcome"],
-            &report["failure"],
-            &report["reason"],
-            &report["value"]
-        ),
-        (
-            &serde_json::json!("failed"),
-            &serde_json::json!("failed"),
-            &serde_json::json!("{:why :no-data}"),
+            &serde_json::json!(false),
+            &serde_json::json!({"kind": "failed", "message": "{:why :no-data}"}),
             &serde_json::json!({"why": "no-data"})
         )
     );
@@ -607,7 +604,7 @@ fn options_come_from_flags_then_the_environment_then_ptc_toml() {
         let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
         (
             output.status.code(),
-            report["outcome"].clone(),
+            report["ok"].clone(),
             text(&output.stderr),
         )
     };
@@ -615,12 +612,12 @@ fn options_come_from_flags_then_the_environment_then_ptc_toml() {
     // the file's [input] table, relative to the file.
     assert_eq!(
         run(&[], &[]),
-        (Some(3), serde_json::json!("failed"), String::new())
+        (Some(3), serde_json::json!(false), String::new())
     );
     // A flag wins over the file.
     assert_eq!(
         run(&["--max-turns", "3"], &[]),
-        (Some(0), serde_json::json!("returned"), String::new())
+        (Some(0), serde_json::json!(true), String::new())
     );
     // The environment wins over the file, and a flag over the environment.
     let (status, _, stderr) = run(&[], &[("PTC_LLM", "gemini:pro")]);
