@@ -206,7 +206,7 @@ mod tests {
                  unknown field `max-turn`, expected one of `llm`, `request-timeout`, `retries`, \
                  `stream`, `deadline`, `max-turns`, `max-kept-bytes`, `float-precision`, `compression`, \
                  `pricing`, `signature`, `temperature`, `top-p`, `seed`, `stop`, `max-tokens`, `reply`, \
-                 `system-prompt-extra`, `system-prompt-prefix`, `system-prompt-file`, `llm-tools`"
+                 `system-prompt-extra`, `system-prompt-prefix`, `prompt-limit`, `system-prompt-file`, `llm-tools`"
                     .to_string()
             )
         );

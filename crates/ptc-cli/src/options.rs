@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use clap::Args;
 use ptc_agent::llm::{Llm, ProviderOptions, RetryPolicy, parse_llm_spec_with};
-use ptc_agent::{AgentBuilder, HumanDuration, ReplyForm, Sampling};
+use ptc_agent::{AgentBuilder, HumanDuration, PromptLimit, ReplyForm, Sampling};
 use ptc_compression::history::{HistoryPolicy, SummaryStrategy};
 use ptc_compression::{CompressionConfig, PricingProfile};
 use ptc_lisp::Limits;
@@ -245,6 +245,11 @@ option_group! {
         /// Text put before the generated system prompt.
         #[arg(long, value_name = "TEXT")]
         pub system_prompt_prefix: Option<String>,
+        /// The most characters of the system prompt sent: a longer one is cut there and ends
+        /// with a note saying so, and a warning is logged [default: none; the generated prompt
+        /// is about 4,500 characters].
+        #[arg(long, value_name = "CHARS")]
+        pub prompt_limit: Option<usize>,
         /// A file whose text is the whole system prompt, instead of the generated one.
         #[arg(long, value_name = "FILE")]
         pub system_prompt_file: Option<PathBuf>,
@@ -333,6 +338,9 @@ impl AgentOptions {
                 )
             })?;
             builder = builder.replace_system_prompt(text);
+        }
+        if let Some(max_chars) = self.prompt_limit {
+            builder = builder.prompt_limit(PromptLimit { max_chars });
         }
         if let Some(deadline) = self.deadline {
             builder = builder.deadline(deadline.0);

@@ -31,6 +31,18 @@ fn usage(llm_requests: u32) -> String {
     USAGE_ZERO.replace("LLM", &llm_requests.to_string())
 }
 
+/// The `usage` of `ptc run`: that of a step, with the system prompt's size, what the run kept
+/// after its last turn and what compression did to its last request.
+fn run_usage(llm_requests: u32, compression: &str, definitions: usize, bytes: usize) -> String {
+    format!(
+        "\"usage\":{{\"cache_read_tokens\":0,\"cache_write_tokens\":0,\"compression\":{{\
+         {compression}}},\"definitions_kept\":{definitions},\"duration_ms\":0,\
+         \"input_tokens\":0,\"llm_duration_ms\":0,\"llm_requests\":{llm_requests},\
+         \"memory_kept_bytes\":{bytes},\"output_tokens\":0,\"program_duration_ms\":0,\
+         \"system_prompt_chars\":4549,\"system_prompt_tokens\":1138}}"
+    )
+}
+
 #[test]
 fn eval_prints_the_value_the_prints_and_the_tool_calls() {
     let dir = Scratch::new("json-eval");
@@ -110,7 +122,17 @@ fn run_and_exec_print_the_same_step_report() {
              \"reported\":null,\"requests\":2}},\"error\":null,\"max_turns\":5,\"ok\":true,\
              \"schema\":1,\"step_file\":null,\"turns\":2,{},\"value\":{{\"sum\":3,\
              \"tags\":[\"a\"]}},\"value_clojure\":\"{{:sum 3, :tags #{{:a}}}}\"}}\n",
-            usage(2)
+            run_usage(
+                2,
+                "\"chars\":4642,\"compressed\":false,\"estimated_tokens\":1163,\
+                 \"failed_turns_collapsed\":0,\"failed_turns_shown\":0,\"messages\":4,\
+                 \"prints_dropped\":0,\"prints_shown\":1,\"prints_total\":1,\
+                 \"strategy\":\"uncompressed\",\"tool_calls_dropped\":0,\"tool_calls_shown\":0,\
+                 \"tool_calls_total\":0,\"turns\":1,\"turns_compressed\":0,\
+                 \"uncompressed_chars\":4642,\"uncompressed_estimated_tokens\":1163",
+                1,
+                48
+            )
         )
     );
 
@@ -135,7 +157,17 @@ fn run_and_exec_print_the_same_step_report() {
              \"message\":\"{{:why :no-data}}\"}},\"max_turns\":5,\"ok\":false,\"schema\":1,\
              \"step_file\":null,\"turns\":1,{},\"value\":{{\"why\":\"no-data\"}},\
              \"value_clojure\":\"{{:why :no-data}}\"}}\n",
-            usage(1)
+            run_usage(
+                1,
+                "\"chars\":4569,\"compressed\":false,\"estimated_tokens\":1143,\
+                 \"failed_turns_collapsed\":0,\"failed_turns_shown\":0,\"messages\":2,\
+                 \"prints_dropped\":0,\"prints_shown\":0,\"prints_total\":0,\
+                 \"strategy\":\"uncompressed\",\"tool_calls_dropped\":0,\"tool_calls_shown\":0,\
+                 \"tool_calls_total\":0,\"turns\":0,\"turns_compressed\":0,\
+                 \"uncompressed_chars\":4569,\"uncompressed_estimated_tokens\":1143",
+                0,
+                0
+            )
         )
     );
 

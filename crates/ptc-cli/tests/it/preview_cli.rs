@@ -121,3 +121,31 @@ fn sampling_flags_reach_the_request() {
     );
     assert_eq!(request["turn"], 1);
 }
+
+#[test]
+fn prompt_limit_cuts_the_system_prompt_and_says_so() {
+    let output = ptc(&[
+        "preview",
+        "--mission",
+        "Go",
+        "--prompt-limit",
+        "40",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        json["request"]["system"],
+        "You solve tasks by writing PTC-Lisp prog\n\n[System prompt cut to its first 40 of 4549 \
+         characters by its size limit; the rest was left out.]"
+    );
+    // Without the option the prompt is the generated one, whole.
+    let output = ptc(&["preview", "--mission", "Go", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        json["request"]["system"]
+            .as_str()
+            .map(|s| s.chars().count()),
+        Some(4549)
+    );
+}
