@@ -225,6 +225,11 @@ option_group! {
         /// A text that ends the model's reply; repeat for several [default: none].
         #[arg(long, value_name = "TEXT")]
         pub stop: Option<Vec<String>>,
+        /// Whether the model may call several native tools in one reply (LLM tools, `--reply
+        /// tool-call`); sent only with requests that offer tools [default: the provider's,
+        /// true].
+        #[arg(long, value_name = "BOOL")]
+        pub parallel_tool_calls: Option<bool>,
         /// The most tokens each reply may have; a reply cut off there is flagged, and the model
         /// is told to write a shorter program [default: 4096].
         #[arg(
@@ -310,11 +315,16 @@ impl AgentOptions {
             }
             builder = builder.temperature(t);
         }
-        if self.top_p.is_some() || self.seed.is_some() || self.stop.is_some() {
+        if self.top_p.is_some()
+            || self.seed.is_some()
+            || self.stop.is_some()
+            || self.parallel_tool_calls.is_some()
+        {
             builder = builder.sampling(Sampling {
                 top_p: self.top_p,
                 seed: self.seed,
                 stop: self.stop.clone().unwrap_or_default(),
+                parallel_tool_calls: self.parallel_tool_calls,
                 ..Sampling::default()
             });
         }

@@ -149,3 +149,23 @@ fn prompt_limit_cuts_the_system_prompt_and_says_so() {
         Some(4549)
     );
 }
+
+#[test]
+fn parallel_tool_calls_reach_the_request() {
+    let output = ptc(&[
+        "preview",
+        "--mission",
+        "Go",
+        "--reply",
+        "tool-call",
+        "--parallel-tool-calls",
+        "false",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        json["request"]["sampling"],
+        serde_json::json!({"parallel_tool_calls": false})
+    );
+}
