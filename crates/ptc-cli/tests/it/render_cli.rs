@@ -221,6 +221,7 @@ fn recorded_step() -> Step {
     }
 }
 
+// PRE-001: the messages of each request are kept in the step, and printed as they were sent.
 #[test]
 fn prints_the_requests_a_run_recorded_as_sent() {
     let path = write_step("recorded", &recorded_step());
