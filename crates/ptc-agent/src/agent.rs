@@ -590,7 +590,7 @@ impl AgentBuilder {
     /// prompt is sent whole). A longer prompt, after every other prompt option, is cut to its
     /// first `max_chars` characters, followed by a note saying it was cut, and a warning is
     /// logged.
-    pub fn prompt_limit(mut self, limit: crate::PromptLimit) -> AgentBuilder {
+    pub fn prompt_limit(mut self, limit: crate::prompt_limit::PromptLimit) -> AgentBuilder {
         self.settings.prompt.limit = Some(limit);
         self
     }
