@@ -586,6 +586,15 @@ impl AgentBuilder {
         self
     }
 
+    /// The most characters of the system prompt sent (none by default, so the generated
+    /// prompt is sent whole). A longer prompt, after every other prompt option, is cut to its
+    /// first `max_chars` characters, followed by a note saying it was cut, and a warning is
+    /// logged.
+    pub fn prompt_limit(mut self, limit: crate::prompt_limit::PromptLimit) -> AgentBuilder {
+        self.settings.prompt.limit = Some(limit);
+        self
+    }
+
     /// Text put before the generated system prompt, followed by a blank line (a role, the
     /// house rules).
     pub fn system_prompt_prefix(mut self, text: impl Into<String>) -> AgentBuilder {

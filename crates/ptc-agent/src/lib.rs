@@ -37,6 +37,8 @@ mod kept;
 mod normalize;
 // Taking the program out of a reply.
 mod extract;
+// The cap on the system prompt's size.
+mod prompt_limit;
 // How a system prompt differs from the generated one.
 mod prompt_custom;
 // Signatures: the shapes of inputs and of the returned value.
@@ -83,6 +85,8 @@ mod summarizer;
 mod history;
 // Running an agent: its entry points, its options and the driver of its core.
 mod run;
+// What a run used beyond tokens: the system prompt, the memory kept, compression.
+mod run_usage;
 // Compiled agents.
 mod compile;
 // LLM tools.
@@ -111,9 +115,11 @@ pub use llm_tool::{LlmTool, LlmToolError};
 pub use normalize::normalize_program;
 pub use preview::PromptPreview;
 pub use prompt::{SystemPrompt, default_language_reference, default_reply_format};
+pub use prompt_limit::PromptLimit;
 pub use registry::LlmRegistry;
 pub use reply_form::{RUN_PROGRAM, ReplyForm};
 pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions};
+pub use run_usage::RunUsage;
 pub use signature::{Field, Mismatch, Signature, SignatureError, Type};
 pub use subagent::AgentTool;
 pub use summarizer::LlmSummarizer;

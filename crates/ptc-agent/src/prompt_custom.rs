@@ -18,6 +18,7 @@ pub(crate) struct PromptCustomization {
     pub language_reference: Option<String>,
     pub replacement: Option<String>,
     pub map: Option<PromptFn>,
+    pub limit: Option<crate::prompt_limit::PromptLimit>,
 }
 
 impl fmt::Debug for PromptCustomization {
@@ -29,6 +30,7 @@ impl fmt::Debug for PromptCustomization {
             .field("language_reference", &self.language_reference)
             .field("replacement", &self.replacement)
             .field("map", &self.map.as_ref().map(|_| "fn"))
+            .field("limit", &self.limit)
             .finish()
     }
 }
@@ -55,10 +57,11 @@ impl PromptCustomization {
                 parts.join("\n\n")
             }
         };
-        match &self.map {
+        let text = match &self.map {
             Some(map) => map(&text),
             None => text,
-        }
+        };
+        crate::prompt_limit::cap(text, self.limit)
     }
 
     /// A section's text: its replacement (trimmed; empty leaves it out) or the generated one.

@@ -205,8 +205,9 @@ mod tests {
                 "TOML parse error at line 2, column 1\n  |\n2 | max-turn = 3\n  | ^^^^^^^^\n\
                  unknown field `max-turn`, expected one of `llm`, `request-timeout`, `retries`, \
                  `stream`, `deadline`, `max-turns`, `max-kept-bytes`, `float-precision`, `compression`, \
-                 `pricing`, `signature`, `temperature`, `top-p`, `seed`, `stop`, `max-tokens`, `reply`, \
-                 `system-prompt-extra`, `system-prompt-prefix`, `system-prompt-file`, `llm-tools`"
+                 `pricing`, `signature`, `temperature`, `top-p`, `seed`, `stop`, `parallel-tool-calls`, \
+                 `max-tokens`, `reply`, \
+                 `system-prompt-extra`, `system-prompt-prefix`, `prompt-limit`, `system-prompt-file`, `llm-tools`"
                     .to_string()
             )
         );

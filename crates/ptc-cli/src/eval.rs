@@ -5,7 +5,7 @@ use ptc_lisp::{
     Outcome, Pos, Program, RunOutcome, Runtime, ToolOutcome, Tools, UserNamespace, Value,
 };
 use ptc_lisp::{pr_str, to_json};
-use ptc_turn::TurnError;
+use ptc_turn::{ErrorReport, TurnError};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,6 +17,7 @@ use crate::exit;
 use crate::input::{fixture_tools, read_file};
 use crate::mcp::{McpSession, merge_tools, resolve, with_servers};
 use crate::options::{InputOptions, LimitOptions, McpOptions};
+use crate::report;
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
@@ -219,52 +220,52 @@ fn json_report(out: &RunOutcome) -> serde_json::Value {
         .map(|c| {
             let mut call = serde_json::json!({
                 "name": c.name,
-                "args": c.args.iter().map(pr_str).collect::<Vec<_>>(),
-                "args_json": c.args.iter().map(to_json).collect::<Vec<_>>(),
+                "args": c.args.iter().map(to_json).collect::<Vec<_>>(),
+                "args_clojure": c.args.iter().map(pr_str).collect::<Vec<_>>(),
                 "duration_us": c.duration_us,
             });
             match &c.result {
                 ToolOutcome::Ok(v) => {
-                    call["result"] = pr_str(v).into();
-                    call["result_json"] = to_json(v);
+                    call["result"] = to_json(v);
+                    call["result_clojure"] = pr_str(v).into();
                 }
                 ToolOutcome::Error(e) => call["error"] = e.clone().into(),
             }
             call
         })
         .collect();
-    let (ok, result, error) = match &out.outcome {
+    let (ok, value, error) = match &out.outcome {
         Outcome::Value(v) | Outcome::Returned(v) => (true, Some(v), None),
         Outcome::Failed(reason) => (
             false,
-            None,
-            Some(serde_json::json!({
-                "kind": "failed",
-                "message": pr_str(reason),
-                "value_json": to_json(reason),
-                "line": out.failed_at.map(|p| p.line),
-                "column": out.failed_at.map(|p| p.col),
-                "rendered": render_failure(reason, out.failed_at),
-            })),
+            Some(reason),
+            Some(ErrorReport {
+                line: out.failed_at.map(|p| p.line),
+                column: out.failed_at.map(|p| p.col),
+                rendered: Some(render_failure(reason, out.failed_at)),
+                ..ErrorReport::new("failed", pr_str(reason))
+            }),
         ),
         Outcome::Error(e) => (
             false,
             None,
-            Some(serde_json::json!({
-                "kind": e.kind.as_str(),
-                "message": e.message,
-                "line": e.pos.map(|p| p.line),
-                "column": e.pos.map(|p| p.col),
-                "rendered": e.render(),
-            })),
+            Some(ErrorReport {
+                line: e.pos.map(|p| p.line),
+                column: e.pos.map(|p| p.col),
+                rendered: Some(e.render()),
+                ..ErrorReport::new(e.kind.as_str(), e.message.clone())
+            }),
         ),
     };
-    serde_json::json!({
-        "ok": ok,
-        "result": result.map(pr_str),
-        "value": result.map(to_json),
-        "prints": out.prints,
-        "tool_calls": tool_calls,
-        "error": error,
-    })
+    report::envelope(
+        "eval",
+        serde_json::json!({
+            "ok": ok,
+            "value": value.map(to_json),
+            "value_clojure": value.map(pr_str),
+            "error": error,
+            "prints": out.prints,
+            "tool_calls": tool_calls,
+        }),
+    )
 }

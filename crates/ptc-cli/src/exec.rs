@@ -14,7 +14,7 @@ use crate::exit;
 use crate::input::{check_writable, data_entries, fixture_tools};
 use crate::mcp::{McpSession, block_on, resolve, with_servers};
 use crate::options::{InputOptions, LimitOptions, McpOptions};
-use crate::report::outcome_json;
+use crate::report;
 use crate::show;
 
 #[derive(Debug, Args)]
@@ -86,12 +86,7 @@ fn execute(
     })?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        let mut report = serde_json::json!({
-            "stages": step.turns.len(),
-            "duration_ms": step.usage.duration_us / 1000,
-        });
-        outcome_json(&step, &mut report);
-        let _ = writeln!(stdout, "{report}");
+        let _ = writeln!(stdout, "{}", report::step_json("exec", &step));
     } else {
         if !quiet {
             for turn in step.turns.iter() {

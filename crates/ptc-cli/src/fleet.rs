@@ -16,6 +16,7 @@ use crate::config::Config;
 use crate::exit;
 use crate::mcp::{block_on, with_servers};
 use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
+use crate::report;
 use crate::run::{AgentArgs, Resolved, build_agent, build_agent_with};
 
 /// `ptc submit`: queues a run for the fleet.
@@ -370,7 +371,10 @@ pub fn status(args: &StatusArgs) -> ExitCode {
 /// outcome; and the turns and claims.
 fn status_json(id: &str, status: Option<&RunStatus>) -> serde_json::Value {
     let Some(status) = status else {
-        return serde_json::json!({ "id": id, "state": "missing" });
+        return report::envelope(
+            "status",
+            serde_json::json!({ "id": id, "state": "missing" }),
+        );
     };
     let mut json = match &status.state {
         RunState::Queued => serde_json::json!({ "id": id, "state": "queued" }),
@@ -382,12 +386,16 @@ fn status_json(id: &str, status: Option<&RunStatus>) -> serde_json::Value {
         }
         RunState::Local => serde_json::json!({ "id": id, "state": "local" }),
         RunState::Ended(outcome) => {
-            serde_json::json!({ "id": id, "state": "ended", "outcome": outcome })
+            let mut json = serde_json::json!({ "id": id, "state": "ended" });
+            if let Some(fields) = json.as_object_mut() {
+                fields.extend(report::outcome_fields(outcome));
+            }
+            json
         }
     };
     json["turns"] = status.turns.into();
     json["claims"] = status.claims.into();
-    json
+    report::envelope("status", json)
 }
 
 pub fn requeue(args: &RequeueArgs) -> ExitCode {

@@ -21,12 +21,12 @@ mod options;
 mod config;
 // MCP servers, and `ptc mcp list`.
 mod mcp;
+// The `--json` output of every command: one versioned schema.
+mod report;
 // `ptc eval`.
 mod eval;
 // `ptc repl`.
 mod repl;
-// The `--json` report of how a step ended.
-mod report;
 // How turns, messages and the end of a run are printed.
 mod show;
 // What a run's requests cost.

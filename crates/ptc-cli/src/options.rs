@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use clap::Args;
 use ptc_agent::llm::{Llm, ProviderOptions, RetryPolicy, parse_llm_spec_with};
-use ptc_agent::{AgentBuilder, HumanDuration, ReplyForm, Sampling};
+use ptc_agent::{AgentBuilder, HumanDuration, PromptLimit, ReplyForm, Sampling};
 use ptc_compression::history::{HistoryPolicy, SummaryStrategy};
 use ptc_compression::{CompressionConfig, PricingProfile};
 use ptc_lisp::Limits;
@@ -225,6 +225,11 @@ option_group! {
         /// A text that ends the model's reply; repeat for several [default: none].
         #[arg(long, value_name = "TEXT")]
         pub stop: Option<Vec<String>>,
+        /// Whether the model may call several native tools in one reply (LLM tools, `--reply
+        /// tool-call`); sent only with requests that offer tools [default: the provider's,
+        /// true].
+        #[arg(long, value_name = "BOOL")]
+        pub parallel_tool_calls: Option<bool>,
         /// The most tokens each reply may have; a reply cut off there is flagged, and the model
         /// is told to write a shorter program [default: 4096].
         #[arg(
@@ -245,6 +250,11 @@ option_group! {
         /// Text put before the generated system prompt.
         #[arg(long, value_name = "TEXT")]
         pub system_prompt_prefix: Option<String>,
+        /// The most characters of the system prompt sent: a longer one is cut there and ends
+        /// with a note saying so, and a warning is logged [default: none; the generated prompt
+        /// is about 4,500 characters].
+        #[arg(long, value_name = "CHARS")]
+        pub prompt_limit: Option<usize>,
         /// A file whose text is the whole system prompt, instead of the generated one.
         #[arg(long, value_name = "FILE")]
         pub system_prompt_file: Option<PathBuf>,
@@ -305,11 +315,16 @@ impl AgentOptions {
             }
             builder = builder.temperature(t);
         }
-        if self.top_p.is_some() || self.seed.is_some() || self.stop.is_some() {
+        if self.top_p.is_some()
+            || self.seed.is_some()
+            || self.stop.is_some()
+            || self.parallel_tool_calls.is_some()
+        {
             builder = builder.sampling(Sampling {
                 top_p: self.top_p,
                 seed: self.seed,
                 stop: self.stop.clone().unwrap_or_default(),
+                parallel_tool_calls: self.parallel_tool_calls,
                 ..Sampling::default()
             });
         }
@@ -333,6 +348,9 @@ impl AgentOptions {
                 )
             })?;
             builder = builder.replace_system_prompt(text);
+        }
+        if let Some(max_chars) = self.prompt_limit {
+            builder = builder.prompt_limit(PromptLimit { max_chars });
         }
         if let Some(deadline) = self.deadline {
             builder = builder.deadline(deadline.0);

@@ -9,6 +9,7 @@ use ptc_agent::{Agent, RunOptions, ScriptedLlm};
 use crate::config::Config;
 use crate::exit;
 use crate::mcp::with_servers;
+use crate::report;
 use crate::run::{AgentArgs, Resolved, build_agent, mission};
 
 #[derive(Debug, Args)]
@@ -43,7 +44,7 @@ pub fn run(args: &PreviewArgs, config: &Config) -> ExitCode {
             });
         match preview {
             Ok(preview) if args.json => {
-                match serde_json::to_string_pretty(&preview.request) {
+                match serde_json::to_string_pretty(&report::Preview::new(&preview.request)) {
                     Ok(json) => println!("{json}"),
                     Err(e) => {
                         eprintln!("error: the request could not be written as JSON: {e}");

@@ -1,5 +1,6 @@
 //! `ptc render`: the messages a compression strategy makes of a serialized step.
 
+use crate::report;
 use crate::show;
 use clap::Args;
 use ptc_compression::{
@@ -127,7 +128,8 @@ fn recorded(step: &Step, args: &RenderArgs) -> Result<String, String> {
             .iter()
             .map(|t| serde_json::json!({"turn": t.number(), "messages": t.messages()}))
             .collect();
-        return serde_json::to_string_pretty(&requests)
+        let json = report::envelope("render", serde_json::json!({ "requests": requests }));
+        return serde_json::to_string_pretty(&json)
             .map(|json| json + "\n")
             .map_err(|e| format!("cannot write JSON: {e}"));
     }
@@ -187,13 +189,16 @@ fn json_output(
     bills: &[BillComparison],
     schedules: &[ScheduleComparison],
 ) -> Result<String, String> {
-    let value = serde_json::json!({
+    let value = report::envelope(
+        "render",
+        serde_json::json!({
         "messages": rendered.messages,
         "stats": rendered.stats,
         "cache_points": rendered.cache_points,
         "bills": bills,
         "schedules": schedules,
-    });
+        }),
+    );
     serde_json::to_string_pretty(&value).map_err(|e| format!("cannot write JSON: {e}"))
 }
 

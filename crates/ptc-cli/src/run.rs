@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use clap::Args;
 use ptc_agent::store::{JsonlStore, RunStore};
-use ptc_agent::{Agent, AgentBuilder, AsyncTool, RecordingLlm, RunObserver, RunOptions};
+use ptc_agent::{Agent, AgentBuilder, AsyncTool, RecordingLlm, RunObserver, RunOptions, RunUsage};
 use ptc_store::SqliteStore;
-use ptc_turn::{Message, Step, StepReport, Turn};
+use ptc_turn::{Message, Step, TraceMode, Turn};
 
 use crate::bill::RunBill;
 use crate::config::Config;
@@ -18,6 +18,7 @@ use crate::exit;
 use crate::input::{check_writable, data_entries, fixture_tools, read_file};
 use crate::mcp::{McpSession, block_on, resolve, with_servers};
 use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};
+use crate::report;
 use crate::show;
 
 /// What defines an agent on the command line: its mission, model, settings, input and tools.
@@ -49,6 +50,12 @@ pub struct RunArgs {
     /// usage) instead of the turn-by-turn trace.
     #[arg(long)]
     pub json: bool,
+    /// Which runs show and keep their turns: `always`; `never` (neither the turn-by-turn trace
+    /// nor the --dump-step file has them: the outcome, usage and bill only); `on-error` (the
+    /// turns are shown and written only when the run fails, shown once it has) [default:
+    /// always].
+    #[arg(long, value_name = "MODE")]
+    pub trace: Option<TraceMode>,
     /// Write the whole run (every turn, the messages sent, usage) as JSON to this file, however
     /// the run ends. The file is checked before the first request.
     #[arg(long, value_name = "FILE.json")]
@@ -270,7 +277,8 @@ fn execute(
         crate::exec::check_compile_to(&agent, path)?;
     }
     let store = args.checkpoint.as_deref().map(open_store).transpose()?;
-    let trace = !args.json && !quiet;
+    let trace_mode = args.trace.unwrap_or_default();
+    let trace = !args.json && !quiet && trace_mode == TraceMode::Always;
     let step = block_on(mcp, async {
         let mut options = RunOptions::new().with_stop_signal(ctrl_c(quiet));
         if trace {
@@ -308,10 +316,15 @@ fn execute(
             }
         }
     })??;
+    if !args.json && !quiet && trace_mode == TraceMode::OnError && !step.is_success() {
+        for turn in step.turns.iter() {
+            Live.on_turn(turn);
+        }
+    }
     let written = args
         .dump_step
         .as_deref()
-        .map(|path| write_step(&step, path));
+        .map(|path| write_step(&trace_mode.apply(step.clone()), path));
     let transcript_written =
         args.transcript
             .as_deref()
@@ -330,7 +343,8 @@ fn execute(
     let mut stdout = std::io::stdout().lock();
     if args.json {
         let bill = RunBill::new(&step, &agent, settings.agent.pricing, false);
-        let _ = writeln!(stdout, "{}", json_report(&step, args, &bill));
+        let usage = agent.run_usage(&step);
+        let _ = writeln!(stdout, "{}", json_report(&step, args, &bill, &usage));
     } else {
         let _ = write!(
             stdout,
@@ -424,8 +438,13 @@ fn write_step(step: &Step, path: &Path) -> Result<(), String> {
 }
 
 /// The end of a run for a program to read.
-fn json_report(step: &Step, args: &RunArgs, bill: &RunBill) -> serde_json::Value {
-    let mut report = serde_json::to_value(StepReport::of(step)).unwrap_or_default();
+fn json_report(step: &Step, args: &RunArgs, bill: &RunBill, usage: &RunUsage) -> serde_json::Value {
+    let mut report = report::step_json("run", step);
+    if let (Some(fields), Ok(serde_json::Value::Object(more))) =
+        (report["usage"].as_object_mut(), serde_json::to_value(usage))
+    {
+        fields.extend(more);
+    }
     if let Some(fields) = report.as_object_mut() {
         fields.insert("cost".into(), bill.json());
         fields.insert("step_file".into(), serde_json::json!(args.dump_step));

@@ -28,4 +28,17 @@ impl Definition {
     pub fn is_function(&self) -> bool {
         matches!(self.value, Value::Fn(_))
     }
+
+    /// The estimated bytes the value takes, as the limit on what a run keeps counts them
+    /// ([`UserNamespace::estimated_sizes`](crate::UserNamespace::estimated_sizes)), or a number
+    /// above `max` when it takes more; found by walking no more than about `max / 16` elements.
+    ///
+    /// ```
+    /// use ptc_lisp::{Runtime, UserNamespace};
+    /// let out = Runtime::new().run_str("(def b [1 2])", &UserNamespace::new());
+    /// assert_eq!(out.memory.definitions()[0].estimated_size(1 << 20), 48);
+    /// ```
+    pub fn estimated_size(&self, max: usize) -> usize {
+        self.value.estimated_size_up_to(max)
+    }
 }

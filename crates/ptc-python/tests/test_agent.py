@@ -491,3 +491,61 @@ def test_a_scripted_model_answers_in_turn_and_keeps_the_requests():
         ["system", "user"], ["system", "user", "assistant", "user"]]
     assert model.requests[1][2]["content"] == clojure("(def x 1)")
     assert repr(model) == "<Scripted: 1 replies, 2 requests>"
+
+
+def test_trace_keeps_the_turns_of_the_steps_it_names():
+    returned = (clojure("(def xs [1 2 3])"), clojure("(return (reduce + xs))"))
+    failed = (clojure("(def xs [1 2 3])"), clojure('(fail "no")'))
+    kept = []
+    for trace in (True, False, "on_error"):
+        for replies in (returned, failed):
+            step = ptc.Agent("Add up", llm=scripted(*replies), trace=trace).run()
+            kept.append((step.success, len(step.turns), step.usage["llm_requests"]))
+    assert kept == [
+        (True, 2, 2), (False, 2, 2),
+        (True, 0, 2), (False, 0, 2),
+        (True, 0, 2), (False, 2, 2),
+    ]
+    with pytest.raises(ValueError) as error:
+        ptc.Agent("Add up", llm=scripted(), trace="sometimes")
+    assert str(error.value) == "`sometimes` is not a trace mode; write always, never or on-error"
+
+
+def test_prompt_limit_cuts_the_system_prompt_with_a_note():
+    model = scripted(clojure("(return 1)"))
+    ptc.Agent("One", llm=model, prompt_limit={"max_chars": 40}).run()
+    assert model.sent[0][0]["content"] == (
+        "You solve tasks by writing PTC-Lisp prog\n\n[System prompt cut to its first 40 of "
+        "4549 characters by its size limit; the rest was left out.]")
+    model = scripted(clojure("(return 1)"))
+    ptc.Agent("One", llm=model).run()
+    assert len(model.sent[0][0]["content"]) == 4549
+    with pytest.raises(TypeError) as error:
+        ptc.Agent("One", llm=model, prompt_limit={"chars": 40})
+    assert str(error.value) == (
+        "prompt_limit must be a number of characters or {\"max_chars\": N}, got {'chars': 40}")
+
+
+def test_usage_gives_the_system_prompt_the_memory_kept_and_the_compression():
+    model = scripted(
+        clojure("(def xs [1 2 3])\n(println (count xs))"),
+        clojure("(def total (reduce + xs))"),
+        clojure("(return total)"))
+    step = ptc.Agent("Add up", llm=model, compression="single-user-coalesced", trace=False).run()
+    usage = step.usage
+    compression = usage.pop("compression")
+    durations = [usage.pop(k) for k in ("duration_us", "llm_duration_us", "eval_duration_us")
+                 if k in usage]
+    assert all(isinstance(d, int) for d in durations)
+    assert usage == {
+        "llm_requests": 3,
+        "system_prompt_chars": 4428,
+        "system_prompt_tokens": 1107,
+        "definitions_kept": 2,
+        "memory_kept_bytes": 80,
+    }
+    assert (compression["strategy"], compression["compressed"], compression["turns"],
+            compression["turns_compressed"], compression["prints_shown"]) == (
+        "single-user-coalesced", True, 2, 2, 1)
+    assert step.turns == []
+    assert len(model.sent[0][0]["content"]) == 4428

@@ -19,14 +19,17 @@ mod turn;
 mod step;
 // A human-readable view of a run.
 mod trace;
+// Which runs keep their turns.
+mod trace_mode;
 // How a run ended and what it used, as report fields.
 mod report;
 
 pub use message::{Message, MessageToolCall, Role};
 
 pub use preview::{preview, push_cut_note, push_preview};
-pub use report::{OutcomeReport, StepReport, UsageReport};
+pub use report::{ErrorReport, JSON_SCHEMA, OutcomeReport, StepReport, UsageReport};
 pub use step::{DEFAULT_MAX_TURNS, FailureKind, Step, StepOutcome, Task};
+pub use trace_mode::TraceMode;
 pub use turn::{Turn, TurnError, TurnOrderError, TurnResult, Turns, is_cut_off};
 pub use usage::{TokenUsage, Usage};
 

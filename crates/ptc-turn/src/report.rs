@@ -8,8 +8,52 @@ use serde::Serialize;
 use crate::step::{Step, StepOutcome};
 use crate::usage::Usage;
 
-/// How a step ended: `outcome` (`returned` or `failed`), the value as JSON and as Clojure text
-/// when there is one, and for a failure its kind, reason and the model errors that caused it.
+/// The version of the JSON every `ptc ... --json` command prints, in each object's `schema`
+/// field. It changes when a field is renamed or removed, never when one is added.
+pub const JSON_SCHEMA: u32 = 1;
+
+/// Why a run or a program did not give a value: the error object of every `--json` report.
+///
+/// `kind` is stable (`undefined_symbol`, `failed`, `llm_error`, `max_turns_exceeded`, ...);
+/// `message` is in words. A program's error says where it happened (`line`, `column`) and how
+/// `ptc` prints it (`rendered`); a run that could not reach its model lists the model's errors
+/// (`llm_errors`). Fields that do not apply are left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorReport {
+    /// The stable kind.
+    pub kind: String,
+    /// Why, in words.
+    pub message: String,
+    /// The line of the form that failed, from 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The column of the form that failed, from 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    /// The error as `ptc` prints it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rendered: Option<String>,
+    /// The model errors behind an `llm_error`, oldest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub llm_errors: Vec<String>,
+}
+
+impl ErrorReport {
+    /// An error of `kind` with `message` and nothing else.
+    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> ErrorReport {
+        ErrorReport {
+            kind: kind.into(),
+            message: message.into(),
+            line: None,
+            column: None,
+            rendered: None,
+            llm_errors: Vec::new(),
+        }
+    }
+}
+
+/// How a step ended: `ok`, the value as JSON and as Clojure text when there is one (for a
+/// `(fail value)`, the value given to it), and the error when it did not return.
 ///
 /// ```
 /// use ptc_lisp::Value;
@@ -23,63 +67,50 @@ use crate::usage::Usage;
 /// };
 /// assert_eq!(
 ///     serde_json::to_string(&OutcomeReport::of(&step)).unwrap(),
-///     r#"{"outcome":"returned","value":3,"value_clojure":"3"}"#
+///     r#"{"ok":true,"value":3,"value_clojure":"3","error":null}"#
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OutcomeReport {
-    /// `returned` or `failed`.
-    pub outcome: &'static str,
-    /// The value returned (or that came with the failure), as JSON.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Whether a value was returned.
+    pub ok: bool,
+    /// The value returned (or that came with the failure), as JSON; `null` when none.
     pub value: Option<serde_json::Value>,
     /// The same value as Clojure text, which keeps what JSON cannot (keywords, sets, ratios).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub value_clojure: Option<String>,
-    /// The failure's kind (`llm_error`, `max_turns_exceeded`, ...).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failure: Option<&'static str>,
-    /// Why the run failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The model errors behind an `llm_error` failure, oldest first.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub llm_errors: Vec<String>,
+    /// Why there is no value; `null` when there is one.
+    pub error: Option<ErrorReport>,
 }
 
 impl OutcomeReport {
     /// How `step` ended.
     pub fn of(step: &Step) -> OutcomeReport {
-        let value_fields =
-            |value: Option<&ptc_lisp::Value>| (value.map(to_json), value.map(pr_str));
-        match &step.outcome {
-            StepOutcome::Returned { value } => {
-                let (value, value_clojure) = value_fields(Some(value));
-                OutcomeReport {
-                    outcome: "returned",
-                    value,
-                    value_clojure,
-                    failure: None,
-                    reason: None,
-                    llm_errors: Vec::new(),
-                }
-            }
+        OutcomeReport::of_outcome(&step.outcome)
+    }
+
+    /// The report of `outcome`.
+    pub fn of_outcome(outcome: &StepOutcome) -> OutcomeReport {
+        match outcome {
+            StepOutcome::Returned { value } => OutcomeReport {
+                ok: true,
+                value: Some(to_json(value)),
+                value_clojure: Some(pr_str(value)),
+                error: None,
+            },
             StepOutcome::Failed {
                 kind,
                 reason,
                 value,
                 llm_errors,
-            } => {
-                let (value, value_clojure) = value_fields(value.as_ref());
-                OutcomeReport {
-                    outcome: "failed",
-                    value,
-                    value_clojure,
-                    failure: Some(kind.as_str()),
-                    reason: Some(reason.clone()),
+            } => OutcomeReport {
+                ok: false,
+                value: value.as_ref().map(to_json),
+                value_clojure: value.as_ref().map(pr_str),
+                error: Some(ErrorReport {
                     llm_errors: llm_errors.clone(),
-                }
-            }
+                    ..ErrorReport::new(kind.as_str(), reason.clone())
+                }),
+            },
         }
     }
 }
@@ -123,11 +154,13 @@ impl UsageReport {
     }
 }
 
-/// A run's report: how it ended, how many turns it took of how many, and what it used. `ptc
-/// run --json` prints these fields, with the run's modelled bill and the files it wrote beside
-/// them.
+/// A run's report: the schema version, how it ended, how many turns it took of how many, and
+/// what it used. `ptc run --json` prints these fields, with the run's modelled bill and the
+/// files it wrote beside them; `ptc exec --json` prints them too.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StepReport {
+    /// [`JSON_SCHEMA`].
+    pub schema: u32,
     /// How it ended.
     #[serde(flatten)]
     pub outcome: OutcomeReport,
@@ -143,6 +176,7 @@ impl StepReport {
     /// The report of `step`.
     pub fn of(step: &Step) -> StepReport {
         StepReport {
+            schema: JSON_SCHEMA,
             outcome: OutcomeReport::of(step),
             turns: step.turns.len(),
             max_turns: step.task.max_turns,

@@ -1,6 +1,7 @@
 //! A serialized step holds everything needed to inspect or re-render a run, and reads back
-//! exactly (DBG-001, DBG-003, DBG-005). Values travel as their printed Clojure text, so these
-//! tests read values back through the PTC-Lisp reader.
+//! exactly (DBG-001, DBG-003, DBG-005; ARC-007: the turns are the record, there is no separate
+//! trace). Values travel as their printed Clojure text, so these tests read values back through
+//! the PTC-Lisp reader.
 
 use pretty_assertions::assert_eq;
 use ptc_lisp::Function;

@@ -212,8 +212,18 @@ impl Anthropic {
                     .map(FunctionTool::anthropic_json)
                     .collect(),
             );
-            if request.tool_choice == ToolChoice::Required {
-                body.insert("tool_choice".into(), json!({"type": "any"}));
+            let kind = match request.tool_choice {
+                ToolChoice::Required => "any",
+                ToolChoice::Auto => "auto",
+            };
+            if request.sampling.parallel_tool_calls == Some(false) {
+                body.insert(
+                    "tool_choice".into(),
+                    json!({"type": kind, "disable_parallel_tool_use": true}),
+                );
+            } else if request.tool_choice == ToolChoice::Required {
+                // Several calls in one reply are Anthropic's default.
+                body.insert("tool_choice".into(), json!({"type": kind}));
             }
         }
         Ok(Value::Object(body))

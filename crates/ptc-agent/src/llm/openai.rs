@@ -218,6 +218,9 @@ impl OpenAiCompatible {
             if request.tool_choice == ToolChoice::Required {
                 body.insert("tool_choice".into(), Value::from("required"));
             }
+            if let Some(parallel) = request.sampling.parallel_tool_calls {
+                body.insert("parallel_tool_calls".into(), Value::Bool(parallel));
+            }
         }
         if let Some(key) = &self.prompt_cache_key {
             body.insert("prompt_cache_key".into(), Value::from(key.as_str()));

@@ -28,6 +28,13 @@ pub struct Sampling {
     /// monitoring (OpenAI `user`, Anthropic `metadata.user_id`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
+    /// Whether the model may call several native tools in one reply (both providers allow it
+    /// by default): `Some(false)` asks for one call at most. Sent only with a request that
+    /// offers tools (OpenAI `parallel_tool_calls`, Anthropic
+    /// `tool_choice.disable_parallel_tool_use`); a PTC program runs its own calls in parallel
+    /// with `pmap`, so this matters for LLM tools and the `run_program` reply form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel_tool_calls: Option<bool>,
 }
 
 /// The shape asked of a reply.

@@ -142,7 +142,7 @@ impl Agent {
         if !checkpoint.goes_on()
             && let Some(step) = checkpoint.step()
         {
-            return Ok(step);
+            return Ok(options.trace.apply(step));
         }
         let options = options.with_store(store, id);
         let task = self.task_for(&options)?;
@@ -249,6 +249,7 @@ impl Agent {
     ) -> Result<Step, RunError> {
         let inner = &self.inner;
         let stop = options.stop.take();
+        let trace = options.trace;
         // Tool calls are awaited, and timed, on the caller's runtime.
         tokio::runtime::Handle::try_current().map_err(|_| RunError::NoRuntime)?;
         let llm: Arc<dyn Llm> = match &options.llm {
@@ -293,7 +294,8 @@ impl Agent {
                 task,
                 turns: start.turns,
                 usage: Usage::default(),
-            });
+            })
+            .map(|step| trace.apply(step));
         }
         let store = options
             .store
@@ -324,7 +326,7 @@ impl Agent {
                 tracing::error!(run = %id, %error, "the end of the run could not be checkpointed");
             }
         }
-        Ok(step)
+        Ok(trace.apply(step))
     }
 }
 

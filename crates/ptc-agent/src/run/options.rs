@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ptc_compression::CompressionStats;
 use ptc_lisp::Value;
-use ptc_turn::{Message, Step, Turn};
+use ptc_turn::{Message, Step, TraceMode, Turn};
 use serde::Serialize;
 
 use crate::agent::data_from_serialize;
@@ -57,6 +57,7 @@ pub struct RunOptions<'a> {
     pub(super) stop: Option<StopSignal<'a>>,
     pub(super) previous: Option<&'a Step>,
     pub(super) llm: Option<RunLlm>,
+    pub(super) trace: TraceMode,
 }
 
 /// The model a run asks instead of its agent's.
@@ -116,6 +117,15 @@ impl<'a> RunOptions<'a> {
     /// [`RunError::UnknownLlm`](crate::RunError::UnknownLlm) if there is none).
     pub fn with_llm_named(mut self, name: impl Into<String>) -> RunOptions<'a> {
         self.llm = Some(RunLlm::Named(name.into()));
+        self
+    }
+
+    /// Which finished steps keep their turns: every one (the default), none, or only a step
+    /// that failed ([`TraceMode`]). The outcome, task and usage are always there, and a
+    /// store still records every turn. Take what is derived from the turns
+    /// ([`Agent::run_usage`](crate::Agent::run_usage)) from a run that keeps them.
+    pub fn with_trace(mut self, trace: TraceMode) -> RunOptions<'a> {
+        self.trace = trace;
         self
     }
 

@@ -384,6 +384,7 @@ const TWO_TURNS: [&str; 2] = [
     "(return total)",
 ];
 
+// CMP-004: each request renders the stored turns again, at the start of its turn.
 // MSG-006, DBG-004: with compression (the default strategy) the second request is the first one
 // without its turn count, then the program alone and the short feedback on it.
 #[tokio::test]

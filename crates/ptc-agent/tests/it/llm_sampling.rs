@@ -3,8 +3,8 @@
 
 use pretty_assertions::assert_eq;
 use ptc_agent::{
-    Agent, Anthropic, LlmError, LlmRequest, OpenAiCompatible, ResponseFormat, Sampling,
-    ScriptedLlm, value_tool,
+    Agent, Anthropic, FunctionTool, LlmError, LlmRequest, OpenAiCompatible, ResponseFormat,
+    Sampling, ScriptedLlm, ToolChoice, value_tool,
 };
 use ptc_lisp::Value;
 use ptc_turn::Message;
@@ -129,5 +129,101 @@ async fn each_request_says_its_turn_and_tools_and_carries_the_sampling() {
             (Some(1), tools.clone(), sampling()),
             (Some(2), tools, sampling()),
         ]
+    );
+}
+
+#[test]
+fn parallel_tool_calls_reach_both_providers_with_the_tools_alone() {
+    let with_tools = |parallel: Option<bool>, choice: ToolChoice| {
+        LlmRequest::new("sys", vec![Message::user("hi")])
+            .with_tools(
+                vec![FunctionTool::new(
+                    "get_order",
+                    "One order",
+                    json!({"type": "object", "properties": {"id": {"type": "string"}}}),
+                )],
+                choice,
+            )
+            .with_sampling(Sampling {
+                parallel_tool_calls: parallel,
+                ..Sampling::default()
+            })
+    };
+    let openai = OpenAiCompatible::new("http://localhost:8080/v1", "qwen").expect("llm");
+    let anthropic = Anthropic::new("claude-haiku-4-5", "sk-ant-test").expect("llm");
+    let field = |body: serde_json::Value, name: &str| body.get(name).cloned();
+    let cases = [
+        (None, ToolChoice::Auto),
+        (Some(false), ToolChoice::Auto),
+        (Some(true), ToolChoice::Auto),
+        (Some(false), ToolChoice::Required),
+        (Some(true), ToolChoice::Required),
+    ];
+    let bodies: Vec<_> = cases
+        .iter()
+        .map(|(parallel, choice)| {
+            let request = with_tools(*parallel, *choice);
+            (
+                field(
+                    openai.request_body(&request).expect("body"),
+                    "parallel_tool_calls",
+                ),
+                field(
+                    anthropic.request_body(&request).expect("body"),
+                    "tool_choice",
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(
+        bodies,
+        [
+            (None, None),
+            (
+                Some(json!(false)),
+                Some(json!({"type": "auto", "disable_parallel_tool_use": true}))
+            ),
+            (Some(json!(true)), None),
+            (
+                Some(json!(false)),
+                Some(json!({"type": "any", "disable_parallel_tool_use": true}))
+            ),
+            (Some(json!(true)), Some(json!({"type": "any"}))),
+        ]
+    );
+    // The whole OpenAI body of one case, to see where the field sits.
+    assert_eq!(
+        openai
+            .request_body(&with_tools(Some(false), ToolChoice::Auto))
+            .expect("body"),
+        json!({
+            "model": "qwen",
+            "max_tokens": 4096,
+            "messages": [
+                {"role": "system", "content": "sys"},
+                {"role": "user", "content": "hi"}
+            ],
+            "tools": [{"type": "function", "function": {
+                "name": "get_order",
+                "description": "One order",
+                "parameters": {"type": "object", "properties": {"id": {"type": "string"}}}
+            }}],
+            "parallel_tool_calls": false
+        })
+    );
+    // Without tools the parameter is not sent: both providers refuse it there.
+    let bare = request(Sampling {
+        parallel_tool_calls: Some(false),
+        ..Sampling::default()
+    });
+    assert_eq!(
+        (
+            field(
+                openai.request_body(&bare).expect("body"),
+                "parallel_tool_calls"
+            ),
+            field(anthropic.request_body(&bare).expect("body"), "tool_choice"),
+        ),
+        (None, None)
     );
 }

@@ -19,6 +19,7 @@ mod agent_output_shaping;
 mod agent_preview;
 mod agent_resume;
 mod agent_run;
+mod agent_seed_rows;
 mod agent_system_prompt;
 mod agent_tools;
 mod agent_tree_limits;

@@ -111,16 +111,18 @@ fn json_output_reports_result_prints_tool_calls_and_errors() {
     assert_eq!(
         report,
         serde_json::json!({
+            "schema": 1,
+            "command": "eval",
             "ok": true,
-            "result": "{:z \"pong\", :a [1.5 nil]}",
             "value": {"z": "pong", "a": [1.5, null]},
+            "value_clojure": "{:z \"pong\", :a [1.5 nil]}",
             "prints": ["calling"],
             "tool_calls": [{
                 "name": "ping",
-                "args": ["{:n 1}"],
-                "args_json": [{"n": 1}],
-                "result": "{:z \"pong\", :a [1.5 nil]}",
-                "result_json": {"z": "pong", "a": [1.5, null]},
+                "args": [{"n": 1}],
+                "args_clojure": ["{:n 1}"],
+                "result": {"z": "pong", "a": [1.5, null]},
+                "result_clojure": "{:z \"pong\", :a [1.5 nil]}",
                 "duration_us": 0
             }],
             "error": null
@@ -251,7 +253,6 @@ fn a_program_that_calls_fail_exits_1_like_an_error_at_the_fail_form() {
         serde_json::json!({
             "kind": "failed",
             "message": "{:code 4}",
-            "value_json": {"code": 4},
             "line": 1,
             "column": 1,
             "rendered": "error[failed] 1:1: {:code 4}"

@@ -117,13 +117,13 @@ fn a_compiled_run_executes_on_other_data_without_a_model() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(
         (
-            &report["outcome"],
+            &report["ok"],
             &report["value"],
             &report["value_clojure"],
-            &report["stages"]
+            &report["turns"]
         ),
         (
-            &serde_json::json!("returned"),
+            &serde_json::json!(true),
             &serde_json::json!({"total": 15}),
             &serde_json::json!("{:total 15}"),
             &serde_json::json!(2)
@@ -262,7 +262,11 @@ fn run_then_exec(name: &str, replies: &[&str], data: &str, settings: &[&str]) ->
         let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         format!(
             "{} {}",
-            report["outcome"].as_str().unwrap_or_default(),
+            if report["ok"] == true {
+                "returned"
+            } else {
+                "failed"
+            },
             report["value_clojure"].as_str().unwrap_or_default()
         )
     })

@@ -206,8 +206,9 @@ fn a_run_a_worker_refuses_is_parked_with_its_reason_until_it_is_requeued() {
     assert_eq!(
         text(&status.stdout),
         format!(
-            "{{\"claims\":1,\"id\":\"misfit\",\"reason\":\"{reason}\",\"state\":\"refused\",\
-             \"turns\":0,\"worker\":\"w1\"}}\n{{\"id\":\"nope\",\"state\":\"missing\"}}\n"
+            "{{\"claims\":1,\"command\":\"status\",\"id\":\"misfit\",\"reason\":\"{reason}\",\
+             \"schema\":1,\"state\":\"refused\",\"turns\":0,\"worker\":\"w1\"}}\n\
+             {{\"command\":\"status\",\"id\":\"nope\",\"schema\":1,\"state\":\"missing\"}}\n"
         )
     );
     assert_eq!(status.status.code(), Some(2));
@@ -230,6 +231,12 @@ fn a_run_a_worker_refuses_is_parked_with_its_reason_until_it_is_requeued() {
         &server.spec(),
     ]);
     assert_eq!(text(&worked.stdout), "misfit: ended: returned 3\n");
+    let status = ptc(&["status", "--store", &url, "--json", "misfit"]);
+    assert_eq!(
+        text(&status.stdout),
+        "{\"claims\":2,\"command\":\"status\",\"error\":null,\"id\":\"misfit\",\"ok\":true,\
+         \"schema\":1,\"state\":\"ended\",\"turns\":1,\"value\":3,\"value_clojure\":\"3\"}\n"
+    );
     let requeued = ptc(&["requeue", "--store", &url, "nope"]);
     assert_eq!(
         text(&requeued.stderr),

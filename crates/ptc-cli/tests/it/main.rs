@@ -10,6 +10,7 @@ mod exec_cli;
 mod fleet_cli;
 mod fleet_namespaces;
 mod fleet_throughput;
+mod json_schema_cli;
 mod local_model;
 mod mcp_cli;
 mod peak_memory;

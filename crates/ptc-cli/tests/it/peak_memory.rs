@@ -188,7 +188,7 @@ fn a_pipeline_over_a_hundred_thousand_records() {
         (&pipeline, format!("[{in_stock_quantity} 10 0 {n}]")),
     ] {
         assert_eq!(
-            (run.exit_code, run.report()["result"].as_str()),
+            (run.exit_code, run.report()["value_clojure"].as_str()),
             (Some(0), Some(result.as_str())),
             "{}",
             run.stderr

@@ -56,7 +56,12 @@ fn preview_json_is_the_request_and_the_prefix_wraps_the_generated_prompt() {
         "--json",
     ]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let request: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        (&json["schema"], &json["command"]),
+        (&1.into(), &"preview".into())
+    );
+    let request = &json["request"];
     let system = request["system"].as_str().expect("system");
     assert!(
         system
@@ -107,10 +112,60 @@ fn sampling_flags_reach_the_request() {
         "--json",
     ]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let request: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let request =
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).expect("JSON")["request"]
+            .clone();
     assert_eq!(
         request["sampling"],
         serde_json::json!({"top_p": 0.9, "stop": ["END", "STOP"], "seed": 7})
     );
     assert_eq!(request["turn"], 1);
+}
+
+#[test]
+fn prompt_limit_cuts_the_system_prompt_and_says_so() {
+    let output = ptc(&[
+        "preview",
+        "--mission",
+        "Go",
+        "--prompt-limit",
+        "40",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        json["request"]["system"],
+        "You solve tasks by writing PTC-Lisp prog\n\n[System prompt cut to its first 40 of 4549 \
+         characters by its size limit; the rest was left out.]"
+    );
+    // Without the option the prompt is the generated one, whole.
+    let output = ptc(&["preview", "--mission", "Go", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        json["request"]["system"]
+            .as_str()
+            .map(|s| s.chars().count()),
+        Some(4549)
+    );
+}
+
+#[test]
+fn parallel_tool_calls_reach_the_request() {
+    let output = ptc(&[
+        "preview",
+        "--mission",
+        "Go",
+        "--reply",
+        "tool-call",
+        "--parallel-tool-calls",
+        "false",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        json["request"]["sampling"],
+        serde_json::json!({"parallel_tool_calls": false})
+    );
 }

@@ -221,6 +221,7 @@ fn recorded_step() -> Step {
     }
 }
 
+// PRE-001: the messages of each request are kept in the step, and printed as they were sent.
 #[test]
 fn prints_the_requests_a_run_recorded_as_sent() {
     let path = write_step("recorded", &recorded_step());
@@ -260,9 +261,10 @@ fn prints_the_requests_a_run_recorded_as_sent() {
     assert!(output.status.success());
     assert_eq!(
         text(&output.stdout),
-        "[\n  {\n    \"messages\": [\n      {\n        \"content\": \"Write PTC-Lisp.\",\n        \
-         \"role\": \"system\"\n      },\n      {\n        \"content\": \"Greet Ada\",\n        \
-         \"role\": \"user\"\n      }\n    ],\n    \"turn\": 1\n  }\n]\n"
+        "{\n  \"command\": \"render\",\n  \"requests\": [\n    {\n      \"messages\": [\n        \
+         {\n          \"content\": \"Write PTC-Lisp.\",\n          \"role\": \"system\"\n        \
+         },\n        {\n          \"content\": \"Greet Ada\",\n          \"role\": \"user\"\n        \
+         }\n      ],\n      \"turn\": 1\n    }\n  ],\n  \"schema\": 1\n}\n"
     );
 
     let output = ptc(&["render", "--step", file, "--recorded", "--turn", "4"]);

@@ -327,18 +327,27 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
         assert!(report["usage"][field].is_u64(), "{field}");
         report["usage"][field] = 0.into();
     }
+    assert_eq!(report["usage"]["compression"]["strategy"], "uncompressed");
+    report["usage"]["compression"] = serde_json::Value::Null;
     assert_eq!(
         report,
         serde_json::json!({
-            "outcome": "returned",
+            "schema": 1,
+            "command": "run",
+            "ok": true,
             "value": {"sum": 3.5, "tags": ["a"], "none": null},
+            "error": null,
             "value_clojure": "{:sum 3.5, :tags #{:a}, :none nil}",
             "turns": 2,
             "max_turns": 5,
             "usage": {
                 "llm_requests": 2, "input_tokens": 50, "output_tokens": 5,
                 "cache_read_tokens": 0, "cache_write_tokens": 0,
-                "duration_ms": 0, "llm_duration_ms": 0, "program_duration_ms": 0
+                "duration_ms": 0, "llm_duration_ms": 0, "program_duration_ms": 0,
+                "system_prompt_chars": 4549, "system_prompt_tokens": 1138,
+                "definitions_kept": 1, "memory_kept_bytes": 48,
+                // Asserted in full by json_schema_cli.
+                "compression": null
             },
             // The replay names no provider and recorded no cache figures: Anthropic's profile,
             // as the default strategy assumes. Both requests share the system prompt, which
@@ -385,16 +394,10 @@ fn json_reports_the_outcome_value_and_usage_alone_on_stdout() {
     assert_eq!(output.status.code(), Some(1));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(
+        (&report["ok"], &report["error"], &report["value"]),
         (
-            &report["outcome"],
-            &report["failure"],
-            &report["reason"],
-            &report["value"]
-        ),
-        (
-            &serde_json::json!("failed"),
-            &serde_json::json!("failed"),
-            &serde_json::json!("{:why :no-data}"),
+            &serde_json::json!(false),
+            &serde_json::json!({"kind": "failed", "message": "{:why :no-data}"}),
             &serde_json::json!({"why": "no-data"})
         )
     );
@@ -617,7 +620,7 @@ fn options_come_from_flags_then_the_environment_then_ptc_toml() {
         let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
         (
             output.status.code(),
-            report["outcome"].clone(),
+            report["ok"].clone(),
             text(&output.stderr),
         )
     };
@@ -625,12 +628,12 @@ fn options_come_from_flags_then_the_environment_then_ptc_toml() {
     // the file's [input] table, relative to the file.
     assert_eq!(
         run(&[], &[]),
-        (Some(3), serde_json::json!("failed"), String::new())
+        (Some(3), serde_json::json!(false), String::new())
     );
     // A flag wins over the file.
     assert_eq!(
         run(&["--max-turns", "3"], &[]),
-        (Some(0), serde_json::json!("returned"), String::new())
+        (Some(0), serde_json::json!(true), String::new())
     );
     // The environment wins over the file, and a flag over the environment.
     let (status, _, stderr) = run(&[], &[("PTC_LLM", "gemini:pro")]);
@@ -1047,4 +1050,66 @@ fn a_killed_run_keeps_its_transcript() {
         })
         .collect();
     assert_eq!(lines, ["(def xs [1 2 3])", "(loop [i 0] (recur (inc i)))"]);
+}
+
+#[test]
+fn trace_on_error_shows_and_writes_the_turns_of_a_failed_run_alone() {
+    let dir = Scratch::new("trace-mode");
+    let ok = dir.file("ok.jsonl", "{\"content\": \"(return 1)\"}\n");
+    let fail = dir.file("fail.jsonl", "{\"content\": \"(fail \\\"no\\\")\"}\n");
+    let run = |transcript: &Path, mode: &str| {
+        let step_file = dir.path(&format!("{mode}.json"));
+        let output = ptc(&[
+            "run",
+            "--mission",
+            "One",
+            "--llm",
+            &format!("replay:{}", path(transcript)),
+            "--trace",
+            mode,
+            "--dump-step",
+            path(&step_file),
+        ]);
+        let step: Step =
+            serde_json::from_str(&std::fs::read_to_string(&step_file).expect("written"))
+                .expect("a step");
+        let shown = text(&output.stdout);
+        (
+            output.status.code(),
+            shown.contains("program:\n"),
+            step.turns.len(),
+        )
+    };
+    assert_eq!(
+        [
+            run(&ok, "always"),
+            run(&fail, "always"),
+            run(&ok, "never"),
+            run(&fail, "never"),
+            run(&ok, "on-error"),
+            run(&fail, "on-error"),
+        ],
+        [
+            (Some(0), true, 1),
+            (Some(1), true, 1),
+            (Some(0), false, 0),
+            (Some(1), false, 0),
+            (Some(0), false, 0),
+            (Some(1), true, 1),
+        ]
+    );
+    let output = ptc(&[
+        "run",
+        "--mission",
+        "One",
+        "--llm",
+        "replay:x",
+        "--trace",
+        "sometimes",
+    ]);
+    assert_eq!(
+        refusal(&output),
+        "error: invalid value 'sometimes' for '--trace <MODE>': `sometimes` is not a trace mode; \
+         write always, never or on-error\n\nFor more information, try '--help'.\n"
+    );
 }

@@ -376,8 +376,8 @@ fn an_sqlite_checkpoint_resumes_too() {
     );
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(
-        (&report["outcome"], &report["turns"]),
-        (&serde_json::json!("returned"), &serde_json::json!(5))
+        (&report["ok"], &report["turns"]),
+        (&serde_json::json!(true), &serde_json::json!(5))
     );
 }
 

@@ -83,7 +83,8 @@ impl Case {
 }
 
 // NS-010 (no user/ section before any turn), MSG-003, MSG-004, MSG-006, FMT-001, FMT-002,
-// FMT-004, FMT-005, NS-008, FMT-016: the first request.
+// FMT-004, FMT-005, NS-008, FMT-016: the first request. MSG-002: system, then one user message
+// with the mission, the context and the turns left.
 #[test]
 fn before_the_first_turn() {
     check_golden(
@@ -94,6 +95,8 @@ fn before_the_first_turn() {
 
 // SAM-001, TC-006, AMB-005: no turn printed, so values show samples and tool calls their
 // results. FMT-003, FMT-009, FMT-011, FMT-012, TC-003, NS-011, SAM-003, TRN-001..TRN-005.
+// TC-005: a tool result kept with `def` (`reviews`) shows on its line of `user/`. CMP-001: the
+// successful turns are folded into the one summary.
 #[test]
 fn exploration_shows_samples_and_results() {
     check_golden(

@@ -12,4 +12,5 @@ mod history_pairs_prop;
 mod history_policy;
 mod history_strategies;
 mod requirements;
+mod seed_rows;
 mod tiktoken;

@@ -392,6 +392,7 @@ fn value_lines() {
 
 // DEF-007: a docstring is shown without its `;`, which would break the comment its line is; a
 // docstring of nothing but `;` shows as no docstring.
+// DEF-006: the docstring shown is the one the run read when it made the definition.
 #[test]
 fn docstrings_lose_every_semicolon_on_summary_lines() {
     let fixture = Fixture::new();

@@ -204,6 +204,8 @@ class Agent:
         temperature: Optional[float] = None,
         max_tokens: Optional[int] = None,
         on_turn: Optional[Callable[[Turn], Any]] = None,
+        trace: Union[bool, str, None] = None,
+        prompt_limit: Union[int, Dict[str, int], None] = None,
     ) -> Agent: ...
     def run(
         self,

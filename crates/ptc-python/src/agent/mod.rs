@@ -25,12 +25,12 @@ use tracing::instrument::WithSubscriber;
 
 use ptc_agent::llm::{ProviderOptions, RetryPolicy, parse_llm_spec_with};
 use ptc_agent::store::{JsonlStore, RunStore};
-use ptc_agent::{Agent, AsyncTool, Llm, RunOptions};
+use ptc_agent::{Agent, AsyncTool, Llm, PromptLimit, RunOptions};
 use ptc_compression::CompressionConfig;
 use ptc_lisp::Value;
 use ptc_mcp::{McpConfig, McpServers, ServerConfig};
 use ptc_store::SqliteStore;
-use ptc_turn::Step;
+use ptc_turn::{Step, TraceMode};
 
 use crate::errors::agent_error;
 use crate::limits::limits_from;
@@ -102,6 +102,12 @@ enum Model {
 ///     on_turn: A function called with each `ptc.Turn` as it is recorded (its `number`,
 ///         `program`, `prints`, `error` and `usage`), on the thread (or event loop) driving
 ///         the run; an exception it raises stops the run and is raised by `run()`.
+///     trace: Which steps keep their turns: True (every step, the default), False (none), or
+///         `"on_error"` (only a step that failed). The outcome and `usage` are always there,
+///         and a checkpoint still records every turn.
+///     prompt_limit: The most characters of the system prompt sent: an int, or a dict
+///         `{"max_chars": N}`. A longer prompt is cut there and ends with a note saying so,
+///         and a warning is logged (none by default: the prompt is sent whole).
 ///
 /// Each run logs through Python's `logging`, logger `ptc`: each turn's outcome, tokens and
 /// time at INFO; for a model named by its spec, notices of a request still waiting for its
@@ -127,6 +133,10 @@ pub(crate) struct PyAgent {
     max_tokens: Option<u32>,
     /// Called with each turn as it is recorded.
     on_turn: Option<Py<PyAny>>,
+    /// Which steps keep their turns.
+    trace: TraceMode,
+    /// The most characters of the system prompt sent.
+    prompt_limit: Option<usize>,
 }
 
 /// A duration given as seconds (`30`, `1.5`) or as `ptc` takes one (`30s`, `1500ms`, `2m`,
@@ -267,6 +277,9 @@ impl PyAgent {
         if let Some(n) = self.max_tokens {
             builder = builder.max_tokens(n);
         }
+        if let Some(max_chars) = self.prompt_limit {
+            builder = builder.prompt_limit(PromptLimit { max_chars });
+        }
         builder.build().map_err(|e| e.to_string())
     }
 }
@@ -326,7 +339,7 @@ impl RunHandle {
 #[pymethods]
 impl PyAgent {
     #[new]
-    #[pyo3(signature = (mission, *, llm, tools=None, data=None, signature=None, compression=None, max_turns=None, limits=None, mcp=None, mcp_config=None, request_timeout=None, retries=None, deadline=None, temperature=None, max_tokens=None, on_turn=None))]
+    #[pyo3(signature = (mission, *, llm, tools=None, data=None, signature=None, compression=None, max_turns=None, limits=None, mcp=None, mcp_config=None, request_timeout=None, retries=None, deadline=None, temperature=None, max_tokens=None, on_turn=None, trace=None, prompt_limit=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -346,7 +359,11 @@ impl PyAgent {
         temperature: Option<f32>,
         max_tokens: Option<u32>,
         on_turn: Option<Py<PyAny>>,
+        trace: Option<Bound<'_, PyAny>>,
+        prompt_limit: Option<Bound<'_, PyAny>>,
     ) -> PyResult<PyAgent> {
+        let trace = trace_mode(trace)?;
+        let prompt_limit = max_chars(prompt_limit)?;
         if let Some(f) = on_turn.as_ref().filter(|f| !f.bind(py).is_callable()) {
             return Err(PyTypeError::new_err(format!(
                 "on_turn must be a function of a ptc.Turn, got {}",
@@ -435,6 +452,8 @@ impl PyAgent {
             temperature,
             max_tokens,
             on_turn,
+            trace,
+            prompt_limit,
         };
         if !configs.is_empty() {
             let runtime = runtime()?;
@@ -504,6 +523,7 @@ impl PyAgent {
         log_level: u32,
     ) -> PyResult<RunHandle> {
         let data = data_entries(py, data)?;
+        let trace = self.trace;
         let dispatch = Arc::new(Dispatch::new(deliver));
         let agent = self.build(&dispatch).map_err(|e| agent_error(py, &e))?;
         let store = checkpoint
@@ -539,13 +559,21 @@ impl PyAgent {
                 &run_id,
                 resume,
             )
-            .await;
+            .await
+            .map(|step| {
+                // What the run used comes from every turn, before the trace option leaves
+                // them out.
+                let usage = agent.run_usage(&step);
+                (trace.apply(step), usage)
+            });
             // The run's model, tools and reporters hold the dispatch too; the driver hears of
             // the end only once they are gone.
             drop(agent);
             drop(reporter);
             dispatch.done(|py| match result {
-                Ok(step) => Ok(Py::new(py, PyStep::new(step))?.into_bound(py).into_any()),
+                Ok((step, usage)) => Ok(Py::new(py, PyStep::with_usage(step, usage))?
+                    .into_bound(py)
+                    .into_any()),
                 Err(message) => Ok(agent_error(py, &message)
                     .into_value(py)
                     .into_bound(py)
@@ -604,4 +632,55 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunHandle>()?;
     m.add_class::<Responder>()?;
     Ok(())
+}
+
+/// The `trace` argument: True or None (every step keeps its turns), False (none), or a mode's
+/// name (`"on_error"`, `"always"`, `"never"`).
+fn trace_mode(trace: Option<Bound<'_, PyAny>>) -> PyResult<TraceMode> {
+    let Some(trace) = trace.filter(|t| !t.is_none()) else {
+        return Ok(TraceMode::Always);
+    };
+    if let Ok(on) = trace.extract::<bool>() {
+        return Ok(if on {
+            TraceMode::Always
+        } else {
+            TraceMode::Never
+        });
+    }
+    match trace.extract::<String>() {
+        Ok(text) => text
+            .parse()
+            .map_err(pyo3::exceptions::PyValueError::new_err),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "trace must be True, False or \"on_error\", got {}",
+            trace.get_type().name()?
+        ))),
+    }
+}
+
+/// The `prompt_limit` argument: None, a number of characters, or `{"max_chars": N}`.
+fn max_chars(limit: Option<Bound<'_, PyAny>>) -> PyResult<Option<usize>> {
+    let Some(limit) = limit.filter(|l| !l.is_none()) else {
+        return Ok(None);
+    };
+    if let Ok(n) = limit.extract::<usize>() {
+        return Ok(Some(n));
+    }
+    if let Ok(dict) = limit.cast::<pyo3::types::PyDict>() {
+        let keys: Vec<String> = dict
+            .keys()
+            .iter()
+            .map(|k| k.str().map(|s| s.to_string()))
+            .collect::<PyResult<_>>()?;
+        if keys == ["max_chars"]
+            && let Some(n) = dict.get_item("max_chars")?
+            && let Ok(n) = n.extract::<usize>()
+        {
+            return Ok(Some(n));
+        }
+    }
+    Err(PyTypeError::new_err(format!(
+        "prompt_limit must be a number of characters or {{\"max_chars\": N}}, got {}",
+        limit.repr()?
+    )))
 }

@@ -4,6 +4,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList};
 
+use ptc_agent::RunUsage;
 use ptc_turn::{Step, StepOutcome, Turn};
 
 use crate::convert::to_python;
@@ -26,13 +27,17 @@ fn to_json<T: serde::Serialize>(record: &T, indent: Option<usize>) -> PyResult<S
 #[pyclass(module = "ptc", name = "Step", frozen)]
 pub(crate) struct PyStep {
     step: Step,
+    /// What the run used beyond tokens and time, taken before its turns were left out.
+    run_usage: Option<RunUsage>,
     converted: PyOnceLock<Py<PyAny>>,
 }
 
 impl PyStep {
-    pub(crate) fn new(step: Step) -> PyStep {
+    /// The step of a run with what it used (see `Agent::run_usage`).
+    pub(crate) fn with_usage(step: Step, run_usage: RunUsage) -> PyStep {
         PyStep {
             step,
+            run_usage: Some(run_usage),
             converted: PyOnceLock::new(),
         }
     }
@@ -95,10 +100,21 @@ impl PyStep {
             .collect()
     }
 
-    /// Tokens, model requests and durations of the whole run, as a dict.
+    /// Tokens, model requests and durations of the whole run, as a dict, with the system
+    /// prompt's size (`system_prompt_chars`, `system_prompt_tokens`), what the run kept after
+    /// its last turn (`definitions_kept`, `memory_kept_bytes`) and what compression did to its
+    /// last request (`compression`, a dict of its statistics).
     #[getter]
     fn usage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        json_loads(py, &to_json(&self.step.usage, None)?)
+        let mut usage = serde_json::to_value(&self.step.usage)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+        if let (Some(fields), Some(Ok(serde_json::Value::Object(more)))) = (
+            usage.as_object_mut(),
+            self.run_usage.as_ref().map(serde_json::to_value),
+        ) {
+            fields.extend(more);
+        }
+        json_loads(py, &to_json(&usage, None)?)
     }
 
     /// The run's record as JSON text (the form `ptc run --dump-step` writes and `ptc render`
