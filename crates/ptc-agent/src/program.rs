@@ -13,37 +13,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use ptc_lisp::{Progress, ToolAnswer, ToolError, ToolRequest, ToolSpec, Tools, Value};
+use ptc_lisp::{ToolAnswer, ToolError, ToolRequest, Value};
+use ptc_run::panic_text;
 
 use crate::store::IdempotencyKey;
-use crate::telemetry::micros;
 use crate::tool::AsyncTool;
-
-/// The sandbox's tools for `specs`: each call suspends the run, to be answered by its host.
-pub(crate) fn awaited_tools<'s>(specs: impl IntoIterator<Item = &'s ToolSpec>) -> Tools {
-    let mut tools = Tools::new();
-    for spec in specs {
-        tools.insert_awaited(spec.clone());
-    }
-    tools
-}
-
-/// One stretch of evaluation, in `span`, with a panic caught.
-pub(crate) fn evaluating(
-    span: &tracing::Span,
-    f: impl FnOnce() -> Progress,
-) -> Result<Progress, String> {
-    span.in_scope(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
-        .map_err(|payload| panic_text(payload.as_ref()))
-}
-
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
-}
+use ptc_run::micros;
 
 /// The agent's tools answering a run's calls for real.
 pub(crate) struct LiveTools<'a> {

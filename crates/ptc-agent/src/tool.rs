@@ -14,8 +14,8 @@ use serde::de::DeserializeOwned;
 
 pub use ptc_lisp::ToolError;
 
-use crate::signature::{Param, Signature, SignatureError, Type};
-use crate::telemetry::micros;
+use ptc_run::micros;
+use ptc_run::signature::{Param, Signature, SignatureError, Type};
 
 /// A host function a program calls as `(tool/name arg ...)`.
 ///

@@ -7,7 +7,7 @@ mod intents;
 mod model_call;
 mod options;
 
-pub use crate::error::{NO_PROGRAM, RunError};
+pub use crate::error::RunError;
 pub(crate) use model_call::call_llm;
 pub use options::{RunObserver, RunOptions};
 
@@ -25,10 +25,10 @@ use crate::caller::calling_tree;
 use crate::chain;
 use crate::llm::Llm;
 use crate::resume;
-use crate::run_core::{Start, restore_namespace, runtime_for};
 use crate::store::RunStore;
 use crate::telemetry::record_tokens;
 use crate::tree::Tree;
+use ptc_run::{Start, restore_namespace, runtime_for};
 
 use driver::Driver;
 use options::RunLlm;
@@ -153,7 +153,7 @@ impl Agent {
             });
         }
         // The task's tools are the agent's (checked above).
-        let runtime = runtime_for(&self.inner.settings.limits, &task);
+        let runtime = runtime_for(&self.inner.settings.run.limits, &task);
         let restored =
             restore_namespace(&runtime, &checkpoint.turns).map_err(|reason| RunError::Resume {
                 id: id.to_string(),
@@ -176,6 +176,7 @@ impl Agent {
             memory: restored.memory,
             resumed: true,
             last_ending: restored.last_ending,
+            notice: None,
         };
         self.drive(checkpoint.task, start, options).await
     }
@@ -299,8 +300,11 @@ impl Agent {
             .store
             .as_ref()
             .map(|(store, id)| (*store, id.as_str()));
-        let run = Driver::new(inner, llm, task, options.observer, store, start, tree)?;
-        let step = run.run(stop).instrument(span.clone()).await;
+        let started = Instant::now();
+        let run = Driver::new(inner, llm, task, options.observer, store, start, tree)
+            .instrument(span.clone())
+            .await?;
+        let step = run.run(started, stop).instrument(span.clone()).await;
         record_step(&span, &step);
         let interrupted = matches!(
             step.outcome,

@@ -1,0 +1,62 @@
+//! The run of a PTC agent as a sans-IO core: every decision of a run, and no I/O.
+//!
+//! A [`RunCore`] answers each [`Event`] (the world's answer: a reply, tool answers, a history
+//! within its policy) with the next [`Action`] (render, ask the model this request, answer these
+//! tool calls, this turn is recorded, the run is over). It awaits nothing and sends nothing:
+//! a driver carries the actions out, on any runtime or none. Around it, the parts of a run
+//! that are data and pure functions: taking the program out of a reply ([`extract_program`]),
+//! judging a program's outcome ([`Rules`]), signatures, the limit on what a run keeps between
+//! turns, rounding a returned value's floats, `*1 *2 *3 *e`, the model request and reply as
+//! data ([`model`]), and the settings that shape a run ([`RunSettings`]).
+//!
+//! It depends on `ptc-lisp`, `ptc-turn` and `ptc-compression` only: no async runtime, no
+//! HTTP client.
+
+#![deny(missing_docs)]
+
+// The modules, in layer order: each may use only the modules declared above it (`cargo xtask
+// layers` checks it). Each has a comment line of its own, so that formatting keeps the order.
+
+// Durations and token counts in words.
+mod in_words;
+// Typographic characters in programs, made readable.
+mod normalize;
+// Taking the program out of a reply.
+mod extract;
+// Signatures: the shapes of inputs and of the returned value.
+pub mod signature;
+// Rounding the floats of a returned value.
+mod float_precision;
+// The limit on what a run keeps between turns.
+mod kept;
+// `*1 *2 *3 *e`: the values of earlier turns.
+mod recent_values;
+// A model call as data: request, reply, error.
+pub mod model;
+// How the model hands over its program: a fenced block or a native tool call.
+mod reply_form;
+// The turn errors the run words itself.
+mod feedback;
+// The settings that shape a run.
+mod settings;
+// What a program's outcome makes of its turn and of the run.
+mod outcome;
+// The sandbox a run's programs run in.
+mod sandbox;
+// Every decision of a run: events in, actions out.
+mod core;
+
+pub use crate::core::{
+    Action, Event, ModelTurns, Restored, RunCore, Source, Start, prefix_point, request_for,
+    restore_namespace,
+};
+pub use extract::extract_program;
+pub use feedback::NO_PROGRAM;
+pub use in_words::{HumanDuration, micros, tokens_text};
+pub use normalize::normalize_program;
+pub use outcome::{Ending, Judged, Rules, run_outcome};
+pub use recent_values::{error_value, last_error};
+pub use reply_form::{RUN_PROGRAM, ReplyForm};
+pub use sandbox::{awaited_tools, panic_text, runtime_for};
+pub use settings::{DEFAULT_MAX_KEPT_BYTES, RunSettings};
+pub use signature::{Field, Mismatch, Param, Signature, SignatureError, Type};
