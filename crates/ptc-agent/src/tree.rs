@@ -61,20 +61,6 @@ impl Tree {
         }
     }
 
-    /// Why a run at this depth may not start, if it may not.
-    pub fn depth_exceeded(&self) -> Option<String> {
-        (self.depth > self.max_depth).then(|| {
-            format!(
-                "this sub-agent would run at depth {} below the top run, but max_depth is {}: \
-                 sub-agents may call sub-agents only {} level{} deep",
-                self.depth,
-                self.max_depth,
-                self.max_depth,
-                if self.max_depth == 1 { "" } else { "s" }
-            )
-        })
-    }
-
     /// The turns of the tree's budget, if it has one.
     pub fn turn_budget(&self) -> Option<u32> {
         self.budget.as_ref().map(|budget| budget.total)

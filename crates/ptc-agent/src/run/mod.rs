@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ptc_lisp::Value;
-use ptc_turn::{FailureKind, Step, StepOutcome, Task, Usage};
+use ptc_turn::{Step, StepOutcome, Task, Usage};
 use tracing::Instrument;
 use tracing::field::Empty;
 
@@ -283,14 +283,9 @@ impl Agent {
             duration_ms = Empty,
         );
         let tree = Tree::for_run(&inner.settings, Instant::now(), calling_tree());
-        if let Some(reason) = tree.depth_exceeded() {
+        if let Some(outcome) = ptc_run::depth_exceeded(tree.depth, tree.max_depth) {
             return Ok(Step {
-                outcome: StepOutcome::Failed {
-                    kind: FailureKind::MaxDepthExceeded,
-                    reason,
-                    value: None,
-                    llm_errors: Vec::new(),
-                },
+                outcome,
                 task,
                 turns: start.turns,
                 usage: Usage::default(),
@@ -306,13 +301,7 @@ impl Agent {
             .await?;
         let step = run.run(started, stop).instrument(span.clone()).await;
         record_step(&span, &step);
-        let interrupted = matches!(
-            step.outcome,
-            StepOutcome::Failed {
-                kind: FailureKind::Interrupted,
-                ..
-            }
-        );
+        let interrupted = ptc_run::was_interrupted(&step.outcome);
         if let Some((store, id)) = &options.store
             && !interrupted
             && let Err(error) = store.finish(id, &step.outcome, &step.usage).await

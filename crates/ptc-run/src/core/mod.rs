@@ -14,6 +14,7 @@
 //! calls tools, and the core hands their requests out as [`Action::CallTools`]; the answers
 //! come back as [`Event::ToolsAnswered`] and the program resumes.
 
+mod opening;
 mod request;
 mod restore;
 
@@ -38,6 +39,9 @@ use crate::recent_values::{history_of, with_error};
 use crate::sandbox::evaluating;
 use crate::settings::RunSettings;
 
+use opening::failed;
+
+pub use opening::{chained_failure, depth_exceeded, resumed_goes_on, was_interrupted};
 pub use request::{prefix_point, request_for};
 pub use restore::{Restored, restore_namespace};
 
@@ -775,15 +779,6 @@ fn ended_without_return() -> StepOutcome {
         FailureKind::ProgramError,
         "the program ended without (return ...)".into(),
     )
-}
-
-fn failed(kind: FailureKind, reason: String) -> StepOutcome {
-    StepOutcome::Failed {
-        kind,
-        reason,
-        value: None,
-        llm_errors: Vec::new(),
-    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use ptc_compression::CompressionConfig;
 use ptc_lisp::{ToolAnswer, ToolError, ToolSpec, Value, pr_str};
 use ptc_turn::{DEFAULT_MAX_TURNS, Step, StepOutcome, Task, Usage};
 
-use super::{Action, Event, ModelTurns, RunCore, Source, Start};
+use super::{Action, Event, ModelTurns, RunCore, Source, Start, restore_namespace};
 use crate::model::{LlmError, LlmResponse};
 use crate::outcome::Rules;
 use crate::sandbox::runtime_for;
@@ -23,11 +23,17 @@ const ACTIONS: &str = "=== actions";
 /// What the world answers, in order.
 #[derive(Debug)]
 enum Answer {
-    Reply { text: String, cut_off: bool },
+    Reply {
+        text: String,
+        cut_off: bool,
+    },
     ModelError(String),
     Tool(Result<Value, String>),
     Deadline,
     Stop,
+    /// The run stops (its process dies) while the model is asked, and is resumed after its
+    /// last recorded turn.
+    Resume,
 }
 
 /// A run of a case: its task, how it renders and checks, and the world's answers.
@@ -40,6 +46,8 @@ struct Case {
     turn_budget: Option<u32>,
     /// The run's deadline.
     deadline: Option<Duration>,
+    /// The programs of a compiled agent, one per turn (then no model is asked).
+    stages: Vec<String>,
     answers: Vec<Answer>,
 }
 
@@ -68,6 +76,7 @@ fn parse(script: &str) -> Case {
     let mut history_policy = false;
     let mut turn_budget = None;
     let mut deadline = None;
+    let mut stages = Vec::new();
     let mut answers = Vec::new();
     let mut lines = script.lines().filter(|l| !l.starts_with('#')).peekable();
     while let Some(line) = lines.next() {
@@ -99,7 +108,7 @@ fn parse(script: &str) -> Case {
                     task.tools.push(ToolSpec::new(name, "A tool of the case"));
                 }
             }
-            "reply" | "reply cut off" => {
+            "reply" | "reply cut off" | "stage" => {
                 let mut text = Vec::new();
                 while let Some(next) = lines.peek() {
                     if is_answer(next) {
@@ -107,10 +116,15 @@ fn parse(script: &str) -> Case {
                     }
                     text.push(lines.next().unwrap_or_default());
                 }
-                answers.push(Answer::Reply {
-                    text: text.join("\n").trim_end().to_string(),
-                    cut_off: key == "reply cut off",
-                });
+                let text = text.join("\n").trim_end().to_string();
+                if key == "stage" {
+                    stages.push(text);
+                } else {
+                    answers.push(Answer::Reply {
+                        text,
+                        cut_off: key == "reply cut off",
+                    });
+                }
             }
             "answer" => answers.push(Answer::Tool(Ok(
                 ptc_lisp::eval_str(rest).expect("a value to answer with")
@@ -119,6 +133,7 @@ fn parse(script: &str) -> Case {
             "model error" => answers.push(Answer::ModelError(rest.to_string())),
             "deadline passes" => answers.push(Answer::Deadline),
             "stopped" => answers.push(Answer::Stop),
+            "resumed" => answers.push(Answer::Resume),
             other => panic!("unknown line {other:?}"),
         }
     }
@@ -133,6 +148,7 @@ fn parse(script: &str) -> Case {
         history_policy,
         turn_budget,
         deadline,
+        stages,
         answers,
     }
 }
@@ -148,6 +164,8 @@ fn is_answer(line: &str) -> bool {
             | "model error"
             | "deadline passes"
             | "stopped"
+            | "resumed"
+            | "stage"
     )
 }
 
@@ -157,23 +175,38 @@ fn drive(case: Case) -> String {
     let task = case.task;
     let rules = Rules::for_run(case.signature.as_ref(), &settings, task.max_turns);
     let runtime = runtime_for(&settings.limits, &task);
-    let strategy = if task.max_turns <= 1 {
-        Box::new(ptc_compression::Uncompressed)
-    } else {
-        case.compression.build_for(None)
+    let source = || {
+        if !case.stages.is_empty() {
+            return Source::Stages {
+                programs: &case.stages,
+                errors: Default::default(),
+            };
+        }
+        let strategy = if task.max_turns <= 1 {
+            Box::new(ptc_compression::Uncompressed)
+        } else {
+            case.compression.build_for(None)
+        };
+        Source::Model(ModelTurns {
+            settings: &settings,
+            strategy,
+            render_limits: case.compression.limits(),
+            history_policy: case.history_policy,
+            shared_turn_budget: case.turn_budget,
+        })
     };
-    let source = Source::Model(ModelTurns {
-        settings: &settings,
-        strategy,
-        render_limits: case.compression.limits(),
-        history_policy: case.history_policy,
-        shared_turn_budget: case.turn_budget,
-    });
     let mut turns_left = case.turn_budget.unwrap_or(0);
     // Time stands still: the world's answers take none, and a deadline passes when the case
     // says so.
     let now = Instant::now();
-    let mut core = RunCore::new(task, Start::new(), now, runtime, rules, source);
+    let mut core = RunCore::new(
+        task.clone(),
+        Start::new(),
+        now,
+        runtime.clone(),
+        rules,
+        source(),
+    );
     if let Some(limit) = case.deadline {
         core = core.with_deadline(now + limit, limit);
     }
@@ -239,6 +272,40 @@ fn drive(case: Case) -> String {
                         spent,
                     },
                     Some(cut @ (Answer::Deadline | Answer::Stop)) => cut_off(&core, &cut, &mut out),
+                    Some(Answer::Resume) => {
+                        let stopped_at = core.turn_number();
+                        let turns = core.into_step(Duration::ZERO).turns;
+                        let restored = restore_namespace(&runtime, &turns).expect("restored");
+                        let names: Vec<String> = restored
+                            .memory
+                            .definitions()
+                            .iter()
+                            .map(|d| d.name.clone())
+                            .collect();
+                        out.push(format!(
+                            "turn {stopped_at}: the run stops; resumed with {} turn{}, \
+                             definitions restored: [{}]",
+                            turns.len(),
+                            if turns.len() == 1 { "" } else { "s" },
+                            names.join(" ")
+                        ));
+                        let start = Start {
+                            turns,
+                            memory: restored.memory,
+                            resumed: true,
+                            last_ending: restored.last_ending,
+                            notice: None,
+                        };
+                        core = RunCore::new(
+                            task.clone(),
+                            start,
+                            now,
+                            runtime.clone(),
+                            rules,
+                            source(),
+                        );
+                        Event::Next
+                    }
                     other => panic!("the model is asked, and the case answers {other:?}"),
                 }
             }
