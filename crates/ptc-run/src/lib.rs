@@ -10,7 +10,73 @@
 //! data ([`model`]), and the settings that shape a run ([`RunSettings`]).
 //!
 //! It depends on `ptc-lisp`, `ptc-turn` and `ptc-compression` only: no async runtime, no
-//! HTTP client.
+//! HTTP client. Time comes in as an argument of [`RunCore::advance`]; a deadline and a turn
+//! budget shared with other runs are data the core was given.
+//!
+//! A run driven by hand, with no runtime: the model's two replies and the tool's answer are
+//! written out, and every action is answered with its event.
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//!
+//! use ptc_compression::CompressionConfig;
+//! use ptc_lisp::{ToolAnswer, ToolSpec, Value};
+//! use ptc_run::model::LlmResponse;
+//! use ptc_run::{Action, Event, ModelTurns, Rules, RunCore, RunSettings, Source, Start, runtime_for};
+//! use ptc_turn::{Task, Usage};
+//!
+//! let task = Task {
+//!     mission: "Add the fee of 2 to the price of an apple".into(),
+//!     tools: vec![ToolSpec::new("price", "The price of an item")],
+//!     max_turns: 3,
+//!     ..Task::default()
+//! };
+//! let settings = RunSettings::default();
+//! let compression = CompressionConfig::default();
+//! let source = Source::Model(ModelTurns {
+//!     settings: &settings,
+//!     strategy: compression.build_for(None),
+//!     render_limits: compression.limits(),
+//!     history_policy: false,
+//!     shared_turn_budget: None,
+//! });
+//! let rules = Rules::for_run(None, &settings, task.max_turns);
+//! let runtime = runtime_for(&settings.limits, &task);
+//! let mut core = RunCore::new(task, Start::new(), Instant::now(), runtime, rules, source);
+//!
+//! let mut replies = [
+//!     "```clojure\n(def price (tool/price \"apple\"))\n```",
+//!     "```clojure\n(return (+ price 2))\n```",
+//! ]
+//! .into_iter();
+//! let mut asked = Vec::new();
+//! let mut event = Event::Next;
+//! loop {
+//!     event = match core.advance(event, Instant::now()) {
+//!         Action::Rendered { .. } | Action::Recorded => Event::Next,
+//!         Action::Ask(request) => {
+//!             asked.push(request.turn);
+//!             let reply = replies.next().expect("a reply for each request");
+//!             Event::Replied { result: Ok(LlmResponse::text(reply)), spent: Usage::default() }
+//!         }
+//!         Action::CallTools { requests, .. } => {
+//!             assert_eq!(requests[0].name, "price");
+//!             let answers = requests
+//!                 .iter()
+//!                 .map(|_| ToolAnswer::new(Ok(Value::Int(40)), Duration::ZERO))
+//!                 .collect();
+//!             Event::ToolsAnswered { answers, spent: Usage::default() }
+//!         }
+//!         // No shared turn budget and no history policy were given.
+//!         Action::TakeTurn | Action::ApplyHistory(_) => unreachable!(),
+//!         Action::Finished => break,
+//!     };
+//! }
+//! let step = core.into_step(Duration::ZERO);
+//! assert_eq!(asked, [Some(1), Some(2)]);
+//! assert_eq!(step.value(), Some(&Value::Int(42)));
+//! assert_eq!(step.turns.len(), 2);
+//! ```
 
 #![deny(missing_docs)]
 

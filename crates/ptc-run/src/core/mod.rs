@@ -219,7 +219,7 @@ struct TurnInProgress {
     evaluation_started: Option<Instant>,
 }
 
-/// One run's decisions. See the [module documentation](self).
+/// One run's decisions: see the [crate documentation](crate).
 pub struct RunCore<'a> {
     task: Task,
     turns: Turns,

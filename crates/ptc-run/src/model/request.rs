@@ -46,7 +46,7 @@ pub struct LlmRequest {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_names: Vec<String>,
     /// Tools the model may call natively, in the provider's own format: the reply then carries
-    /// [`LlmResponse::tool_calls`]. Empty for a PTC run whose programs call the tools.
+    /// [`LlmResponse::tool_calls`](super::LlmResponse::tool_calls). Empty for a PTC run whose programs call the tools.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<FunctionTool>,
     /// Whether the model must call one of [`tools`](LlmRequest::tools).
