@@ -43,8 +43,8 @@ pub mod wire;
 pub mod llm;
 // Durable runs: where turns are kept.
 pub mod store;
-// Running a program without holding a thread while it waits for tools.
-mod program;
+// The agent's tools answering a suspended program's calls, without holding a thread.
+mod live_tools;
 // Models by name.
 mod registry;
 // `Agent` and its builder.
@@ -57,8 +57,8 @@ mod error;
 mod caller;
 // A step handed to the next agent as its input.
 mod chain;
-// Continuing a run from a checkpoint.
-mod resume;
+// Whether an agent can continue a stored run: what differs in its task.
+mod task_difference;
 // History summaries written by a model.
 mod summarizer;
 // The history policy of a run.

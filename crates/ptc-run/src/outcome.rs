@@ -11,6 +11,12 @@ use crate::kept;
 use crate::settings::RunSettings;
 use crate::signature::Signature;
 
+/// The kind of the error of a turn whose program called `(fail ...)`.
+pub const CALLED_FAIL: &str = "failed";
+
+/// The kind of the error of a turn whose returned value does not match the signature.
+pub const SIGNATURE_MISMATCH: &str = "signature_mismatch";
+
 /// The settings of a run that decide what a program's outcome becomes.
 #[derive(Debug, Clone, Copy)]
 pub struct Rules<'a> {
@@ -101,7 +107,7 @@ impl Rules<'_> {
                     number,
                     program,
                     TurnError::new(
-                        "failed",
+                        CALLED_FAIL,
                         format!("the program called (fail ...): {}", reason_text(&reason)),
                     ),
                 ),
@@ -162,7 +168,7 @@ impl Rules<'_> {
                 message.push_str(&mismatch.to_string());
             }
             message.push_str("\nFix the value and call (return ...) again.");
-            TurnError::new("signature_mismatch", message)
+            TurnError::new(SIGNATURE_MISMATCH, message)
         })
     }
 }
@@ -181,7 +187,7 @@ pub fn run_outcome(turn: &Turn, ending: Ending, second_chance: bool) -> Option<S
             llm_errors: Vec::new(),
         }),
         (Ending::Continue, Some(error)) if !second_chance => Some(StepOutcome::Failed {
-            kind: if error.kind == "signature_mismatch" {
+            kind: if error.kind == SIGNATURE_MISMATCH {
                 FailureKind::SignatureMismatch
             } else {
                 FailureKind::ProgramError

@@ -30,7 +30,7 @@ use ptc_turn::{Step, StepOutcome, Task, TokenUsage, Turn, Usage};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{Agent, data_from_serialize, expand_mission};
-use crate::program::LiveTools;
+use crate::live_tools::LiveTools;
 use crate::run::{RunError, RunOptions};
 use crate::tool::{AsyncTool, SyncToolAdapter};
 use ptc_run::Rules;

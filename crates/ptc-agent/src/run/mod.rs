@@ -24,8 +24,8 @@ use crate::agent::{Agent, expand_mission, name_clashes};
 use crate::caller::calling_tree;
 use crate::chain;
 use crate::llm::Llm;
-use crate::resume;
 use crate::store::RunStore;
+use crate::task_difference::task_difference;
 use crate::telemetry::record_tokens;
 use crate::tree::Tree;
 use ptc_run::{Start, restore_namespace, runtime_for};
@@ -146,7 +146,7 @@ impl Agent {
         }
         let options = options.with_store(store, id);
         let task = self.task_for(&options)?;
-        if let Some(reason) = resume::task_difference(&checkpoint.task, &task) {
+        if let Some(reason) = task_difference(&checkpoint.task, &task) {
             return Err(RunError::Resume {
                 id: id.to_string(),
                 reason,

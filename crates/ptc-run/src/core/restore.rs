@@ -14,7 +14,7 @@ use ptc_lisp::{
 };
 use ptc_turn::Turn;
 
-use crate::outcome::Ending;
+use crate::outcome::{CALLED_FAIL, Ending};
 use crate::recent_values::history_of;
 use crate::sandbox::evaluating;
 
@@ -34,7 +34,7 @@ pub fn restore_namespace(runtime: &Runtime, turns: &[Turn]) -> Result<Restored, 
     let mut last_ending = Ending::Continue;
     for (index, turn) in turns.iter().enumerate() {
         let last = index + 1 == turns.len();
-        let called_fail = turn.error().is_some_and(|e| e.kind == "failed");
+        let called_fail = turn.error().is_some_and(|e| e.kind == CALLED_FAIL);
         // A failed turn left no definitions; only the last one, if it called (fail ...),
         // runs again, for the reason the run failed with.
         let runs_again = turn.is_success() || (last && called_fail);

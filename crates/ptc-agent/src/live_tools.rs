@@ -1,8 +1,10 @@
-//! A turn's program and its tool calls, without holding a thread while it waits for them.
+//! The agent's tools answering a suspended program's calls, without holding a thread while
+//! they are awaited.
 //!
-//! The program runs as a suspendable run of the sandbox ([`Runtime::start`](ptc_lisp::Runtime::start)):
-//! it evaluates until it calls agent tools, then suspends; the calls it waits for (one, or all
-//! the items of a `pmap` at once) are awaited here ([`LiveTools`]), concurrently, on the async
+//! The program runs inside the run core as a suspendable run of the sandbox
+//! ([`Runtime::start`](ptc_lisp::Runtime::start)): it evaluates until it calls agent tools,
+//! then suspends; the calls it waits for (one, or all the items of a `pmap` at once) are
+//! awaited here ([`LiveTools`]), concurrently, on the async
 //! runtime, each under the sandbox's tool timeout, and the run resumes with their answers. A
 //! call that times out is cancelled: its future is dropped. When the run's own future is
 //! dropped (the run's deadline passed), the tool calls in flight are dropped with it.
