@@ -15,12 +15,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use ptc_lisp::tool_panicked;
 use ptc_lisp::{ToolAnswer, ToolError, ToolRequest, Value};
-use ptc_run::panic_text;
 
 use crate::store::IdempotencyKey;
+use crate::telemetry::{record_tool_call, tool_call_span};
 use crate::tool::AsyncTool;
-use ptc_run::micros;
 
 /// The agent's tools answering a run's calls for real.
 pub(crate) struct LiveTools<'a> {
@@ -53,17 +53,7 @@ impl LiveTools<'_> {
 
     async fn call(&self, request: ToolRequest, key: Option<IdempotencyKey>) -> ToolAnswer {
         let ToolRequest { name, args } = request;
-        let span = tracing::info_span!(
-            parent: &self.parent,
-            "tool_call",
-            gen_ai.operation.name = "execute_tool",
-            gen_ai.tool.name = name.as_str(),
-            tool = name.as_str(),
-            args = args.len(),
-            duration_us = tracing::field::Empty,
-            outcome = tracing::field::Empty,
-            error = tracing::field::Empty,
-        );
+        let span = tool_call_span(&self.parent, &name, args.len());
         let started = Instant::now();
         let tool = self.tools.iter().find(|t| t.name() == name).cloned();
         let result = match tool {
@@ -90,14 +80,7 @@ impl LiveTools<'_> {
             }
         };
         let duration = started.elapsed();
-        span.record("duration_us", micros(duration));
-        match &result {
-            Ok(_) => span.record("outcome", "ok"),
-            Err(e) => {
-                span.record("outcome", "error");
-                span.record("error", e.message.as_str())
-            }
-        };
+        record_tool_call(&span, duration, &result);
         ToolAnswer::new(result, duration)
     }
 }
@@ -118,10 +101,7 @@ where
             Pin::new(&mut *inner).poll(cx)
         })) {
             Ok(poll) => poll,
-            Err(payload) => Poll::Ready(Err(ToolError::new(format!(
-                "the tool panicked: {}",
-                panic_text(payload.as_ref())
-            )))),
+            Err(payload) => Poll::Ready(Err(ToolError::new(tool_panicked(payload.as_ref())))),
         }
     }
 }

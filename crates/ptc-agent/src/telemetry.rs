@@ -11,7 +11,8 @@
 
 use std::time::Duration;
 
-use ptc_run::{HumanDuration, tokens_text};
+use ptc_lisp::{ToolError, Value};
+use ptc_run::{HumanDuration, micros, tokens_text};
 use ptc_turn::{TokenUsage, Turn, Usage};
 use tracing::field::Empty;
 
@@ -28,6 +29,38 @@ pub(crate) fn record_tokens(span: &tracing::Span, tokens: &TokenUsage) {
         "gen_ai.usage.cache_creation.input_tokens",
         tokens.cache_write_tokens,
     );
+}
+
+/// The span of one call of the tool `name` with `args` arguments, under `parent`; its
+/// outcome is recorded by [`record_tool_call`].
+pub(crate) fn tool_call_span(parent: &tracing::Span, name: &str, args: usize) -> tracing::Span {
+    tracing::info_span!(
+        parent: parent,
+        "tool_call",
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = name,
+        tool = name,
+        args,
+        duration_us = Empty,
+        outcome = Empty,
+        error = Empty,
+    )
+}
+
+/// Records on a tool call's `span` how long it took and how it ended.
+pub(crate) fn record_tool_call(
+    span: &tracing::Span,
+    took: Duration,
+    result: &Result<Value, ToolError>,
+) {
+    span.record("duration_us", micros(took));
+    match result {
+        Ok(_) => span.record("outcome", "ok"),
+        Err(e) => {
+            span.record("outcome", "error");
+            span.record("error", e.message.as_str())
+        }
+    };
 }
 
 /// The span of an agent's turn `number`; its fields are recorded once the turn is.

@@ -123,6 +123,6 @@ pub use normalize::normalize_program;
 pub use outcome::{CALLED_FAIL, Ending, Judged, Rules, SIGNATURE_MISMATCH, run_outcome};
 pub use recent_values::{error_value, last_error};
 pub use reply_form::{RUN_PROGRAM, ReplyForm};
-pub use sandbox::{awaited_tools, panic_text, runtime_for};
+pub use sandbox::{awaited_tools, runtime_for};
 pub use settings::{DEFAULT_MAX_KEPT_BYTES, RunSettings};
 pub use signature::{Field, Mismatch, Param, Signature, SignatureError, Type};

@@ -2,7 +2,7 @@
 //! suspend the program for the driver to answer, and a stretch of evaluation with an
 //! interpreter panic caught.
 
-use ptc_lisp::{Limits, Progress, Runtime, ToolSpec, Tools};
+use ptc_lisp::{Limits, Progress, Runtime, ToolSpec, Tools, panic_text};
 use ptc_turn::Task;
 
 /// The sandbox every program of a run runs in: `limits`, the task's data, and its tools as
@@ -30,13 +30,4 @@ pub fn awaited_tools<'s>(specs: impl IntoIterator<Item = &'s ToolSpec>) -> Tools
 pub(crate) fn evaluating(f: impl FnOnce() -> Progress) -> Result<Progress, String> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
         .map_err(|payload| panic_text(payload.as_ref()))
-}
-
-/// What a caught panic says: its message, or `unknown panic` when it carries none.
-pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
 }
