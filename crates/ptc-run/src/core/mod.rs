@@ -217,6 +217,10 @@ struct TurnInProgress {
     response: Option<LlmResponse>,
     program: String,
     evaluation_started: Option<Instant>,
+    /// How long the program's evaluation went on after the time of the event that finished
+    /// it, as the sandbox measured it (reading and analysis included): time the core is not
+    /// told of by an event.
+    evaluated_since_event: Duration,
 }
 
 /// One run's decisions: see the [crate documentation](crate).
@@ -615,6 +619,11 @@ impl<'a> RunCore<'a> {
 
     /// The program suspended at tool calls, or ended (or the interpreter panicked).
     fn evaluated(&mut self, progress: Result<Progress, String>) -> Action {
+        if let Ok(Progress::Finished(out)) = &progress {
+            // The sandbox's clock covers every stretch of the evaluation; the stretch that
+            // finished it ran after this event's time.
+            self.turn_mut().evaluated_since_event = out.stats.analyze_time + out.stats.eval_time;
+        }
         let out = match progress {
             Ok(Progress::Suspended(run)) => {
                 let requests = run.requests().to_vec();
@@ -629,12 +638,14 @@ impl<'a> RunCore<'a> {
         };
         let stages = matches!(self.source, Source::Stages { .. });
         let max_tokens = self.max_tokens();
+        let now = self.now;
         let turn = self.turn_mut();
         let started = turn.evaluation_started.unwrap_or(turn.started);
+        let evaluated = now.saturating_duration_since(started) + turn.evaluated_since_event;
         let number = turn.number;
         let program = std::mem::take(&mut turn.program);
         let cut_off = turn.response.as_ref().is_some_and(LlmResponse::is_cut_off);
-        self.pending.eval_duration_us = micros(self.now.saturating_duration_since(started));
+        self.pending.eval_duration_us = micros(evaluated);
         let out = match out {
             Ok(out) => out,
             Err(panic) => {
@@ -689,7 +700,9 @@ impl<'a> RunCore<'a> {
             unreachable!("a turn is recorded once");
         };
         let mut usage = std::mem::take(&mut self.pending);
-        usage.duration_us = micros(self.now.saturating_duration_since(progress.started));
+        usage.duration_us = micros(
+            self.now.saturating_duration_since(progress.started) + progress.evaluated_since_event,
+        );
         let mut turn = turn.with_memory(self.memory.definitions());
         let last_stage = match &self.source {
             Source::Model(_) => {
@@ -745,6 +758,7 @@ impl TurnInProgress {
             response: None,
             program: String::new(),
             evaluation_started: None,
+            evaluated_since_event: Duration::ZERO,
         }
     }
 }
