@@ -15,6 +15,9 @@
 //!
 //! Comments and unit tests at the end of a file (`#[cfg(test)] mod tests`) are not part of the
 //! layering and are skipped.
+//!
+//! The layers of the workspace itself are checked too, where they are easiest to break
+//! unnoticed: the run crate's dependency tree ([`crate::run_deps`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -41,7 +44,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "{crates} crates: every module uses only the modules above it, and no files import \
              each other in a circle"
         );
-        return Ok(());
+        return crate::run_deps::check();
     }
     Err(format!(
         "{} layering problems (a module may use only the modules declared above it in its \

@@ -10,6 +10,8 @@ mod cases;
 mod docs;
 // `cargo xtask fuzz`.
 mod fuzz;
+// The run crate's dependency tree: no async runtime, no HTTP.
+mod run_deps;
 // `cargo xtask layers`.
 mod layers;
 // `cargo xtask local-model`.
@@ -56,7 +58,8 @@ subcommands:
                                         check (or regenerate) the Clojure conformance corpus,
                                         its table of Clojure vars and its pending list
   docs [--check]                        write docs/language.md from the builtin registry (or check it)
-  layers                                check that every crate's modules use only the modules above them, with no import circle
+  layers                                check that every crate's modules use only the modules above them, with no import circle,
+                                        and that ptc-run builds without tokio, async-trait or HTTP
   eval --llm SPEC [--runs N] [--compression SPEC ...] [--missions GLOB ...]
                                         run the agent missions against a model; report in target/eval
   fuzz [--minutes N] [--target NAME]    run the fuzz targets in fuzz/ (cargo-fuzz, nightly) N minutes each

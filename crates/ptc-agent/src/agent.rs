@@ -3,32 +3,29 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ptc_compression::history::{HistoryError, HistoryManager, HistoryPolicy};
 use ptc_compression::{
     Compression, CompressionConfig, CompressionOptions, CompressionSetting, PricingKind,
-    StrategyKind,
+    StrategyKind, Uncompressed,
 };
 use ptc_lisp::pr_str;
 use ptc_lisp::{Limits, ToolSpec, Value};
 use ptc_turn::{DEFAULT_MAX_TURNS, Message, Task};
-
-/// The most a run keeps between turns (its definitions), unless the agent says otherwise.
-pub const DEFAULT_MAX_KEPT_BYTES: usize = 16 << 20;
 
 /// How many levels of sub-agents may run below a top run unless the agent says otherwise.
 pub const DEFAULT_MAX_DEPTH: u32 = 3;
 use serde::Serialize;
 
 use crate::custom_strategy::CustomStrategy;
-use crate::llm::{DEFAULT_MAX_TOKENS, Llm, RetryPolicy, Sampling};
-use crate::outcome::Rules;
+use crate::llm::{Llm, RetryPolicy, Sampling};
 use crate::prompt::{self, PromptInput, SystemPrompt};
 use crate::prompt_custom::PromptCustomization;
 use crate::registry::LlmRegistry;
-use crate::signature::{Mismatch, Signature, SignatureError};
 use crate::tool::{AsyncTool, SyncToolAdapter};
+use ptc_run::signature::{Mismatch, Signature, SignatureError};
+use ptc_run::{ModelTurns, Rules, RunCore, RunSettings, Source, Start, runtime_for};
 
 /// An agent: a mission, tools, input data and the settings of its loop. Run it with
 /// [`Agent::run`] (see the [`crate`] documentation for the loop).
@@ -80,12 +77,37 @@ pub(crate) struct Inner {
 impl Inner {
     /// What this agent's runs of `task` make of their programs' outcomes.
     pub(crate) fn rules(&self, task: &Task) -> Rules<'_> {
-        Rules {
-            signature: self.signature.as_ref(),
-            float_precision: self.settings.float_precision,
-            max_kept_bytes: Some(self.settings.max_kept_bytes),
-            last_value_is_answer: task.max_turns <= 1,
-        }
+        Rules::for_run(self.signature.as_ref(), &self.settings.run, task.max_turns)
+    }
+
+    /// The core of a run of this agent on `task` from `start` at `now`, asking a model priced
+    /// as `pricing`, its turns taken from a budget of `shared_turn_budget` turns its tree of
+    /// runs shares, if it has one.
+    pub(crate) fn run_core(
+        &self,
+        task: Task,
+        start: Start,
+        now: Instant,
+        pricing: Option<PricingKind>,
+        shared_turn_budget: Option<u32>,
+    ) -> RunCore<'_> {
+        let settings = &self.settings;
+        // SS-001: a single-shot run is never compressed.
+        let strategy: Box<dyn Compression> = if task.max_turns <= 1 {
+            Box::new(Uncompressed)
+        } else {
+            settings.strategy(pricing)
+        };
+        let runtime = runtime_for(&settings.run.limits, &task);
+        let rules = self.rules(&task);
+        let source = Source::Model(ModelTurns {
+            settings: &settings.run,
+            strategy,
+            render_limits: settings.render_limits(),
+            history_policy: settings.history.is_some(),
+            shared_turn_budget,
+        });
+        RunCore::new(task, start, now, runtime, rules, source)
     }
 }
 
@@ -97,13 +119,11 @@ pub(crate) struct Settings {
     pub compression: CompressionConfig,
     /// A strategy given as an implementation; it replaces `compression` when set.
     pub custom_compression: Option<CustomStrategy>,
-    pub limits: Limits,
+    /// What shapes each run's programs, requests and answer: the run crate's settings.
+    pub run: RunSettings,
     pub retry: RetryPolicy,
     pub prompt: PromptCustomization,
     pub history: Option<HistoryPolicy>,
-    pub max_tokens: u32,
-    pub temperature: Option<f32>,
-    pub sampling: Sampling,
     /// Models by name, for `llm_named` here, in sub-agents and in runs.
     pub registry: LlmRegistry,
     pub deadline: Option<Duration>,
@@ -111,12 +131,6 @@ pub(crate) struct Settings {
     pub max_depth: u32,
     /// Turns shared by a top run and all its sub-agents' runs.
     pub turn_budget: Option<u32>,
-    /// The most the `user/` namespace may hold after a turn, in estimated bytes.
-    pub max_kept_bytes: usize,
-    /// Decimals the floats of a returned value are rounded to.
-    pub float_precision: Option<u32>,
-    /// How the model hands over its program.
-    pub reply_form: crate::reply_form::ReplyForm,
 }
 
 impl Default for Settings {
@@ -126,20 +140,14 @@ impl Default for Settings {
             max_turns: DEFAULT_MAX_TURNS,
             compression: CompressionConfig::default(),
             custom_compression: None,
-            limits: Limits::default(),
+            run: RunSettings::default(),
             retry: RetryPolicy::none(),
             prompt: PromptCustomization::default(),
             history: None,
-            max_tokens: DEFAULT_MAX_TOKENS,
-            temperature: None,
-            sampling: Sampling::default(),
             registry: LlmRegistry::default(),
             deadline: None,
             max_depth: DEFAULT_MAX_DEPTH,
             turn_budget: None,
-            max_kept_bytes: DEFAULT_MAX_KEPT_BYTES,
-            float_precision: None,
-            reply_form: crate::reply_form::ReplyForm::default(),
         }
     }
 }
@@ -385,7 +393,7 @@ impl Agent {
 
     /// The reply token limit sent with every request.
     pub fn max_tokens(&self) -> u32 {
-        self.inner.settings.max_tokens
+        self.inner.settings.run.max_tokens
     }
 
     /// The compression setting (off unless set).
@@ -401,7 +409,7 @@ impl Agent {
 
     /// The sandbox limits each program runs under.
     pub fn limits(&self) -> &Limits {
-        &self.inner.settings.limits
+        &self.inner.settings.run.limits
     }
 
     /// The input data given when the agent was built.
@@ -569,7 +577,7 @@ impl AgentBuilder {
 
     /// The sandbox limits of each program (time, steps, memory, tool calls, output).
     pub fn limits(mut self, limits: Limits) -> AgentBuilder {
-        self.settings.limits = limits;
+        self.settings.run.limits = limits;
         self
     }
 
@@ -623,10 +631,10 @@ impl AgentBuilder {
     }
 
     /// How the model hands over its program: in a fenced block (the default) or as a call of
-    /// the native tool `run_program` ([`ReplyForm::ToolCall`](crate::reply_form::ReplyForm::ToolCall)),
+    /// the native tool `run_program` ([`ReplyForm::ToolCall`](ptc_run::ReplyForm::ToolCall)),
     /// which every request then offers; the system prompt says which.
-    pub fn reply_form(mut self, form: crate::reply_form::ReplyForm) -> AgentBuilder {
-        self.settings.reply_form = form;
+    pub fn reply_form(mut self, form: ptc_run::ReplyForm) -> AgentBuilder {
+        self.settings.run.reply_form = form;
         self
     }
 
@@ -660,17 +668,17 @@ impl AgentBuilder {
     }
 
     /// The most tokens each reply may have, sent with every request (default
-    /// [`DEFAULT_MAX_TOKENS`], 4096). A reply that reaches it is cut off: the turn records
+    /// [`DEFAULT_MAX_TOKENS`](crate::llm::DEFAULT_MAX_TOKENS), 4096). A reply that reaches it is cut off: the turn records
     /// it, and the model is told to write a shorter program. History summaries are held to it
     /// too.
     pub fn max_tokens(mut self, max_tokens: u32) -> AgentBuilder {
-        self.settings.max_tokens = max_tokens;
+        self.settings.run.max_tokens = max_tokens;
         self
     }
 
     /// The sampling temperature (the provider's default otherwise).
     pub fn temperature(mut self, temperature: f32) -> AgentBuilder {
-        self.settings.temperature = Some(temperature);
+        self.settings.run.temperature = Some(temperature);
         self
     }
 
@@ -678,7 +686,7 @@ impl AgentBuilder {
     /// response format, end-user id), passed to the providers that accept them; a provider
     /// that has no such parameter fails the request rather than drop it. None by default.
     pub fn sampling(mut self, sampling: Sampling) -> AgentBuilder {
-        self.settings.sampling = sampling;
+        self.settings.run.sampling = sampling;
         self
     }
 
@@ -717,7 +725,7 @@ impl AgentBuilder {
     /// sandbox's `Limits::max_memory_bytes` bounds what one program builds; this bounds what
     /// stays alive across the run.
     pub fn max_kept_bytes(mut self, bytes: usize) -> AgentBuilder {
-        self.settings.max_kept_bytes = bytes;
+        self.settings.run.max_kept_bytes = bytes;
         self
     }
 
@@ -726,7 +734,7 @@ impl AgentBuilder {
     /// value is kept as the program computed it by default: rounding changes data the host
     /// may compute with, so it is asked for, not assumed.
     pub fn float_precision(mut self, digits: u32) -> AgentBuilder {
-        self.settings.float_precision = Some(digits);
+        self.settings.run.float_precision = Some(digits);
         self
     }
 
@@ -817,8 +825,7 @@ impl AgentBuilder {
             signature: signature.as_ref(),
             field_descriptions: &self.field_descriptions,
             custom: &self.settings.prompt,
-            program_by_tool_call: self.settings.reply_form
-                == crate::reply_form::ReplyForm::ToolCall,
+            program_by_tool_call: self.settings.run.reply_form == ptc_run::ReplyForm::ToolCall,
             compacted_history: self.settings.custom_compression.is_none()
                 && matches!(
                     self.settings.compression.strategy,

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use ptc_lisp::Compact;
 use ptc_lisp::Value;
 use ptc_turn::preview;
-use ptc_turn::{FailureKind, Step, StepOutcome, Task, Turns, Usage};
+use ptc_turn::{Step, Task, Turns, Usage};
 
 use crate::error::RunError;
 
@@ -47,23 +47,12 @@ pub(crate) fn upstream_input(value: &Value, step: &Step) -> Result<Upstream, Run
     })
 }
 
-/// The step of a run chained onto `upstream` when that step failed: it fails at once with
-/// `chained_failure`, the upstream failure's kind and reason in its reason, with no turn and
-/// no cost. `None` when `upstream` succeeded.
+/// The step of a run chained onto `upstream` when that step failed: it fails at once as the
+/// run crate decides ([`ptc_run::chained_failure`]), with no turn and no cost. `None` when
+/// `upstream` succeeded.
 pub(crate) fn failed_run(upstream: &Step, task: Task) -> Option<Step> {
-    let StepOutcome::Failed { kind, reason, .. } = &upstream.outcome else {
-        return None;
-    };
     Some(Step {
-        outcome: StepOutcome::Failed {
-            kind: FailureKind::ChainedFailure,
-            reason: format!(
-                "the step this run was chained onto failed ({}): {reason}",
-                kind.as_str()
-            ),
-            value: None,
-            llm_errors: Vec::new(),
-        },
+        outcome: ptc_run::chained_failure(upstream)?,
         task,
         turns: Turns::new(),
         usage: Usage::default(),

@@ -29,40 +29,24 @@
 
 // Compression strategies written outside `ptc-compression`.
 mod custom_strategy;
-// Rounding the floats of a returned value.
-mod float_precision;
-// The limit on what a run keeps between turns.
-mod kept;
-// Typographic characters in programs, made readable.
-mod normalize;
-// Taking the program out of a reply.
-mod extract;
 // The cap on the system prompt's size.
 mod prompt_limit;
 // How a system prompt differs from the generated one.
 mod prompt_custom;
-// Signatures: the shapes of inputs and of the returned value.
-pub mod signature;
-// What a program's outcome makes of its turn and of the run.
-mod outcome;
 // The system prompt.
 mod prompt;
 // What spans and events are made of.
 mod telemetry;
 // Host tools.
 mod tool;
-// `*1 *2 *3 *e`.
-mod turn_history;
 // Messages as the providers' JSON.
 pub mod wire;
 // Models: the trait, the providers, retries, recording and replaying.
 pub mod llm;
 // Durable runs: where turns are kept.
 pub mod store;
-// Running a program without holding a thread while it waits for tools.
-mod program;
-// How the model hands over its program: a fenced block or a native tool call.
-mod reply_form;
+// The agent's tools answering a suspended program's calls, without holding a thread.
+mod live_tools;
 // Models by name.
 mod registry;
 // `Agent` and its builder.
@@ -71,14 +55,12 @@ mod agent;
 mod tree;
 // Why a run could not start, and the turn errors the loop words.
 mod error;
-// Every decision of a run, with no I/O: events in, actions out.
-mod run_core;
 // The calling-run context: the run whose program made the tool call being awaited.
 mod caller;
 // A step handed to the next agent as its input.
 mod chain;
-// Continuing a run from a checkpoint.
-mod resume;
+// Whether an agent can continue a stored run: what differs in its task.
+mod task_difference;
 // History summaries written by a model.
 mod summarizer;
 // The history policy of a run.
@@ -104,7 +86,6 @@ pub use compile::{
     COMPILED_FORMAT, Case, CaseOutcome, CompileError, CompileMetadata, CompiledAgent, ExecError,
     LoadError, ValidationReport,
 };
-pub use extract::extract_program;
 pub use llm::{
     Anthropic, CacheBreakpoint, FileLlm, FnLlm, FunctionTool, HumanLlm, Llm, LlmError, LlmRequest,
     LlmResponse, OpenAiCompatible, ProviderOptions, RecordingLlm, ReplayLlm, ResponseFormat,
@@ -112,18 +93,21 @@ pub use llm::{
     parse_llm_spec_with,
 };
 pub use llm_tool::{LlmTool, LlmToolError};
-pub use normalize::normalize_program;
 pub use preview::PromptPreview;
 pub use prompt::{SystemPrompt, default_language_reference, default_reply_format};
+/// Signatures: the shapes of inputs and of the returned value (the run crate's).
+pub use ptc_run::signature;
+pub use ptc_run::{
+    HumanDuration, NO_PROGRAM, RUN_PROGRAM, ReplyForm, extract_program, normalize_program,
+    tokens_text,
+};
 pub use prompt_limit::PromptLimit;
 pub use registry::LlmRegistry;
-pub use reply_form::{RUN_PROGRAM, ReplyForm};
-pub use run::{NO_PROGRAM, RunError, RunObserver, RunOptions};
+pub use run::{RunError, RunObserver, RunOptions};
 pub use run_usage::RunUsage;
 pub use signature::{Field, Mismatch, Signature, SignatureError, Type};
 pub use subagent::AgentTool;
 pub use summarizer::LlmSummarizer;
-pub use telemetry::{HumanDuration, tokens_text};
 pub use tool::{
     AsyncTool, FnTool, SyncToolAdapter, ToolError, async_tool, sandbox_tools, tool_fn, value_tool,
 };

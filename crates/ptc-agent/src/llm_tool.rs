@@ -20,8 +20,8 @@ use crate::agent::expand_mission;
 use crate::caller::{CALLER, Caller, LlmToolCall};
 use crate::llm::{DEFAULT_MAX_TOKENS, Llm, LlmRequest, RetryPolicy};
 use crate::run::call_llm;
-use crate::signature::{Mismatch, Signature, SignatureError, Type};
 use crate::tool::{AsyncTool, ToolError, named_arguments};
+use ptc_run::signature::{Mismatch, Signature, SignatureError, Type};
 
 /// A tool answered by one model call: a prompt template whose `{{name}}` placeholders are
 /// the tool's arguments, and a signature whose output is the shape of the answer.

@@ -11,8 +11,8 @@ use crate::agent::Agent;
 use crate::llm::LlmRequest;
 use crate::prompt::SystemPrompt;
 use crate::run::{RunError, RunOptions};
-use crate::run_core::{Action, Event, RunCore, Start};
 use crate::tree::Tree;
+use ptc_run::{Action, Event, Start};
 
 /// The system prompt and the first request of a run, as they would be sent. Its `Display`
 /// shows both for a person: each message under a header with its role and size.
@@ -48,11 +48,20 @@ impl Agent {
         let inner = &self.inner;
         // A tree of its own: the preview takes no turn from the budget of a running tree.
         let tree = Tree::for_run(&inner.settings, Instant::now(), None);
-        let mut core = RunCore::for_agent(inner, task, Start::new(), inner.llm.pricing(), tree);
+        let mut core = inner.run_core(
+            task,
+            Start::new(),
+            Instant::now(),
+            inner.llm.pricing(),
+            tree.turn_budget(),
+        );
         let mut event = Event::Next;
         let request = loop {
-            event = match core.advance(event) {
+            event = match core.advance(event, Instant::now()) {
                 Action::Rendered { .. } => Event::Next,
+                Action::TakeTurn => Event::TurnTaken {
+                    granted: tree.take_turn(),
+                },
                 // With no turn yet, a history policy keeps the system prompt and the mission.
                 Action::ApplyHistory(messages) => Event::HistoryApplied {
                     messages,

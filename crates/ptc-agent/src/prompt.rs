@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use ptc_compression::{HeuristicTokenizer, Tokenizer};
 
 use crate::prompt_custom::PromptCustomization;
-use crate::signature::{Signature, Type};
+use ptc_run::signature::{Signature, Type};
 
 /// A generated system prompt and its size.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,7 +148,7 @@ fn expected_output(signature: &Signature, descriptions: &BTreeMap<String, String
         signature.output()
     );
     // In the signature's order, whatever order they were given in.
-    let fields: &[crate::signature::Field] = match signature.output().without_optional() {
+    let fields: &[ptc_run::signature::Field] = match signature.output().without_optional() {
         Type::Record(fields) => fields,
         _ => &[],
     };

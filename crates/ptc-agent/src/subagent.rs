@@ -7,9 +7,9 @@ use ptc_turn::StepOutcome;
 use crate::agent::Agent;
 use crate::caller::{calling_llm, count_in_calling_turn};
 use crate::run::RunOptions;
-use crate::signature::Param;
 use crate::tool::named_arguments;
 use crate::tool::{AsyncTool, ToolError};
+use ptc_run::signature::Param;
 
 /// An agent that a parent agent's programs call as a tool; see [`Agent::as_tool`].
 #[derive(Debug, Clone)]

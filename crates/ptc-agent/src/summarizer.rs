@@ -9,7 +9,7 @@ use ptc_turn::{Message, Usage};
 use tracing::Instrument;
 
 use crate::llm::{Llm, LlmRequest};
-use crate::telemetry::micros;
+use ptc_run::micros;
 
 /// A [`Summarizer`] that asks a model, with the prompt of [`SummaryPromptBuilder`]. It keeps
 /// count of what its calls cost, which the agent adds to the turn that needed the summary.

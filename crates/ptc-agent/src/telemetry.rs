@@ -1,5 +1,6 @@
 //! What the agent's spans and events are made of: field names from the OpenTelemetry GenAI
-//! semantic conventions, and durations written for people.
+//! semantic conventions, and the spans and lines the drivers of the run core write from its
+//! actions (the core itself writes none).
 //!
 //! Spans and events use `gen_ai.*` names where the conventions have one (`gen_ai.request.model`,
 //! `gen_ai.usage.input_tokens`, ...), so an embedder can export them with any
@@ -8,10 +9,12 @@
 //! prompt cache included; the cache's share is in `gen_ai.usage.cache_read.input_tokens` and
 //! `gen_ai.usage.cache_creation.input_tokens`.
 
-use std::fmt;
 use std::time::Duration;
 
-use ptc_turn::TokenUsage;
+use ptc_lisp::{ToolError, Value};
+use ptc_run::{HumanDuration, micros, tokens_text};
+use ptc_turn::{TokenUsage, Turn, Usage};
+use tracing::field::Empty;
 
 /// Records a call's or a run's token counts on `span` under their GenAI names (the span must
 /// declare the four `gen_ai.usage.*` fields).
@@ -28,87 +31,96 @@ pub(crate) fn record_tokens(span: &tracing::Span, tokens: &TokenUsage) {
     );
 }
 
-/// Token counts in words: `950 tokens in, 25 out`, with the prompt cache's share when there
-/// is one (`950 tokens in (+700 read from the prompt cache), 25 out`).
-pub fn tokens_text(tokens: &TokenUsage) -> String {
-    let mut cache = Vec::new();
-    if tokens.cache_read_tokens > 0 {
-        cache.push(format!("{} read from", tokens.cache_read_tokens));
-    }
-    if tokens.cache_write_tokens > 0 {
-        cache.push(format!("{} written to", tokens.cache_write_tokens));
-    }
-    let cache = if cache.is_empty() {
-        String::new()
-    } else {
-        format!(" (+{} the prompt cache)", cache.join(" and "))
-    };
-    format!(
-        "{} tokens in{cache}, {} out",
-        tokens.input_tokens, tokens.output_tokens
+/// The span of one call of the tool `name` with `args` arguments, under `parent`; its
+/// outcome is recorded by [`record_tool_call`].
+pub(crate) fn tool_call_span(parent: &tracing::Span, name: &str, args: usize) -> tracing::Span {
+    tracing::info_span!(
+        parent: parent,
+        "tool_call",
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = name,
+        tool = name,
+        args,
+        duration_us = Empty,
+        outcome = Empty,
+        error = Empty,
     )
 }
 
-/// A duration in whole microseconds (saturating).
-pub(crate) fn micros(duration: Duration) -> u64 {
-    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
+/// Records on a tool call's `span` how long it took and how it ended.
+pub(crate) fn record_tool_call(
+    span: &tracing::Span,
+    took: Duration,
+    result: &Result<Value, ToolError>,
+) {
+    span.record("duration_us", micros(took));
+    match result {
+        Ok(_) => span.record("outcome", "ok"),
+        Err(e) => {
+            span.record("outcome", "error");
+            span.record("error", e.message.as_str())
+        }
+    };
 }
 
-/// A duration as a person reads it: `850 µs`, `42 ms`, `1.5 s`, `2 min 5 s`, `1 h 3 min`.
-///
-/// ```
-/// use std::time::Duration;
-/// use ptc_agent::HumanDuration;
-///
-/// assert_eq!(HumanDuration(Duration::from_micros(850)).to_string(), "850 µs");
-/// assert_eq!(HumanDuration(Duration::from_millis(42)).to_string(), "42 ms");
-/// assert_eq!(HumanDuration(Duration::from_millis(1530)).to_string(), "1.5 s");
-/// assert_eq!(HumanDuration(Duration::from_secs(125)).to_string(), "2 min 5 s");
-/// assert_eq!(HumanDuration(Duration::from_secs(3780)).to_string(), "1 h 3 min");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HumanDuration(pub Duration);
-
-impl fmt::Display for HumanDuration {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let d = self.0;
-        let secs = d.as_secs();
-        if d < Duration::from_millis(1) {
-            write!(f, "{} µs", d.as_micros())
-        } else if d < Duration::from_secs(1) {
-            write!(f, "{} ms", d.as_millis())
-        } else if secs < 60 {
-            // Tenths, rounded down, so 59.96 s does not print as "60.0 s".
-            let tenths = d.as_millis() / 100;
-            write!(f, "{}.{} s", tenths / 10, tenths % 10)
-        } else if secs < 3600 {
-            write!(f, "{} min {} s", secs / 60, secs % 60)
-        } else {
-            write!(f, "{} h {} min", secs / 3600, secs % 3600 / 60)
-        }
-    }
+/// The span of an agent's turn `number`; its fields are recorded once the turn is.
+pub(crate) fn turn_span(number: u32, max_turns: u32) -> tracing::Span {
+    tracing::info_span!(
+        "agent_turn",
+        turn = number,
+        max_turns,
+        outcome = Empty,
+        error_kind = Empty,
+        program_chars = Empty,
+        prints = Empty,
+        tool_calls = Empty,
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
+        gen_ai.usage.cache_read.input_tokens = Empty,
+        gen_ai.usage.cache_creation.input_tokens = Empty,
+        duration_ms = Empty,
+    )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    #[test]
-    fn durations_read_in_the_largest_sensible_unit() {
-        let cases = [
-            (Duration::ZERO, "0 µs"),
-            (Duration::from_micros(999), "999 µs"),
-            (Duration::from_millis(1), "1 ms"),
-            (Duration::from_micros(999_999), "999 ms"),
-            (Duration::from_secs(1), "1.0 s"),
-            (Duration::from_millis(59_960), "59.9 s"),
-            (Duration::from_secs(60), "1 min 0 s"),
-            (Duration::from_secs(3599), "59 min 59 s"),
-            (Duration::from_secs(3600), "1 h 0 min"),
-        ];
-        for (duration, text) in cases {
-            assert_eq!(HumanDuration(duration).to_string(), text);
-        }
+/// Records `turn`, just recorded by the run core, on its `span`, and logs its line there.
+pub(crate) fn record_turn(span: &tracing::Span, turn: &Turn, max_turns: u32) {
+    let usage = turn.usage();
+    if !turn.program().is_empty() {
+        span.record("program_chars", turn.program().chars().count());
+        span.record("prints", turn.prints().len());
+        span.record("tool_calls", turn.tool_calls().len());
     }
+    span.record("duration_ms", usage.duration_us / 1000);
+    record_tokens(span, &usage.tokens);
+    span.in_scope(|| log_turn(turn, usage, max_turns));
+    match turn.error() {
+        None => span.record("outcome", "ok"),
+        Some(error) => {
+            span.record("outcome", "error");
+            span.record("error_kind", error.kind.as_str())
+        }
+    };
+}
+
+/// The line each turn logs: its outcome, tokens and time.
+fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
+    let number = turn.number();
+    let outcome = match turn.error() {
+        None => "ok".to_string(),
+        Some(error) => format!("error[{}]", error.kind),
+    };
+    tracing::info!(
+        turn = number,
+        max_turns,
+        outcome = %outcome,
+        gen_ai.usage.input_tokens = usage.tokens.prompt_tokens(),
+        gen_ai.usage.output_tokens = usage.tokens.output_tokens,
+        llm_requests = usage.llm_requests,
+        duration_ms = usage.duration_us / 1000,
+        "turn {number} of {max_turns}: {outcome}; {}; {} (model {}, program {})",
+        tokens_text(&usage.tokens),
+        HumanDuration(Duration::from_micros(usage.duration_us)),
+        HumanDuration(Duration::from_micros(usage.llm_duration_us)),
+        HumanDuration(Duration::from_micros(usage.eval_duration_us)),
+    );
 }

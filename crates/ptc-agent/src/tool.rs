@@ -14,8 +14,8 @@ use serde::de::DeserializeOwned;
 
 pub use ptc_lisp::ToolError;
 
-use crate::signature::{Param, Signature, SignatureError, Type};
-use crate::telemetry::micros;
+use crate::telemetry::{record_tool_call, tool_call_span};
+use ptc_run::signature::{Param, Signature, SignatureError, Type};
 
 /// A host function a program calls as `(tool/name arg ...)`.
 ///
@@ -413,28 +413,11 @@ pub(crate) struct BlockingTool {
 
 impl ptc_lisp::SyncTool for BlockingTool {
     fn call(&self, args: &[Value]) -> Result<Value, ToolError> {
-        let span = tracing::info_span!(
-            parent: &self.parent,
-            "tool_call",
-            gen_ai.operation.name = "execute_tool",
-            gen_ai.tool.name = self.tool.name(),
-            tool = self.tool.name(),
-            args = args.len(),
-            duration_us = tracing::field::Empty,
-            outcome = tracing::field::Empty,
-            error = tracing::field::Empty,
-        );
+        let span = tool_call_span(&self.parent, self.tool.name(), args.len());
         let started = Instant::now();
         let call = self.tool.call(args.to_vec());
         let result = span.in_scope(|| self.handle.block_on(call));
-        span.record("duration_us", micros(started.elapsed()));
-        match &result {
-            Ok(_) => span.record("outcome", "ok"),
-            Err(e) => {
-                span.record("outcome", "error");
-                span.record("error", e.message.as_str())
-            }
-        };
+        record_tool_call(&span, started.elapsed(), &result);
         result
     }
 }

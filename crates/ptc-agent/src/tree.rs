@@ -61,38 +61,22 @@ impl Tree {
         }
     }
 
-    /// Why a run at this depth may not start, if it may not.
-    pub fn depth_exceeded(&self) -> Option<String> {
-        (self.depth > self.max_depth).then(|| {
-            format!(
-                "this sub-agent would run at depth {} below the top run, but max_depth is {}: \
-                 sub-agents may call sub-agents only {} level{} deep",
-                self.depth,
-                self.max_depth,
-                self.max_depth,
-                if self.max_depth == 1 { "" } else { "s" }
-            )
-        })
+    /// The turns of the tree's budget, if it has one.
+    pub fn turn_budget(&self) -> Option<u32> {
+        self.budget.as_ref().map(|budget| budget.total)
     }
 
-    /// Takes one turn from the tree's budget; the reason the run must stop if none is left.
-    pub fn take_turn(&self) -> Result<(), String> {
+    /// Takes one turn from the tree's budget: whether one was left (always, without a budget).
+    pub fn take_turn(&self) -> bool {
         let Some(budget) = &self.budget else {
-            return Ok(());
+            return true;
         };
         budget
             .left
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
                 left.checked_sub(1)
             })
-            .map(|_| ())
-            .map_err(|_| {
-                format!(
-                    "the turn budget of {} turn{} shared by this run and its sub-agents is used up",
-                    budget.total,
-                    if budget.total == 1 { "" } else { "s" }
-                )
-            })
+            .is_ok()
     }
 }
 

@@ -66,6 +66,7 @@ pub use num_rational::BigRational;
 pub use reader::{Form, FormKind, ReadLimits, read_value};
 pub use runtime::interrupt::Interrupt;
 pub use runtime::limits::Limits;
+pub use runtime::tool_call::{panic_text, tool_panicked};
 pub use runtime::tools::{
     SyncTool, ToolAnswer, ToolCallRecord, ToolError, ToolOutcome, ToolRequest, ToolSpec, Tools,
 };

@@ -30,13 +30,13 @@ use ptc_turn::{Step, StepOutcome, Task, TokenUsage, Turn, Usage};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{Agent, data_from_serialize, expand_mission};
-use crate::outcome::Rules;
-use crate::program::LiveTools;
+use crate::live_tools::LiveTools;
 use crate::run::{RunError, RunOptions};
-use crate::run_core::{Action, Event, RunCore, Source, Start, runtime_for};
-use crate::signature::Signature;
 use crate::tool::{AsyncTool, SyncToolAdapter};
-use crate::turn_history::{error_value, last_error};
+use ptc_run::Rules;
+use ptc_run::signature::Signature;
+use ptc_run::{Action, Event, RunCore, Source, Start, runtime_for};
+use ptc_run::{error_value, last_error};
 
 mod cases;
 
@@ -323,8 +323,8 @@ impl Agent {
             signature: inner.signature.as_ref().map(|s| s.source().to_string()),
             programs,
             last_value_is_answer: inner.settings.max_turns <= 1,
-            float_precision: inner.settings.float_precision,
-            max_kept_bytes: Some(inner.settings.max_kept_bytes),
+            float_precision: inner.settings.run.float_precision,
+            max_kept_bytes: Some(inner.settings.run.max_kept_bytes),
             last_errors,
             tools,
             metadata: CompileMetadata {
@@ -342,7 +342,7 @@ impl Agent {
             file,
             signature: inner.signature.clone(),
             tools: inner.tools.clone(),
-            limits: inner.settings.limits.clone(),
+            limits: inner.settings.run.limits.clone(),
         })
     }
 }
@@ -681,7 +681,7 @@ impl CompiledAgent {
                 .collect(),
         };
         let runtime = runtime_for(&self.limits, &task);
-        let mut core = RunCore::new(task, Start::new(), runtime, rules, source);
+        let mut core = RunCore::new(task, Start::new(), Instant::now(), runtime, rules, source);
         let live = LiveTools {
             tools: &self.tools,
             timeout: self.limits.tool_timeout,
@@ -689,14 +689,17 @@ impl CompiledAgent {
         };
         let mut event = Event::Next;
         loop {
-            event = match span.in_scope(|| core.advance(event)) {
+            event = match span.in_scope(|| core.advance(event, Instant::now())) {
                 Action::CallTools { requests, .. } => Event::ToolsAnswered {
                     answers: live.answer(requests).await,
                     spent: Usage::default(),
                 },
                 Action::Recorded => Event::Next,
                 Action::Finished => break,
-                action @ (Action::Rendered { .. } | Action::ApplyHistory(_) | Action::Ask(_)) => {
+                action @ (Action::TakeTurn
+                | Action::Rendered { .. }
+                | Action::ApplyHistory(_)
+                | Action::Ask(_)) => {
                     unreachable!("a compiled run asks no model: {action:?}")
                 }
             };

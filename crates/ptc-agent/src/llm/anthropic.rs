@@ -12,7 +12,8 @@ use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
 use super::http::{self, CallContext, DEFAULT_TIMEOUT};
-use super::openai::{json_f32, normalize_base_url};
+use super::openai::normalize_base_url;
+use super::sampling::{self, json_f32};
 use super::{
     DEFAULT_MAX_TOKENS, FunctionTool, Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy,
     TokenUsage, ToolChoice,
@@ -202,7 +203,7 @@ impl Anthropic {
         if let Some(temperature) = request.temperature {
             body.insert("temperature".into(), json_f32(temperature));
         }
-        request.sampling.write_anthropic(&mut body)?;
+        sampling::write_anthropic(&request.sampling, &mut body)?;
         if !request.tools.is_empty() {
             body.insert(
                 "tools".into(),

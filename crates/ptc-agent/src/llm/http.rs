@@ -7,9 +7,10 @@ use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use serde_json::Value;
 
-use super::error::{LlmError, is_transient_status};
+use super::LlmError;
 use super::retry::{RetryPolicy, parse_retry_after};
-use crate::telemetry::HumanDuration;
+use ptc_run::HumanDuration;
+use ptc_run::model::is_transient_status;
 
 /// The default per-request timeout: long enough for a slow model writing a long reply (a
 /// large model, or a local one on a CPU, can take a minute or more), short enough that a server

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
 use super::http::{self, CallContext, DEFAULT_TIMEOUT};
+use super::sampling::{self, json_f32};
 use super::{
     DEFAULT_MAX_TOKENS, FunctionTool, Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy,
     TokenUsage, ToolChoice,
@@ -205,7 +206,7 @@ impl OpenAiCompatible {
         if let Some(temperature) = request.temperature {
             body.insert("temperature".into(), json_f32(temperature));
         }
-        request.sampling.write_openai(&mut body);
+        sampling::write_openai(&request.sampling, &mut body);
         if !request.tools.is_empty() {
             body.insert(
                 "tools".into(),
@@ -486,12 +487,4 @@ pub(crate) fn normalize_base_url(url: String) -> Result<String, LlmError> {
              http://localhost:11434/v1"
         ))),
     }
-}
-
-/// An `f32` as the JSON number it reads as: `0.2f32` becomes `0.2`, not `0.20000000298023224`.
-pub(crate) fn json_f32(x: f32) -> Value {
-    x.to_string()
-        .parse::<f64>()
-        .map(Value::from)
-        .unwrap_or_else(|_| Value::from(f64::from(x)))
 }

@@ -1,129 +1,72 @@
-//! The sampling parameters most providers share, beyond the reply token limit and the
-//! temperature, and how each provider's request body carries them.
+//! How each provider's request body carries the sampling parameters.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::llm::LlmError;
-use crate::llm::openai::json_f32;
+use crate::llm::{LlmError, ResponseFormat, Sampling};
 
-/// Sampling parameters passed through to the providers that accept them. Each is left to the
-/// provider's default when unset.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Sampling {
-    /// Nucleus sampling: only the most likely tokens whose probabilities add up to this.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub top_p: Option<f32>,
-    /// Texts that end the reply when the model writes them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stop: Vec<String>,
-    /// A seed for sampling, for replies that repeat (OpenAI-compatible servers only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
-    /// The shape of the reply (OpenAI-compatible servers only). A PTC agent expects its
-    /// program in a code block, so this is for model calls made outside the loop.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response_format: Option<ResponseFormat>,
-    /// An id of the end user on whose behalf the request is made, for the provider's abuse
-    /// monitoring (OpenAI `user`, Anthropic `metadata.user_id`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user: Option<String>,
-    /// Whether the model may call several native tools in one reply (both providers allow it
-    /// by default): `Some(false)` asks for one call at most. Sent only with a request that
-    /// offers tools (OpenAI `parallel_tool_calls`, Anthropic
-    /// `tool_choice.disable_parallel_tool_use`); a PTC program runs its own calls in parallel
-    /// with `pmap`, so this matters for LLM tools and the `run_program` reply form.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parallel_tool_calls: Option<bool>,
+/// Adds the parameters to an OpenAI chat-completions body.
+pub(crate) fn write_openai(sampling: &Sampling, body: &mut Map<String, Value>) {
+    if let Some(top_p) = sampling.top_p {
+        body.insert("top_p".into(), json_f32(top_p));
+    }
+    if !sampling.stop.is_empty() {
+        body.insert("stop".into(), json!(sampling.stop));
+    }
+    if let Some(seed) = sampling.seed {
+        body.insert("seed".into(), json!(seed));
+    }
+    if let Some(format) = &sampling.response_format {
+        let value = match format {
+            ResponseFormat::Text => json!({"type": "text"}),
+            ResponseFormat::JsonObject => json!({"type": "json_object"}),
+            ResponseFormat::JsonSchema { name, schema } => json!({
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema}
+            }),
+        };
+        body.insert("response_format".into(), value);
+    }
+    if let Some(user) = &sampling.user {
+        body.insert("user".into(), json!(user));
+    }
 }
 
-/// The shape asked of a reply.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "type")]
-pub enum ResponseFormat {
-    /// Free text (the providers' default).
-    Text,
-    /// Any JSON object.
-    JsonObject,
-    /// JSON matching a schema.
-    JsonSchema {
-        /// The schema's name.
-        name: String,
-        /// The JSON Schema.
-        schema: Value,
-    },
+/// Adds the parameters to an Anthropic messages body. A seed or a response format, which
+/// the Messages API does not have, is an error rather than dropped.
+pub(crate) fn write_anthropic(
+    sampling: &Sampling,
+    body: &mut Map<String, Value>,
+) -> Result<(), LlmError> {
+    let unsupported: Vec<&str> = [
+        sampling.seed.map(|_| "seed"),
+        sampling.response_format.as_ref().map(|_| "response_format"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !unsupported.is_empty() {
+        return Err(LlmError::InvalidRequest(format!(
+            "Anthropic's Messages API has no {}; leave {} unset for this model",
+            unsupported.join(" or "),
+            if unsupported.len() == 1 { "it" } else { "them" }
+        )));
+    }
+    if let Some(top_p) = sampling.top_p {
+        body.insert("top_p".into(), json_f32(top_p));
+    }
+    if !sampling.stop.is_empty() {
+        body.insert("stop_sequences".into(), json!(sampling.stop));
+    }
+    if let Some(user) = &sampling.user {
+        body.insert("metadata".into(), json!({"user_id": user}));
+    }
+    Ok(())
 }
 
-impl Sampling {
-    /// Whether nothing is set.
-    pub fn is_empty(&self) -> bool {
-        *self == Sampling::default()
-    }
-
-    pub(crate) fn validate(&self) -> Result<(), LlmError> {
-        if let Some(top_p) = self.top_p
-            && !(top_p.is_finite() && top_p > 0.0 && top_p <= 1.0)
-        {
-            return Err(LlmError::InvalidRequest(format!(
-                "top_p must be a number above 0 and at most 1, not {top_p}"
-            )));
-        }
-        Ok(())
-    }
-
-    /// Adds the parameters to an OpenAI chat-completions body.
-    pub(crate) fn write_openai(&self, body: &mut Map<String, Value>) {
-        if let Some(top_p) = self.top_p {
-            body.insert("top_p".into(), json_f32(top_p));
-        }
-        if !self.stop.is_empty() {
-            body.insert("stop".into(), json!(self.stop));
-        }
-        if let Some(seed) = self.seed {
-            body.insert("seed".into(), json!(seed));
-        }
-        if let Some(format) = &self.response_format {
-            let value = match format {
-                ResponseFormat::Text => json!({"type": "text"}),
-                ResponseFormat::JsonObject => json!({"type": "json_object"}),
-                ResponseFormat::JsonSchema { name, schema } => json!({
-                    "type": "json_schema",
-                    "json_schema": {"name": name, "schema": schema}
-                }),
-            };
-            body.insert("response_format".into(), value);
-        }
-        if let Some(user) = &self.user {
-            body.insert("user".into(), json!(user));
-        }
-    }
-
-    /// Adds the parameters to an Anthropic messages body. A seed or a response format, which
-    /// the Messages API does not have, is an error rather than dropped.
-    pub(crate) fn write_anthropic(&self, body: &mut Map<String, Value>) -> Result<(), LlmError> {
-        let unsupported: Vec<&str> = [
-            self.seed.map(|_| "seed"),
-            self.response_format.as_ref().map(|_| "response_format"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if !unsupported.is_empty() {
-            return Err(LlmError::InvalidRequest(format!(
-                "Anthropic's Messages API has no {}; leave {} unset for this model",
-                unsupported.join(" or "),
-                if unsupported.len() == 1 { "it" } else { "them" }
-            )));
-        }
-        if let Some(top_p) = self.top_p {
-            body.insert("top_p".into(), json_f32(top_p));
-        }
-        if !self.stop.is_empty() {
-            body.insert("stop_sequences".into(), json!(self.stop));
-        }
-        if let Some(user) = &self.user {
-            body.insert("metadata".into(), json!({"user_id": user}));
-        }
-        Ok(())
-    }
+/// An `f32` as the JSON number it reads as: `0.2f32` becomes `0.2`, not `0.20000000298023224`.
+pub(crate) fn json_f32(x: f32) -> Value {
+    x.to_string()
+        .parse::<f64>()
+        .map(Value::from)
+        .unwrap_or_else(|_| Value::from(f64::from(x)))
 }

@@ -13,12 +13,13 @@ use crate::agent::Inner;
 use crate::caller::Caller;
 use crate::error::RunError;
 use crate::history::History;
+use crate::live_tools::LiveTools;
 use crate::llm::{Llm, LlmResponse};
-use crate::program::LiveTools;
-use crate::run_core::{Action, Cut, Event, RunCore, Start};
 use crate::store::RunStore;
 use crate::summarizer::LlmSummarizer;
+use crate::telemetry::{record_turn, turn_span};
 use crate::tree::Tree;
+use ptc_run::{Action, Event, HumanDuration, RunCore, Start};
 
 use super::intents::RecordedCalls;
 use super::model_call::call_llm;
@@ -43,27 +44,30 @@ pub(super) struct Driver<'a> {
     observer: Option<&'a dyn RunObserver>,
     store: Option<(&'a dyn RunStore, &'a str)>,
     history: Option<History>,
-    /// When the run (or its tree) must be done, and the limit that set it.
-    deadline: Option<(Instant, Duration)>,
+    /// The span of the turn in progress, made when the core starts a turn.
+    turn_span: Option<tracing::Span>,
     /// What the LLM tools its programs call ask, and where they report their requests.
     caller: Caller,
+    /// The tree of runs whose turn budget each turn is taken from.
+    tree: Tree,
     /// The store's intent log, when it keeps one: each tool call is recorded there first.
     recorded: Option<RecordedCalls<'a>>,
-    /// Whether the run was resumed from a checkpoint.
-    resumed: bool,
     /// The reply recorded for the unfinished turn of a resumed run, and the turn's number:
     /// the turn takes it instead of asking the model again.
     replay: Option<(u32, LlmResponse)>,
 }
 
 impl<'a> Driver<'a> {
-    pub(super) fn new(
+    /// The driver of a run of `agent` asking `llm`, from `start`, in `tree`. A resumed run
+    /// reads the store's intent log first: the reply recorded for its unfinished turn, or else
+    /// the calls that turn had made, which its first request tells the model of.
+    pub(super) async fn new(
         agent: &'a Inner,
         llm: Arc<dyn Llm>,
         task: Task,
         observer: Option<&'a dyn RunObserver>,
         store: Option<(&'a dyn RunStore, &'a str)>,
-        start: Start,
+        mut start: Start,
         tree: Tree,
     ) -> Result<Driver<'a>, RunError> {
         let settings = &agent.settings;
@@ -80,7 +84,7 @@ impl<'a> Driver<'a> {
                     policy,
                     &mission,
                     &system,
-                    LlmSummarizer::new(llm.clone()).with_max_tokens(settings.max_tokens),
+                    LlmSummarizer::new(llm.clone()).with_max_tokens(settings.run.max_tokens),
                 )?)
             }
             None => None,
@@ -91,13 +95,32 @@ impl<'a> Driver<'a> {
             settings.retry.clone(),
             tree.clone(),
         );
-        let deadline = tree.deadline;
-        let resumed = start.resumed;
         let recorded = store.and_then(|(store, id)| {
             let (log, lease) = store.intent_log()?;
             Some(RecordedCalls::new(log, lease, id))
         });
-        let core = RunCore::for_agent(agent, task, start, llm.pricing(), tree);
+        let mut replay = None;
+        if start.resumed
+            && let Some(recorded) = &recorded
+        {
+            let turn = start.turns.next_number();
+            replay = recorded.reply(turn).await.map(|reply| (turn, reply));
+            // A turn that runs its recorded reply again makes the same calls, answered from
+            // the log: the model, not asked, needs no note of them.
+            if replay.is_none() {
+                start.notice = recorded.unfinished_notice(turn).await;
+            }
+        }
+        let mut core = agent.run_core(
+            task,
+            start,
+            Instant::now(),
+            llm.pricing(),
+            tree.turn_budget(),
+        );
+        if let Some((at, limit)) = tree.deadline {
+            core = core.with_deadline(at, limit);
+        }
         Ok(Driver {
             core,
             agent,
@@ -105,33 +128,21 @@ impl<'a> Driver<'a> {
             observer,
             store,
             history,
-            deadline,
+            turn_span: None,
             caller,
+            tree,
             recorded,
-            resumed,
-            replay: None,
+            replay,
         })
     }
 
-    pub(super) async fn run(mut self, mut stop: Option<StopSignal<'_>>) -> Step {
-        let started = Instant::now();
-        if self.resumed {
-            let turn = self.core.turn_number();
-            self.replay = match &self.recorded {
-                Some(recorded) => recorded.reply(turn).await.map(|reply| (turn, reply)),
-                None => None,
-            };
-            // A turn that runs its recorded reply again makes the same calls, answered from
-            // the log: the model, not asked, needs no note of them.
-            if self.replay.is_none() {
-                self.tell_of_unfinished_calls().await;
-            }
-        }
-        let deadline = self.deadline;
+    /// Drives the core until the run ends; `started` is when the run started (or resumed).
+    pub(super) async fn run(mut self, started: Instant, mut stop: Option<StopSignal<'_>>) -> Step {
+        let deadline = self.core.deadline();
         loop {
             let passes = async {
                 match deadline {
-                    Some((at, _)) => tokio::time::sleep_until(at.into()).await,
+                    Some(at) => tokio::time::sleep_until(at.into()).await,
                     None => std::future::pending().await,
                 }
             };
@@ -149,28 +160,80 @@ impl<'a> Driver<'a> {
                 () = passes => TurnEnd::DeadlinePassed,
                 end = self.next_turn() => end,
             };
-            let cut = match ended {
+            let spent = self.caller.take_spent();
+            let number = self.core.turn_number();
+            let event = match ended {
                 TurnEnd::Recorded => {
                     self.recorded().await;
                     continue;
                 }
                 TurnEnd::Finished => break,
                 TurnEnd::DeadlinePassed => {
-                    Cut::Deadline(deadline.map_or(Duration::ZERO, |(_, limit)| limit))
+                    let limit = self.agent_deadline();
+                    tracing::warn!(
+                        turn = number,
+                        deadline_ms = limit.as_millis(),
+                        "the run's deadline of {} passed during turn {number}",
+                        HumanDuration(limit)
+                    );
+                    Event::DeadlinePassed { spent }
                 }
-                TurnEnd::Stopped => Cut::Stopped,
+                TurnEnd::Stopped => {
+                    tracing::info!(turn = number, "the run was stopped during turn {number}");
+                    Event::Stopped { spent }
+                }
             };
-            self.core.cut_off(cut, self.caller.take_spent());
+            self.advance(event);
             break;
         }
         self.core.into_step(started.elapsed())
+    }
+
+    /// The limit that set the run's deadline.
+    fn agent_deadline(&self) -> Duration {
+        self.tree
+            .deadline
+            .map_or(Duration::ZERO, |(_, limit)| limit)
+    }
+
+    /// The core's next action after `event`, decided now, in the span of the turn in progress
+    /// (so that what the program logs goes under its turn).
+    fn advance(&mut self, event: Event) -> Action {
+        let span = self
+            .turn_span
+            .clone()
+            .unwrap_or_else(tracing::Span::current);
+        let action = span.in_scope(|| self.core.advance(event, Instant::now()));
+        match &action {
+            Action::Rendered { turn, .. } => {
+                self.turn_span = Some(turn_span(*turn, self.core.max_turns()));
+            }
+            Action::Recorded => {
+                if let (Some(span), Some(turn)) = (self.turn_span.take(), self.core.last_turn()) {
+                    record_turn(&span, turn, self.core.max_turns());
+                }
+            }
+            Action::Finished => self.turn_span = None,
+            _ => {}
+        }
+        action
+    }
+
+    /// The span of the turn in progress (the current span when there is none).
+    fn span(&self) -> tracing::Span {
+        self.turn_span
+            .clone()
+            .unwrap_or_else(tracing::Span::current)
     }
 
     /// Carries out the core's actions until a turn is recorded or the run is over.
     async fn next_turn(&mut self) -> TurnEnd {
         let mut event = Event::Next;
         loop {
-            event = match self.core.advance(event) {
+            event = match self.advance(event) {
+                Action::TakeTurn => Event::TurnTaken {
+                    granted: self.tree.take_turn(),
+                },
                 Action::Rendered { turn, stats } => {
                     if let Some(observer) = self.observer {
                         observer.on_history_rendered(turn, &stats);
@@ -179,11 +242,9 @@ impl<'a> Driver<'a> {
                 }
                 Action::ApplyHistory(messages) => {
                     let mut spent = Usage::default();
+                    let span = self.span();
                     let messages = match &mut self.history {
-                        Some(history) => {
-                            let span = self.core.turn_span();
-                            history.apply(messages, &mut spent).instrument(span).await
-                        }
+                        Some(history) => history.apply(messages, &mut spent).instrument(span).await,
                         None => messages,
                     };
                     Event::HistoryApplied { messages, spent }
@@ -211,10 +272,14 @@ impl<'a> Driver<'a> {
                         let mut spent = Usage::default();
                         let retry = &self.agent.settings.retry;
                         let result = call_llm(&*self.llm, retry, number, &request, &mut spent)
-                            .instrument(self.core.turn_span())
+                            .instrument(self.span())
                             .await;
-                        if let (Ok(reply), Some(recorded)) = (&result, &self.recorded) {
-                            recorded.keep_reply(number, reply).await;
+                        match (&result, &self.recorded) {
+                            (Ok(reply), Some(recorded)) => recorded.keep_reply(number, reply).await,
+                            (Ok(_), None) => {}
+                            (Err(_), _) => {
+                                self.span().record("outcome", "llm_error");
+                            }
                         }
                         Event::Replied { result, spent }
                     }
@@ -222,8 +287,8 @@ impl<'a> Driver<'a> {
                 Action::CallTools { turn, requests } => {
                     let live = LiveTools {
                         tools: &self.agent.tools,
-                        timeout: self.agent.settings.limits.tool_timeout,
-                        parent: self.core.turn_span(),
+                        timeout: self.agent.settings.run.limits.tool_timeout,
+                        parent: self.span(),
                     };
                     let answers = match &mut self.recorded {
                         Some(recorded) => {
@@ -246,17 +311,6 @@ impl<'a> Driver<'a> {
                 Action::Recorded => return TurnEnd::Recorded,
                 Action::Finished => return TurnEnd::Finished,
             };
-        }
-    }
-
-    /// Tells the model, in the first request of a resumed run, which tool calls its unfinished
-    /// turn had made before the run stopped, as the store's intent log has them.
-    async fn tell_of_unfinished_calls(&mut self) {
-        let Some(recorded) = &self.recorded else {
-            return;
-        };
-        if let Some(notice) = recorded.unfinished_notice(self.core.turn_number()).await {
-            self.core.tell_model(notice);
         }
     }
 

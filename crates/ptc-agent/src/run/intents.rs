@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use ptc_lisp::{ToolAnswer, ToolError, ToolOutcome, ToolRequest, Value, pr_str};
 
+use crate::live_tools::LiveTools;
 use crate::llm::LlmResponse;
-use crate::program::LiveTools;
 use crate::store::{IdempotencyKey, IntentLog, IntentRecord, Lease, StoreError, ToolIntent};
 
 /// The intent log of one run, and the numbering of its calls.

@@ -7,7 +7,7 @@ mod intents;
 mod model_call;
 mod options;
 
-pub use crate::error::{NO_PROGRAM, RunError};
+pub use crate::error::RunError;
 pub(crate) use model_call::call_llm;
 pub use options::{RunObserver, RunOptions};
 
@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ptc_lisp::Value;
-use ptc_turn::{FailureKind, Step, StepOutcome, Task, Usage};
+use ptc_turn::{Step, StepOutcome, Task, Usage};
 use tracing::Instrument;
 use tracing::field::Empty;
 
@@ -24,11 +24,11 @@ use crate::agent::{Agent, expand_mission, name_clashes};
 use crate::caller::calling_tree;
 use crate::chain;
 use crate::llm::Llm;
-use crate::resume;
-use crate::run_core::{Start, restore_namespace, runtime_for};
 use crate::store::RunStore;
+use crate::task_difference::task_difference;
 use crate::telemetry::record_tokens;
 use crate::tree::Tree;
+use ptc_run::{Start, restore_namespace, runtime_for};
 
 use driver::Driver;
 use options::RunLlm;
@@ -146,14 +146,14 @@ impl Agent {
         }
         let options = options.with_store(store, id);
         let task = self.task_for(&options)?;
-        if let Some(reason) = resume::task_difference(&checkpoint.task, &task) {
+        if let Some(reason) = task_difference(&checkpoint.task, &task) {
             return Err(RunError::Resume {
                 id: id.to_string(),
                 reason,
             });
         }
         // The task's tools are the agent's (checked above).
-        let runtime = runtime_for(&self.inner.settings.limits, &task);
+        let runtime = runtime_for(&self.inner.settings.run.limits, &task);
         let restored =
             restore_namespace(&runtime, &checkpoint.turns).map_err(|reason| RunError::Resume {
                 id: id.to_string(),
@@ -176,6 +176,7 @@ impl Agent {
             memory: restored.memory,
             resumed: true,
             last_ending: restored.last_ending,
+            notice: None,
         };
         self.drive(checkpoint.task, start, options).await
     }
@@ -283,14 +284,9 @@ impl Agent {
             duration_ms = Empty,
         );
         let tree = Tree::for_run(&inner.settings, Instant::now(), calling_tree());
-        if let Some(reason) = tree.depth_exceeded() {
+        if let Some(outcome) = ptc_run::depth_exceeded(tree.depth, tree.max_depth) {
             return Ok(Step {
-                outcome: StepOutcome::Failed {
-                    kind: FailureKind::MaxDepthExceeded,
-                    reason,
-                    value: None,
-                    llm_errors: Vec::new(),
-                },
+                outcome,
                 task,
                 turns: start.turns,
                 usage: Usage::default(),
@@ -301,16 +297,13 @@ impl Agent {
             .store
             .as_ref()
             .map(|(store, id)| (*store, id.as_str()));
-        let run = Driver::new(inner, llm, task, options.observer, store, start, tree)?;
-        let step = run.run(stop).instrument(span.clone()).await;
+        let started = Instant::now();
+        let run = Driver::new(inner, llm, task, options.observer, store, start, tree)
+            .instrument(span.clone())
+            .await?;
+        let step = run.run(started, stop).instrument(span.clone()).await;
         record_step(&span, &step);
-        let interrupted = matches!(
-            step.outcome,
-            StepOutcome::Failed {
-                kind: FailureKind::Interrupted,
-                ..
-            }
-        );
+        let interrupted = ptc_run::was_interrupted(&step.outcome);
         if let Some((store, id)) = &options.store
             && !interrupted
             && let Err(error) = store.finish(id, &step.outcome, &step.usage).await

@@ -7,7 +7,8 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use crate::llm::{Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy};
-use crate::telemetry::{HumanDuration, micros, record_tokens};
+use crate::telemetry::record_tokens;
+use ptc_run::{HumanDuration, micros};
 
 /// Sends `request` for turn `turn`, retrying transient failures as `policy` says, and adds
 /// the requests and their time to `usage`.

@@ -18,7 +18,7 @@ mod lease;
 mod memory;
 
 use async_trait::async_trait;
-use ptc_turn::{FailureKind, Step, StepOutcome, Task, Turn, Turns, Usage};
+use ptc_turn::{Step, StepOutcome, Task, Turn, Turns, Usage};
 
 pub use intent::{IdempotencyKey, IntentLog, IntentRecord, ToolIntent};
 pub use jsonl::{JsonlStore, TornRecord};
@@ -103,18 +103,10 @@ impl Checkpoint {
 
     /// Whether [`Agent::resume`](crate::Agent::resume) goes on with this run: it has not
     /// ended, or it ended on an outage (a model error, its deadline or a stop), not on
-    /// anything its turns decided.
+    /// anything its turns decided. The rule is the run crate's
+    /// ([`ptc_run::resumed_goes_on`]), which decides every start of a run.
     pub fn goes_on(&self) -> bool {
-        match &self.end {
-            None => true,
-            Some((outcome, _)) => matches!(
-                outcome,
-                StepOutcome::Failed {
-                    kind: FailureKind::LlmError | FailureKind::Timeout | FailureKind::Interrupted,
-                    ..
-                }
-            ),
-        }
+        ptc_run::resumed_goes_on(self.end.as_ref().map(|(outcome, _)| outcome))
     }
 }
 

@@ -121,6 +121,21 @@ fn micros(duration: Duration) -> u64 {
     u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
 }
 
+/// What a caught panic says: its message, or `unknown panic` when it carries none.
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+/// The error of a tool call whose tool panicked with `payload`, for every kind of tool (a
+/// synchronous one here, an awaited one in the agent).
+pub fn tool_panicked(payload: &(dyn std::any::Any + Send)) -> String {
+    format!("the tool panicked: {}", panic_text(payload))
+}
+
 /// Run a tool, turning panics and (when a timeout is set) hangs into error messages.
 fn invoke_tool(
     tool: &Arc<dyn SyncTool>,
@@ -128,12 +143,7 @@ fn invoke_tool(
     timeout: Option<Duration>,
 ) -> Result<Value, String> {
     fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
-        let text = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_string());
-        format!("the tool panicked: {text}")
+        tool_panicked(payload.as_ref())
     }
     let Some(timeout) = timeout else {
         return match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.call(args))) {

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::extract::extract_program;
-use crate::llm::{FunctionTool, LlmResponse};
+use crate::model::{FunctionTool, LlmResponse};
 
 /// The name of the tool a program is handed over with, in [`ReplyForm::ToolCall`].
 pub const RUN_PROGRAM: &str = "run_program";

@@ -38,7 +38,7 @@ const LANGUAGES: [&str; 3] = ["edn", "lisp", "ptc-lisp"];
 ///   become straight ones.
 ///
 /// ```
-/// use ptc_agent::extract_program;
+/// use ptc_run::extract_program;
 ///
 /// let reply = "First the data.\n```clojure\n(def xs [1 2])\n```\nThen:\n```\n(count xs)\n```";
 /// assert_eq!(extract_program(reply).as_deref(), Some("(def xs [1 2])\n\n(count xs)"));

@@ -8,11 +8,18 @@ use ptc_turn::{FailureKind, StepOutcome, Turn, TurnError, preview};
 
 use crate::float_precision::round_floats;
 use crate::kept;
+use crate::settings::RunSettings;
 use crate::signature::Signature;
+
+/// The kind of the error of a turn whose program called `(fail ...)`.
+pub const CALLED_FAIL: &str = "failed";
+
+/// The kind of the error of a turn whose returned value does not match the signature.
+pub const SIGNATURE_MISMATCH: &str = "signature_mismatch";
 
 /// The settings of a run that decide what a program's outcome becomes.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Rules<'a> {
+pub struct Rules<'a> {
     /// The signature a returned value must match.
     pub signature: Option<&'a Signature>,
     /// Decimals the floats of a returned value are rounded to.
@@ -26,7 +33,7 @@ pub(crate) struct Rules<'a> {
 
 /// How a turn's program ended, as far as the run is concerned.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Ending {
+pub enum Ending {
     /// Nothing that ends the run (a value, or an error to recover from).
     Continue,
     /// A valid `(return ...)` (or, single-shot, a valid last value).
@@ -37,15 +44,34 @@ pub(crate) enum Ending {
 
 /// A judged program: its turn (without prints, tool calls, memory or usage), the namespace to
 /// keep when it succeeded, and how it ended.
-pub(crate) struct Judged {
+pub struct Judged {
+    /// The turn, without prints, tool calls, memory or usage.
     pub turn: Turn,
+    /// The namespace to keep, when the turn succeeded.
     pub kept: Option<UserNamespace>,
+    /// How the program ended, as far as the run is concerned.
     pub ending: Ending,
+}
+
+impl<'s> Rules<'s> {
+    /// The rules of a run with `settings` and `signature` whose task allows `max_turns`.
+    pub fn for_run(
+        signature: Option<&'s Signature>,
+        settings: &RunSettings,
+        max_turns: u32,
+    ) -> Rules<'s> {
+        Rules {
+            signature,
+            float_precision: settings.float_precision,
+            max_kept_bytes: Some(settings.max_kept_bytes),
+            last_value_is_answer: max_turns <= 1,
+        }
+    }
 }
 
 impl Rules<'_> {
     /// The turn `number` of `program`, which ended with `outcome` and left `memory`.
-    pub(crate) fn judge(
+    pub fn judge(
         &self,
         number: u32,
         program: impl Into<String>,
@@ -81,7 +107,7 @@ impl Rules<'_> {
                     number,
                     program,
                     TurnError::new(
-                        "failed",
+                        CALLED_FAIL,
                         format!("the program called (fail ...): {}", reason_text(&reason)),
                     ),
                 )
@@ -143,14 +169,14 @@ impl Rules<'_> {
                 message.push_str(&mismatch.to_string());
             }
             message.push_str("\nFix the value and call (return ...) again.");
-            TurnError::new("signature_mismatch", message)
+            TurnError::new(SIGNATURE_MISMATCH, message)
         })
     }
 }
 
 /// The outcome of the run after `turn`, which ended as `ending`; `None` when the run goes on.
 /// Without a second chance (a single-shot run, a compiled agent) a failed turn ends the run.
-pub(crate) fn run_outcome(turn: &Turn, ending: Ending, second_chance: bool) -> Option<StepOutcome> {
+pub fn run_outcome(turn: &Turn, ending: Ending, second_chance: bool) -> Option<StepOutcome> {
     match (ending, turn.error()) {
         (Ending::Returned, _) => Some(StepOutcome::Returned {
             value: turn.value().cloned().unwrap_or_default(),
@@ -162,7 +188,7 @@ pub(crate) fn run_outcome(turn: &Turn, ending: Ending, second_chance: bool) -> O
             llm_errors: Vec::new(),
         }),
         (Ending::Continue, Some(error)) if !second_chance => Some(StepOutcome::Failed {
-            kind: if error.kind == "signature_mismatch" {
+            kind: if error.kind == SIGNATURE_MISMATCH {
                 FailureKind::SignatureMismatch
             } else {
                 FailureKind::ProgramError

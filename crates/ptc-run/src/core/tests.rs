@@ -4,38 +4,55 @@
 //! `UPDATE_GOLDEN=1` rewrites the actions after a deliberate change (then review the diff).
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use ptc_compression::CompressionConfig;
-use ptc_compression::history::HistoryPolicy;
-use ptc_lisp::{ToolAnswer, ToolError, Value, pr_str};
-use ptc_turn::{Step, StepOutcome, Usage};
+use ptc_lisp::{ToolAnswer, ToolError, ToolSpec, Value, pr_str};
+use ptc_turn::{DEFAULT_MAX_TURNS, Step, StepOutcome, Task, Usage};
 
-use super::{Action, Cut, Event, RunCore, Start};
-use crate::llm::{LlmError, LlmResponse};
-use crate::tree::Tree;
-use crate::{Agent, RunOptions, ScriptedLlm, value_tool};
+use super::{Action, Event, ModelTurns, RunCore, Source, Start, restore_namespace};
+use crate::model::{LlmError, LlmResponse};
+use crate::outcome::Rules;
+use crate::sandbox::runtime_for;
+use crate::settings::RunSettings;
+use crate::signature::Signature;
 
 const ACTIONS: &str = "=== actions";
 
 /// What the world answers, in order.
 #[derive(Debug)]
 enum Answer {
-    Reply { text: String, cut_off: bool },
+    Reply {
+        text: String,
+        cut_off: bool,
+    },
     ModelError(String),
     Tool(Result<Value, String>),
     Deadline,
     Stop,
+    /// The run stops (its process dies) while the model is asked, and is resumed after its
+    /// last recorded turn.
+    Resume,
 }
 
+/// A run of a case: its task, how it renders and checks, and the world's answers.
 struct Case {
-    agent: Agent,
+    task: Task,
+    signature: Option<Signature>,
+    compression: CompressionConfig,
+    history_policy: bool,
+    /// The turns the run's tree has left.
+    turn_budget: Option<u32>,
+    /// The run's deadline.
+    deadline: Option<Duration>,
+    /// The programs of a compiled agent, one per turn (then no model is asked).
+    stages: Vec<String>,
     answers: Vec<Answer>,
 }
 
 fn case_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/run_core")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
 
 /// The agent and the answers of a case file's part above `=== actions`.
@@ -45,7 +62,21 @@ fn parse(script: &str) -> Case {
         .find_map(|line| line.strip_prefix("mission:"))
         .expect("a mission")
         .trim();
-    let mut builder = Agent::builder(mission).llm(ScriptedLlm::new(Vec::<String>::new()));
+    let mut task = Task {
+        mission: mission.to_string(),
+        system_prompt: String::new(),
+        tools: Vec::new(),
+        data: Default::default(),
+        data_descriptions: Default::default(),
+        signature: None,
+        field_descriptions: Default::default(),
+        max_turns: DEFAULT_MAX_TURNS,
+    };
+    let mut compression = CompressionConfig::default();
+    let mut history_policy = false;
+    let mut turn_budget = None;
+    let mut deadline = None;
+    let mut stages = Vec::new();
     let mut answers = Vec::new();
     let mut lines = script.lines().filter(|l| !l.starts_with('#')).peekable();
     while let Some(line) = lines.next() {
@@ -53,30 +84,31 @@ fn parse(script: &str) -> Case {
         let rest = rest.trim();
         match key {
             "" | "mission" => {}
-            "max_turns" => builder = builder.max_turns(rest.parse().expect("a number")),
-            "signature" => builder = builder.signature(rest),
-            "compression" => {
-                builder =
-                    builder.compression_config(CompressionConfig::parse(rest).expect("a strategy"))
-            }
-            "history_max_messages" => {
-                builder = builder.history_policy(HistoryPolicy {
-                    max_messages: Some(rest.parse().expect("a number")),
-                    ..HistoryPolicy::default()
-                })
+            "max_turns" => task.max_turns = rest.parse().expect("a number"),
+            "signature" => task.signature = Some(rest.to_string()),
+            "compression" => compression = CompressionConfig::parse(rest).expect("a strategy"),
+            // The driver applies the policy; the case answers with the messages unchanged.
+            "history_max_messages" => history_policy = true,
+            "turn_budget" => turn_budget = Some(rest.parse().expect("a number")),
+            "deadline_secs" => {
+                deadline = Some(Duration::from_secs(rest.parse().expect("a number")));
             }
             "data" => {
                 let json: serde_json::Value = serde_json::from_str(rest).expect("JSON data");
-                builder = builder.data(&json);
+                let serde_json::Value::Object(map) = json else {
+                    panic!("data is a JSON object")
+                };
+                for (name, value) in map {
+                    task.data.insert(name, ptc_lisp::from_json(&value));
+                }
             }
             "tools" => {
                 for name in rest.split(',').map(str::trim) {
-                    // The world's answers come from the case, never from the tool itself.
-                    builder =
-                        builder.tool(value_tool(name, "A tool of the case", |_| Ok(Value::Nil)));
+                    // The world's answers come from the case, never from a tool.
+                    task.tools.push(ToolSpec::new(name, "A tool of the case"));
                 }
             }
-            "reply" | "reply cut off" => {
+            "reply" | "reply cut off" | "stage" => {
                 let mut text = Vec::new();
                 while let Some(next) = lines.peek() {
                     if is_answer(next) {
@@ -84,10 +116,15 @@ fn parse(script: &str) -> Case {
                     }
                     text.push(lines.next().unwrap_or_default());
                 }
-                answers.push(Answer::Reply {
-                    text: text.join("\n").trim_end().to_string(),
-                    cut_off: key == "reply cut off",
-                });
+                let text = text.join("\n").trim_end().to_string();
+                if key == "stage" {
+                    stages.push(text);
+                } else {
+                    answers.push(Answer::Reply {
+                        text,
+                        cut_off: key == "reply cut off",
+                    });
+                }
             }
             "answer" => answers.push(Answer::Tool(Ok(
                 ptc_lisp::eval_str(rest).expect("a value to answer with")
@@ -96,11 +133,22 @@ fn parse(script: &str) -> Case {
             "model error" => answers.push(Answer::ModelError(rest.to_string())),
             "deadline passes" => answers.push(Answer::Deadline),
             "stopped" => answers.push(Answer::Stop),
+            "resumed" => answers.push(Answer::Resume),
             other => panic!("unknown line {other:?}"),
         }
     }
+    let signature = task
+        .signature
+        .as_deref()
+        .map(|text| Signature::parse(text).expect("a signature"));
     Case {
-        agent: builder.build().expect("a valid agent"),
+        task,
+        signature,
+        compression,
+        history_policy,
+        turn_budget,
+        deadline,
+        stages,
         answers,
     }
 }
@@ -116,24 +164,68 @@ fn is_answer(line: &str) -> bool {
             | "model error"
             | "deadline passes"
             | "stopped"
+            | "resumed"
+            | "stage"
     )
 }
 
 /// Drives the case's core with its answers; every action as a line.
 fn drive(case: Case) -> String {
-    let inner = &case.agent.inner;
-    let task = case
-        .agent
-        .task_for(&RunOptions::new())
-        .expect("a valid task");
-    let tree = Tree::for_run(&inner.settings, std::time::Instant::now(), None);
-    let mut core = RunCore::for_agent(inner, task, Start::new(), None, tree);
+    let settings = RunSettings::default();
+    let task = case.task;
+    let rules = Rules::for_run(case.signature.as_ref(), &settings, task.max_turns);
+    let runtime = runtime_for(&settings.limits, &task);
+    let source = || {
+        if !case.stages.is_empty() {
+            return Source::Stages {
+                programs: &case.stages,
+                errors: Default::default(),
+            };
+        }
+        let strategy = if task.max_turns <= 1 {
+            Box::new(ptc_compression::Uncompressed)
+        } else {
+            case.compression.build_for(None)
+        };
+        Source::Model(ModelTurns {
+            settings: &settings,
+            strategy,
+            render_limits: case.compression.limits(),
+            history_policy: case.history_policy,
+            shared_turn_budget: case.turn_budget,
+        })
+    };
+    let mut turns_left = case.turn_budget.unwrap_or(0);
+    // Time stands still: the world's answers take none, and a deadline passes when the case
+    // says so.
+    let now = Instant::now();
+    let mut core = RunCore::new(
+        task.clone(),
+        Start::new(),
+        now,
+        runtime.clone(),
+        rules,
+        source(),
+    );
+    if let Some(limit) = case.deadline {
+        core = core.with_deadline(now + limit, limit);
+    }
     let mut answers = case.answers.into_iter();
     let mut out = Vec::new();
     let mut event = Event::Next;
     loop {
-        let action = core.advance(event);
+        let action = core.advance(event, now);
         event = match action {
+            Action::TakeTurn => {
+                let granted = turns_left > 0;
+                turns_left = turns_left.saturating_sub(1);
+                out.push(format!(
+                    "turn {}: take a turn of the budget: {}",
+                    core.turn_number(),
+                    if granted { "taken" } else { "none left" }
+                ));
+                Event::TurnTaken { granted }
+            }
             Action::Rendered { turn, stats } => {
                 let how = if stats.compressed {
                     "compressed"
@@ -179,15 +271,47 @@ fn drive(case: Case) -> String {
                         result: Err(LlmError::Configuration(message)),
                         spent,
                     },
-                    Some(cut @ (Answer::Deadline | Answer::Stop)) => {
-                        cut_off(&mut core, &cut, &mut out);
-                        break;
+                    Some(cut @ (Answer::Deadline | Answer::Stop)) => cut_off(&core, &cut, &mut out),
+                    Some(Answer::Resume) => {
+                        let stopped_at = core.turn_number();
+                        let turns = core.into_step(Duration::ZERO).turns;
+                        let restored = restore_namespace(&runtime, &turns).expect("restored");
+                        let names: Vec<String> = restored
+                            .memory
+                            .definitions()
+                            .iter()
+                            .map(|d| d.name.clone())
+                            .collect();
+                        out.push(format!(
+                            "turn {stopped_at}: the run stops; resumed with {} turn{}, \
+                             definitions restored: [{}]",
+                            turns.len(),
+                            if turns.len() == 1 { "" } else { "s" },
+                            names.join(" ")
+                        ));
+                        let start = Start {
+                            turns,
+                            memory: restored.memory,
+                            resumed: true,
+                            last_ending: restored.last_ending,
+                            notice: None,
+                        };
+                        core = RunCore::new(
+                            task.clone(),
+                            start,
+                            now,
+                            runtime.clone(),
+                            rules,
+                            source(),
+                        );
+                        Event::Next
                     }
                     other => panic!("the model is asked, and the case answers {other:?}"),
                 }
             }
             Action::CallTools { turn, requests } => {
                 let mut given = Vec::new();
+                let mut cut: Option<Event> = None;
                 for request in &requests {
                     let args: Vec<String> = request.args.iter().map(pr_str).collect();
                     out.push(format!(
@@ -197,17 +321,20 @@ fn drive(case: Case) -> String {
                     ));
                     let result = match answers.next() {
                         Some(Answer::Tool(result)) => result.map_err(ToolError::new),
-                        Some(cut @ (Answer::Deadline | Answer::Stop)) => {
-                            cut_off(&mut core, &cut, &mut out);
-                            return finish(core, out);
+                        Some(answer @ (Answer::Deadline | Answer::Stop)) => {
+                            cut = Some(cut_off(&core, &answer, &mut out));
+                            break;
                         }
                         other => panic!("a tool is called, and the case answers {other:?}"),
                     };
                     given.push(ToolAnswer::new(result, Duration::ZERO));
                 }
-                Event::ToolsAnswered {
-                    answers: given,
-                    spent: Usage::default(),
+                match cut.take() {
+                    Some(event) => event,
+                    None => Event::ToolsAnswered {
+                        answers: given,
+                        spent: Usage::default(),
+                    },
                 }
             }
             Action::Recorded => {
@@ -234,13 +361,24 @@ fn drive(case: Case) -> String {
     finish(core, out)
 }
 
-fn cut_off(core: &mut RunCore<'_>, cut: &Answer, out: &mut Vec<String>) {
-    let cut = match cut {
-        Answer::Deadline => Cut::Deadline(Duration::from_secs(30)),
-        _ => Cut::Stopped,
+/// The event of a stop or a passed deadline, noted.
+fn cut_off(core: &RunCore<'_>, cut: &Answer, out: &mut Vec<String>) -> Event {
+    let (what, event) = match cut {
+        Answer::Deadline => (
+            "the deadline passes",
+            Event::DeadlinePassed {
+                spent: Usage::default(),
+            },
+        ),
+        _ => (
+            "stopped",
+            Event::Stopped {
+                spent: Usage::default(),
+            },
+        ),
     };
-    out.push(format!("turn {}: cut off ({cut:?})", core.turn_number()));
-    core.cut_off(cut, Usage::default());
+    out.push(format!("turn {}: {what}", core.turn_number()));
+    event
 }
 
 fn finish(core: RunCore<'_>, mut out: Vec<String>) -> String {

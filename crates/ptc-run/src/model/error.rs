@@ -145,7 +145,7 @@ fn line_suffix(line: Option<usize>) -> String {
 /// request meets again: 501 (not implemented), 505 (HTTP version not supported), 506 (variant
 /// also negotiates), 508 (loop detected), 510 (not extended) and 511 (network authentication
 /// required).
-pub(crate) fn is_transient_status(status: u16) -> bool {
+pub fn is_transient_status(status: u16) -> bool {
     match status {
         408 | 429 => true,
         501 | 505 | 506 | 508 | 510 | 511 => false,
@@ -230,7 +230,7 @@ impl LlmError {
     /// a nested one included, so retries around a provider's own retries keep every error).
     ///
     /// ```
-    /// use ptc_agent::LlmError;
+    /// use ptc_run::model::LlmError;
     ///
     /// let refused = LlmError::Transport { provider: "p".into(), message: "closed".into() };
     /// let error = LlmError::after_attempts(vec![refused.clone(), refused.clone()]);

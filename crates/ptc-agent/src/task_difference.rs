@@ -1,5 +1,6 @@
-//! Continuing a run from a checkpoint: checking that the agent can continue it. (The
-//! definitions its turns made are restored by the run core, `run_core/restore.rs`.)
+//! Whether an agent can continue a stored run: what differs between the task the run was
+//! started with and the one the agent would give it. (The definitions its turns made are
+//! restored by the run crate, `ptc-run`'s `core/restore.rs`.)
 
 use ptc_turn::Task;
 

@@ -3,17 +3,17 @@
 use ptc_compression::{CachePoint, PromptRequest, RenderOptions, cacheable_prefix_len};
 use ptc_turn::{Message, Role};
 
-use crate::agent::Settings;
-use crate::llm::{LlmRequest, ToolChoice};
+use crate::model::{LlmRequest, ToolChoice};
 use crate::reply_form::{ReplyForm, as_tool_calls};
+use crate::settings::RunSettings;
 
 /// The model request for rendered `messages` (system message first) and their cache `points`:
 /// leading system messages become the system prompt, and the points mark the stable parts for
 /// providers with explicit prompt caching. The request says its turn and the tools' names.
-pub(crate) fn request_for(
+pub fn request_for(
     messages: &[Message],
     points: &[CachePoint],
-    settings: &Settings,
+    settings: &RunSettings,
     turn: u32,
     tools: &[ptc_lisp::ToolSpec],
 ) -> LlmRequest {
@@ -36,7 +36,7 @@ pub(crate) fn request_for(
 }
 
 /// The end of the stable `tool/` and `data/` prefix of the first user message of `messages`.
-pub(crate) fn prefix_point(messages: &[Message], opts: &RenderOptions<'_>) -> Option<CachePoint> {
+pub fn prefix_point(messages: &[Message], opts: &RenderOptions<'_>) -> Option<CachePoint> {
     let index = messages.iter().position(|m| m.role != Role::System)?;
     let first = messages.get(index).filter(|m| m.role == Role::User)?;
     cacheable_prefix_len(&first.content, opts)

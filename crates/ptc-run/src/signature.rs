@@ -75,7 +75,7 @@ pub struct Param {
 /// A parsed signature. Build one with [`Signature::parse`].
 ///
 /// ```
-/// use ptc_agent::Signature;
+/// use ptc_run::Signature;
 /// use ptc_lisp::eval_str;
 ///
 /// let sig = Signature::parse("(city :string) -> {temp :float, _station :string}").unwrap();
@@ -143,7 +143,7 @@ impl Signature {
     /// Parses a signature; errors carry the line and column of the problem.
     ///
     /// ```
-    /// use ptc_agent::Signature;
+    /// use ptc_run::Signature;
     /// let err = Signature::parse("{name :str}").unwrap_err();
     /// assert_eq!((err.line, err.col), (1, 7));
     /// assert!(err.message.starts_with("unknown type :str"));
@@ -194,7 +194,7 @@ impl Signature {
 
     /// Like [`validate_input`](Self::validate_input), but parameters that are missing are not
     /// reported (they may still be given later, e.g. when the agent runs).
-    pub(crate) fn validate_given_input<'v>(
+    pub fn validate_given_input<'v>(
         &self,
         lookup: impl Fn(&str) -> Option<&'v Value>,
     ) -> Result<(), Vec<Mismatch>> {
@@ -251,7 +251,7 @@ impl Signature {
     /// that are not optional required: how a native function tool takes them.
     ///
     /// ```
-    /// use ptc_agent::Signature;
+    /// use ptc_run::Signature;
     /// use serde_json::json;
     ///
     /// let sig = Signature::parse("(id :string, limit :int?) -> :any").unwrap();
@@ -328,7 +328,7 @@ impl Type {
     /// strings, `:float` any number, `:any` any value, `T?` the type or `null`.
     ///
     /// ```
-    /// use ptc_agent::Signature;
+    /// use ptc_run::Signature;
     /// use serde_json::json;
     ///
     /// let sig = Signature::parse("[{sku :string, qty :int}]").unwrap();

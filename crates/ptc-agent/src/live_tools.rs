@@ -1,8 +1,10 @@
-//! A turn's program and its tool calls, without holding a thread while it waits for them.
+//! The agent's tools answering a suspended program's calls, without holding a thread while
+//! they are awaited.
 //!
-//! The program runs as a suspendable run of the sandbox ([`Runtime::start`](ptc_lisp::Runtime::start)):
-//! it evaluates until it calls agent tools, then suspends; the calls it waits for (one, or all
-//! the items of a `pmap` at once) are awaited here ([`LiveTools`]), concurrently, on the async
+//! The program runs inside the run core as a suspendable run of the sandbox
+//! ([`Runtime::start`](ptc_lisp::Runtime::start)): it evaluates until it calls agent tools,
+//! then suspends; the calls it waits for (one, or all the items of a `pmap` at once) are
+//! awaited here ([`LiveTools`]), concurrently, on the async
 //! runtime, each under the sandbox's tool timeout, and the run resumes with their answers. A
 //! call that times out is cancelled: its future is dropped. When the run's own future is
 //! dropped (the run's deadline passed), the tool calls in flight are dropped with it.
@@ -13,37 +15,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use ptc_lisp::{Progress, ToolAnswer, ToolError, ToolRequest, ToolSpec, Tools, Value};
+use ptc_lisp::tool_panicked;
+use ptc_lisp::{ToolAnswer, ToolError, ToolRequest, Value};
 
 use crate::store::IdempotencyKey;
-use crate::telemetry::micros;
+use crate::telemetry::{record_tool_call, tool_call_span};
 use crate::tool::AsyncTool;
-
-/// The sandbox's tools for `specs`: each call suspends the run, to be answered by its host.
-pub(crate) fn awaited_tools<'s>(specs: impl IntoIterator<Item = &'s ToolSpec>) -> Tools {
-    let mut tools = Tools::new();
-    for spec in specs {
-        tools.insert_awaited(spec.clone());
-    }
-    tools
-}
-
-/// One stretch of evaluation, in `span`, with a panic caught.
-pub(crate) fn evaluating(
-    span: &tracing::Span,
-    f: impl FnOnce() -> Progress,
-) -> Result<Progress, String> {
-    span.in_scope(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
-        .map_err(|payload| panic_text(payload.as_ref()))
-}
-
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
-}
 
 /// The agent's tools answering a run's calls for real.
 pub(crate) struct LiveTools<'a> {
@@ -76,17 +53,7 @@ impl LiveTools<'_> {
 
     async fn call(&self, request: ToolRequest, key: Option<IdempotencyKey>) -> ToolAnswer {
         let ToolRequest { name, args } = request;
-        let span = tracing::info_span!(
-            parent: &self.parent,
-            "tool_call",
-            gen_ai.operation.name = "execute_tool",
-            gen_ai.tool.name = name.as_str(),
-            tool = name.as_str(),
-            args = args.len(),
-            duration_us = tracing::field::Empty,
-            outcome = tracing::field::Empty,
-            error = tracing::field::Empty,
-        );
+        let span = tool_call_span(&self.parent, &name, args.len());
         let started = Instant::now();
         let tool = self.tools.iter().find(|t| t.name() == name).cloned();
         let result = match tool {
@@ -113,14 +80,7 @@ impl LiveTools<'_> {
             }
         };
         let duration = started.elapsed();
-        span.record("duration_us", micros(duration));
-        match &result {
-            Ok(_) => span.record("outcome", "ok"),
-            Err(e) => {
-                span.record("outcome", "error");
-                span.record("error", e.message.as_str())
-            }
-        };
+        record_tool_call(&span, duration, &result);
         ToolAnswer::new(result, duration)
     }
 }
@@ -141,10 +101,7 @@ where
             Pin::new(&mut *inner).poll(cx)
         })) {
             Ok(poll) => poll,
-            Err(payload) => Poll::Ready(Err(ToolError::new(format!(
-                "the tool panicked: {}",
-                panic_text(payload.as_ref())
-            )))),
+            Err(payload) => Poll::Ready(Err(ToolError::new(tool_panicked(payload.as_ref())))),
         }
     }
 }

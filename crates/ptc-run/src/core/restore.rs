@@ -1,4 +1,4 @@
-//! The sandbox a run's programs run in, and the namespace a resumed run starts with.
+//! The namespace a resumed run starts with.
 //!
 //! Definitions cannot be stored as they are (a function is code bound to the values it closed
 //! over), so they are made again: the program of each successful turn runs once more, in
@@ -9,29 +9,17 @@
 //! name, so once the restoring is over their calls go to the run's real tools.
 
 use ptc_lisp::{
-    Limits, Outcome, Progress, RunOutcome, Runtime, ToolAnswer, ToolCallRecord, ToolError,
-    ToolOutcome, ToolRequest, UserNamespace, Value,
+    Outcome, Progress, RunOutcome, Runtime, ToolAnswer, ToolCallRecord, ToolError, ToolOutcome,
+    ToolRequest, UserNamespace, Value,
 };
-use ptc_turn::{Task, Turn};
+use ptc_turn::Turn;
 
-use crate::outcome::Ending;
-use crate::program::{awaited_tools, evaluating};
-use crate::turn_history::history_of;
-
-/// The sandbox every program of a run runs in: `limits`, the task's data, and its tools as
-/// calls that suspend the program for the driver to answer.
-pub(crate) fn runtime_for(limits: &Limits, task: &Task) -> Runtime {
-    let mut runtime = Runtime::new()
-        .with_limits(limits.clone())
-        .with_firewalled_output(true);
-    for (name, value) in &task.data {
-        runtime = runtime.with_data(name.clone(), value.clone());
-    }
-    runtime.with_tools(awaited_tools(&task.tools))
-}
+use crate::outcome::{CALLED_FAIL, Ending};
+use crate::recent_values::history_of;
+use crate::sandbox::evaluating;
 
 /// What a resumed run starts from, besides its turns.
-pub(crate) struct Restored {
+pub struct Restored {
     /// The namespace after the turns.
     pub memory: UserNamespace,
     /// How the last turn's program ended: a run whose last committed turn returned or failed
@@ -41,12 +29,12 @@ pub(crate) struct Restored {
 
 /// The namespace after `turns`, made by running each successful turn's program again in
 /// `runtime` with its recorded tool answers, and how the last turn's program ended.
-pub(crate) fn restore_namespace(runtime: &Runtime, turns: &[Turn]) -> Result<Restored, String> {
+pub fn restore_namespace(runtime: &Runtime, turns: &[Turn]) -> Result<Restored, String> {
     let mut memory = UserNamespace::new();
     let mut last_ending = Ending::Continue;
     for (index, turn) in turns.iter().enumerate() {
         let last = index + 1 == turns.len();
-        let called_fail = turn.error().is_some_and(|e| e.kind == "failed");
+        let called_fail = turn.error().is_some_and(|e| e.kind == CALLED_FAIL);
         // A failed turn left no definitions; only the last one, if it called (fail ...),
         // runs again, for the reason the run failed with.
         let runs_again = turn.is_success() || (last && called_fail);
@@ -105,15 +93,14 @@ fn run_recorded(
     turn: &Turn,
     memory: &UserNamespace,
 ) -> Result<RunOutcome, String> {
-    let span = tracing::Span::current();
     let mut recorded = Recorded::new(turn);
-    let mut progress = evaluating(&span, || runtime.start(turn.program(), memory))?;
+    let mut progress = evaluating(|| runtime.start(turn.program(), memory))?;
     loop {
         match progress {
             Progress::Finished(out) => return Ok(out),
             Progress::Suspended(run) => {
                 let answers = recorded.answer_all(run.requests());
-                progress = evaluating(&span, || run.resume(answers))?;
+                progress = evaluating(|| run.resume(answers))?;
             }
         }
     }

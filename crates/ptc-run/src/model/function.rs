@@ -14,7 +14,7 @@ use super::LlmError;
 /// Schema object.
 ///
 /// ```
-/// use ptc_agent::llm::FunctionTool;
+/// use ptc_run::model::FunctionTool;
 /// use serde_json::json;
 ///
 /// let tool = FunctionTool::new(

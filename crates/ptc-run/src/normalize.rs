@@ -21,7 +21,7 @@ const SPACES: [char; 4] = ['\u{00A0}', '\u{202F}', '\u{2007}', '\u{2009}'];
 /// quotes are text, so `"he said “hi”"` keeps them. Comments are left as written.
 ///
 /// ```
-/// use ptc_agent::normalize_program;
+/// use ptc_run::normalize_program;
 ///
 /// assert_eq!(normalize_program("(println “hi”)"), "(println \"hi\")");
 /// assert_eq!(normalize_program("(def\u{200B} x 1)"), "(def x 1)");

@@ -22,7 +22,7 @@ pub(crate) fn with_error(turns: &[Turn], error: Value) -> History {
 }
 
 /// The latest failed turn of `turns`: its number, error kind and message.
-pub(crate) fn last_error(turns: &[Turn]) -> Option<(u32, &str, &str)> {
+pub fn last_error(turns: &[Turn]) -> Option<(u32, &str, &str)> {
     turns.iter().rev().find_map(|turn| {
         turn.error()
             .map(|error| (turn.number(), error.kind.as_str(), error.message.as_str()))
@@ -30,7 +30,7 @@ pub(crate) fn last_error(turns: &[Turn]) -> Option<(u32, &str, &str)> {
 }
 
 /// `*e` for the error `kind: message` of turn `turn`.
-pub(crate) fn error_value(turn: u32, kind: &str, message: &str) -> Value {
+pub fn error_value(turn: u32, kind: &str, message: &str) -> Value {
     Value::Map(Map::from_pairs([
         (Value::keyword("turn"), Value::Int(i64::from(turn))),
         (Value::keyword("kind"), Value::from(kind)),

@@ -5,9 +5,8 @@
 //! each [`Event`] with the next [`Action`]: render the history, ask the model this request,
 //! answer these tool calls, this turn is recorded, the run is over. It awaits nothing, sends
 //! nothing and keeps nothing: a driver carries the actions out under the run's deadline, stop
-//! signal, store and observer (`run/driver.rs` for agent runs, `compile/` for compiled
-//! agents), and [`Agent::preview_prompt`](crate::Agent::preview_prompt) takes the first
-//! request from it without sending it. Whatever a run decides — which turn comes next, what a
+//! signal, store and observer (the async driver of `ptc-agent` for agent runs and its compiled
+//! agents), and a prompt preview takes the first request from it without sending it. Whatever a run decides — which turn comes next, what a
 //! reply and a program's outcome make of a turn, when the run ends and how — is decided here
 //! once.
 //!
@@ -15,15 +14,14 @@
 //! calls tools, and the core hands their requests out as [`Action::CallTools`]; the answers
 //! come back as [`Event::ToolsAnswered`] and the program resumes.
 
+mod opening;
 mod request;
 mod restore;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use ptc_compression::{
-    CachePoint, Compression, CompressionStats, PricingKind, RenderOptions, Uncompressed,
-};
+use ptc_compression::{CachePoint, Compression, CompressionStats, RenderLimits, RenderOptions};
 use ptc_lisp::{
     ErrorKind, Outcome, Progress, RunOutcome, Runtime, SuspendedRun, ToolAnswer, ToolRequest,
     UserNamespace, Value,
@@ -31,27 +29,36 @@ use ptc_lisp::{
 use ptc_turn::{
     FailureKind, Message, Role, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage,
 };
-use tracing::field::Empty;
 
-use crate::agent::{Inner, Settings};
-use crate::error::{NO_PROGRAM, cut_off_error};
 use crate::extract::extract_program;
-use crate::llm::{LlmError, LlmRequest, LlmResponse};
+use crate::feedback::{NO_PROGRAM, cut_off_error};
+use crate::in_words::{HumanDuration, micros};
+use crate::model::{LlmError, LlmRequest, LlmResponse};
 use crate::outcome::{Ending, Rules, run_outcome};
-use crate::program::evaluating;
-use crate::telemetry::{HumanDuration, micros, record_tokens, tokens_text};
-use crate::tree::Tree;
-use crate::turn_history::{history_of, with_error};
+use crate::recent_values::{history_of, with_error};
+use crate::sandbox::evaluating;
+use crate::settings::RunSettings;
 
-pub(crate) use request::{prefix_point, request_for};
-pub(crate) use restore::{restore_namespace, runtime_for};
+use opening::failed;
+
+pub use opening::{chained_failure, depth_exceeded, resumed_goes_on, was_interrupted};
+pub use request::{prefix_point, request_for};
+pub use restore::{Restored, restore_namespace};
 
 /// What the driver does next.
 #[derive(Debug)]
-pub(crate) enum Action {
+pub enum Action {
+    /// Take one turn from the turn budget the run shares with its tree of runs (the run has
+    /// one: [`ModelTurns::shared_turn_budget`]); answer with [`Event::TurnTaken`].
+    TakeTurn,
     /// The history of turn `turn` was rendered with these stats (to show an observer);
     /// answer with [`Event::Next`].
-    Rendered { turn: u32, stats: CompressionStats },
+    Rendered {
+        /// The turn whose history it is.
+        turn: u32,
+        /// What the rendering did against the full history.
+        stats: CompressionStats,
+    },
     /// Apply the run's history policy to these messages (which may ask a model for a
     /// summary); answer with [`Event::HistoryApplied`].
     ApplyHistory(Vec<Message>),
@@ -62,7 +69,9 @@ pub(crate) enum Action {
     /// `pmap`); answer with [`Event::ToolsAnswered`], the answers in the order of the
     /// requests.
     CallTools {
+        /// The turn whose program calls.
         turn: u32,
+        /// The calls, in the order the answers come back.
         requests: Vec<ToolRequest>,
     },
     /// A turn is recorded (it is [`RunCore::last_turn`]): checkpoint it, show it; then answer
@@ -74,71 +83,104 @@ pub(crate) enum Action {
 
 /// What happened, for the core to decide on.
 #[derive(Debug)]
-pub(crate) enum Event {
+pub enum Event {
     /// Go on: to start a run, after [`Action::Rendered`] and after [`Action::Recorded`].
     Next,
+    /// The answer to [`Action::TakeTurn`]: whether a turn was left to take.
+    TurnTaken {
+        /// Whether the budget had a turn left (it has one less now).
+        granted: bool,
+    },
     /// The messages within the history policy, and what asking for a summary spent.
     HistoryApplied {
+        /// The messages to send.
         messages: Vec<Message>,
+        /// What asking for a summary spent.
         spent: Usage,
     },
     /// The model's answer to [`Action::Ask`], and the requests and time it took.
     Replied {
+        /// The reply, or why there is none.
         result: Result<LlmResponse, LlmError>,
+        /// The requests and time it took.
         spent: Usage,
     },
     /// The answers to [`Action::CallTools`], and what the models the tools asked spent.
     ToolsAnswered {
+        /// The answers, in the order of the requests.
         answers: Vec<ToolAnswer>,
+        /// What the models the tools asked spent.
+        spent: Usage,
+    },
+    /// The run's stop signal fired while the driver carried out the last action: the turn in
+    /// progress is cut off (not recorded) and the run ends `interrupted`.
+    Stopped {
+        /// What the models the tools asked spent meanwhile.
+        spent: Usage,
+    },
+    /// The run's deadline ([`RunCore::deadline`]) passed while the driver carried out the
+    /// last action: the turn in progress is cut off and the run ends `timeout`.
+    DeadlinePassed {
+        /// What the models the tools asked spent meanwhile.
         spent: Usage,
     },
 }
 
-/// Why a run was cut off in the middle of a turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Cut {
-    /// Its deadline (or its tree's) of this length passed.
-    Deadline(Duration),
-    /// Its stop signal fired.
-    Stopped,
-}
-
 /// Where the programs of a run come from.
-pub(crate) enum Source<'a> {
+pub enum Source<'a> {
     /// A model asked turn after turn: an agent run.
-    Model {
-        settings: &'a Settings,
-        strategy: Box<dyn Compression>,
-        /// The tree of agents whose turn budget each turn takes from.
-        tree: Tree,
-    },
+    Model(ModelTurns<'a>),
     /// Programs given in advance, one per turn, with no second chance: a compiled agent.
     Stages {
+        /// The programs, the first turn's first.
         programs: &'a [String],
         /// The `*e` each stage saw when it was written, by turn (nil when missing).
         errors: BTreeMap<u32, Value>,
     },
 }
 
+/// How a model is asked for the programs of a run, turn after turn.
+pub struct ModelTurns<'a> {
+    /// The reply limit, sampling and reply form of every request.
+    pub settings: &'a RunSettings,
+    /// How the turns so far are rendered as the next request's messages.
+    pub strategy: Box<dyn Compression>,
+    /// The size limits of the rendering.
+    pub render_limits: RenderLimits,
+    /// Whether the driver applies a history policy to each request's messages
+    /// ([`Action::ApplyHistory`]).
+    pub history_policy: bool,
+    /// The turns the run shares with its tree of runs (its own sub-agents', its caller's), if
+    /// they have a budget: each turn is taken from it first ([`Action::TakeTurn`]).
+    pub shared_turn_budget: Option<u32>,
+}
+
 /// Where a run starts: no turns for a new run, the recorded ones (and the namespace they
 /// left) for a resumed one.
-pub(crate) struct Start {
+pub struct Start {
+    /// The turns recorded so far.
     pub turns: Turns,
+    /// The namespace the turns left.
     pub memory: UserNamespace,
     /// Whether the run is resumed from a checkpoint.
     pub resumed: bool,
     /// How the last of `turns` ended.
     pub last_ending: Ending,
+    /// What the first request tells the model besides its history (after its last user
+    /// message): for a resumed run, the calls its unfinished turn had made.
+    pub notice: Option<String>,
 }
 
 impl Start {
     /// A new run.
-    pub(crate) fn new() -> Start {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Start {
         Start {
             turns: Turns::new(),
             memory: UserNamespace::new(),
             resumed: false,
             last_ending: Ending::Continue,
+            notice: None,
         }
     }
 }
@@ -147,6 +189,8 @@ impl Start {
 enum Phase {
     /// Waiting for [`Event::Next`] to start the next turn (or end the run).
     BeforeTurn,
+    /// Waiting for [`Event::TurnTaken`].
+    TakingTurn,
     /// The history was rendered; waiting for [`Event::Next`].
     Rendered,
     /// Waiting for [`Event::HistoryApplied`].
@@ -165,7 +209,6 @@ enum Phase {
 struct TurnInProgress {
     number: u32,
     started: Instant,
-    span: tracing::Span,
     /// The messages as rendered, and their cache points.
     rendered: Vec<Message>,
     points: Vec<CachePoint>,
@@ -174,10 +217,14 @@ struct TurnInProgress {
     response: Option<LlmResponse>,
     program: String,
     evaluation_started: Option<Instant>,
+    /// How long the program's evaluation went on after the time of the event that finished
+    /// it, as the sandbox measured it (reading and analysis included): time the core is not
+    /// told of by an event.
+    evaluated_since_event: Duration,
 }
 
-/// One run's decisions. See the [module documentation](self).
-pub(crate) struct RunCore<'a> {
+/// One run's decisions: see the [crate documentation](crate).
+pub struct RunCore<'a> {
     task: Task,
     turns: Turns,
     /// How many of `turns` were restored from a checkpoint.
@@ -201,20 +248,25 @@ pub(crate) struct RunCore<'a> {
     outcome: Option<StepOutcome>,
     /// What the next request tells the model besides its history, once.
     notice: Option<String>,
+    /// When the run must be done, and the limit that set it.
+    deadline: Option<(Instant, Duration)>,
+    /// The time of the event being decided on.
+    now: Instant,
 }
 
 impl<'a> RunCore<'a> {
-    /// The core of a run of `task` from `start`, its programs from `source`, its sandbox set
-    /// by `runtime` and its outcomes judged by `rules`.
-    pub(crate) fn new(
+    /// The core of a run of `task` from `start` at `start_time`, its programs from `source`,
+    /// its sandbox set by `runtime` and its outcomes judged by `rules`.
+    pub fn new(
         task: Task,
         start: Start,
+        start_time: Instant,
         runtime: Runtime,
         rules: Rules<'a>,
         source: Source<'a>,
     ) -> RunCore<'a> {
         let (second_chance, history_policy) = match &source {
-            Source::Model { settings, .. } => (task.max_turns > 1, settings.history.is_some()),
+            Source::Model(model) => (task.max_turns > 1, model.history_policy),
             Source::Stages { .. } => (false, false),
         };
         // A run whose last turn returned or failed has ended, though its end may not have been
@@ -242,44 +294,43 @@ impl<'a> RunCore<'a> {
             pending: Usage::default(),
             unattached: Usage::default(),
             outcome,
-            notice: None,
+            notice: start.notice,
+            deadline: None,
+            now: start_time,
         }
     }
 
-    /// The core of a run of `agent` on `task` from `start`, asking a model priced as
-    /// `pricing`, its turns taken from the budget of `tree`.
-    pub(crate) fn for_agent(
-        agent: &'a Inner,
-        task: Task,
-        start: Start,
-        pricing: Option<PricingKind>,
-        tree: Tree,
-    ) -> RunCore<'a> {
-        let settings = &agent.settings;
-        // SS-001: a single-shot run is never compressed.
-        let strategy: Box<dyn Compression> = if task.max_turns <= 1 {
-            Box::new(Uncompressed)
-        } else {
-            settings.strategy(pricing)
-        };
-        let runtime = runtime_for(&settings.limits, &task);
-        let rules = agent.rules(&task);
-        let source = Source::Model {
-            settings,
-            strategy,
-            tree,
-        };
-        RunCore::new(task, start, runtime, rules, source)
+    /// The same core, its run due at `at` (a deadline of `limit`): the driver answers its
+    /// action in progress with [`Event::DeadlinePassed`] once `at` passes.
+    pub fn with_deadline(mut self, at: Instant, limit: Duration) -> RunCore<'a> {
+        self.deadline = Some((at, limit));
+        self
     }
 
-    /// The next action after `event`.
-    pub(crate) fn advance(&mut self, event: Event) -> Action {
+    /// When the run must be done, if it has a deadline.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline.map(|(at, _)| at)
+    }
+
+    /// The next action after `event`, which happened at `now`.
+    pub fn advance(&mut self, event: Event, now: Instant) -> Action {
+        self.now = now;
         let phase = std::mem::replace(&mut self.phase, Phase::Finished);
         match (phase, event) {
+            (Phase::Finished, _) => Action::Finished,
+            (phase, Event::Stopped { spent }) => {
+                self.cut_off(&phase, spent, false);
+                Action::Finished
+            }
+            (phase, Event::DeadlinePassed { spent }) => {
+                self.cut_off(&phase, spent, true);
+                Action::Finished
+            }
             (Phase::BeforeTurn | Phase::Recorded, Event::Next) => match &self.outcome {
                 Some(_) => Action::Finished,
-                None => self.start_turn(),
+                None => self.take_turn(),
             },
+            (Phase::TakingTurn, Event::TurnTaken { granted }) => self.turn_taken(granted),
             (Phase::Rendered, Event::Next) => {
                 let history_policy = self.history_policy;
                 let turn = self.turn_mut();
@@ -314,11 +365,9 @@ impl<'a> RunCore<'a> {
             }
             (Phase::Evaluating(run), Event::ToolsAnswered { answers, spent }) => {
                 self.pending += spent;
-                let span = self.turn_mut().span.clone();
-                let progress = evaluating(&span, || run.resume(answers));
+                let progress = evaluating(|| run.resume(answers));
                 self.evaluated(progress)
             }
-            (Phase::Finished, _) => Action::Finished,
             (phase, event) => unreachable!(
                 "the run core got {event:?} while {}; the driver answers each action with \
                  its event",
@@ -327,81 +376,65 @@ impl<'a> RunCore<'a> {
         }
     }
 
-    /// Ends the run in the middle of its turn: what the turn spent is kept (a request still
-    /// waiting for its answer counts as sent, and `spent` is what its tools' models spent),
-    /// the turn itself is not recorded.
-    pub(crate) fn cut_off(&mut self, cut: Cut, spent: Usage) {
+    /// Ends the run in the middle of its turn, found in `phase`: what the turn spent is kept
+    /// (a request still waiting for its answer counts as sent, and `spent` is what its tools'
+    /// models spent), the turn itself is not recorded.
+    fn cut_off(&mut self, phase: &Phase, spent: Usage, deadline: bool) {
         let mut spent = {
             let mut all = std::mem::take(&mut self.pending);
             all += spent;
             all
         };
-        if matches!(self.phase, Phase::Asking) {
+        if matches!(phase, Phase::Asking) {
             spent.llm_requests = spent.llm_requests.saturating_add(1);
         }
         spent.duration_us = 0;
         self.unattached += spent;
         let number = self.turn_number();
+        self.turn = None;
         self.phase = Phase::Finished;
-        self.outcome = Some(match cut {
-            Cut::Stopped => {
-                tracing::info!(turn = number, "the run was stopped during turn {number}");
-                failed(
-                    FailureKind::Interrupted,
-                    format!("the run was stopped during turn {number}, which was cut off"),
-                )
-            }
-            Cut::Deadline(limit) => {
-                tracing::warn!(
-                    turn = number,
-                    deadline_ms = micros(limit) / 1000,
-                    "the run's deadline of {} passed during turn {number}",
+        self.outcome = Some(if deadline {
+            let limit = self.deadline.map_or(Duration::ZERO, |(_, limit)| limit);
+            failed(
+                FailureKind::Timeout,
+                format!(
+                    "the run did not finish within its deadline of {}; turn {number} was cut off",
                     HumanDuration(limit)
-                );
-                failed(
-                    FailureKind::Timeout,
-                    format!(
-                        "the run did not finish within its deadline of {}; turn {number} was \
-                         cut off",
-                        HumanDuration(limit)
-                    ),
-                )
-            }
+                ),
+            )
+        } else {
+            failed(
+                FailureKind::Interrupted,
+                format!("the run was stopped during turn {number}, which was cut off"),
+            )
         });
     }
 
-    /// Has the next request tell the model `notice` (after its last user message), once.
-    pub(crate) fn tell_model(&mut self, notice: String) {
-        self.notice = Some(notice);
-    }
-
     /// The number of the turn in progress (or of the next one).
-    pub(crate) fn turn_number(&self) -> u32 {
+    pub fn turn_number(&self) -> u32 {
         self.turn
             .as_ref()
             .map_or_else(|| self.turns.next_number(), |t| t.number)
     }
 
-    /// The span of the turn in progress (the current span when there is none).
-    pub(crate) fn turn_span(&self) -> tracing::Span {
-        self.turn
-            .as_ref()
-            .map_or_else(tracing::Span::current, |t| t.span.clone())
+    /// The most turns the run may take.
+    pub fn max_turns(&self) -> u32 {
+        self.task.max_turns
     }
 
     /// The messages of the request of [`Action::Ask`].
-    pub(crate) fn messages(&self) -> &[Message] {
+    pub fn messages(&self) -> &[Message] {
         self.turn.as_ref().map_or(&[], |t| &t.sent)
     }
 
     /// The turn of [`Action::Recorded`].
-    pub(crate) fn last_turn(&self) -> Option<&Turn> {
+    pub fn last_turn(&self) -> Option<&Turn> {
         self.turns.last()
     }
 
     /// The step of the run, which took `elapsed` since it started (or resumed): every turn,
     /// and the usage of every request, recorded in a turn or not.
-    pub(crate) fn into_step(self, elapsed: Duration) -> Step {
+    pub fn into_step(self, elapsed: Duration) -> Step {
         let mut usage = Usage::sum(self.turns.iter().map(Turn::usage));
         let earlier: u64 = self.turns[..self.restored]
             .iter()
@@ -424,6 +457,38 @@ impl<'a> RunCore<'a> {
         }
     }
 
+    /// Asks for a turn of the shared budget when there is one, else starts the next turn.
+    fn take_turn(&mut self) -> Action {
+        let number = self.turns.next_number();
+        if let Source::Model(model) = &self.source
+            && model.shared_turn_budget.is_some()
+            && number <= self.task.max_turns
+        {
+            self.phase = Phase::TakingTurn;
+            return Action::TakeTurn;
+        }
+        self.start_turn()
+    }
+
+    /// Starts the next turn if the shared budget had one left, else ends the run.
+    fn turn_taken(&mut self, granted: bool) -> Action {
+        if granted {
+            return self.start_turn();
+        }
+        let total = match &self.source {
+            Source::Model(model) => model.shared_turn_budget.unwrap_or(0),
+            Source::Stages { .. } => 0,
+        };
+        self.finish(failed(
+            FailureKind::TurnBudgetExhausted,
+            format!(
+                "the turn budget of {total} turn{} shared by this run and its sub-agents is used \
+                 up",
+                if total == 1 { "" } else { "s" }
+            ),
+        ))
+    }
+
     /// Starts the next turn, or ends the run if no turn may start.
     fn start_turn(&mut self) -> Action {
         let number = self.turns.next_number();
@@ -433,14 +498,10 @@ impl<'a> RunCore<'a> {
                 let Some(program) = programs.get(self.turns.len()).cloned() else {
                     return self.finish(ended_without_return());
                 };
-                self.turn = Some(TurnInProgress::new(number, tracing::Span::current()));
+                self.turn = Some(TurnInProgress::new(number, self.now));
                 self.evaluate(program)
             }
-            Source::Model {
-                settings,
-                strategy,
-                tree,
-            } => {
+            Source::Model(model) => {
                 let max_turns = self.task.max_turns;
                 if number > max_turns {
                     return self.finish(failed(
@@ -451,13 +512,12 @@ impl<'a> RunCore<'a> {
                         ),
                     ));
                 }
-                if let Err(reason) = tree.take_turn() {
-                    return self.finish(failed(FailureKind::TurnBudgetExhausted, reason));
-                }
-                let opts =
-                    RenderOptions::from_task(&self.task).with_limits(settings.render_limits());
-                let rendered = strategy.to_messages(&self.turns, &self.memory.definitions(), &opts);
-                let mut turn = TurnInProgress::new(number, turn_span(number, max_turns));
+                let opts = RenderOptions::from_task(&self.task).with_limits(model.render_limits);
+                let rendered =
+                    model
+                        .strategy
+                        .to_messages(&self.turns, &self.memory.definitions(), &opts);
+                let mut turn = TurnInProgress::new(number, self.now);
                 turn.rendered = rendered.messages;
                 if let Some(notice) = self.notice.take() {
                     with_notice(&mut turn.rendered, notice);
@@ -475,9 +535,10 @@ impl<'a> RunCore<'a> {
 
     /// The request of the turn in progress.
     fn ask(&mut self) -> Action {
-        let Source::Model { settings, .. } = &self.source else {
+        let Source::Model(model) = &self.source else {
             unreachable!("only a model is asked");
         };
+        let settings = model.settings;
         let turn = match self.turn.as_ref() {
             Some(turn) => turn,
             None => unreachable!("a request is made within a turn"),
@@ -517,9 +578,8 @@ impl<'a> RunCore<'a> {
 
     /// The model could not answer: the run ends, and what the requests spent is kept.
     fn model_failed(&mut self, error: &LlmError) -> Action {
-        let turn = self.turn_mut();
-        turn.span.record("outcome", "llm_error");
-        let elapsed = turn.started.elapsed();
+        let now = self.now;
+        let elapsed = now.saturating_duration_since(self.turn_mut().started);
         let mut usage = std::mem::take(&mut self.pending);
         usage.duration_us = micros(elapsed);
         self.unattached += usage;
@@ -534,7 +594,7 @@ impl<'a> RunCore<'a> {
     /// Starts `program`, reading the values of earlier turns as `*1 *2 *3 *e`.
     fn evaluate(&mut self, program: String) -> Action {
         let history = match &self.source {
-            Source::Model { .. } => history_of(&self.turns),
+            Source::Model(_) => history_of(&self.turns),
             Source::Stages { errors, .. } => {
                 // Every stage before this one succeeded (a failed one ends the run), so
                 // `*e` is the error the run it was compiled from had seen.
@@ -551,15 +611,19 @@ impl<'a> RunCore<'a> {
             Some(turn) => turn,
             None => unreachable!("a program runs within a turn"),
         };
-        turn.span.record("program_chars", program.chars().count());
-        turn.evaluation_started = Some(Instant::now());
-        let progress = evaluating(&turn.span, || runtime.start(&program, memory));
+        turn.evaluation_started = Some(self.now);
+        let progress = evaluating(|| runtime.start(&program, memory));
         turn.program = program;
         self.evaluated(progress)
     }
 
     /// The program suspended at tool calls, or ended (or the interpreter panicked).
     fn evaluated(&mut self, progress: Result<Progress, String>) -> Action {
+        if let Ok(Progress::Finished(out)) = &progress {
+            // The sandbox's clock covers every stretch of the evaluation; the stretch that
+            // finished it ran after this event's time.
+            self.turn_mut().evaluated_since_event = out.stats.analyze_time + out.stats.eval_time;
+        }
         let out = match progress {
             Ok(Progress::Suspended(run)) => {
                 let requests = run.requests().to_vec();
@@ -574,12 +638,14 @@ impl<'a> RunCore<'a> {
         };
         let stages = matches!(self.source, Source::Stages { .. });
         let max_tokens = self.max_tokens();
+        let now = self.now;
         let turn = self.turn_mut();
         let started = turn.evaluation_started.unwrap_or(turn.started);
+        let evaluated = now.saturating_duration_since(started) + turn.evaluated_since_event;
         let number = turn.number;
         let program = std::mem::take(&mut turn.program);
         let cut_off = turn.response.as_ref().is_some_and(LlmResponse::is_cut_off);
-        self.pending.eval_duration_us = micros(started.elapsed());
+        self.pending.eval_duration_us = micros(evaluated);
         let out = match out {
             Ok(out) => out,
             Err(panic) => {
@@ -595,9 +661,6 @@ impl<'a> RunCore<'a> {
                 return self.record(turn, None, Ending::Continue);
             }
         };
-        let span = &self.turn_mut().span;
-        span.record("prints", out.prints.len());
-        span.record("tool_calls", out.tool_calls.len());
         let RunOutcome {
             outcome,
             prints,
@@ -637,21 +700,12 @@ impl<'a> RunCore<'a> {
             unreachable!("a turn is recorded once");
         };
         let mut usage = std::mem::take(&mut self.pending);
-        usage.duration_us = micros(progress.started.elapsed());
+        usage.duration_us = micros(
+            self.now.saturating_duration_since(progress.started) + progress.evaluated_since_event,
+        );
         let mut turn = turn.with_memory(self.memory.definitions());
         let last_stage = match &self.source {
-            Source::Model { .. } => {
-                let span = &progress.span;
-                span.record("duration_ms", usage.duration_us / 1000);
-                record_tokens(span, &usage.tokens);
-                span.in_scope(|| log_turn(&turn, &usage, self.task.max_turns));
-                match turn.error() {
-                    None => span.record("outcome", "ok"),
-                    Some(error) => {
-                        span.record("outcome", "error");
-                        span.record("error_kind", error.kind.as_str())
-                    }
-                };
+            Source::Model(_) => {
                 if let Some(response) = progress.response {
                     turn = turn.with_raw_response(response.content);
                     if let Some(stop_reason) = response.stop_reason {
@@ -687,24 +741,24 @@ impl<'a> RunCore<'a> {
 
     fn max_tokens(&self) -> u32 {
         match &self.source {
-            Source::Model { settings, .. } => settings.max_tokens,
+            Source::Model(model) => model.settings.max_tokens,
             Source::Stages { .. } => 0,
         }
     }
 }
 
 impl TurnInProgress {
-    fn new(number: u32, span: tracing::Span) -> TurnInProgress {
+    fn new(number: u32, started: Instant) -> TurnInProgress {
         TurnInProgress {
             number,
-            started: Instant::now(),
-            span,
+            started,
             rendered: Vec::new(),
             points: Vec::new(),
             sent: Vec::new(),
             response: None,
             program: String::new(),
             evaluation_started: None,
+            evaluated_since_event: Duration::ZERO,
         }
     }
 }
@@ -713,6 +767,7 @@ impl Phase {
     fn waiting_for(&self) -> &'static str {
         match self {
             Phase::BeforeTurn | Phase::Rendered | Phase::Recorded => "waiting for Next",
+            Phase::TakingTurn => "waiting for TurnTaken",
             Phase::ApplyingHistory => "waiting for HistoryApplied",
             Phase::Asking => "waiting for Replied",
             Phase::Evaluating(_) => "waiting for ToolsAnswered",
@@ -721,49 +776,6 @@ impl Phase {
     }
 }
 
-/// The span of an agent's turn `number`; its fields are recorded as the turn goes.
-fn turn_span(number: u32, max_turns: u32) -> tracing::Span {
-    tracing::info_span!(
-        "agent_turn",
-        turn = number,
-        max_turns,
-        outcome = Empty,
-        error_kind = Empty,
-        program_chars = Empty,
-        prints = Empty,
-        tool_calls = Empty,
-        gen_ai.usage.input_tokens = Empty,
-        gen_ai.usage.output_tokens = Empty,
-        gen_ai.usage.cache_read.input_tokens = Empty,
-        gen_ai.usage.cache_creation.input_tokens = Empty,
-        duration_ms = Empty,
-    )
-}
-
-/// The line each turn logs: its outcome, tokens and time.
-fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
-    let number = turn.number();
-    let outcome = match turn.error() {
-        None => "ok".to_string(),
-        Some(error) => format!("error[{}]", error.kind),
-    };
-    tracing::info!(
-        turn = number,
-        max_turns,
-        outcome = %outcome,
-        gen_ai.usage.input_tokens = usage.tokens.prompt_tokens(),
-        gen_ai.usage.output_tokens = usage.tokens.output_tokens,
-        llm_requests = usage.llm_requests,
-        duration_ms = usage.duration_us / 1000,
-        "turn {number} of {max_turns}: {outcome}; {}; {} (model {}, program {})",
-        tokens_text(&usage.tokens),
-        HumanDuration(Duration::from_micros(usage.duration_us)),
-        HumanDuration(Duration::from_micros(usage.llm_duration_us)),
-        HumanDuration(Duration::from_micros(usage.eval_duration_us)),
-    );
-}
-
-/// The end of a compiled run whose last stage did not return.
 /// `messages` with `notice` added to the last user message (or as one, after an assistant's).
 fn with_notice(messages: &mut Vec<Message>, notice: String) {
     match messages.last_mut() {
@@ -775,20 +787,12 @@ fn with_notice(messages: &mut Vec<Message>, notice: String) {
     }
 }
 
+/// The end of a compiled run whose last stage did not return.
 fn ended_without_return() -> StepOutcome {
     failed(
         FailureKind::ProgramError,
         "the program ended without (return ...)".into(),
     )
-}
-
-fn failed(kind: FailureKind, reason: String) -> StepOutcome {
-    StepOutcome::Failed {
-        kind,
-        reason,
-        value: None,
-        llm_errors: Vec::new(),
-    }
 }
 
 #[cfg(test)]
