@@ -55,6 +55,9 @@ mod turn_history;
 pub mod wire;
 // Models: the trait, the providers, retries, recording and replaying.
 pub mod llm;
+// Runs exported as OpenTelemetry traces over OTLP.
+#[cfg(feature = "otlp")]
+pub mod otlp;
 // Durable runs: where turns are kept.
 pub mod store;
 // Running a program without holding a thread while it waits for tools.

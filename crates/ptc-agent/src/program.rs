@@ -79,6 +79,7 @@ impl LiveTools<'_> {
         let span = tracing::info_span!(
             parent: &self.parent,
             "tool_call",
+            otel.name = %format!("execute_tool {name}"),
             gen_ai.operation.name = "execute_tool",
             gen_ai.tool.name = name.as_str(),
             tool = name.as_str(),

@@ -13,18 +13,39 @@ use std::time::Duration;
 
 use ptc_turn::TokenUsage;
 
+/// The `tracing` target of the events that carry a turn's program and output. They are at
+/// `TRACE` level, so logs show them only when asked for everything.
+pub const CONTENT_TARGET: &str = "ptc_agent::content";
+
+/// The most characters of a program or an output a content event carries; what is cut is
+/// said at the end.
+pub const CONTENT_LIMIT: usize = 4096;
+
+/// `text` cut to [`CONTENT_LIMIT`] characters, saying how many were left out.
+pub(crate) fn bounded(text: &str) -> String {
+    match text.char_indices().nth(CONTENT_LIMIT) {
+        None => text.to_string(),
+        Some((end, _)) => {
+            let left_out = text[end..].chars().count();
+            format!("{}… ({left_out} more characters)", &text[..end])
+        }
+    }
+}
+
 /// Records a call's or a run's token counts on `span` under their GenAI names (the span must
-/// declare the four `gen_ai.usage.*` fields).
+/// declare the four `gen_ai.usage.*` fields). They are recorded as signed integers, which
+/// OpenTelemetry bridges export as integer attributes (an unsigned one becomes text).
 pub(crate) fn record_tokens(span: &tracing::Span, tokens: &TokenUsage) {
-    span.record("gen_ai.usage.input_tokens", tokens.prompt_tokens());
-    span.record("gen_ai.usage.output_tokens", tokens.output_tokens);
+    let int = |count: u64| i64::try_from(count).unwrap_or(i64::MAX);
+    span.record("gen_ai.usage.input_tokens", int(tokens.prompt_tokens()));
+    span.record("gen_ai.usage.output_tokens", int(tokens.output_tokens));
     span.record(
         "gen_ai.usage.cache_read.input_tokens",
-        tokens.cache_read_tokens,
+        int(tokens.cache_read_tokens),
     );
     span.record(
         "gen_ai.usage.cache_creation.input_tokens",
-        tokens.cache_write_tokens,
+        int(tokens.cache_write_tokens),
     );
 }
 
@@ -110,5 +131,17 @@ mod tests {
         for (duration, text) in cases {
             assert_eq!(HumanDuration(duration).to_string(), text);
         }
+    }
+
+    #[test]
+    fn content_is_cut_at_the_limit_in_characters_saying_how_many_were_left_out() {
+        assert_eq!(bounded("(return 1)"), "(return 1)");
+        let exact = "é".repeat(CONTENT_LIMIT);
+        assert_eq!(bounded(&exact), exact);
+        let long = format!("{}λλλ", "x".repeat(CONTENT_LIMIT - 1));
+        assert_eq!(
+            bounded(&long),
+            format!("{}λ… (2 more characters)", "x".repeat(CONTENT_LIMIT - 1))
+        );
     }
 }

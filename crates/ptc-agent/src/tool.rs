@@ -416,6 +416,7 @@ impl ptc_lisp::SyncTool for BlockingTool {
         let span = tracing::info_span!(
             parent: &self.parent,
             "tool_call",
+            otel.name = %format!("execute_tool {}", self.tool.name()),
             gen_ai.operation.name = "execute_tool",
             gen_ai.tool.name = self.tool.name(),
             tool = self.tool.name(),

@@ -24,7 +24,7 @@ mod closure;
 mod error;
 mod file;
 mod function;
-mod http;
+pub(crate) mod http;
 mod human;
 mod openai;
 mod readable;

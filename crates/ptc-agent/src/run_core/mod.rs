@@ -31,6 +31,7 @@ use ptc_lisp::{
 use ptc_turn::{
     FailureKind, Message, Role, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage,
 };
+use tracing::Level;
 use tracing::field::Empty;
 
 use crate::agent::{Inner, Settings};
@@ -39,7 +40,9 @@ use crate::extract::extract_program;
 use crate::llm::{LlmError, LlmRequest, LlmResponse};
 use crate::outcome::{Ending, Rules, run_outcome};
 use crate::program::evaluating;
-use crate::telemetry::{HumanDuration, micros, record_tokens, tokens_text};
+use crate::telemetry::{
+    CONTENT_TARGET, HumanDuration, bounded, micros, record_tokens, tokens_text,
+};
 use crate::tree::Tree;
 use crate::turn_history::{history_of, with_error};
 
@@ -644,7 +647,10 @@ impl<'a> RunCore<'a> {
                 let span = &progress.span;
                 span.record("duration_ms", usage.duration_us / 1000);
                 record_tokens(span, &usage.tokens);
-                span.in_scope(|| log_turn(&turn, &usage, self.task.max_turns));
+                span.in_scope(|| {
+                    log_turn(&turn, &usage, self.task.max_turns);
+                    content_events(&turn);
+                });
                 match turn.error() {
                     None => span.record("outcome", "ok"),
                     Some(error) => {
@@ -761,6 +767,31 @@ fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
         HumanDuration(Duration::from_micros(usage.llm_duration_us)),
         HumanDuration(Duration::from_micros(usage.eval_duration_us)),
     );
+}
+
+/// The turn's program and its output (what it printed, then its value or error) as events of
+/// its span, each cut to `CONTENT_LIMIT` characters: what an OpenTelemetry backend shows of it.
+fn content_events(turn: &Turn) {
+    if !tracing::enabled!(target: CONTENT_TARGET, Level::TRACE) {
+        return;
+    }
+    let program = bounded(turn.program());
+    tracing::event!(target: CONTENT_TARGET, Level::TRACE, ptc.program = %program, "program");
+    // Prints keep their own line ends; the value or error follows on a line of its own.
+    let mut output = turn.prints().concat();
+    let last = match (turn.error(), turn.value()) {
+        (Some(error), _) => Some(format!("error[{}]: {}", error.kind, error.message)),
+        (None, Some(value)) => Some(value.to_string()),
+        (None, None) => None,
+    };
+    if let Some(last) = last {
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str(&last);
+    }
+    let output = bounded(&output);
+    tracing::event!(target: CONTENT_TARGET, Level::TRACE, ptc.output = %output, "output");
 }
 
 /// The end of a compiled run whose last stage did not return.

@@ -12,6 +12,7 @@ mod fleet_namespaces;
 mod fleet_throughput;
 mod local_model;
 mod mcp_cli;
+mod otlp_cli;
 mod peak_memory;
 mod preview_cli;
 mod render_cli;
