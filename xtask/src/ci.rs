@@ -96,6 +96,8 @@ pub fn ci(args: &[String]) -> Result<(), String> {
     crate::mcp_servers::run()?;
     // The tests of the HTML pages open them in headless Chromium.
     crate::browser::ensure()?;
+    // The test of `ptc run --otlp` exports a run to Arize Phoenix and reads its spans back.
+    crate::phoenix::ensure()?;
     // The end-to-end tests of `ptc run` need the local model server; building its environment
     // first (once, then reused) makes a missing compiler or Python fail here, by name.
     eprintln!("==> local model environment (llama-cpp-python and SmolLM2, pinned)");

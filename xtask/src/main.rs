@@ -20,6 +20,8 @@ mod local_model;
 mod mcp_servers;
 // `cargo xtask browser`.
 mod browser;
+// `cargo xtask phoenix`.
+mod phoenix;
 // `cargo xtask eval`.
 mod eval;
 // `cargo xtask bench peers`.
@@ -54,6 +56,8 @@ subcommands:
                                         process (both pinned, installed under target/python)
   browser                               install headless Chromium (Debian's package, apt-get) for the
                                         tests of the HTML pages, when it is missing
+  phoenix                               install Arize Phoenix (pinned, from PyPI) into target/phoenix:
+                                        the OpenTelemetry receiver of the `ptc run --otlp` test
   conformance [--regenerate | --docs | --pending]
                                         check (or regenerate) the Clojure conformance corpus,
                                         its table of Clojure vars and its pending list
@@ -84,6 +88,7 @@ fn main() -> ExitCode {
         Some("bench") if args.get(1).map(String::as_str) == Some("python") => python::bench(),
         Some("bench") => ci::bench(&args[1..]),
         Some("browser") => browser::run(&args[1..]),
+        Some("phoenix") => phoenix::run(&args[1..]),
         Some("conformance") => conformance::run(&args[1..]),
         Some("docs") => docs::run(&args[1..]),
         Some("eval") => eval::run(&args[1..]),

@@ -43,6 +43,9 @@ mod tool;
 pub mod wire;
 // Models: the trait, the providers, retries, recording and replaying.
 pub mod llm;
+// Runs exported as OpenTelemetry traces over OTLP.
+#[cfg(feature = "otlp")]
+pub mod otlp;
 // Durable runs: where turns are kept.
 pub mod store;
 // The agent's tools answering a suspended program's calls, without holding a thread.

@@ -14,20 +14,42 @@ use std::time::Duration;
 use ptc_lisp::{ToolError, Value};
 use ptc_run::{HumanDuration, micros, tokens_text};
 use ptc_turn::{TokenUsage, Turn, Usage};
+use tracing::Level;
 use tracing::field::Empty;
 
+/// The `tracing` target of the events that carry a turn's program and output. They are at
+/// `TRACE` level, so logs show them only when asked for everything.
+pub const CONTENT_TARGET: &str = "ptc_agent::content";
+
+/// The most characters of a program or an output a content event carries; what is cut is
+/// said at the end.
+pub const CONTENT_LIMIT: usize = 4096;
+
+/// `text` cut to [`CONTENT_LIMIT`] characters, saying how many were left out.
+pub(crate) fn bounded(text: &str) -> String {
+    match text.char_indices().nth(CONTENT_LIMIT) {
+        None => text.to_string(),
+        Some((end, _)) => {
+            let left_out = text[end..].chars().count();
+            format!("{}… ({left_out} more characters)", &text[..end])
+        }
+    }
+}
+
 /// Records a call's or a run's token counts on `span` under their GenAI names (the span must
-/// declare the four `gen_ai.usage.*` fields).
+/// declare the four `gen_ai.usage.*` fields). They are recorded as signed integers, which
+/// OpenTelemetry bridges export as integer attributes (an unsigned one becomes text).
 pub(crate) fn record_tokens(span: &tracing::Span, tokens: &TokenUsage) {
-    span.record("gen_ai.usage.input_tokens", tokens.prompt_tokens());
-    span.record("gen_ai.usage.output_tokens", tokens.output_tokens);
+    let int = |count: u64| i64::try_from(count).unwrap_or(i64::MAX);
+    span.record("gen_ai.usage.input_tokens", int(tokens.prompt_tokens()));
+    span.record("gen_ai.usage.output_tokens", int(tokens.output_tokens));
     span.record(
         "gen_ai.usage.cache_read.input_tokens",
-        tokens.cache_read_tokens,
+        int(tokens.cache_read_tokens),
     );
     span.record(
         "gen_ai.usage.cache_creation.input_tokens",
-        tokens.cache_write_tokens,
+        int(tokens.cache_write_tokens),
     );
 }
 
@@ -37,6 +59,7 @@ pub(crate) fn tool_call_span(parent: &tracing::Span, name: &str, args: usize) ->
     tracing::info_span!(
         parent: parent,
         "tool_call",
+        otel.name = %format!("execute_tool {name}"),
         gen_ai.operation.name = "execute_tool",
         gen_ai.tool.name = name,
         tool = name,
@@ -92,7 +115,10 @@ pub(crate) fn record_turn(span: &tracing::Span, turn: &Turn, max_turns: u32) {
     }
     span.record("duration_ms", usage.duration_us / 1000);
     record_tokens(span, &usage.tokens);
-    span.in_scope(|| log_turn(turn, usage, max_turns));
+    span.in_scope(|| {
+        log_turn(turn, usage, max_turns);
+        content_events(turn);
+    });
     match turn.error() {
         None => span.record("outcome", "ok"),
         Some(error) => {
@@ -123,4 +149,46 @@ fn log_turn(turn: &Turn, usage: &Usage, max_turns: u32) {
         HumanDuration(Duration::from_micros(usage.llm_duration_us)),
         HumanDuration(Duration::from_micros(usage.eval_duration_us)),
     );
+}
+
+/// The turn's program and its output (what it printed, then its value or error) as events of
+/// its span, each cut to `CONTENT_LIMIT` characters: what an OpenTelemetry backend shows of it.
+fn content_events(turn: &Turn) {
+    if !tracing::enabled!(target: CONTENT_TARGET, Level::TRACE) {
+        return;
+    }
+    let program = bounded(turn.program());
+    tracing::event!(target: CONTENT_TARGET, Level::TRACE, ptc.program = %program, "program");
+    // Prints keep their own line ends; the value or error follows on a line of its own.
+    let mut output = turn.prints().concat();
+    let last = match (turn.error(), turn.value()) {
+        (Some(error), _) => Some(format!("error[{}]: {}", error.kind, error.message)),
+        (None, Some(value)) => Some(value.to_string()),
+        (None, None) => None,
+    };
+    if let Some(last) = last {
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str(&last);
+    }
+    let output = bounded(&output);
+    tracing::event!(target: CONTENT_TARGET, Level::TRACE, ptc.output = %output, "output");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_is_cut_at_the_limit_in_characters_saying_how_many_were_left_out() {
+        assert_eq!(bounded("(return 1)"), "(return 1)");
+        let exact = "é".repeat(CONTENT_LIMIT);
+        assert_eq!(bounded(&exact), exact);
+        let long = format!("{}λλλ", "x".repeat(CONTENT_LIMIT - 1));
+        assert_eq!(
+            bounded(&long),
+            format!("{}λ… (2 more characters)", "x".repeat(CONTENT_LIMIT - 1))
+        );
+    }
 }

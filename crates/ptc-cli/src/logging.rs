@@ -4,8 +4,11 @@
 use std::io::IsTerminal;
 
 use clap::{Args, ValueEnum};
-use tracing_subscriber::EnvFilter;
+use ptc_agent::otlp::OtlpExport;
 use tracing_subscriber::fmt::format::debug_fn;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum LogFormat {
@@ -64,13 +67,13 @@ impl LogOptions {
         EnvFilter::new(directives)
     }
 
-    /// Installs the subscriber for the whole process.
-    pub fn init(&self) {
-        let builder = tracing_subscriber::fmt()
-            .with_env_filter(self.filter())
-            .with_writer(std::io::stderr);
-        let installed = match self.log_format {
-            LogFormat::Text => builder
+    /// Installs the subscriber for the whole process: the log lines on standard error, and,
+    /// when `otlp` is given, the export of the spans to its collector (which filters for
+    /// itself, whatever the log level).
+    pub fn init(&self, otlp: Option<&OtlpExport>) {
+        let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+        let logs = match self.log_format {
+            LogFormat::Text => fmt
                 .with_ansi(std::io::stderr().is_terminal())
                 .without_time()
                 .with_target(false)
@@ -82,9 +85,18 @@ impl LogOptions {
                         Ok(())
                     }
                 }))
-                .try_init(),
-            LogFormat::Json => builder.json().with_current_span(false).try_init(),
+                .with_filter(self.filter())
+                .boxed(),
+            LogFormat::Json => fmt
+                .json()
+                .with_current_span(false)
+                .with_filter(self.filter())
+                .boxed(),
         };
+        let installed = tracing_subscriber::registry()
+            .with(logs)
+            .with(otlp.map(OtlpExport::layer))
+            .try_init();
         // Only a second call in one process can fail, and the first subscriber then stays.
         let _ = installed;
     }

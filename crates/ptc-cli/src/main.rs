@@ -47,6 +47,7 @@ mod preview;
 mod fleet;
 
 use clap::{Parser, Subcommand};
+use ptc_agent::otlp::OtlpExport;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -122,7 +123,18 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    cli.log.init();
+    // `ptc run --otlp URL`: the run's spans go to an OpenTelemetry collector too.
+    let otlp = match &cli.command {
+        Command::Run(args) => match args.otlp.as_deref().map(OtlpExport::start).transpose() {
+            Ok(otlp) => otlp,
+            Err(message) => {
+                eprintln!("error: {message}");
+                return exit::code(exit::USAGE);
+            }
+        },
+        _ => None,
+    };
+    cli.log.init(otlp.as_ref());
     let config = || config::Config::load(cli.config.as_deref());
     let config = match &cli.command {
         Command::Eval(_)
@@ -162,7 +174,15 @@ fn main() -> ExitCode {
                 exit::code(exit::USAGE)
             }
         },
-        Command::Run(args) => run::run(*args, &config, cli.log.quiet),
+        Command::Run(args) => {
+            let code = run::run(*args, &config, cli.log.quiet);
+            if let Some(otlp) = otlp
+                && let Err(message) = otlp.shutdown()
+            {
+                eprintln!("warning: {message}");
+            }
+            code
+        }
         Command::Preview(args) => preview::run(&args, &config),
         Command::Exec(args) => exec::run(&args, &config, cli.log.quiet),
         Command::Demo(args) => demo::run(&args),

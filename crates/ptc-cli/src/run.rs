@@ -68,6 +68,12 @@ pub struct RunArgs {
     /// `ptc exec FILE` runs on other data without a model. A failed run writes nothing.
     #[arg(long, value_name = "FILE.json")]
     pub compile_to: Option<PathBuf>,
+    /// Export the run as OpenTelemetry traces (GenAI conventions: a span for the run, each
+    /// turn, model request and tool call; programs and outputs as events) to this OTLP/HTTP
+    /// collector: its base URL (`/v1/traces` is added) or its traces URL. Sent before `ptc`
+    /// exits.
+    #[arg(long, value_name = "URL", env = "PTC_OTLP_ENDPOINT")]
+    pub otlp: Option<String>,
     /// Record each turn in this file as it completes: JSON lines, or an SQLite database when
     /// the name ends in .db, .sqlite or .sqlite3. A run that stops can then be resumed.
     #[arg(long, value_name = "FILE")]

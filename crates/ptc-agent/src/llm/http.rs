@@ -68,8 +68,9 @@ fn planned_attempts(
 /// The longest piece of a non-JSON error body quoted in an error.
 const MAX_QUOTED_BODY: usize = 500;
 
-/// An HTTP client for the providers, using rustls with the `ring` crypto provider.
-pub(crate) fn build_client() -> Result<reqwest::Client, LlmError> {
+/// Makes rustls's `ring` crypto provider the process's default, unless one already is: every
+/// HTTP client of the library (the providers', the OTLP exporter's) needs one.
+pub(crate) fn install_crypto_provider() {
     static INSTALL_PROVIDER: Once = Once::new();
     INSTALL_PROVIDER.call_once(|| {
         if rustls::crypto::CryptoProvider::get_default().is_none() {
@@ -77,6 +78,11 @@ pub(crate) fn build_client() -> Result<reqwest::Client, LlmError> {
             let _ = rustls::crypto::ring::default_provider().install_default();
         }
     });
+}
+
+/// An HTTP client for the providers, using rustls with the `ring` crypto provider.
+pub(crate) fn build_client() -> Result<reqwest::Client, LlmError> {
+    install_crypto_provider();
     reqwest::Client::builder()
         .user_agent(concat!("ptc-rs/", env!("CARGO_PKG_VERSION")))
         .build()

@@ -22,7 +22,7 @@
 mod anthropic;
 mod closure;
 mod file;
-mod http;
+pub(crate) mod http;
 mod human;
 mod openai;
 mod readable;

@@ -264,6 +264,7 @@ impl Agent {
         };
         let span = tracing::info_span!(
             "agent_run",
+            otel.name = "invoke_agent",
             gen_ai.operation.name = "invoke_agent",
             gen_ai.provider.name = %llm.provider_name(),
             gen_ai.request.model = %llm.model_name(),

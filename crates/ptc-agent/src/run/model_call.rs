@@ -31,6 +31,8 @@ pub(crate) async fn call_llm(
         attempt = attempt.saturating_add(1);
         let span = tracing::info_span!(
             "llm_request",
+            otel.name = %format!("chat {}", llm.model_name()),
+            otel.kind = "client",
             gen_ai.operation.name = "chat",
             gen_ai.provider.name = %llm.provider_name(),
             gen_ai.request.model = %llm.model_name(),

@@ -13,6 +13,7 @@ mod fleet_throughput;
 mod json_schema_cli;
 mod local_model;
 mod mcp_cli;
+mod otlp_cli;
 mod peak_memory;
 mod preview_cli;
 mod render_cli;
