@@ -136,6 +136,7 @@ fn main() -> ExitCode {
                 ..RetryPolicy::default()
             }),
             stream: cli.stream,
+            headers: Vec::new(),
         },
         progress: true,
         write_steps: cli.steps,

@@ -6,6 +6,7 @@
 //! [agent]
 //! llm = "anthropic:claude-sonnet-4-5"
 //! request-timeout = "60s"
+//! headers = { "X-Title" = "Weekly report" }   # sent with every model request
 //! retries = 2
 //! deadline = "10m"
 //! max-turns = 8
@@ -119,6 +120,13 @@ mod tests {
             Some(Span(Duration::from_secs(60)))
         );
         assert_eq!(config.agent.max_turns, Some(8));
+        assert_eq!(
+            config.agent.headers,
+            Some(vec![crate::options::Header {
+                name: "X-Title".into(),
+                value: "Weekly report".into(),
+            }])
+        );
         assert_eq!(config.input.data, Some(PathBuf::from("data.json")));
         assert_eq!(config.limits.timeout_ms, Some(5000));
         assert_eq!(
@@ -203,7 +211,7 @@ mod tests {
             Config::parse("[agent]\nmax-turn = 3\n"),
             Err(
                 "TOML parse error at line 2, column 1\n  |\n2 | max-turn = 3\n  | ^^^^^^^^\n\
-                 unknown field `max-turn`, expected one of `llm`, `request-timeout`, `retries`, \
+                 unknown field `max-turn`, expected one of `llm`, `request-timeout`, `headers`, `retries`, \
                  `stream`, `deadline`, `max-turns`, `max-kept-bytes`, `float-precision`, `compression`, \
                  `pricing`, `signature`, `temperature`, `top-p`, `seed`, `stop`, `parallel-tool-calls`, \
                  `max-tokens`, `reply`, \

@@ -152,6 +152,48 @@ fn reply_form<'de, D: serde::Deserializer<'de>>(
     text.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
+/// A header for the model's requests, `NAME: VALUE` on the command line, a key of the
+/// `headers` table in a configuration file. `Debug` leaves the value out: it may be a
+/// credential.
+#[derive(Clone, PartialEq)]
+pub struct Header {
+    pub name: String,
+    pub value: String,
+}
+
+impl std::fmt::Debug for Header {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Header({}: <redacted>)", self.name)
+    }
+}
+
+impl std::str::FromStr for Header {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Header, String> {
+        match text.split_once(':') {
+            Some((name, value)) if !name.trim().is_empty() => Ok(Header {
+                name: name.trim().to_string(),
+                value: value.trim().to_string(),
+            }),
+            _ => Err("expected 'NAME: VALUE', e.g. 'X-Title: My app'".into()),
+        }
+    }
+}
+
+/// The `headers` table of a configuration file: header names and their values.
+fn header_table<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<Header>>, D::Error> {
+    let table = std::collections::BTreeMap::<String, String>::deserialize(deserializer)?;
+    Ok(Some(
+        table
+            .into_iter()
+            .map(|(name, value)| Header { name, value })
+            .collect(),
+    ))
+}
+
 /// A compression setting read from its text form in a configuration file.
 fn compression<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
@@ -175,6 +217,13 @@ option_group! {
         /// `30s` [default: 120s].
         #[arg(long, value_name = "DURATION", env = "PTC_REQUEST_TIMEOUT")]
         pub request_timeout: Option<Span>,
+        /// A header sent with every model request, for gateways and proxies: 'NAME: VALUE'
+        /// (e.g. 'api-key: ...', 'HTTP-Referer: https://example.com', 'X-Title: My app'); it
+        /// replaces the provider's header of the same name. Repeatable; given here, these
+        /// replace the `headers` of ptc.toml.
+        #[arg(long = "header", value_name = "'NAME: VALUE'")]
+        #[serde(default, deserialize_with = "header_table")]
+        pub headers: Option<Vec<Header>>,
         /// How many times a failed model request is sent again (timeouts, connection errors,
         /// rate limits, overloaded servers) [default: 3].
         #[arg(long, value_name = "N", env = "PTC_RETRIES")]
@@ -282,6 +331,12 @@ impl AgentOptions {
                 ..RetryPolicy::default()
             }),
             stream: self.stream.unwrap_or(false),
+            headers: self
+                .headers
+                .iter()
+                .flatten()
+                .map(|h| (h.name.clone(), h.value.clone()))
+                .collect(),
         };
         parse_llm_spec_with(spec, &provider).map_err(|e| e.to_string())
     }

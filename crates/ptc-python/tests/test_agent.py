@@ -154,10 +154,12 @@ class OpenAiServer(http.server.BaseHTTPRequestHandler):
     """Answers chat completions with a fixed program, as an OpenAI-compatible server would."""
 
     requests = []
+    headers = []
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         OpenAiServer.requests.append(body)
+        OpenAiServer.headers.append(dict(self.headers.items()))
         answer = json.dumps({
             "id": "1", "object": "chat.completion", "model": body["model"],
             "choices": [{"index": 0, "finish_reason": "stop",
@@ -186,6 +188,24 @@ def test_a_model_spec_reaches_an_openai_compatible_server():
     assert step.value == 42
     assert OpenAiServer.requests[0]["model"] == "tiny"
     assert step.usage["tokens"]["input_tokens"] == 11
+
+
+def test_headers_reach_the_model_server_and_bad_ones_are_refused():
+    server = http.server.HTTPServer(("127.0.0.1", 0), OpenAiServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    OpenAiServer.headers.clear()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/v1"
+        step = ptc.Agent("Multiply", llm=f"openai-compatible:{url}:tiny",
+                         headers={"X-Title": "Weekly report", "api-key": "gateway-key"}).run()
+    finally:
+        server.shutdown()
+    assert step.value == 42
+    received = {name.lower(): value for name, value in OpenAiServer.headers[0].items()}
+    assert (received["x-title"], received["api-key"]) == ("Weekly report", "gateway-key")
+    with pytest.raises(ptc.AgentError, match="`X Title` is not a valid HTTP header name"):
+        ptc.Agent("Multiply", llm=f"openai-compatible:{url}:tiny", headers={"X Title": "a"})
 
 
 def test_mcp_servers_tools_are_the_agents_tools():

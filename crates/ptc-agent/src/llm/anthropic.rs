@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::wire;
 use async_trait::async_trait;
 use ptc_compression::anthropic_breakpoints;
-use reqwest::header::{HeaderMap, HeaderValue};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
@@ -60,6 +60,7 @@ pub struct Anthropic {
     timeout: Duration,
     retry: RetryPolicy,
     default_max_tokens: u32,
+    headers: Vec<(HeaderName, HeaderValue)>,
     client: reqwest::Client,
 }
 
@@ -72,6 +73,7 @@ impl fmt::Debug for Anthropic {
             .field("timeout", &self.timeout)
             .field("retry", &self.retry)
             .field("default_max_tokens", &self.default_max_tokens)
+            .field("headers", &http::header_names(&self.headers))
             .finish()
     }
 }
@@ -92,6 +94,7 @@ impl Anthropic {
             timeout: DEFAULT_TIMEOUT,
             retry: RetryPolicy::default(),
             default_max_tokens: DEFAULT_MAX_TOKENS,
+            headers: Vec::new(),
             client: http::build_client()?,
         })
     }
@@ -132,6 +135,31 @@ impl Anthropic {
     pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
         self
+    }
+
+    /// Sends the header `name: value` with every request, for gateways and proxies that want
+    /// their own (a routing header, a gateway's key). A custom header replaces the provider's
+    /// header of the same name (`x-api-key`, `anthropic-version`, `Content-Type`); giving a
+    /// name twice keeps the last value. Values are never logged nor shown by
+    /// [`describe`](Llm::describe) or `Debug`, since they may hold credentials.
+    ///
+    /// An invalid name (spaces, a colon) or value (a line break) is an
+    /// [`LlmError::Configuration`] naming the header.
+    ///
+    /// ```
+    /// use ptc_agent::llm::Anthropic;
+    ///
+    /// let llm = Anthropic::new("claude-sonnet-4-5", "sk-ant-example")?
+    ///     .with_base_url("https://gateway.example.com/anthropic")?
+    ///     .with_header("X-Route", "team-a")?;
+    /// assert!(Anthropic::new("claude-sonnet-4-5", "sk-ant-example")?
+    ///     .with_header("X-Route", "a\nb")
+    ///     .is_err());
+    /// # Ok::<(), ptc_agent::llm::LlmError>(())
+    /// ```
+    pub fn with_header(mut self, name: &str, value: &str) -> Result<Self, LlmError> {
+        self.headers.push(http::custom_header(name, value)?);
+        Ok(self)
     }
 
     /// The reply limit for requests that set none (default
@@ -367,6 +395,7 @@ impl Anthropic {
             "anthropic-version",
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
+        http::add_custom(&mut headers, &self.headers);
         let label = self.describe();
         let ctx = CallContext {
             client: &self.client,

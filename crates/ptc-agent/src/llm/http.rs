@@ -274,8 +274,7 @@ async fn attempt_once(
         .client
         .post(url)
         .timeout(ctx.timeout)
-        .headers(headers.clone())
-        .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+        .headers(with_json_content_type(headers))
         .body(body)
         .send()
         .await
@@ -423,6 +422,51 @@ pub(crate) fn header_value(name: &str, value: &str) -> Result<HeaderValue, LlmEr
     })?;
     value.set_sensitive(true);
     Ok(value)
+}
+
+/// The request's headers, with `Content-Type: application/json` unless a custom header set it.
+fn with_json_content_type(headers: &HeaderMap) -> HeaderMap {
+    let mut headers = headers.clone();
+    if !headers.contains_key(CONTENT_TYPE) {
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    }
+    headers
+}
+
+/// A header a user adds to every request (`name`, `value`), checked: an error names the
+/// header, and never quotes the value, which may be a credential. The value is marked
+/// sensitive, so that debug output of the request does not show it.
+pub(crate) fn custom_header(
+    name: &str,
+    value: &str,
+) -> Result<(HeaderName, HeaderValue), LlmError> {
+    let header = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| {
+        LlmError::Configuration(format!(
+            "`{name}` is not a valid HTTP header name; a name is letters, digits and \
+             !#$%&'*+-.^_`|~ with no spaces or colons, e.g. X-Title"
+        ))
+    })?;
+    let mut value = HeaderValue::from_str(value.trim()).map_err(|_| {
+        LlmError::Configuration(format!(
+            "the value of the {header} header contains characters that cannot be sent in an \
+             HTTP header (such as a line break)"
+        ))
+    })?;
+    value.set_sensitive(true);
+    Ok((header, value))
+}
+
+/// Adds the custom headers to a provider's own, each replacing a provider header of the same
+/// name (the last custom value for a name wins).
+pub(crate) fn add_custom(headers: &mut HeaderMap, custom: &[(HeaderName, HeaderValue)]) {
+    for (name, value) in custom {
+        headers.insert(name.clone(), value.clone());
+    }
+}
+
+/// The names of custom headers, for `Debug` output that leaves their values out.
+pub(crate) fn header_names(custom: &[(HeaderName, HeaderValue)]) -> Vec<&str> {
+    custom.iter().map(|(name, _)| name.as_str()).collect()
 }
 
 /// Inserts a header whose name is a constant.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::wire;
 use async_trait::async_trait;
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
@@ -55,6 +55,7 @@ pub struct OpenAiCompatible {
     prompt_cache_key: Option<String>,
     default_max_tokens: u32,
     stream: bool,
+    headers: Vec<(HeaderName, HeaderValue)>,
     client: reqwest::Client,
 }
 
@@ -70,6 +71,7 @@ impl fmt::Debug for OpenAiCompatible {
             .field("prompt_cache_key", &self.prompt_cache_key)
             .field("default_max_tokens", &self.default_max_tokens)
             .field("stream", &self.stream)
+            .field("headers", &http::header_names(&self.headers))
             .finish()
     }
 }
@@ -95,6 +97,7 @@ impl OpenAiCompatible {
             prompt_cache_key: None,
             default_max_tokens: DEFAULT_MAX_TOKENS,
             stream: false,
+            headers: Vec::new(),
             client: http::build_client()?,
         })
     }
@@ -176,6 +179,32 @@ impl OpenAiCompatible {
     pub fn with_streaming(mut self, stream: bool) -> Self {
         self.stream = stream;
         self
+    }
+
+    /// Sends the header `name: value` with every request, for gateways and proxies that want
+    /// their own (Azure's `api-key`, OpenRouter's `HTTP-Referer` and `X-Title`, a routing
+    /// header). A custom header replaces the provider's header of the same name
+    /// (`Authorization` from [`with_api_key`](Self::with_api_key), `Content-Type`); giving a
+    /// name twice keeps the last value. Values are never logged nor shown by
+    /// [`describe`](Llm::describe) or `Debug`, since they may hold credentials.
+    ///
+    /// An invalid name (spaces, a colon) or value (a line break) is an
+    /// [`LlmError::Configuration`] naming the header.
+    ///
+    /// ```
+    /// use ptc_agent::llm::OpenAiCompatible;
+    ///
+    /// let llm = OpenAiCompatible::new("https://openrouter.ai/api/v1", "openai/gpt-4o-mini")?
+    ///     .with_header("HTTP-Referer", "https://example.com")?
+    ///     .with_header("X-Title", "Example")?;
+    /// assert!(OpenAiCompatible::new("http://localhost:8000/v1", "m")?
+    ///     .with_header("X Title", "Example")
+    ///     .is_err());
+    /// # Ok::<(), ptc_agent::llm::LlmError>(())
+    /// ```
+    pub fn with_header(mut self, name: &str, value: &str) -> Result<Self, LlmError> {
+        self.headers.push(http::custom_header(name, value)?);
+        Ok(self)
     }
 
     /// The API root requests go to, without a trailing `/`.
@@ -321,6 +350,7 @@ impl OpenAiCompatible {
                 http::header_value("Authorization", &format!("Bearer {key}"))?,
             );
         }
+        http::add_custom(&mut headers, &self.headers);
         let label = self.describe();
         let provider = self.provider_name();
         let ctx = CallContext {

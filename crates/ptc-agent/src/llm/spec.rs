@@ -8,7 +8,8 @@ use super::{
 };
 
 /// Settings [`parse_llm_spec_with`] gives the HTTP providers; `None` keeps a provider's
-/// default (a 120 s request timeout and [`RetryPolicy::default`]). Replayed models ignore them.
+/// default (a 120 s request timeout and [`RetryPolicy::default`]). Replayed models ignore them
+/// (a `file:` model takes the timeout).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProviderOptions {
     /// The longest one request may take, retries not counted.
@@ -19,6 +20,10 @@ pub struct ProviderOptions {
     /// client gives up on stops the server's work on it
     /// ([`OpenAiCompatible::with_streaming`]). Anthropic's provider ignores it.
     pub stream: bool,
+    /// Headers sent with every request, `(name, value)`, each replacing the provider's header
+    /// of the same name ([`OpenAiCompatible::with_header`], [`Anthropic::with_header`]).
+    /// Replayed, file and human models ignore them.
+    pub headers: Vec<(String, String)>,
 }
 
 /// Builds a model from a spec string:
@@ -53,8 +58,8 @@ pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
     parse_llm_spec_with(spec, &ProviderOptions::default())
 }
 
-/// [`parse_llm_spec`], with a request timeout, a retry policy and streaming for the HTTP
-/// providers.
+/// [`parse_llm_spec`], with a request timeout, a retry policy, streaming and custom headers
+/// for the HTTP providers. An invalid header is an [`LlmError::Configuration`] naming it.
 ///
 /// ```
 /// use std::time::Duration;
@@ -64,9 +69,16 @@ pub fn parse_llm_spec(spec: &str) -> Result<Arc<dyn Llm>, LlmError> {
 ///     request_timeout: Some(Duration::from_secs(5)),
 ///     retry: Some(RetryPolicy { max_retries: 1, ..RetryPolicy::default() }),
 ///     stream: true,
+///     headers: vec![("X-Title".into(), "Example".into())],
 /// };
 /// let llm = parse_llm_spec_with("openai-compatible:http://localhost:8000/v1:m", &options);
 /// assert!(llm.is_ok());
+///
+/// let bad = ProviderOptions { headers: vec![("X Title".into(), "Example".into())], ..options };
+/// let Err(err) = parse_llm_spec_with("openai-compatible:http://localhost:8000/v1:m", &bad) else {
+///     panic!("a header name with a space is refused");
+/// };
+/// assert!(err.to_string().starts_with("`X Title` is not a valid HTTP header name"));
 /// ```
 pub fn parse_llm_spec_with(
     spec: &str,
@@ -104,7 +116,7 @@ pub fn parse_llm_spec_with(
             Ok(Arc::new(openai_options(
                 OpenAiCompatible::openai(rest)?,
                 options,
-            )))
+            )?))
         }
         "anthropic" => {
             if rest.is_empty() {
@@ -116,6 +128,9 @@ pub fn parse_llm_spec_with(
             }
             if let Some(retry) = &options.retry {
                 llm = llm.with_retry_policy(retry.clone());
+            }
+            for (name, value) in &options.headers {
+                llm = llm.with_header(name, value)?;
             }
             Ok(Arc::new(llm))
         }
@@ -135,7 +150,7 @@ pub fn parse_llm_spec_with(
             {
                 llm = llm.with_api_key(key);
             }
-            Ok(Arc::new(openai_options(llm, options)))
+            Ok(Arc::new(openai_options(llm, options)?))
         }
         "replay" => {
             if rest.is_empty() {
@@ -161,7 +176,10 @@ pub fn parse_llm_spec_with(
     }
 }
 
-fn openai_options(mut llm: OpenAiCompatible, options: &ProviderOptions) -> OpenAiCompatible {
+fn openai_options(
+    mut llm: OpenAiCompatible,
+    options: &ProviderOptions,
+) -> Result<OpenAiCompatible, LlmError> {
     llm = llm.with_streaming(options.stream);
     if let Some(timeout) = options.request_timeout {
         llm = llm.with_timeout(timeout);
@@ -169,7 +187,10 @@ fn openai_options(mut llm: OpenAiCompatible, options: &ProviderOptions) -> OpenA
     if let Some(retry) = &options.retry {
         llm = llm.with_retry_policy(retry.clone());
     }
-    llm
+    for (name, value) in &options.headers {
+        llm = llm.with_header(name, value)?;
+    }
+    Ok(llm)
 }
 
 /// Splits `URL:MODEL` after the URL: the scheme, `://`, the host (a bracketed IPv6 address or

@@ -29,6 +29,7 @@ mod compiled_like_the_run;
 mod extract_corpus;
 mod llm_anthropic;
 mod llm_by_hand;
+mod llm_headers;
 mod llm_openai;
 mod llm_sampling;
 mod llm_scripted_replay;

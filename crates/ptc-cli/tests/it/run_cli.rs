@@ -779,6 +779,74 @@ fn openai_and_anthropic_specs_go_to_the_base_url_of_the_environment() {
 }
 
 #[test]
+fn headers_from_flags_reach_the_model_server_and_bad_ones_are_refused() {
+    let server = support::ModelServer::start(vec!["(return 42)".to_string()], usize::MAX);
+    let output = command(&[
+        "run",
+        "--json",
+        "--mission",
+        "x",
+        "--llm",
+        &server.spec(),
+        "--header",
+        "X-Title: Weekly report",
+        "--header",
+        "api-key:gateway-key",
+    ])
+    .output()
+    .expect("run ptc");
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let headers = server.headers.recv().expect("one request");
+    let custom: Vec<(&str, &str)> = headers
+        .iter()
+        .filter(|(name, _)| name == "x-title" || name == "api-key")
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        custom,
+        [("x-title", "Weekly report"), ("api-key", "gateway-key")]
+    );
+
+    let output = command(&[
+        "run",
+        "--mission",
+        "x",
+        "--llm",
+        &server.spec(),
+        "--header",
+        "X-Title",
+    ])
+    .output()
+    .expect("run ptc");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains(
+            "invalid value 'X-Title' for '--header <'NAME: VALUE'>': expected 'NAME: VALUE', \
+             e.g. 'X-Title: My app'"
+        ),
+        "{}",
+        text(&output.stderr)
+    );
+    let output = command(&[
+        "run",
+        "--mission",
+        "x",
+        "--llm",
+        &server.spec(),
+        "--header",
+        "X Title: a",
+    ])
+    .output()
+    .expect("run ptc");
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("`X Title` is not a valid HTTP header name"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
 fn a_turn_that_keeps_more_than_max_kept_bytes_fails_and_the_run_goes_on() {
     let transcript = temp(
         "kept.jsonl",

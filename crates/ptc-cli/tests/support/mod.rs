@@ -97,6 +97,8 @@ pub fn utf8(path: &Path) -> &str {
 pub struct ModelServer {
     pub base_url: String,
     pub hanging: mpsc::Receiver<usize>,
+    /// The headers of each request, in arrival order, names in lower case.
+    pub headers: mpsc::Receiver<Headers>,
 }
 
 impl ModelServer {
@@ -105,13 +107,15 @@ impl ModelServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a local port");
         let base_url = format!("http://{}/v1", listener.local_addr().expect("address"));
         let (tell, hanging) = mpsc::channel();
+        let (tell_headers, headers) = mpsc::channel();
         std::thread::spawn(move || {
             let mut held = Vec::new();
             for (index, stream) in listener.incoming().enumerate() {
                 let Ok(mut stream) = stream else { return };
-                if read_request(&mut stream).is_none() {
+                let Some((head, _)) = read_request_with_headers(&mut stream) else {
                     continue;
-                }
+                };
+                let _ = tell_headers.send(head);
                 match replies.get(index).filter(|_| index < hang_from) {
                     Some(reply) => answer(&mut stream, reply),
                     None => {
@@ -121,7 +125,11 @@ impl ModelServer {
                 }
             }
         });
-        ModelServer { base_url, hanging }
+        ModelServer {
+            base_url,
+            hanging,
+            headers,
+        }
     }
 
     /// A server that accepts every request and never answers.
@@ -137,8 +145,17 @@ impl ModelServer {
 
 /// Reads one HTTP request (headers, then a body of `Content-Length` bytes).
 pub fn read_request(stream: &mut TcpStream) -> Option<Vec<u8>> {
+    read_request_with_headers(stream).map(|(_, body)| body)
+}
+
+/// Header names (in lower case) and values, in the order they came.
+pub type Headers = Vec<(String, String)>;
+
+/// Reads one HTTP request: its headers and its body.
+pub fn read_request_with_headers(stream: &mut TcpStream) -> Option<(Headers, Vec<u8>)> {
     let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut length = 0;
+    let mut headers = Vec::new();
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line).ok()? == 0 {
@@ -147,15 +164,17 @@ pub fn read_request(stream: &mut TcpStream) -> Option<Vec<u8>> {
         if line == "\r\n" {
             break;
         }
-        if let Some((name, value)) = line.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().ok()?;
+        if let Some((name, value)) = line.split_once(':') {
+            let name = name.to_ascii_lowercase();
+            if name == "content-length" {
+                length = value.trim().parse().ok()?;
+            }
+            headers.push((name, value.trim().to_string()));
         }
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body).ok()?;
-    Some(body)
+    Some((headers, body))
 }
 
 fn answer(stream: &mut TcpStream, reply: &str) {

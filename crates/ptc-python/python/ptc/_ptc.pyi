@@ -199,6 +199,7 @@ class Agent:
         mcp: Optional[List[str]] = None,
         mcp_config: _PathArg = None,
         request_timeout: Optional[float] = None,
+        headers: Optional[Dict[str, str]] = None,
         retries: Optional[int] = None,
         deadline: Optional[float] = None,
         temperature: Optional[float] = None,

@@ -93,6 +93,9 @@ enum Model {
 ///     mcp_config: An `mcpServers` JSON file naming MCP servers.
 ///     request_timeout: Seconds one model request may take before it is abandoned and sent
 ///         again (120 by default, or `PTC_REQUEST_TIMEOUT`).
+///     headers: Headers sent with every request of a model given by its spec, for gateways
+///         and proxies: a dict of names to values, e.g. `{"X-Title": "My app"}`; each replaces
+///         the provider's header of the same name.
 ///     retries: How many times a failed model request is sent again (3 by default, or
 ///         `PTC_RETRIES`); a request that timed out is sent again once at most.
 ///     deadline: Seconds a whole run may take before it ends with `timeout` (none by default,
@@ -339,7 +342,7 @@ impl RunHandle {
 #[pymethods]
 impl PyAgent {
     #[new]
-    #[pyo3(signature = (mission, *, llm, tools=None, data=None, signature=None, compression=None, max_turns=None, limits=None, mcp=None, mcp_config=None, request_timeout=None, retries=None, deadline=None, temperature=None, max_tokens=None, on_turn=None, trace=None, prompt_limit=None))]
+    #[pyo3(signature = (mission, *, llm, tools=None, data=None, signature=None, compression=None, max_turns=None, limits=None, mcp=None, mcp_config=None, request_timeout=None, headers=None, retries=None, deadline=None, temperature=None, max_tokens=None, on_turn=None, trace=None, prompt_limit=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -354,6 +357,7 @@ impl PyAgent {
         mcp: Option<Vec<String>>,
         mcp_config: Option<PathBuf>,
         request_timeout: Option<f64>,
+        headers: Option<std::collections::BTreeMap<String, String>>,
         retries: Option<u32>,
         deadline: Option<f64>,
         temperature: Option<f32>,
@@ -402,6 +406,7 @@ impl PyAgent {
                     ..RetryPolicy::default()
                 }),
                 stream: false,
+                headers: headers.into_iter().flatten().collect(),
             };
             Model::Spec(
                 parse_llm_spec_with(&spec.to_cow()?, &provider)
