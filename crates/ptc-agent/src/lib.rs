@@ -98,13 +98,13 @@ pub use llm::{
 pub use llm_tool::{LlmTool, LlmToolError};
 pub use preview::PromptPreview;
 pub use prompt::{SystemPrompt, default_language_reference, default_reply_format};
+pub use prompt_limit::PromptLimit;
 /// Signatures: the shapes of inputs and of the returned value (the run crate's).
 pub use ptc_run::signature;
 pub use ptc_run::{
     HumanDuration, NO_PROGRAM, RUN_PROGRAM, ReplyForm, extract_program, normalize_program,
     tokens_text,
 };
-pub use prompt_limit::PromptLimit;
 pub use registry::LlmRegistry;
 pub use run::{RunError, RunObserver, RunOptions};
 pub use run_usage::RunUsage;

@@ -22,7 +22,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ptc_turn::{Step, TurnResult};
+use ptc_turn::{ErrorKind, Step, TurnResult};
 use serde::{Deserialize, Serialize};
 
 /// One turn that did not move the mission forward.
@@ -92,13 +92,17 @@ pub fn lost_turns(step: &Step) -> Vec<LostTurn> {
             Some("reply cut off".to_string())
         } else {
             match turn.result() {
-                TurnResult::Error(error) if error.kind == "no_program" => {
+                TurnResult::Error(error) if error.kind == ErrorKind::NO_PROGRAM => {
                     Some("no program".to_string())
                 }
-                TurnResult::Error(error) if error.kind == "signature_mismatch" => {
+                TurnResult::Error(error) if error.kind == ErrorKind::SIGNATURE_MISMATCH => {
                     Some("signature mismatch".to_string())
                 }
-                TurnResult::Error(error) if error.kind == "failed" && index + 1 == last => None,
+                TurnResult::Error(error)
+                    if error.kind == ErrorKind::FAILED && index + 1 == last =>
+                {
+                    None
+                }
                 TurnResult::Error(error) => Some(format!("error: {}", error.kind)),
                 _ if programs.get(program) == Some(&outcome) => {
                     Some("program repeated".to_string())
@@ -145,7 +149,7 @@ mod tests {
     fn turns_are_lost_to_the_first_cause_that_applies() {
         let turns = vec![
             Turn::success(1, "(println (count data/xs))", Value::Nil).with_prints(vec!["3".into()]),
-            Turn::failure(2, "", TurnError::new("no_program", "no program")),
+            Turn::failure(2, "", TurnError::new(ErrorKind::NO_PROGRAM, "no program")),
             Turn::failure(3, "(foo)", TurnError::new("undefined_symbol", "foo")),
             Turn::success(4, "(println (count data/xs))", Value::Nil).with_prints(vec!["3".into()]),
             Turn::success(5, "(println 3)", Value::Nil).with_prints(vec!["3".into()]),
@@ -214,7 +218,7 @@ mod tests {
             Turn::success(6, "(tool/send \"a\") (println 1)", Value::Nil)
                 .with_tool_calls(vec![call("send", "a", sent())]),
             // Giving up is the answer.
-            Turn::failure(7, "(fail \"no\")", TurnError::new("failed", "no")),
+            Turn::failure(7, "(fail \"no\")", TurnError::new(ErrorKind::FAILED, "no")),
         ];
         let step = Step {
             outcome: StepOutcome::Returned { value: Value::Nil },

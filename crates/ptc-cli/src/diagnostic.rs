@@ -34,7 +34,7 @@ pub fn turn_error(program: &str, origin: &str, error: &TurnError) -> String {
         Some(start) => annotated(
             program,
             origin,
-            &error.kind,
+            error.kind.as_str(),
             &error.message,
             start..token_end(program, start),
         ),

@@ -5,7 +5,7 @@ use ptc_lisp::{
     Outcome, Pos, Program, RunOutcome, Runtime, ToolOutcome, Tools, UserNamespace, Value,
 };
 use ptc_lisp::{pr_str, to_json};
-use ptc_turn::{ErrorReport, TurnError};
+use ptc_turn::{ErrorKind, ErrorReport, TurnError};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -180,7 +180,7 @@ fn execute(args: &EvalArgs, config: &Config, mcp: Option<&McpSession>) -> Result
                 Some(pos) => diagnostic::turn_error(
                     &source,
                     &origin,
-                    &TurnError::new("failed", pr_str(reason)).at(pos.line, pos.col),
+                    &TurnError::new(ErrorKind::FAILED, pr_str(reason)).at(pos.line, pos.col),
                 ),
                 None => render_failure(reason, None),
             };
@@ -243,7 +243,7 @@ fn json_report(out: &RunOutcome) -> serde_json::Value {
                 line: out.failed_at.map(|p| p.line),
                 column: out.failed_at.map(|p| p.col),
                 rendered: Some(render_failure(reason, out.failed_at)),
-                ..ErrorReport::new("failed", pr_str(reason))
+                ..ErrorReport::new(ErrorKind::FAILED, pr_str(reason))
             }),
         ),
         Outcome::Error(e) => (
@@ -253,7 +253,7 @@ fn json_report(out: &RunOutcome) -> serde_json::Value {
                 line: e.pos.map(|p| p.line),
                 column: e.pos.map(|p| p.col),
                 rendered: Some(e.render()),
-                ..ErrorReport::new(e.kind.as_str(), e.message.clone())
+                ..ErrorReport::new(e.kind, e.message.clone())
             }),
         ),
     };

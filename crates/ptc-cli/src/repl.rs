@@ -168,7 +168,11 @@ impl Session {
             }
             Outcome::Failed(reason) => {
                 lines.push(format!("failed: {}", pr_str(reason)));
-                self.error = error_value("failed", &pr_str(reason), out.failed_at);
+                self.error = error_value(
+                    ptc_turn::ErrorKind::FAILED.as_str(),
+                    &pr_str(reason),
+                    out.failed_at,
+                );
             }
             Outcome::Error(e) => {
                 lines.push(diagnostic::program_error(source, "<repl>", e));

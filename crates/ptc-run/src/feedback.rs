@@ -1,6 +1,6 @@
 //! The turn errors the run words itself, for a reply that held no program to run.
 
-use ptc_turn::TurnError;
+use ptc_turn::{ErrorKind, TurnError};
 
 /// What the model is told when its reply holds no program.
 pub const NO_PROGRAM: &str = "Your reply has no program, so nothing ran. Reply with PTC-Lisp \
@@ -15,7 +15,7 @@ pub(crate) fn cut_off_error(max_tokens: u32, detail: Option<&str>) -> TurnError 
         None => String::new(),
     };
     TurnError::new(
-        "reply_cut_off",
+        ErrorKind::REPLY_CUT_OFF,
         format!(
             "Your reply was cut off at the limit of {max_tokens} tokens before its program was \
              complete{what}, so nothing ran. Write a shorter program, with little or no text \

@@ -2,10 +2,7 @@
 //! after each turn.
 
 use ptc_lisp::UserNamespace;
-use ptc_turn::TurnError;
-
-/// The turn error kind of a turn whose definitions would take more than the limit.
-pub(crate) const KIND: &str = "memory_kept_limit";
+use ptc_turn::{ErrorKind, TurnError};
 
 /// How many of the largest definitions the error names.
 const NAMED: usize = 3;
@@ -34,7 +31,7 @@ pub(crate) fn check(memory: &UserNamespace, limit: usize) -> Result<(), TurnErro
         .collect::<Vec<_>>()
         .join(", ");
     Err(TurnError::new(
-        KIND,
+        ErrorKind::MEMORY_KEPT_LIMIT,
         format!(
             "your definitions would take more than {} kept between turns, the most a run may \
              keep (largest: {largest}); nothing this program defined was kept. Keep less: def \

@@ -120,7 +120,7 @@ pub use extract::extract_program;
 pub use feedback::NO_PROGRAM;
 pub use in_words::{HumanDuration, micros, tokens_text};
 pub use normalize::normalize_program;
-pub use outcome::{CALLED_FAIL, Ending, Judged, Rules, SIGNATURE_MISMATCH, run_outcome};
+pub use outcome::{Ending, Judged, Rules, run_outcome};
 pub use recent_values::{error_value, last_error};
 pub use reply_form::{RUN_PROGRAM, ReplyForm};
 pub use sandbox::{awaited_tools, runtime_for};

@@ -4,18 +4,12 @@
 //! on what is kept between turns, the same failure for `(fail ...)`.
 
 use ptc_lisp::{Compact, Outcome, UserNamespace, Value};
-use ptc_turn::{FailureKind, StepOutcome, Turn, TurnError, preview};
+use ptc_turn::{ErrorKind, FailureKind, StepOutcome, Turn, TurnError, preview};
 
 use crate::float_precision::round_floats;
 use crate::kept;
 use crate::settings::RunSettings;
 use crate::signature::Signature;
-
-/// The kind of the error of a turn whose program called `(fail ...)`.
-pub const CALLED_FAIL: &str = "failed";
-
-/// The kind of the error of a turn whose returned value does not match the signature.
-pub const SIGNATURE_MISMATCH: &str = "signature_mismatch";
 
 /// The settings of a run that decide what a program's outcome becomes.
 #[derive(Debug, Clone, Copy)]
@@ -107,7 +101,7 @@ impl Rules<'_> {
                     number,
                     program,
                     TurnError::new(
-                        CALLED_FAIL,
+                        ErrorKind::FAILED,
                         format!("the program called (fail ...): {}", reason_text(&reason)),
                     ),
                 )
@@ -169,7 +163,7 @@ impl Rules<'_> {
                 message.push_str(&mismatch.to_string());
             }
             message.push_str("\nFix the value and call (return ...) again.");
-            TurnError::new(SIGNATURE_MISMATCH, message)
+            TurnError::new(ErrorKind::SIGNATURE_MISMATCH, message)
         })
     }
 }
@@ -188,7 +182,7 @@ pub fn run_outcome(turn: &Turn, ending: Ending, second_chance: bool) -> Option<S
             llm_errors: Vec::new(),
         }),
         (Ending::Continue, Some(error)) if !second_chance => Some(StepOutcome::Failed {
-            kind: if error.kind == SIGNATURE_MISMATCH {
+            kind: if error.kind == ErrorKind::SIGNATURE_MISMATCH {
                 FailureKind::SignatureMismatch
             } else {
                 FailureKind::ProgramError

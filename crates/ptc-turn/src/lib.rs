@@ -7,6 +7,8 @@
 // layers`, part of `cargo xtask ci`, checks it). Each has a comment line of its own, so that
 // formatting keeps the order.
 
+// The stable kind of an error.
+mod error_kind;
 // Chat messages.
 mod message;
 // Values as a run shows them to the model.
@@ -24,6 +26,7 @@ mod trace_mode;
 // How a run ended and what it used, as report fields.
 mod report;
 
+pub use error_kind::ErrorKind;
 pub use message::{Message, MessageToolCall, Role};
 
 pub use preview::{preview, push_cut_note, push_preview};

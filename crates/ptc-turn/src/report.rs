@@ -5,6 +5,7 @@
 use ptc_lisp::{pr_str, to_json};
 use serde::Serialize;
 
+use crate::error_kind::ErrorKind;
 use crate::step::{Step, StepOutcome};
 use crate::usage::Usage;
 
@@ -21,7 +22,7 @@ pub const JSON_SCHEMA: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ErrorReport {
     /// The stable kind.
-    pub kind: String,
+    pub kind: ErrorKind,
     /// Why, in words.
     pub message: String,
     /// The line of the form that failed, from 1.
@@ -40,7 +41,7 @@ pub struct ErrorReport {
 
 impl ErrorReport {
     /// An error of `kind` with `message` and nothing else.
-    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> ErrorReport {
+    pub fn new(kind: impl Into<ErrorKind>, message: impl Into<String>) -> ErrorReport {
         ErrorReport {
             kind: kind.into(),
             message: message.into(),
@@ -108,7 +109,7 @@ impl OutcomeReport {
                 value_clojure: value.as_ref().map(pr_str),
                 error: Some(ErrorReport {
                     llm_errors: llm_errors.clone(),
-                    ..ErrorReport::new(kind.as_str(), reason.clone())
+                    ..ErrorReport::new(*kind, reason.clone())
                 }),
             },
         }

@@ -1,5 +1,6 @@
 //! The record of a whole run: what it was asked, every turn it took, how it ended, what it cost.
 
+use crate::error_kind::ErrorKind;
 use crate::turn::Turns;
 use crate::usage::Usage;
 use ptc_lisp::{ToolSpec, Value};
@@ -102,6 +103,12 @@ impl FailureKind {
             FailureKind::TurnBudgetExhausted => "turn_budget_exhausted",
             FailureKind::Interrupted => "interrupted",
         }
+    }
+}
+
+impl From<FailureKind> for ErrorKind {
+    fn from(kind: FailureKind) -> ErrorKind {
+        ErrorKind::named(kind.as_str())
     }
 }
 

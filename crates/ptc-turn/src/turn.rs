@@ -1,5 +1,6 @@
 //! One turn of an agent run, and the append-only list of turns.
 
+use crate::error_kind::ErrorKind;
 use crate::message::Message;
 use crate::usage::Usage;
 use ptc_lisp::{Definition, ToolCallRecord, Value};
@@ -12,7 +13,7 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnError {
     /// A stable snake_case kind, such as `undefined_symbol` or `no_program`.
-    pub kind: String,
+    pub kind: ErrorKind,
     /// What went wrong, written for the model that has to fix its program.
     pub message: String,
     /// 1-based line of the program where the error arose, when known.
@@ -25,7 +26,7 @@ pub struct TurnError {
 
 impl TurnError {
     /// An error of `kind` with `message`, at no particular place.
-    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> TurnError {
+    pub fn new(kind: impl Into<ErrorKind>, message: impl Into<String>) -> TurnError {
         TurnError {
             kind: kind.into(),
             message: message.into(),
@@ -45,7 +46,7 @@ impl TurnError {
 impl From<&ptc_lisp::Error> for TurnError {
     fn from(error: &ptc_lisp::Error) -> TurnError {
         TurnError {
-            kind: error.kind.as_str().to_string(),
+            kind: error.kind.into(),
             message: error.message.clone(),
             line: error.pos.map(|p| p.line),
             col: error.pos.map(|p| p.col),

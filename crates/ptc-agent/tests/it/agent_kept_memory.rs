@@ -17,7 +17,7 @@ async fn a_turn_that_would_keep_too_much_fails_and_keeps_nothing() {
         .expect("agent");
     let step = agent.run().await.expect("run");
     let error = step.turns[0].error().expect("turn 1 kept too much");
-    assert_eq!(error.kind, "memory_kept_limit");
+    assert_eq!(error.kind.as_str(), "memory_kept_limit");
     assert_eq!(
         error.message,
         "your definitions would take more than 1000 bytes kept between turns, the most a run may \

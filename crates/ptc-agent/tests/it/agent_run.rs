@@ -25,7 +25,7 @@ impl RunObserver for Log {
     fn on_turn(&self, turn: &Turn) {
         let status = match turn.error() {
             None => "ok".to_string(),
-            Some(e) => e.kind.clone(),
+            Some(e) => e.kind.to_string(),
         };
         self.0
             .lock()

@@ -201,7 +201,7 @@ impl PyTurn {
             return Ok(None);
         };
         let dict = PyDict::new(py);
-        dict.set_item("kind", &error.kind)?;
+        dict.set_item("kind", error.kind.as_str())?;
         dict.set_item("message", &error.message)?;
         dict.set_item("line", error.line)?;
         dict.set_item("column", error.col)?;

@@ -27,7 +27,8 @@ use ptc_lisp::{
     UserNamespace, Value,
 };
 use ptc_turn::{
-    FailureKind, Message, Role, Step, StepOutcome, Task, Turn, TurnError, Turns, Usage,
+    ErrorKind as TurnErrorKind, FailureKind, Message, Role, Step, StepOutcome, Task, Turn,
+    TurnError, Turns, Usage,
 };
 
 use crate::extract::extract_program;
@@ -568,7 +569,7 @@ impl<'a> RunCore<'a> {
                 let error = if cut_off {
                     cut_off_error(self.max_tokens(), None)
                 } else {
-                    TurnError::new("no_program", NO_PROGRAM)
+                    TurnError::new(TurnErrorKind::NO_PROGRAM, NO_PROGRAM)
                 };
                 let turn = Turn::failure(self.turn_number(), "", error);
                 self.record(turn, None, Ending::Continue)
@@ -657,7 +658,11 @@ impl<'a> RunCore<'a> {
                          not of the program: send it again"
                     )
                 };
-                let turn = Turn::failure(number, program, TurnError::new("internal", message));
+                let turn = Turn::failure(
+                    number,
+                    program,
+                    TurnError::new(TurnErrorKind::INTERNAL, message),
+                );
                 return self.record(turn, None, Ending::Continue);
             }
         };

@@ -12,9 +12,9 @@ use ptc_lisp::{
     Outcome, Progress, RunOutcome, Runtime, ToolAnswer, ToolCallRecord, ToolError, ToolOutcome,
     ToolRequest, UserNamespace, Value,
 };
-use ptc_turn::Turn;
+use ptc_turn::{ErrorKind, Turn};
 
-use crate::outcome::{CALLED_FAIL, Ending};
+use crate::outcome::Ending;
 use crate::recent_values::history_of;
 use crate::sandbox::evaluating;
 
@@ -34,7 +34,7 @@ pub fn restore_namespace(runtime: &Runtime, turns: &[Turn]) -> Result<Restored, 
     let mut last_ending = Ending::Continue;
     for (index, turn) in turns.iter().enumerate() {
         let last = index + 1 == turns.len();
-        let called_fail = turn.error().is_some_and(|e| e.kind == CALLED_FAIL);
+        let called_fail = turn.error().is_some_and(|e| e.kind == ErrorKind::FAILED);
         // A failed turn left no definitions; only the last one, if it called (fail ...),
         // runs again, for the reason the run failed with.
         let runs_again = turn.is_success() || (last && called_fail);
