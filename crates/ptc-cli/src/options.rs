@@ -218,9 +218,8 @@ option_group! {
         #[arg(long, value_name = "DURATION", env = "PTC_REQUEST_TIMEOUT")]
         pub request_timeout: Option<Span>,
         /// A header sent with every model request, for gateways and proxies: 'NAME: VALUE'
-        /// (e.g. 'api-key: ...', 'HTTP-Referer: https://example.com', 'X-Title: My app'); it
-        /// replaces the provider's header of the same name. Repeatable; given here, these
-        /// replace the `headers` of ptc.toml.
+        /// (e.g. 'api-key: ...', 'X-Title: My app'); it replaces the provider's header of the
+        /// same name. Repeatable; given here, these replace the `headers` of ptc.toml.
         #[arg(long = "header", value_name = "'NAME: VALUE'")]
         #[serde(default, deserialize_with = "header_table")]
         pub headers: Option<Vec<Header>>,

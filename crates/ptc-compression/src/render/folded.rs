@@ -88,7 +88,7 @@ impl<'a> Folded<'a> {
     }
 }
 
-/// The parts of a summary user message after the stable prefix ([`write_prefix`]) and before the
+/// The parts of a summary user message after the stable prefix ([`write_prefix`](super::prefix::write_prefix)) and before the
 /// turn count: `user/`, tool calls, output and the failed turns fixed since. `split` says which
 /// failed turns are shown elsewhere as pairs; the calls and prints of every other turn are
 /// listed here, those of failed turns marked as such.
