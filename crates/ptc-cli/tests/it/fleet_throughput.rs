@@ -9,9 +9,8 @@
 //! --nocapture`
 
 use crate::fleet_cli::fresh_database;
-use crate::support::{ptc, ptc_command_through, read_request};
+use crate::support::{answer, ptc, ptc_command_through, read_request};
 
-use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -77,22 +76,7 @@ fn serve(mut stream: TcpStream, log: &Mutex<Vec<(Instant, Event)>>) {
     } else {
         "```clojure\n(return (+ a 1))\n```"
     };
-    let body = serde_json::json!({
-        "id": "chatcmpl-test",
-        "object": "chat.completion",
-        "model": "test-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
-                     "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
-    })
-    .to_string();
-    let _ = write!(
-        stream,
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
-         connection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = stream.flush();
+    answer(&mut stream, reply);
     if answered > 0 {
         log.lock().unwrap().push((Instant::now(), Event::Ended));
     }

@@ -177,7 +177,8 @@ pub fn read_request_with_headers(stream: &mut TcpStream) -> Option<(Headers, Vec
     Some((headers, body))
 }
 
-fn answer(stream: &mut TcpStream, reply: &str) {
+/// Answers one chat-completion request on `stream` with `reply` as the assistant's message.
+pub fn answer(stream: &mut TcpStream, reply: &str) {
     let body = serde_json::json!({
         "id": "chatcmpl-test",
         "object": "chat.completion",
