@@ -14,7 +14,10 @@ use ptc_agent::store::{
     Checkpoint, IdempotencyKey, IntentLog, IntentRecord, Lease, MemoryStore, RunStore, StoreError,
     ToolIntent,
 };
-use ptc_agent::{Agent, LlmResponse, RunObserver, RunOptions, ScriptedLlm, ToolError, async_tool};
+use ptc_agent::{
+    Agent, LlmResponse, RunObserver, RunOptions, ScriptedLlm, ToolError, async_tool,
+    current_idempotency_key,
+};
 use ptc_lisp::ToolOutcome;
 use ptc_turn::{FailureKind, Message, StepOutcome, Task, Turn, Usage};
 
@@ -25,7 +28,7 @@ const SEND_BYE: &str = "(return [a b (tool/send \"bye\")])";
 /// a call sending `hangs` never answers, and then the run has a deadline of 300 ms.
 fn agent(replies: &[&str], made: Arc<Mutex<Vec<String>>>, hangs: Option<&'static str>) -> Agent {
     let send = async_tool("send", "Sends a message", move |text: String| {
-        let key = IdempotencyKey::current().map_or("no key".to_string(), |k| k.to_string());
+        let key = current_idempotency_key().map_or("no key".to_string(), |k| k.to_string());
         made.lock().unwrap().push(format!("{key} {text}"));
         async move {
             if Some(text.as_str()) == hangs {
