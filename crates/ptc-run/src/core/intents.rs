@@ -14,6 +14,8 @@
 //! The driver loads what the log holds once, when the run starts ([`RecordedIntents`]); every
 //! decision after that is made here, from that data and the keys handed out since.
 
+use std::collections::BTreeMap;
+
 use ptc_lisp::{ToolAnswer, ToolRequest};
 
 use crate::intent_log::{IdempotencyKey, RecordedCall, answer_from_log};
@@ -88,7 +90,8 @@ impl PlannedCall {
 /// The numbering of a run's calls against what its intent log held at the start.
 pub(super) struct Intents {
     run_id: String,
-    recorded: Vec<RecordedCall>,
+    /// The calls the log held, by key.
+    recorded: BTreeMap<IdempotencyKey, RecordedCall>,
     /// The turn whose calls are being numbered.
     turn: u32,
     /// The index the turn's next call gets.
@@ -99,7 +102,7 @@ impl Intents {
     pub(super) fn new(run_id: String, recorded: Vec<RecordedCall>) -> Intents {
         Intents {
             run_id,
-            recorded,
+            recorded: recorded.into_iter().map(|r| (r.key.clone(), r)).collect(),
             turn: 0,
             next: 0,
         }
@@ -118,7 +121,7 @@ impl Intents {
         loop {
             let key = IdempotencyKey::new(self.run_id.as_str(), self.turn, self.next);
             self.next += 1;
-            let plan = match self.recorded.iter().find(|r| r.key == key) {
+            let plan = match self.recorded.get(&key) {
                 None => CallPlan::Make,
                 Some(r) if r.tool == request.name && r.args == request.args => {
                     match &r.outcome {
@@ -145,9 +148,9 @@ impl Intents {
     /// The first index after every call recorded for the turn (and every key handed out).
     fn first_unrecorded(&self) -> u32 {
         self.recorded
-            .iter()
-            .filter(|r| r.key.turn() == self.turn)
-            .map(|r| r.key.call() + 1)
+            .keys()
+            .filter(|key| key.turn() == self.turn)
+            .map(|key| key.call() + 1)
             .max()
             .unwrap_or(0)
             .max(self.next)
