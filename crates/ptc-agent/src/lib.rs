@@ -48,8 +48,6 @@ pub mod llm;
 pub mod otlp;
 // Durable runs: where turns are kept.
 pub mod store;
-// The agent's tools answering a suspended program's calls, without holding a thread.
-mod live_tools;
 // Models by name.
 mod registry;
 // `Agent` and its builder.
@@ -60,6 +58,8 @@ mod tree;
 mod error;
 // The calling-run context: the run whose program made the tool call being awaited.
 mod caller;
+// The agent's tools answering a suspended program's calls, without holding a thread.
+mod live_tools;
 // A step handed to the next agent as its input.
 mod chain;
 // Whether an agent can continue a stored run: what differs in its task.
@@ -84,7 +84,7 @@ mod subagent;
 mod worker;
 
 pub use agent::{Agent, AgentBuilder, BuildError, expand_mission};
-pub use caller::LlmToolCall;
+pub use caller::{LlmToolCall, current_idempotency_key};
 pub use compile::{
     COMPILED_FORMAT, Case, CaseOutcome, CompileError, CompileMetadata, CompiledAgent, ExecError,
     LoadError, ValidationReport,

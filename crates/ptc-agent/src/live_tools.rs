@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use ptc_lisp::tool_panicked;
 use ptc_lisp::{ToolAnswer, ToolError, ToolRequest, Value};
 
+use crate::caller::with_call_key;
 use crate::store::IdempotencyKey;
 use crate::telemetry::{record_tool_call, tool_call_span};
 use crate::tool::AsyncTool;
@@ -39,7 +40,8 @@ impl LiveTools<'_> {
     }
 
     /// Make `calls` concurrently, each tool seeing its call's idempotency key (if it has one)
-    /// as [`IdempotencyKey::current`]; the answers are in the order of the calls.
+    /// as [`current_idempotency_key`](crate::current_idempotency_key); the answers are in the
+    /// order of the calls.
     pub(crate) async fn answer_keyed(
         &self,
         calls: Vec<(ToolRequest, Option<IdempotencyKey>)>,
@@ -63,7 +65,7 @@ impl LiveTools<'_> {
             Some(tool) => {
                 let call: Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send + '_>> =
                     match key {
-                        Some(key) => Box::pin(key.scope(tool.call(args))),
+                        Some(key) => Box::pin(with_call_key(key, tool.call(args))),
                         None => tool.call(args),
                     };
                 let call = CatchPanic(call);

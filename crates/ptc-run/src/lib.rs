@@ -3,7 +3,10 @@
 //! A [`RunCore`] answers each [`Event`] (the world's answer: a reply, tool answers, a history
 //! within its policy) with the next [`Action`] (render, ask the model this request, answer these
 //! tool calls, this turn is recorded, the run is over). It awaits nothing and sends nothing:
-//! a driver carries the actions out, on any runtime or none. Around it, the parts of a run
+//! a driver carries the actions out, on any runtime or none. A run that keeps an intent log is
+//! given what the log held when it started ([`RecordedIntents`]), and the core plans each tool
+//! call from it ([`PlannedCall`]): its [`IdempotencyKey`], and whether it is made (recorded
+//! first) or answered from the log. Around it, the parts of a run
 //! that are data and pure functions: taking the program out of a reply ([`extract_program`]),
 //! judging a program's outcome ([`Rules`]), signatures, the limit on what a run keeps between
 //! turns, rounding a returned value's floats, `*1 *2 *3 *e`, the model request and reply as
@@ -59,9 +62,9 @@
 //!             let reply = replies.next().expect("a reply for each request");
 //!             Event::Replied { result: Ok(LlmResponse::text(reply)), spent: Usage::default() }
 //!         }
-//!         Action::CallTools { requests, .. } => {
-//!             assert_eq!(requests[0].name, "price");
-//!             let answers = requests
+//!         Action::CallTools { calls, .. } => {
+//!             assert_eq!(calls[0].request.name, "price");
+//!             let answers = calls
 //!                 .iter()
 //!                 .map(|_| ToolAnswer::new(Ok(Value::Int(40)), Duration::ZERO))
 //!                 .collect();
@@ -101,7 +104,9 @@ mod recent_values;
 pub mod model;
 // How the model hands over its program: a fenced block or a native tool call.
 mod reply_form;
-// The turn errors the run words itself.
+// The intent log as a run sees it: keys, recorded calls.
+mod intent_log;
+// What the run words itself for the model.
 mod feedback;
 // The settings that shape a run.
 mod settings;
@@ -113,12 +118,14 @@ mod sandbox;
 mod core;
 
 pub use crate::core::{
-    Action, Event, ModelTurns, Restored, RunCore, Source, Start, chained_failure, depth_exceeded,
-    prefix_point, request_for, restore_namespace, resumed_goes_on, was_interrupted,
+    Action, CallPlan, Event, ModelTurns, PlannedCall, RecordedIntents, Restored, RunCore, Source,
+    Start, chained_failure, depth_exceeded, prefix_point, request_for, restore_namespace,
+    resumed_goes_on, was_interrupted,
 };
 pub use extract::extract_program;
-pub use feedback::NO_PROGRAM;
+pub use feedback::{NO_PROGRAM, call_not_recorded};
 pub use in_words::{HumanDuration, micros, tokens_text};
+pub use intent_log::{IdempotencyKey, RecordedCall, answer_from_log};
 pub use normalize::normalize_program;
 pub use outcome::{Ending, Judged, Rules, run_outcome};
 pub use recent_values::{error_value, last_error};

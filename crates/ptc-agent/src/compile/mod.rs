@@ -35,7 +35,7 @@ use crate::run::{RunError, RunOptions};
 use crate::tool::{AsyncTool, SyncToolAdapter};
 use ptc_run::Rules;
 use ptc_run::signature::Signature;
-use ptc_run::{Action, Event, RunCore, Source, Start, runtime_for};
+use ptc_run::{Action, Event, PlannedCall, RunCore, Source, Start, runtime_for};
 use ptc_run::{error_value, last_error};
 
 mod cases;
@@ -690,8 +690,16 @@ impl CompiledAgent {
         let mut event = Event::Next;
         loop {
             event = match span.in_scope(|| core.advance(event, Instant::now())) {
-                Action::CallTools { requests, .. } => Event::ToolsAnswered {
-                    answers: live.answer(requests).await,
+                Action::CallTools { calls, .. } => Event::ToolsAnswered {
+                    answers: live
+                        .answer(
+                            calls
+                                .into_iter()
+                                .filter(PlannedCall::is_made)
+                                .map(|call| call.request)
+                                .collect(),
+                        )
+                        .await,
                     spent: Usage::default(),
                 },
                 Action::Recorded => Event::Next,

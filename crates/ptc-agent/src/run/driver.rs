@@ -14,14 +14,14 @@ use crate::caller::Caller;
 use crate::error::RunError;
 use crate::history::History;
 use crate::live_tools::LiveTools;
-use crate::llm::{Llm, LlmResponse};
+use crate::llm::Llm;
 use crate::store::RunStore;
 use crate::summarizer::LlmSummarizer;
 use crate::telemetry::{record_turn, turn_span};
 use crate::tree::Tree;
-use ptc_run::{Action, Event, HumanDuration, RunCore, Start};
+use ptc_run::{Action, Event, HumanDuration, PlannedCall, RunCore, Start};
 
-use super::intents::RecordedCalls;
+use super::intents::RunIntents;
 use super::model_call::call_llm;
 use super::options::{RunObserver, StopSignal};
 
@@ -51,16 +51,13 @@ pub(super) struct Driver<'a> {
     /// The tree of runs whose turn budget each turn is taken from.
     tree: Tree,
     /// The store's intent log, when it keeps one: each tool call is recorded there first.
-    recorded: Option<RecordedCalls<'a>>,
-    /// The reply recorded for the unfinished turn of a resumed run, and the turn's number:
-    /// the turn takes it instead of asking the model again.
-    replay: Option<(u32, LlmResponse)>,
+    intents: Option<RunIntents<'a>>,
 }
 
 impl<'a> Driver<'a> {
-    /// The driver of a run of `agent` asking `llm`, from `start`, in `tree`. A resumed run
-    /// reads the store's intent log first: the reply recorded for its unfinished turn, or else
-    /// the calls that turn had made, which its first request tells the model of.
+    /// The driver of a run of `agent` asking `llm`, from `start`, in `tree`. When the store
+    /// keeps an intent log, what it holds for a resumed run is read first and given to the
+    /// core, which plans the run's calls from it.
     pub(super) async fn new(
         agent: &'a Inner,
         llm: Arc<dyn Llm>,
@@ -95,21 +92,10 @@ impl<'a> Driver<'a> {
             settings.retry.clone(),
             tree.clone(),
         );
-        let recorded = store.and_then(|(store, id)| {
-            let (log, lease) = store.intent_log()?;
-            Some(RecordedCalls::new(log, lease, id))
-        });
-        let mut replay = None;
-        if start.resumed
-            && let Some(recorded) = &recorded
-        {
-            let turn = start.turns.next_number();
-            replay = recorded.reply(turn).await.map(|reply| (turn, reply));
-            // A turn that runs its recorded reply again makes the same calls, answered from
-            // the log: the model, not asked, needs no note of them.
-            if replay.is_none() {
-                start.notice = recorded.unfinished_notice(turn).await;
-            }
+        let intents = store.and_then(|(store, id)| RunIntents::of(store, id));
+        if let Some(intents) = &intents {
+            let resumed_at = start.resumed.then(|| start.turns.next_number());
+            start.intents = Some(intents.load(resumed_at).await);
         }
         let mut core = agent.run_core(
             task,
@@ -121,6 +107,7 @@ impl<'a> Driver<'a> {
         if let Some((at, limit)) = tree.deadline {
             core = core.with_deadline(at, limit);
         }
+        core = core.with_depth(tree.depth, tree.max_depth);
         Ok(Driver {
             core,
             agent,
@@ -131,8 +118,7 @@ impl<'a> Driver<'a> {
             turn_span: None,
             caller,
             tree,
-            recorded,
-            replay,
+            intents,
         })
     }
 
@@ -251,51 +237,42 @@ impl<'a> Driver<'a> {
                 }
                 Action::Ask(request) => {
                     let number = self.core.turn_number();
-                    if let Some((turn, reply)) = self.replay.take()
-                        && turn == number
-                    {
-                        // The reply recorded before the run stopped: the request was made
-                        // (and billed) then, not now.
-                        tracing::info!(
-                            turn = number,
-                            "turn {number} runs the reply recorded before the run stopped; \
-                             the model is not asked again"
-                        );
-                        Event::Replied {
-                            result: Ok(reply),
-                            spent: Usage::default(),
-                        }
-                    } else {
-                        if let Some(observer) = self.observer {
-                            observer.on_request(number, self.core.messages());
-                        }
-                        let mut spent = Usage::default();
-                        let retry = &self.agent.settings.retry;
-                        let result = call_llm(&*self.llm, retry, number, &request, &mut spent)
-                            .instrument(self.span())
-                            .await;
-                        match (&result, &self.recorded) {
-                            (Ok(reply), Some(recorded)) => recorded.keep_reply(number, reply).await,
-                            (Ok(_), None) => {}
-                            (Err(_), _) => {
-                                self.span().record("outcome", "llm_error");
-                            }
-                        }
-                        Event::Replied { result, spent }
+                    if let Some(observer) = self.observer {
+                        observer.on_request(number, self.core.messages());
                     }
+                    let mut spent = Usage::default();
+                    let retry = &self.agent.settings.retry;
+                    let result = call_llm(&*self.llm, retry, number, &request, &mut spent)
+                        .instrument(self.span())
+                        .await;
+                    match (&result, &self.intents) {
+                        (Ok(reply), Some(intents)) => intents.keep_reply(number, reply).await,
+                        (Ok(_), None) => {}
+                        (Err(_), _) => {
+                            self.span().record("outcome", "llm_error");
+                        }
+                    }
+                    Event::Replied { result, spent }
                 }
-                Action::CallTools { turn, requests } => {
+                Action::CallTools { turn, calls } => {
                     let live = LiveTools {
                         tools: &self.agent.tools,
                         timeout: self.agent.settings.run.limits.tool_timeout,
                         parent: self.span(),
                     };
-                    let answers = match &mut self.recorded {
-                        Some(recorded) => {
-                            let answering = recorded.answer(turn, requests, &live);
+                    let answers = match &self.intents {
+                        Some(intents) => {
+                            let answering = intents.make(calls, &live);
                             self.caller.calling(turn, answering).await
                         }
-                        None => self.caller.calling(turn, live.answer(requests)).await,
+                        None => {
+                            let made = calls
+                                .into_iter()
+                                .filter(PlannedCall::is_made)
+                                .map(|call| (call.request, call.key))
+                                .collect();
+                            self.caller.calling(turn, live.answer_keyed(made)).await
+                        }
                     };
                     let calls = self.caller.take_unseen();
                     if let Some(observer) = self.observer {

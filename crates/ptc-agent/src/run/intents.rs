@@ -1,129 +1,130 @@
-//! Tool calls recorded in the run store's intent log before they are made.
+//! The driver's side of a run's intent log: the I/O the run core's intent planning asks for.
 //!
-//! Each call of a turn's program gets the key `RUN:TURN:INDEX`, INDEX counting the turn's
-//! calls in the order the program made them. Before its tool is called the call is recorded
-//! under that key, and its outcome after. A turn run again after a crash (its run resumed from
-//! its last committed turn) makes its calls under the same keys: a call recorded as completed
-//! is answered from the log and not made again; a call recorded but never completed (in flight
-//! at the crash) is made again under the same key, so a tool that honours the key acts once.
-//! The turn's calls are matched to the recorded ones in order up to the first that differs
-//! (the model wrote another program); from there each call gets a new key, after every key
-//! recorded for the turn.
+//! The core decides (`ptc_run::RecordedIntents`, `Action::CallTools`): each call's idempotency
+//! key, which calls the log answers and which are made, the reply a resumed turn runs again,
+//! what the model is told. Here, the one place a run uses its store's [`IntentLog`]: what the
+//! log holds is read once, when the run starts; each call to make is recorded before its tool
+//! is called and completed after; each reply is recorded before its program runs.
 
-use std::time::Duration;
-
-use ptc_lisp::{ToolAnswer, ToolError, ToolOutcome, ToolRequest, Value, pr_str};
+use ptc_lisp::{ToolAnswer, ToolOutcome, ToolRequest};
+use ptc_run::{
+    IdempotencyKey, PlannedCall, RecordedCall, RecordedIntents, answer_from_log, call_not_recorded,
+};
 
 use crate::live_tools::LiveTools;
 use crate::llm::LlmResponse;
-use crate::store::{IdempotencyKey, IntentLog, IntentRecord, Lease, StoreError, ToolIntent};
+use crate::store::{IntentLog, IntentRecord, Lease, RunStore, ToolIntent};
 
-/// The intent log of one run, and the numbering of its calls.
-pub(super) struct RecordedCalls<'a> {
+/// The intent log of one run, and the lease its writes are fenced by.
+pub(super) struct RunIntents<'a> {
     log: &'a dyn IntentLog,
     lease: Option<&'a Lease>,
     run_id: &'a str,
-    /// The turn whose calls are being numbered.
-    turn: u32,
-    /// The index the turn's next call gets.
-    next: u32,
-    /// Whether the turn's calls stopped matching the recorded ones.
-    diverged: bool,
 }
 
-/// What becomes of one call: answered without calling the tool, or made under a key.
-enum Planned {
+/// What becomes of a call to make once its intent is recorded.
+enum Recorded {
+    /// The log answers it (it completed, though the run had not read so when it started).
     Answered(ToolAnswer),
-    Made(ToolRequest, IdempotencyKey),
+    /// Recorded (or planned without a key): it is made.
+    ToMake(ToolRequest, Option<IdempotencyKey>),
 }
 
-impl<'a> RecordedCalls<'a> {
-    pub(super) fn new(
-        log: &'a dyn IntentLog,
-        lease: Option<&'a Lease>,
-        run_id: &'a str,
-    ) -> RecordedCalls<'a> {
-        RecordedCalls {
-            log,
-            lease,
-            run_id,
-            turn: 0,
-            next: 0,
-            diverged: false,
-        }
+impl<'a> RunIntents<'a> {
+    /// The intent log of run `run_id` of `store`, if the store keeps one.
+    pub(super) fn of(store: &'a dyn RunStore, run_id: &'a str) -> Option<RunIntents<'a>> {
+        let (log, lease) = store.intent_log()?;
+        Some(RunIntents { log, lease, run_id })
     }
 
-    /// Answers `requests`, calls of the program of turn `turn` in the order it made them:
-    /// each is recorded, then made through `live` (those to make, concurrently) or answered
-    /// from the log, then completed in the log.
-    pub(super) async fn answer(
-        &mut self,
-        turn: u32,
-        requests: Vec<ToolRequest>,
+    /// What the log holds for the run, for its core: for a run resumed at turn `resumed_at`,
+    /// the calls recorded so far and the reply recorded for that turn; nothing for a new run.
+    /// A log that cannot be read counts as empty (the run then asks the model again, and
+    /// its calls are made anew under their keys).
+    pub(super) async fn load(&self, resumed_at: Option<u32>) -> RecordedIntents {
+        let mut recorded = RecordedIntents::new(self.run_id);
+        let Some(turn) = resumed_at else {
+            return recorded;
+        };
+        match self.log.recorded_reply(self.run_id, turn).await {
+            Ok(reply) => recorded.reply = reply,
+            Err(error) => {
+                tracing::warn!(run = self.run_id, %error, "the intent log could not be read");
+            }
+        }
+        if recorded.reply.is_some() {
+            tracing::info!(
+                run = self.run_id,
+                turn,
+                "turn {turn} runs the reply recorded before the run stopped; the model is not \
+                 asked again"
+            );
+        }
+        match self.log.intents(self.run_id).await {
+            Ok(calls) => recorded.calls = calls.into_iter().map(recorded_call).collect(),
+            Err(error) => {
+                tracing::warn!(run = self.run_id, %error, "the intent log could not be read");
+            }
+        }
+        recorded
+    }
+
+    /// Makes the calls of `calls` the core planned to make, through `live`: each is recorded
+    /// first, those recorded are made concurrently, each under its key, and their outcomes
+    /// recorded after. The answers of the calls made, in their order.
+    pub(super) async fn make(
+        &self,
+        calls: Vec<PlannedCall>,
         live: &LiveTools<'_>,
     ) -> Vec<ToolAnswer> {
-        if turn != self.turn {
-            self.turn = turn;
-            self.next = 0;
-            self.diverged = false;
+        let mut recorded = Vec::new();
+        for call in calls.into_iter().filter(PlannedCall::is_made) {
+            recorded.push(match call.key {
+                Some(key) => self.record(call.request, key).await,
+                None => Recorded::ToMake(call.request, None),
+            });
         }
-        let mut planned = Vec::with_capacity(requests.len());
-        for request in requests {
-            planned.push(self.record(request).await);
-        }
-        let mut answers = Vec::with_capacity(planned.len());
+        let mut answers: Vec<Option<ToolAnswer>> = Vec::with_capacity(recorded.len());
         let mut to_make = Vec::new();
         let mut made_at = Vec::new();
-        for (at, plan) in planned.into_iter().enumerate() {
-            match plan {
-                Planned::Answered(answer) => answers.push(Some(answer)),
-                Planned::Made(request, key) => {
+        for (at, call) in recorded.into_iter().enumerate() {
+            match call {
+                Recorded::Answered(answer) => answers.push(Some(answer)),
+                Recorded::ToMake(request, key) => {
                     answers.push(None);
                     made_at.push((at, key.clone()));
-                    to_make.push((request, Some(key)));
+                    to_make.push((request, key));
                 }
             }
         }
         let made = live.answer_keyed(to_make).await;
         for ((at, key), answer) in made_at.into_iter().zip(made) {
-            self.complete(&key, &answer).await;
+            if let Some(key) = key {
+                self.complete(&key, &answer).await;
+            }
             answers[at] = Some(answer);
         }
         answers.into_iter().flatten().collect()
     }
 
-    /// Records the call, under the next key of the turn.
-    async fn record(&mut self, request: ToolRequest) -> Planned {
-        loop {
-            let key = IdempotencyKey::new(self.run_id, self.turn, self.next);
-            self.next += 1;
-            let intent = ToolIntent {
-                key: key.clone(),
-                tool: request.name.clone(),
-                args: request.args.clone(),
-            };
-            match self.log.record_intent(self.lease, &intent).await {
-                Ok(IntentRecord {
-                    outcome: Some(outcome),
-                    ..
-                }) => {
-                    let result = match outcome {
-                        ToolOutcome::Ok(value) => Ok(value),
-                        ToolOutcome::Error(message) => Err(ToolError::new(message)),
-                    };
-                    return Planned::Answered(ToolAnswer::new(result, Duration::ZERO));
-                }
-                Ok(_) => return Planned::Made(request, key),
-                Err(StoreError::IntentMismatch { .. }) if !self.diverged => {
-                    // Another program than the recorded one: new keys from here on.
-                    self.diverged = true;
-                    match self.first_unrecorded().await {
-                        Ok(index) => self.next = index,
-                        Err(error) => return not_recorded(&error),
-                    }
-                }
-                Err(error) => return not_recorded(&error),
-            }
+    /// Records `request`'s intent under `key` before it is made.
+    async fn record(&self, request: ToolRequest, key: IdempotencyKey) -> Recorded {
+        let intent = ToolIntent {
+            key: key.clone(),
+            tool: request.name.clone(),
+            args: request.args.clone(),
+        };
+        match self.log.record_intent(self.lease, &intent).await {
+            Ok(IntentRecord {
+                outcome: Some(outcome),
+                ..
+            }) => Recorded::Answered(answer_from_log(outcome)),
+            Ok(_) => Recorded::ToMake(request, Some(key)),
+            // Not made: a call is never made unrecorded.
+            Err(error) => Recorded::Answered(ToolAnswer::new(
+                Err(call_not_recorded(&error)),
+                std::time::Duration::ZERO,
+            )),
         }
     }
 
@@ -145,41 +146,6 @@ impl<'a> RecordedCalls<'a> {
         }
     }
 
-    /// The reply recorded for turn `turn`, if the log has one.
-    pub(super) async fn reply(&self, turn: u32) -> Option<LlmResponse> {
-        match self.log.recorded_reply(self.run_id, turn).await {
-            Ok(reply) => reply,
-            Err(error) => {
-                tracing::warn!(run = self.run_id, %error, "the intent log could not be read");
-                None
-            }
-        }
-    }
-
-    /// What a run resumed at turn `turn` is told about the calls its unfinished turn made
-    /// before the run stopped, or `None` when it made none (or the log cannot be read).
-    pub(super) async fn unfinished_notice(&self, turn: u32) -> Option<String> {
-        match self.log.intents(self.run_id).await {
-            Ok(recorded) => resumed_calls_notice(turn, &recorded),
-            Err(error) => {
-                tracing::warn!(run = self.run_id, %error, "the intent log could not be read");
-                None
-            }
-        }
-    }
-
-    /// The first index after every call recorded for the turn.
-    async fn first_unrecorded(&self) -> Result<u32, StoreError> {
-        let recorded = self.log.intents(self.run_id).await?;
-        Ok(recorded
-            .iter()
-            .filter(|r| r.intent.key.turn() == self.turn)
-            .map(|r| r.intent.key.call() + 1)
-            .max()
-            .unwrap_or(0)
-            .max(self.next))
-    }
-
     async fn complete(&self, key: &IdempotencyKey, answer: &ToolAnswer) {
         let outcome = match &answer.result {
             Ok(value) => ToolOutcome::Ok(value.clone()),
@@ -193,65 +159,12 @@ impl<'a> RecordedCalls<'a> {
     }
 }
 
-/// A call that was not made, because it could not be recorded first.
-fn not_recorded(error: &StoreError) -> Planned {
-    Planned::Answered(ToolAnswer::new(
-        Err(ToolError::new(format!(
-            "the call was not made: it could not be recorded first ({error})"
-        ))),
-        Duration::ZERO,
-    ))
-}
-
-/// What a run resumed at turn `turn` is told about the calls the unfinished turn had made
-/// before the run stopped, or `None` when it had made none.
-fn resumed_calls_notice(turn: u32, recorded: &[IntentRecord]) -> Option<String> {
-    let lines: Vec<String> = recorded
-        .iter()
-        .filter(|r| r.intent.key.turn() >= turn)
-        .map(|r| {
-            let call = call_text(&r.intent.tool, &r.intent.args);
-            match &r.outcome {
-                Some(ToolOutcome::Ok(value)) => {
-                    format!(
-                        "- {call} completed, returning {}",
-                        shortened(&pr_str(value))
-                    )
-                }
-                Some(ToolOutcome::Error(message)) => {
-                    format!("- {call} completed, failing: {}", shortened(message))
-                }
-                None => format!("- {call} may or may not have happened"),
-            }
-        })
-        .collect();
-    if lines.is_empty() {
-        return None;
-    }
-    Some(format!(
-        "Note: this run stopped during turn {turn}, before the turn was saved, after its \
-         program had made these tool calls:\n{}\nA call made again with the same arguments \
-         in the same order is not repeated: a completed one returns its recorded result, and \
-         one that may have happened is retried under the same idempotency key.",
-        lines.join("\n")
-    ))
-}
-
-fn call_text(tool: &str, args: &[Value]) -> String {
-    let mut text = format!("(tool/{tool}");
-    for arg in args {
-        text.push(' ');
-        text.push_str(&pr_str(arg));
-    }
-    text.push(')');
-    shortened(&text)
-}
-
-/// `text`, cut to 200 characters.
-fn shortened(text: &str) -> String {
-    const LIMIT: usize = 200;
-    match text.char_indices().nth(LIMIT) {
-        None => text.to_string(),
-        Some((at, _)) => format!("{}…", &text[..at]),
+/// A call of the log as the run core takes it.
+fn recorded_call(record: IntentRecord) -> RecordedCall {
+    RecordedCall {
+        key: record.intent.key,
+        tool: record.intent.tool,
+        args: record.intent.args,
+        outcome: record.outcome,
     }
 }

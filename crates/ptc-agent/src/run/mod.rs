@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ptc_lisp::Value;
-use ptc_turn::{Step, StepOutcome, Task, Usage};
+use ptc_turn::{Step, StepOutcome, Task};
 use tracing::Instrument;
 use tracing::field::Empty;
 
@@ -176,7 +176,7 @@ impl Agent {
             memory: restored.memory,
             resumed: true,
             last_ending: restored.last_ending,
-            notice: None,
+            intents: None,
         };
         self.drive(checkpoint.task, start, options).await
     }
@@ -284,16 +284,8 @@ impl Agent {
             gen_ai.usage.cache_creation.input_tokens = Empty,
             duration_ms = Empty,
         );
+        // A run too deep below its top run is refused by its core, before its first turn.
         let tree = Tree::for_run(&inner.settings, Instant::now(), calling_tree());
-        if let Some(outcome) = ptc_run::depth_exceeded(tree.depth, tree.max_depth) {
-            return Ok(Step {
-                outcome,
-                task,
-                turns: start.turns,
-                usage: Usage::default(),
-            })
-            .map(|step| trace.apply(step));
-        }
         let store = options
             .store
             .as_ref()

@@ -1,9 +1,8 @@
 //! The intent log: each tool call recorded before it is made, and marked when it is done.
 
-use std::fmt;
-
 use async_trait::async_trait;
 use ptc_lisp::{ToolOutcome, Value};
+pub use ptc_run::IdempotencyKey;
 
 use super::{Lease, StoreError};
 use crate::llm::LlmResponse;
@@ -70,93 +69,6 @@ pub trait IntentLog: Send + Sync {
     }
 }
 
-/// The key a tool is given with each call, the same whenever the same call is retried: the
-/// run's id, the turn's number and the call's index in the turn (from 0, in the order the
-/// program made its calls), written `RUN:TURN:CALL` (its `Display`). Turn and index are the last two fields, so
-/// a run id holding `:` still gives each call its own key.
-///
-/// ```
-/// use ptc_agent::store::IdempotencyKey;
-///
-/// let key = IdempotencyKey::new("ticket-42", 3, 0);
-/// assert_eq!(key.to_string(), "ticket-42:3:0");
-/// assert_eq!(IdempotencyKey::parse("ticket-42:3:0"), Some(key));
-/// assert_eq!(IdempotencyKey::parse("a:b:3:0").map(|k| k.run_id().to_string()), Some("a:b".into()));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct IdempotencyKey {
-    run_id: String,
-    turn: u32,
-    call: u32,
-}
-
-impl IdempotencyKey {
-    /// The key of call `call` (from 0) of turn `turn` of run `run_id`.
-    pub fn new(run_id: impl Into<String>, turn: u32, call: u32) -> IdempotencyKey {
-        IdempotencyKey {
-            run_id: run_id.into(),
-            turn,
-            call,
-        }
-    }
-
-    /// The key written as `RUN:TURN:CALL`, or `None` if `text` is not one.
-    pub fn parse(text: &str) -> Option<IdempotencyKey> {
-        let (rest, call) = text.rsplit_once(':')?;
-        let (run_id, turn) = rest.rsplit_once(':')?;
-        let number = |s: &str| {
-            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| s.parse().ok())
-                .flatten()
-        };
-        Some(IdempotencyKey::new(run_id, number(turn)?, number(call)?))
-    }
-
-    /// The run.
-    pub fn run_id(&self) -> &str {
-        &self.run_id
-    }
-
-    /// The turn's number.
-    pub fn turn(&self) -> u32 {
-        self.turn
-    }
-
-    /// The call's index in its turn, from 0.
-    pub fn call(&self) -> u32 {
-        self.call
-    }
-}
-
-impl fmt::Display for IdempotencyKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.run_id, self.turn, self.call)
-    }
-}
-
-tokio::task_local! {
-    /// The key of the tool call being awaited, set around each call the loop makes.
-    static CALL_KEY: IdempotencyKey;
-}
-
-impl IdempotencyKey {
-    /// The key of the tool call in progress, when read from within a tool called by a run
-    /// whose store keeps an intent log ([`RunStore::intent_log`](super::RunStore::intent_log)):
-    /// a tool that acts on the world passes it on (as an `Idempotency-Key` header, a unique
-    /// column, ...) so that a call retried after a crash acts once. `None` outside such a call.
-    pub fn current() -> Option<IdempotencyKey> {
-        CALL_KEY.try_with(Clone::clone).ok()
-    }
-
-    /// Runs `call` with this key as the [current](IdempotencyKey::current) one.
-    pub(crate) fn scope<F: std::future::Future>(
-        self,
-        call: F,
-    ) -> tokio::task::futures::TaskLocalFuture<IdempotencyKey, F> {
-        CALL_KEY.scope(self, call)
-    }
-}
-
 /// A tool call about to be made.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolIntent {
@@ -177,31 +89,4 @@ pub struct IntentRecord {
     pub attempts: u32,
     /// Its outcome once completed; `None` while it is in flight.
     pub outcome: Option<ToolOutcome>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    #[test]
-    fn a_key_reads_back_as_written_and_nothing_else_is_a_key() {
-        for key in [
-            IdempotencyKey::new("ticket-42", 1, 0),
-            IdempotencyKey::new("tenant:7:job:3", 12, 4),
-            IdempotencyKey::new("", 3, 9),
-        ] {
-            assert_eq!(IdempotencyKey::parse(&key.to_string()), Some(key));
-        }
-        assert_eq!(
-            IdempotencyKey::new("tenant:7", 2, 1).to_string(),
-            "tenant:7:2:1"
-        );
-        for text in [
-            "run", "run:1", "run:1:", "run::1", "run:x:1", "run:1:-1", "run:+1:2",
-        ] {
-            assert_eq!(IdempotencyKey::parse(text), None, "{text}");
-        }
-        assert_eq!(IdempotencyKey::parse("run:1:99999999999"), None);
-    }
 }

@@ -61,7 +61,7 @@ pub trait RunStore: Send + Sync {
     /// Where the tool calls of this store's runs are recorded before they are made, and the
     /// lease those records are written under; `None` (the default) when the store keeps no
     /// intent log. With one, each call of a run is recorded before its tool is called and
-    /// completed after, its tool reads its [`IdempotencyKey::current`], a call that completed
+    /// completed after, its tool reads its key ([`current_idempotency_key`](crate::current_idempotency_key)), a call that completed
     /// before a crash is answered from the log instead of being made again, and a resumed run
     /// is told which calls of its unfinished turn may or may not have happened.
     /// [`MemoryStore`] and `ptc_store::PgStore` keep one.

@@ -5,6 +5,7 @@
 //! that differs gets new keys, and the resumed model is told which calls of its unfinished turn
 //! may have happened.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -14,7 +15,10 @@ use ptc_agent::store::{
     Checkpoint, IdempotencyKey, IntentLog, IntentRecord, Lease, MemoryStore, RunStore, StoreError,
     ToolIntent,
 };
-use ptc_agent::{Agent, LlmResponse, RunObserver, RunOptions, ScriptedLlm, ToolError, async_tool};
+use ptc_agent::{
+    Agent, LlmResponse, RunObserver, RunOptions, ScriptedLlm, ToolError, async_tool,
+    current_idempotency_key,
+};
 use ptc_lisp::ToolOutcome;
 use ptc_turn::{FailureKind, Message, StepOutcome, Task, Turn, Usage};
 
@@ -25,7 +29,7 @@ const SEND_BYE: &str = "(return [a b (tool/send \"bye\")])";
 /// a call sending `hangs` never answers, and then the run has a deadline of 300 ms.
 fn agent(replies: &[&str], made: Arc<Mutex<Vec<String>>>, hangs: Option<&'static str>) -> Agent {
     let send = async_tool("send", "Sends a message", move |text: String| {
-        let key = IdempotencyKey::current().map_or("no key".to_string(), |k| k.to_string());
+        let key = current_idempotency_key().map_or("no key".to_string(), |k| k.to_string());
         made.lock().unwrap().push(format!("{key} {text}"));
         async move {
             if Some(text.as_str()) == hangs {
@@ -47,9 +51,10 @@ fn agent(replies: &[&str], made: Arc<Mutex<Vec<String>>>, hangs: Option<&'static
 }
 
 /// A [`MemoryStore`] whose intent log keeps no model replies, as a log written before replies
-/// were kept: a turn run again after a crash asks the model anew.
+/// were kept: a turn run again after a crash asks the model anew. When its flag is set, it
+/// refuses to record any call.
 #[derive(Default)]
-struct WithoutReplies(MemoryStore);
+struct WithoutReplies(MemoryStore, AtomicBool);
 
 #[async_trait]
 impl RunStore for WithoutReplies {
@@ -90,6 +95,9 @@ impl IntentLog for WithoutReplies {
         lease: Option<&Lease>,
         intent: &ToolIntent,
     ) -> Result<IntentRecord, StoreError> {
+        if self.1.load(Ordering::SeqCst) {
+            return Err(StoreError::Io("the log is full".into()));
+        }
         self.0.record_intent(lease, intent).await
     }
 
@@ -331,4 +339,32 @@ async fn a_resumed_turn_that_makes_other_calls_gets_new_keys_after_the_recorded_
             "r:2:0 send \"bye\" x1 \"sent bye\"",
         ])
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_cannot_be_recorded_first_is_not_made_and_the_program_is_told() {
+    let store = WithoutReplies::default();
+    store.1.store(true, Ordering::SeqCst);
+    let made = Arc::new(Mutex::new(Vec::new()));
+    let step = agent(
+        &["(return (tool/send \"hi\"))", "(return \"gave up\")"],
+        made.clone(),
+        None,
+    )
+    .run_with(RunOptions::new().with_store(&store, "r"))
+    .await
+    .expect("runs");
+    assert_eq!(
+        step.value().map(ptc_lisp::pr_str),
+        Some("\"gave up\"".into())
+    );
+    assert_eq!(*made.lock().unwrap(), Vec::<String>::new());
+    assert_eq!(
+        step.turns[0].error().map(|e| e.message.as_str()),
+        Some(
+            "tool/send failed: the call was not made: it could not be recorded first (the log \
+             is full)"
+        )
+    );
+    assert_eq!(log_of(&store, "r").await, Vec::<String>::new());
 }

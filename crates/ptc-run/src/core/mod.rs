@@ -14,6 +14,8 @@
 //! calls tools, and the core hands their requests out as [`Action::CallTools`]; the answers
 //! come back as [`Event::ToolsAnswered`] and the program resumes.
 
+mod events;
+mod intents;
 mod opening;
 mod request;
 mod restore;
@@ -21,10 +23,10 @@ mod restore;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use ptc_compression::{CachePoint, Compression, CompressionStats, RenderLimits, RenderOptions};
+use ptc_compression::{CachePoint, Compression, RenderLimits, RenderOptions};
 use ptc_lisp::{
-    ErrorKind, Outcome, Progress, RunOutcome, Runtime, SuspendedRun, ToolAnswer, ToolRequest,
-    UserNamespace, Value,
+    ErrorKind, Outcome, Progress, RunOutcome, Runtime, SuspendedRun, ToolAnswer, UserNamespace,
+    Value,
 };
 use ptc_turn::{
     ErrorKind as TurnErrorKind, FailureKind, Message, Role, Step, StepOutcome, Task, Turn,
@@ -32,100 +34,22 @@ use ptc_turn::{
 };
 
 use crate::extract::extract_program;
-use crate::feedback::{NO_PROGRAM, cut_off_error};
+use crate::feedback::{NO_PROGRAM, cut_off_error, resumed_calls_notice};
 use crate::in_words::{HumanDuration, micros};
-use crate::model::{LlmError, LlmRequest, LlmResponse};
+use crate::model::{LlmError, LlmResponse};
 use crate::outcome::{Ending, Rules, run_outcome};
 use crate::recent_values::{history_of, with_error};
 use crate::sandbox::evaluating;
 use crate::settings::RunSettings;
 
+use intents::{Intents, unkeyed};
 use opening::failed;
 
+pub use events::{Action, Event};
+pub use intents::{CallPlan, PlannedCall, RecordedIntents};
 pub use opening::{chained_failure, depth_exceeded, resumed_goes_on, was_interrupted};
 pub use request::{prefix_point, request_for};
 pub use restore::{Restored, restore_namespace};
-
-/// What the driver does next.
-#[derive(Debug)]
-pub enum Action {
-    /// Take one turn from the turn budget the run shares with its tree of runs (the run has
-    /// one: [`ModelTurns::shared_turn_budget`]); answer with [`Event::TurnTaken`].
-    TakeTurn,
-    /// The history of turn `turn` was rendered with these stats (to show an observer);
-    /// answer with [`Event::Next`].
-    Rendered {
-        /// The turn whose history it is.
-        turn: u32,
-        /// What the rendering did against the full history.
-        stats: CompressionStats,
-    },
-    /// Apply the run's history policy to these messages (which may ask a model for a
-    /// summary); answer with [`Event::HistoryApplied`].
-    ApplyHistory(Vec<Message>),
-    /// Send this request to the model (its messages are [`RunCore::messages`]); answer with
-    /// [`Event::Replied`].
-    Ask(Box<LlmRequest>),
-    /// The program of turn `turn` waits for these tool calls (one, or all the items of a
-    /// `pmap`); answer with [`Event::ToolsAnswered`], the answers in the order of the
-    /// requests.
-    CallTools {
-        /// The turn whose program calls.
-        turn: u32,
-        /// The calls, in the order the answers come back.
-        requests: Vec<ToolRequest>,
-    },
-    /// A turn is recorded (it is [`RunCore::last_turn`]): checkpoint it, show it; then answer
-    /// with [`Event::Next`].
-    Recorded,
-    /// The run is over: [`RunCore::into_step`] gives its step.
-    Finished,
-}
-
-/// What happened, for the core to decide on.
-#[derive(Debug)]
-pub enum Event {
-    /// Go on: to start a run, after [`Action::Rendered`] and after [`Action::Recorded`].
-    Next,
-    /// The answer to [`Action::TakeTurn`]: whether a turn was left to take.
-    TurnTaken {
-        /// Whether the budget had a turn left (it has one less now).
-        granted: bool,
-    },
-    /// The messages within the history policy, and what asking for a summary spent.
-    HistoryApplied {
-        /// The messages to send.
-        messages: Vec<Message>,
-        /// What asking for a summary spent.
-        spent: Usage,
-    },
-    /// The model's answer to [`Action::Ask`], and the requests and time it took.
-    Replied {
-        /// The reply, or why there is none.
-        result: Result<LlmResponse, LlmError>,
-        /// The requests and time it took.
-        spent: Usage,
-    },
-    /// The answers to [`Action::CallTools`], and what the models the tools asked spent.
-    ToolsAnswered {
-        /// The answers, in the order of the requests.
-        answers: Vec<ToolAnswer>,
-        /// What the models the tools asked spent.
-        spent: Usage,
-    },
-    /// The run's stop signal fired while the driver carried out the last action: the turn in
-    /// progress is cut off (not recorded) and the run ends `interrupted`.
-    Stopped {
-        /// What the models the tools asked spent meanwhile.
-        spent: Usage,
-    },
-    /// The run's deadline ([`RunCore::deadline`]) passed while the driver carried out the
-    /// last action: the turn in progress is cut off and the run ends `timeout`.
-    DeadlinePassed {
-        /// What the models the tools asked spent meanwhile.
-        spent: Usage,
-    },
-}
 
 /// Where the programs of a run come from.
 pub enum Source<'a> {
@@ -167,9 +91,11 @@ pub struct Start {
     pub resumed: bool,
     /// How the last of `turns` ended.
     pub last_ending: Ending,
-    /// What the first request tells the model besides its history (after its last user
-    /// message): for a resumed run, the calls its unfinished turn had made.
-    pub notice: Option<String>,
+    /// What the run's intent log held when it started, when the run keeps one: its tool
+    /// calls are then made under idempotency keys, and a resumed run's unfinished turn runs
+    /// its recorded reply again (or its first request tells the model of the calls the turn
+    /// had made) and takes the answers of its completed calls from the log.
+    pub intents: Option<RecordedIntents>,
 }
 
 impl Start {
@@ -181,7 +107,7 @@ impl Start {
             memory: UserNamespace::new(),
             resumed: false,
             last_ending: Ending::Continue,
-            notice: None,
+            intents: None,
         }
     }
 }
@@ -198,8 +124,9 @@ enum Phase {
     ApplyingHistory,
     /// Waiting for [`Event::Replied`].
     Asking,
-    /// The program waits for [`Event::ToolsAnswered`].
-    Evaluating(Box<SuspendedRun>),
+    /// The program waits for [`Event::ToolsAnswered`]; the answers the intent log gave, in
+    /// the places of their calls.
+    Evaluating(Box<SuspendedRun>, Vec<Option<ToolAnswer>>),
     /// A turn was recorded; waiting for [`Event::Next`].
     Recorded,
     /// The run is over.
@@ -249,6 +176,11 @@ pub struct RunCore<'a> {
     outcome: Option<StepOutcome>,
     /// What the next request tells the model besides its history, once.
     notice: Option<String>,
+    /// The numbering of the run's tool calls, when it keeps an intent log.
+    intents: Option<Intents>,
+    /// The reply recorded for the unfinished turn of a resumed run, and the turn's number:
+    /// the turn takes it instead of asking the model again.
+    replay: Option<(u32, LlmResponse)>,
     /// When the run must be done, and the limit that set it.
     deadline: Option<(Instant, Duration)>,
     /// The time of the event being decided on.
@@ -280,6 +212,23 @@ impl<'a> RunCore<'a> {
             };
             run_outcome(last, ending, second_chance)
         });
+        let next = start.turns.next_number();
+        let (intents, replay, notice) = match start.intents {
+            None => (None, None, None),
+            Some(log) => {
+                // A turn that runs its recorded reply again makes the same calls, answered
+                // from the log: the model, not asked, needs no note of them.
+                let notice = match (&log.reply, start.resumed) {
+                    (None, true) => resumed_calls_notice(next, &log.calls),
+                    _ => None,
+                };
+                let replay = log
+                    .reply
+                    .filter(|_| start.resumed)
+                    .map(|reply| (next, reply));
+                (Some(Intents::new(log.run_id, log.calls)), replay, notice)
+            }
+        };
         RunCore {
             task,
             restored: start.turns.len(),
@@ -295,7 +244,9 @@ impl<'a> RunCore<'a> {
             pending: Usage::default(),
             unattached: Usage::default(),
             outcome,
-            notice: start.notice,
+            notice,
+            intents,
+            replay,
             deadline: None,
             now: start_time,
         }
@@ -305,6 +256,16 @@ impl<'a> RunCore<'a> {
     /// action in progress with [`Event::DeadlinePassed`] once `at` passes.
     pub fn with_deadline(mut self, at: Instant, limit: Duration) -> RunCore<'a> {
         self.deadline = Some((at, limit));
+        self
+    }
+
+    /// The same core, its run at `depth` below the top run of its tree, where runs may go
+    /// `max_depth` levels deep: a run deeper than that does not start (it ends
+    /// `max_depth_exceeded` at its first event, asking nothing).
+    pub fn with_depth(mut self, depth: u32, max_depth: u32) -> RunCore<'a> {
+        if self.outcome.is_none() {
+            self.outcome = depth_exceeded(depth, max_depth);
+        }
         self
     }
 
@@ -364,8 +325,14 @@ impl<'a> RunCore<'a> {
                     Err(error) => self.model_failed(&error),
                 }
             }
-            (Phase::Evaluating(run), Event::ToolsAnswered { answers, spent }) => {
+            (Phase::Evaluating(run, from_log), Event::ToolsAnswered { answers, spent }) => {
                 self.pending += spent;
+                let mut made = answers.into_iter();
+                let mut answers: Vec<ToolAnswer> = from_log
+                    .into_iter()
+                    .filter_map(|answer| answer.or_else(|| made.next()))
+                    .collect();
+                answers.extend(made);
                 let progress = evaluating(|| run.resume(answers));
                 self.evaluated(progress)
             }
@@ -534,8 +501,16 @@ impl<'a> RunCore<'a> {
         }
     }
 
-    /// The request of the turn in progress.
+    /// The request of the turn in progress, or the reply recorded for it before the run
+    /// stopped.
     fn ask(&mut self) -> Action {
+        let number = self.turn_number();
+        if let Some((turn, reply)) = self.replay.take()
+            && turn == number
+        {
+            // The request was made (and billed) before the run stopped, not now.
+            return self.replied(reply);
+        }
         let Source::Model(model) = &self.source else {
             unreachable!("only a model is asked");
         };
@@ -627,12 +602,21 @@ impl<'a> RunCore<'a> {
         }
         let out = match progress {
             Ok(Progress::Suspended(run)) => {
+                let turn = self.turn_number();
                 let requests = run.requests().to_vec();
-                self.phase = Phase::Evaluating(Box::new(run));
-                return Action::CallTools {
-                    turn: self.turn_number(),
-                    requests,
+                let calls = match &mut self.intents {
+                    Some(intents) => intents.plan(turn, requests),
+                    None => unkeyed(requests),
                 };
+                let from_log = calls
+                    .iter()
+                    .map(|call| match &call.plan {
+                        CallPlan::Answered(answer) => Some(answer.clone()),
+                        CallPlan::Make => None,
+                    })
+                    .collect();
+                self.phase = Phase::Evaluating(Box::new(run), from_log);
+                return Action::CallTools { turn, calls };
             }
             Ok(Progress::Finished(out)) => Ok(out),
             Err(panic) => Err(panic),
@@ -775,7 +759,7 @@ impl Phase {
             Phase::TakingTurn => "waiting for TurnTaken",
             Phase::ApplyingHistory => "waiting for HistoryApplied",
             Phase::Asking => "waiting for Replied",
-            Phase::Evaluating(_) => "waiting for ToolsAnswered",
+            Phase::Evaluating(..) => "waiting for ToolsAnswered",
             Phase::Finished => "finished",
         }
     }

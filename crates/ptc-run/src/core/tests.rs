@@ -1,6 +1,7 @@
-//! The run core as data: each file of `tests/golden/run_core/` gives an agent (mission,
-//! settings) and what the world answers (the model's replies, the tools' answers, a deadline
-//! that passes), and below `=== actions` the actions the core answered with, one per line.
+//! The run core as data: each file of `tests/golden/` gives an agent (mission, settings,
+//! its depth in a tree of runs, what its intent log held when it started) and what the world
+//! answers (the model's replies, the tools' answers, a deadline that passes), and below
+//! `=== actions` the actions the core answered with, one per line.
 //! `UPDATE_GOLDEN=1` rewrites the actions after a deliberate change (then review the diff).
 
 use std::path::{Path, PathBuf};
@@ -8,10 +9,13 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use ptc_compression::CompressionConfig;
-use ptc_lisp::{ToolAnswer, ToolError, ToolSpec, Value, pr_str};
+use ptc_lisp::{ToolAnswer, ToolError, ToolOutcome, ToolSpec, Value, pr_str};
 use ptc_turn::{DEFAULT_MAX_TURNS, Step, StepOutcome, Task, Usage};
 
-use super::{Action, Event, ModelTurns, RunCore, Source, Start, restore_namespace};
+use super::{
+    Action, CallPlan, Event, ModelTurns, RecordedIntents, RunCore, Source, Start, restore_namespace,
+};
+use crate::intent_log::{IdempotencyKey, RecordedCall};
 use crate::model::{LlmError, LlmResponse};
 use crate::outcome::Rules;
 use crate::sandbox::runtime_for;
@@ -48,6 +52,11 @@ struct Case {
     deadline: Option<Duration>,
     /// The programs of a compiled agent, one per turn (then no model is asked).
     stages: Vec<String>,
+    /// The run's depth below its top run, and how deep runs may go.
+    depth: Option<(u32, u32)>,
+    /// What the run's intent log held when it started, when it keeps one; a run whose log
+    /// held a call or a reply is resumed after a crash in its first turn.
+    intents: Option<RecordedIntents>,
     answers: Vec<Answer>,
 }
 
@@ -77,6 +86,8 @@ fn parse(script: &str) -> Case {
     let mut turn_budget = None;
     let mut deadline = None;
     let mut stages = Vec::new();
+    let mut depth = None;
+    let mut intents: Option<RecordedIntents> = None;
     let mut answers = Vec::new();
     let mut lines = script.lines().filter(|l| !l.starts_with('#')).peekable();
     while let Some(line) = lines.next() {
@@ -108,7 +119,19 @@ fn parse(script: &str) -> Case {
                     task.tools.push(ToolSpec::new(name, "A tool of the case"));
                 }
             }
-            "reply" | "reply cut off" | "stage" => {
+            "depth" => {
+                let (at, max) = rest.split_once(" of ").expect("`depth: N of MAX`");
+                depth = Some((
+                    at.parse().expect("a number"),
+                    max.parse().expect("a number"),
+                ));
+            }
+            "intent log" => intents = Some(RecordedIntents::new(rest)),
+            "recorded call" => {
+                let log = intents.as_mut().expect("an `intent log:` line first");
+                log.calls.push(recorded_call(&log.run_id, rest));
+            }
+            "reply" | "reply cut off" | "stage" | "recorded reply" => {
                 let mut text = Vec::new();
                 while let Some(next) = lines.peek() {
                     if is_answer(next) {
@@ -119,6 +142,9 @@ fn parse(script: &str) -> Case {
                 let text = text.join("\n").trim_end().to_string();
                 if key == "stage" {
                     stages.push(text);
+                } else if key == "recorded reply" {
+                    let log = intents.as_mut().expect("an `intent log:` line first");
+                    log.reply = Some(LlmResponse::text(text));
                 } else {
                     answers.push(Answer::Reply {
                         text,
@@ -149,7 +175,34 @@ fn parse(script: &str) -> Case {
         turn_budget,
         deadline,
         stages,
+        depth,
+        intents,
         answers,
+    }
+}
+
+/// A call of an intent log: `TURN:CALL TOOL [ARGS...]`, then ` => VALUE` or
+/// ` => error: MESSAGE` when it completed.
+fn recorded_call(run_id: &str, text: &str) -> RecordedCall {
+    let (call, outcome) = match text.split_once(" => ") {
+        Some((call, outcome)) => (call, Some(outcome)),
+        None => (text, None),
+    };
+    let (key, rest) = call.split_once(' ').expect("a key and a call");
+    let (tool, args) = rest.split_once(' ').expect("a tool and its arguments");
+    let key = IdempotencyKey::parse(&format!("{run_id}:{key}")).expect("TURN:CALL");
+    let Value::Vector(args) = ptc_lisp::eval_str(args).expect("arguments") else {
+        panic!("the arguments as a vector")
+    };
+    let outcome = outcome.map(|text| match text.strip_prefix("error: ") {
+        Some(message) => ToolOutcome::Error(message.to_string()),
+        None => ToolOutcome::Ok(ptc_lisp::eval_str(text).expect("a value")),
+    });
+    RecordedCall {
+        key,
+        tool: tool.to_string(),
+        args: args.iter().cloned().collect(),
+        outcome,
     }
 }
 
@@ -166,6 +219,8 @@ fn is_answer(line: &str) -> bool {
             | "stopped"
             | "resumed"
             | "stage"
+            | "recorded reply"
+            | "recorded call"
     )
 }
 
@@ -199,16 +254,20 @@ fn drive(case: Case) -> String {
     // Time stands still: the world's answers take none, and a deadline passes when the case
     // says so.
     let now = Instant::now();
-    let mut core = RunCore::new(
-        task.clone(),
-        Start::new(),
-        now,
-        runtime.clone(),
-        rules,
-        source(),
-    );
+    let start = Start {
+        resumed: case
+            .intents
+            .as_ref()
+            .is_some_and(|log| log.reply.is_some() || !log.calls.is_empty()),
+        intents: case.intents,
+        ..Start::new()
+    };
+    let mut core = RunCore::new(task.clone(), start, now, runtime.clone(), rules, source());
     if let Some(limit) = case.deadline {
         core = core.with_deadline(now + limit, limit);
+    }
+    if let Some((depth, max_depth)) = case.depth {
+        core = core.with_depth(depth, max_depth);
     }
     let mut answers = case.answers.into_iter();
     let mut out = Vec::new();
@@ -294,7 +353,7 @@ fn drive(case: Case) -> String {
                             memory: restored.memory,
                             resumed: true,
                             last_ending: restored.last_ending,
-                            notice: None,
+                            intents: None,
                         };
                         core = RunCore::new(
                             task.clone(),
@@ -309,16 +368,29 @@ fn drive(case: Case) -> String {
                     other => panic!("the model is asked, and the case answers {other:?}"),
                 }
             }
-            Action::CallTools { turn, requests } => {
+            Action::CallTools { turn, calls } => {
                 let mut given = Vec::new();
                 let mut cut: Option<Event> = None;
-                for request in &requests {
+                for call in &calls {
+                    let request = &call.request;
                     let args: Vec<String> = request.args.iter().map(pr_str).collect();
-                    out.push(format!(
+                    let mut line = format!(
                         "turn {turn}: call tool/{} [{}]",
                         request.name,
                         args.join(" ")
-                    ));
+                    );
+                    if let Some(key) = &call.key {
+                        line.push_str(&format!(" under {key}"));
+                    }
+                    if let CallPlan::Answered(answer) = &call.plan {
+                        let answer = match &answer.result {
+                            Ok(value) => pr_str(value),
+                            Err(error) => format!("error: {error}"),
+                        };
+                        out.push(format!("{line}: answered from the log, {answer}"));
+                        continue;
+                    }
+                    out.push(line);
                     let result = match answers.next() {
                         Some(Answer::Tool(result)) => result.map_err(ToolError::new),
                         Some(answer @ (Answer::Deadline | Answer::Stop)) => {

@@ -17,7 +17,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use pretty_assertions::assert_eq;
 use ptc_agent::store::{FleetStore, IdempotencyKey, RunStore};
-use ptc_agent::{Agent, LlmResponse, RunOptions, ToolError, Worker, async_tool, llm_fn};
+use ptc_agent::{
+    Agent, LlmResponse, RunOptions, ToolError, Worker, async_tool, current_idempotency_key, llm_fn,
+};
 use ptc_lisp::Value;
 use ptc_store::PgStore;
 use ptc_turn::{Step, Task};
@@ -102,7 +104,7 @@ impl World {
 fn agent_for(n: i64, world: Option<Arc<World>>) -> Agent {
     let work = async_tool("work", "Works on a step", move |args: Work| {
         let world = world.clone();
-        let key = IdempotencyKey::current();
+        let key = current_idempotency_key();
         async move {
             if let Some(world) = world {
                 world
