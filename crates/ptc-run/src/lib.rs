@@ -114,7 +114,7 @@ mod core;
 
 pub use crate::core::{
     Action, Event, ModelTurns, Restored, RunCore, Source, Start, chained_failure, depth_exceeded,
-    prefix_point, request_for, restore_namespace, resumed_goes_on, was_interrupted,
+    request_for, restore_namespace, resumed_goes_on, was_interrupted,
 };
 pub use extract::extract_program;
 pub use feedback::NO_PROGRAM;

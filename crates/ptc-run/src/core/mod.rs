@@ -21,7 +21,9 @@ mod restore;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use ptc_compression::{CachePoint, Compression, CompressionStats, RenderLimits, RenderOptions};
+use ptc_compression::{
+    CachePoint, Compression, CompressionStats, RenderLimits, RenderOptions, prefix_point,
+};
 use ptc_lisp::{
     ErrorKind, Outcome, Progress, RunOutcome, Runtime, SuspendedRun, ToolAnswer, ToolRequest,
     UserNamespace, Value,
@@ -43,7 +45,7 @@ use crate::settings::RunSettings;
 use opening::failed;
 
 pub use opening::{chained_failure, depth_exceeded, resumed_goes_on, was_interrupted};
-pub use request::{prefix_point, request_for};
+pub use request::request_for;
 pub use restore::{Restored, restore_namespace};
 
 /// What the driver does next.
