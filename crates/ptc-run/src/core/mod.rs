@@ -39,7 +39,7 @@ use crate::in_words::{HumanDuration, micros};
 use crate::model::{LlmError, LlmRequest, LlmResponse};
 use crate::outcome::{Ending, Rules, run_outcome};
 use crate::recent_values::{history_of, with_error};
-use crate::sandbox::evaluating;
+use crate::sandbox::{EvaluationTime, Stretch, stretch};
 use crate::settings::RunSettings;
 
 use opening::failed;
@@ -219,11 +219,8 @@ struct TurnInProgress {
     sent: Vec<Message>,
     response: Option<LlmResponse>,
     program: String,
-    evaluation_started: Option<Instant>,
-    /// How long the program's evaluation went on after the time of the event that finished
-    /// it, as the sandbox measured it (reading and analysis included): time the core is not
-    /// told of by an event.
-    evaluated_since_event: Duration,
+    /// The time of the program's evaluation, once it started.
+    evaluation: Option<EvaluationTime>,
 }
 
 /// One run's decisions: see the [crate documentation](crate).
@@ -368,8 +365,8 @@ impl<'a> RunCore<'a> {
             }
             (Phase::Evaluating(run), Event::ToolsAnswered { answers, spent }) => {
                 self.pending += spent;
-                let progress = evaluating(|| run.resume(answers));
-                self.evaluated(progress)
+                let stretch = stretch(|| run.resume(answers));
+                self.evaluated(stretch)
             }
             (phase, event) => unreachable!(
                 "the run core got {event:?} while {}; the driver answers each action with \
@@ -614,19 +611,21 @@ impl<'a> RunCore<'a> {
             Some(turn) => turn,
             None => unreachable!("a program runs within a turn"),
         };
-        turn.evaluation_started = Some(self.now);
-        let progress = evaluating(|| runtime.start(&program, memory));
+        turn.evaluation = Some(EvaluationTime::starting(self.now));
+        let stretch = stretch(|| runtime.start(&program, memory));
         turn.program = program;
-        self.evaluated(progress)
+        self.evaluated(stretch)
     }
 
     /// The program suspended at tool calls, or ended (or the interpreter panicked).
-    fn evaluated(&mut self, progress: Result<Progress, String>) -> Action {
-        if let Ok(Progress::Finished(out)) = &progress {
-            // The sandbox's clock covers every stretch of the evaluation; the stretch that
-            // finished it ran after this event's time.
-            self.turn_mut().evaluated_since_event = out.stats.analyze_time + out.stats.eval_time;
-        }
+    fn evaluated(&mut self, Stretch { progress, took }: Stretch) -> Action {
+        let now = self.now;
+        let evaluation = self
+            .turn_mut()
+            .evaluation
+            .get_or_insert(EvaluationTime::starting(now));
+        evaluation.ran(took);
+        let evaluated = evaluation.at_end(now);
         let out = match progress {
             Ok(Progress::Suspended(run)) => {
                 let requests = run.requests().to_vec();
@@ -641,10 +640,7 @@ impl<'a> RunCore<'a> {
         };
         let stages = matches!(self.source, Source::Stages { .. });
         let max_tokens = self.max_tokens();
-        let now = self.now;
         let turn = self.turn_mut();
-        let started = turn.evaluation_started.unwrap_or(turn.started);
-        let evaluated = now.saturating_duration_since(started) + turn.evaluated_since_event;
         let number = turn.number;
         let program = std::mem::take(&mut turn.program);
         let cut_off = turn.response.as_ref().is_some_and(LlmResponse::is_cut_off);
@@ -708,7 +704,10 @@ impl<'a> RunCore<'a> {
         };
         let mut usage = std::mem::take(&mut self.pending);
         usage.duration_us = micros(
-            self.now.saturating_duration_since(progress.started) + progress.evaluated_since_event,
+            self.now.saturating_duration_since(progress.started)
+                + progress
+                    .evaluation
+                    .map_or(Duration::ZERO, |e| e.after_event()),
         );
         let mut turn = turn.with_memory(self.memory.definitions());
         let last_stage = match &self.source {
@@ -764,8 +763,7 @@ impl TurnInProgress {
             sent: Vec::new(),
             response: None,
             program: String::new(),
-            evaluation_started: None,
-            evaluated_since_event: Duration::ZERO,
+            evaluation: None,
         }
     }
 }
