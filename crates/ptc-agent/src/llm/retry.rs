@@ -8,8 +8,10 @@ use ptc_run::HumanDuration;
 
 use super::LlmError;
 
-/// How an HTTP provider retries transient failures: exponential backoff, optionally with
-/// jitter, with a provider's `Retry-After` taking precedence.
+/// How a model call is retried after a transient failure, by an HTTP provider or by an
+/// agent's run ([`AgentBuilder::retry_policy`](crate::AgentBuilder::retry_policy)), with the
+/// same rules: exponential backoff, optionally with jitter, with a provider's `Retry-After`
+/// taking precedence.
 ///
 /// ```
 /// use std::time::Duration;
