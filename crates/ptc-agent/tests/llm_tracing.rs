@@ -13,7 +13,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use ptc_agent::llm::{Llm, LlmRequest, OpenAiCompatible, RetryPolicy};
+use ptc_agent::Agent;
+use ptc_agent::llm::{
+    Llm, LlmError, LlmRequest, LlmResponse, OpenAiCompatible, RetryPolicy, ScriptedLlm,
+};
 use ptc_turn::Message;
 use serde_json::json;
 use support::{Reply, TestServer};
@@ -183,4 +186,74 @@ async fn a_retried_call_logs_each_attempt_and_the_usage() {
             ]),
         ]
     );
+}
+
+/// A run's own retries (here of a model that does not retry by itself) say so in the words of
+/// a provider's, and leave the failure that ends the run to the run's outcome.
+#[tokio::test]
+async fn a_run_retries_a_model_call_with_the_notice_of_a_provider() {
+    let overloaded = || LlmError::Http {
+        provider: "test".into(),
+        status: 503,
+        message: "overloaded".into(),
+    };
+    let llm = ScriptedLlm::from_results([
+        Err(overloaded()),
+        Ok(LlmResponse::text("```clojure\n(return 1)\n```")),
+        Err(overloaded()),
+        Err(LlmError::Configuration("no key".into())),
+    ]);
+    let policy = RetryPolicy {
+        max_retries: 2,
+        initial_backoff: Duration::from_millis(1),
+        max_backoff: Duration::from_millis(1),
+        multiplier: 2.0,
+        jitter: false,
+    };
+    let capture = Capture::default();
+    let guard = tracing::subscriber::set_default(capture.clone());
+    let returned = Agent::builder("Go")
+        .llm(llm.clone())
+        .retry_policy(policy.clone())
+        .build()
+        .unwrap()
+        .run()
+        .await
+        .unwrap();
+    let failed = Agent::builder("Go")
+        .llm(llm)
+        .retry_policy(policy)
+        .build()
+        .unwrap()
+        .run()
+        .await
+        .unwrap();
+    drop(guard);
+
+    assert_eq!(returned.value(), Some(&ptc_lisp::Value::Int(1)));
+    assert_eq!(failed.usage.llm_requests, 2);
+    let mut warnings: Vec<Fields> = capture.0.events.lock().unwrap().clone();
+    warnings.retain(|event| event.get("level").map(String::as_str) == Some("WARN"));
+    for event in &mut warnings {
+        let duration = event.remove("duration_ms");
+        assert!(
+            duration.is_some_and(|d| d.parse::<u64>().is_ok()),
+            "{event:?}"
+        );
+    }
+    let error = "test answered HTTP 503: overloaded";
+    let notice = fields(&[
+        ("level", "WARN"),
+        (
+            "message",
+            &format!("model call attempt 1 of 3 failed: {error}; retrying in 1 ms"),
+        ),
+        ("gen_ai.provider.name", "scripted"),
+        ("gen_ai.request.model", "scripted"),
+        ("attempt", "1"),
+        ("status", "503"),
+        ("retry_in_ms", "1"),
+        ("error", error),
+    ]);
+    assert_eq!(warnings, vec![notice.clone(), notice]);
 }

@@ -69,8 +69,22 @@ impl Rendered {
     }
 }
 
-/// The end of the stable `tool/` and `data/` prefix of the first user message, if it has one.
-pub(crate) fn prefix_point(messages: &[Message], opts: &RenderOptions<'_>) -> Option<CachePoint> {
+/// The cache point at the end of the stable prefix (mission, `tool/` and `data/`, see
+/// [`cacheable_prefix_len`]) of the first message after the system messages, when that message
+/// is the user's and starts with the prefix: what stays cacheable of a history that was
+/// trimmed or summarized.
+///
+/// ```
+/// use ptc_compression::{CachePoint, Compression, RenderOptions, SingleUserCoalesced, prefix_point};
+/// let opts = RenderOptions::new("Count the users", "Write PTC-Lisp.", 5);
+/// let rendered = SingleUserCoalesced::default().to_messages(&[], &[], &opts);
+/// assert_eq!(
+///     prefix_point(&rendered.messages, &opts),
+///     Some(CachePoint::new(1, "Count the users".len()))
+/// );
+/// assert_eq!(prefix_point(&rendered.messages[..1], &opts), None);
+/// ```
+pub fn prefix_point(messages: &[Message], opts: &RenderOptions<'_>) -> Option<CachePoint> {
     let index = messages.iter().position(|m| m.role != Role::System)?;
     let first = &messages[index];
     if first.role != Role::User {

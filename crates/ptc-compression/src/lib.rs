@@ -44,7 +44,7 @@ mod config;
 mod run_cost;
 
 pub use append_compact::AppendCompact;
-pub use compression::{Compression, Rendered, cacheable_prefix_len};
+pub use compression::{Compression, Rendered, cacheable_prefix_len, prefix_point};
 pub use config::{
     CompressionConfig, CompressionOptions, CompressionSetting, ConfigError, StrategyKind,
 };

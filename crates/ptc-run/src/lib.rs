@@ -119,8 +119,8 @@ mod core;
 
 pub use crate::core::{
     Action, CallPlan, Event, ModelTurns, PlannedCall, RecordedIntents, Restored, RunCore, Source,
-    Start, chained_failure, depth_exceeded, prefix_point, request_for, restore_namespace,
-    resumed_goes_on, was_interrupted,
+    Start, chained_failure, depth_exceeded, request_for, restore_namespace, resumed_goes_on,
+    was_interrupted,
 };
 pub use extract::extract_program;
 pub use feedback::{NO_PROGRAM, call_not_recorded};

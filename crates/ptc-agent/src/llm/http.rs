@@ -8,7 +8,9 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AF
 use serde_json::Value;
 
 use super::LlmError;
-use super::retry::{RetryPolicy, parse_retry_after};
+use super::retry::{
+    Attempt, Callee, Failure, RetryPolicy, millis, parse_retry_after, with_retries,
+};
 use ptc_run::HumanDuration;
 use ptc_run::model::is_transient_status;
 
@@ -39,29 +41,6 @@ fn whole(d: Duration) -> String {
         (0, s) => format!("{s} s"),
         (m, 0) => format!("{m} min"),
         (m, s) => format!("{m} min {s} s"),
-    }
-}
-
-/// How many attempts a call that failed with `error` on attempt `attempt` makes at most: the
-/// retry policy's, except that a request that timed out is retried once at most (the second
-/// timeout ends the call), so a silent provider gets 2 attempts whatever the retries.
-fn planned_attempts(
-    retry: &RetryPolicy,
-    attempt: u32,
-    error: &LlmError,
-    earlier: &[LlmError],
-) -> u32 {
-    let most = retry.max_retries.saturating_add(1);
-    if !matches!(error, LlmError::Timeout { .. }) {
-        return most;
-    }
-    if earlier
-        .iter()
-        .any(|e| matches!(e, LlmError::Timeout { .. }))
-    {
-        attempt
-    } else {
-        most.min(attempt.saturating_add(1))
     }
 }
 
@@ -119,12 +98,6 @@ pub(crate) fn decode_json(text: &str) -> Result<Value, String> {
     })
 }
 
-/// A failed attempt and the provider's `Retry-After`, if it sent one.
-struct Failure {
-    error: LlmError,
-    retry_after: Option<Duration>,
-}
-
 /// POSTs a request body (retrying transient failures), parses the reply with `parse`, records
 /// the requests it took in [`LlmResponse::attempts`](super::LlmResponse::attempts), and logs
 /// the call's token usage.
@@ -172,91 +145,68 @@ pub(crate) async fn post_json(
     let bytes = serde_json::to_vec(body).map_err(|e| {
         LlmError::InvalidRequest(format!("could not encode the request as JSON: {e}"))
     })?;
-    let mut attempt: u32 = 0;
-    let mut failed: Vec<LlmError> = Vec::new();
-    loop {
-        attempt = attempt.saturating_add(1);
+    let callee = Callee {
+        provider: ctx.provider,
+        model: ctx.model,
+        log_last_failure: true,
+    };
+    let mut post = Post {
+        ctx,
+        url,
+        headers: &headers,
+        body: &bytes,
+    };
+    with_retries(ctx.retry, &callee, &mut post).await
+}
+
+/// One POST of a request body.
+struct Post<'a> {
+    ctx: &'a CallContext<'a>,
+    url: &'a str,
+    headers: &'a HeaderMap,
+    body: &'a [u8],
+}
+
+impl Attempt for Post<'_> {
+    type Output = Value;
+
+    /// Sends the body, reporting a long wait while it lasts (a silent provider otherwise shows
+    /// nothing until the request timeout runs out), and logs a success.
+    async fn make(&mut self, attempt: u32) -> Result<Value, Failure> {
+        let ctx = self.ctx;
         let started = Instant::now();
-        let outcome = {
-            // Report a long wait while it lasts: a silent provider otherwise shows nothing until
-            // the request timeout runs out.
-            let request = attempt_once(ctx, url, &headers, bytes.clone());
-            tokio::pin!(request);
-            let mut notice = 0;
-            loop {
-                let at = wait_notice(notice);
-                if at >= ctx.timeout {
-                    break request.await;
-                }
-                match tokio::time::timeout_at((started + at).into(), &mut request).await {
-                    Ok(outcome) => break outcome,
-                    Err(_) => {
-                        tracing::info!(
-                            target: WAIT_TARGET,
-                            attempt,
-                            waited_ms = millis(at),
-                            "waiting for the model: {} (attempt {attempt}; abandoned at {})",
-                            whole(at),
-                            whole(ctx.timeout)
-                        );
-                        notice += 1;
-                    }
+        let request = attempt_once(ctx, self.url, self.headers, self.body.to_vec());
+        tokio::pin!(request);
+        let mut notice = 0;
+        let (status, value) = loop {
+            let at = wait_notice(notice);
+            if at >= ctx.timeout {
+                break request.await;
+            }
+            match tokio::time::timeout_at((started + at).into(), &mut request).await {
+                Ok(outcome) => break outcome,
+                Err(_) => {
+                    tracing::info!(
+                        target: WAIT_TARGET,
+                        attempt,
+                        waited_ms = millis(at),
+                        "waiting for the model: {} (attempt {attempt}; abandoned at {})",
+                        whole(at),
+                        whole(ctx.timeout)
+                    );
+                    notice += 1;
                 }
             }
-        };
-        let duration_ms = millis(started.elapsed());
-        let failure = match outcome {
-            Ok((status, value)) => {
-                tracing::debug!(
-                    gen_ai.provider.name = ctx.provider,
-                    gen_ai.request.model = ctx.model,
-                    attempt,
-                    status,
-                    duration_ms,
-                    "model call attempt {attempt} succeeded"
-                );
-                return Ok((value, failed));
-            }
-            Err(failure) => failure,
-        };
-        let status = failure.error.status();
-        let attempts = planned_attempts(ctx.retry, attempt, &failure.error, &failed);
-        // A server does not stop writing a reply when the client gives up waiting for it, so
-        // after a second timeout more retries would only queue behind the abandoned replies:
-        // a call that times out lasts at most the timeout, one retry, and the wait between.
-        let timed_out_again = matches!(failure.error, LlmError::Timeout { .. })
-            && failed.iter().any(|e| matches!(e, LlmError::Timeout { .. }));
-        let retryable =
-            failure.error.is_transient() && attempt <= ctx.retry.max_retries && !timed_out_again;
-        if !retryable {
-            tracing::warn!(
-                gen_ai.provider.name = ctx.provider,
-                gen_ai.request.model = ctx.model,
-                attempt,
-                status,
-                duration_ms,
-                error = %failure.error,
-                "model call attempt {attempt} of {attempts} failed: {}",
-                failure.error
-            );
-            failed.push(failure.error);
-            return Err(LlmError::after_attempts(failed));
-        }
-        let delay = ctx.retry.delay(attempt, failure.retry_after);
-        tracing::warn!(
+        }?;
+        tracing::debug!(
             gen_ai.provider.name = ctx.provider,
             gen_ai.request.model = ctx.model,
             attempt,
             status,
-            duration_ms,
-            retry_in_ms = millis(delay),
-            error = %failure.error,
-            "model call attempt {attempt} of {attempts} failed: {}; retrying in {}",
-            failure.error,
-            HumanDuration(delay)
+            duration_ms = millis(started.elapsed()),
+            "model call attempt {attempt} succeeded"
         );
-        failed.push(failure.error);
-        tokio::time::sleep(delay).await;
+        Ok(value)
     }
 }
 
@@ -408,10 +358,6 @@ pub(crate) fn quote(body: &str) -> String {
     quoted
 }
 
-fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
 /// A header value from configuration, such as an API key.
 pub(crate) fn header_value(name: &str, value: &str) -> Result<HeaderValue, LlmError> {
     let mut value = HeaderValue::from_str(value).map_err(|_| {
@@ -483,34 +429,6 @@ mod tests {
     fn a_waiting_request_is_reported_at_10_s_then_every_30_s() {
         let marks: Vec<String> = (0..5).map(|n| whole(wait_notice(n))).collect();
         assert_eq!(marks, ["10 s", "30 s", "1 min", "1 min 30 s", "2 min"]);
-    }
-
-    #[test]
-    fn attempts_are_counted_against_what_the_call_will_make() {
-        let retry = RetryPolicy::default();
-        let timeout = || LlmError::Timeout {
-            provider: "p".into(),
-            timeout: Duration::from_secs(1),
-        };
-        let refused = || LlmError::Transport {
-            provider: "p".into(),
-            message: "refused".into(),
-        };
-        // A first timeout leaves one more attempt, a second ends the call.
-        assert_eq!(planned_attempts(&retry, 1, &timeout(), &[]), 2);
-        assert_eq!(planned_attempts(&retry, 2, &timeout(), &[timeout()]), 2);
-        // A later first timeout still gets its one retry, within the policy's attempts.
-        assert_eq!(planned_attempts(&retry, 2, &timeout(), &[refused()]), 3);
-        assert_eq!(
-            planned_attempts(&retry, 4, &timeout(), &[refused(), refused(), refused()]),
-            4
-        );
-        // Other failures are retried as the policy says.
-        assert_eq!(planned_attempts(&retry, 1, &refused(), &[]), 4);
-        assert_eq!(
-            planned_attempts(&RetryPolicy::none(), 1, &timeout(), &[]),
-            1
-        );
     }
 
     #[test]

@@ -28,7 +28,7 @@ mod openai;
 mod readable;
 mod recording;
 mod replay;
-mod retry;
+pub(crate) mod retry;
 mod sampling;
 mod scripted;
 mod spec;

@@ -1,10 +1,17 @@
-//! When and how long to wait before sending a failed request again.
+//! Sending a failed model request again: when, how long to wait, and the one loop that does
+//! it and words its notices, for the HTTP exchange and for a run's model calls alike.
 
 use std::hash::{BuildHasher, RandomState};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
-/// How an HTTP provider retries transient failures: exponential backoff, optionally with
-/// jitter, with a provider's `Retry-After` taking precedence.
+use ptc_run::HumanDuration;
+
+use super::LlmError;
+
+/// How a model call is retried after a transient failure, by an HTTP provider or by an
+/// agent's run ([`AgentBuilder::retry_policy`](crate::AgentBuilder::retry_policy)), with the
+/// same rules: exponential backoff, optionally with jitter, with a provider's `Retry-After`
+/// taking precedence.
 ///
 /// ```
 /// use std::time::Duration;
@@ -80,6 +87,134 @@ impl RetryPolicy {
             None => self.backoff(retry),
         }
     }
+}
+
+/// A failed attempt, and how long the provider asked to wait before the next one.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub(crate) error: LlmError,
+    /// The provider's `Retry-After`, when it sent one with a status worth retrying.
+    pub(crate) retry_after: Option<Duration>,
+}
+
+impl From<LlmError> for Failure {
+    /// A model's error, with the wait a rate limit asked for.
+    fn from(error: LlmError) -> Failure {
+        let retry_after = match error.root() {
+            LlmError::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        };
+        Failure { error, retry_after }
+    }
+}
+
+/// Whom a call's attempts go to, as their notices name it.
+pub(crate) struct Callee<'a> {
+    /// The provider kind, e.g. `openai-compatible`.
+    pub(crate) provider: &'a str,
+    pub(crate) model: &'a str,
+    /// Whether the failure that ends the call is logged too. The HTTP exchange logs it, as
+    /// the last of its attempts; a run's model call does not: the error it returns ends the
+    /// turn, which says so.
+    pub(crate) log_last_failure: bool,
+}
+
+/// One attempt of a call: what [`with_retries`] makes again after a transient failure.
+pub(crate) trait Attempt {
+    /// What a successful attempt gives.
+    type Output;
+
+    /// Makes attempt number `number` (from 1).
+    fn make(&mut self, number: u32) -> impl Future<Output = Result<Self::Output, Failure>> + Send;
+}
+
+/// Makes `attempt` until it succeeds, fails in a way that trying again does not help, or
+/// `policy` allows no more attempts, waiting as [`RetryPolicy::delay`] says between attempts
+/// and logging a warning for each retry. The success comes with the failures before it; a
+/// failure after more than one attempt is a [`LlmError::RetriesExhausted`] holding every
+/// attempt's error.
+pub(crate) async fn with_retries<A: Attempt + Send>(
+    policy: &RetryPolicy,
+    callee: &Callee<'_>,
+    attempt: &mut A,
+) -> Result<(A::Output, Vec<LlmError>), LlmError> {
+    let mut number: u32 = 0;
+    let mut failed: Vec<LlmError> = Vec::new();
+    loop {
+        number = number.saturating_add(1);
+        let started = Instant::now();
+        let failure = match attempt.make(number).await {
+            Ok(value) => return Ok((value, failed)),
+            Err(failure) => failure,
+        };
+        let duration_ms = millis(started.elapsed());
+        let status = failure.error.status();
+        let attempts = planned_attempts(policy, number, &failure.error, &failed);
+        if !failure.error.is_transient() || number >= attempts {
+            if callee.log_last_failure {
+                tracing::warn!(
+                    gen_ai.provider.name = callee.provider,
+                    gen_ai.request.model = callee.model,
+                    attempt = number,
+                    status,
+                    duration_ms,
+                    error = %failure.error,
+                    "model call attempt {number} of {attempts} failed: {}",
+                    failure.error
+                );
+            }
+            failed.push(failure.error);
+            return Err(LlmError::after_attempts(failed));
+        }
+        let delay = policy.delay(number, failure.retry_after);
+        tracing::warn!(
+            gen_ai.provider.name = callee.provider,
+            gen_ai.request.model = callee.model,
+            attempt = number,
+            status,
+            duration_ms,
+            retry_in_ms = millis(delay),
+            error = %failure.error,
+            "model call attempt {number} of {attempts} failed: {}; retrying in {}",
+            failure.error,
+            HumanDuration(delay)
+        );
+        failed.push(failure.error);
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+    }
+}
+
+/// How many attempts a call that failed with `error` on attempt `attempt`, after the
+/// failures `earlier`, makes at most: the policy's, except that a request that timed out is
+/// retried once at most. A server does not stop writing a reply when the client gives up
+/// waiting for it, so after a second timeout more retries would only queue behind the
+/// abandoned replies: a call that times out lasts at most the timeout, one retry, and the
+/// wait between, so a silent provider gets 2 attempts whatever the retries.
+fn planned_attempts(
+    policy: &RetryPolicy,
+    attempt: u32,
+    error: &LlmError,
+    earlier: &[LlmError],
+) -> u32 {
+    let most = policy.max_retries.saturating_add(1);
+    if !matches!(error, LlmError::Timeout { .. }) {
+        return most;
+    }
+    if earlier
+        .iter()
+        .any(|e| matches!(e, LlmError::Timeout { .. }))
+    {
+        attempt
+    } else {
+        most.min(attempt.saturating_add(1))
+    }
+}
+
+/// A duration in whole milliseconds, as the notices' fields give it.
+pub(crate) fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// A uniformly distributed number in `[0, 1)`. Every `RandomState` gets fresh keys, which is
@@ -186,6 +321,34 @@ mod tests {
             Duration::from_secs(30)
         );
         assert_eq!(policy().delay(2, None), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn attempts_are_counted_against_what_the_call_will_make() {
+        let retry = RetryPolicy::default();
+        let timeout = || LlmError::Timeout {
+            provider: "p".into(),
+            timeout: Duration::from_secs(1),
+        };
+        let refused = || LlmError::Transport {
+            provider: "p".into(),
+            message: "refused".into(),
+        };
+        // A first timeout leaves one more attempt, a second ends the call.
+        assert_eq!(planned_attempts(&retry, 1, &timeout(), &[]), 2);
+        assert_eq!(planned_attempts(&retry, 2, &timeout(), &[timeout()]), 2);
+        // A later first timeout still gets its one retry, within the policy's attempts.
+        assert_eq!(planned_attempts(&retry, 2, &timeout(), &[refused()]), 3);
+        assert_eq!(
+            planned_attempts(&retry, 4, &timeout(), &[refused(), refused(), refused()]),
+            4
+        );
+        // Other failures are retried as the policy says.
+        assert_eq!(planned_attempts(&retry, 1, &refused(), &[]), 4);
+        assert_eq!(
+            planned_attempts(&RetryPolicy::none(), 1, &timeout(), &[]),
+            1
+        );
     }
 
     #[test]

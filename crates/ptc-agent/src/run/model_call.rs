@@ -1,4 +1,4 @@
-//! Sending a turn's request to the model, with its retries.
+//! Sending a turn's request to the model, with its retries (the loop of `llm::retry`).
 
 use std::time::Instant;
 
@@ -6,9 +6,10 @@ use ptc_turn::Usage;
 use tracing::Instrument;
 use tracing::field::Empty;
 
+use crate::llm::retry::{Attempt, Callee, Failure, with_retries};
 use crate::llm::{Llm, LlmError, LlmRequest, LlmResponse, RetryPolicy};
 use crate::telemetry::record_tokens;
-use ptc_run::{HumanDuration, micros};
+use ptc_run::micros;
 
 /// Sends `request` for turn `turn`, retrying transient failures as `policy` says, and adds
 /// the requests and their time to `usage`.
@@ -25,10 +26,44 @@ pub(crate) async fn call_llm(
             .iter()
             .map(|m| m.content.chars().count())
             .sum::<usize>();
-    let mut attempt: u32 = 0;
-    let mut failed: Vec<LlmError> = Vec::new();
-    loop {
-        attempt = attempt.saturating_add(1);
+    let provider = llm.provider_name();
+    let model = llm.model_name();
+    let callee = Callee {
+        provider: &provider,
+        model: &model,
+        log_last_failure: false,
+    };
+    let mut ask = Ask {
+        llm,
+        turn,
+        request,
+        prompt_chars,
+        usage,
+    };
+    let (response, _) = with_retries(policy, &callee, &mut ask).await?;
+    Ok(response)
+}
+
+/// One request of a turn to the model, in a span of its own, counted in `usage`.
+struct Ask<'a> {
+    llm: &'a dyn Llm,
+    turn: u32,
+    request: &'a LlmRequest,
+    prompt_chars: usize,
+    usage: &'a mut Usage,
+}
+
+impl Attempt for Ask<'_> {
+    type Output = LlmResponse;
+
+    async fn make(&mut self, attempt: u32) -> Result<LlmResponse, Failure> {
+        let Ask {
+            llm,
+            turn,
+            request,
+            prompt_chars,
+            ..
+        } = *self;
         let span = tracing::info_span!(
             "llm_request",
             otel.name = %format!("chat {}", llm.model_name()),
@@ -63,10 +98,10 @@ pub(crate) async fn call_llm(
             Ok(response) => response.attempts.max(1),
             Err(error) => error.attempts(),
         };
-        usage.llm_requests = usage.llm_requests.saturating_add(requests);
-        usage.llm_duration_us = usage.llm_duration_us.saturating_add(micros(elapsed));
+        self.usage.llm_requests = self.usage.llm_requests.saturating_add(requests);
+        self.usage.llm_duration_us = self.usage.llm_duration_us.saturating_add(micros(elapsed));
         span.record("duration_ms", micros(elapsed) / 1000);
-        let error = match result {
+        match result {
             Ok(response) => {
                 span.record("outcome", "ok");
                 if let Some(model) = &response.model {
@@ -76,35 +111,14 @@ pub(crate) async fn call_llm(
                     span.record("gen_ai.response.finish_reasons", reason.as_str());
                 }
                 record_tokens(&span, &response.usage);
-                return Ok(response);
+                Ok(response)
             }
-            Err(error) => error,
-        };
-        span.record("outcome", "error");
-        span.record("error", error.to_string().as_str());
-        span.record("error.type", error.root().kind());
-        let retries_done = attempt - 1;
-        if !error.is_transient() || retries_done >= policy.max_retries {
-            failed.push(error);
-            return Err(LlmError::after_attempts(failed));
-        }
-        let retry_after = match error.root() {
-            LlmError::RateLimited { retry_after, .. } => *retry_after,
-            _ => None,
-        };
-        let wait = policy.delay(attempt, retry_after);
-        tracing::warn!(
-            turn,
-            attempt,
-            wait_ms = micros(wait) / 1000,
-            %error,
-            "turn {turn}: model call {attempt} of {} failed: {error}; retrying in {}",
-            policy.max_retries.saturating_add(1),
-            HumanDuration(wait)
-        );
-        failed.push(error);
-        if !wait.is_zero() {
-            tokio::time::sleep(wait).await;
+            Err(error) => {
+                span.record("outcome", "error");
+                span.record("error", error.to_string().as_str());
+                span.record("error.type", error.root().kind());
+                Err(Failure::from(error))
+            }
         }
     }
 }

@@ -20,6 +20,7 @@
 //! `UPDATE_GOLDEN=1 cargo test -p ptc-lisp --test it adversarial` rewrites the expectation
 //! lines (review the diff).
 
+use crate::limits::limits_from;
 use crate::rewrite;
 
 use pretty_assertions::assert_eq;
@@ -152,31 +153,6 @@ fn expand(source: &str) -> String {
     out
 }
 
-fn limits_from(settings: &[(String, String)]) -> Limits {
-    let mut limits = base_limits();
-    for (k, v) in settings {
-        let n: u64 = v
-            .parse()
-            .unwrap_or_else(|_| panic!("limit {k}={v} is not a number"));
-        match k.as_str() {
-            "timeout_ms" => limits.timeout = Duration::from_millis(n),
-            "max_steps" => limits.max_steps = n,
-            "max_call_depth" => limits.max_call_depth = n as usize,
-            "max_memory_bytes" => limits.max_memory_bytes = n as usize,
-            "max_value_depth" => limits.max_value_depth = n as u32,
-            "max_tool_calls" => limits.max_tool_calls = n as usize,
-            "tool_timeout_ms" => limits.tool_timeout = Some(Duration::from_millis(n)),
-            "max_output_bytes" => limits.max_output_bytes = n as usize,
-            "max_print_chars" => limits.max_print_chars = n as usize,
-            "max_program_bytes" => limits.read.max_program_bytes = n as usize,
-            "max_depth" => limits.read.max_depth = n as usize,
-            "max_number_literal_len" => limits.read.max_number_literal_len = n as usize,
-            other => panic!("unknown limit {other}"),
-        }
-    }
-    limits
-}
-
 /// Time a run may lose waiting for a core on a machine busy with other work.
 const SCHEDULING_ALLOWANCE: Duration = Duration::from_secs(1);
 
@@ -232,7 +208,7 @@ fn adversarial_programs_end_with_typed_errors_within_their_limits() {
                 continue;
             }
             total += 1;
-            let limits = limits_from(&case.limits);
+            let limits = limits_from(base_limits(), &case.limits);
             let source = expand(&case.source);
             let runtime = runtime.clone().with_limits(limits.clone());
             let started = Instant::now();

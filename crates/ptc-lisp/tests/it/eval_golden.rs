@@ -19,6 +19,7 @@
 //! `UPDATE_GOLDEN=1 cargo test -p ptc-lisp --test it eval_golden` rewrites the expectation lines in place
 //! (review the diff before committing).
 
+use crate::limits::limits_from;
 use crate::rewrite;
 
 use pretty_assertions::assert_eq;
@@ -154,30 +155,6 @@ fn parse_cases(text: &str, file: &str) -> Vec<Case> {
     cases
 }
 
-fn limits_from(settings: &[(String, String)]) -> Limits {
-    let mut limits = Limits::default();
-    for (k, v) in settings {
-        let n: u64 = v
-            .parse()
-            .unwrap_or_else(|_| panic!("limit {k}={v} is not a number"));
-        match k.as_str() {
-            "timeout_ms" => limits.timeout = Duration::from_millis(n),
-            "max_steps" => limits.max_steps = n,
-            "max_call_depth" => limits.max_call_depth = n as usize,
-            "max_memory_bytes" => limits.max_memory_bytes = n as usize,
-            "max_value_depth" => limits.max_value_depth = n as u32,
-            "max_tool_calls" => limits.max_tool_calls = n as usize,
-            "tool_timeout_ms" => limits.tool_timeout = Some(Duration::from_millis(n)),
-            "max_output_bytes" => limits.max_output_bytes = n as usize,
-            "max_print_chars" => limits.max_print_chars = n as usize,
-            "max_program_bytes" => limits.read.max_program_bytes = n as usize,
-            "max_depth" => limits.read.max_depth = n as usize,
-            other => panic!("unknown limit {other}"),
-        }
-    }
-    limits
-}
-
 /// The expectation lines an outcome produces, in the order the files use.
 fn describe(out: &RunOutcome, want_prints: bool, want_tools: bool) -> Vec<String> {
     let mut lines = vec![match &out.outcome {
@@ -234,7 +211,7 @@ fn golden_programs() {
             total += 1;
             let mut memory = UserNamespace::new();
             for (t, turn) in case.turns.iter().enumerate() {
-                let runtime = fixture().with_limits(limits_from(&turn.limits));
+                let runtime = fixture().with_limits(limits_from(Limits::default(), &turn.limits));
                 let out = runtime.run_str(&turn.program, &memory);
                 let want_prints = turn.expect.iter().any(|l| l.starts_with(";; prints:"));
                 let want_tools = turn.expect.iter().any(|l| l.starts_with(";; tools:"));

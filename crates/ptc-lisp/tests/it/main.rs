@@ -21,6 +21,7 @@ mod conformance;
 mod convert;
 mod eval_golden;
 mod language_doc;
+mod limits;
 mod numeric_tower;
 mod parallel;
 mod random_programs;

@@ -23,7 +23,7 @@ mod restore;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use ptc_compression::{CachePoint, Compression, RenderLimits, RenderOptions};
+use ptc_compression::{CachePoint, Compression, RenderLimits, RenderOptions, prefix_point};
 use ptc_lisp::{
     ErrorKind, Outcome, Progress, RunOutcome, Runtime, SuspendedRun, ToolAnswer, UserNamespace,
     Value,
@@ -39,7 +39,7 @@ use crate::in_words::{HumanDuration, micros};
 use crate::model::{LlmError, LlmResponse};
 use crate::outcome::{Ending, Rules, run_outcome};
 use crate::recent_values::{history_of, with_error};
-use crate::sandbox::evaluating;
+use crate::sandbox::{EvaluationTime, Stretch, stretch};
 use crate::settings::RunSettings;
 
 use intents::{Intents, unkeyed};
@@ -48,7 +48,7 @@ use opening::failed;
 pub use events::{Action, Event};
 pub use intents::{CallPlan, PlannedCall, RecordedIntents};
 pub use opening::{chained_failure, depth_exceeded, resumed_goes_on, was_interrupted};
-pub use request::{prefix_point, request_for};
+pub use request::request_for;
 pub use restore::{Restored, restore_namespace};
 
 /// Where the programs of a run come from.
@@ -144,11 +144,8 @@ struct TurnInProgress {
     sent: Vec<Message>,
     response: Option<LlmResponse>,
     program: String,
-    evaluation_started: Option<Instant>,
-    /// How long the program's evaluation went on after the time of the event that finished
-    /// it, as the sandbox measured it (reading and analysis included): time the core is not
-    /// told of by an event.
-    evaluated_since_event: Duration,
+    /// The time of the program's evaluation, once it started.
+    evaluation: Option<EvaluationTime>,
 }
 
 /// One run's decisions: see the [crate documentation](crate).
@@ -333,8 +330,8 @@ impl<'a> RunCore<'a> {
                     .filter_map(|answer| answer.or_else(|| made.next()))
                     .collect();
                 answers.extend(made);
-                let progress = evaluating(|| run.resume(answers));
-                self.evaluated(progress)
+                let stretch = stretch(|| run.resume(answers));
+                self.evaluated(stretch)
             }
             (phase, event) => unreachable!(
                 "the run core got {event:?} while {}; the driver answers each action with \
@@ -587,19 +584,21 @@ impl<'a> RunCore<'a> {
             Some(turn) => turn,
             None => unreachable!("a program runs within a turn"),
         };
-        turn.evaluation_started = Some(self.now);
-        let progress = evaluating(|| runtime.start(&program, memory));
+        turn.evaluation = Some(EvaluationTime::starting(self.now));
+        let stretch = stretch(|| runtime.start(&program, memory));
         turn.program = program;
-        self.evaluated(progress)
+        self.evaluated(stretch)
     }
 
     /// The program suspended at tool calls, or ended (or the interpreter panicked).
-    fn evaluated(&mut self, progress: Result<Progress, String>) -> Action {
-        if let Ok(Progress::Finished(out)) = &progress {
-            // The sandbox's clock covers every stretch of the evaluation; the stretch that
-            // finished it ran after this event's time.
-            self.turn_mut().evaluated_since_event = out.stats.analyze_time + out.stats.eval_time;
-        }
+    fn evaluated(&mut self, Stretch { progress, took }: Stretch) -> Action {
+        let now = self.now;
+        let evaluation = self
+            .turn_mut()
+            .evaluation
+            .get_or_insert(EvaluationTime::starting(now));
+        evaluation.ran(took);
+        let evaluated = evaluation.at_end(now);
         let out = match progress {
             Ok(Progress::Suspended(run)) => {
                 let turn = self.turn_number();
@@ -623,10 +622,7 @@ impl<'a> RunCore<'a> {
         };
         let stages = matches!(self.source, Source::Stages { .. });
         let max_tokens = self.max_tokens();
-        let now = self.now;
         let turn = self.turn_mut();
-        let started = turn.evaluation_started.unwrap_or(turn.started);
-        let evaluated = now.saturating_duration_since(started) + turn.evaluated_since_event;
         let number = turn.number;
         let program = std::mem::take(&mut turn.program);
         let cut_off = turn.response.as_ref().is_some_and(LlmResponse::is_cut_off);
@@ -690,7 +686,10 @@ impl<'a> RunCore<'a> {
         };
         let mut usage = std::mem::take(&mut self.pending);
         usage.duration_us = micros(
-            self.now.saturating_duration_since(progress.started) + progress.evaluated_since_event,
+            self.now.saturating_duration_since(progress.started)
+                + progress
+                    .evaluation
+                    .map_or(Duration::ZERO, |e| e.after_event()),
         );
         let mut turn = turn.with_memory(self.memory.definitions());
         let last_stage = match &self.source {
@@ -746,8 +745,7 @@ impl TurnInProgress {
             sent: Vec::new(),
             response: None,
             program: String::new(),
-            evaluation_started: None,
-            evaluated_since_event: Duration::ZERO,
+            evaluation: None,
         }
     }
 }

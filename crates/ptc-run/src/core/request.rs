@@ -1,7 +1,7 @@
 //! A turn's request to the model, made from the rendered messages.
 
-use ptc_compression::{CachePoint, PromptRequest, RenderOptions, cacheable_prefix_len};
-use ptc_turn::{Message, Role};
+use ptc_compression::{CachePoint, PromptRequest};
+use ptc_turn::Message;
 
 use crate::model::{LlmRequest, ToolChoice};
 use crate::reply_form::{ReplyForm, as_tool_calls};
@@ -33,13 +33,4 @@ pub fn request_for(
     request
         .with_sampling(settings.sampling.clone())
         .with_turn(turn, tool_names)
-}
-
-/// The end of the stable `tool/` and `data/` prefix of the first user message of `messages`.
-pub fn prefix_point(messages: &[Message], opts: &RenderOptions<'_>) -> Option<CachePoint> {
-    let index = messages.iter().position(|m| m.role != Role::System)?;
-    let first = messages.get(index).filter(|m| m.role == Role::User)?;
-    cacheable_prefix_len(&first.content, opts)
-        .filter(|&len| len > 0)
-        .map(|len| CachePoint::new(index, len))
 }
