@@ -53,8 +53,8 @@ pub use cost::{
     anthropic_breakpoints, price, price_after,
 };
 pub use history::{
-    HistoryError, HistoryManager, HistoryPolicy, Summarizer, SummarizerError, SummaryRequest,
-    SummaryState, SummaryStrategy,
+    HistoryError, HistoryManager, HistoryPolicy, Summarizer, SummarizerError, SummaryFuture,
+    SummaryRequest, SummaryState, SummaryStrategy,
 };
 pub use options::{RenderLimits, RenderOptions};
 pub use run_cost::{

@@ -29,7 +29,8 @@ pub use policy::{HistoryPolicy, MIN_MESSAGES_FOR_SUMMARY, SummaryStrategy};
 pub use summarize::{SectionSummary, SummaryState, summarize_history};
 pub use summarizer::{
     DEFAULT_MAX_MESSAGE_CHARS, SUMMARY_HEADER, SUMMARY_SECTIONS, Summarizer, SummarizerError,
-    SummaryPrompt, SummaryPromptBuilder, SummaryRequest, missing_sections, summary_message,
+    SummaryFuture, SummaryPrompt, SummaryPromptBuilder, SummaryRequest, missing_sections,
+    summary_message,
 };
 pub use trim::{
     TRIM_NOTICE, check_token_limit, system_tokens, trim_notice, trim_to_messages, trim_to_tokens,

@@ -2,8 +2,9 @@
 //! summarizer sends.
 
 use std::fmt::Write as _;
+use std::future::Future;
+use std::pin::Pin;
 
-use async_trait::async_trait;
 use ptc_turn::{Message, Role};
 
 use super::SummaryStrategy;
@@ -57,25 +58,70 @@ impl SummarizerError {
     }
 }
 
+/// The summary a [`Summarizer`] is writing: a boxed future, so that summarizers of any type can
+/// be used behind `&dyn Summarizer`. An implementation returns `Box::pin(async move { ... })`.
+pub type SummaryFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<String, SummarizerError>> + Send + 'a>>;
+
 /// Writes the summaries that replace older messages.
 ///
 /// The summary returned replaces `previous_summary` entirely, so it must carry forward what
 /// the previous one said. An LLM-backed implementation builds its prompt with
 /// [`SummaryPromptBuilder`]; any `Fn(SummaryRequest) -> Result<String, SummarizerError>` is a
 /// summarizer too, which suits deterministic summaries and tests.
-#[async_trait]
+///
+/// The method returns a [`SummaryFuture`] rather than being an `async fn`, which keeps the
+/// trait usable as `dyn Summarizer` without a macro crate: the body of an implementation is an
+/// `async move` block, boxed and pinned.
+///
+/// ```
+/// use ptc_compression::history::{Summarizer, SummaryFuture, SummaryRequest};
+///
+/// /// Counts what it is asked to fold in, continuing the previous count.
+/// struct Counting;
+///
+/// impl Summarizer for Counting {
+///     fn summarize(&self, request: SummaryRequest) -> SummaryFuture<'_> {
+///         Box::pin(async move {
+///             let before: usize = match &request.previous_summary {
+///                 Some(previous) => previous.split(' ').next().unwrap_or("0").parse().unwrap_or(0),
+///                 None => 0,
+///             };
+///             Ok(format!("{} messages so far", before + request.messages.len()))
+///         })
+///     }
+/// }
+///
+/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     let mut f = std::pin::pin!(f);
+/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+/// #     loop {
+/// #         if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; }
+/// #     }
+/// # }
+/// use ptc_compression::history::SummaryStrategy;
+/// use ptc_turn::Message;
+///
+/// let summarizer: &dyn Summarizer = &Counting;
+/// let request = SummaryRequest {
+///     strategy: SummaryStrategy::WholeHistory,
+///     task: None,
+///     previous_summary: Some("3 messages so far".into()),
+///     messages: vec![Message::assistant("Done."), Message::user("Thanks.")],
+/// };
+/// assert_eq!(block_on(summarizer.summarize(request)).unwrap(), "5 messages so far");
+/// ```
 pub trait Summarizer: Send + Sync {
     /// The summary for `request`: a complete replacement of `request.previous_summary`.
-    async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizerError>;
+    fn summarize(&self, request: SummaryRequest) -> SummaryFuture<'_>;
 }
 
-#[async_trait]
 impl<F> Summarizer for F
 where
     F: Fn(SummaryRequest) -> Result<String, SummarizerError> + Send + Sync,
 {
-    async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizerError> {
-        self(request)
+    fn summarize(&self, request: SummaryRequest) -> SummaryFuture<'_> {
+        Box::pin(async move { self(request) })
     }
 }
 
