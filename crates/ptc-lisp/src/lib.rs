@@ -31,8 +31,8 @@ mod convert;
 mod namespace;
 // What earlier runs left for the next: `*1 *2 *3 *e`.
 mod history;
-// The state and limits of one run, host tools, what a builtin is.
-mod runtime;
+// The context of one run: its state and limits, host tools, what a builtin is.
+mod context;
 // The resolved program and the functions it makes.
 mod ir;
 // Forms to the resolved program: the language catalogue, names, special and macro-like forms.
@@ -46,6 +46,12 @@ mod engine;
 // The generated language reference.
 pub mod reference;
 
+pub use context::interrupt::Interrupt;
+pub use context::limits::Limits;
+pub use context::tool_call::{panic_text, tool_panicked};
+pub use context::tools::{
+    SyncTool, ToolAnswer, ToolCallRecord, ToolError, ToolOutcome, ToolRequest, ToolSpec, Tools,
+};
 pub use convert::{from_value, to_value};
 pub use engine::{
     Outcome, Program, Progress, RunOutcome, RunStats, Runtime, SuspendedRun, UserNamespace,
@@ -64,12 +70,6 @@ pub use num_bigint::BigInt;
 /// The big integer and ratio types inside a [`BigNumber`].
 pub use num_rational::BigRational;
 pub use reader::{Form, FormKind, ReadLimits, read_value};
-pub use runtime::interrupt::Interrupt;
-pub use runtime::limits::Limits;
-pub use runtime::tool_call::{panic_text, tool_panicked};
-pub use runtime::tools::{
-    SyncTool, ToolAnswer, ToolCallRecord, ToolError, ToolOutcome, ToolRequest, ToolSpec, Tools,
-};
 pub use span::{Pos, Span};
 pub use value::{
     BigKind, BigNumber, Date, DateKind, Decimal, Function, Keyword, LazySeq, Map, MapIter, Regex,

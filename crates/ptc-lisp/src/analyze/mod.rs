@@ -33,13 +33,13 @@ pub(crate) use library::Library;
 
 use catalogue::Listed;
 
+use crate::context::tools::Tools;
+use crate::context::{Binding, Builtin};
 use crate::error::{Error, ErrorKind, Result};
 use crate::history::History;
 use crate::ir::*;
 use crate::reader::regex::compile as compile_regex;
 use crate::reader::{Form, FormKind, literal_kind};
-use crate::runtime::tools::Tools;
-use crate::runtime::{Binding, Builtin};
 use crate::span::Span;
 use crate::stack::{STACK_GROW_BY, UNKNOWN_STACK_FLOOR, stack_has_room};
 use crate::value::{Keyword, Value, intern};

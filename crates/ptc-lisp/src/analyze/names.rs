@@ -6,9 +6,9 @@
 
 use super::catalogue;
 use super::{Analyzer, suggest, unsupported_form};
+use crate::context::tools::ToolHandler;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ir::Expr;
-use crate::runtime::tools::ToolHandler;
 use crate::span::Span;
 use crate::value::{Function, Value, intern};
 use arcstr::ArcStr;

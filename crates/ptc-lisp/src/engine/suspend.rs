@@ -1,10 +1,10 @@
 //! Runs that wait for their host: [`Runtime::start`], [`Progress`] and [`SuspendedRun`].
 
 use super::{RunOutcome, Runtime, UserNamespace};
+use crate::context::fiber::{Fiber, FiberStep, Resume};
+use crate::context::tools::{ToolAnswer, ToolError, ToolRequest};
 use crate::error::Error;
 use crate::reader::read;
-use crate::runtime::fiber::{Fiber, FiberStep, Resume};
-use crate::runtime::tools::{ToolAnswer, ToolError, ToolRequest};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
