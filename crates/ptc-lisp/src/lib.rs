@@ -30,7 +30,7 @@ mod convert;
 // The user namespace as seen after a run.
 mod namespace;
 // What earlier runs left for the next: `*1 *2 *3 *e`.
-mod history;
+mod recent_values;
 // The context of one run: its state and limits, host tools, what a builtin is.
 mod context;
 // The resolved program and the functions it makes.
@@ -62,7 +62,6 @@ pub use firewall::{HIDDEN, hide_firewalled, is_firewalled_key, is_firewalled_nam
 pub use format::{
     CollectionCut, Compact, CompactText, Rendering, pr_str, print_str, render_within,
 };
-pub use history::History;
 pub use json::{from_json, from_json_str, to_json};
 pub use namespace::Definition;
 /// The big integer and ratio types inside a [`BigNumber`].
@@ -70,8 +69,13 @@ pub use num_bigint::BigInt;
 /// The big integer and ratio types inside a [`BigNumber`].
 pub use num_rational::BigRational;
 pub use reader::{Form, FormKind, ReadLimits, read_value};
+pub use recent_values::RecentValues;
 pub use span::{Pos, Span};
 pub use value::{
     BigKind, BigNumber, Date, DateKind, Decimal, Function, Keyword, LazySeq, Map, MapIter, Regex,
     Seq, SeqIter, Set, SetIter, Symbol, Uuid, Value, ValueShape,
 };
+
+/// The former name of [`RecentValues`].
+#[deprecated(note = "renamed `RecentValues`")]
+pub type History = RecentValues;

@@ -13,10 +13,10 @@ use crate::context::limits::Limits;
 use crate::context::tools::{ToolCallRecord, Tools};
 use crate::context::{Binding, Ctx, Flow};
 use crate::error::{Error, ErrorKind, Result};
-use crate::history::History;
 use crate::ir::FnRepr;
 use crate::namespace::Definition;
 use crate::reader::{Form, ReadLimits, read};
+use crate::recent_values::RecentValues;
 use crate::span::{LineIndex, Pos};
 use crate::value::Value;
 use crate::value::ValueShape;
@@ -302,7 +302,7 @@ pub struct Runtime {
     tools: Tools,
     data: Arc<BTreeMap<String, Value>>,
     limits: Arc<Limits>,
-    history: Option<Arc<History>>,
+    recent_values: Option<Arc<RecentValues>>,
     firewall: bool,
     interrupt: Option<Interrupt>,
 }
@@ -336,10 +336,16 @@ impl Runtime {
     }
 
     /// Let programs read `*1 *2 *3 *e`, the values and the last error of earlier runs (see
-    /// [`History`]). Without a history these names are undefined.
-    pub fn with_history(mut self, history: History) -> Runtime {
-        self.history = Some(Arc::new(history));
+    /// [`RecentValues`]). Without them these names are undefined.
+    pub fn with_recent_values(mut self, recent: RecentValues) -> Runtime {
+        self.recent_values = Some(Arc::new(recent));
         self
+    }
+
+    /// The former name of [`Runtime::with_recent_values`].
+    #[deprecated(note = "renamed `with_recent_values`")]
+    pub fn with_history(self, recent: RecentValues) -> Runtime {
+        self.with_recent_values(recent)
     }
 
     /// Make `println`, `print`, `prn` and `pr` show the value of every map entry whose key
@@ -415,7 +421,7 @@ impl Runtime {
                 library: &library::Builtins,
                 tools: &self.tools,
                 data: &self.data,
-                history: self.history.as_deref(),
+                recent_values: self.recent_values.as_deref(),
                 globals: &mut globals,
                 global_index: &mut index,
             },
