@@ -66,8 +66,8 @@ mod chain;
 mod task_difference;
 // History summaries written by a model.
 mod summarizer;
-// The history policy of a run.
-mod history;
+// The history policy of a run, with what it keeps across turns.
+mod history_budget;
 // Running an agent: its entry points, its options and the driver of its core.
 mod run;
 // What a run used beyond tokens: the system prompt, the memory kept, compression.
