@@ -8,7 +8,7 @@ use ptc_compression::history::{
 use ptc_turn::{Message, Role, Usage};
 
 use crate::error::RunError;
-use crate::summarizer::LlmSummarizer;
+use crate::llm_summarizer::LlmSummarizer;
 
 /// The history policy of a run, with the state it keeps across turns. It applies to whatever
 /// the run renders: the full history, or a compression strategy's messages.
