@@ -19,19 +19,19 @@ mod error;
 mod manager;
 mod pairs;
 mod policy;
-mod summarize;
 mod summarizer;
+mod summary_step;
 mod trim;
 
 pub use error::HistoryError;
 pub use manager::HistoryManager;
 pub use policy::{HistoryPolicy, MIN_MESSAGES_FOR_SUMMARY, SummaryStrategy};
-pub use summarize::{SectionSummary, SummaryState, summarize_history};
 pub use summarizer::{
     DEFAULT_MAX_MESSAGE_CHARS, SUMMARY_HEADER, SUMMARY_SECTIONS, Summarizer, SummarizerError,
     SummaryFuture, SummaryPrompt, SummaryPromptBuilder, SummaryRequest, missing_sections,
     summary_message,
 };
+pub use summary_step::{SectionSummary, SummaryState, summarize_history};
 pub use trim::{
     TRIM_NOTICE, check_token_limit, system_tokens, trim_notice, trim_to_messages, trim_to_tokens,
 };

@@ -1,4 +1,5 @@
-//! Replacing older messages with a summary, incrementally across turns.
+//! The summary step of a history policy: older messages replaced by a summary, incrementally
+//! across turns ([`SummaryState`], [`summarize_history`]).
 
 use std::hash::Hasher;
 use std::ops::Range;
