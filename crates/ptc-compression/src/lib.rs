@@ -11,7 +11,7 @@
 // What the last message says about the last turn.
 mod advice;
 // What a rendering needs besides the turns.
-mod options;
+mod render_options;
 // What one rendering did against the full history.
 mod stats;
 // Token estimates.
@@ -56,7 +56,7 @@ pub use history::{
     HistoryError, HistoryManager, HistoryPolicy, Summarizer, SummarizerError, SummaryFuture,
     SummaryRequest, SummaryState, SummaryStrategy,
 };
-pub use options::{RenderLimits, RenderOptions};
+pub use render_options::{RenderLimits, RenderOptions};
 pub use run_cost::{
     BillComparison, ScheduleComparison, compare_schedules, compare_with_full_history, run_requests,
 };
