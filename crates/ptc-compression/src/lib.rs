@@ -39,13 +39,13 @@ mod strategy;
 // The default strategy.
 mod append_compact;
 // Compression specs.
-mod config;
+mod compression_config;
 // What a whole run costs under a strategy, and against the best schedule.
 mod run_cost;
 
 pub use append_compact::AppendCompact;
 pub use compression::{Compression, Rendered, cacheable_prefix_len};
-pub use config::{
+pub use compression_config::{
     CompressionConfig, CompressionOptions, CompressionSetting, ConfigError, StrategyKind,
 };
 pub use cost::{
