@@ -135,7 +135,7 @@ fn execute(args: &EvalArgs, config: &Config, mcp: Option<&McpSession>) -> Result
                 failed_at: None,
                 prints: Vec::new(),
                 tool_calls: Vec::new(),
-                memory: UserNamespace::new(),
+                namespace: UserNamespace::new(),
                 stats: Default::default(),
             },
         };

@@ -162,7 +162,7 @@ impl Session {
         match &out.outcome {
             Outcome::Value(v) | Outcome::Returned(v) => {
                 lines.push(pr_str(v));
-                self.memory = out.memory;
+                self.memory = out.namespace;
                 self.values.rotate_right(1);
                 self.values[0] = v.clone();
             }

@@ -703,7 +703,7 @@ fn use_results(out: &RunOutcome) {
             shown(v);
         }
     }
-    for definition in out.memory.definitions() {
+    for definition in out.namespace.definitions() {
         shown(&definition.value);
     }
 }
@@ -779,7 +779,7 @@ fn check(source: String) {
                 let out = runtime().run_str(&thread_source, &memory);
                 let elapsed = started.elapsed();
                 check_run(&thread_source, &out, elapsed);
-                memory = out.memory;
+                memory = out.namespace;
             }
             let _ = sender.send(());
         })

@@ -670,7 +670,7 @@ impl<'a> RunCore<'a> {
             outcome,
             prints,
             tool_calls,
-            memory,
+            namespace: memory,
             ..
         } = out;
         let (turn, kept, ending) = match outcome {

@@ -76,12 +76,12 @@ pub fn restore_namespace(runtime: &Runtime, turns: &[Turn]) -> Result<Restored, 
         }
         let names =
             |defs: &[ptc_lisp::Definition]| defs.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
-        if names(&out.memory.definitions()) != names(turn.memory()) {
+        if names(&out.namespace.definitions()) != names(turn.memory()) {
             return Err(format!(
                 "running turn {number} again did not make the definitions it made when it ran"
             ));
         }
-        memory = out.memory;
+        memory = out.namespace;
     }
     Ok(Restored {
         memory,
