@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use crate::config::Config;
+use crate::config_file::Config;
 use crate::diagnostic;
 use crate::exit;
 use crate::input::{fixture_tools, read_file};
