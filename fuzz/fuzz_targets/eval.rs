@@ -69,7 +69,7 @@ fn use_results(out: &RunOutcome) {
             shown(v);
         }
     }
-    for definition in out.memory.definitions() {
+    for definition in out.namespace.definitions() {
         shown(&definition.value);
     }
 }
@@ -80,6 +80,6 @@ fuzz_target!(|data: &[u8]| {
     };
     let first = runtime().run_str(source, &UserNamespace::new());
     use_results(&first);
-    let second = runtime().run_str(source, &first.memory);
+    let second = runtime().run_str(source, &first.namespace);
     use_results(&second);
 });

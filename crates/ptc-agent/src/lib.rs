@@ -65,9 +65,9 @@ mod chain;
 // Whether an agent can continue a stored run: what differs in its task.
 mod task_difference;
 // History summaries written by a model.
-mod summarizer;
-// The history policy of a run.
-mod history;
+mod llm_summarizer;
+// The history policy of a run, with what it keeps across turns.
+mod history_budget;
 // Running an agent: its entry points, its options and the driver of its core.
 mod run;
 // What a run used beyond tokens: the system prompt, the memory kept, compression.
@@ -95,6 +95,7 @@ pub use llm::{
     RetryPolicy, Sampling, ScriptedLlm, TokenUsage, ToolChoice, llm_fn, parse_llm_spec,
     parse_llm_spec_with,
 };
+pub use llm_summarizer::LlmSummarizer;
 pub use llm_tool::{LlmTool, LlmToolError};
 pub use preview::PromptPreview;
 pub use prompt::{SystemPrompt, default_language_reference, default_reply_format};
@@ -110,7 +111,6 @@ pub use run::{RunError, RunObserver, RunOptions};
 pub use run_usage::RunUsage;
 pub use signature::{Field, Mismatch, Signature, SignatureError, Type};
 pub use subagent::AgentTool;
-pub use summarizer::LlmSummarizer;
 pub use tool::{
     AsyncTool, FnTool, SyncToolAdapter, ToolError, async_tool, sandbox_tools, tool_fn, value_tool,
 };

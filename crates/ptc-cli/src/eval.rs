@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use crate::config::Config;
+use crate::config_file::Config;
 use crate::diagnostic;
 use crate::exit;
 use crate::input::{fixture_tools, read_file};
@@ -135,7 +135,7 @@ fn execute(args: &EvalArgs, config: &Config, mcp: Option<&McpSession>) -> Result
                 failed_at: None,
                 prints: Vec::new(),
                 tool_calls: Vec::new(),
-                memory: UserNamespace::new(),
+                namespace: UserNamespace::new(),
                 stats: Default::default(),
             },
         };

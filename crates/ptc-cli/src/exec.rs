@@ -9,7 +9,7 @@ use clap::Args;
 use ptc_agent::{Agent, CompiledAgent, ExecError};
 use ptc_turn::Step;
 
-use crate::config::Config;
+use crate::config_file::Config;
 use crate::exit;
 use crate::input::{check_writable, data_entries, fixture_tools};
 use crate::mcp::{McpSession, block_on, resolve, with_servers};

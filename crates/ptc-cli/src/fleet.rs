@@ -12,7 +12,7 @@ use ptc_agent::{Agent, AsyncTool, RunOptions, Worked, Worker, WorkerReport};
 use ptc_store::PgStore;
 use ptc_turn::{StepOutcome, Task};
 
-use crate::config::Config;
+use crate::config_file::Config;
 use crate::exit;
 use crate::mcp::{block_on, with_servers};
 use crate::options::{AgentOptions, HistoryOptions, InputOptions, LimitOptions, McpOptions};

@@ -17,8 +17,8 @@ mod llm_tools;
 mod logging;
 // The options the subcommands share.
 mod options;
-// `ptc.toml`.
-mod config;
+// The configuration file, `ptc.toml`.
+mod config_file;
 // MCP servers, and `ptc mcp list`.
 mod mcp;
 // The `--json` output of every command: one versioned schema.
@@ -135,7 +135,7 @@ fn main() -> ExitCode {
         _ => None,
     };
     cli.log.init(otlp.as_ref());
-    let config = || config::Config::load(cli.config.as_deref());
+    let config = || config_file::Config::load(cli.config.as_deref());
     let config = match &cli.command {
         Command::Eval(_)
         | Command::Repl(_)
@@ -155,7 +155,7 @@ fn main() -> ExitCode {
         | Command::View(_)
         | Command::Demo(_)
         | Command::Status(_)
-        | Command::Requeue(_) => config::Config::default(),
+        | Command::Requeue(_) => config_file::Config::default(),
     };
     match cli.command {
         Command::Eval(args) => eval::run(args, &config),

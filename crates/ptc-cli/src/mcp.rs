@@ -7,7 +7,7 @@ use std::sync::Arc;
 use clap::Subcommand;
 use ptc_mcp::McpServers;
 
-use crate::config::Config;
+use crate::config_file::Config;
 use crate::exit;
 use crate::options::McpOptions;
 

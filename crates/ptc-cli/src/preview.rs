@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use ptc_agent::{Agent, RunOptions, ScriptedLlm};
 
-use crate::config::Config;
+use crate::config_file::Config;
 use crate::exit;
 use crate::mcp::with_servers;
 use crate::report;

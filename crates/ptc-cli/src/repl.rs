@@ -10,7 +10,7 @@
 //! as a failed input: the definitions and the history stay. Ctrl-C at the prompt drops a
 //! partial input; Ctrl-D (or `:quit`) saves the history and leaves.
 
-use crate::config::Config;
+use crate::config_file::Config;
 use crate::diagnostic;
 use crate::eval::runtime_from_files;
 use crate::exit;
@@ -162,7 +162,7 @@ impl Session {
         match &out.outcome {
             Outcome::Value(v) | Outcome::Returned(v) => {
                 lines.push(pr_str(v));
-                self.memory = out.memory;
+                self.memory = out.namespace;
                 self.values.rotate_right(1);
                 self.values[0] = v.clone();
             }

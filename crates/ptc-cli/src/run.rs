@@ -13,7 +13,7 @@ use ptc_store::SqliteStore;
 use ptc_turn::{Message, Step, TraceMode, Turn};
 
 use crate::bill::RunBill;
-use crate::config::Config;
+use crate::config_file::Config;
 use crate::exit;
 use crate::input::{check_writable, data_entries, fixture_tools, read_file};
 use crate::mcp::{McpSession, block_on, resolve, with_servers};

@@ -6,7 +6,6 @@ use crate::compression::{
     unrecovered_from,
 };
 use crate::cost::{Bill, PricingKind, PricingProfile, PromptRequest, price};
-use crate::options::RenderOptions;
 use crate::printed::{OutputSizes, Printed};
 use crate::render::calls::tool_call_sizes;
 use crate::render::definitions::{ReturnShapes, write_user};
@@ -17,6 +16,7 @@ use crate::render::parts::{
     prelude_header, shorter_text,
 };
 use crate::render::prefix::write_prefix;
+use crate::render_options::RenderOptions;
 use crate::tokenizer::HeuristicTokenizer;
 use crate::tokenizer::Tokenizer;
 use ptc_lisp::Definition;

@@ -4,10 +4,10 @@
 //! and what single-shot runs and strategies below their threshold send).
 
 use crate::cost::CachePoint;
-use crate::options::RenderOptions;
 use crate::render::feedback::{Feedback, ValueShown, end_with_turns_left};
 use crate::render::parts::{Counts, Detail, Parts, verbatim_text};
 use crate::render::prefix::write_prefix;
+use crate::render_options::RenderOptions;
 use crate::stats::CompressionStats;
 use crate::tokenizer::HeuristicTokenizer;
 use ptc_lisp::Definition;

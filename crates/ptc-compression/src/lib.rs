@@ -11,7 +11,7 @@
 // What the last message says about the last turn.
 mod advice;
 // What a rendering needs besides the turns.
-mod options;
+mod render_options;
 // What one rendering did against the full history.
 mod stats;
 // Token estimates.
@@ -39,13 +39,13 @@ mod strategy;
 // The default strategy.
 mod append_compact;
 // Compression specs.
-mod config;
+mod compression_config;
 // What a whole run costs under a strategy, and against the best schedule.
 mod run_cost;
 
 pub use append_compact::AppendCompact;
 pub use compression::{Compression, Rendered, cacheable_prefix_len, prefix_point};
-pub use config::{
+pub use compression_config::{
     CompressionConfig, CompressionOptions, CompressionSetting, ConfigError, StrategyKind,
 };
 pub use cost::{
@@ -53,10 +53,10 @@ pub use cost::{
     anthropic_breakpoints, price, price_after,
 };
 pub use history::{
-    HistoryError, HistoryManager, HistoryPolicy, Summarizer, SummarizerError, SummaryRequest,
-    SummaryState, SummaryStrategy,
+    HistoryError, HistoryManager, HistoryPolicy, Summarizer, SummarizerError, SummaryFuture,
+    SummaryRequest, SummaryState, SummaryStrategy,
 };
-pub use options::{RenderLimits, RenderOptions};
+pub use render_options::{RenderLimits, RenderOptions};
 pub use run_cost::{
     BillComparison, ScheduleComparison, compare_schedules, compare_with_full_history, run_requests,
 };

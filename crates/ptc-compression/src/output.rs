@@ -1,7 +1,7 @@
 //! The output section of a request: what programs printed, exactly as printed, within the
 //! output limit, and the lines a summary writes in place of entries it does not repeat.
 
-use crate::options::RenderLimits;
+use crate::render_options::RenderLimits;
 use crate::vocabulary::TypeVocabulary;
 use ptc_lisp::Value;
 use std::fmt::Write as _;

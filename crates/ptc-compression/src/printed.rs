@@ -20,10 +20,10 @@
 //! So the output part of a summary never grows beyond the newest entries, one line per
 //! definition, `println_limit` short lines and one line of counts, however long the run.
 
-use crate::options::{RenderLimits, RenderOptions};
 use crate::output::{
     LeftOutKind, OUTPUT_HEADER, OutputSection, write_digest, write_left_out, write_pointer,
 };
+use crate::render_options::{RenderLimits, RenderOptions};
 use ptc_lisp::{Definition, Rendering, Value, is_firewalled_name, render_within};
 use ptc_turn::Turn;
 use rustc_hash::FxHashMap;

@@ -6,7 +6,7 @@
 use crate::append_compact::AppendCompact;
 use crate::compression::Compression;
 use crate::cost::{Bill, PricingProfile, PromptRequest, price};
-use crate::options::RenderOptions;
+use crate::render_options::RenderOptions;
 use crate::strategy::Uncompressed;
 use crate::tokenizer::Tokenizer;
 use ptc_turn::Turn;

@@ -5,12 +5,12 @@ use crate::compression::{
     Compression, Rendered, Repeats, count_shown_turn, finish_request, render_in_full, size_of,
     uncompressed_messages, unrecovered_from, write_verbatim_feedback,
 };
-use crate::options::RenderOptions;
 use crate::printed::same_value;
 use crate::render::feedback::{Feedback, ValueShown};
 use crate::render::folded::{CallListing, FailedSplit, Folded, write_history};
 use crate::render::parts::{Counts, Detail, Parts, program_text, verbatim_text};
 use crate::render::prefix::write_prefix;
+use crate::render_options::RenderOptions;
 use ptc_lisp::Definition;
 use ptc_turn::{Message, Turn};
 use serde::{Deserialize, Serialize};

@@ -30,9 +30,9 @@ mod convert;
 // The user namespace as seen after a run.
 mod namespace;
 // What earlier runs left for the next: `*1 *2 *3 *e`.
-mod history;
-// The state and limits of one run, host tools, what a builtin is.
-mod runtime;
+mod recent_values;
+// The context of one run: its state and limits, host tools, what a builtin is.
+mod context;
 // The resolved program and the functions it makes.
 mod ir;
 // Forms to the resolved program: the language catalogue, names, special and macro-like forms.
@@ -46,6 +46,12 @@ mod engine;
 // The generated language reference.
 pub mod reference;
 
+pub use context::interrupt::Interrupt;
+pub use context::limits::Limits;
+pub use context::tool_call::{panic_text, tool_panicked};
+pub use context::tools::{
+    SyncTool, ToolAnswer, ToolCallRecord, ToolError, ToolOutcome, ToolRequest, ToolSpec, Tools,
+};
 pub use convert::{from_value, to_value};
 pub use engine::{
     Outcome, Program, Progress, RunOutcome, RunStats, Runtime, SuspendedRun, UserNamespace,
@@ -56,7 +62,6 @@ pub use firewall::{HIDDEN, hide_firewalled, is_firewalled_key, is_firewalled_nam
 pub use format::{
     CollectionCut, Compact, CompactText, Rendering, pr_str, print_str, render_within,
 };
-pub use history::History;
 pub use json::{from_json, from_json_str, to_json};
 pub use namespace::Definition;
 /// The big integer and ratio types inside a [`BigNumber`].
@@ -64,14 +69,13 @@ pub use num_bigint::BigInt;
 /// The big integer and ratio types inside a [`BigNumber`].
 pub use num_rational::BigRational;
 pub use reader::{Form, FormKind, ReadLimits, read_value};
-pub use runtime::interrupt::Interrupt;
-pub use runtime::limits::Limits;
-pub use runtime::tool_call::{panic_text, tool_panicked};
-pub use runtime::tools::{
-    SyncTool, ToolAnswer, ToolCallRecord, ToolError, ToolOutcome, ToolRequest, ToolSpec, Tools,
-};
+pub use recent_values::RecentValues;
 pub use span::{Pos, Span};
 pub use value::{
     BigKind, BigNumber, Date, DateKind, Decimal, Function, Keyword, LazySeq, Map, MapIter, Regex,
     Seq, SeqIter, Set, SetIter, Symbol, Uuid, Value, ValueShape,
 };
+
+/// The former name of [`RecentValues`].
+#[deprecated(note = "renamed `RecentValues`")]
+pub type History = RecentValues;

@@ -36,7 +36,7 @@ impl Definition {
     /// ```
     /// use ptc_lisp::{Runtime, UserNamespace};
     /// let out = Runtime::new().run_str("(def b [1 2])", &UserNamespace::new());
-    /// assert_eq!(out.memory.definitions()[0].estimated_size(1 << 20), 48);
+    /// assert_eq!(out.namespace.definitions()[0].estimated_size(1 << 20), 48);
     /// ```
     pub fn estimated_size(&self, max: usize) -> usize {
         self.value.estimated_size_up_to(max)

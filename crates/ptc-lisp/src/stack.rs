@@ -8,7 +8,7 @@
 //!
 //! Work may run on three kinds of stack: a thread's own stack (whose end `stacker` finds from
 //! the operating system), a segment made by [`grow`], or the stack of a suspendable run (a
-//! fiber, see `runtime::fiber`). The end of the last two is known exactly and kept in a
+//! fiber, see `context::fiber`). The end of the last two is known exactly and kept in a
 //! thread-local value, [`current_limit`], which whoever switches stacks sets and restores. A
 //! suspendable run may be resumed on another thread: the fiber hands this value over with the
 //! rest of its thread-local state at every switch.

@@ -98,7 +98,7 @@ impl PySession {
         if out.outcome.value().is_some()
             && let Ok(mut memory) = self.memory.lock()
         {
-            *memory = out.memory.clone();
+            *memory = out.namespace.clone();
         }
     }
 

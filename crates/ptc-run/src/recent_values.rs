@@ -1,7 +1,7 @@
 //! `*1 *2 *3 *e` in an agent's programs: the values of the latest turns whose programs ran
 //! without an error, newest first, and the latest turn error as a map.
 
-use ptc_lisp::{History, Map, Value};
+use ptc_lisp::{Map, RecentValues, Value};
 use ptc_turn::Turn;
 
 /// What `*1 *2 *3 *e` stand for in the program after `turns`.
@@ -9,7 +9,7 @@ use ptc_turn::Turn;
 /// A returned value never reaches a later turn (it ends the run), so only plain values count.
 /// `*e` is `{:turn n :kind "..." :message "..."}` for the latest failed turn, nil before any;
 /// like Clojure's `*e` it stays until the next error, and `:turn` says how old it is.
-pub(crate) fn history_of(turns: &[Turn]) -> History {
+pub(crate) fn recent_values_of(turns: &[Turn]) -> RecentValues {
     let error = last_error(turns).map_or(Value::Nil, |(turn, kind, message)| {
         error_value(turn, kind, message)
     });
@@ -17,8 +17,8 @@ pub(crate) fn history_of(turns: &[Turn]) -> History {
 }
 
 /// `*1 *2 *3` after `turns`, with `error` as `*e`.
-pub(crate) fn with_error(turns: &[Turn], error: Value) -> History {
-    History::new(turns.iter().rev().filter_map(Turn::value).cloned(), error)
+pub(crate) fn with_error(turns: &[Turn], error: Value) -> RecentValues {
+    RecentValues::new(turns.iter().rev().filter_map(Turn::value).cloned(), error)
 }
 
 /// The latest failed turn of `turns`: its number, error kind and message.

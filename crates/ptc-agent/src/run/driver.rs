@@ -12,11 +12,11 @@ use tracing::Instrument;
 use crate::agent::Inner;
 use crate::caller::Caller;
 use crate::error::RunError;
-use crate::history::History;
+use crate::history_budget::HistoryBudget;
 use crate::live_tools::LiveTools;
 use crate::llm::Llm;
+use crate::llm_summarizer::LlmSummarizer;
 use crate::store::RunStore;
-use crate::summarizer::LlmSummarizer;
 use crate::telemetry::{record_turn, turn_span};
 use crate::tree::Tree;
 use ptc_run::{Action, Event, HumanDuration, PlannedCall, RunCore, Start};
@@ -43,7 +43,7 @@ pub(super) struct Driver<'a> {
     llm: Arc<dyn Llm>,
     observer: Option<&'a dyn RunObserver>,
     store: Option<(&'a dyn RunStore, &'a str)>,
-    history: Option<History>,
+    history: Option<HistoryBudget>,
     /// The span of the turn in progress, made when the core starts a turn.
     turn_span: Option<tracing::Span>,
     /// What the LLM tools its programs call ask, and where they report their requests.
@@ -77,7 +77,7 @@ impl<'a> Driver<'a> {
                     .cloned()
                     .unwrap_or_else(|| Message::system(""));
                 let mission = first.get(1).cloned().unwrap_or_else(|| Message::user(""));
-                Some(History::new(
+                Some(HistoryBudget::new(
                     policy,
                     &mission,
                     &system,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use ptc_turn::Message;
 
-use super::summarize::{check_strategy, summarize_checked};
+use super::summary_step::{check_strategy, summarize_checked};
 use super::trim::{check_token_limit, trim_to_messages, trim_to_tokens};
 use super::{HistoryError, HistoryPolicy, MIN_MESSAGES_FOR_SUMMARY, Summarizer, SummaryState};
 use crate::tokenizer::{CachingTokenizer, HeuristicTokenizer, Tokenizer};

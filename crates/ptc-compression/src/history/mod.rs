@@ -14,22 +14,32 @@
 //! never leaves an assistant message first after the system messages. [`HistoryManager`]
 //! applies a policy; the steps are also available as functions ([`summarize_history`],
 //! [`trim_to_tokens`], [`trim_to_messages`]).
+//!
+//! The files: `policy.rs` (the policy and the summary strategies), `summary_step.rs` (the
+//! summary step and the state it keeps), `summarizer.rs` (the [`Summarizer`] trait and what it
+//! is asked), `summary_prompt.rs` (the prompt an LLM-backed summarizer sends), `trim.rs` (the
+//! two limits), `pairs.rs` (where a history can be cut without separating a tool call from its
+//! results), `manager.rs` and `error.rs`.
 
 mod error;
 mod manager;
 mod pairs;
 mod policy;
-mod summarize;
 mod summarizer;
+mod summary_prompt;
+mod summary_step;
 mod trim;
 
 pub use error::HistoryError;
 pub use manager::HistoryManager;
 pub use policy::{HistoryPolicy, MIN_MESSAGES_FOR_SUMMARY, SummaryStrategy};
-pub use summarize::{SectionSummary, SummaryState, summarize_history};
-pub use summarizer::{
-    DEFAULT_MAX_MESSAGE_CHARS, SUMMARY_HEADER, SUMMARY_SECTIONS, Summarizer, SummarizerError,
-    SummaryPrompt, SummaryPromptBuilder, SummaryRequest, missing_sections, summary_message,
+pub use summarizer::{Summarizer, SummarizerError, SummaryFuture, SummaryRequest};
+pub use summary_prompt::{
+    DEFAULT_MAX_MESSAGE_CHARS, SUMMARY_SECTIONS, SummaryPrompt, SummaryPromptBuilder,
+    missing_sections,
+};
+pub use summary_step::{
+    SUMMARY_HEADER, SectionSummary, SummaryState, summarize_history, summary_message,
 };
 pub use trim::{
     TRIM_NOTICE, check_token_limit, system_tokens, trim_notice, trim_to_messages, trim_to_tokens,

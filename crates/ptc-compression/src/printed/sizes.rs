@@ -7,10 +7,10 @@
 //! `println_limit` entries and the entries with a holder, however many were printed before.
 
 use super::{Entry, KINDS_NAMED, Printed, Shown, is_short, mark_held};
-use crate::options::RenderLimits;
 use crate::output::{
     OUTPUT_HEADER, left_out_chars, push_one_line, write_cut_note, write_digest, write_pointer,
 };
+use crate::render_options::RenderLimits;
 use ptc_lisp::Definition;
 use std::ops::Range;
 
@@ -361,7 +361,7 @@ fn char_count(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::RenderOptions;
+    use crate::render_options::RenderOptions;
     use proptest::prelude::*;
     use ptc_lisp::Value;
     use ptc_turn::{Turn, TurnError};

@@ -3,8 +3,8 @@
 
 use super::parts::{Detail, SHORT_RESULT, push_usize};
 use super::sample::{push_sample, push_value};
-use crate::options::RenderLimits;
 use crate::output::push_one_line;
+use crate::render_options::RenderLimits;
 use crate::vocabulary::TypeVocabulary;
 use ptc_lisp::{ToolCallRecord, ToolOutcome, ValueShape};
 

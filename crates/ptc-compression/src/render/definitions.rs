@@ -4,8 +4,8 @@ use super::parts::{
     DefinitionStyle, Detail, Rules, SHORT_RESULT, open_comment, push_doc, shows_text,
 };
 use super::sample::{push_sample, sample_adds_information};
-use crate::options::RenderLimits;
 use crate::output::push_one_line;
+use crate::render_options::RenderLimits;
 use crate::vocabulary::TypeVocabulary;
 use ptc_lisp::is_firewalled_name;
 use ptc_lisp::{Definition, ValueShape};

@@ -9,9 +9,9 @@ use super::parts::{
     USER_TURN_HEADER, push_usize, write_turns_left,
 };
 use super::sample::push_sample;
-use crate::options::{RenderLimits, RenderOptions};
 use crate::output::OUTPUT_HEADER;
 use crate::output::write_turn_output;
+use crate::render_options::{RenderLimits, RenderOptions};
 use ptc_lisp::{Definition, ToolCallRecord, ToolOutcome};
 use ptc_turn::{Message, Turn};
 

@@ -7,10 +7,10 @@ use super::parts::{
     Counts, DefinitionStyle, Detail, NO_TOOL_CALLS, Parts, Rules, TOOL_CALLS_HEADER,
     prelude_header, push_usize,
 };
-use crate::options::RenderOptions;
 use crate::output::OUTPUT_HEADER;
 use crate::output::{push_one_line, write_output};
 use crate::printed::Printed;
+use crate::render_options::RenderOptions;
 use ptc_lisp::Definition;
 use ptc_turn::Turn;
 

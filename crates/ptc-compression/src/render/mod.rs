@@ -24,8 +24,8 @@ mod tests {
     use super::calls::{ListedCall, ResultShown, tool_call_sizes, write_tool_call};
     use super::feedback::write_error_place;
     use super::parts::{Detail, FINAL_TURN, Parts, SHORT_RESULT, open_comment, write_turns_left};
-    use crate::options::RenderLimits;
     use crate::output::push_one_line;
+    use crate::render_options::RenderLimits;
     use pretty_assertions::assert_eq;
     use ptc_lisp::{ToolCallRecord, ToolOutcome, Value};
 

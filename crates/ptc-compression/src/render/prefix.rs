@@ -3,8 +3,8 @@
 
 use super::parts::{DATA_HEADER, Detail, Parts, TOOL_HEADER, open_comment};
 use super::sample::{push_record, push_sample, sample_adds_information};
-use crate::options::RenderOptions;
 use crate::output::push_one_line;
+use crate::render_options::RenderOptions;
 use crate::schema;
 use crate::vocabulary::TypeVocabulary;
 use ptc_lisp::{Compact, is_firewalled_name};

@@ -1,6 +1,6 @@
 //! Values shown as samples: a record with all its keys, a collection cut to its first items.
 
-use crate::options::RenderLimits;
+use crate::render_options::RenderLimits;
 use ptc_lisp::{CollectionCut, Compact, HIDDEN, is_firewalled_key};
 use ptc_lisp::{Value, ValueShape};
 use ptc_turn::{push_cut_note, push_preview};

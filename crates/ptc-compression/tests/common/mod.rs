@@ -6,8 +6,7 @@ use std::pin::pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 
-use async_trait::async_trait;
-use ptc_compression::history::{Summarizer, SummarizerError, SummaryRequest};
+use ptc_compression::history::{Summarizer, SummarizerError, SummaryFuture, SummaryRequest};
 use ptc_turn::{Message, MessageToolCall, Role};
 
 /// Runs a future on the current thread (no async runtime needed for these tests).
@@ -75,17 +74,18 @@ impl Recorder {
     }
 }
 
-#[async_trait]
 impl Summarizer for Recorder {
-    async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizerError> {
-        let mut requests = self.requests.lock().unwrap();
-        let text = format!(
-            "summary #{} of {} new messages",
-            requests.len() + 1,
-            request.messages.len()
-        );
-        requests.push(request);
-        Ok(text)
+    fn summarize(&self, request: SummaryRequest) -> SummaryFuture<'_> {
+        Box::pin(async move {
+            let mut requests = self.requests.lock().unwrap();
+            let text = format!(
+                "summary #{} of {} new messages",
+                requests.len() + 1,
+                request.messages.len()
+            );
+            requests.push(request);
+            Ok(text)
+        })
     }
 }
 
@@ -95,13 +95,14 @@ pub struct FailOn {
     pub recorder: Recorder,
 }
 
-#[async_trait]
 impl Summarizer for FailOn {
-    async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizerError> {
-        if self.recorder.calls() + 1 == self.fail_on {
-            return Err(SummarizerError::new("provider returned 503"));
-        }
-        self.recorder.summarize(request).await
+    fn summarize(&self, request: SummaryRequest) -> SummaryFuture<'_> {
+        Box::pin(async move {
+            if self.recorder.calls() + 1 == self.fail_on {
+                return Err(SummarizerError::new("provider returned 503"));
+            }
+            self.recorder.summarize(request).await
+        })
     }
 }
 

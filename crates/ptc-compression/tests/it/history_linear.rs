@@ -6,12 +6,11 @@ use crate::common;
 
 use std::sync::Mutex;
 
-use async_trait::async_trait;
 use common::*;
 use pretty_assertions::assert_eq;
 use ptc_compression::history::{
-    HistoryManager, HistoryPolicy, Summarizer, SummarizerError, SummaryPromptBuilder,
-    SummaryRequest, SummaryState, SummaryStrategy,
+    HistoryManager, HistoryPolicy, Summarizer, SummaryFuture, SummaryPromptBuilder, SummaryRequest,
+    SummaryState, SummaryStrategy,
 };
 use ptc_turn::Message;
 
@@ -25,18 +24,19 @@ struct Measuring {
     summarized: Mutex<Vec<Message>>,
 }
 
-#[async_trait]
 impl Summarizer for Measuring {
-    async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizerError> {
-        let chars = SummaryPromptBuilder::new().build(&request).char_count();
-        let mut prompts = self.prompt_chars.lock().unwrap();
-        prompts.push(chars);
-        self.summarized.lock().unwrap().extend(request.messages);
-        Ok(format!(
-            "## Goal\nAnswer the questions.\n## Facts learned\n- {:04} batches folded in\n\
-             ## Actions taken\n- lookups\n## Open questions\nNone\n## Next step\nContinue",
-            prompts.len()
-        ))
+    fn summarize(&self, request: SummaryRequest) -> SummaryFuture<'_> {
+        Box::pin(async move {
+            let chars = SummaryPromptBuilder::new().build(&request).char_count();
+            let mut prompts = self.prompt_chars.lock().unwrap();
+            prompts.push(chars);
+            self.summarized.lock().unwrap().extend(request.messages);
+            Ok(format!(
+                "## Goal\nAnswer the questions.\n## Facts learned\n- {:04} batches folded in\n\
+                 ## Actions taken\n- lookups\n## Open questions\nNone\n## Next step\nContinue",
+                prompts.len()
+            ))
+        })
     }
 }
 

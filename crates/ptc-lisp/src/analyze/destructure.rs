@@ -5,10 +5,10 @@
 //! and vice versa, so `{:keys [id]}` works on JSON objects with string keys.
 
 use super::{Analyzer, internal};
+use crate::context::Builtin;
 use crate::error::{Error, Result};
 use crate::ir::{Expr, Slot};
 use crate::reader::{Form, FormKind};
-use crate::runtime::Builtin;
 use crate::span::Span;
 use crate::value::Value;
 

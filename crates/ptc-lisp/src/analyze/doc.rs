@@ -5,10 +5,10 @@ use super::Analyzer;
 use super::catalogue::{self, Listed};
 use super::differences;
 use super::suggest::{closest, did_you_mean};
+use crate::context::Builtin;
 use crate::error::{Error, Result};
 use crate::ir::Expr;
 use crate::reader::{Form, FormKind};
-use crate::runtime::Builtin;
 use crate::value::intern;
 
 impl Analyzer<'_, '_> {

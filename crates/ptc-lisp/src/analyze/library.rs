@@ -3,7 +3,7 @@
 //! The analyzer sits below the library of builtins (which calls back into the evaluator), so it
 //! does not import the registry: the engine hands it one through this trait.
 
-use crate::runtime::Builtin;
+use crate::context::Builtin;
 use crate::value::{Function, Value};
 
 /// A registry of builtins, looked up by name with the aliases programs use (`str/`, `set/`,

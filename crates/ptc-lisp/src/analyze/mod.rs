@@ -6,7 +6,7 @@
 //!
 //! 1. a local binding (`let`, function parameter, ...);
 //! 2. a user definition (`def`/`defn`, from this program or an earlier turn);
-//! 3. `*1 *2 *3 *e`, when the run has a [`History`];
+//! 3. `*1 *2 *3 *e`, when the run has [`RecentValues`];
 //! 4. a builtin (so a data key named `count` cannot break `(count xs)`);
 //! 5. a tool or a data key of that name (`fetch-users` → `tool/fetch-users`); a name that is both
 //!    is an `ambiguous_reference` error when evaluated.
@@ -33,13 +33,13 @@ pub(crate) use library::Library;
 
 use catalogue::Listed;
 
+use crate::context::tools::Tools;
+use crate::context::{Binding, Builtin};
 use crate::error::{Error, ErrorKind, Result};
-use crate::history::History;
 use crate::ir::*;
 use crate::reader::regex::compile as compile_regex;
 use crate::reader::{Form, FormKind, literal_kind};
-use crate::runtime::tools::Tools;
-use crate::runtime::{Binding, Builtin};
+use crate::recent_values::RecentValues;
 use crate::span::Span;
 use crate::stack::{STACK_GROW_BY, UNKNOWN_STACK_FLOOR, stack_has_room};
 use crate::value::{Keyword, Value, intern};
@@ -54,8 +54,8 @@ pub(crate) struct Scope<'a> {
     pub library: &'a dyn Library,
     pub tools: &'a Tools,
     pub data: &'a BTreeMap<String, Value>,
-    /// What `*1 *2 *3 *e` stand for, if the run has a history.
-    pub history: Option<&'a History>,
+    /// What `*1 *2 *3 *e` stand for, if the run has them.
+    pub recent_values: Option<&'a RecentValues>,
     /// The user namespace, shared with the run's caller until a definition changes it.
     pub globals: &'a mut Arc<Vec<Binding>>,
     pub global_index: &'a mut Arc<FxHashMap<ArcStr, u32>>,

@@ -1,14 +1,14 @@
 //! Name resolution: every symbol is resolved once, in this order: a local binding, a user
-//! definition, a history value (`*1 *2 *3 *e`, when the run has a history), a builtin, then a
+//! definition, a recent value (`*1 *2 *3 *e`, when the run has them), a builtin, then a
 //! tool or a data key of that name; `tool/x`, `data/x`, `user/x`
 //! and namespaced builtins (`str/join`, `Math/abs`) resolve directly. A name that resolves to
 //! nothing is an error that says what is available or suggests the closest name.
 
 use super::catalogue;
 use super::{Analyzer, suggest, unsupported_form};
+use crate::context::tools::ToolHandler;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ir::Expr;
-use crate::runtime::tools::ToolHandler;
 use crate::span::Span;
 use crate::value::{Function, Value, intern};
 use arcstr::ArcStr;
@@ -40,7 +40,7 @@ impl<'s, 'a> Analyzer<'s, 'a> {
                 span,
             });
         }
-        if let Some(value) = self.scope.history.and_then(|h| h.get(name)) {
+        if let Some(value) = self.scope.recent_values.and_then(|r| r.get(name)) {
             return Ok(Expr::Const(value.clone()));
         }
         if let Some(full) = self.dealias(name)

@@ -42,8 +42,8 @@ pub(crate) mod transduce;
 mod transduce_more;
 mod walk;
 
+pub(crate) use crate::context::Builtin;
 pub(crate) use crate::eval::got;
-pub(crate) use crate::runtime::Builtin;
 
 use crate::error::{Error, Result};
 use crate::value::{Function, Value};

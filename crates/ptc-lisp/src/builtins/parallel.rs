@@ -20,10 +20,10 @@
 use super::args::{AtLeastOne, Call, Callable};
 use super::build::list_of;
 use super::{Builtin, builtin};
+use crate::context::fiber::{Fiber, FiberStep, Resume, Suspender};
+use crate::context::tools::{ToolAnswer, ToolError, ToolRequest};
 use crate::error::{Error, ErrorKind};
 use crate::eval::{Ctx, EvalResult, Flow};
-use crate::runtime::fiber::{Fiber, FiberStep, Resume, Suspender};
-use crate::runtime::tools::{ToolAnswer, ToolError, ToolRequest};
 use crate::value::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,8 +1,8 @@
 //! The builtin `with-precision` expands to (not in the registry: programs write the form).
 
 use super::args::{Call, Callable};
+use crate::context::Builtin;
 use crate::eval::{Ctx, EvalResult};
-use crate::runtime::Builtin;
 use crate::value::{MathContext, Rounding, Value};
 
 /// The most digits a `with-precision` may ask for: more would make every rounding compute

@@ -2,7 +2,7 @@
 
 use crate::analyze::Library;
 use crate::builtins::{self, args::Call};
-use crate::runtime::{Builtin, Ctx, EvalResult};
+use crate::context::{Builtin, Ctx, EvalResult};
 use crate::value::{Function, Map, Value};
 
 /// The builtins of `crate::builtins`, handed to the analyzer.

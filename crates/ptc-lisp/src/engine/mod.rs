@@ -7,16 +7,16 @@ mod suspend;
 pub use suspend::{Progress, SuspendedRun};
 
 use crate::analyze::{Scope, analyze_program};
+use crate::context::fiber::Suspender;
+use crate::context::interrupt::Interrupt;
+use crate::context::limits::Limits;
+use crate::context::tools::{ToolCallRecord, Tools};
+use crate::context::{Binding, Ctx, Flow};
 use crate::error::{Error, ErrorKind, Result};
-use crate::history::History;
 use crate::ir::FnRepr;
 use crate::namespace::Definition;
 use crate::reader::{Form, ReadLimits, read};
-use crate::runtime::fiber::Suspender;
-use crate::runtime::interrupt::Interrupt;
-use crate::runtime::limits::Limits;
-use crate::runtime::tools::{ToolCallRecord, Tools};
-use crate::runtime::{Binding, Ctx, Flow};
+use crate::recent_values::RecentValues;
 use crate::span::{LineIndex, Pos};
 use crate::value::Value;
 use crate::value::ValueShape;
@@ -134,7 +134,7 @@ impl UserNamespace {
     /// ```
     /// use ptc_lisp::{Runtime, UserNamespace};
     /// let out = Runtime::new().run_str("(def a \"abc\") (def b [1 2])", &UserNamespace::new());
-    /// assert_eq!(out.memory.estimated_sizes(1 << 20), vec![("a".into(), 19), ("b".into(), 48)]);
+    /// assert_eq!(out.namespace.estimated_sizes(1 << 20), vec![("a".into(), 19), ("b".into(), 48)]);
     /// ```
     pub fn estimated_sizes(&self, max: usize) -> Vec<(String, usize)> {
         let mut defined: Vec<&Binding> =
@@ -277,20 +277,20 @@ pub struct RunOutcome {
     pub tool_calls: Vec<ToolCallRecord>,
     /// The user namespace after the run. After an error it holds what was defined before the
     /// error; callers that discard failed turns keep the namespace they passed in instead.
-    pub memory: UserNamespace,
+    pub namespace: UserNamespace,
     /// Counters of the run.
     pub stats: RunStats,
 }
 
 impl RunOutcome {
-    /// The outcome of a program that could not be read: `error`, with `memory` unchanged.
-    fn unread(error: Error, memory: &UserNamespace) -> RunOutcome {
+    /// The outcome of a program that could not be read: `error`, with `namespace` unchanged.
+    fn unread(error: Error, namespace: &UserNamespace) -> RunOutcome {
         RunOutcome {
             outcome: Outcome::Error(error),
             failed_at: None,
             prints: Vec::new(),
             tool_calls: Vec::new(),
-            memory: memory.clone(),
+            namespace: namespace.clone(),
             stats: RunStats::default(),
         }
     }
@@ -302,7 +302,7 @@ pub struct Runtime {
     tools: Tools,
     data: Arc<BTreeMap<String, Value>>,
     limits: Arc<Limits>,
-    history: Option<Arc<History>>,
+    recent_values: Option<Arc<RecentValues>>,
     firewall: bool,
     interrupt: Option<Interrupt>,
 }
@@ -336,10 +336,16 @@ impl Runtime {
     }
 
     /// Let programs read `*1 *2 *3 *e`, the values and the last error of earlier runs (see
-    /// [`History`]). Without a history these names are undefined.
-    pub fn with_history(mut self, history: History) -> Runtime {
-        self.history = Some(Arc::new(history));
+    /// [`RecentValues`]). Without them these names are undefined.
+    pub fn with_recent_values(mut self, recent: RecentValues) -> Runtime {
+        self.recent_values = Some(Arc::new(recent));
         self
+    }
+
+    /// The former name of [`Runtime::with_recent_values`].
+    #[deprecated(note = "renamed `with_recent_values`")]
+    pub fn with_history(self, recent: RecentValues) -> Runtime {
+        self.with_recent_values(recent)
     }
 
     /// Make `println`, `print`, `prn` and `pr` show the value of every map entry whose key
@@ -378,21 +384,21 @@ impl Runtime {
     }
 
     /// Read and run `source`; a read error is reported in the outcome like any other error.
-    pub fn run_str(&self, source: &str, memory: &UserNamespace) -> RunOutcome {
+    pub fn run_str(&self, source: &str, namespace: &UserNamespace) -> RunOutcome {
         let started = Instant::now();
         // Read without building a `Program`: its shared copies of the text and forms would
         // only be dropped again.
         match read(source, &self.limits.read) {
-            Ok(forms) => self.run_since(source, &forms, memory, started, Instant::now(), None),
-            Err(e) => RunOutcome::unread(e, memory),
+            Ok(forms) => self.run_since(source, &forms, namespace, started, Instant::now(), None),
+            Err(e) => RunOutcome::unread(e, namespace),
         }
     }
 
-    /// Run `program` starting from the definitions in `memory`. The timeout counts analysis
+    /// Run `program` starting from the definitions in `namespace`. The timeout counts analysis
     /// and evaluation.
-    pub fn run(&self, program: &Program, memory: &UserNamespace) -> RunOutcome {
+    pub fn run(&self, program: &Program, namespace: &UserNamespace) -> RunOutcome {
         let now = Instant::now();
-        self.run_since(&program.source, &program.forms, memory, now, now, None)
+        self.run_since(&program.source, &program.forms, namespace, now, now, None)
     }
 
     /// [`Runtime::run`] of the program `forms` read from `source`, with the timeout counted from
@@ -401,13 +407,13 @@ impl Runtime {
         &self,
         source: &str,
         forms: &[Form],
-        memory: &UserNamespace,
+        namespace: &UserNamespace,
         started: Instant,
         analysis_started: Instant,
         suspender: Option<Suspender>,
     ) -> RunOutcome {
-        let mut globals = memory.bindings.clone();
-        let mut index = memory.index.clone();
+        let mut globals = namespace.bindings.clone();
+        let mut index = namespace.index.clone();
         let analyzed = analyze_program(
             source,
             forms,
@@ -415,7 +421,7 @@ impl Runtime {
                 library: &library::Builtins,
                 tools: &self.tools,
                 data: &self.data,
-                history: self.history.as_deref(),
+                recent_values: self.recent_values.as_deref(),
                 globals: &mut globals,
                 global_index: &mut index,
             },
@@ -430,7 +436,7 @@ impl Runtime {
                     failed_at: None,
                     prints: Vec::new(),
                     tool_calls: Vec::new(),
-                    memory: memory.clone(),
+                    namespace: namespace.clone(),
                     stats: RunStats {
                         analyze_time,
                         ..RunStats::default()
@@ -441,7 +447,7 @@ impl Runtime {
         let mut ctx = Ctx::new(
             self.limits.clone(),
             globals,
-            memory.next_order,
+            namespace.next_order,
             analyzed_at,
             started,
         );
@@ -493,7 +499,7 @@ impl Runtime {
             failed_at,
             prints: std::mem::take(&mut ctx.prints),
             tool_calls: std::mem::take(&mut ctx.tool_calls),
-            memory: UserNamespace {
+            namespace: UserNamespace {
                 bindings: ctx.globals.clone(),
                 index,
                 next_order: ctx.next_order,

@@ -1,10 +1,10 @@
 //! Runs that wait for their host: [`Runtime::start`], [`Progress`] and [`SuspendedRun`].
 
 use super::{RunOutcome, Runtime, UserNamespace};
+use crate::context::fiber::{Fiber, FiberStep, Resume};
+use crate::context::tools::{ToolAnswer, ToolError, ToolRequest};
 use crate::error::Error;
 use crate::reader::read;
-use crate::runtime::fiber::{Fiber, FiberStep, Resume};
-use crate::runtime::tools::{ToolAnswer, ToolError, ToolRequest};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -97,7 +97,7 @@ impl SuspendedRun {
 }
 
 impl Runtime {
-    /// Start running `source` with the definitions of `memory`, in a run that suspends at each
+    /// Start running `source` with the definitions of `namespace`, in a run that suspends at each
     /// call of a tool registered with [`Tools::insert_awaited`] instead of blocking the
     /// thread. It evaluates on the calling thread until the first such call (or the end), on a
     /// stack of its own; see [`SuspendedRun`] for what to do next. Tools registered as
@@ -142,21 +142,21 @@ impl Runtime {
     /// ```
     ///
     /// [`Tools::insert_awaited`]: crate::Tools::insert_awaited
-    pub fn start(&self, source: &str, memory: &UserNamespace) -> Progress {
+    pub fn start(&self, source: &str, namespace: &UserNamespace) -> Progress {
         let started = Instant::now();
         // Read on the caller's stack, as `run_str` does: reading never suspends.
         let forms = match read(source, &self.limits.read) {
             Ok(forms) => forms,
-            Err(e) => return Progress::Finished(RunOutcome::unread(e, memory)),
+            Err(e) => return Progress::Finished(RunOutcome::unread(e, namespace)),
         };
         let runtime = self.clone();
         let source: Arc<str> = Arc::from(source);
-        let memory = memory.clone();
+        let namespace = namespace.clone();
         let fiber = Fiber::new(move |suspender| {
             runtime.run_since(
                 &source,
                 &forms,
-                &memory,
+                &namespace,
                 started,
                 Instant::now(),
                 Some(suspender),

@@ -3,9 +3,9 @@
 
 use super::collections::{get_key, keyword_get_hinted, lookup};
 use super::{Env, pr_str_short};
+use crate::context::{Builtin, Ctx, EvalResult};
 use crate::error::{Error, ErrorKind};
 use crate::ir::*;
-use crate::runtime::{Builtin, Ctx, EvalResult};
 use crate::value::{Function, Value};
 
 impl Ctx {

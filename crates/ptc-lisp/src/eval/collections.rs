@@ -1,8 +1,8 @@
 //! Looking into collections: `get` with the key leniency JSON data needs, and keyword reads
 //! that remember where they last found their key.
 
+use crate::context::Ctx;
 use crate::ir::KeywordGet;
-use crate::runtime::Ctx;
 use crate::value::{Keyword, Map, Value};
 use std::sync::atomic::AtomicU8;
 

@@ -2,8 +2,8 @@
 //! lazy first sequence.
 
 use super::{Env, Items};
+use crate::context::{Ctx, EvalResult};
 use crate::ir::{ForClause, ForExpr, Lambda};
-use crate::runtime::{Ctx, EvalResult};
 use crate::value::{Function, Value};
 use std::sync::Arc;
 

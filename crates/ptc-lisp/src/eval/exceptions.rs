@@ -1,9 +1,9 @@
 //! Exceptions: `try`/`catch`/`finally`, the map a `catch` binds, and what `throw` raises.
 
 use super::Env;
+use crate::context::{Ctx, EvalResult, Flow};
 use crate::error::{EXCEPTION_MARKER, Error, ErrorKind};
 use crate::ir::{CatchFilter, TryExpr};
-use crate::runtime::{Ctx, EvalResult, Flow};
 use crate::value::{Map, Value};
 
 impl Ctx {

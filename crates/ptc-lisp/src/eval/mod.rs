@@ -10,7 +10,7 @@
 //! - [`comprehension`]: `for` and `doseq`;
 //! - [`items`]: walking any collection or lazy sequence item by item.
 //!
-//! The runtime below ([`crate::runtime`]) holds the state of a run and its limits; the builtins
+//! The run's context below ([`crate::context`]) holds the state of a run and its limits; the builtins
 //! above call back in through [`Ctx::apply`] and [`Items`].
 
 mod call;
@@ -29,7 +29,7 @@ pub(crate) use comprehension::ForState;
 pub(crate) use exceptions::throw_value;
 pub(crate) use items::{Items, unbounded_error};
 // What a builtin sees of a run: builtins import these from the evaluator they call back into.
-pub(crate) use crate::runtime::{Ctx, EvalResult, Flow};
+pub(crate) use crate::context::{Ctx, EvalResult, Flow};
 
 use crate::error::{Error, ErrorKind};
 use crate::ir::*;

@@ -5,7 +5,7 @@
 //! ([`Function::repr`]).
 
 use super::Lambda;
-use crate::runtime::{Builtin, Ctx, EvalResult};
+use crate::context::{Builtin, Ctx, EvalResult};
 use crate::value::{FnBody, Function, Value, ValueShape, meter};
 use arcstr::ArcStr;
 use std::sync::Arc;

@@ -9,8 +9,8 @@ mod function;
 
 pub(crate) use function::{Closure, FnRepr, captured_depth, no_captures};
 
+use crate::context::Builtin;
 use crate::error::Error;
-use crate::runtime::Builtin;
 use crate::span::Span;
 use crate::value::{Keyword, Value};
 

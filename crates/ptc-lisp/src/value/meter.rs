@@ -264,7 +264,7 @@ pub(crate) fn restore(state: State) {
 }
 
 /// Put `state` in place of this thread's and return the one that was there: a suspendable run
-/// hands its meter over this way when it moves between threads (see `runtime::fiber`).
+/// hands its meter over this way when it moves between threads (see `context::fiber`).
 pub(crate) fn swap(state: State) -> State {
     METER.with(|m| m.replace(state))
 }

@@ -219,7 +219,7 @@ fn golden_programs() {
                 let label = format!("{file}:{} {} (turn {})", case.line, case.name, t + 1);
                 expected_all.push(format!("{label}\n{}", turn.expect.join("\n")));
                 actual_all.push(format!("{label}\n{}", actual.join("\n")));
-                memory = out.memory;
+                memory = out.namespace;
             }
         }
         if update {

@@ -703,7 +703,7 @@ fn use_results(out: &RunOutcome) {
             shown(v);
         }
     }
-    for definition in out.memory.definitions() {
+    for definition in out.namespace.definitions() {
         shown(&definition.value);
     }
 }
@@ -773,13 +773,13 @@ fn check(source: String) {
         .name("program".into())
         .stack_size(2 << 20)
         .spawn(move || {
-            let mut memory = UserNamespace::new();
+            let mut namespace = UserNamespace::new();
             for _ in 0..2 {
                 let started = Instant::now();
-                let out = runtime().run_str(&thread_source, &memory);
+                let out = runtime().run_str(&thread_source, &namespace);
                 let elapsed = started.elapsed();
                 check_run(&thread_source, &out, elapsed);
-                memory = out.memory;
+                namespace = out.namespace;
             }
             let _ = sender.send(());
         })

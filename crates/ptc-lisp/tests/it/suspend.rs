@@ -118,7 +118,7 @@ fn a_run_waits_at_each_call_and_pmap_items_wait_together() {
             call("echo", "100"),
         ]
     );
-    assert_eq!(out.memory.get("a"), Some(&Value::Int(2)));
+    assert_eq!(out.namespace.get("a"), Some(&Value::Int(2)));
 }
 
 #[test]

@@ -38,7 +38,7 @@ use crate::feedback::{NO_PROGRAM, cut_off_error, resumed_calls_notice};
 use crate::in_words::{HumanDuration, micros};
 use crate::model::{LlmError, LlmResponse};
 use crate::outcome::{Ending, Rules, run_outcome};
-use crate::recent_values::{history_of, with_error};
+use crate::recent_values::{recent_values_of, with_error};
 use crate::sandbox::{EvaluationTime, Stretch, stretch};
 use crate::settings::RunSettings;
 
@@ -566,8 +566,8 @@ impl<'a> RunCore<'a> {
 
     /// Starts `program`, reading the values of earlier turns as `*1 *2 *3 *e`.
     fn evaluate(&mut self, program: String) -> Action {
-        let history = match &self.source {
-            Source::Model(_) => history_of(&self.turns),
+        let recent = match &self.source {
+            Source::Model(_) => recent_values_of(&self.turns),
             Source::Stages { errors, .. } => {
                 // Every stage before this one succeeded (a failed one ends the run), so
                 // `*e` is the error the run it was compiled from had seen.
@@ -578,7 +578,7 @@ impl<'a> RunCore<'a> {
                 with_error(&self.turns, error)
             }
         };
-        let runtime = self.runtime.clone().with_history(history);
+        let runtime = self.runtime.clone().with_recent_values(recent);
         let memory = &self.memory;
         let turn = match self.turn.as_mut() {
             Some(turn) => turn,
@@ -650,7 +650,7 @@ impl<'a> RunCore<'a> {
             outcome,
             prints,
             tool_calls,
-            memory,
+            namespace: memory,
             ..
         } = out;
         let (turn, kept, ending) = match outcome {

@@ -15,7 +15,7 @@ use ptc_lisp::{
 use ptc_turn::{ErrorKind, Turn};
 
 use crate::outcome::Ending;
-use crate::recent_values::history_of;
+use crate::recent_values::recent_values_of;
 use crate::sandbox::evaluating;
 
 /// What a resumed run starts from, besides its turns.
@@ -42,7 +42,9 @@ pub fn restore_namespace(runtime: &Runtime, turns: &[Turn]) -> Result<Restored, 
             continue;
         }
         // Each program reads `*1 *2 *3 *e` as they were when it first ran.
-        let runtime = runtime.clone().with_history(history_of(&turns[..index]));
+        let runtime = runtime
+            .clone()
+            .with_recent_values(recent_values_of(&turns[..index]));
         let out = run_recorded(&runtime, turn, &memory)
             .map_err(|panic| format!("running turn {} again failed: {panic}", turn.number()))?;
         let number = turn.number();
@@ -74,12 +76,12 @@ pub fn restore_namespace(runtime: &Runtime, turns: &[Turn]) -> Result<Restored, 
         }
         let names =
             |defs: &[ptc_lisp::Definition]| defs.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
-        if names(&out.memory.definitions()) != names(turn.memory()) {
+        if names(&out.namespace.definitions()) != names(turn.memory()) {
             return Err(format!(
                 "running turn {number} again did not make the definitions it made when it ran"
             ));
         }
-        memory = out.memory;
+        memory = out.namespace;
     }
     Ok(Restored {
         memory,

@@ -4,7 +4,7 @@
 use crate::append_compact::AppendCompact;
 use crate::compression::Compression;
 use crate::cost::PricingKind;
-use crate::options::RenderLimits;
+use crate::render_options::RenderLimits;
 use crate::strategy::{
     Activated, Aggressive, FailedTurns, PerTurnSummary, RollingWindow, SingleUserCoalesced,
     Uncompressed,

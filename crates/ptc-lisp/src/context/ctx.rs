@@ -1,7 +1,7 @@
 //! The state of one run: the value stack, the user definitions, the limit counters, and what
 //! the program printed and which tools it called.
 //!
-//! Every limit is a counter here, checked where the work happens (see [`crate::runtime::limits`]).
+//! Every limit is a counter here, checked where the work happens (see [`crate::context::limits`]).
 
 use super::fiber::Suspender;
 use super::interrupt::Interrupt;

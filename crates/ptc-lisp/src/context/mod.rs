@@ -1,6 +1,8 @@
-//! The runtime: what one run of a program keeps and counts, below the evaluator.
+//! The context of a run: what one run of a program keeps and counts, below the evaluator. (The
+//! `Runtime` an embedder configures and calls is the engine's, at the top of the crate; it makes
+//! a [`Ctx`] for each run.)
 //!
-//! - [`context`]: [`Ctx`], the state of a run (value stack, user definitions, limit counters,
+//! - [`ctx`]: [`Ctx`], the state of a run (value stack, user definitions, limit counters,
 //!   prints, tool calls) and the budget checks every layer above calls;
 //! - [`limits`]: the limits a host sets ([`limits::Limits`]), and [`interrupt`], its way to stop a run
 //!   from outside;
@@ -11,7 +13,7 @@
 //! - [`builtin`]: what a builtin is (the entries are the library's).
 
 pub(crate) mod builtin;
-pub(crate) mod context;
+pub(crate) mod ctx;
 pub(crate) mod fiber;
 pub(crate) mod interrupt;
 pub(crate) mod limits;
@@ -21,4 +23,4 @@ pub(crate) mod tool_call;
 pub(crate) mod tools;
 
 pub(crate) use builtin::Builtin;
-pub(crate) use context::{Binding, Ctx, EvalResult, Flow};
+pub(crate) use ctx::{Binding, Ctx, EvalResult, Flow};

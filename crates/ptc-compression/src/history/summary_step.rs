@@ -1,4 +1,5 @@
-//! Replacing older messages with a summary, incrementally across turns.
+//! The summary step of a history policy: older messages replaced by a summary, incrementally
+//! across turns ([`SummaryState`], [`summarize_history`]).
 
 use std::hash::Hasher;
 use std::ops::Range;
@@ -10,9 +11,22 @@ use serde::{Deserialize, Serialize};
 use super::pairs::unsafe_cuts;
 use super::{
     HistoryError, MIN_MESSAGES_FOR_SUMMARY, Summarizer, SummarizerError, SummaryRequest,
-    SummaryStrategy, summary_message,
+    SummaryStrategy,
 };
 use crate::tokenizer::message_hash;
+
+/// First line of every summary message, so that readers (and models) can tell a summary from
+/// a message somebody actually wrote.
+pub const SUMMARY_HEADER: &str = "[Summary of earlier messages in this conversation]";
+
+/// The user message that carries a summary into the history.
+///
+/// A user message rather than an assistant one: it can follow any kept message, a history
+/// that ends with it still ends on the user's side, and it never makes the conversation open
+/// with an assistant turn.
+pub fn summary_message(summary: &str) -> Message {
+    Message::user(format!("{SUMMARY_HEADER}\n{summary}"))
+}
 
 /// What has been summarized so far: a watermark into the original history and the summary
 /// text covering everything before it.

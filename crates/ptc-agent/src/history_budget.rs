@@ -8,11 +8,11 @@ use ptc_compression::history::{
 use ptc_turn::{Message, Role, Usage};
 
 use crate::error::RunError;
-use crate::summarizer::LlmSummarizer;
+use crate::llm_summarizer::LlmSummarizer;
 
 /// The history policy of a run, with the state it keeps across turns. It applies to whatever
 /// the run renders: the full history, or a compression strategy's messages.
-pub(crate) struct History {
+pub(crate) struct HistoryBudget {
     policy: HistoryPolicy,
     /// Holds the tokenizer (and its cache) for every turn's manager.
     manager: HistoryManager,
@@ -20,7 +20,7 @@ pub(crate) struct History {
     summarizer: LlmSummarizer,
 }
 
-impl History {
+impl HistoryBudget {
     /// Checks that the budget holds the system prompt and the mission message, which are
     /// always sent.
     pub(crate) fn new(
@@ -28,7 +28,7 @@ impl History {
         mission: &Message,
         system: &Message,
         summarizer: LlmSummarizer,
-    ) -> Result<History, RunError> {
+    ) -> Result<HistoryBudget, RunError> {
         let manager = HistoryManager::new(policy);
         let mission_tokens = manager.tokenizer().count_message(mission);
         if let Err(HistoryError::InvalidTokenLimit {
@@ -44,7 +44,7 @@ impl History {
                 mission_tokens,
             });
         }
-        Ok(History {
+        Ok(HistoryBudget {
             policy,
             manager,
             state: SummaryState::new(),

@@ -101,7 +101,7 @@ mod tests {
     /// The example of the module documentation (and of the README) is a valid configuration.
     #[test]
     fn the_documented_example_reads() {
-        let doc = include_str!("config.rs");
+        let doc = include_str!("config_file.rs");
         let example: String = doc
             .lines()
             .skip_while(|l| !l.starts_with("//! ```toml"))

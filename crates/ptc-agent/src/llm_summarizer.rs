@@ -3,8 +3,9 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use async_trait::async_trait;
-use ptc_compression::history::{Summarizer, SummarizerError, SummaryPromptBuilder, SummaryRequest};
+use ptc_compression::history::{
+    Summarizer, SummarizerError, SummaryFuture, SummaryPromptBuilder, SummaryRequest,
+};
 use ptc_turn::{Message, Usage};
 use tracing::Instrument;
 
@@ -81,9 +82,15 @@ impl LlmSummarizer {
     }
 }
 
-#[async_trait]
 impl Summarizer for LlmSummarizer {
-    async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizerError> {
+    fn summarize(&self, request: SummaryRequest) -> SummaryFuture<'_> {
+        Box::pin(self.ask(request))
+    }
+}
+
+impl LlmSummarizer {
+    /// Asks the model for the summary of `request`, counting what the call cost.
+    async fn ask(&self, request: SummaryRequest) -> Result<String, SummarizerError> {
         let prompt = self.prompt.build(&request);
         let mut llm_request = LlmRequest::new(prompt.system, vec![Message::user(prompt.user)]);
         if let Some(max_tokens) = self.max_tokens {
