@@ -15,7 +15,7 @@ use crate::error::RunError;
 use crate::history::History;
 use crate::live_tools::LiveTools;
 use crate::llm::{Llm, LlmResponse};
-use crate::store::RunStore;
+use crate::store::StoredRun;
 use crate::summarizer::LlmSummarizer;
 use crate::telemetry::{record_turn, turn_span};
 use crate::tree::Tree;
@@ -42,7 +42,7 @@ pub(super) struct Driver<'a> {
     /// The model this run asks.
     llm: Arc<dyn Llm>,
     observer: Option<&'a dyn RunObserver>,
-    store: Option<(&'a dyn RunStore, &'a str)>,
+    store: Option<StoredRun<'a>>,
     history: Option<History>,
     /// The span of the turn in progress, made when the core starts a turn.
     turn_span: Option<tracing::Span>,
@@ -66,7 +66,7 @@ impl<'a> Driver<'a> {
         llm: Arc<dyn Llm>,
         task: Task,
         observer: Option<&'a dyn RunObserver>,
-        store: Option<(&'a dyn RunStore, &'a str)>,
+        store: Option<StoredRun<'a>>,
         mut start: Start,
         tree: Tree,
     ) -> Result<Driver<'a>, RunError> {
@@ -95,10 +95,9 @@ impl<'a> Driver<'a> {
             settings.retry.clone(),
             tree.clone(),
         );
-        let recorded = store.and_then(|(store, id)| {
-            let (log, lease) = store.intent_log()?;
-            Some(RecordedCalls::new(log, lease, id))
-        });
+        let recorded = store
+            .filter(StoredRun::keeps_intents)
+            .map(RecordedCalls::new);
         let mut replay = None;
         if start.resumed
             && let Some(recorded) = &recorded
@@ -323,12 +322,13 @@ impl<'a> Driver<'a> {
         if let Some(observer) = self.observer {
             observer.on_turn(turn);
         }
-        let Some((store, id)) = self.store else {
+        let Some(store) = self.store else {
             return;
         };
-        if let Err(error) = store.append(id, turn).await {
+        if let Err(error) = store.append(turn).await {
+            let id = store.id();
             let number = turn.number();
-            if store.stops_when_a_write_fails() {
+            if store.leased() {
                 tracing::warn!(
                     run = id,
                     turn = number,

@@ -16,13 +16,11 @@ use ptc_lisp::{ToolAnswer, ToolError, ToolOutcome, ToolRequest, Value, pr_str};
 
 use crate::live_tools::LiveTools;
 use crate::llm::LlmResponse;
-use crate::store::{IdempotencyKey, IntentLog, IntentRecord, Lease, StoreError, ToolIntent};
+use crate::store::{IdempotencyKey, IntentRecord, StoreError, StoredRun, ToolIntent};
 
 /// The intent log of one run, and the numbering of its calls.
 pub(super) struct RecordedCalls<'a> {
-    log: &'a dyn IntentLog,
-    lease: Option<&'a Lease>,
-    run_id: &'a str,
+    run: StoredRun<'a>,
     /// The turn whose calls are being numbered.
     turn: u32,
     /// The index the turn's next call gets.
@@ -38,15 +36,9 @@ enum Planned {
 }
 
 impl<'a> RecordedCalls<'a> {
-    pub(super) fn new(
-        log: &'a dyn IntentLog,
-        lease: Option<&'a Lease>,
-        run_id: &'a str,
-    ) -> RecordedCalls<'a> {
+    pub(super) fn new(run: StoredRun<'a>) -> RecordedCalls<'a> {
         RecordedCalls {
-            log,
-            lease,
-            run_id,
+            run,
             turn: 0,
             next: 0,
             diverged: false,
@@ -95,14 +87,14 @@ impl<'a> RecordedCalls<'a> {
     /// Records the call, under the next key of the turn.
     async fn record(&mut self, request: ToolRequest) -> Planned {
         loop {
-            let key = IdempotencyKey::new(self.run_id, self.turn, self.next);
+            let key = IdempotencyKey::new(self.run.id(), self.turn, self.next);
             self.next += 1;
             let intent = ToolIntent {
                 key: key.clone(),
                 tool: request.name.clone(),
                 args: request.args.clone(),
             };
-            match self.log.record_intent(self.lease, &intent).await {
+            match self.run.record_intent(&intent).await {
                 Ok(IntentRecord {
                     outcome: Some(outcome),
                     ..
@@ -130,13 +122,9 @@ impl<'a> RecordedCalls<'a> {
     /// Records the model's reply to turn `turn` before its program runs. A reply that cannot
     /// be recorded only costs a new request if the turn is run again: the run goes on.
     pub(super) async fn keep_reply(&self, turn: u32, reply: &LlmResponse) {
-        if let Err(error) = self
-            .log
-            .record_reply(self.lease, self.run_id, turn, reply)
-            .await
-        {
+        if let Err(error) = self.run.record_reply(turn, reply).await {
             tracing::warn!(
-                run = self.run_id,
+                run = self.run.id(),
                 turn,
                 %error,
                 "the reply to turn {turn} could not be recorded ({error}); run again after a \
@@ -147,10 +135,10 @@ impl<'a> RecordedCalls<'a> {
 
     /// The reply recorded for turn `turn`, if the log has one.
     pub(super) async fn reply(&self, turn: u32) -> Option<LlmResponse> {
-        match self.log.recorded_reply(self.run_id, turn).await {
+        match self.run.recorded_reply(turn).await {
             Ok(reply) => reply,
             Err(error) => {
-                tracing::warn!(run = self.run_id, %error, "the intent log could not be read");
+                tracing::warn!(run = self.run.id(), %error, "the intent log could not be read");
                 None
             }
         }
@@ -159,10 +147,10 @@ impl<'a> RecordedCalls<'a> {
     /// What a run resumed at turn `turn` is told about the calls its unfinished turn made
     /// before the run stopped, or `None` when it made none (or the log cannot be read).
     pub(super) async fn unfinished_notice(&self, turn: u32) -> Option<String> {
-        match self.log.intents(self.run_id).await {
+        match self.run.intents().await {
             Ok(recorded) => resumed_calls_notice(turn, &recorded),
             Err(error) => {
-                tracing::warn!(run = self.run_id, %error, "the intent log could not be read");
+                tracing::warn!(run = self.run.id(), %error, "the intent log could not be read");
                 None
             }
         }
@@ -170,7 +158,7 @@ impl<'a> RecordedCalls<'a> {
 
     /// The first index after every call recorded for the turn.
     async fn first_unrecorded(&self) -> Result<u32, StoreError> {
-        let recorded = self.log.intents(self.run_id).await?;
+        let recorded = self.run.intents().await?;
         Ok(recorded
             .iter()
             .filter(|r| r.intent.key.turn() == self.turn)
@@ -185,7 +173,7 @@ impl<'a> RecordedCalls<'a> {
             Ok(value) => ToolOutcome::Ok(value.clone()),
             Err(error) => ToolOutcome::Error(error.message.clone()),
         };
-        if let Err(error) = self.log.complete_intent(self.lease, key, &outcome).await {
+        if let Err(error) = self.run.complete_intent(key, &outcome).await {
             // The call was made: if the run is resumed before this turn is committed, the
             // call counts as in flight and is made again under the same key.
             tracing::warn!(%key, %error, "a tool call's outcome could not be recorded");

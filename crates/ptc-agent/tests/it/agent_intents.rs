@@ -57,17 +57,18 @@ impl RunStore for WithoutReplies {
         self.0.start(id, task).await
     }
 
-    async fn append(&self, id: &str, turn: &Turn) -> Result<(), StoreError> {
-        self.0.append(id, turn).await
+    async fn append(&self, lease: Option<&Lease>, id: &str, turn: &Turn) -> Result<(), StoreError> {
+        self.0.append(lease, id, turn).await
     }
 
     async fn finish(
         &self,
+        lease: Option<&Lease>,
         id: &str,
         outcome: &StepOutcome,
         usage: &Usage,
     ) -> Result<(), StoreError> {
-        self.0.finish(id, outcome, usage).await
+        self.0.finish(lease, id, outcome, usage).await
     }
 
     async fn load(&self, id: &str) -> Result<Option<Checkpoint>, StoreError> {
@@ -78,8 +79,8 @@ impl RunStore for WithoutReplies {
         self.0.reopen(id).await
     }
 
-    fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
-        Some((self, None))
+    fn intent_log(&self) -> Option<&dyn IntentLog> {
+        Some(self)
     }
 }
 

@@ -66,7 +66,7 @@ fn without_timings(step: &Step) -> serde_json::Value {
 async fn interrupted(store: &dyn RunStore, id: &str, step: &Step, turns: usize) {
     store.start(id, &step.task).await.expect("start");
     for turn in &step.turns[..turns] {
-        store.append(id, turn).await.expect("append");
+        store.append(None, id, turn).await.expect("append");
     }
 }
 

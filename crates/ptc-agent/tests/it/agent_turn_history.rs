@@ -76,7 +76,7 @@ async fn a_resumed_run_restores_definitions_made_from_the_history() {
         .await
         .expect("start");
     for turn in &checkpoint.turns {
-        ptc_agent::store::RunStore::append(&resumable, "r", turn)
+        ptc_agent::store::RunStore::append(&resumable, None, "r", turn)
             .await
             .expect("append");
     }
