@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use ptc_turn::{StepOutcome, Task, Turn, Turns, Usage};
 use serde::{Deserialize, Serialize};
 
-use super::memory::push_turn;
+use super::in_process::push_turn;
 use super::{Checkpoint, Lease, RunStore, StoreError, Writable, may_write, run_blocking};
 
 /// A [`RunStore`] in one file of JSON lines: a line when a run starts (its task), one per

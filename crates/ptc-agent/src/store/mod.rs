@@ -5,7 +5,7 @@
 //!
 //! Two stores come with the crate family: [`JsonlStore`] here, one JSON object per line in a
 //! file (what `ptc run --checkpoint` writes), and `ptc_store::SqliteStore` in the `ptc-store`
-//! crate, for services. [`MemoryStore`] keeps runs in memory, for tests.
+//! crate, for services. [`InProcessStore`] keeps runs in the process itself, for tests.
 //!
 //! A store that several processes share can also hand runs out to a fleet of workers
 //! ([`FleetStore`]: runs submitted to a queue, claimed under leases that fence out a worker
@@ -14,10 +14,10 @@
 
 mod backoff;
 mod held;
+mod in_process;
 mod intent;
 mod jsonl;
 mod lease;
-mod memory;
 mod stored_run;
 
 use async_trait::async_trait;
@@ -25,12 +25,15 @@ use ptc_turn::{Step, StepOutcome, Task, Turn, Turns, Usage};
 
 pub(crate) use backoff::Backoff;
 pub(crate) use held::HeldLease;
+pub use in_process::InProcessStore;
 pub use intent::{
     IdempotencyKey, IntentLog, IntentRecord, Recording, ToolIntent, completing, recording, replying,
 };
 pub use jsonl::{JsonlStore, TornRecord};
 pub use lease::{Claimed, FleetStore, Lease, RunState, RunStatus, Writable, may_write};
-pub use memory::MemoryStore;
+/// The store held by the process itself, by the name it had before [`InProcessStore`]: code
+/// written against it keeps compiling.
+pub type MemoryStore = InProcessStore;
 pub(crate) use stored_run::StoredRun;
 
 /// Where runs are checkpointed. A run started with
@@ -82,7 +85,7 @@ pub trait RunStore: Send + Sync {
     /// recorded (under the run's lease, if it has one) before its tool is called and completed
     /// after, its tool reads its [`IdempotencyKey::current`], a call that completed before a
     /// crash is answered from the log instead of being made again, and a resumed run is told
-    /// which calls of its unfinished turn may or may not have happened. [`MemoryStore`] and
+    /// which calls of its unfinished turn may or may not have happened. [`InProcessStore`] and
     /// `ptc_store::PgStore` keep one.
     fn intent_log(&self) -> Option<&dyn IntentLog> {
         None

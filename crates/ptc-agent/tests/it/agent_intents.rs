@@ -11,8 +11,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use pretty_assertions::assert_eq;
 use ptc_agent::store::{
-    Checkpoint, IdempotencyKey, IntentLog, IntentRecord, Lease, MemoryStore, RunStore, StoreError,
-    ToolIntent,
+    Checkpoint, IdempotencyKey, InProcessStore, IntentLog, IntentRecord, Lease, RunStore,
+    StoreError, ToolIntent,
 };
 use ptc_agent::{Agent, LlmResponse, RunObserver, RunOptions, ScriptedLlm, ToolError, async_tool};
 use ptc_lisp::ToolOutcome;
@@ -46,10 +46,10 @@ fn agent(replies: &[&str], made: Arc<Mutex<Vec<String>>>, hangs: Option<&'static
     .expect("agent")
 }
 
-/// A [`MemoryStore`] whose intent log keeps no model replies, as a log written before replies
+/// A [`InProcessStore`] whose intent log keeps no model replies, as a log written before replies
 /// were kept: a turn run again after a crash asks the model anew.
 #[derive(Default)]
-struct WithoutReplies(MemoryStore);
+struct WithoutReplies(InProcessStore);
 
 #[async_trait]
 impl RunStore for WithoutReplies {
@@ -167,7 +167,7 @@ impl RunObserver for LastMessages {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_call_is_recorded_with_its_key_before_it_is_made_and_completed_after() {
-    let store = MemoryStore::new();
+    let store = InProcessStore::new();
     let made = Arc::new(Mutex::new(Vec::new()));
     let step = agent(&[SEND_TWO, SEND_BYE], made.clone(), None)
         .run_with(RunOptions::new().with_store(&store, "r"))
@@ -226,7 +226,7 @@ async fn stopped_in_turn_one(store: &(impl RunStore + IntentLog)) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resumed_turn_runs_its_recorded_reply_taking_a_completed_call_from_the_log() {
-    let store = MemoryStore::new();
+    let store = InProcessStore::new();
     stopped_in_turn_one(&store).await;
     assert_eq!(
         store

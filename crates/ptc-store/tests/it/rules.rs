@@ -1,4 +1,4 @@
-//! The rules every store keeps, as one table of cases run against each store: in memory, in a
+//! The rules every store keeps, as one table of cases run against each store: in the process, in a
 //! JSON-lines file, in SQLite and (with the `postgres` feature) in PostgreSQL. Who may write a
 //! run (`may_write`: a write under a lease that is not the run's live one is refused with the
 //! same `LeaseLost` in every store), and what the intent log accepts (`recording`,
@@ -10,7 +10,8 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use ptc_agent::LlmResponse;
 use ptc_agent::store::{
-    IdempotencyKey, IntentRecord, JsonlStore, Lease, MemoryStore, RunStore, StoreError, ToolIntent,
+    IdempotencyKey, InProcessStore, IntentRecord, JsonlStore, Lease, RunStore, StoreError,
+    ToolIntent,
 };
 use ptc_lisp::{ToolOutcome, Value};
 use ptc_store::SqliteStore;
@@ -51,7 +52,7 @@ async fn stores(test: &str) -> (Vec<(&'static str, Box<dyn RunStore>)>, Vec<Temp
     let sqlite = TempFile::new(&format!("{test}.db"));
     #[allow(unused_mut)]
     let mut stores: Vec<(&'static str, Box<dyn RunStore>)> = vec![
-        ("memory", Box::new(MemoryStore::new())),
+        ("in-process", Box::new(InProcessStore::new())),
         ("jsonl", Box::new(JsonlStore::open(&jsonl.0).expect("open"))),
         (
             "sqlite",
@@ -295,7 +296,7 @@ async fn every_intent_log_keeps_the_same_rules_with_the_same_errors() {
             "the {name} store recorded nothing it refused"
         );
     }
-    let mut expected = vec!["memory"];
+    let mut expected = vec!["in-process"];
     if cfg!(feature = "postgres") {
         expected.push("postgres");
     }

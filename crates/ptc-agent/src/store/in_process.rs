@@ -1,4 +1,4 @@
-//! Runs kept in memory.
+//! Runs kept in the process's own memory.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, PoisonError};
@@ -14,19 +14,21 @@ use super::{
     ToolIntent, Writable, completing, may_write, recording, replying,
 };
 
-/// A [`RunStore`] in memory, with an [`IntentLog`]: for tests, and for hosts that only need to
-/// resume within one process.
+/// A [`RunStore`] held by the process itself, with an [`IntentLog`]: for tests, and for hosts
+/// that only need to resume within one process. Its runs are gone when it is dropped.
+///
+/// It was named `MemoryStore`, a name that [`MemoryStore`](super::MemoryStore) keeps.
 #[derive(Debug, Default)]
-pub struct MemoryStore {
+pub struct InProcessStore {
     runs: Mutex<HashMap<String, Checkpoint>>,
     intents: Mutex<BTreeMap<IdempotencyKey, IntentRecord>>,
     replies: Mutex<BTreeMap<(String, u32), LlmResponse>>,
 }
 
-impl MemoryStore {
+impl InProcessStore {
     /// An empty store.
-    pub fn new() -> MemoryStore {
-        MemoryStore::default()
+    pub fn new() -> InProcessStore {
+        InProcessStore::default()
     }
 
     /// Changes run `id` with `change` once `writer` may write it ([`may_write`]).
@@ -52,7 +54,7 @@ impl MemoryStore {
     }
 }
 
-/// A run in memory is one process's: it is never a fleet's, and no lease holds it.
+/// A run held in process is one process's: it is never a fleet's, and no lease holds it.
 fn writable(run: &Checkpoint) -> Writable {
     Writable {
         ended: run.end.is_some(),
@@ -73,7 +75,7 @@ pub(super) fn push_turn(id: &str, turns: &mut Turns, turn: Turn) -> Result<(), S
 }
 
 #[async_trait]
-impl RunStore for MemoryStore {
+impl RunStore for InProcessStore {
     async fn start(&self, id: &str, task: &Task) -> Result<(), StoreError> {
         let mut runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
         if runs.contains_key(id) {
@@ -127,7 +129,7 @@ impl RunStore for MemoryStore {
 }
 
 #[async_trait]
-impl IntentLog for MemoryStore {
+impl IntentLog for InProcessStore {
     async fn record_intent(
         &self,
         lease: Option<&Lease>,
