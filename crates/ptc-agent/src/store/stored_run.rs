@@ -171,3 +171,95 @@ impl<'a> StoredRun<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use pretty_assertions::assert_eq;
+    use ptc_lisp::Value;
+
+    use super::*;
+    use crate::store::{InProcessStore, Lease};
+
+    fn lease() -> Lease {
+        Lease {
+            run_id: "r".into(),
+            worker: "w".into(),
+            token: 7,
+            duration: Duration::from_secs(30),
+        }
+    }
+
+    fn turn(n: u32) -> Turn {
+        Turn::success(n, format!("(def x{n} {n})"), Value::Int(n.into()))
+    }
+
+    fn charge() -> ToolIntent {
+        ToolIntent {
+            key: IdempotencyKey::new("r", 1, 0),
+            tool: "charge".into(),
+            args: vec![Value::Int(30)],
+        }
+    }
+
+    #[tokio::test]
+    async fn a_write_refused_under_a_lost_lease_stops_the_run_and_nothing_more_is_written() {
+        let store = InProcessStore::new();
+        store.start("r", &Task::new("m")).await.unwrap();
+        let held = HeldLease::new(lease(), Instant::now());
+        let run = StoredRun::new(&store, "r", Some(&held));
+        let lost = StoreError::LeaseLost {
+            id: "r".into(),
+            token: 7,
+        };
+        // The store holds no live lease on the run: the write is refused, and the run stops.
+        assert_eq!(run.record_intent(&charge()).await, Err(lost.clone()));
+        assert_eq!(held.stopped(), Some(lost.clone()));
+        assert_eq!(run.append(&turn(1)).await, Err(lost.clone()));
+        assert_eq!(
+            run.finish(
+                &ptc_turn::StepOutcome::Returned { value: Value::Nil },
+                &Usage::default()
+            )
+            .await,
+            Err(lost.clone())
+        );
+        assert_eq!(held.end(), Some(Err(lost)));
+        assert_eq!(store.load("r").await.unwrap().unwrap().turns.len(), 0);
+        assert_eq!(store.intents("r").await, Ok(Vec::new()));
+        // Without a lease the same run takes the same writes.
+        let local = StoredRun::new(&store, "r", None);
+        assert!(!local.leased());
+        local.append(&turn(1)).await.unwrap();
+        assert_eq!(
+            local.record_intent(&charge()).await.map(|r| r.attempts),
+            Ok(1)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_turn_not_committed_under_a_lease_stops_the_run_before_it_goes_on() {
+        let store = InProcessStore::new();
+        let held = HeldLease::new(
+            Lease {
+                run_id: "gone".into(),
+                ..lease()
+            },
+            Instant::now(),
+        );
+        let run = StoredRun::new(&store, "gone", Some(&held));
+        // The store has no such run: the turn is not committed, and the run stops.
+        let missing = StoreError::Missing("gone".into());
+        assert_eq!(run.append(&turn(1)).await, Err(missing.clone()));
+        assert_eq!(held.stopped(), Some(missing));
+        assert_eq!(
+            run.record_reply(2, &LlmResponse::text("(def a 1)")).await,
+            Err(StoreError::Io(
+                "run `gone` is stopping (the store has no run `gone`; it must be started \
+                 first); nothing more is written"
+                    .into()
+            ))
+        );
+    }
+}
