@@ -7,23 +7,16 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::hash::BuildHasher;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
-use ptc_lisp::ToolOutcome;
-use ptc_turn::{StepOutcome, Task, Turn, Usage};
+use ptc_turn::{StepOutcome, Task};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::agent::Agent;
-use crate::llm::LlmResponse;
 use crate::run::{RunError, RunOptions};
-use crate::store::{
-    Checkpoint, Claimed, FleetStore, IdempotencyKey, IntentLog, IntentRecord, Lease, RunStore,
-    StoreError, ToolIntent,
-};
+use crate::store::{Backoff, Claimed, FleetStore, HeldLease, Lease, StoreError};
 
 /// Makes the agent that works a claimed run, from the run's task: the service's agent for that
 /// kind of run, with the same mission, tools, data, signature and turn budget the run was
@@ -293,33 +286,6 @@ impl Worker {
     }
 }
 
-/// The waits between attempts to reach a store that does not answer: from 100 ms, doubling up
-/// to 2 s, each a random part between half and all of it, so that workers that lost the store
-/// together do not come back in step.
-struct Backoff {
-    next: Duration,
-}
-
-impl Backoff {
-    const FIRST: Duration = Duration::from_millis(100);
-    const CAP: Duration = Duration::from_secs(2);
-
-    fn new() -> Backoff {
-        Backoff {
-            next: Backoff::FIRST,
-        }
-    }
-
-    fn next_wait(&mut self) -> Duration {
-        let wait = self.next;
-        self.next = (self.next * 2).min(Backoff::CAP);
-        // A fresh `RandomState` is seeded anew each time: a random number, without a crate.
-        let random = std::collections::hash_map::RandomState::new().hash_one(Instant::now());
-        let part = (random % 1_000) as u32;
-        wait / 2 + wait / 2 * part / 1_000
-    }
-}
-
 /// Waits for every run in `runs`, recording what became of each.
 async fn collect(runs: &mut JoinSet<(String, Worked)>, report: &mut WorkerReport) {
     while let Some(done) = runs.join_next().await {
@@ -336,7 +302,8 @@ fn record(done: Result<(String, Worked), tokio::task::JoinError>, report: &mut W
     }
 }
 
-/// Works one claimed run to its end, or until the worker stops or the lease is lost.
+/// Works one claimed run to its end, or until the worker stops or the lease is lost. The run is
+/// written through the store under the worker's lease.
 async fn work_run(
     store: Arc<dyn FleetStore>,
     agents: Arc<AgentFor>,
@@ -348,44 +315,27 @@ async fn work_run(
     let Claimed {
         lease, checkpoint, ..
     } = claimed;
-    // The worker's idea of when the lease ends: counted from before it asked, so never later
-    // than the store's.
-    let held = Arc::new(Held {
-        until: Mutex::new(asked + lease.duration),
-    });
     let id = lease.run_id.clone();
     let agent = match agents(&checkpoint.task) {
         Ok(agent) => agent,
         Err(reason) => return (id, refuse(store.as_ref(), &lease, &settings, reason).await),
     };
-    let (lost, mut losing) = watch::channel(None::<StoreError>);
-    let lost = Arc::new(lost);
-    let leased = LeasedRun {
-        store: store.clone(),
-        lease: lease.clone(),
-        lost: lost.clone(),
-        held: held.clone(),
-        finished: Mutex::new(None),
-    };
+    // The worker's idea of when the lease ends: counted from before it asked, so never later
+    // than the store's.
+    let held = Arc::new(HeldLease::new(lease.clone(), asked));
     // Ended with the run's task, however it ends (a worker dropped mid-run renews nothing).
-    let renewing = AbortOnDrop(tokio::spawn(renew(
-        store.clone(),
-        lease.clone(),
-        lost.clone(),
-        held,
-    )));
+    let renewing = AbortOnDrop(tokio::spawn(renew(store.clone(), held.clone())));
+    let lost = held.stopping();
     let stop = async move {
         tokio::select! {
             _ = stopping.wait_for(|stop| *stop) => {}
-            _ = losing.wait_for(Option::is_some) => {}
+            () = lost => {}
         }
     };
-    let step = agent
-        .resume(&leased, &id, RunOptions::new().with_stop_signal(stop))
-        .await;
+    let options = RunOptions::new().with_lease(&held).with_stop_signal(stop);
+    let step = agent.resume(store.as_ref(), &id, options).await;
     drop(renewing);
-    let lost = lost.borrow().clone();
-    let worked = match (step, lost) {
+    let worked = match (step, held.stopped()) {
         (_, Some(StoreError::LeaseLost { .. })) => Worked::LeaseLost,
         (Err(RunError::Store(StoreError::LeaseLost { .. })), _) => Worked::LeaseLost,
         (Err(RunError::Store(error)), _) => {
@@ -394,22 +344,15 @@ async fn work_run(
             Worked::HandedBack
         }
         (Err(error), _) => refuse(store.as_ref(), &lease, &settings, error.to_string()).await,
-        (Ok(step), _) => {
-            let finished = leased
-                .finished
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take();
-            match finished {
-                Some(Ok(())) => Worked::Ended(step.outcome),
-                Some(Err(StoreError::LeaseLost { .. })) => Worked::LeaseLost,
-                _ => {
-                    // Stopped, or the end could not be written: the run goes on elsewhere.
-                    hand_back(store.as_ref(), &lease).await;
-                    Worked::HandedBack
-                }
+        (Ok(step), _) => match held.end() {
+            Some(Ok(())) => Worked::Ended(step.outcome),
+            Some(Err(StoreError::LeaseLost { .. })) => Worked::LeaseLost,
+            _ => {
+                // Stopped, or the end could not be written: the run goes on elsewhere.
+                hand_back(store.as_ref(), &lease).await;
+                Worked::HandedBack
             }
-        }
+        },
     };
     (id, worked)
 }
@@ -457,54 +400,11 @@ async fn hand_back(store: &dyn FleetStore, lease: &Lease) {
     }
 }
 
-/// Until when the worker holds a lease, by its own clock: extended by each renewal and commit,
-/// counted from before it was asked for.
-struct Held {
-    until: Mutex<Instant>,
-}
-
-impl Held {
-    fn until(&self) -> Instant {
-        *self.until.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn extend(&self, asked: Instant, duration: Duration) {
-        let mut until = self.until.lock().unwrap_or_else(PoisonError::into_inner);
-        *until = (*until).max(asked + duration);
-    }
-}
-
-/// The lease of `lease` ran out while the store could not be reached: the run is stopped, as if
-/// the lease were lost, and nothing more is written under it.
-fn ran_out(lease: &Lease, lost: &watch::Sender<Option<StoreError>>, reason: &str) -> StoreError {
-    let error = StoreError::LeaseLost {
-        id: lease.run_id.clone(),
-        token: lease.token,
-    };
-    let first = lost.borrow().is_none();
-    lost.send_replace(Some(error.clone()));
-    if first {
-        let id = &lease.run_id;
-        tracing::warn!(
-            run = %id,
-            %reason,
-            "the lease on run `{id}` ran out while the store could not be reached ({reason}); \
-             the run stops without committing its turn in progress, and goes on from its last \
-             committed turn once a worker claims it again"
-        );
-    }
-    error
-}
-
-/// Renews `lease` every third of its duration until the task is ended, or reports it lost.
-/// While the store cannot be reached, it tries again with shorter waits; a lease not renewed
-/// before it runs out (by the worker's clock) is taken as lost.
-async fn renew(
-    store: Arc<dyn FleetStore>,
-    lease: Lease,
-    lost: Arc<watch::Sender<Option<StoreError>>>,
-    held: Arc<Held>,
-) {
+/// Renews the lease of `held` every third of its duration until the task is ended, or stops
+/// the run when it is lost. While the store cannot be reached, it tries again with shorter
+/// waits; a lease not renewed before it runs out (by the worker's clock) is taken as lost.
+async fn renew(store: Arc<dyn FleetStore>, held: Arc<HeldLease>) {
+    let lease = held.lease();
     let mut wait = lease.duration / 3;
     let mut backoff = Backoff::new();
     loop {
@@ -512,7 +412,7 @@ async fn renew(
         let asked = Instant::now();
         let left = held.until().saturating_duration_since(asked);
         // A renewal that has not come back when the lease runs out comes too late.
-        let renewed = match tokio::time::timeout(left, store.renew(&lease)).await {
+        let renewed = match tokio::time::timeout(left, store.renew(lease)).await {
             Ok(renewed) => renewed,
             Err(_) => Err(StoreError::Unavailable(
                 "the store did not answer before the lease ran out".into(),
@@ -520,234 +420,23 @@ async fn renew(
         };
         match renewed {
             Ok(()) => {
-                held.extend(asked, lease.duration);
+                held.extend(asked);
                 wait = lease.duration / 3;
                 backoff = Backoff::new();
             }
             Err(error @ (StoreError::LeaseLost { .. } | StoreError::Ended(_))) => {
-                lost.send_replace(Some(error));
+                held.stop(error);
                 return;
             }
             Err(error) => {
                 let left = held.until().saturating_duration_since(Instant::now());
                 if left.is_zero() {
-                    ran_out(&lease, &lost, &error.to_string());
+                    held.ran_out(&error.to_string());
                     return;
                 }
                 tracing::debug!(run = %lease.run_id, %error, "renewing the lease failed; trying again");
                 wait = backoff.next_wait().min(left);
             }
         }
-    }
-}
-
-/// The run store a leased run is written through: every turn and the end are written under
-/// the lease. A write that fails stops the run, whose lease is then handed back (or was lost).
-struct LeasedRun {
-    store: Arc<dyn FleetStore>,
-    lease: Lease,
-    lost: Arc<watch::Sender<Option<StoreError>>>,
-    held: Arc<Held>,
-    finished: Mutex<Option<Result<(), StoreError>>>,
-}
-
-impl LeasedRun {
-    /// Sends a write (or a read) under the lease with `attempt`, again while the store cannot
-    /// be reached and the lease lasts; `extends` when a write that succeeds extends the lease.
-    /// Nothing is sent once the run is stopping: a lease lost, or a turn not committed.
-    async fn under_lease<T, F>(
-        &self,
-        extends: bool,
-        mut attempt: impl FnMut() -> F,
-    ) -> Result<T, StoreError>
-    where
-        F: Future<Output = Result<T, StoreError>>,
-    {
-        let mut backoff = Backoff::new();
-        loop {
-            if let Some(error) = self.lost.borrow().clone() {
-                return Err(match error {
-                    StoreError::LeaseLost { .. } => error,
-                    other => StoreError::Io(format!(
-                        "run `{}` is stopping ({other}); nothing more is written",
-                        self.lease.run_id
-                    )),
-                });
-            }
-            let asked = Instant::now();
-            let left = self.held.until().saturating_duration_since(asked);
-            let sent = match tokio::time::timeout(left, attempt()).await {
-                Ok(sent) => sent,
-                Err(_) => Err(StoreError::Unavailable(
-                    "the store did not answer before the lease ran out".into(),
-                )),
-            };
-            match sent {
-                Ok(value) => {
-                    if extends {
-                        self.held.extend(asked, self.lease.duration);
-                    }
-                    return Ok(value);
-                }
-                Err(StoreError::Unavailable(reason)) => {
-                    let left = self.held.until().saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Err(ran_out(&self.lease, &self.lost, &reason));
-                    }
-                    tracing::debug!(run = %self.lease.run_id, %reason, "the store cannot be reached; trying again");
-                    tokio::time::sleep(backoff.next_wait().min(left)).await;
-                }
-                Err(error) => return Err(error),
-            }
-        }
-    }
-
-    /// Stops the run when `written` failed because the lease was lost: nothing more is
-    /// written under it, and no tool is called.
-    fn stop_if_lost<T>(&self, written: Result<T, StoreError>) -> Result<T, StoreError> {
-        if let Err(error @ StoreError::LeaseLost { .. }) = &written {
-            self.lost.send_replace(Some(error.clone()));
-        }
-        written
-    }
-
-    fn check(&self, id: &str) -> Result<(), StoreError> {
-        if id == self.lease.run_id {
-            Ok(())
-        } else {
-            Err(StoreError::Io(format!(
-                "the lease is on run `{}`, not `{id}`",
-                self.lease.run_id
-            )))
-        }
-    }
-}
-
-#[async_trait]
-impl RunStore for LeasedRun {
-    async fn start(&self, id: &str, _: &Task) -> Result<(), StoreError> {
-        Err(StoreError::Exists(id.to_string()))
-    }
-
-    async fn append(&self, id: &str, turn: &Turn) -> Result<(), StoreError> {
-        self.check(id)?;
-        let committed = self
-            .under_lease(true, || self.store.commit_turn(&self.lease, turn))
-            .await;
-        if let Err(error) = &committed {
-            // The turn is not committed: stop before the run goes on past it.
-            self.lost.send_replace(Some(error.clone()));
-        }
-        committed
-    }
-
-    async fn finish(
-        &self,
-        id: &str,
-        outcome: &StepOutcome,
-        usage: &Usage,
-    ) -> Result<(), StoreError> {
-        self.check(id)?;
-        let finished = self
-            .under_lease(false, || self.store.finish_run(&self.lease, outcome, usage))
-            .await;
-        *self.finished.lock().unwrap_or_else(PoisonError::into_inner) = Some(finished.clone());
-        finished
-    }
-
-    async fn load(&self, id: &str) -> Result<Option<Checkpoint>, StoreError> {
-        self.under_lease(false, || self.store.load(id)).await
-    }
-
-    async fn reopen(&self, id: &str) -> Result<(), StoreError> {
-        self.check(id)?;
-        // A claimed run has not ended: nothing to take back.
-        Ok(())
-    }
-
-    fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
-        Some((self, Some(&self.lease)))
-    }
-
-    fn stops_when_a_write_fails(&self) -> bool {
-        true
-    }
-}
-
-#[async_trait]
-impl IntentLog for LeasedRun {
-    async fn record_intent(
-        &self,
-        lease: Option<&Lease>,
-        intent: &ToolIntent,
-    ) -> Result<IntentRecord, StoreError> {
-        self.stop_if_lost(
-            self.under_lease(false, || self.store.record_intent(lease, intent))
-                .await,
-        )
-    }
-
-    async fn complete_intent(
-        &self,
-        lease: Option<&Lease>,
-        key: &IdempotencyKey,
-        outcome: &ToolOutcome,
-    ) -> Result<(), StoreError> {
-        self.stop_if_lost(
-            self.under_lease(false, || self.store.complete_intent(lease, key, outcome))
-                .await,
-        )
-    }
-
-    async fn intents(&self, run_id: &str) -> Result<Vec<IntentRecord>, StoreError> {
-        self.under_lease(false, || self.store.intents(run_id)).await
-    }
-
-    async fn record_reply(
-        &self,
-        lease: Option<&Lease>,
-        run_id: &str,
-        turn: u32,
-        reply: &LlmResponse,
-    ) -> Result<(), StoreError> {
-        self.stop_if_lost(
-            self.under_lease(false, || {
-                self.store.record_reply(lease, run_id, turn, reply)
-            })
-            .await,
-        )
-    }
-
-    async fn recorded_reply(
-        &self,
-        run_id: &str,
-        turn: u32,
-    ) -> Result<Option<LlmResponse>, StoreError> {
-        self.under_lease(false, || self.store.recorded_reply(run_id, turn))
-            .await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_waits_for_a_store_that_does_not_answer_double_up_to_two_seconds_with_jitter() {
-        let mut backoff = Backoff::new();
-        let nominal = [100, 200, 400, 800, 1_600, 2_000, 2_000, 2_000];
-        let mut waits = Vec::new();
-        for millis in nominal {
-            let wait = backoff.next_wait();
-            let full = Duration::from_millis(millis);
-            assert!(
-                wait >= full / 2 && wait <= full,
-                "{wait:?} is not between half and all of {full:?}"
-            );
-            waits.push(wait);
-        }
-        // Jittered: the waits at the cap are not all the same.
-        waits.dedup();
-        assert!(waits.len() > 5, "{waits:?}");
     }
 }

@@ -1,7 +1,7 @@
 //! What committing one turn costs, side by side: SQLite (a database file, WAL, full
 //! synchronization: one fsync per commit), and PostgreSQL (the server `PTC_POSTGRES_URL` names,
-//! with its durable defaults) both through `RunStore::append` (a run of one process) and
-//! through `FleetStore::commit_turn` (a fleet's run, under its lease).
+//! with its durable defaults) through `RunStore::append`, both for a run of one process
+//! (without a lease) and for a fleet's run (under its lease).
 //!
 //! A measured loop, not a criterion benchmark: each store commits the turns of ten runs of
 //! `PTC_COMMIT_TURNS` turns (200 unless set), one commit at a time, and the median, 95th
@@ -96,7 +96,7 @@ impl<S: RunStore> Committer for Local<S> {
     }
 
     async fn commit(&self, id: &str, _: Option<&Lease>, turn: &Turn) {
-        self.0.append(id, turn).await.unwrap();
+        self.0.append(None, id, turn).await.unwrap();
     }
 }
 
@@ -112,8 +112,8 @@ impl Committer for Leased {
         Some(claimed[0].lease.clone())
     }
 
-    async fn commit(&self, _: &str, lease: Option<&Lease>, turn: &Turn) {
-        self.0.commit_turn(lease.unwrap(), turn).await.unwrap();
+    async fn commit(&self, id: &str, lease: Option<&Lease>, turn: &Turn) {
+        self.0.append(lease, id, turn).await.unwrap();
     }
 }
 
@@ -149,7 +149,7 @@ fn main() {
     // Cargo passes `--bench`; a bare word is a name filter, and this file has one group.
     if std::env::args()
         .skip(1)
-        .any(|a| !a.starts_with('-') && !"commit_turn".contains(&a))
+        .any(|a| !a.starts_with('-') && !"commit".contains(&a))
     {
         return;
     }
@@ -165,7 +165,7 @@ fn main() {
     let turns: Vec<Turn> = (1..=count).map(a_turn).collect();
     let task = Task::new("Sum the open orders of data/customer");
     println!(
-        "commit_turn: one turn of {} bytes of JSON, committed one at a time",
+        "commit: one turn of {} bytes of JSON, committed one at a time",
         serde_json::to_string(&turns[0]).map_or(0, |t| t.len())
     );
     let file = std::env::temp_dir().join(format!("ptc-bench-commit-{}.db", std::process::id()));
@@ -175,13 +175,7 @@ fn main() {
         let url = bench_database().await;
         let postgres = PgStore::connect(&url).await.expect("open PostgreSQL");
         measure("postgres append", &Local(postgres.clone()), &turns, &task).await;
-        measure(
-            "postgres commit_turn (lease)",
-            &Leased(postgres),
-            &turns,
-            &task,
-        )
-        .await;
+        measure("postgres append (lease)", &Leased(postgres), &turns, &task).await;
     });
     for suffix in ["", "-wal", "-shm"] {
         let mut path = file.clone().into_os_string();

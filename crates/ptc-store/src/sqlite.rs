@@ -4,7 +4,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use ptc_agent::store::{Checkpoint, RunStore, StoreError, run_blocking};
+use ptc_agent::store::{
+    Checkpoint, Lease, RunStore, StoreError, Writable, may_write, run_blocking,
+};
 use ptc_turn::{StepOutcome, Task, Turn, Usage};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
@@ -120,13 +122,14 @@ fn run_state(connection: &Connection, id: &str) -> Result<Option<bool>, StoreErr
         .map_err(io)
 }
 
-/// Checks that run `id` exists and has not ended, so it takes turns and an end.
-fn ongoing(connection: &Connection, id: &str) -> Result<(), StoreError> {
-    match run_state(connection, id)? {
-        None => Err(StoreError::Missing(id.to_string())),
-        Some(true) => Err(StoreError::Ended(id.to_string())),
-        Some(false) => Ok(()),
-    }
+/// Checks that `writer` may write run `id` ([`may_write`]: the run exists and has not ended,
+/// and is written without a lease, as a run in SQLite is one process's, never a fleet's).
+fn writable(connection: &Connection, id: &str, writer: Option<&Lease>) -> Result<(), StoreError> {
+    let run = run_state(connection, id)?.map(|ended| Writable {
+        ended,
+        ..Writable::LOCAL
+    });
+    may_write(id, run, writer)
 }
 
 /// A transaction that takes the write lock at once, so that a check made inside it still holds
@@ -157,13 +160,14 @@ impl RunStore for SqliteStore {
         .await
     }
 
-    async fn append(&self, id: &str, turn: &Turn) -> Result<(), StoreError> {
+    async fn append(&self, lease: Option<&Lease>, id: &str, turn: &Turn) -> Result<(), StoreError> {
         let number = turn.number();
         let text = encode(turn)?;
         let id = id.to_string();
+        let lease = lease.cloned();
         self.with(move |connection| {
             let tx = write_transaction(connection)?;
-            ongoing(&tx, &id)?;
+            writable(&tx, &id, lease.as_ref())?;
             let count: u32 = tx
                 .query_row(
                     "SELECT count(*) FROM ptc_turns WHERE run_id = ?1",
@@ -190,6 +194,7 @@ impl RunStore for SqliteStore {
 
     async fn finish(
         &self,
+        lease: Option<&Lease>,
         id: &str,
         outcome: &StepOutcome,
         usage: &Usage,
@@ -197,9 +202,10 @@ impl RunStore for SqliteStore {
         let outcome = encode(outcome)?;
         let usage = encode(usage)?;
         let id = id.to_string();
+        let lease = lease.cloned();
         self.with(move |connection| {
             let tx = write_transaction(connection)?;
-            ongoing(&tx, &id)?;
+            writable(&tx, &id, lease.as_ref())?;
             tx.execute(
                 "UPDATE ptc_runs SET outcome = ?2, usage = ?3, \
                  ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1",

@@ -16,7 +16,7 @@ use crate::history_budget::HistoryBudget;
 use crate::live_tools::LiveTools;
 use crate::llm::Llm;
 use crate::llm_summarizer::LlmSummarizer;
-use crate::store::RunStore;
+use crate::store::StoredRun;
 use crate::telemetry::{record_turn, turn_span};
 use crate::tree::Tree;
 use ptc_run::{Action, Event, HumanDuration, PlannedCall, RunCore, Start};
@@ -42,7 +42,7 @@ pub(super) struct Driver<'a> {
     /// The model this run asks.
     llm: Arc<dyn Llm>,
     observer: Option<&'a dyn RunObserver>,
-    store: Option<(&'a dyn RunStore, &'a str)>,
+    store: Option<StoredRun<'a>>,
     history: Option<HistoryBudget>,
     /// The span of the turn in progress, made when the core starts a turn.
     turn_span: Option<tracing::Span>,
@@ -63,7 +63,7 @@ impl<'a> Driver<'a> {
         llm: Arc<dyn Llm>,
         task: Task,
         observer: Option<&'a dyn RunObserver>,
-        store: Option<(&'a dyn RunStore, &'a str)>,
+        store: Option<StoredRun<'a>>,
         mut start: Start,
         tree: Tree,
     ) -> Result<Driver<'a>, RunError> {
@@ -92,7 +92,7 @@ impl<'a> Driver<'a> {
             settings.retry.clone(),
             tree.clone(),
         );
-        let intents = store.and_then(|(store, id)| RunIntents::of(store, id));
+        let intents = store.and_then(RunIntents::of);
         if let Some(intents) = &intents {
             let resumed_at = start.resumed.then(|| start.turns.next_number());
             start.intents = Some(intents.load(resumed_at).await);
@@ -300,12 +300,13 @@ impl<'a> Driver<'a> {
         if let Some(observer) = self.observer {
             observer.on_turn(turn);
         }
-        let Some((store, id)) = self.store else {
+        let Some(store) = self.store else {
             return;
         };
-        if let Err(error) = store.append(id, turn).await {
+        if let Err(error) = store.append(turn).await {
+            let id = store.id();
             let number = turn.number();
-            if store.stops_when_a_write_fails() {
+            if store.leased() {
                 tracing::warn!(
                     run = id,
                     turn = number,

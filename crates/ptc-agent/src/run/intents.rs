@@ -2,7 +2,7 @@
 //!
 //! The core decides (`ptc_run::RecordedIntents`, `Action::CallTools`): each call's idempotency
 //! key, which calls the log answers and which are made, the reply a resumed turn runs again,
-//! what the model is told. Here, the one place a run uses its store's [`IntentLog`]: what the
+//! what the model is told. Here, the one place a run uses its store's [`IntentLog`](crate::store::IntentLog): what the
 //! log holds is read once, when the run starts; each call to make is recorded before its tool
 //! is called and completed after; each reply is recorded before its program runs.
 
@@ -13,13 +13,12 @@ use ptc_run::{
 
 use crate::live_tools::LiveTools;
 use crate::llm::LlmResponse;
-use crate::store::{IntentLog, IntentRecord, Lease, RunStore, ToolIntent};
+use crate::store::{IntentRecord, StoredRun, ToolIntent};
 
-/// The intent log of one run, and the lease its writes are fenced by.
+/// The intent log of one run, written through the run's one write path (with its lease, if
+/// a worker holds one).
 pub(super) struct RunIntents<'a> {
-    log: &'a dyn IntentLog,
-    lease: Option<&'a Lease>,
-    run_id: &'a str,
+    run: StoredRun<'a>,
 }
 
 /// What becomes of a call to make once its intent is recorded.
@@ -31,10 +30,9 @@ enum Recorded {
 }
 
 impl<'a> RunIntents<'a> {
-    /// The intent log of run `run_id` of `store`, if the store keeps one.
-    pub(super) fn of(store: &'a dyn RunStore, run_id: &'a str) -> Option<RunIntents<'a>> {
-        let (log, lease) = store.intent_log()?;
-        Some(RunIntents { log, lease, run_id })
+    /// The intent log of `run`, if its store keeps one.
+    pub(super) fn of(run: StoredRun<'a>) -> Option<RunIntents<'a>> {
+        run.keeps_intents().then_some(RunIntents { run })
     }
 
     /// What the log holds for the run, for its core: for a run resumed at turn `resumed_at`,
@@ -42,28 +40,29 @@ impl<'a> RunIntents<'a> {
     /// A log that cannot be read counts as empty (the run then asks the model again, and
     /// its calls are made anew under their keys).
     pub(super) async fn load(&self, resumed_at: Option<u32>) -> RecordedIntents {
-        let mut recorded = RecordedIntents::new(self.run_id);
+        let run_id = self.run.id();
+        let mut recorded = RecordedIntents::new(run_id);
         let Some(turn) = resumed_at else {
             return recorded;
         };
-        match self.log.recorded_reply(self.run_id, turn).await {
+        match self.run.recorded_reply(turn).await {
             Ok(reply) => recorded.reply = reply,
             Err(error) => {
-                tracing::warn!(run = self.run_id, %error, "the intent log could not be read");
+                tracing::warn!(run = run_id, %error, "the intent log could not be read");
             }
         }
         if recorded.reply.is_some() {
             tracing::info!(
-                run = self.run_id,
+                run = run_id,
                 turn,
                 "turn {turn} runs the reply recorded before the run stopped; the model is not \
                  asked again"
             );
         }
-        match self.log.intents(self.run_id).await {
+        match self.run.intents().await {
             Ok(calls) => recorded.calls = calls.into_iter().map(recorded_call).collect(),
             Err(error) => {
-                tracing::warn!(run = self.run_id, %error, "the intent log could not be read");
+                tracing::warn!(run = run_id, %error, "the intent log could not be read");
             }
         }
         recorded
@@ -114,7 +113,7 @@ impl<'a> RunIntents<'a> {
             tool: request.name.clone(),
             args: request.args.clone(),
         };
-        match self.log.record_intent(self.lease, &intent).await {
+        match self.run.record_intent(&intent).await {
             Ok(IntentRecord {
                 outcome: Some(outcome),
                 ..
@@ -131,13 +130,9 @@ impl<'a> RunIntents<'a> {
     /// Records the model's reply to turn `turn` before its program runs. A reply that cannot
     /// be recorded only costs a new request if the turn is run again: the run goes on.
     pub(super) async fn keep_reply(&self, turn: u32, reply: &LlmResponse) {
-        if let Err(error) = self
-            .log
-            .record_reply(self.lease, self.run_id, turn, reply)
-            .await
-        {
+        if let Err(error) = self.run.record_reply(turn, reply).await {
             tracing::warn!(
-                run = self.run_id,
+                run = self.run.id(),
                 turn,
                 %error,
                 "the reply to turn {turn} could not be recorded ({error}); run again after a \
@@ -151,7 +146,7 @@ impl<'a> RunIntents<'a> {
             Ok(value) => ToolOutcome::Ok(value.clone()),
             Err(error) => ToolOutcome::Error(error.message.clone()),
         };
-        if let Err(error) = self.log.complete_intent(self.lease, key, &outcome).await {
+        if let Err(error) = self.run.complete_intent(key, &outcome).await {
             // The call was made: if the run is resumed before this turn is committed, the
             // call counts as in flight and is made again under the same key.
             tracing::warn!(%key, %error, "a tool call's outcome could not be recorded");

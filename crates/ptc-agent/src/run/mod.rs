@@ -24,7 +24,7 @@ use crate::agent::{Agent, expand_mission, name_clashes};
 use crate::caller::calling_tree;
 use crate::chain;
 use crate::llm::Llm;
-use crate::store::RunStore;
+use crate::store::{RunStore, StoredRun};
 use crate::task_difference::task_difference;
 use crate::telemetry::record_tokens;
 use crate::tree::Tree;
@@ -89,7 +89,9 @@ impl Agent {
         }
         let task = self.task_for(&options)?;
         if let Some((store, id)) = &options.store {
-            store.start(id, &task).await?;
+            StoredRun::new(*store, id, options.lease)
+                .start(&task)
+                .await?;
         }
         self.drive(task, Start::new(), options).await
     }
@@ -135,7 +137,8 @@ impl Agent {
         id: &str,
         options: RunOptions<'_>,
     ) -> Result<Step, RunError> {
-        let checkpoint = store.load(id).await?.ok_or_else(|| RunError::Resume {
+        let run = StoredRun::new(store, id, options.lease);
+        let checkpoint = run.load().await?.ok_or_else(|| RunError::Resume {
             id: id.to_string(),
             reason: "the store has no such run".into(),
         })?;
@@ -168,7 +171,7 @@ impl Agent {
             );
         }
         if checkpoint.end.is_some() {
-            store.reopen(id).await?;
+            run.reopen().await?;
             tracing::info!(run = id, "run {id} ended on an outage; it goes on");
         }
         let start = Start {
@@ -289,7 +292,7 @@ impl Agent {
         let store = options
             .store
             .as_ref()
-            .map(|(store, id)| (*store, id.as_str()));
+            .map(|(store, id)| StoredRun::new(*store, id, options.lease));
         let started = Instant::now();
         let run = Driver::new(inner, llm, task, options.observer, store, start, tree)
             .instrument(span.clone())
@@ -297,11 +300,12 @@ impl Agent {
         let step = run.run(started, stop).instrument(span.clone()).await;
         record_step(&span, &step);
         let interrupted = ptc_run::was_interrupted(&step.outcome);
-        if let Some((store, id)) = &options.store
+        if let Some(run) = store
             && !interrupted
-            && let Err(error) = store.finish(id, &step.outcome, &step.usage).await
+            && let Err(error) = run.finish(&step.outcome, &step.usage).await
         {
-            if store.stops_when_a_write_fails() {
+            let id = run.id();
+            if run.leased() {
                 tracing::warn!(
                     run = %id,
                     %error,

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::agent::data_from_serialize;
 use crate::caller::LlmToolCall;
 use crate::llm::Llm;
-use crate::store::RunStore;
+use crate::store::{HeldLease, RunStore};
 
 /// Told about a run as it happens, e.g. to show each turn live. Every method does nothing
 /// unless implemented.
@@ -54,6 +54,8 @@ pub struct RunOptions<'a> {
     pub(super) data_error: Option<String>,
     pub(super) observer: Option<&'a dyn RunObserver>,
     pub(super) store: Option<(&'a dyn RunStore, String)>,
+    /// The lease the run is written under, when a worker of a fleet works it.
+    pub(super) lease: Option<&'a HeldLease>,
     pub(super) stop: Option<StopSignal<'a>>,
     pub(super) previous: Option<&'a Step>,
     pub(super) llm: Option<RunLlm>,
@@ -139,6 +141,13 @@ impl<'a> RunOptions<'a> {
     /// as it completes, the outcome at the end. [`Agent::resume`](crate::Agent::resume) continues it from there.
     pub fn with_store(mut self, store: &'a dyn RunStore, id: impl Into<String>) -> RunOptions<'a> {
         self.store = Some((store, id.into()));
+        self
+    }
+
+    /// Write the run under `lease`, which a worker holds on it: every write of the store the
+    /// run is resumed from takes the lease, and one that cannot be made stops the run.
+    pub(crate) fn with_lease(mut self, lease: &'a HeldLease) -> RunOptions<'a> {
+        self.lease = Some(lease);
         self
     }
 

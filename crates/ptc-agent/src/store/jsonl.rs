@@ -10,8 +10,8 @@ use async_trait::async_trait;
 use ptc_turn::{StepOutcome, Task, Turn, Turns, Usage};
 use serde::{Deserialize, Serialize};
 
-use super::memory::push_turn;
-use super::{Checkpoint, RunStore, StoreError, run_blocking};
+use super::in_process::push_turn;
+use super::{Checkpoint, Lease, RunStore, StoreError, Writable, may_write, run_blocking};
 
 /// A [`RunStore`] in one file of JSON lines: a line when a run starts (its task), one per
 /// completed turn, and one when it ends (outcome and usage), each naming its run.
@@ -32,7 +32,7 @@ use super::{Checkpoint, RunStore, StoreError, run_blocking};
 /// let path = std::env::temp_dir().join(format!("doc-{}.jsonl", std::process::id()));
 /// let store = JsonlStore::open(&path).unwrap();
 /// store.start("run-1", &Task::new("Count the users")).await.unwrap();
-/// store.append("run-1", &Turn::success(1, "(count data/users)", 2.into())).await.unwrap();
+/// store.append(None, "run-1", &Turn::success(1, "(count data/users)", 2.into())).await.unwrap();
 /// let checkpoint = store.load("run-1").await.unwrap().unwrap();
 /// assert_eq!(checkpoint.turns.len(), 1);
 /// # std::fs::remove_file(&path).unwrap();
@@ -220,6 +220,21 @@ impl JsonlStore {
     }
 }
 
+/// The index of run `id` when `writer` may write it ([`may_write`]: a run in a file is one
+/// process's, never a fleet's).
+fn writable(
+    id: &str,
+    known: Option<RunIndex>,
+    writer: Option<&Lease>,
+) -> Result<RunIndex, StoreError> {
+    let run = known.map(|run| Writable {
+        ended: run.ended,
+        ..Writable::LOCAL
+    });
+    may_write(id, run, writer)?;
+    known.ok_or_else(|| StoreError::Missing(id.to_string()))
+}
+
 /// The lines of `text` (whole lines only), parsed.
 fn parse(path: &Path, text: &str) -> Result<Vec<(usize, Line)>, StoreError> {
     text.lines()
@@ -260,8 +275,9 @@ impl RunStore for JsonlStore {
         .await
     }
 
-    async fn append(&self, id: &str, turn: &Turn) -> Result<(), StoreError> {
+    async fn append(&self, lease: Option<&Lease>, id: &str, turn: &Turn) -> Result<(), StoreError> {
         let number = turn.number();
+        let lease = lease.cloned();
         let line = Line {
             run: id.to_string(),
             start: None,
@@ -271,10 +287,7 @@ impl RunStore for JsonlStore {
         };
         let owned = id.to_string();
         self.write(id, &line, move |known| {
-            let run = known.ok_or_else(|| StoreError::Missing(owned.clone()))?;
-            if run.ended {
-                return Err(StoreError::Ended(owned));
-            }
+            let run = writable(&owned, known, lease.as_ref())?;
             if number != run.next_turn {
                 return Err(StoreError::OutOfOrder {
                     id: owned,
@@ -292,10 +305,12 @@ impl RunStore for JsonlStore {
 
     async fn finish(
         &self,
+        lease: Option<&Lease>,
         id: &str,
         outcome: &StepOutcome,
         usage: &Usage,
     ) -> Result<(), StoreError> {
+        let lease = lease.cloned();
         let line = Line {
             run: id.to_string(),
             start: None,
@@ -308,10 +323,7 @@ impl RunStore for JsonlStore {
         };
         let owned = id.to_string();
         self.write(id, &line, move |known| {
-            let run = known.ok_or_else(|| StoreError::Missing(owned.clone()))?;
-            if run.ended {
-                return Err(StoreError::Ended(owned));
-            }
+            let run = writable(&owned, known, lease.as_ref())?;
             Ok(Some(RunIndex { ended: true, ..run }))
         })
         .await
@@ -394,8 +406,8 @@ mod tests {
         let path = temp("torn");
         let store = JsonlStore::open(&path).unwrap();
         store.start("a", &Task::new("m")).await.unwrap();
-        store.append("a", &turn(1)).await.unwrap();
-        store.append("a", &turn(2)).await.unwrap();
+        store.append(None, "a", &turn(1)).await.unwrap();
+        store.append(None, "a", &turn(2)).await.unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         // The process stopped while writing the line of turn 2.
         let cut = text.len() - 20;
@@ -420,7 +432,7 @@ mod tests {
             [1]
         );
         // The run goes on from there.
-        store.append("a", &turn(2)).await.unwrap();
+        store.append(None, "a", &turn(2)).await.unwrap();
         assert_eq!(store.load("a").await.unwrap().unwrap().turns.len(), 2);
         assert_eq!(JsonlStore::open(&path).unwrap().torn(), None);
         std::fs::remove_file(&path).unwrap();
@@ -431,7 +443,7 @@ mod tests {
         let path = temp("errors");
         let store = JsonlStore::open(&path).unwrap();
         assert_eq!(
-            store.append("nope", &turn(1)).await,
+            store.append(None, "nope", &turn(1)).await,
             Err(StoreError::Missing("nope".into()))
         );
         store.start("a", &Task::new("m")).await.unwrap();
@@ -440,7 +452,7 @@ mod tests {
             Err(StoreError::Exists("a".into()))
         );
         assert_eq!(
-            store.append("a", &turn(2)).await,
+            store.append(None, "a", &turn(2)).await,
             Err(StoreError::OutOfOrder {
                 id: "a".into(),
                 expected: 1,

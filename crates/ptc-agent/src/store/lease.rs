@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use ptc_turn::{StepOutcome, Task, Turn, Usage};
+use ptc_turn::{StepOutcome, Task};
 
 use super::{Checkpoint, IntentLog, RunStore, StoreError};
 
@@ -16,11 +16,16 @@ use super::{Checkpoint, IntentLog, RunStore, StoreError};
 /// - **One holder.** A run is leased to at most one worker at a time: two claims never return
 ///   the same run while its lease is live.
 /// - **Fencing.** Every claim gets a new token, larger than every token the store gave
-///   before. A write under a lease ([`commit_turn`](FleetStore::commit_turn),
-///   [`finish_run`](FleetStore::finish_run), [`renew`](FleetStore::renew) and the intent log)
-///   is accepted only while the run's current token is the lease's and the lease has not
-///   expired by the store's clock, and is checked in the same transaction as the write; a
-///   worker that lost its lease gets [`StoreError::LeaseLost`] and nothing it sent is kept.
+///   before. A write under a lease (the [`RunStore`] writes [`append`](RunStore::append) and
+///   [`finish`](RunStore::finish), [`renew`](FleetStore::renew) and the intent log) is
+///   accepted only while the run's current token is the lease's and the lease has not expired
+///   by the store's clock, and is checked in the same transaction as the write; a worker that
+///   lost its lease gets [`StoreError::LeaseLost`] and nothing it sent is kept. Which writer
+///   may write a run is decided by [`may_write`], in every store.
+/// - **Commits extend the lease.** A turn [appended](RunStore::append) under a lease extends
+///   the lease by its duration, in the same transaction; appending the same turn again under
+///   the same lease (a retry after an answer was lost) is accepted and changes nothing. The
+///   run's [end](RunStore::finish) under a lease ends the lease.
 /// - **Expiry.** A lease not renewed in time expires, and the run becomes claimable again;
 ///   the next claim gets the run's checkpoint (its committed turns), so the new worker
 ///   resumes after the last committed turn.
@@ -31,9 +36,9 @@ use super::{Checkpoint, IntentLog, RunStore, StoreError};
 ///   which calls of its unfinished turn completed and which were in flight.
 ///
 /// Runs [started](RunStore::start) through [`RunStore`] are a single process's, as in any
-/// store: workers never claim them, and they are written without a lease. Runs
-/// [submitted](FleetStore::submit) to the fleet refuse writes without one
-/// ([`StoreError::FleetRun`]).
+/// store: workers never claim them, and they are written without a lease (a write under one
+/// is refused with [`StoreError::LeaseLost`]). Runs [submitted](FleetStore::submit) to the
+/// fleet refuse writes without one ([`StoreError::FleetRun`]).
 #[async_trait]
 pub trait FleetStore: RunStore + IntentLog {
     /// Queues run `id` with its task for the fleet. Fails with [`StoreError::Exists`] if the
@@ -68,19 +73,6 @@ pub trait FleetStore: RunStore + IntentLog {
     /// [`StoreError::LeaseLost`] when the lease expired or the run was claimed by another
     /// worker, and with [`StoreError::Ended`] when the run has ended.
     async fn renew(&self, lease: &Lease) -> Result<(), StoreError>;
-
-    /// Appends a completed turn to the leased run and extends the lease, in one transaction
-    /// that checks the lease. Committing the same turn again under the same lease (a retry
-    /// after an answer was lost) is accepted and changes nothing.
-    async fn commit_turn(&self, lease: &Lease, turn: &Turn) -> Result<(), StoreError>;
-
-    /// Records how the leased run ended, and ends the lease.
-    async fn finish_run(
-        &self,
-        lease: &Lease,
-        outcome: &StepOutcome,
-        usage: &Usage,
-    ) -> Result<(), StoreError>;
 
     /// Hands the lease back, so the run is claimable at once (a worker shutting down). Fails
     /// with [`StoreError::LeaseLost`] when another worker holds the run now.
@@ -164,4 +156,78 @@ pub enum RunState {
     Local,
     /// It ended this way.
     Ended(StepOutcome),
+}
+
+/// What a store knows of a run when it is written: whether it ended, whether it is a fleet's,
+/// and the token of the lease that holds it now, if one holds it and has not expired by the
+/// store's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Writable {
+    /// The run has ended.
+    pub ended: bool,
+    /// The run was [submitted](FleetStore::submit) to a fleet (else a process
+    /// [started](RunStore::start) it).
+    pub fleet: bool,
+    /// The token of the live lease on the run, if any.
+    pub live_lease: Option<u64>,
+}
+
+impl Writable {
+    /// A run one process started, not ended: what every store that keeps no fleet has.
+    pub const LOCAL: Writable = Writable {
+        ended: false,
+        fleet: false,
+        live_lease: None,
+    };
+}
+
+/// Whether `writer` (a lease, or `None` for a run of one process) may write run `id`, which
+/// the store has as `run` (`None`: it has no such run). Every store decides each write of a
+/// run (its turns, its end, its intent log) here, so that each refuses the same writes with
+/// the same error:
+///
+/// - a run the store does not have: [`StoreError::Missing`];
+/// - a run that ended: [`StoreError::Ended`];
+/// - a fleet's run written without a lease: [`StoreError::FleetRun`];
+/// - a write under a lease that is not the run's live one (it expired, another worker claimed
+///   the run since, the lease is another run's, or the run is not a fleet's and was never
+///   leased): [`StoreError::LeaseLost`].
+///
+/// ```
+/// use std::time::Duration;
+/// use ptc_agent::store::{Lease, StoreError, Writable, may_write};
+///
+/// let lease = Lease { run_id: "r".into(), worker: "w".into(), token: 7, duration: Duration::from_secs(30) };
+/// let leased = Writable { ended: false, fleet: true, live_lease: Some(7) };
+/// assert_eq!(may_write("r", Some(leased), Some(&lease)), Ok(()));
+/// let claimed_again = Writable { live_lease: Some(8), ..leased };
+/// assert_eq!(
+///     may_write("r", Some(claimed_again), Some(&lease)),
+///     Err(StoreError::LeaseLost { id: "r".into(), token: 7 })
+/// );
+/// assert_eq!(may_write("r", Some(Writable::LOCAL), None), Ok(()));
+/// assert_eq!(may_write("r", None, None), Err(StoreError::Missing("r".into())));
+/// ```
+pub fn may_write(
+    id: &str,
+    run: Option<Writable>,
+    writer: Option<&Lease>,
+) -> Result<(), StoreError> {
+    let Some(run) = run else {
+        return Err(StoreError::Missing(id.to_string()));
+    };
+    if run.ended {
+        return Err(StoreError::Ended(id.to_string()));
+    }
+    match writer {
+        None if run.fleet => Err(StoreError::FleetRun(id.to_string())),
+        None => Ok(()),
+        Some(lease) if run.fleet && run.live_lease == Some(lease.token) && lease.run_id == id => {
+            Ok(())
+        }
+        Some(lease) => Err(StoreError::LeaseLost {
+            id: id.to_string(),
+            token: lease.token,
+        }),
+    }
 }

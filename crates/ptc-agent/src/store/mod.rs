@@ -5,25 +5,36 @@
 //!
 //! Two stores come with the crate family: [`JsonlStore`] here, one JSON object per line in a
 //! file (what `ptc run --checkpoint` writes), and `ptc_store::SqliteStore` in the `ptc-store`
-//! crate, for services. [`MemoryStore`] keeps runs in memory, for tests.
+//! crate, for services. [`InProcessStore`] keeps runs in the process itself, for tests.
 //!
 //! A store that several processes share can also hand runs out to a fleet of workers
 //! ([`FleetStore`]: runs submitted to a queue, claimed under leases that fence out a worker
 //! that lost its claim) and keep a log of the tool calls a run has started ([`IntentLog`]);
 //! `ptc_store::PgStore` (PostgreSQL) implements both.
 
+mod backoff;
+mod held;
+mod in_process;
 mod intent;
 mod jsonl;
 mod lease;
-mod memory;
+mod stored_run;
 
 use async_trait::async_trait;
 use ptc_turn::{Step, StepOutcome, Task, Turn, Turns, Usage};
 
-pub use intent::{IdempotencyKey, IntentLog, IntentRecord, ToolIntent};
+pub(crate) use backoff::Backoff;
+pub(crate) use held::HeldLease;
+pub use in_process::InProcessStore;
+pub use intent::{
+    IdempotencyKey, IntentLog, IntentRecord, Recording, ToolIntent, completing, recording, replying,
+};
 pub use jsonl::{JsonlStore, TornRecord};
-pub use lease::{Claimed, FleetStore, Lease, RunState, RunStatus};
-pub use memory::MemoryStore;
+pub use lease::{Claimed, FleetStore, Lease, RunState, RunStatus, Writable, may_write};
+/// The store held by the process itself, by the name it had before [`InProcessStore`]: code
+/// written against it keeps compiling.
+pub type MemoryStore = InProcessStore;
+pub(crate) use stored_run::StoredRun;
 
 /// Where runs are checkpointed. A run started with
 /// [`RunOptions::with_store`](crate::RunOptions::with_store) calls [`start`](RunStore::start) before its
@@ -32,18 +43,29 @@ pub use memory::MemoryStore;
 ///
 /// A store holds many runs, each under the id the caller chose. Implementations must make each
 /// call all-or-nothing: a [`load`](RunStore::load) after a crash sees whole turns only.
+///
+/// The writes of a run take the lease it is written under: `None` for a run one process
+/// [started](RunStore::start), the worker's [`Lease`] for a run of a [`FleetStore`]'s fleet.
+/// Every store decides who may write a run with [`may_write`], so each refuses the same
+/// writes with the same error: a write under a lease that is not the run's live one fails
+/// with [`StoreError::LeaseLost`] in every store (a store that keeps no fleet has no live
+/// lease).
 #[async_trait]
 pub trait RunStore: Send + Sync {
     /// Records the start of run `id`. Fails with [`StoreError::Exists`] if the store already
     /// has a run with this id.
     async fn start(&self, id: &str, task: &Task) -> Result<(), StoreError>;
 
-    /// Appends a completed turn to run `id`; its number is the next one.
-    async fn append(&self, id: &str, turn: &Turn) -> Result<(), StoreError>;
+    /// Appends a completed turn to run `id`, written under `lease`; its number is the next
+    /// one. Under a lease the write extends it, and appending the same turn again under the
+    /// same lease (a retry after an answer was lost) is accepted and changes nothing.
+    async fn append(&self, lease: Option<&Lease>, id: &str, turn: &Turn) -> Result<(), StoreError>;
 
-    /// Records how run `id` ended: its outcome and its whole usage.
+    /// Records how run `id` ended, written under `lease`: its outcome and its whole usage. Under
+    /// a lease, the lease ends with it.
     async fn finish(
         &self,
+        lease: Option<&Lease>,
         id: &str,
         outcome: &StepOutcome,
         usage: &Usage,
@@ -58,22 +80,15 @@ pub trait RunStore: Send + Sync {
     /// with [`StoreError::Missing`] if the store has no run `id`.
     async fn reopen(&self, id: &str) -> Result<(), StoreError>;
 
-    /// Where the tool calls of this store's runs are recorded before they are made, and the
-    /// lease those records are written under; `None` (the default) when the store keeps no
-    /// intent log. With one, each call of a run is recorded before its tool is called and
-    /// completed after, its tool reads its key ([`current_idempotency_key`](crate::current_idempotency_key)), a call that completed
-    /// before a crash is answered from the log instead of being made again, and a resumed run
-    /// is told which calls of its unfinished turn may or may not have happened.
-    /// [`MemoryStore`] and `ptc_store::PgStore` keep one.
-    fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
+    /// Where the tool calls of this store's runs are recorded before they are made; `None`
+    /// (the default) when the store keeps no intent log. With one, each call of a run is
+    /// recorded (under the run's lease, if it has one) before its tool is called and completed
+    /// after, its tool reads its key ([`current_idempotency_key`](crate::current_idempotency_key)),
+    /// a call that completed before a crash is answered from the log instead of being made
+    /// again, and a resumed run is told which calls of its unfinished turn may or may not have
+    /// happened. [`InProcessStore`] and `ptc_store::PgStore` keep one.
+    fn intent_log(&self) -> Option<&dyn IntentLog> {
         None
-    }
-
-    /// Whether a run written through this store stops when a turn cannot be written, instead
-    /// of going on without it: `false` (the default) for a store a run owns, `true` for a
-    /// worker's leased run, which another worker goes on with from its last committed turn.
-    fn stops_when_a_write_fails(&self) -> bool {
-        false
     }
 }
 
@@ -166,6 +181,12 @@ pub enum StoreError {
          (claim it first)"
     )]
     FleetRun(String),
+    /// A tool call completed under an idempotency key the intent log holds no call under.
+    #[error("the intent log has no call under the key `{0}`; record a call before making it")]
+    IntentUnknown(String),
+    /// A tool call completed again, with another outcome than the one recorded.
+    #[error("the call `{0}` was completed already, with another outcome")]
+    IntentCompleted(String),
     /// A tool call recorded under an idempotency key the log already holds for another call.
     #[error(
         "the intent log already holds another call under the idempotency key `{key}` \

@@ -12,8 +12,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use pretty_assertions::assert_eq;
 use ptc_agent::store::{
-    Checkpoint, IdempotencyKey, IntentLog, IntentRecord, Lease, MemoryStore, RunStore, StoreError,
-    ToolIntent,
+    Checkpoint, IdempotencyKey, InProcessStore, IntentLog, IntentRecord, Lease, RunStore,
+    StoreError, ToolIntent,
 };
 use ptc_agent::{
     Agent, LlmResponse, RunObserver, RunOptions, ScriptedLlm, ToolError, async_tool,
@@ -50,11 +50,11 @@ fn agent(replies: &[&str], made: Arc<Mutex<Vec<String>>>, hangs: Option<&'static
     .expect("agent")
 }
 
-/// A [`MemoryStore`] whose intent log keeps no model replies, as a log written before replies
-/// were kept: a turn run again after a crash asks the model anew. When its flag is set, it
-/// refuses to record any call.
+/// An [`InProcessStore`] whose intent log keeps no model replies, as a log written before
+/// replies were kept: a turn run again after a crash asks the model anew. When its flag is set,
+/// it refuses to record any call.
 #[derive(Default)]
-struct WithoutReplies(MemoryStore, AtomicBool);
+struct WithoutReplies(InProcessStore, AtomicBool);
 
 #[async_trait]
 impl RunStore for WithoutReplies {
@@ -62,17 +62,18 @@ impl RunStore for WithoutReplies {
         self.0.start(id, task).await
     }
 
-    async fn append(&self, id: &str, turn: &Turn) -> Result<(), StoreError> {
-        self.0.append(id, turn).await
+    async fn append(&self, lease: Option<&Lease>, id: &str, turn: &Turn) -> Result<(), StoreError> {
+        self.0.append(lease, id, turn).await
     }
 
     async fn finish(
         &self,
+        lease: Option<&Lease>,
         id: &str,
         outcome: &StepOutcome,
         usage: &Usage,
     ) -> Result<(), StoreError> {
-        self.0.finish(id, outcome, usage).await
+        self.0.finish(lease, id, outcome, usage).await
     }
 
     async fn load(&self, id: &str) -> Result<Option<Checkpoint>, StoreError> {
@@ -83,8 +84,8 @@ impl RunStore for WithoutReplies {
         self.0.reopen(id).await
     }
 
-    fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
-        Some((self, None))
+    fn intent_log(&self) -> Option<&dyn IntentLog> {
+        Some(self)
     }
 }
 
@@ -174,7 +175,7 @@ impl RunObserver for LastMessages {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_call_is_recorded_with_its_key_before_it_is_made_and_completed_after() {
-    let store = MemoryStore::new();
+    let store = InProcessStore::new();
     let made = Arc::new(Mutex::new(Vec::new()));
     let step = agent(&[SEND_TWO, SEND_BYE], made.clone(), None)
         .run_with(RunOptions::new().with_store(&store, "r"))
@@ -233,7 +234,7 @@ async fn stopped_in_turn_one(store: &(impl RunStore + IntentLog)) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resumed_turn_runs_its_recorded_reply_taking_a_completed_call_from_the_log() {
-    let store = MemoryStore::new();
+    let store = InProcessStore::new();
     stopped_in_turn_one(&store).await;
     assert_eq!(
         store

@@ -9,7 +9,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use pretty_assertions::assert_eq;
 use ptc_agent::llm::{Llm, LlmError, LlmRequest, LlmResponse};
-use ptc_agent::store::{JsonlStore, MemoryStore, RunStore};
+use ptc_agent::store::{InProcessStore, JsonlStore, RunStore};
 use ptc_agent::{Agent, RunError, RunOptions, ScriptedLlm, ToolError, tool_fn};
 use ptc_turn::{FailureKind, Step, StepOutcome};
 
@@ -66,7 +66,7 @@ fn without_timings(step: &Step) -> serde_json::Value {
 async fn interrupted(store: &dyn RunStore, id: &str, step: &Step, turns: usize) {
     store.start(id, &step.task).await.expect("start");
     for turn in &step.turns[..turns] {
-        store.append(id, turn).await.expect("append");
+        store.append(None, id, turn).await.expect("append");
     }
 }
 
@@ -101,7 +101,7 @@ async fn check_resume(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_turn_is_checkpointed_and_the_end_recorded() {
-    let store = MemoryStore::new();
+    let store = InProcessStore::new();
     let step = agent(&REPLIES, Arc::default())
         .run_with(RunOptions::new().with_store(&store, "r1"))
         .await
@@ -132,7 +132,10 @@ async fn a_resumed_run_ends_as_the_uninterrupted_one_without_calling_tools_twice
         Some("{:total 11, :doubled 22}".to_string())
     );
     for (name, store) in [
-        ("memory", Box::new(MemoryStore::new()) as Box<dyn RunStore>),
+        (
+            "in-process",
+            Box::new(InProcessStore::new()) as Box<dyn RunStore>,
+        ),
         (
             "jsonl",
             Box::new(
@@ -175,14 +178,14 @@ async fn a_run_whose_last_turn_failed_before_its_end_was_recorded_ends_failed_wh
             llm_errors: Vec::new(),
         }
     );
-    let store = MemoryStore::new();
+    let store = InProcessStore::new();
     check_resume(&store, "r", &whole, &replies, 2, "failed").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resuming_needs_the_same_task_and_an_ended_run_is_returned_as_it_was() {
     let whole = agent(&REPLIES, Arc::default()).run().await.expect("runs");
-    let store = MemoryStore::new();
+    let store = InProcessStore::new();
     interrupted(&store, "r", &whole, 2).await;
     let other = Agent::builder("Something else")
         .llm(ScriptedLlm::new(["(return 1)"]))
@@ -301,7 +304,7 @@ async fn functions_restored_on_resume_call_the_tools_of_the_resumed_run() {
         whole.value().map(ptc_lisp::pr_str),
         Some("{:pen 3, :ink 5, :again 5}".to_string())
     );
-    let store = MemoryStore::new();
+    let store = InProcessStore::new();
     for done in 0..=2 {
         // Restoring `price-of` and `pen` answers from the record; the turns run after the
         // resume call the tool, through the restored function too.
@@ -334,7 +337,7 @@ impl ptc_agent::RunObserver for AskedFor {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_run_keeps_its_turns_stays_open_in_its_store_and_resumes() {
     let whole = agent(&REPLIES, Arc::default()).run().await.expect("runs");
-    let store = MemoryStore::new();
+    let store = InProcessStore::new();
     let asked = Arc::new(tokio::sync::Notify::new());
     let observer = AskedFor {
         turn: 3,
@@ -391,7 +394,10 @@ async fn a_run_that_ended_on_a_model_error_goes_on_with_its_turns_when_resumed()
     let path = std::env::temp_dir().join(format!("ptc-outage-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&path);
     for (name, store) in [
-        ("memory", Box::new(MemoryStore::new()) as Box<dyn RunStore>),
+        (
+            "in-process",
+            Box::new(InProcessStore::new()) as Box<dyn RunStore>,
+        ),
         ("jsonl", Box::new(JsonlStore::open(&path).expect("open"))),
     ] {
         // The model answers twice, then fails: the run ends on `llm_error` after turn 2.
@@ -447,7 +453,7 @@ async fn a_run_that_ended_on_a_model_error_goes_on_with_its_turns_when_resumed()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_that_ended_on_its_deadline_goes_on_but_a_failed_run_stays_ended() {
-    let store = MemoryStore::new();
+    let store = InProcessStore::new();
     let timed_out = Agent::builder("Add up")
         .llm(OnceThenSilent(ScriptedLlm::new(["(def x 40)"])))
         .deadline(Duration::from_millis(300))

@@ -1,7 +1,7 @@
 //! `*1 *2 *3` (values of earlier turns) and `*e` (the latest error) in an agent's programs.
 
 use pretty_assertions::assert_eq;
-use ptc_agent::store::MemoryStore;
+use ptc_agent::store::InProcessStore;
 use ptc_agent::{Agent, RunOptions, ScriptedLlm};
 use ptc_lisp::pr_str;
 
@@ -58,7 +58,7 @@ async fn a_definition_named_like_a_history_name_wins() {
 
 #[tokio::test]
 async fn a_resumed_run_restores_definitions_made_from_the_history() {
-    let store = MemoryStore::new();
+    let store = InProcessStore::new();
     let first = agent(&["(* 6 7)", "(def answer *1)"]);
     let step = first
         .run_with(RunOptions::new().with_store(&store, "r"))
@@ -71,12 +71,12 @@ async fn a_resumed_run_restores_definitions_made_from_the_history() {
         .expect("load")
         .expect("stored");
     checkpoint.end = None;
-    let resumable = MemoryStore::new();
+    let resumable = InProcessStore::new();
     ptc_agent::store::RunStore::start(&resumable, "r", &checkpoint.task)
         .await
         .expect("start");
     for turn in &checkpoint.turns {
-        ptc_agent::store::RunStore::append(&resumable, "r", turn)
+        ptc_agent::store::RunStore::append(&resumable, None, "r", turn)
             .await
             .expect("append");
     }

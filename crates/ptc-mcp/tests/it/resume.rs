@@ -57,7 +57,7 @@ fn restoring_a_run_calls_no_server_and_restored_functions_call_the_new_one() {
     let runtime = support::runtime();
     runtime.block_on(async {
         store.start("r", &step.task).await.expect("start");
-        store.append("r", &turn_1).await.expect("append");
+        store.append(None, "r", &turn_1).await.expect("append");
     });
 
     let resumed = process(&[TURN_2], &store, true);

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use ptc_agent::store::{Claimed, FleetStore, Lease, RunState, RunStatus, StoreError};
-use ptc_turn::{StepOutcome, Task, Turn, Usage};
+use ptc_turn::{StepOutcome, Task};
 
 use super::{
     PgStore, changed_meanwhile, db_error, load_checkpoint, run_row, token_of, writer_check,
@@ -100,20 +100,6 @@ impl FleetStore for PgStore {
         }
         writer_check(&**client, &lease.run_id, Some(lease)).await?;
         Err(changed_meanwhile(&lease.run_id))
-    }
-
-    async fn commit_turn(&self, lease: &Lease, turn: &Turn) -> Result<(), StoreError> {
-        self.append_turn(&lease.run_id, Some(lease), turn).await
-    }
-
-    async fn finish_run(
-        &self,
-        lease: &Lease,
-        outcome: &StepOutcome,
-        usage: &Usage,
-    ) -> Result<(), StoreError> {
-        self.end_run(&lease.run_id, Some(lease), outcome, usage)
-            .await
     }
 
     async fn release(&self, lease: &Lease) -> Result<(), StoreError> {

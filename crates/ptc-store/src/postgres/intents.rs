@@ -2,11 +2,14 @@
 
 use async_trait::async_trait;
 use ptc_agent::LlmResponse;
-use ptc_agent::store::{IdempotencyKey, IntentLog, IntentRecord, Lease, StoreError, ToolIntent};
+use ptc_agent::store::{
+    IdempotencyKey, IntentLog, IntentRecord, Lease, Recording, StoreError, ToolIntent, Writable,
+    completing, recording, replying,
+};
 use ptc_lisp::{ToolOutcome, Value};
 use tokio_postgres::Transaction;
 
-use super::{PgStore, db_error, token_of, writer_check};
+use super::{PgStore, RunRow, db_error, run_row, token_of};
 use crate::codec::{decode, encode};
 
 /// Turn and call index as the database keeps them.
@@ -17,28 +20,21 @@ fn position(key: &IdempotencyKey) -> Result<(i32, i32), StoreError> {
     Ok((number(key.turn())?, number(key.call())?))
 }
 
-/// Locks run `id` against claims for the rest of `tx` and checks that `writer` may write it,
-/// so the write that follows is ordered before any loss of the lease.
-async fn lock_for_writer(
-    tx: &Transaction<'_>,
-    id: &str,
-    writer: Option<&Lease>,
-) -> Result<(), StoreError> {
+/// Locks run `id` against claims for the rest of `tx` and reads it as the rules of the log
+/// check it ([`recording`], [`completing`], [`replying`]), so the write that follows is
+/// ordered before any loss of the lease.
+async fn lock_run(tx: &Transaction<'_>, id: &str) -> Result<Option<Writable>, StoreError> {
     tx.query_opt("SELECT 1 FROM ptc_runs WHERE id = $1 FOR SHARE", &[&id])
         .await
         .map_err(db_error)?;
-    writer_check(tx, id, writer).await.map(|_| ())
+    Ok(run_row(tx, id).await?.as_ref().map(RunRow::writable))
 }
 
-/// A recorded call as its row holds it.
-struct Stored {
-    tool: String,
-    args: String,
-    attempts: i32,
-    outcome: Option<String>,
-}
-
-async fn stored(tx: &Transaction<'_>, key: &IdempotencyKey) -> Result<Option<Stored>, StoreError> {
+/// The call recorded under `key`, locked for the rest of `tx`.
+async fn stored(
+    tx: &Transaction<'_>,
+    key: &IdempotencyKey,
+) -> Result<Option<IntentRecord>, StoreError> {
     let (turn, call) = position(key)?;
     let row = tx
         .query_opt(
@@ -48,12 +44,18 @@ async fn stored(tx: &Transaction<'_>, key: &IdempotencyKey) -> Result<Option<Sto
         )
         .await
         .map_err(db_error)?;
-    Ok(row.map(|row| Stored {
-        tool: row.get(0),
-        args: row.get(1),
-        attempts: row.get(2),
-        outcome: row.get(3),
-    }))
+    row.map(|row| {
+        Ok(IntentRecord {
+            intent: ToolIntent {
+                key: key.clone(),
+                tool: row.get(0),
+                args: decode(&format!("the arguments of the call `{key}`"), row.get(1))?,
+            },
+            attempts: u32::try_from(row.get::<_, i32>(2)).unwrap_or(0),
+            outcome: outcome_of(key, row.get(3))?,
+        })
+    })
+    .transpose()
 }
 
 fn outcome_of(key: &IdempotencyKey, text: Option<&str>) -> Result<Option<ToolOutcome>, StoreError> {
@@ -70,24 +72,24 @@ impl IntentLog for PgStore {
     ) -> Result<IntentRecord, StoreError> {
         let key = &intent.key;
         let (turn, call) = position(key)?;
-        let args = encode(&intent.args)?;
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(db_error)?;
-        lock_for_writer(&tx, key.run_id(), lease).await?;
+        let run = lock_run(&tx, key.run_id()).await?;
+        let recorded = stored(&tx, key).await?;
         let token = token_of(lease);
-        let (attempts, outcome) = match stored(&tx, key).await? {
-            Some(found) if found.tool != intent.tool || found.args != args => {
-                return Err(StoreError::IntentMismatch {
-                    key: key.to_string(),
-                    recorded: format!("tool/{}", found.tool),
-                });
+        let recording = recording(run, lease, recorded.as_ref(), intent)?;
+        match &recording {
+            Recording::First(_) => {
+                let args = encode(&intent.args)?;
+                tx.execute(
+                    "INSERT INTO ptc_tool_intents (run_id, turn, call, tool, args, lease_token) \
+                     VALUES ($1, $2, $3, $4, $5, $6)",
+                    &[&key.run_id(), &turn, &call, &intent.tool, &args, &token],
+                )
+                .await
+                .map_err(db_error)?;
             }
-            Some(Stored {
-                attempts,
-                outcome: Some(outcome),
-                ..
-            }) => (attempts, Some(outcome)),
-            Some(Stored { attempts, .. }) => {
+            Recording::Again(_) => {
                 tx.execute(
                     "UPDATE ptc_tool_intents SET attempts = attempts + 1, lease_token = $4, \
                      recorded_at = clock_timestamp() \
@@ -96,25 +98,11 @@ impl IntentLog for PgStore {
                 )
                 .await
                 .map_err(db_error)?;
-                (attempts + 1, None)
             }
-            None => {
-                tx.execute(
-                    "INSERT INTO ptc_tool_intents (run_id, turn, call, tool, args, lease_token) \
-                     VALUES ($1, $2, $3, $4, $5, $6)",
-                    &[&key.run_id(), &turn, &call, &intent.tool, &args, &token],
-                )
-                .await
-                .map_err(db_error)?;
-                (1, None)
-            }
-        };
+            Recording::Completed(_) => {}
+        }
         tx.commit().await.map_err(db_error)?;
-        Ok(IntentRecord {
-            intent: intent.clone(),
-            attempts: u32::try_from(attempts).unwrap_or(0),
-            outcome: outcome_of(key, outcome.as_deref())?,
-        })
+        Ok(recording.into_record())
     }
 
     async fn complete_intent(
@@ -127,33 +115,16 @@ impl IntentLog for PgStore {
         let text = encode(outcome)?;
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(db_error)?;
-        lock_for_writer(&tx, key.run_id(), lease).await?;
-        match stored(&tx, key).await? {
-            None => {
-                return Err(StoreError::Io(format!(
-                    "the intent log has no call under the key `{key}`; record a call before \
-                     making it"
-                )));
-            }
-            Some(Stored {
-                outcome: Some(done),
-                ..
-            }) => {
-                if done != text {
-                    return Err(StoreError::Io(format!(
-                        "the call `{key}` was completed already, with another outcome"
-                    )));
-                }
-            }
-            Some(_) => {
-                tx.execute(
-                    "UPDATE ptc_tool_intents SET outcome = $4, completed_at = clock_timestamp() \
-                     WHERE run_id = $1 AND turn = $2 AND call = $3",
-                    &[&key.run_id(), &turn, &call, &text],
-                )
-                .await
-                .map_err(db_error)?;
-            }
+        let run = lock_run(&tx, key.run_id()).await?;
+        let recorded = stored(&tx, key).await?;
+        if completing(run, lease, recorded.as_ref(), key, outcome)? {
+            tx.execute(
+                "UPDATE ptc_tool_intents SET outcome = $4, completed_at = clock_timestamp() \
+                 WHERE run_id = $1 AND turn = $2 AND call = $3",
+                &[&key.run_id(), &turn, &call, &text],
+            )
+            .await
+            .map_err(db_error)?;
         }
         tx.commit().await.map_err(db_error)
     }
@@ -200,14 +171,23 @@ impl IntentLog for PgStore {
         let reply = encode(reply)?;
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(db_error)?;
-        lock_for_writer(&tx, run_id, lease).await?;
-        tx.execute(
-            "INSERT INTO ptc_turn_replies (run_id, turn, reply, lease_token) \
-             VALUES ($1, $2, $3, $4) ON CONFLICT (run_id, turn) DO NOTHING",
-            &[&run_id, &number, &reply, &token_of(lease)],
-        )
-        .await
-        .map_err(db_error)?;
+        let run = lock_run(&tx, run_id).await?;
+        let held = tx
+            .query_opt(
+                "SELECT 1 FROM ptc_turn_replies WHERE run_id = $1 AND turn = $2 FOR UPDATE",
+                &[&run_id, &number],
+            )
+            .await
+            .map_err(db_error)?;
+        if replying(run, lease, run_id, held.is_some())? {
+            tx.execute(
+                "INSERT INTO ptc_turn_replies (run_id, turn, reply, lease_token) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (run_id, turn) DO NOTHING",
+                &[&run_id, &number, &reply, &token_of(lease)],
+            )
+            .await
+            .map_err(db_error)?;
+        }
         tx.commit().await.map_err(db_error)
     }
 

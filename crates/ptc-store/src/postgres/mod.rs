@@ -7,7 +7,7 @@ mod migrations;
 
 use async_trait::async_trait;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use ptc_agent::store::{Checkpoint, IntentLog, Lease, RunStore, StoreError};
+use ptc_agent::store::{Checkpoint, IntentLog, Lease, RunStore, StoreError, Writable, may_write};
 use ptc_turn::{StepOutcome, Task, Turn, Usage};
 use tokio_postgres::{GenericClient, NoTls, Row};
 
@@ -49,11 +49,13 @@ const DEFAULT_POOL_SIZE: usize = 16;
 /// let claimed = store.claim("worker-7", "", Duration::from_secs(30), 1).await.unwrap().remove(0);
 /// let lease = claimed.lease;
 /// assert_eq!(claimed.checkpoint.turns.len(), 0);
-/// store.commit_turn(&lease, &Turn::success(1, "(count data/users)", 2.into())).await.unwrap();
+/// // Every write of the run goes under the lease: a worker that lost it is refused.
+/// let run = &lease.run_id;
+/// store.append(Some(&lease), run, &Turn::success(1, "(count data/users)", 2.into())).await.unwrap();
 /// let outcome = StepOutcome::Returned { value: 2.into() };
-/// store.finish_run(&lease, &outcome, &Default::default()).await.unwrap();
+/// store.finish(Some(&lease), run, &outcome, &Default::default()).await.unwrap();
 ///
-/// let status = store.status(&lease.run_id).await.unwrap().unwrap();
+/// let status = store.status(run).await.unwrap().unwrap();
 /// assert_eq!((status.state, status.turns), (RunState::Ended(outcome), 1));
 /// # });
 /// ```
@@ -366,37 +368,32 @@ async fn run_row(client: &impl GenericClient, id: &str) -> Result<Option<RunRow>
     }))
 }
 
-/// Why a guarded write to run `id` by `writer` was refused: the run is missing, has ended,
-/// belongs to the fleet and `writer` has no lease, or the lease is not the live one. When
-/// none of these holds, the write may go ahead as far as the writer is concerned, and the
-/// number of turns committed is returned.
+impl RunRow {
+    /// The run as [`may_write`] reads it.
+    fn writable(&self) -> Writable {
+        Writable {
+            ended: self.outcome.is_some(),
+            fleet: self.fleet,
+            live_lease: self
+                .lease_token
+                .filter(|_| self.lease_live)
+                .and_then(|token| u64::try_from(token).ok()),
+        }
+    }
+}
+
+/// Why a guarded write to run `id` by `writer` was refused, as [`may_write`] decides it: the
+/// run is missing, has ended, belongs to the fleet and `writer` has no lease, or the lease is
+/// not the live one. When none of these holds, the write may go ahead as far as the writer is
+/// concerned, and the number of turns committed is returned.
 async fn writer_check(
     client: &impl GenericClient,
     id: &str,
     writer: Option<&Lease>,
 ) -> Result<u32, StoreError> {
-    let Some(run) = run_row(client, id).await? else {
-        return Err(StoreError::Missing(id.to_string()));
-    };
-    if run.outcome.is_some() {
-        return Err(StoreError::Ended(id.to_string()));
-    }
-    match writer {
-        None if run.fleet => return Err(StoreError::FleetRun(id.to_string())),
-        Some(lease)
-            if !run.fleet
-                || !run.lease_live
-                || run.lease_token != token_of(Some(lease))
-                || lease.run_id != id =>
-        {
-            return Err(StoreError::LeaseLost {
-                id: id.to_string(),
-                token: lease.token,
-            });
-        }
-        _ => {}
-    }
-    Ok(run.turns)
+    let run = run_row(client, id).await?;
+    may_write(id, run.as_ref().map(RunRow::writable), writer)?;
+    Ok(run.map_or(0, |run| run.turns))
 }
 
 /// What the store has of run `id`, read in one statement (so from one snapshot).
@@ -433,17 +430,18 @@ impl RunStore for PgStore {
         self.insert_run(id, task, false).await
     }
 
-    async fn append(&self, id: &str, turn: &Turn) -> Result<(), StoreError> {
-        self.append_turn(id, None, turn).await
+    async fn append(&self, lease: Option<&Lease>, id: &str, turn: &Turn) -> Result<(), StoreError> {
+        self.append_turn(id, lease, turn).await
     }
 
     async fn finish(
         &self,
+        lease: Option<&Lease>,
         id: &str,
         outcome: &StepOutcome,
         usage: &Usage,
     ) -> Result<(), StoreError> {
-        self.end_run(id, None, outcome, usage).await
+        self.end_run(id, lease, outcome, usage).await
     }
 
     async fn load(&self, id: &str) -> Result<Option<Checkpoint>, StoreError> {
@@ -468,7 +466,7 @@ impl RunStore for PgStore {
         Ok(())
     }
 
-    fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
-        Some((self, None))
+    fn intent_log(&self) -> Option<&dyn IntentLog> {
+        Some(self)
     }
 }

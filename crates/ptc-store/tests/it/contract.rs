@@ -40,7 +40,7 @@ pub async fn a_stopped_run_resumes_elsewhere_to_the_same_step(
     let whole: Step = agent(&REPLIES).run().await.expect("runs");
     writer.start("job", &whole.task).await.unwrap();
     for turn in &whole.turns[..2] {
-        writer.append("job", turn).await.unwrap();
+        writer.append(None, "job", turn).await.unwrap();
     }
     let resumed = agent(&REPLIES[2..])
         .resume(reader, "job", RunOptions::new())
@@ -71,7 +71,7 @@ pub fn returned(n: i64) -> StepOutcome {
 
 pub async fn misuse_is_refused_and_leaves_the_store_as_it_was(store: &impl RunStore) {
     assert_eq!(
-        store.append("nope", &turn(1)).await,
+        store.append(None, "nope", &turn(1)).await,
         Err(StoreError::Missing("nope".into()))
     );
     store.start("a", &Task::new("m")).await.unwrap();
@@ -80,16 +80,16 @@ pub async fn misuse_is_refused_and_leaves_the_store_as_it_was(store: &impl RunSt
         Err(StoreError::Exists("a".into()))
     );
     assert_eq!(
-        store.append("a", &turn(2)).await,
+        store.append(None, "a", &turn(2)).await,
         Err(StoreError::OutOfOrder {
             id: "a".into(),
             expected: 1,
             found: 2
         })
     );
-    store.append("a", &turn(1)).await.unwrap();
+    store.append(None, "a", &turn(1)).await.unwrap();
     assert_eq!(
-        store.append("a", &turn(1)).await,
+        store.append(None, "a", &turn(1)).await,
         Err(StoreError::OutOfOrder {
             id: "a".into(),
             expected: 2,
@@ -97,15 +97,17 @@ pub async fn misuse_is_refused_and_leaves_the_store_as_it_was(store: &impl RunSt
         })
     );
     store
-        .finish("a", &returned(1), &Default::default())
+        .finish(None, "a", &returned(1), &Default::default())
         .await
         .unwrap();
     assert_eq!(
-        store.append("a", &turn(2)).await,
+        store.append(None, "a", &turn(2)).await,
         Err(StoreError::Ended("a".into()))
     );
     assert_eq!(
-        store.finish("a", &returned(2), &Default::default()).await,
+        store
+            .finish(None, "a", &returned(2), &Default::default())
+            .await,
         Err(StoreError::Ended("a".into()))
     );
     let checkpoint = store.load("a").await.unwrap().expect("stored");

@@ -5,4 +5,5 @@
 mod contract;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod rules;
 mod sqlite;

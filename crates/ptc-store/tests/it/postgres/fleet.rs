@@ -114,7 +114,10 @@ async fn a_worker_that_lost_its_lease_can_never_write() {
     let store = db.store().await;
     submit_runs(&store, 1).await;
     let stale = claim_one(&store, "a", SHORT).await;
-    store.commit_turn(&stale.lease, &turn(1)).await.unwrap();
+    store
+        .append(Some(&stale.lease), &stale.lease.run_id, &turn(1))
+        .await
+        .unwrap();
     tokio::time::sleep(PAST_SHORT).await;
     // Expired: the run is claimable again, and its next holder resumes after turn 1.
     let fresh = claim_one(&store, "b", LONG).await;
@@ -126,29 +129,47 @@ async fn a_worker_that_lost_its_lease_can_never_write() {
         id: "run-0000".into(),
         token: stale.lease.token,
     });
-    assert_eq!(store.commit_turn(&stale.lease, &turn(2)).await, lost);
+    assert_eq!(
+        store
+            .append(Some(&stale.lease), &stale.lease.run_id, &turn(2))
+            .await,
+        lost
+    );
     assert_eq!(store.renew(&stale.lease).await, lost);
     assert_eq!(store.release(&stale.lease).await, lost);
     assert_eq!(
         store
-            .finish_run(&stale.lease, &returned(0), &Default::default())
+            .finish(
+                Some(&stale.lease),
+                &stale.lease.run_id,
+                &returned(0),
+                &Default::default()
+            )
             .await,
         lost
     );
     // Without a lease, nobody writes a fleet's run.
     assert_eq!(
-        store.append("run-0000", &turn(2)).await,
+        store.append(None, "run-0000", &turn(2)).await,
         Err(StoreError::FleetRun("run-0000".into()))
     );
     assert_eq!(
         store
-            .finish("run-0000", &returned(0), &Default::default())
+            .finish(None, "run-0000", &returned(0), &Default::default())
             .await,
         Err(StoreError::FleetRun("run-0000".into()))
     );
-    store.commit_turn(&fresh.lease, &turn(2)).await.unwrap();
     store
-        .finish_run(&fresh.lease, &returned(7), &Default::default())
+        .append(Some(&fresh.lease), &fresh.lease.run_id, &turn(2))
+        .await
+        .unwrap();
+    store
+        .finish(
+            Some(&fresh.lease),
+            &fresh.lease.run_id,
+            &returned(7),
+            &Default::default(),
+        )
         .await
         .unwrap();
     let stored = store.load("run-0000").await.unwrap().unwrap();
@@ -156,7 +177,9 @@ async fn a_worker_that_lost_its_lease_can_never_write() {
     assert_eq!(stored.end.map(|(outcome, _)| outcome), Some(returned(7)));
     assert_eq!(store.claim("c", "", LONG, 1).await.unwrap(), vec![]);
     assert_eq!(
-        store.commit_turn(&fresh.lease, &turn(3)).await,
+        store
+            .append(Some(&fresh.lease), &fresh.lease.run_id, &turn(3))
+            .await,
         Err(StoreError::Ended("run-0000".into()))
     );
 }
@@ -168,7 +191,10 @@ async fn stale_and_live_holders_racing_leave_only_the_live_holders_turns() {
     let ids = submit_runs(&store, 20).await;
     let stale = store.claim("stale", "", SHORT, 20).await.unwrap();
     for claimed in &stale {
-        store.commit_turn(&claimed.lease, &turn(1)).await.unwrap();
+        store
+            .append(Some(&claimed.lease), &claimed.lease.run_id, &turn(1))
+            .await
+            .unwrap();
     }
     tokio::time::sleep(PAST_SHORT).await;
     let live = store.claim("live", "", LONG, 20).await.unwrap();
@@ -181,7 +207,11 @@ async fn stale_and_live_holders_racing_leave_only_the_live_holders_turns() {
             for claimed in claims {
                 // The program names its writer, so the stored turns tell who wrote them.
                 let second = Turn::success(2, claimed.lease.worker.clone(), Value::Int(2));
-                if store.commit_turn(&claimed.lease, &second).await.is_ok() {
+                if store
+                    .append(Some(&claimed.lease), &claimed.lease.run_id, &second)
+                    .await
+                    .is_ok()
+                {
                     accepted += 1;
                 }
             }
@@ -225,7 +255,10 @@ async fn a_renewed_lease_holds_and_a_handed_back_one_is_claimable_at_once() {
     // A commit extends the lease too.
     for n in 1..=3 {
         tokio::time::sleep(lease * 2 / 5).await;
-        store.commit_turn(&held.lease, &turn(n)).await.unwrap();
+        store
+            .append(Some(&held.lease), &held.lease.run_id, &turn(n))
+            .await
+            .unwrap();
     }
     assert_eq!(store.claim("b", "", LONG, 1).await.unwrap(), vec![]);
     store.release(&held.lease).await.unwrap();
@@ -239,11 +272,21 @@ async fn a_commit_retried_under_the_same_lease_is_kept_once() {
     let store = db.store().await;
     submit_runs(&store, 1).await;
     let held = claim_one(&store, "a", LONG).await;
-    store.commit_turn(&held.lease, &turn(1)).await.unwrap();
-    store.commit_turn(&held.lease, &turn(1)).await.unwrap();
+    store
+        .append(Some(&held.lease), &held.lease.run_id, &turn(1))
+        .await
+        .unwrap();
+    store
+        .append(Some(&held.lease), &held.lease.run_id, &turn(1))
+        .await
+        .unwrap();
     assert_eq!(
         store
-            .commit_turn(&held.lease, &Turn::success(1, "(other)", Value::Nil))
+            .append(
+                Some(&held.lease),
+                &held.lease.run_id,
+                &Turn::success(1, "(other)", Value::Nil)
+            )
             .await,
         Err(StoreError::OutOfOrder {
             id: "run-0000".into(),
@@ -252,7 +295,9 @@ async fn a_commit_retried_under_the_same_lease_is_kept_once() {
         })
     );
     assert_eq!(
-        store.commit_turn(&held.lease, &turn(3)).await,
+        store
+            .append(Some(&held.lease), &held.lease.run_id, &turn(3))
+            .await,
         Err(StoreError::OutOfOrder {
             id: "run-0000".into(),
             expected: 2,
@@ -288,7 +333,10 @@ async fn the_status_of_a_run_follows_its_leases() {
         Ok(status(RunState::Queued, 0, 0))
     );
     let held = claim_one(&store, "a", LONG).await;
-    store.commit_turn(&held.lease, &turn(1)).await.unwrap();
+    store
+        .append(Some(&held.lease), &held.lease.run_id, &turn(1))
+        .await
+        .unwrap();
     let leased = RunState::Leased {
         worker: "a".into(),
         token: held.lease.token,
@@ -301,7 +349,12 @@ async fn the_status_of_a_run_follows_its_leases() {
     );
     let held = claim_one(&store, "b", LONG).await;
     store
-        .finish_run(&held.lease, &returned(3), &Default::default())
+        .finish(
+            Some(&held.lease),
+            &held.lease.run_id,
+            &returned(3),
+            &Default::default(),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -341,7 +394,9 @@ async fn a_refused_run_waits_for_other_settings_or_a_requeue() {
     );
     // A refusal ends the lease: nothing more is written under it.
     assert_eq!(
-        store.commit_turn(&held.lease, &turn(1)).await,
+        store
+            .append(Some(&held.lease), &held.lease.run_id, &turn(1))
+            .await,
         Err(StoreError::LeaseLost {
             id: "run-0000".into(),
             token: held.lease.token

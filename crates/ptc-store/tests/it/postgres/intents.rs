@@ -70,9 +70,7 @@ async fn calls_are_recorded_retried_and_completed() {
         store
             .complete_intent(Some(&lease), &charge.key, &ToolOutcome::Error("x".into()))
             .await,
-        Err(StoreError::Io(
-            "the call `r:1:0` was completed already, with another outcome".into()
-        ))
+        Err(StoreError::IntentCompleted("r:1:0".into()))
     );
     assert_eq!(store.in_flight("r").await, Ok(vec![record(&mail, 1, None)]));
     // Recording a completed call again hands back its outcome instead of a new attempt.
@@ -125,10 +123,7 @@ async fn a_key_names_one_call_and_a_stale_lease_records_nothing() {
                 &ToolOutcome::Ok(Value::Nil)
             )
             .await,
-        Err(StoreError::Io(
-            "the intent log has no call under the key `r:1:5`; record a call before making it"
-                .into()
-        ))
+        Err(StoreError::IntentUnknown("r:1:5".into()))
     );
     tokio::time::sleep(short + Duration::from_millis(500)).await;
     let fresh = store

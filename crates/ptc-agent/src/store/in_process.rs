@@ -1,4 +1,4 @@
-//! Runs kept in memory.
+//! Runs kept in the process's own memory.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, PoisonError};
@@ -10,37 +10,55 @@ use ptc_turn::{StepOutcome, Task, Turn, Turns, Usage};
 use crate::llm::LlmResponse;
 
 use super::{
-    Checkpoint, IdempotencyKey, IntentLog, IntentRecord, Lease, RunStore, StoreError, ToolIntent,
+    Checkpoint, IdempotencyKey, IntentLog, IntentRecord, Lease, Recording, RunStore, StoreError,
+    ToolIntent, Writable, completing, may_write, recording, replying,
 };
 
-/// A [`RunStore`] in memory, with an [`IntentLog`]: for tests, and for hosts that only need to
-/// resume within one process.
+/// A [`RunStore`] held by the process itself, with an [`IntentLog`]: for tests, and for hosts
+/// that only need to resume within one process. Its runs are gone when it is dropped.
+///
+/// It was named `MemoryStore`, a name that [`MemoryStore`](super::MemoryStore) keeps.
 #[derive(Debug, Default)]
-pub struct MemoryStore {
+pub struct InProcessStore {
     runs: Mutex<HashMap<String, Checkpoint>>,
     intents: Mutex<BTreeMap<IdempotencyKey, IntentRecord>>,
     replies: Mutex<BTreeMap<(String, u32), LlmResponse>>,
 }
 
-impl MemoryStore {
+impl InProcessStore {
     /// An empty store.
-    pub fn new() -> MemoryStore {
-        MemoryStore::default()
+    pub fn new() -> InProcessStore {
+        InProcessStore::default()
     }
 
-    fn with_run<T>(
+    /// Changes run `id` with `change` once `writer` may write it ([`may_write`]).
+    fn write_run<T>(
         &self,
+        writer: Option<&Lease>,
         id: &str,
         change: impl FnOnce(&mut Checkpoint) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let mut runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
-        let run = runs
-            .get_mut(id)
-            .ok_or_else(|| StoreError::Missing(id.to_string()))?;
-        if run.end.is_some() {
-            return Err(StoreError::Ended(id.to_string()));
+        let run = runs.get_mut(id);
+        may_write(id, run.as_deref().map(writable), writer)?;
+        match run {
+            Some(run) => change(run),
+            None => Err(StoreError::Missing(id.to_string())),
         }
-        change(run)
+    }
+
+    /// What the store has of run `id`, as [`may_write`] reads it.
+    fn writable(&self, id: &str) -> Option<Writable> {
+        let runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
+        runs.get(id).map(writable)
+    }
+}
+
+/// A run held in process is one process's: it is never a fleet's, and no lease holds it.
+fn writable(run: &Checkpoint) -> Writable {
+    Writable {
+        ended: run.end.is_some(),
+        ..Writable::LOCAL
     }
 }
 
@@ -57,7 +75,7 @@ pub(super) fn push_turn(id: &str, turns: &mut Turns, turn: Turn) -> Result<(), S
 }
 
 #[async_trait]
-impl RunStore for MemoryStore {
+impl RunStore for InProcessStore {
     async fn start(&self, id: &str, task: &Task) -> Result<(), StoreError> {
         let mut runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
         if runs.contains_key(id) {
@@ -74,17 +92,18 @@ impl RunStore for MemoryStore {
         Ok(())
     }
 
-    async fn append(&self, id: &str, turn: &Turn) -> Result<(), StoreError> {
-        self.with_run(id, |run| push_turn(id, &mut run.turns, turn.clone()))
+    async fn append(&self, lease: Option<&Lease>, id: &str, turn: &Turn) -> Result<(), StoreError> {
+        self.write_run(lease, id, |run| push_turn(id, &mut run.turns, turn.clone()))
     }
 
     async fn finish(
         &self,
+        lease: Option<&Lease>,
         id: &str,
         outcome: &StepOutcome,
         usage: &Usage,
     ) -> Result<(), StoreError> {
-        self.with_run(id, |run| {
+        self.write_run(lease, id, |run| {
             run.end = Some((outcome.clone(), usage.clone()));
             Ok(())
         })
@@ -104,48 +123,25 @@ impl RunStore for MemoryStore {
         Ok(())
     }
 
-    fn intent_log(&self) -> Option<(&dyn IntentLog, Option<&Lease>)> {
-        Some((self, None))
-    }
-}
-
-/// Refuses a lease: runs in memory are one process's, never a fleet's.
-fn no_lease(lease: Option<&Lease>) -> Result<(), StoreError> {
-    match lease {
-        None => Ok(()),
-        Some(lease) => Err(StoreError::Io(format!(
-            "a memory store holds no leases (lease {} on run `{}`)",
-            lease.token, lease.run_id
-        ))),
+    fn intent_log(&self) -> Option<&dyn IntentLog> {
+        Some(self)
     }
 }
 
 #[async_trait]
-impl IntentLog for MemoryStore {
+impl IntentLog for InProcessStore {
     async fn record_intent(
         &self,
         lease: Option<&Lease>,
         intent: &ToolIntent,
     ) -> Result<IntentRecord, StoreError> {
-        no_lease(lease)?;
+        let run = self.writable(intent.key.run_id());
         let mut intents = self.intents.lock().unwrap_or_else(PoisonError::into_inner);
-        let record = intents
-            .entry(intent.key.clone())
-            .or_insert_with(|| IntentRecord {
-                intent: intent.clone(),
-                attempts: 0,
-                outcome: None,
-            });
-        if record.intent != *intent {
-            return Err(StoreError::IntentMismatch {
-                key: intent.key.to_string(),
-                recorded: format!("tool/{}", record.intent.tool),
-            });
+        let recording = recording(run, lease, intents.get(&intent.key), intent)?;
+        if let Recording::First(record) | Recording::Again(record) = &recording {
+            intents.insert(intent.key.clone(), record.clone());
         }
-        if record.outcome.is_none() {
-            record.attempts += 1;
-        }
-        Ok(record.clone())
+        Ok(recording.into_record())
     }
 
     async fn complete_intent(
@@ -154,22 +150,14 @@ impl IntentLog for MemoryStore {
         key: &IdempotencyKey,
         outcome: &ToolOutcome,
     ) -> Result<(), StoreError> {
-        no_lease(lease)?;
+        let run = self.writable(key.run_id());
         let mut intents = self.intents.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(record) = intents.get_mut(key) else {
-            return Err(StoreError::Io(format!(
-                "the intent log has no call under the key `{key}`; record a call before making it"
-            )));
-        };
-        match &record.outcome {
-            Some(done) if done != outcome => Err(StoreError::Io(format!(
-                "the call `{key}` was completed already, with another outcome"
-            ))),
-            _ => {
-                record.outcome = Some(outcome.clone());
-                Ok(())
-            }
+        if completing(run, lease, intents.get(key), key, outcome)?
+            && let Some(record) = intents.get_mut(key)
+        {
+            record.outcome = Some(outcome.clone());
         }
+        Ok(())
     }
 
     async fn intents(&self, run_id: &str) -> Result<Vec<IntentRecord>, StoreError> {
@@ -188,11 +176,12 @@ impl IntentLog for MemoryStore {
         turn: u32,
         reply: &LlmResponse,
     ) -> Result<(), StoreError> {
-        no_lease(lease)?;
+        let run = self.writable(run_id);
         let mut replies = self.replies.lock().unwrap_or_else(PoisonError::into_inner);
-        replies
-            .entry((run_id.to_string(), turn))
-            .or_insert_with(|| reply.clone());
+        let key = (run_id.to_string(), turn);
+        if replying(run, lease, run_id, replies.contains_key(&key))? {
+            replies.insert(key, reply.clone());
+        }
         Ok(())
     }
 
