@@ -569,3 +569,31 @@ def test_usage_gives_the_system_prompt_the_memory_kept_and_the_compression():
         "single-user-coalesced", True, 2, 2, 1)
     assert step.turns == []
     assert len(model.sent[0][0]["content"]) == 4428
+
+
+def test_the_deadline_cuts_off_the_model_function_the_run_waits_for(caplog):
+    import time
+
+    caplog.set_level(logging.WARNING, logger="ptc")
+
+    async def hangs(messages):
+        await asyncio.sleep(30)
+        return clojure("(return 1)")
+
+    async def main():
+        return await ptc.Agent("Wait", llm=hangs, deadline=0.2).run_async()
+
+    started = time.monotonic()
+    step = asyncio.run(main())
+    assert time.monotonic() - started < 10
+    assert (step.failure_kind, step.reason, step.usage["llm_requests"], step.turns) == (
+        "timeout", "the run did not finish within its deadline of 200 ms; turn 1 was cut off", 1, [])
+    assert ptc_records(caplog) == [("WARNING", "the run's deadline of 200 ms passed during turn 1")]
+
+    def slow(messages):
+        time.sleep(0.3)
+        return clojure("(return 1)")
+
+    step = ptc.Agent("Wait", llm=slow, deadline=0.2).run()
+    assert (step.failure_kind, step.reason) == (
+        "timeout", "the run did not finish within its deadline of 200 ms; turn 1 was cut off")
