@@ -597,3 +597,28 @@ def test_the_deadline_cuts_off_the_model_function_the_run_waits_for(caplog):
     step = ptc.Agent("Wait", llm=slow, deadline=0.2).run()
     assert (step.failure_kind, step.reason) == (
         "timeout", "the run did not finish within its deadline of 200 ms; turn 1 was cut off")
+
+
+def test_run_async_awaits_a_model_named_by_its_spec_and_mcp_servers_tools():
+    server = http.server.HTTPServer(("127.0.0.1", 0), OpenAiServer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    command = f"{sys.executable} {HERE / 'mcp_server.py'}"
+
+    async def main():
+        url = f"http://127.0.0.1:{server.server_port}/v1"
+        by_spec = ptc.Agent("Multiply", llm=f"openai-compatible:{url}:tiny")
+        def double(x):
+            return 2 * x
+
+        # The MCP server's call and the Python function's, made at once.
+        program = "(return (vec (pcalls #(:sum (tool/add 1 2)) #(tool/double 4))))"
+        with ptc.Agent("Add", llm=scripted(clojure(program)), tools=[double],
+                       mcp=[command]) as with_mcp:
+            return await asyncio.gather(by_spec.run_async(), with_mcp.run_async())
+
+    try:
+        multiplied, added = asyncio.run(main())
+    finally:
+        server.shutdown()
+    assert (multiplied.value, multiplied.usage["tokens"]["input_tokens"]) == (42, 11)
+    assert (added.value, [c.name for c in added.turns[0].tool_calls]) == ([3, 8], ["add", "double"])
