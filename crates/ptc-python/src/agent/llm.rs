@@ -13,7 +13,7 @@ use ptc_agent::{Llm, LlmError, LlmRequest, LlmResponse};
 pub(crate) const DESCRIPTION: &str = "python:function";
 
 /// The model of an agent whose replies come from a Python function. Each run's Python loop
-/// calls the function for the run's requests ([`super::run`]); the agent holds this only to
+/// calls the function for the run's requests (`run.rs`); the agent holds this only to
 /// describe its model, so a request that reaches it was sent by another driver and is refused.
 pub(crate) struct FunctionModel;
 

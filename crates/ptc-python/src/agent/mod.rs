@@ -8,7 +8,9 @@
 //! The `ptc_agent::Agent` is built once, with the `ptc.Agent`, and its runs share it, so one
 //! `ptc.Agent` can run any number of times at once.
 
+mod answers;
 mod llm;
+mod opening;
 mod progress;
 mod run;
 mod runtime;

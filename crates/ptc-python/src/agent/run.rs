@@ -21,7 +21,6 @@
 //! event is handed to it.
 
 use std::ops::ControlFlow;
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -34,19 +33,21 @@ use tracing::instrument::WithSubscriber;
 
 use ptc_agent::store::RunStore;
 use ptc_agent::{
-    Agent, LlmError, LlmRequest, LlmResponse, Resumption, RunOptions, checkpoint_end,
-    checkpoint_turn, log_deadline_passed, log_stopped, record_turn, tool_timed_out, turn_span,
+    Agent, LlmError, LlmRequest, LlmResponse, RunOptions, checkpoint_end, checkpoint_turn,
+    log_deadline_passed, log_stopped, record_turn, turn_span,
 };
 use ptc_lisp::{ToolAnswer, ToolError, ToolRequest, Value};
 use ptc_run::{Action, Event, RunCore, Start};
 use ptc_turn::{Step, TraceMode, Turn, Usage};
 
-use super::llm::{failed, messages};
+use super::answers::{Settled, deadline_at, reply, signal_raised, stop_requested, tool_answer};
+use super::llm::messages;
+use super::opening::{Opening, opening};
 use super::progress::{LogForwarder, Records};
 use super::runtime::runtime;
 use super::step::{PyStep, PyTurn};
-use crate::convert::{from_python, to_python};
-use crate::errors::{agent_error, exception_text};
+use crate::convert::to_python;
+use crate::errors::agent_error;
 use crate::tools::ToolTable;
 
 /// What a run is given besides its agent: how Python answers it, and where it is kept.
@@ -179,53 +180,6 @@ fn core_of(agent: &Arc<Agent>, task: ptc_turn::Task, start: Start) -> RunCore<'s
     // asked and consumed, never handed anything borrowed for its `'static`.
     let agent: &'static Agent = unsafe { &*Arc::as_ptr(agent) };
     agent.run_core(task, start, Instant::now())
-}
-
-/// Where a run opens: ended already (a resumed run that had), or going on.
-enum Opening {
-    Ended(Step),
-    GoesOn(ptc_turn::Task, Start),
-}
-
-/// Opens run `id` in `store` (if any), as `ptc run` does with a checkpoint: a new run refuses
-/// an id the store already holds, and resuming needs one.
-async fn opening(
-    agent: &Agent,
-    options: RunOptions<'_>,
-    store: Option<&dyn RunStore>,
-    checkpoint: Option<&Path>,
-    id: &str,
-    resume: bool,
-) -> Result<Opening, String> {
-    let Some(store) = store else {
-        if resume {
-            return Err("resume=True needs the checkpoint= the run was recorded in".into());
-        }
-        let task = agent.task_for(&options).map_err(|e| e.to_string())?;
-        return Ok(Opening::GoesOn(task, Start::new()));
-    };
-    let path = checkpoint.unwrap_or(Path::new("")).display().to_string();
-    let recorded = store.load(id).await.map_err(|e| e.to_string())?;
-    match (resume, recorded) {
-        (false, None) => {
-            let task = agent.task_for(&options).map_err(|e| e.to_string())?;
-            store
-                .start(id, &task)
-                .await
-                .map_err(|e| ptc_agent::RunError::from(e).to_string())?;
-            Ok(Opening::GoesOn(task, Start::new()))
-        }
-        (false, Some(_)) => Err(format!(
-            "{path} already holds run `{id}`; pass resume=True to continue it, or another \
-             checkpoint or run_id"
-        )),
-        (true, None) => Err(format!("{path} holds no run `{id}` to resume")),
-        (true, Some(_)) => match agent.resumption(store, id, &options).await {
-            Ok(Resumption::Ended(step)) => Ok(Opening::Ended(step)),
-            Ok(Resumption::GoesOn { task, start }) => Ok(Opening::GoesOn(task, start)),
-            Err(e) => Err(e.to_string()),
-        },
-    }
 }
 
 impl AgentRun {
@@ -366,101 +320,6 @@ impl AgentRun {
             .lock()
             .map(|mut records| std::mem::take(&mut *records))
             .unwrap_or_default()
-    }
-}
-
-/// `(ok, value, seconds)`, a function's outcome as the loop settled it.
-type Settled<'py> = (Option<bool>, Bound<'py, PyAny>, f64);
-
-/// The message of a failure the loop answered: a message, or the exception raised.
-fn failure_text(py: Python<'_>, error: &Bound<'_, PyAny>) -> String {
-    match error.cast::<PyString>() {
-        Ok(text) => text.to_string(),
-        Err(_) => exception_text(py, &PyErr::from_value(error.clone())),
-    }
-}
-
-fn duration(seconds: f64) -> Duration {
-    Duration::try_from_secs_f64(seconds).unwrap_or_default()
-}
-
-/// The answer of Python tool `name` the loop settled.
-fn tool_answer(
-    py: Python<'_>,
-    name: &str,
-    settled: Settled<'_>,
-    timeout: Option<Duration>,
-) -> ToolAnswer {
-    let (ok, value, seconds) = settled;
-    let took = duration(seconds);
-    let result = match (ok, timeout) {
-        // Given up at the timeout, or answered after it (a plain function cannot be cut off):
-        // no answer within the timeout, as for any other tool.
-        (None, Some(limit)) => Err(tool_timed_out(limit)),
-        (_, Some(limit)) if took > limit => Err(tool_timed_out(limit)),
-        (None, None) => Err(tool_timed_out(took)),
-        (Some(true), _) => from_python(py, &value, &format!("the value tool/{name} returned"))
-            .map_err(|e| {
-                ToolError::new(format!(
-                    "it returned something that is not data: {}",
-                    e.value(py).str().map(|s| s.to_string()).unwrap_or_default()
-                ))
-            }),
-        (Some(false), _) => Err(ToolError::new(failure_text(py, &value))),
-    };
-    ToolAnswer::new(result, took)
-}
-
-/// The model function's reply the loop settled, and what it spent.
-fn reply(py: Python<'_>, settled: Settled<'_>) -> (Result<LlmResponse, LlmError>, Usage) {
-    let (ok, value, seconds) = settled;
-    let result = match ok {
-        Some(true) => match value.cast::<PyString>() {
-            Ok(text) => Ok(LlmResponse::text(text.to_string())),
-            Err(_) => Err(failed(format!(
-                "the llm function must return the reply's text (a str), got {}",
-                value
-                    .get_type()
-                    .name()
-                    .map(|n| n.to_string())
-                    .unwrap_or_default()
-            ))),
-        },
-        _ => Err(failed(failure_text(py, &value))),
-    };
-    let spent = Usage {
-        llm_requests: 1,
-        llm_duration_us: ptc_run::micros(duration(seconds)),
-        ..Usage::default()
-    };
-    (result, spent)
-}
-
-/// Resolves when `stop()` is called.
-async fn stop_requested(mut stopped: watch::Receiver<bool>) {
-    if stopped.wait_for(|stop| *stop).await.is_err() {
-        // Nobody can stop the run any more.
-        std::future::pending::<()>().await;
-    }
-}
-
-/// Resolves at `at`, if there is one.
-async fn deadline_at(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
-        None => std::future::pending().await,
-    }
-}
-
-/// Resolves with the exception a signal handler raised (Ctrl-C), asked every 100 ms: Python
-/// runs its handlers only between bytecodes, and the thread waits in Rust meanwhile.
-async fn signal_raised() -> PyErr {
-    let mut every = tokio::time::interval(Duration::from_millis(100));
-    loop {
-        every.tick().await;
-        if let Err(signal) = Python::attach(|py| py.check_signals()) {
-            return signal;
-        }
     }
 }
 

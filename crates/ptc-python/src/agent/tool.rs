@@ -1,5 +1,5 @@
 //! A Python function as an agent tool, as the agent describes it to the model: its calls are
-//! answered by the Python loop driving each run ([`super::run`]), which calls the function.
+//! answered by the Python loop driving each run (`run.rs`), which calls the function.
 
 use async_trait::async_trait;
 
