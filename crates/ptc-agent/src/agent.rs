@@ -426,6 +426,52 @@ impl Agent {
     pub fn context_descriptions(&self) -> &BTreeMap<String, String> {
         &self.inner.context_descriptions
     }
+
+    /// The core of a run of this agent on `task` (see [`Agent::task_for`]) from `start`
+    /// ([`Start::new`], or a resumed run's from [`Agent::resumption`]), at `now`, as the
+    /// agent's own runs build it: its compression strategy (none for a single-shot agent), its
+    /// sandbox, the rules that judge its programs, its deadline counted from `now`, and the
+    /// turn budget it shares with its sub-agents, if it has one. For a driver of its own:
+    /// [`Agent::run_with`] drives the same core on tokio.
+    ///
+    /// A run driven by hand, with no async runtime: the model's replies come from a list.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    ///
+    /// use ptc_agent::{Agent, LlmResponse, RunOptions, ScriptedLlm};
+    /// use ptc_run::{Action, Event, Start};
+    /// use ptc_turn::Usage;
+    ///
+    /// // Only describes the model here: the replies below answer the requests.
+    /// let agent = Agent::builder("Add up").llm(ScriptedLlm::new(Vec::<String>::new())).build().unwrap();
+    /// let task = agent.task_for(&RunOptions::new()).unwrap();
+    /// let mut core = agent.run_core(task, Start::new(), Instant::now());
+    /// let mut replies = ["```clojure\n(def x 40)\n```", "```clojure\n(return (+ x 2))\n```"].into_iter();
+    /// let mut event = Event::Next;
+    /// loop {
+    ///     event = match core.advance(event, Instant::now()) {
+    ///         Action::Ask(_) => Event::Replied {
+    ///             result: Ok(LlmResponse::text(replies.next().unwrap())),
+    ///             spent: Usage::default(),
+    ///         },
+    ///         Action::Finished => break,
+    ///         _ => Event::Next,
+    ///     };
+    /// }
+    /// let step = core.into_step(std::time::Duration::ZERO);
+    /// assert_eq!(step.value(), Some(&ptc_lisp::Value::Int(42)));
+    /// assert_eq!(step.turns.len(), 2);
+    /// ```
+    pub fn run_core(&self, task: Task, start: Start, now: Instant) -> RunCore<'_> {
+        let inner = &self.inner;
+        let settings = &inner.settings;
+        let core = inner.run_core(task, start, now, inner.llm.pricing(), settings.turn_budget);
+        match settings.deadline {
+            Some(limit) => core.with_deadline(now + limit, limit),
+            None => core,
+        }
+    }
 }
 
 impl AgentBuilder {

@@ -89,6 +89,7 @@ pub use compile::{
     COMPILED_FORMAT, Case, CaseOutcome, CompileError, CompileMetadata, CompiledAgent, ExecError,
     LoadError, ValidationReport,
 };
+pub use live_tools::tool_timed_out;
 pub use llm::{
     Anthropic, CacheBreakpoint, FileLlm, FnLlm, FunctionTool, HumanLlm, Llm, LlmError, LlmRequest,
     LlmResponse, OpenAiCompatible, ProviderOptions, RecordingLlm, ReplayLlm, ResponseFormat,
@@ -107,10 +108,11 @@ pub use ptc_run::{
     tokens_text,
 };
 pub use registry::LlmRegistry;
-pub use run::{RunError, RunObserver, RunOptions};
+pub use run::{Resumption, RunError, RunObserver, RunOptions, checkpoint_end, checkpoint_turn};
 pub use run_usage::RunUsage;
 pub use signature::{Field, Mismatch, Signature, SignatureError, Type};
 pub use subagent::AgentTool;
+pub use telemetry::{log_deadline_passed, log_stopped, record_turn, turn_span};
 pub use tool::{
     AsyncTool, FnTool, SyncToolAdapter, ToolError, async_tool, sandbox_tools, tool_fn, value_tool,
 };

@@ -72,12 +72,9 @@ impl LiveTools<'_> {
                 let call = tracing::Instrument::instrument(call, span.clone());
                 match self.timeout {
                     None => call.await,
-                    Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
-                        Err(ToolError::new(format!(
-                            "no answer within {} ms (the call was cancelled)",
-                            limit.as_millis()
-                        )))
-                    }),
+                    Some(limit) => tokio::time::timeout(limit, call)
+                        .await
+                        .unwrap_or_else(|_| Err(tool_timed_out(limit))),
                 }
             }
         };
@@ -85,6 +82,14 @@ impl LiveTools<'_> {
         record_tool_call(&span, duration, &result);
         ToolAnswer::new(result, duration)
     }
+}
+
+/// The error of a tool call that gave no answer within `limit`, the sandbox's tool timeout.
+pub fn tool_timed_out(limit: Duration) -> ToolError {
+    ToolError::new(format!(
+        "no answer within {} ms (the call was cancelled)",
+        limit.as_millis()
+    ))
 }
 
 /// A tool's future whose panic becomes a tool error, as a panic of a synchronous sandbox tool

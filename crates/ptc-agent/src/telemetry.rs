@@ -86,8 +86,23 @@ pub(crate) fn record_tool_call(
     };
 }
 
+/// Logs that the run's deadline of `limit` passed during turn `turn`, which is cut off.
+pub fn log_deadline_passed(turn: u32, limit: Duration) {
+    tracing::warn!(
+        turn,
+        deadline_ms = limit.as_millis(),
+        "the run's deadline of {} passed during turn {turn}",
+        HumanDuration(limit)
+    );
+}
+
+/// Logs that the run was stopped during turn `turn`, which is cut off.
+pub fn log_stopped(turn: u32) {
+    tracing::info!(turn, "the run was stopped during turn {turn}");
+}
+
 /// The span of an agent's turn `number`; its fields are recorded once the turn is.
-pub(crate) fn turn_span(number: u32, max_turns: u32) -> tracing::Span {
+pub fn turn_span(number: u32, max_turns: u32) -> tracing::Span {
     tracing::info_span!(
         "agent_turn",
         turn = number,
@@ -106,7 +121,7 @@ pub(crate) fn turn_span(number: u32, max_turns: u32) -> tracing::Span {
 }
 
 /// Records `turn`, just recorded by the run core, on its `span`, and logs its line there.
-pub(crate) fn record_turn(span: &tracing::Span, turn: &Turn, max_turns: u32) {
+pub fn record_turn(span: &tracing::Span, turn: &Turn, max_turns: u32) {
     let usage = turn.usage();
     if !turn.program().is_empty() {
         span.record("program_chars", turn.program().chars().count());

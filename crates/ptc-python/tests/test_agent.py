@@ -569,3 +569,56 @@ def test_usage_gives_the_system_prompt_the_memory_kept_and_the_compression():
         "single-user-coalesced", True, 2, 2, 1)
     assert step.turns == []
     assert len(model.sent[0][0]["content"]) == 4428
+
+
+def test_the_deadline_cuts_off_the_model_function_the_run_waits_for(caplog):
+    import time
+
+    caplog.set_level(logging.WARNING, logger="ptc")
+
+    async def hangs(messages):
+        await asyncio.sleep(30)
+        return clojure("(return 1)")
+
+    async def main():
+        return await ptc.Agent("Wait", llm=hangs, deadline=0.2).run_async()
+
+    started = time.monotonic()
+    step = asyncio.run(main())
+    assert time.monotonic() - started < 10
+    assert (step.failure_kind, step.reason, step.usage["llm_requests"], step.turns) == (
+        "timeout", "the run did not finish within its deadline of 200 ms; turn 1 was cut off", 1, [])
+    assert ptc_records(caplog) == [("WARNING", "the run's deadline of 200 ms passed during turn 1")]
+
+    def slow(messages):
+        time.sleep(0.3)
+        return clojure("(return 1)")
+
+    step = ptc.Agent("Wait", llm=slow, deadline=0.2).run()
+    assert (step.failure_kind, step.reason) == (
+        "timeout", "the run did not finish within its deadline of 200 ms; turn 1 was cut off")
+
+
+def test_run_async_awaits_a_model_named_by_its_spec_and_mcp_servers_tools():
+    server = http.server.HTTPServer(("127.0.0.1", 0), OpenAiServer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    command = f"{sys.executable} {HERE / 'mcp_server.py'}"
+
+    async def main():
+        url = f"http://127.0.0.1:{server.server_port}/v1"
+        by_spec = ptc.Agent("Multiply", llm=f"openai-compatible:{url}:tiny")
+        def double(x):
+            return 2 * x
+
+        # The MCP server's call and the Python function's, made at once.
+        program = "(return (vec (pcalls #(:sum (tool/add 1 2)) #(tool/double 4))))"
+        with ptc.Agent("Add", llm=scripted(clojure(program)), tools=[double],
+                       mcp=[command]) as with_mcp:
+            return await asyncio.gather(by_spec.run_async(), with_mcp.run_async())
+
+    try:
+        multiplied, added = asyncio.run(main())
+    finally:
+        server.shutdown()
+    assert (multiplied.value, multiplied.usage["tokens"]["input_tokens"]) == (42, 11)
+    assert (added.value, [c.name for c in added.turns[0].tool_calls]) == ([3, 8], ["add", "double"])

@@ -17,10 +17,11 @@ use crate::live_tools::LiveTools;
 use crate::llm::Llm;
 use crate::llm_summarizer::LlmSummarizer;
 use crate::store::StoredRun;
-use crate::telemetry::{record_turn, turn_span};
+use crate::telemetry::{log_deadline_passed, log_stopped, record_turn, turn_span};
 use crate::tree::Tree;
-use ptc_run::{Action, Event, HumanDuration, PlannedCall, RunCore, Start};
+use ptc_run::{Action, Event, PlannedCall, RunCore, Start};
 
+use super::checkpoint_turn_of;
 use super::intents::RunIntents;
 use super::model_call::call_llm;
 use super::options::{RunObserver, StopSignal};
@@ -155,17 +156,11 @@ impl<'a> Driver<'a> {
                 }
                 TurnEnd::Finished => break,
                 TurnEnd::DeadlinePassed => {
-                    let limit = self.agent_deadline();
-                    tracing::warn!(
-                        turn = number,
-                        deadline_ms = limit.as_millis(),
-                        "the run's deadline of {} passed during turn {number}",
-                        HumanDuration(limit)
-                    );
+                    log_deadline_passed(number, self.agent_deadline());
                     Event::DeadlinePassed { spent }
                 }
                 TurnEnd::Stopped => {
-                    tracing::info!(turn = number, "the run was stopped during turn {number}");
+                    log_stopped(number);
                     Event::Stopped { spent }
                 }
             };
@@ -300,29 +295,8 @@ impl<'a> Driver<'a> {
         if let Some(observer) = self.observer {
             observer.on_turn(turn);
         }
-        let Some(store) = self.store else {
-            return;
-        };
-        if let Err(error) = store.append(turn).await {
-            let id = store.id();
-            let number = turn.number();
-            if store.leased() {
-                tracing::warn!(
-                    run = id,
-                    turn = number,
-                    %error,
-                    "turn {number} of run `{id}` was not committed ({error}); the run stops, and \
-                     goes on from its last committed turn once a worker claims it again"
-                );
-            } else {
-                tracing::error!(
-                    run = id,
-                    turn = number,
-                    %error,
-                    "turn {number} could not be checkpointed; the run goes on, but cannot \
-                     resume after it"
-                );
-            }
+        if let Some(run) = self.store {
+            checkpoint_turn_of(run, turn).await;
         }
     }
 }

@@ -2,16 +2,21 @@
 //! the driver that carries out the run core's actions (the model calls, the tool calls, the
 //! checkpoints).
 
+mod actions;
+mod checkpoint;
 mod driver;
 mod intents;
 mod model_call;
 mod options;
 
 pub use crate::error::RunError;
+pub use checkpoint::{checkpoint_end, checkpoint_turn};
+pub(crate) use checkpoint::{checkpoint_end_of, checkpoint_turn_of};
 pub(crate) use model_call::call_llm;
 pub use options::{RunObserver, RunOptions};
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -31,6 +36,19 @@ use crate::tree::Tree;
 use ptc_run::{Start, restore_namespace, runtime_for};
 
 use driver::Driver;
+
+/// Where a resumed run stands ([`Agent::resumption`]).
+pub enum Resumption {
+    /// The run had ended (it returned, failed or used up its turns): its step, as recorded.
+    Ended(Step),
+    /// The run goes on: its recorded task, and where it starts.
+    GoesOn {
+        /// The task the run was started with.
+        task: Task,
+        /// Its recorded turns and the namespace they left.
+        start: Start,
+    },
+}
 use options::RunLlm;
 
 impl Agent {
@@ -138,54 +156,95 @@ impl Agent {
         options: RunOptions<'_>,
     ) -> Result<Step, RunError> {
         let run = StoredRun::new(store, id, options.lease);
-        let checkpoint = run.load().await?.ok_or_else(|| RunError::Resume {
-            id: id.to_string(),
-            reason: "the store has no such run".into(),
-        })?;
-        if !checkpoint.goes_on()
-            && let Some(step) = checkpoint.step()
-        {
-            return Ok(options.trace.apply(step));
+        match self.resumption_of(run, &options).await? {
+            Resumption::Ended(step) => Ok(options.trace.apply(step)),
+            Resumption::GoesOn { task, start } => {
+                self.drive(task, start, options.with_store(store, id)).await
+            }
         }
-        let options = options.with_store(store, id);
-        let task = self.task_for(&options)?;
-        if let Some(reason) = task_difference(&checkpoint.task, &task) {
-            return Err(RunError::Resume {
-                id: id.to_string(),
-                reason,
-            });
-        }
-        // The task's tools are the agent's (checked above).
-        let runtime = runtime_for(&self.inner.settings.run.limits, &task);
-        let restored =
-            restore_namespace(&runtime, &checkpoint.turns).map_err(|reason| RunError::Resume {
-                id: id.to_string(),
-                reason,
-            })?;
-        if let Some(last) = checkpoint.turns.last() {
-            tracing::info!(
-                run = id,
-                turns = checkpoint.turns.len(),
-                "resuming run {id} after turn {}",
-                last.number()
-            );
-        }
-        if checkpoint.end.is_some() {
-            run.reopen().await?;
-            tracing::info!(run = id, "run {id} ended on an outage; it goes on");
-        }
-        let start = Start {
-            turns: checkpoint.turns,
-            memory: restored.memory,
-            resumed: true,
-            last_ending: restored.last_ending,
-            intents: None,
-        };
-        self.drive(checkpoint.task, start, options).await
     }
 
-    /// The task a run with `options` is given.
-    pub(crate) fn task_for(&self, options: &RunOptions<'_>) -> Result<Task, RunError> {
+    /// Where run `id` of `store` stands when resumed with `options`, as [`Agent::resume`]
+    /// decides it: ended (it returned, failed or used up its turns), or going on with its
+    /// recorded task from its recorded turns and the definitions they made (restored by
+    /// running their programs again against the recorded tool answers). A run that ended on
+    /// an outage is taken back by the store ([`RunStore::reopen`]) before it goes on. For a
+    /// driver of its own ([`Agent::run_core`]); the same errors as [`Agent::resume`].
+    pub fn resumption<'s>(
+        &'s self,
+        store: &'s dyn RunStore,
+        id: &'s str,
+        options: &RunOptions<'_>,
+    ) -> impl Future<Output = Result<Resumption, RunError>> + Send + 's {
+        self.resumption_of(StoredRun::new(store, id, None), options)
+    }
+
+    /// [`Agent::resumption`] of `run`, read and reopened through the run's one write path
+    /// (with the lease its worker holds, if any).
+    pub(crate) fn resumption_of<'s>(
+        &'s self,
+        run: StoredRun<'s>,
+        options: &RunOptions<'_>,
+    ) -> impl Future<Output = Result<Resumption, RunError>> + Send + 's {
+        // Made before the first wait (the options are not `Sync`), refused only if the run
+        // goes on.
+        let task = self.task_for(options);
+        async move {
+            let id = run.id();
+            let checkpoint = run.load().await?.ok_or_else(|| RunError::Resume {
+                id: id.to_string(),
+                reason: "the store has no such run".into(),
+            })?;
+            if !checkpoint.goes_on()
+                && let Some(step) = checkpoint.step()
+            {
+                return Ok(Resumption::Ended(step));
+            }
+            let task = task?;
+            if let Some(reason) = task_difference(&checkpoint.task, &task) {
+                return Err(RunError::Resume {
+                    id: id.to_string(),
+                    reason,
+                });
+            }
+            // The task's tools are the agent's (checked above).
+            let runtime = runtime_for(&self.inner.settings.run.limits, &task);
+            let restored = restore_namespace(&runtime, &checkpoint.turns).map_err(|reason| {
+                RunError::Resume {
+                    id: id.to_string(),
+                    reason,
+                }
+            })?;
+            if let Some(last) = checkpoint.turns.last() {
+                tracing::info!(
+                    run = id,
+                    turns = checkpoint.turns.len(),
+                    "resuming run {id} after turn {}",
+                    last.number()
+                );
+            }
+            if checkpoint.end.is_some() {
+                run.reopen().await?;
+                tracing::info!(run = id, "run {id} ended on an outage; it goes on");
+            }
+            let start = Start {
+                turns: checkpoint.turns,
+                memory: restored.memory,
+                resumed: true,
+                last_ending: restored.last_ending,
+                intents: None,
+            };
+            Ok(Resumption::GoesOn {
+                task: checkpoint.task,
+                start,
+            })
+        }
+    }
+
+    /// The task a run with `options` is given: the agent's data with the run's on top (and a
+    /// previous step's value), the mission's placeholders filled, the input checked against
+    /// the signature. For a driver of its own ([`Agent::run_core`]).
+    pub fn task_for(&self, options: &RunOptions<'_>) -> Result<Task, RunError> {
         let inner = &self.inner;
         if let Some(message) = &options.data_error {
             return Err(RunError::Data(message.clone()));
@@ -299,22 +358,8 @@ impl Agent {
             .await?;
         let step = run.run(started, stop).instrument(span.clone()).await;
         record_step(&span, &step);
-        let interrupted = ptc_run::was_interrupted(&step.outcome);
-        if let Some(run) = store
-            && !interrupted
-            && let Err(error) = run.finish(&step.outcome, &step.usage).await
-        {
-            let id = run.id();
-            if run.leased() {
-                tracing::warn!(
-                    run = %id,
-                    %error,
-                    "the end of run `{id}` was not recorded ({error}); the worker that claims it \
-                     next ends it again from its committed turns"
-                );
-            } else {
-                tracing::error!(run = %id, %error, "the end of the run could not be checkpointed");
-            }
+        if let Some(run) = store {
+            checkpoint_end_of(run, &step).await;
         }
         Ok(trace.apply(step))
     }

@@ -1,14 +1,16 @@
-"""Answering a suspended run's tool calls with Python functions, on an event loop."""
+"""The Python loops that drive runs: a suspended program's tool calls answered with Python
+functions (on an event loop, for ``run_async``), and an agent's runs advanced step by step, its
+model's and tools' functions called (or awaited) on the thread (or event loop) driving them."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import logging
 import math
-import queue
 import time
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Awaitable, Callable, List, Optional, Sequence, Tuple, Union
 
 from ._ptc import Result, Session, Suspended
 
@@ -99,169 +101,144 @@ async def run_async(session: Session, program: str) -> Result:
 
 _LOGGER = logging.getLogger("ptc")
 
-# Events a run hands its driver that ask for no answer.
-_NOTICES = ("turn", "log")
+# A reply or a tool's answer for an agent run: (ok, value, seconds), ok None for a call given
+# up at its timeout; or "deadline", for a wait the run's deadline ended.
+Answer = Union[Tuple[Optional[bool], Any, float], str]
 
 
-def _start_agent(
-    agent: Any, deliver: Callable[[Any], None], data: Any, checkpoint: Any, run_id: str, resume: bool
-) -> Any:
-    return agent._start(deliver, data, checkpoint, run_id, resume, _LOGGER.getEffectiveLevel())
+def _open(agent: Any, data: Any, checkpoint: Any, run_id: str, resume: bool, waker: Any) -> Any:
+    return agent._open(data, checkpoint, run_id, resume, _LOGGER.getEffectiveLevel(), waker)
 
 
-def _notice(event: Any) -> Any:
-    """Logs a ``log`` event; calls ``on_turn`` for a ``turn`` event and returns what it
-    returned (an awaitable, for an ``async def`` one)."""
-    if event[0] == "log":
-        _LOGGER.log(event[1], event[2])
-        return None
-    return event[1](event[2])
+def _log(run: Any) -> None:
+    """Logs what the run logged since it was last asked, on the ``ptc`` logger."""
+    for level, message in run._logs():
+        _LOGGER.log(level, message)
 
 
-def _outcome(result: Any) -> Any:
-    if isinstance(result, BaseException):
-        raise result
-    return result
+def _timed(function: Callable[..., Any], args: Any, timeout: float) -> Answer:
+    """Calls ``function`` now (awaiting a coroutine on an event loop of its own, within
+    ``timeout`` seconds), and says how long it took."""
+    started = time.monotonic()
+    if isinstance(args, BaseException):
+        return False, args, 0.0
+    try:
+        result = function(*args)
+    except Exception as error:
+        return False, error, time.monotonic() - started
+    if inspect.isawaitable(result):
+        ok, result = await_all([result], timeout)[0]
+        return ok, result, time.monotonic() - started
+    return True, result, time.monotonic() - started
 
 
 def run_agent(agent: Any, data: Any, checkpoint: Any, run_id: str, resume: bool) -> Any:
-    """Runs ``agent``, calling the model's and the tools' functions on this thread as the run
-    asks for them."""
-    events: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
-    handle = _start_agent(agent, events.put, data, checkpoint, run_id, resume)
+    """Runs ``agent``, advancing its run and calling the model's and the tools' functions on
+    this thread as the run asks for them."""
+    run = _open(agent, data, checkpoint, run_id, resume, None)
+    answer: Any = None
     try:
         while True:
-            try:
-                # In slices, so that Ctrl-C is seen while the run waits for a model.
-                event = events.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            kind = event[0]
+            request = run.step(answer)
+            _log(run)
+            kind = request[0]
             if kind == "done":
-                return _outcome(event[1])
-            if kind == "cancel":
-                continue
-            if kind in _NOTICES:
-                result = _notice(event)
+                return request[1]
+            if kind == "llm":
+                answer = _timed(request[1], [request[2]], math.inf)
+            elif kind == "tools":
+                answer = [_timed(function, args, timeout) for _, function, args, timeout in request[1]]
+            else:  # "turn", for on_turn
+                answer = None
+                result = request[1](request[2])
                 if inspect.isawaitable(result):
                     ok, error = await_all([result], math.inf)[0]
                     if not ok:
                         raise error
-                continue
-            _, _, function, payload, responder = event
-            ok, value = _call_now(function, _arguments(kind, payload))
-            if ok:
-                responder.ok(value)
-            else:
-                responder.error(value)
     except BaseException:
-        handle.stop()
-        _wait_for_end(events)
+        # Ctrl-C, or on_turn raised: the run ends interrupted (and stays resumable).
+        run.stop()
+        _log(run)
         raise
 
 
-def _wait_for_end(events: "queue.SimpleQueue[Any]") -> None:
-    """Waits (a few seconds at most) for a stopped run to end, answering nothing, so that
-    its checkpoint is complete when the caller goes on."""
-    deadline = time.monotonic() + 5.0
-    while time.monotonic() < deadline:
-        try:
-            event = events.get(timeout=0.05)
-        except queue.Empty:
-            continue
-        if event[0] == "done":
-            return
-        if event[0] == "log":
-            _notice(event)
-        elif event[0] not in ("cancel", "turn"):
-            event[-1].error("the run was stopped")
+async def _model_reply(function: Callable[..., Any], messages: Any, remaining: Optional[float]) -> Answer:
+    started = time.monotonic()
+    try:
+        result = function(messages)
+        if inspect.isawaitable(result):
+            result = await (result if remaining is None else asyncio.wait_for(result, remaining))
+    except asyncio.TimeoutError as error:
+        if remaining is not None and time.monotonic() - started >= remaining:
+            return "deadline"
+        return False, error, time.monotonic() - started
+    except Exception as error:
+        return False, error, time.monotonic() - started
+    return True, result, time.monotonic() - started
 
 
-def _arguments(kind: str, payload: Any) -> Any:
-    """A tool's arguments as they are (or the error of converting them); a model's one
-    argument, the messages."""
-    return payload if kind == "tool" or isinstance(payload, BaseException) else [payload]
-
-
-def _call_now(function: Callable[..., Any], args: Any) -> Settled:
+async def _tool_answer(function: Callable[..., Any], args: Any, timeout: float) -> Answer:
+    started = time.monotonic()
     if isinstance(args, BaseException):
-        return False, args
+        return False, args, 0.0
     try:
         result = function(*args)
+        if inspect.isawaitable(result):
+            if math.isinf(timeout):
+                result = await result
+            else:
+                try:
+                    result = await asyncio.wait_for(result, timeout)
+                except asyncio.TimeoutError:
+                    if time.monotonic() - started < timeout:
+                        raise
+                    return None, None, time.monotonic() - started
     except Exception as error:
-        return False, error
-    if inspect.isawaitable(result):
-        return await_all([result], math.inf)[0]
-    return True, result
+        return False, error, time.monotonic() - started
+    return True, result, time.monotonic() - started
 
 
 async def run_agent_async(agent: Any, data: Any, checkpoint: Any, run_id: str, resume: bool) -> Any:
-    """Runs ``agent`` on the running event loop, awaiting the model's and the tools' functions
-    there (calls the run makes at once, concurrently)."""
+    """Runs ``agent`` on the running event loop, advancing its run and awaiting the model's
+    and the tools' functions there (calls the run makes at once, concurrently)."""
     loop = asyncio.get_running_loop()
-    events: "asyncio.Queue[Any]" = asyncio.Queue()
-
-    def deliver(event: Any) -> None:
-        loop.call_soon_threadsafe(events.put_nowait, event)
-
-    handle = _start_agent(agent, deliver, data, checkpoint, run_id, resume)
-    tasks: Dict[int, "asyncio.Task[None]"] = {}
-
-    async def answer(function: Callable[..., Any], args: Any, responder: Any) -> None:
-        if isinstance(args, BaseException):
-            responder.error(args)
-            return
-        try:
-            result = function(*args)
-            if inspect.isawaitable(result):
-                result = await result
-        except Exception as error:
-            responder.error(error)
-            return
-        responder.ok(result)
-
+    woken = asyncio.Event()
+    run = _open(agent, data, checkpoint, run_id, resume, functools.partial(loop.call_soon_threadsafe, woken.set))
+    answer: Any = None
+    tasks: List["asyncio.Future[Answer]"] = []
     try:
         while True:
-            event = await events.get()
-            kind = event[0]
+            request = run.step(answer)
+            _log(run)
+            kind = request[0]
+            answer = None
             if kind == "done":
-                return _outcome(event[1])
-            if kind == "cancel":
-                task = tasks.pop(event[1], None)
-                if task is not None:
-                    task.cancel()
-                continue
-            if kind in _NOTICES:
-                result = _notice(event)
+                return request[1]
+            if kind == "wait":
+                # For the runtime: a model named by its spec, MCP servers' tools.
+                await woken.wait()
+                woken.clear()
+            elif kind == "llm":
+                answer = await _model_reply(request[1], request[2], request[3])
+            elif kind == "tools":
+                tasks = [asyncio.ensure_future(_tool_answer(function, args, timeout))
+                         for _, function, args, timeout in request[1]]
+                remaining = request[2]
+                try:
+                    answer = await asyncio.wait_for(asyncio.gather(*tasks), remaining)
+                except asyncio.TimeoutError:
+                    answer = "deadline"
+                answer = answer if isinstance(answer, str) else list(answer)
+                tasks = []
+            else:  # "turn", for on_turn
+                result = request[1](request[2])
                 if inspect.isawaitable(result):
                     await result
-                continue
-            _, request_id, function, payload, responder = event
-            task = loop.create_task(answer(function, _arguments(kind, payload), responder))
-            tasks[request_id] = task
-
-            def forget(_: "asyncio.Task[None]", request_id: int = request_id) -> None:
-                tasks.pop(request_id, None)
-
-            task.add_done_callback(forget)
     except BaseException:
-        handle.stop()
-        for task in tasks.values():
+        # Cancelled, or on_turn raised: the calls in flight stop, and the run ends interrupted
+        # (and stays resumable).
+        for task in tasks:
             task.cancel()
-        try:
-            await asyncio.wait_for(_drain(events), 5.0)
-        except BaseException:
-            pass
+        run.stop()
+        _log(run)
         raise
-
-
-async def _drain(events: "asyncio.Queue[Any]") -> None:
-    """Waits for a stopped run's end, failing the calls it still makes."""
-    while True:
-        event = await events.get()
-        if event[0] == "done":
-            return
-        if event[0] == "log":
-            _notice(event)
-        elif event[0] not in ("cancel", "turn"):
-            event[-1].error("the run was stopped")

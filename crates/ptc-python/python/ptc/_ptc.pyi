@@ -171,15 +171,10 @@ _Messages = List[Dict[str, str]]
 _LlmFunction = Callable[[_Messages], Union[str, Coroutine[Any, Any, str]]]
 
 @final
-class _RunHandle:
+class _AgentRun:
+    def step(self, answer: Any = None) -> Tuple[Any, ...]: ...
     def stop(self) -> None: ...
-
-@final
-class _Responder:
-    @property
-    def id(self) -> int: ...
-    def ok(self, value: Any) -> None: ...
-    def error(self, error: Union[str, BaseException]) -> None: ...
+    def _logs(self) -> List[Tuple[int, str]]: ...
 
 @final
 class Agent:
@@ -224,15 +219,15 @@ class Agent:
         run_id: str = "run",
         resume: bool = False,
     ) -> Coroutine[Any, Any, Step]: ...
-    def _start(
+    def _open(
         self,
-        deliver: Callable[[Any], None],
         data: _DataArg,
         checkpoint: _PathArg,
         run_id: str,
         resume: bool,
         log_level: int,
-    ) -> _RunHandle: ...
+        waker: Optional[Callable[[], Any]],
+    ) -> _AgentRun: ...
     @property
     def tool_names(self) -> List[str]: ...
     def close(self) -> None: ...

@@ -1,7 +1,7 @@
-//! A Python function as the agent's model: it gets the messages (the system prompt first, as
-//! dicts of `role` and `content`) and returns the reply's text; it may be `async def`.
-
-use std::sync::Arc;
+//! A Python function as the agent's model, as the agent describes it: the function itself is
+//! called by the Python loop driving each run (`ptc/_drive.py`), with the messages (the system
+//! prompt first, as dicts of `role` and `content`), and returns the reply's text; it may be
+//! `async def`.
 
 use async_trait::async_trait;
 use pyo3::prelude::*;
@@ -9,18 +9,38 @@ use pyo3::types::{PyDict, PyList};
 
 use ptc_agent::{Llm, LlmError, LlmRequest, LlmResponse};
 
-use super::dispatch::{Answer, Dispatch};
+/// What the function is called, in logs and in the step.
+pub(crate) const DESCRIPTION: &str = "python:function";
 
-/// The model of one run, answered by the Python function `function` through the run's driver.
-pub(crate) struct PyLlm {
-    pub(crate) function: Py<PyAny>,
-    pub(crate) dispatch: Arc<Dispatch>,
+/// The model of an agent whose replies come from a Python function. Each run's Python loop
+/// calls the function for the run's requests (`run.rs`); the agent holds this only to
+/// describe its model, so a request that reaches it was sent by another driver and is refused.
+pub(crate) struct FunctionModel;
+
+#[async_trait]
+impl Llm for FunctionModel {
+    async fn complete(&self, _request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        Err(failed(
+            "the Python function answers only the runs its agent's Python loop drives".into(),
+        ))
+    }
+
+    fn describe(&self) -> String {
+        DESCRIPTION.to_string()
+    }
 }
 
-/// What the function is called, in logs and in the step.
-const DESCRIPTION: &str = "python:function";
+/// The error of a reply the function did not give.
+pub(crate) fn failed(message: String) -> LlmError {
+    LlmError::InvalidResponse {
+        provider: DESCRIPTION.to_string(),
+        message,
+    }
+}
 
-fn messages<'py>(py: Python<'py>, request: &LlmRequest) -> PyResult<Bound<'py, PyAny>> {
+/// The messages of `request` as the function gets them: dicts of `role` and `content`, the
+/// system prompt first.
+pub(crate) fn messages<'py>(py: Python<'py>, request: &LlmRequest) -> PyResult<Bound<'py, PyAny>> {
     let list = PyList::empty(py);
     let push = |role: &str, content: &str| -> PyResult<()> {
         let message = PyDict::new(py);
@@ -35,30 +55,4 @@ fn messages<'py>(py: Python<'py>, request: &LlmRequest) -> PyResult<Bound<'py, P
         push(message.role.as_str(), &message.content)?;
     }
     Ok(list.into_any())
-}
-
-#[async_trait]
-impl Llm for PyLlm {
-    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
-        let failed = |message: String| LlmError::InvalidResponse {
-            provider: DESCRIPTION.to_string(),
-            message,
-        };
-        match self
-            .dispatch
-            .complete(&self.function, |py| messages(py, request))
-            .await
-        {
-            Answer::Text(text) => Ok(LlmResponse::text(text)),
-            Answer::Failed(message) => Err(failed(message)),
-            Answer::Value(value) => Err(failed(format!(
-                "expected the reply's text, got {}",
-                ptc_lisp::pr_str(&value)
-            ))),
-        }
-    }
-
-    fn describe(&self) -> String {
-        DESCRIPTION.to_string()
-    }
 }

@@ -1,67 +1,49 @@
 //! `ptc.Agent`: the agent loop of `ptc-agent`, with a model named by its spec or answered by a
 //! Python function, Python functions and MCP servers' tools, and checkpoints as `ptc run` keeps
-//! them. Runs go on a tokio runtime shared by the process; the model and tool calls they make
-//! come back to the Python thread (or event loop) driving the run (see `dispatch`), which
-//! calls the functions: no Python code runs on the runtime's threads.
+//! them. Each run is driven by a Python loop (`ptc/_drive.py`) that advances the run's core
+//! (see `run`) and calls the model's and the tools' functions itself, on the thread (or event
+//! loop) that runs it; what Rust waits for (a model named by its spec, MCP servers) is waited
+//! for on a tokio runtime the process shares, and no Python code runs on its threads.
 //!
-//! Each run builds its own `ptc_agent::Agent`, whose model and tools talk to that run's driver,
-//! so one `ptc.Agent` can run any number of times at once.
+//! The `ptc_agent::Agent` is built once, with the `ptc.Agent`, and its runs share it, so one
+//! `ptc.Agent` can run any number of times at once.
 
-mod dispatch;
+mod answers;
 mod llm;
+mod opening;
 mod progress;
+mod run;
+mod runtime;
 mod step;
 mod tool;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyString;
-use tokio::sync::oneshot;
-use tracing::instrument::WithSubscriber;
 
 use ptc_agent::llm::{ProviderOptions, RetryPolicy, parse_llm_spec_with};
 use ptc_agent::store::{JsonlStore, RunStore};
-use ptc_agent::{Agent, AsyncTool, Llm, PromptLimit, RunOptions};
+use ptc_agent::{Agent, Llm, PromptLimit};
 use ptc_compression::CompressionConfig;
 use ptc_lisp::Value;
 use ptc_mcp::{McpConfig, McpServers, ServerConfig};
 use ptc_store::SqliteStore;
-use ptc_turn::{Step, TraceMode};
+use ptc_turn::TraceMode;
 
 use crate::errors::agent_error;
 use crate::limits::limits_from;
 use crate::session::data_entries;
 use crate::tools::ToolTable;
 
-use dispatch::{Dispatch, Responder};
-use llm::PyLlm;
-use progress::{LogForwarder, TurnReporter};
+use llm::FunctionModel;
+use run::{AgentRun, Given};
+use runtime::runtime;
 pub(crate) use step::{PyStep, PyTurn};
 use tool::PyAgentTool;
-
-/// The runtime every agent run of the process goes on.
-fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
-    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .thread_name("ptc-agent")
-                .enable_all()
-                .build()
-                .map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map_err(|e| agent_error_now(&format!("cannot start the agents' runtime: {e}")))
-}
-
-fn agent_error_now(message: &str) -> PyErr {
-    Python::attach(|py| agent_error(py, message))
-}
 
 /// Where replies come from.
 enum Model {
@@ -123,13 +105,15 @@ enum Model {
 pub(crate) struct PyAgent {
     mission: String,
     model: Model,
-    tools: ToolTable,
+    tools: Arc<ToolTable>,
     data: Vec<(String, Value)>,
     signature: Option<String>,
     compression: CompressionConfig,
     max_turns: Option<u32>,
     limits: ptc_lisp::Limits,
     mcp: Mutex<Option<Arc<McpServers>>>,
+    /// The agent every run drives, rebuilt without the MCP servers' tools once they are closed.
+    agent: Mutex<Option<Arc<Agent>>>,
     /// The longest a whole run may take.
     deadline: Option<std::time::Duration>,
     temperature: Option<f32>,
@@ -232,17 +216,15 @@ fn open_store(path: &Path) -> Result<Box<dyn RunStore>, String> {
 }
 
 impl PyAgent {
-    /// The agent of one run, whose Python model and tools answer through `dispatch`.
-    fn build(&self, dispatch: &Arc<Dispatch>) -> Result<Agent, String> {
+    /// The agent its runs drive: the Python functions' tools and model as descriptions (each
+    /// run's Python loop calls them), the MCP servers' tools while they run.
+    fn build(&self) -> Result<Agent, String> {
         let mut builder = Agent::builder(self.mission.clone())
             .compression_config(self.compression)
             .limits(self.limits.clone());
         builder = match &self.model {
             Model::Spec(llm) => builder.llm_arc(llm.clone()),
-            Model::Function(function) => builder.llm(PyLlm {
-                function: Python::attach(|py| function.clone_ref(py)),
-                dispatch: dispatch.clone(),
-            }),
+            Model::Function(_) => builder.llm(FunctionModel),
         };
         for tool in self.tools.iter() {
             builder = builder.tool(PyAgentTool {
@@ -250,11 +232,6 @@ impl PyAgent {
                 description: tool.description.clone(),
                 signature: tool.signature.clone(),
                 params: tool.params.clone(),
-                function: tool
-                    .function
-                    .as_ref()
-                    .map(|f| Python::attach(|py| f.clone_ref(py))),
-                dispatch: dispatch.clone(),
             });
         }
         if let Some(servers) = self.mcp.lock().ok().and_then(|m| m.clone()) {
@@ -285,57 +262,14 @@ impl PyAgent {
         }
         builder.build().map_err(|e| e.to_string())
     }
-}
 
-/// Runs `agent` with `options` (in `store` under `id` when given), as `ptc run` does with a
-/// checkpoint: a new run refuses an id the store already holds, and resuming needs one.
-async fn run_in_store<'a>(
-    agent: &Agent,
-    options: RunOptions<'a>,
-    store: Option<&'a dyn RunStore>,
-    checkpoint: Option<&Path>,
-    id: &str,
-    resume: bool,
-) -> Result<Step, String> {
-    let Some(store) = store else {
-        if resume {
-            return Err("resume=True needs the checkpoint= the run was recorded in".into());
-        }
-        return agent.run_with(options).await.map_err(|e| e.to_string());
-    };
-    let path = checkpoint.unwrap_or(Path::new("")).display().to_string();
-    let recorded = store.load(id).await.map_err(|e| e.to_string())?;
-    match (resume, recorded) {
-        (false, None) => agent
-            .run_with(options.with_store(store, id))
-            .await
-            .map_err(|e| e.to_string()),
-        (false, Some(_)) => Err(format!(
-            "{path} already holds run `{id}`; pass resume=True to continue it, or another \
-             checkpoint or run_id"
-        )),
-        (true, None) => Err(format!("{path} holds no run `{id}` to resume")),
-        (true, Some(_)) => agent
-            .resume(store, id, options)
-            .await
-            .map_err(|e| e.to_string()),
-    }
-}
-
-/// A run in progress: `stop()` (or dropping it) ends it as `interrupted`.
-#[pyclass(module = "ptc", name = "_RunHandle", frozen)]
-pub(crate) struct RunHandle {
-    stop: Mutex<Option<oneshot::Sender<()>>>,
-}
-
-#[pymethods]
-impl RunHandle {
-    /// Stops the run: the turn in progress is cut off and the run ends `interrupted` (with a
-    /// checkpoint, it can be resumed).
-    fn stop(&self) {
-        if let Some(stop) = self.stop.lock().ok().and_then(|mut s| s.take()) {
-            let _ = stop.send(());
-        }
+    /// The agent its runs drive.
+    fn agent(&self, py: Python<'_>) -> PyResult<Arc<Agent>> {
+        self.agent
+            .lock()
+            .ok()
+            .and_then(|agent| agent.clone())
+            .ok_or_else(|| agent_error(py, "the agent was lost"))
     }
 }
 
@@ -446,13 +380,14 @@ impl PyAgent {
         let agent = PyAgent {
             mission,
             model,
-            tools: ToolTable::from_python(tools)?,
+            tools: Arc::new(ToolTable::from_python(tools)?),
             data: data_entries(py, data)?,
             signature,
             compression,
             max_turns,
             limits: limits_from(limits)?,
             mcp: Mutex::new(None),
+            agent: Mutex::new(None),
             deadline,
             temperature,
             max_tokens,
@@ -471,12 +406,18 @@ impl PyAgent {
         }
         // Built once now, so that a tool signature or an input that cannot work is reported
         // here rather than by the first run.
-        let unused = Arc::new(Dispatch::new(py.None()));
-        if let Err(message) = agent.build(&unused) {
-            agent.close(py);
-            return Err(agent_error(py, &message));
+        match agent.build() {
+            Ok(built) => {
+                if let Ok(mut slot) = agent.agent.lock() {
+                    *slot = Some(Arc::new(built));
+                }
+                Ok(agent)
+            }
+            Err(message) => {
+                agent.close(py);
+                Err(agent_error(py, &message))
+            }
         }
-        Ok(agent)
     }
 
     /// Runs the agent until a program returns or fails, or the turns run out, and returns
@@ -513,82 +454,47 @@ impl PyAgent {
             .call1((slf, data, checkpoint, run_id, resume))
     }
 
-    /// Starts a run whose requests go to `deliver` (for the drivers of `ptc/_drive.py`).
-    /// `log_level` is the least `logging` level the `ptc` logger handles.
-    #[pyo3(signature = (deliver, data, checkpoint, run_id, resume, log_level))]
+    /// Opens a run for the loops of `ptc/_drive.py`: its task made and its checkpoint
+    /// started or loaded. `log_level` is the least `logging` level the `ptc` logger handles;
+    /// `waker`, under `run_async`, is called when a wait of the run on the runtime is over.
+    #[pyo3(signature = (data, checkpoint, run_id, resume, log_level, waker))]
     #[allow(clippy::too_many_arguments)]
-    fn _start(
+    fn _open(
         &self,
         py: Python<'_>,
-        deliver: Py<PyAny>,
         data: Option<&Bound<'_, PyAny>>,
         checkpoint: Option<PathBuf>,
         run_id: String,
         resume: bool,
         log_level: u32,
-    ) -> PyResult<RunHandle> {
+        waker: Option<Py<PyAny>>,
+    ) -> PyResult<AgentRun> {
         let data = data_entries(py, data)?;
-        let trace = self.trace;
-        let dispatch = Arc::new(Dispatch::new(deliver));
-        let agent = self.build(&dispatch).map_err(|e| agent_error(py, &e))?;
         let store = checkpoint
             .as_deref()
             .map(open_store)
             .transpose()
             .map_err(|e| agent_error(py, &e))?;
-        let (stop, stopped) = oneshot::channel::<()>();
-        let reporter = self.on_turn.as_ref().map(|f| TurnReporter {
-            on_turn: f.clone_ref(py),
-            dispatch: dispatch.clone(),
-        });
-        let logs = tracing::Dispatch::new(LogForwarder {
-            level: log_level,
-            dispatch: dispatch.clone(),
-        });
-        let run = async move {
-            let mut options = RunOptions::new().with_stop_signal(async move {
-                // Sent, or the handle dropped: either way the run stops.
-                let _ = stopped.await;
-            });
-            if let Some(reporter) = &reporter {
-                options = options.with_observer(reporter);
-            }
-            for (name, value) in data {
-                options = options.with_data_value(name, value);
-            }
-            let result = run_in_store(
-                &agent,
-                options,
-                store.as_deref(),
-                checkpoint.as_deref(),
-                &run_id,
-                resume,
-            )
-            .await
-            .map(|step| {
-                // What the run used comes from every turn, before the trace option leaves
-                // them out.
-                let usage = agent.run_usage(&step);
-                (trace.apply(step), usage)
-            });
-            // The run's model, tools and reporters hold the dispatch too; the driver hears of
-            // the end only once they are gone.
-            drop(agent);
-            drop(reporter);
-            dispatch.done(|py| match result {
-                Ok((step, usage)) => Ok(Py::new(py, PyStep::with_usage(step, usage))?
-                    .into_bound(py)
-                    .into_any()),
-                Err(message) => Ok(agent_error(py, &message)
-                    .into_value(py)
-                    .into_bound(py)
-                    .into_any()),
-            });
+        let model = match &self.model {
+            Model::Function(function) => Some(function.clone_ref(py)),
+            Model::Spec(_) => None,
         };
-        runtime()?.spawn(run.with_subscriber(logs));
-        Ok(RunHandle {
-            stop: Mutex::new(Some(stop)),
-        })
+        let given = Given {
+            agent: self.agent(py)?,
+            model,
+            tools: self.tools.clone(),
+            on_turn: self.on_turn.as_ref().map(|f| f.clone_ref(py)),
+            trace: self.trace,
+            deadline: self.deadline,
+            data,
+            store,
+            checkpoint,
+            id: run_id,
+            resume,
+            log_level,
+            waker: waker.filter(|w| !w.is_none(py)),
+        };
+        AgentRun::open(py, given)
     }
 
     /// The tools programs may call, by name: the Python functions', then the MCP servers'.
@@ -605,6 +511,12 @@ impl PyAgent {
     fn close(&self, py: Python<'_>) {
         let servers = self.mcp.lock().ok().and_then(|mut m| m.take());
         if let (Some(servers), Ok(runtime)) = (servers, runtime()) {
+            // Later runs see the Python tools alone, as `tool_names` does.
+            if let (Ok(built), Ok(mut agent)) = (self.build(), self.agent.lock())
+                && agent.is_some()
+            {
+                *agent = Some(Arc::new(built));
+            }
             py.detach(|| runtime.block_on(servers.close()));
         }
     }
@@ -634,8 +546,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyStep>()?;
     m.add_class::<PyTurn>()?;
     m.add_function(wrap_pyfunction!(step::view, m)?)?;
-    m.add_class::<RunHandle>()?;
-    m.add_class::<Responder>()?;
+    m.add_class::<AgentRun>()?;
     Ok(())
 }
 

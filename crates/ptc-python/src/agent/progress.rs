@@ -1,45 +1,18 @@
-//! What a run reports while it goes: each turn, for the agent's `on_turn`, and the library's
-//! log events (each turn, the notices of a model request still waiting, retries), for Python's
-//! `logging` (logger `ptc`). Both reach the run's driver as events, so that Python code runs
-//! on the thread (or event loop) driving the run, in the order the run reported them.
+//! The library's log events of one run (each turn, the notices of a model request still
+//! waiting, retries), for Python's `logging` (logger `ptc`): a `tracing` subscriber of the
+//! run's own keeps them, and the Python loop driving the run logs them (`_AgentRun._logs`)
+//! on its thread, in the order the run wrote them.
 
 use std::fmt::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Event, Level, Metadata, Subscriber};
 
-use ptc_agent::RunObserver;
-use ptc_turn::Turn;
-
-use super::dispatch::Dispatch;
-use super::step::PyTurn;
-
-/// Hands each recorded turn to the driver, which calls `on_turn` with it.
-pub(crate) struct TurnReporter {
-    pub(crate) on_turn: Py<PyAny>,
-    pub(crate) dispatch: Arc<Dispatch>,
-}
-
-impl RunObserver for TurnReporter {
-    fn on_turn(&self, turn: &Turn) {
-        let turn = turn.clone();
-        self.dispatch.notify(|py| {
-            PyTuple::new(
-                py,
-                [
-                    PyString::new(py, "turn").into_any(),
-                    self.on_turn.bind(py).clone(),
-                    Py::new(py, PyTurn::new(turn))?.into_bound(py).into_any(),
-                ],
-            )
-        });
-    }
-}
+/// The records not logged yet: `logging` levels and messages.
+pub(crate) type Records = Arc<Mutex<Vec<(u32, String)>>>;
 
 /// The `logging` level of a `tracing` level.
 fn python_level(level: &Level) -> u32 {
@@ -52,11 +25,11 @@ fn python_level(level: &Level) -> u32 {
 }
 
 /// A `tracing` subscriber for one run: the library's events at or above the `ptc` logger's
-/// level become `("log", level, message)` events of the run's driver. Spans are not followed.
+/// level are kept as records for its Python loop. Spans are not followed.
 pub(crate) struct LogForwarder {
     /// The least `logging` level the `ptc` logger handles.
     pub(crate) level: u32,
-    pub(crate) dispatch: Arc<Dispatch>,
+    pub(crate) records: Records,
 }
 
 /// The message of an event: its `message` field, as the text it formats.
@@ -98,16 +71,9 @@ impl Subscriber for LogForwarder {
         let mut message = Message::default();
         event.record(&mut message);
         let level = python_level(event.metadata().level());
-        self.dispatch.notify(|py| {
-            PyTuple::new(
-                py,
-                [
-                    PyString::new(py, "log").into_any(),
-                    level.into_pyobject(py)?.into_any(),
-                    PyString::new(py, &message.0).into_any(),
-                ],
-            )
-        });
+        if let Ok(mut records) = self.records.lock() {
+            records.push((level, message.0));
+        }
     }
 
     fn enter(&self, _: &Id) {}

@@ -1,24 +1,18 @@
-//! A Python function as an agent tool, answered through the run's driver.
-
-use std::sync::Arc;
+//! A Python function as an agent tool, as the agent describes it to the model: its calls are
+//! answered by the Python loop driving each run (`run.rs`), which calls the function.
 
 use async_trait::async_trait;
-use pyo3::prelude::*;
 
 use ptc_agent::{AsyncTool, Signature, SignatureError, ToolError};
 use ptc_lisp::{ToolSpec, Value};
 
-use super::dispatch::{Answer, Dispatch};
-
-/// One tool of one run.
+/// One Python tool of an agent.
 pub(crate) struct PyAgentTool {
     pub(crate) name: String,
     pub(crate) description: String,
     pub(crate) signature: Option<String>,
     /// The parameter names shown when there is no signature to take them from.
     pub(crate) params: Vec<String>,
-    pub(crate) function: Option<Py<PyAny>>,
-    pub(crate) dispatch: Arc<Dispatch>,
 }
 
 #[async_trait]
@@ -49,17 +43,12 @@ impl AsyncTool for PyAgentTool {
         }
     }
 
-    async fn call(&self, args: Vec<Value>) -> Result<Value, ToolError> {
-        let Some(function) = &self.function else {
-            return Err(ToolError::new(format!(
-                "tool/{} has no function to call",
-                self.name
-            )));
-        };
-        match self.dispatch.call_tool(&self.name, function, &args).await {
-            Answer::Value(value) => Ok(value),
-            Answer::Failed(message) => Err(ToolError::new(message)),
-            Answer::Text(text) => Ok(Value::string(text)),
-        }
+    /// Refused: only the run's Python loop calls the function, and this call came from
+    /// another driver.
+    async fn call(&self, _args: Vec<Value>) -> Result<Value, ToolError> {
+        Err(ToolError::new(format!(
+            "tool/{} is a Python function: only the agent's Python loop calls it",
+            self.name
+        )))
     }
 }
