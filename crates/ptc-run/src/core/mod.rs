@@ -272,6 +272,15 @@ impl<'a> RunCore<'a> {
     }
 
     /// The next action after `event`, which happened at `now`.
+    ///
+    /// Any action may be answered with [`Event::Stopped`] or [`Event::DeadlinePassed`]; after
+    /// [`Action::Finished`] every event gives `Finished` again.
+    ///
+    /// # Panics
+    ///
+    /// When `event` answers no action the core asked (say, [`Event::ToolsAnswered`] while it
+    /// waits for a model's reply): a bug of the driver, which answers each action with its own
+    /// event. The panic names the event and what the core waited for.
     pub fn advance(&mut self, event: Event, now: Instant) -> Action {
         self.now = now;
         let phase = std::mem::replace(&mut self.phase, Phase::Finished);
