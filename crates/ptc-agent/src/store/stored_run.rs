@@ -3,8 +3,10 @@
 use ptc_lisp::ToolOutcome;
 use ptc_turn::{StepOutcome, Task, Turn, Usage};
 
+use std::future::Future;
+
 use super::{
-    Checkpoint, HeldLease, IdempotencyKey, IntentLog, IntentRecord, RunStore, StoreError,
+    Checkpoint, HeldLease, IdempotencyKey, IntentLog, IntentRecord, Lease, RunStore, StoreError,
     ToolIntent,
 };
 use crate::llm::LlmResponse;
@@ -47,6 +49,23 @@ impl<'a> StoredRun<'a> {
         self.store.intent_log().is_some()
     }
 
+    /// Sends `attempt` with the run's lease: once for a run of one process, or through the
+    /// worker's hold of the lease (sent again while the store cannot be reached); `extends`
+    /// when a write that succeeds extends the lease.
+    async fn send<T, F>(
+        &self,
+        extends: bool,
+        attempt: impl Fn(Option<&'a Lease>) -> F,
+    ) -> Result<T, StoreError>
+    where
+        F: Future<Output = Result<T, StoreError>>,
+    {
+        match self.lease {
+            None => attempt(None).await,
+            Some(held) => held.send(extends, || attempt(Some(held.lease()))).await,
+        }
+    }
+
     fn log(&self) -> Result<&'a dyn IntentLog, StoreError> {
         self.store
             .intent_log()
@@ -58,10 +77,7 @@ impl<'a> StoredRun<'a> {
     }
 
     pub(crate) async fn load(&self) -> Result<Option<Checkpoint>, StoreError> {
-        match self.lease {
-            None => self.store.load(self.id).await,
-            Some(held) => held.send(false, || self.store.load(self.id)).await,
-        }
+        self.send(false, |_| self.store.load(self.id)).await
     }
 
     pub(crate) async fn reopen(&self) -> Result<(), StoreError> {
@@ -71,15 +87,10 @@ impl<'a> StoredRun<'a> {
     /// Appends `turn`. Under a lease, a turn not committed stops the run before it goes on
     /// past it.
     pub(crate) async fn append(&self, turn: &Turn) -> Result<(), StoreError> {
-        let Some(held) = self.lease else {
-            return self.store.append(None, self.id, turn).await;
-        };
-        let committed = held
-            .send(true, || {
-                self.store.append(Some(held.lease()), self.id, turn)
-            })
+        let committed = self
+            .send(true, |lease| self.store.append(lease, self.id, turn))
             .await;
-        if let Err(error) = &committed {
+        if let (Some(held), Err(error)) = (self.lease, &committed) {
             held.stop(error.clone());
         }
         committed
@@ -91,16 +102,14 @@ impl<'a> StoredRun<'a> {
         outcome: &StepOutcome,
         usage: &Usage,
     ) -> Result<(), StoreError> {
-        let Some(held) = self.lease else {
-            return self.store.finish(None, self.id, outcome, usage).await;
-        };
-        let finished = held
-            .send(false, || {
-                self.store
-                    .finish(Some(held.lease()), self.id, outcome, usage)
+        let finished = self
+            .send(false, |lease| {
+                self.store.finish(lease, self.id, outcome, usage)
             })
             .await;
-        held.record_end(finished.clone());
+        if let Some(held) = self.lease {
+            held.record_end(finished.clone());
+        }
         finished
     }
 
@@ -109,13 +118,8 @@ impl<'a> StoredRun<'a> {
         intent: &ToolIntent,
     ) -> Result<IntentRecord, StoreError> {
         let log = self.log()?;
-        match self.lease {
-            None => log.record_intent(None, intent).await,
-            Some(held) => {
-                held.send(false, || log.record_intent(Some(held.lease()), intent))
-                    .await
-            }
-        }
+        self.send(false, |lease| log.record_intent(lease, intent))
+            .await
     }
 
     pub(crate) async fn complete_intent(
@@ -124,23 +128,13 @@ impl<'a> StoredRun<'a> {
         outcome: &ToolOutcome,
     ) -> Result<(), StoreError> {
         let log = self.log()?;
-        match self.lease {
-            None => log.complete_intent(None, key, outcome).await,
-            Some(held) => {
-                held.send(false, || {
-                    log.complete_intent(Some(held.lease()), key, outcome)
-                })
-                .await
-            }
-        }
+        self.send(false, |lease| log.complete_intent(lease, key, outcome))
+            .await
     }
 
     pub(crate) async fn intents(&self) -> Result<Vec<IntentRecord>, StoreError> {
         let log = self.log()?;
-        match self.lease {
-            None => log.intents(self.id).await,
-            Some(held) => held.send(false, || log.intents(self.id)).await,
-        }
+        self.send(false, |_| log.intents(self.id)).await
     }
 
     pub(crate) async fn record_reply(
@@ -149,15 +143,8 @@ impl<'a> StoredRun<'a> {
         reply: &LlmResponse,
     ) -> Result<(), StoreError> {
         let log = self.log()?;
-        match self.lease {
-            None => log.record_reply(None, self.id, turn, reply).await,
-            Some(held) => {
-                held.send(false, || {
-                    log.record_reply(Some(held.lease()), self.id, turn, reply)
-                })
-                .await
-            }
-        }
+        self.send(false, |lease| log.record_reply(lease, self.id, turn, reply))
+            .await
     }
 
     pub(crate) async fn recorded_reply(
@@ -165,10 +152,8 @@ impl<'a> StoredRun<'a> {
         turn: u32,
     ) -> Result<Option<LlmResponse>, StoreError> {
         let log = self.log()?;
-        match self.lease {
-            None => log.recorded_reply(self.id, turn).await,
-            Some(held) => held.send(false, || log.recorded_reply(self.id, turn)).await,
-        }
+        self.send(false, |_| log.recorded_reply(self.id, turn))
+            .await
     }
 }
 
